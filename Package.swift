@@ -1,0 +1,43 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// The rasterizer's kernels are ~1000× slower unoptimized, so they are built with `-O` in
+/// debug builds too; otherwise golden-image tests would crawl.
+let optimizedInDebug: [SwiftSetting] = [
+    .unsafeFlags(["-O", "-enforce-exclusivity=unchecked"], .when(configuration: .debug)),
+]
+
+let package = Package(
+    name: "Vitrine",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "VitrineCore", targets: ["VitrineCore"]),
+        .library(name: "VitrineRaster", targets: ["VitrineRaster"]),
+        .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    ],
+    targets: [
+        .target(name: "VitrineCore"),
+        .target(
+            name: "VitrineRaster", dependencies: ["VitrineCore", "CPNG"],
+            swiftSettings: optimizedInDebug),
+        .systemLibrary(
+            name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1",
+            providers: [.apt(["libpixman-1-dev"])]),
+        .executableTarget(
+            name: "vitrine-bench",
+            dependencies: ["VitrineCore", "VitrineRaster", "CPixman"]),
+        .testTarget(
+            name: "VitrineCoreTests",
+            dependencies: [
+                "VitrineCore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster"]),
+    ]
+)

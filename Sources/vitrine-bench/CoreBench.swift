@@ -1,0 +1,6 @@
+import Foundation
+import VitrineCore
+
+func runCoreBenchmarks(_ options: [String]) {
+    print("{\"bench\":\"core.placeholder\"}")
+}

@@ -1,0 +1,16 @@
+import Foundation
+
+// vitrine-bench: release-build benchmarks that print one JSON object per line.
+//
+//     swift run -c release vitrine-bench core|raster [--quick]
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let suites: [String: ([String]) -> Void] = [
+    "core": runCoreBenchmarks,
+]
+guard let name = arguments.first, let suite = suites[name] else {
+    let known = suites.keys.sorted().joined(separator: "|")
+    FileHandle.standardError.write(Data("usage: vitrine-bench \(known) [options]\n".utf8))
+    exit(2)
+}
+suite(Array(arguments.dropFirst()))

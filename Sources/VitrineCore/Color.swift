@@ -56,10 +56,13 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
             let digits = hex.map { Double(Int(String($0), radix: 16)!) }
             switch hex.count {
             case 3, 4:
-                let v = digits.map { $0 * 17 / 255 }
+                let v: [Double] = digits.map { (d: Double) -> Double in d * 17 / 255 }
                 self.init(red: v[0], green: v[1], blue: v[2], alpha: hex.count == 4 ? v[3] : 1)
             case 6, 8:
-                let v = stride(from: 0, to: hex.count, by: 2).map { (digits[$0] * 16 + digits[$0 + 1]) / 255 }
+                let v: [Double] = stride(from: 0, to: hex.count, by: 2).map { (i: Int) -> Double in
+                    let high: Double = digits[i] * 16
+                    return (high + digits[i + 1]) / 255
+                }
                 self.init(red: v[0], green: v[1], blue: v[2], alpha: hex.count == 8 ? v[3] : 1)
             default:
                 return nil

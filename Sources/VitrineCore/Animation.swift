@@ -1,0 +1,161 @@
+/// An animation, as CAAnimation and its subclasses describe one.
+///
+/// Build one with `basic`, `spring`, `keyframe` or `group`, adjust its timing, and add it
+/// to a layer in a transaction. Once added it is immutable, as in Core Animation.
+public struct Animation: Sendable, Hashable {
+    /// What the animation does with time.
+    public enum Kind: Sendable, Hashable {
+        /// CABasicAnimation: from / to / by in CA's combinations.
+        case basic(Endpoints)
+        /// CASpringAnimation: from / to / by moved by a spring instead of a curve.
+        case spring(Endpoints, Spring)
+        /// CAKeyframeAnimation.
+        case keyframe(Keyframes)
+        /// CAAnimationGroup: children timed in the group's local time.
+        case group([Animation])
+    }
+
+    /// CABasicAnimation's fromValue, toValue and byValue; nil where unset.
+    public struct Endpoints: Sendable, Hashable {
+        public var from: Value?
+        public var to: Value?
+        public var by: Value?
+
+        public init(from: Value? = nil, to: Value? = nil, by: Value? = nil) {
+            (self.from, self.to, self.by) = (from, to, by)
+        }
+
+        var all: [Value] { [from, to, by].compactMap { $0 } }
+    }
+
+    public var kind: Kind
+    /// The property (or part of one) animated; nil only for groups.
+    public var keyPath: KeyPath?
+    public var timing: MediaTiming
+    /// The pacing of each pass; nil is linear (and, for implicit actions, the
+    /// transaction's curve).
+    public var timingFunction: TimingFunction?
+    /// The value is added to the property's value underneath instead of replacing it.
+    public var isAdditive = false
+    /// Each repetition starts where the previous one ended.
+    public var isCumulative = false
+    /// Removed from the layer when it ends; when false it stays (showing its end state with
+    /// a forwards fill) until removed.
+    public var isRemovedOnCompletion = true
+
+    public init(kind: Kind, keyPath: KeyPath?, timing: MediaTiming = MediaTiming(), timingFunction: TimingFunction? = nil) {
+        self.kind = kind
+        self.keyPath = keyPath
+        self.timing = timing
+        self.timingFunction = timingFunction
+    }
+
+    /// A CABasicAnimation of `keyPath`.
+    public static func basic(_ keyPath: KeyPath, from: Value? = nil, to: Value? = nil, by: Value? = nil, duration: Double = 0, timingFunction: TimingFunction? = nil) -> Animation {
+        Animation(kind: .basic(Endpoints(from: from, to: to, by: by)), keyPath: keyPath, timing: MediaTiming(duration: duration), timingFunction: timingFunction)
+    }
+
+    /// A CASpringAnimation of `keyPath`; a duration of 0 becomes the spring's settling
+    /// duration when the animation is added.
+    public static func spring(_ keyPath: KeyPath, from: Value? = nil, to: Value? = nil, by: Value? = nil, spring: Spring, duration: Double = 0) -> Animation {
+        Animation(kind: .spring(Endpoints(from: from, to: to, by: by), spring), keyPath: keyPath, timing: MediaTiming(duration: duration))
+    }
+
+    /// A CAKeyframeAnimation of `keyPath`.
+    public static func keyframe(_ keyPath: KeyPath, _ keyframes: Keyframes, duration: Double = 0) -> Animation {
+        Animation(kind: .keyframe(keyframes), keyPath: keyPath, timing: MediaTiming(duration: duration))
+    }
+
+    /// A CAAnimationGroup.
+    public static func group(_ children: [Animation], duration: Double = 0) -> Animation {
+        Animation(kind: .group(children), keyPath: nil, timing: MediaTiming(duration: duration))
+    }
+
+    /// Every value the animation names, for validation against the property's type.
+    var values: [Value] {
+        switch kind {
+        case .basic(let e), .spring(let e, _): e.all
+        case .keyframe(let k): k.values
+        case .group: []
+        }
+    }
+}
+
+/// A keyframe animation's frames.
+public struct Keyframes: Sendable, Hashable {
+    /// How values between keyframes are found (CAAnimationCalculationMode).
+    public enum CalculationMode: String, CaseIterable, Sendable {
+        case linear, discrete, paced, cubic
+    }
+
+    public var values: [Value]
+    /// Fractions of the duration, ascending from 0 to 1, one per value (one more than the
+    /// values for `discrete`); nil spaces them evenly. Ignored by `paced`.
+    public var keyTimes: [Double]?
+    /// One curve per segment (values − 1), or one for all; nil is linear.
+    public var timingFunctions: [TimingFunction]?
+    public var calculationMode: CalculationMode
+
+    public init(values: [Value], keyTimes: [Double]? = nil, timingFunctions: [TimingFunction]? = nil, calculationMode: CalculationMode = .linear) {
+        self.values = values
+        self.keyTimes = keyTimes
+        self.timingFunctions = timingFunctions
+        self.calculationMode = calculationMode
+    }
+
+    /// Throws unless the frames are consistent.
+    func validate() throws(CoreError) {
+        guard !values.isEmpty else { throw .invalidAnimation("a keyframe animation needs at least one value") }
+        guard Set(values.map(\.type)).count == 1 else { throw .invalidAnimation("keyframe values must all be of one type") }
+        if let keyTimes, calculationMode != .paced {
+            let expected = calculationMode == .discrete ? [values.count, values.count + 1] : [values.count]
+            guard expected.contains(keyTimes.count) else {
+                throw .invalidAnimation("keyTimes needs \(expected.map(String.init).joined(separator: " or ")) entries for \(values.count) values")
+            }
+            guard keyTimes.allSatisfy({ $0.isFinite && (0...1).contains($0) }), zip(keyTimes, keyTimes.dropFirst()).allSatisfy({ $0 <= $1 }) else {
+                throw .invalidAnimation("keyTimes must ascend within 0…1")
+            }
+        }
+        if let tf = timingFunctions, tf.count != 1, tf.count != max(values.count - 1, 1) {
+            throw .invalidAnimation("timingFunctions needs 1 or \(max(values.count - 1, 1)) entries")
+        }
+    }
+
+    /// The value at fraction `f` of the duration.
+    func value(at f: Double) -> Value {
+        let n = values.count
+        if n == 1 { return values[0] }
+        switch calculationMode {
+        case .discrete:
+            let times = keyTimes ?? (0..<n).map { Double($0) / Double(n) }
+            let index = times.lastIndex { $0 <= f } ?? 0
+            return values[min(index, n - 1)]
+        case .linear, .cubic, .paced:
+            let times = calculationMode == .paced ? pacedTimes : (keyTimes ?? (0..<n).map { Double($0) / Double(n - 1) })
+            if f <= times[0] { return values[0] }
+            if f >= times[n - 1] { return values[n - 1] }
+            var i = 0
+            while i < n - 2 && f >= times[i + 1] { i += 1 }
+            let span = times[i + 1] - times[i]
+            var local = span > 0 ? (f - times[i]) / span : 1
+            if let tf = timingFunctions {
+                local = tf[tf.count == 1 ? 0 : min(i, tf.count - 1)].progress(at: local)
+            }
+            if calculationMode == .cubic {
+                return Value.catmullRom(values[max(i - 1, 0)], values[i], values[i + 1], values[min(i + 2, n - 1)], local)
+            }
+            return Value.interpolate(values[i], values[i + 1], local)
+        }
+    }
+
+    /// Key times that give every segment the same speed.
+    private var pacedTimes: [Double] {
+        let lengths = zip(values, values.dropFirst()).map { Value.distance($0, $1) }
+        let total = lengths.reduce(0, +)
+        guard total > 0 else { return (0..<values.count).map { Double($0) / Double(values.count - 1) } }
+        var times = [0.0]
+        var run = 0.0
+        for l in lengths { run += l; times.append(run / total) }
+        return times
+    }
+}

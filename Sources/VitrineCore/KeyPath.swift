@@ -1,0 +1,149 @@
+/// A dotted path naming a property or a part of one: `opacity`, `position.x`,
+/// `bounds.size.width`, `transform.rotation.z`, `touches.a.scale`.
+public struct KeyPath: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The dot-separated parts; never empty, no part empty.
+    public let components: [String]
+
+    /// Parses `text`, or throws when it is empty or has an empty part (`a..b`, `.a`).
+    public init(parsing text: String) throws(CoreError) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !text.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else {
+            throw .invalidKeyPath(text, "a key path is one or more names joined by dots, such as position.x")
+        }
+        components = parts
+    }
+
+    public init(stringLiteral value: String) {
+        components = value.split(separator: ".").map(String.init)
+        precondition(!components.isEmpty, "empty key path literal")
+    }
+
+    init(components: [String]) { self.components = components }
+
+    /// The property the path starts at.
+    public var property: String { components[0] }
+    /// The parts after the property.
+    public var subpath: ArraySlice<String> { components.dropFirst() }
+
+    public var description: String { components.joined(separator: ".") }
+
+    /// True when `self` addresses `other` or a part of it (`position.x` is within `position`).
+    public func isWithin(_ other: KeyPath) -> Bool {
+        components.count >= other.components.count
+            && components.starts(with: other.components)
+    }
+}
+
+extension Value {
+    /// The part of this value that `path` names, or nil when there is no such part.
+    ///
+    /// Points have `x`, `y`; sizes `width`, `height`; rects `origin`, `size` and their
+    /// parts; transforms `rotation` (= `rotation.z`), `scale` (uniform), `scale.x`,
+    /// `scale.y`, `translation`, `translation.x`, `translation.y`; dictionaries their keys.
+    public func component(_ path: ArraySlice<String>) -> Value? {
+        guard let head = path.first else { return self }
+        let rest = path.dropFirst()
+        switch self {
+        case .point(let p):
+            guard rest.isEmpty else { return nil }
+            switch head {
+            case "x": return .number(p.x)
+            case "y": return .number(p.y)
+            default: return nil
+            }
+        case .size(let s):
+            guard rest.isEmpty else { return nil }
+            switch head {
+            case "width": return .number(s.width)
+            case "height": return .number(s.height)
+            default: return nil
+            }
+        case .rect(let r):
+            switch head {
+            case "origin": return Value.point(r.origin).component(rest)
+            case "size": return Value.size(r.size).component(rest)
+            default: return nil
+            }
+        case .transform(let t):
+            let d = DecomposedTransform(t)
+            switch (head, Array(rest)) {
+            case ("rotation", []), ("rotation", ["z"]): return .number(d.rotation)
+            case ("scale", []): return .number((d.scale.width + d.scale.height) / 2)
+            case ("scale", ["x"]): return .number(d.scale.width)
+            case ("scale", ["y"]): return .number(d.scale.height)
+            case ("translation", []): return .size(d.translation)
+            case ("translation", ["x"]): return .number(d.translation.width)
+            case ("translation", ["y"]): return .number(d.translation.height)
+            default: return nil
+            }
+        case .dictionary(let d):
+            return d[head]?.component(rest)
+        case .number, .color, .bool, .string:
+            return nil
+        }
+    }
+
+    /// This value with the part `path` names replaced by `newValue`, or nil when there is
+    /// no such part or `newValue` has the wrong type for it. Dictionaries grow the keys a
+    /// path names.
+    public func settingComponent(_ path: ArraySlice<String>, to newValue: Value) -> Value? {
+        guard let head = path.first else {
+            if case .dictionary = self { return newValue }
+            return newValue.type == type ? newValue : nil
+        }
+        let rest = path.dropFirst()
+        switch self {
+        case .point(var p):
+            guard rest.isEmpty, let v = newValue.number else { return nil }
+            switch head {
+            case "x": p.x = v
+            case "y": p.y = v
+            default: return nil
+            }
+            return .point(p)
+        case .size(var s):
+            guard rest.isEmpty, let v = newValue.number else { return nil }
+            switch head {
+            case "width": s.width = v
+            case "height": s.height = v
+            default: return nil
+            }
+            return .size(s)
+        case .rect(var r):
+            switch head {
+            case "origin":
+                guard let p = Value.point(r.origin).settingComponent(rest, to: newValue)?.point else { return nil }
+                r.origin = p
+            case "size":
+                guard let s = Value.size(r.size).settingComponent(rest, to: newValue)?.size else { return nil }
+                r.size = s
+            default: return nil
+            }
+            return .rect(r)
+        case .transform(let t):
+            var d = DecomposedTransform(t)
+            switch (head, Array(rest), newValue) {
+            case ("rotation", [], .number(let v)), ("rotation", ["z"], .number(let v)): d.rotation = v
+            case ("scale", [], .number(let v)): d.scale = Size(width: v, height: v)
+            case ("scale", ["x"], .number(let v)): d.scale.width = v
+            case ("scale", ["y"], .number(let v)): d.scale.height = v
+            case ("translation", [], .size(let v)): d.translation = v
+            case ("translation", ["x"], .number(let v)): d.translation.width = v
+            case ("translation", ["y"], .number(let v)): d.translation.height = v
+            default: return nil
+            }
+            return .transform(d.transform)
+        case .dictionary(var d):
+            let child = d[head] ?? .dictionary([:])
+            if rest.isEmpty {
+                d[head] = newValue
+            } else {
+                guard let updated = child.settingComponent(rest, to: newValue) else { return nil }
+                d[head] = updated
+            }
+            return .dictionary(d)
+        case .number, .color, .bool, .string:
+            return nil
+        }
+    }
+}

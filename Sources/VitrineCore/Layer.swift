@@ -1,0 +1,153 @@
+/// A layer's property values: the kind's slots and the custom keys.
+///
+/// The same shape holds model values and presentation values.
+public struct PropertyValues: Hashable, Sendable {
+    /// One value per property of the layer's kind, in slot order.
+    public var slots: [Value]
+    /// Custom properties by top-level key; nested keys live in dictionaries.
+    public var custom: [String: Value]
+
+    /// The value of a base property.
+    @inline(__always) public subscript(_ p: BaseProperty) -> Value { slots[p.rawValue] }
+
+    public func number(_ p: BaseProperty) -> Double { slots[p.rawValue].number ?? 0 }
+    public func bool(_ p: BaseProperty) -> Bool { slots[p.rawValue].bool ?? false }
+    public func color(_ p: BaseProperty) -> Color { slots[p.rawValue].color ?? .clear }
+    public func rect(_ p: BaseProperty) -> Rect { slots[p.rawValue].rect ?? .zero }
+    public func point(_ p: BaseProperty) -> Point { slots[p.rawValue].point ?? .zero }
+    public func size(_ p: BaseProperty) -> Size { slots[p.rawValue].size ?? .zero }
+    public func transform(_ p: BaseProperty) -> AffineTransform { slots[p.rawValue].transform ?? .identity }
+    public func string(_ p: BaseProperty) -> String { slots[p.rawValue].string ?? "" }
+
+    /// The layer's timing, read from its timing properties.
+    public var timing: MediaTiming {
+        MediaTiming(
+            beginTime: number(.beginTime), duration: number(.duration), speed: number(.speed),
+            timeOffset: number(.timeOffset), repeatCount: number(.repeatCount),
+            repeatDuration: number(.repeatDuration), autoreverses: bool(.autoreverses),
+            fillMode: FillMode(rawValue: string(.fillMode)) ?? .removed)
+    }
+
+    func value(at target: PropertyTarget) -> Value? {
+        switch target {
+        case .slot(let i, let sub):
+            return sub.isEmpty ? slots[i] : slots[i].component(sub[...])
+        case .custom(let path):
+            return custom[path.property]?.component(path.subpath)
+        }
+    }
+
+    mutating func set(_ value: Value, at target: PropertyTarget) {
+        switch target {
+        case .slot(let i, let sub):
+            if sub.isEmpty { slots[i] = value } else if let v = slots[i].settingComponent(sub[...], to: value) { slots[i] = v }
+        case .custom(let path):
+            if path.components.count == 1 {
+                custom[path.property] = value
+            } else if let v = (custom[path.property] ?? .dictionary([:])).settingComponent(path.subpath, to: value) {
+                custom[path.property] = v
+            }
+        }
+    }
+}
+
+/// Where a key path points inside `PropertyValues`.
+enum PropertyTarget: Hashable, Sendable {
+    case slot(Int, [String])
+    case custom(KeyPath)
+}
+
+/// What a layer does when one of its properties changes (CA's action lookup).
+public enum ActionRule: Sendable, Hashable {
+    /// No animation (NSNull in CA's actions dictionary).
+    case none
+    /// This animation, with from / to filled in from the change where unset.
+    case animation(Animation)
+}
+
+/// How a layer answers for the layers that take their action rules from it.
+public enum ActionPolicy: String, Sendable, Hashable, CaseIterable {
+    /// CALayer's rule: changes animate implicitly unless actions are disabled.
+    case implicit
+    /// A UIView backing layer's rule: changes animate only inside a transaction that
+    /// explicitly asks for animation.
+    case explicitOnly
+}
+
+/// A node of the layer tree. The scene owns layers; read them through the scene.
+final class Layer {
+    let id: String
+    let kind: LayerKind
+    var model: PropertyValues
+    weak var parent: Layer?
+    var sublayers: [Layer] = []
+    /// Animations in the order added.
+    var animations: [AttachedAnimation] = []
+    var actions: [String: ActionRule] = [:]
+    var actionsFrom: String?
+    var actionPolicy: ActionPolicy = .implicit
+    /// Custom keys whose changes redraw the layer's content (CA's needsDisplayForKey).
+    var displayKeys: Set<String> = []
+    /// The output this layer is the root of, if any.
+    var rootOfOutput: String?
+
+    init(id: String, kind: LayerKind) {
+        self.id = id
+        self.kind = kind
+        model = PropertyValues(slots: kind.properties.map(\.defaultValue), custom: [:])
+    }
+
+    /// True when `self` is `other` or one of its ancestors.
+    func isAncestor(of other: Layer) -> Bool {
+        var node: Layer? = other
+        while let n = node {
+            if n === self { return true }
+            node = n.parent
+        }
+        return false
+    }
+
+    /// The chain from the root down to `self`.
+    var ancestry: [Layer] {
+        var chain: [Layer] = []
+        var node: Layer? = self
+        while let n = node { chain.append(n); node = n.parent }
+        return chain.reversed()
+    }
+
+    /// Where `path` points for this layer, or nil when the layer has no such property.
+    /// Keys that are not built-in are custom properties; `create` allows new ones.
+    func target(for path: KeyPath, create: Bool) -> PropertyTarget? {
+        if let slot = kind.slot(of: path.property) {
+            let base = kind.properties[slot].defaultValue
+            guard path.components.count == 1 || base.component(path.subpath) != nil else { return nil }
+            return .slot(slot, Array(path.subpath))
+        }
+        if create { return .custom(path) }
+        guard let top = model.custom[path.property], top.component(path.subpath) != nil else { return nil }
+        return .custom(path)
+    }
+
+    func descriptor(for target: PropertyTarget) -> PropertyDescriptor? {
+        if case .slot(let i, _) = target { return kind.properties[i] }
+        return nil
+    }
+}
+
+/// An animation attached to a layer, resolved: durations set, begin time absolute in
+/// the layer's time, targets found.
+struct AttachedAnimation {
+    let id: UInt64
+    let key: String
+    let track: Track
+    let transaction: UInt64?
+    var hasStarted = false
+    var hasFinished = false
+}
+
+/// An animation with its key path resolved; groups hold their children's tracks.
+struct Track {
+    let animation: Animation
+    let target: PropertyTarget?
+    let children: [Track]
+}

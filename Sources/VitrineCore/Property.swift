@@ -1,0 +1,178 @@
+/// Describes one property of a layer kind: its type, default and how it behaves.
+public struct PropertyDescriptor: Sendable {
+    public let name: String
+    public let type: ValueType
+    public let defaultValue: Value
+    /// Animations may target it.
+    public let isAnimatable: Bool
+    /// A change animates implicitly (CA's default action) unless actions are disabled.
+    public let hasImplicitAction: Bool
+    /// For string properties that take one of a fixed set of names.
+    public let allowedStrings: [String]?
+    /// For numbers: the accepted range.
+    public let range: ClosedRange<Double>?
+    /// For numbers: only whole numbers are accepted.
+    public let isInteger: Bool
+
+    public init(
+        _ name: String, _ defaultValue: Value, animatable: Bool = true, implicit: Bool? = nil,
+        allowed: [String]? = nil, range: ClosedRange<Double>? = nil, integer: Bool = false
+    ) {
+        self.name = name
+        self.type = defaultValue.type
+        self.defaultValue = defaultValue
+        self.isAnimatable = animatable
+        self.hasImplicitAction = implicit ?? animatable
+        self.allowedStrings = allowed
+        self.range = range
+        self.isInteger = integer
+    }
+
+    /// Throws unless `value` is acceptable for the part `path` of this property.
+    func validate(_ value: Value, at path: KeyPath) throws(CoreError) {
+        let isWhole = path.components.count == 1
+        let expected = isWhole ? defaultValue : defaultValue.component(path.subpath)
+        guard let expected else { throw .invalidKeyPath(path.description, "\(name) has no part '\(path.subpath.joined(separator: "."))'") }
+        guard value.type == expected.type else {
+            throw .typeMismatch(keyPath: path.description, expected: expected.type.phrase, got: value.type.phrase)
+        }
+        try validateNumbers(value, at: path)
+        guard isWhole else { return }
+        if let allowed = allowedStrings, let s = value.string, !allowed.contains(s) {
+            throw .invalidValue(keyPath: path.description, "'\(s)' is not one of \(allowed.joined(separator: ", "))")
+        }
+        if let range, let v = value.number, !range.contains(v) {
+            throw .invalidValue(keyPath: path.description, "\(v.shortDescription) is outside \(range.lowerBound.shortDescription)…\(range.upperBound.shortDescription)")
+        }
+        if isInteger, let v = value.number, v != v.rounded() {
+            throw .invalidValue(keyPath: path.description, "\(v) is not a whole number")
+        }
+    }
+}
+
+/// The largest magnitude accepted for any number: beyond it a value is a mistake
+/// (or an attempt to overflow the rasterizer), not a layout.
+public let maximumMagnitude = 1e9
+
+/// Throws when `value` holds NaN, an infinity or a number beyond ±`maximumMagnitude`.
+func validateNumbers(_ value: Value, at path: KeyPath) throws(CoreError) {
+    guard value.isFinite else {
+        throw .invalidValue(keyPath: path.description, "numbers must be finite (no NaN or infinity)")
+    }
+    let numbers: [Double]
+    switch value {
+    case .dictionary(let d):
+        for (key, v) in d { try validateNumbers(v, at: KeyPath(components: path.components + [key])) }
+        return
+    default:
+        numbers = value.components ?? []
+    }
+    if numbers.contains(where: { abs($0) > maximumMagnitude }) {
+        throw .invalidValue(keyPath: path.description, "numbers must lie within ±1e9")
+    }
+}
+
+extension ValueType {
+    /// How error messages name the type: "a number", "a point [x, y]", …
+    public var phrase: String {
+        switch self {
+        case .number: "a number"
+        case .point: "a point [x, y]"
+        case .size: "a size [width, height]"
+        case .rect: "a rect [x, y, width, height]"
+        case .color: "a colour (\"#rrggbb\", \"#rrggbbaa\", a CSS name or [r, g, b, a])"
+        case .transform: "a transform"
+        case .bool: "true or false"
+        case .string: "a string"
+        case .dictionary: "an object"
+        }
+    }
+}
+
+/// A kind of layer: the base CALayer properties plus the kind's own.
+///
+/// Kinds are values; the scene holds a registry of them by name. Other modules define
+/// their kinds (text, gradient, rolling number) with `LayerKind(name:extraProperties:)`.
+public struct LayerKind: Sendable {
+    public let name: String
+    /// All properties, the base ones first in `BaseProperty` order.
+    public let properties: [PropertyDescriptor]
+    let slots: [String: Int]
+
+    /// A kind with the base properties followed by `extraProperties`.
+    public init(name: String, extraProperties: [PropertyDescriptor] = []) {
+        self.name = name
+        properties = BaseProperty.descriptors + extraProperties
+        var slots: [String: Int] = [:]
+        for (i, p) in properties.enumerated() { slots[p.name] = i }
+        self.slots = slots
+    }
+
+    /// The plain layer.
+    public static let layer = LayerKind(name: "layer")
+
+    /// The slot of the property `name` in a layer's value array.
+    public func slot(of name: String) -> Int? { slots[name] }
+}
+
+/// Core Animation's layer properties, by slot. Defaults are CALayer's.
+public enum BaseProperty: Int, CaseIterable, Sendable {
+    case bounds, position, anchorPoint, zPosition, transform, sublayerTransform
+    case opacity, hidden, backgroundColor, cornerRadius, maskedCorners, borderWidth, borderColor
+    case masksToBounds, shadowColor, shadowOpacity, shadowOffset, shadowRadius
+    case contents, contentsGravity, allowsGroupOpacity
+    case beginTime, speed, timeOffset, duration, repeatCount, repeatDuration, autoreverses, fillMode
+
+    /// The slot index.
+    @inline(__always) public var slot: Int { rawValue }
+
+    /// CA's contentsGravity names.
+    public static let gravities = [
+        "center", "top", "bottom", "left", "right", "topLeft", "topRight", "bottomLeft",
+        "bottomRight", "resize", "resizeAspect", "resizeAspectFill",
+    ]
+
+    static let descriptors: [PropertyDescriptor] = allCases.map(\.descriptor)
+
+    var descriptor: PropertyDescriptor {
+        let name = String(describing: self)
+        switch self {
+        case .bounds: return .init(name, .rect(.zero))
+        case .position: return .init(name, .point(.zero))
+        case .anchorPoint: return .init(name, .point(Point(x: 0.5, y: 0.5)))
+        case .zPosition: return .init(name, .number(0))
+        case .transform, .sublayerTransform: return .init(name, .transform(.identity))
+        case .opacity: return .init(name, .number(1), range: 0...1)
+        case .hidden: return .init(name, .bool(false))
+        case .backgroundColor: return .init(name, .color(.clear))
+        case .cornerRadius: return .init(name, .number(0), range: 0...maximumMagnitude)
+        case .maskedCorners: return .init(name, .number(15), animatable: false, range: 0...15, integer: true)
+        case .borderWidth: return .init(name, .number(0), range: 0...maximumMagnitude)
+        case .borderColor, .shadowColor: return .init(name, .color(.black))
+        case .masksToBounds: return .init(name, .bool(false), animatable: false)
+        case .shadowOpacity: return .init(name, .number(0), range: 0...1)
+        case .shadowOffset: return .init(name, .size(Size(width: 0, height: -3)))
+        case .shadowRadius: return .init(name, .number(3), range: 0...10_000)
+        case .contents: return .init(name, .string(""), animatable: false)
+        case .contentsGravity: return .init(name, .string("resize"), animatable: false, allowed: Self.gravities)
+        case .allowsGroupOpacity: return .init(name, .bool(true), animatable: false)
+        case .beginTime, .timeOffset: return .init(name, .number(0), animatable: false)
+        case .speed: return .init(name, .number(1), animatable: false, range: -1000...1000)
+        case .duration, .repeatDuration: return .init(name, .number(0), animatable: false, range: 0...maximumMagnitude)
+        case .repeatCount: return .init(name, .number(0), animatable: false, range: 0...maximumMagnitude)
+        case .autoreverses: return .init(name, .bool(false), animatable: false)
+        case .fillMode: return .init(name, .string("removed"), animatable: false, allowed: FillMode.allCases.map(\.rawValue))
+        }
+    }
+}
+
+/// Which corners `cornerRadius` rounds (CACornerMask), as a bit set.
+public struct CornerMask: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public static let minXMinY = CornerMask(rawValue: 1)
+    public static let maxXMinY = CornerMask(rawValue: 2)
+    public static let minXMaxY = CornerMask(rawValue: 4)
+    public static let maxXMaxY = CornerMask(rawValue: 8)
+    public static let all: CornerMask = [.minXMinY, .maxXMinY, .minXMaxY, .maxXMaxY]
+}

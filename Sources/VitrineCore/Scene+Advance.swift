@@ -1,0 +1,60 @@
+/// Moving time forward: animations that start and end, and the events they produce.
+extension Scene {
+    /// Brings the scene to media time `time`: marks animations that began, ends those
+    /// whose active interval is over (removing them if `isRemovedOnCompletion`), and
+    /// returns every event since the last call, in a deterministic order.
+    ///
+    /// Call it once per frame before rendering. Presentation queries do not need it,
+    /// but a finished animation stays attached (and, with a forwards fill, shown) until
+    /// `advance` removes it, as in Core Animation.
+    public func advance(to time: Double) -> [SceneEvent] {
+        var stepEvents: [(UInt64, Int, SceneEvent)] = []
+        var animating = false
+        for layer in animatedLayers.values {
+            guard let t = localTime(of: layer, at: time) else {
+                animating = animating || layer.animations.contains { !$0.hasFinished }
+                continue
+            }
+            var list = layer.animations
+            var kept: [AttachedAnimation] = []
+            var changed = false
+            for var attached in list {
+                let timing = attached.track.animation.timing
+                if !attached.hasStarted, timing.hasStarted(atParent: t) {
+                    attached.hasStarted = true
+                    changed = true
+                    stepEvents.append((attached.id, 0, .animationStarted(layer: layer.id, key: attached.key, animation: attached.id)))
+                }
+                if !attached.hasFinished, timing.hasEnded(atParent: t) {
+                    attached.hasFinished = true
+                    changed = true
+                    stepEvents.append((attached.id, 1, .animationStopped(layer: layer.id, key: attached.key, animation: attached.id, finished: true)))
+                    if let tx = attached.transaction, transactionWaits[tx] != nil {
+                        transactionWaits[tx]!.remove(attached.id)
+                        if transactionWaits[tx]!.isEmpty {
+                            transactionWaits[tx] = nil
+                            stepEvents.append((attached.id, 2, .transactionCompleted(transaction: tx)))
+                        }
+                    }
+                    if attached.track.animation.isRemovedOnCompletion { continue }
+                }
+                animating = animating || !attached.hasFinished
+                kept.append(attached)
+            }
+            if changed {
+                list = kept
+                setAnimations(list, of: layer)
+            }
+        }
+        isAnimating = animating
+        stepEvents.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+        pendingEvents.append(contentsOf: stepEvents.map(\.2))
+        return takeEvents()
+    }
+
+    /// The events queued since the last call (commit-time ones included).
+    public func takeEvents() -> [SceneEvent] {
+        defer { pendingEvents.removeAll() }
+        return pendingEvents
+    }
+}

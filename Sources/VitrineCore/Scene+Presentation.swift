@@ -1,0 +1,139 @@
+/// Presentation values and time: what is shown at a given media time.
+extension Scene {
+    /// The local time of a layer whose parent's time is `parentTime`; nil while a layer
+    /// with a bounded duration is inactive (and its animations with it).
+    static func layerTime(_ timing: MediaTiming, parentTime: Double?) -> Double? {
+        guard let tp = parentTime else { return nil }
+        if timing.isIdentity { return tp }
+        if timing.duration > 0 { return timing.basicTime(fromParent: tp)?.time }
+        return timing.localTime(fromParent: tp)
+    }
+
+    /// Local times of a root-first chain of layers at media time `time`.
+    func localTimes(of chain: [Layer], at time: Double) -> [Double?] {
+        var t: Double? = time
+        return chain.map { layer in
+            t = Self.layerTime(layer.model.timing, parentTime: t)
+            return t
+        }
+    }
+
+    /// A layer's local time at media time `time`, through every ancestor's timing;
+    /// nil while the layer or an ancestor is inactive.
+    public func localTime(of id: String, at time: Double) throws(CoreError) -> Double? {
+        localTimes(of: try layer(id).ancestry, at: time).last!
+    }
+
+    /// Converts a time from layer `from`'s timeline to layer `to`'s (nil is media time),
+    /// as CALayer's convertTime(_:from:) and convertTime(_:to:). Layers with speed 0 map
+    /// every time onto one: converting out of them yields their beginTime.
+    public func convertTime(_ t: Double, from: String?, to: String?) throws(CoreError) -> Double {
+        var media = t
+        if let from {
+            for layer in try layer(from).ancestry.reversed() {
+                media = layer.model.timing.parentTime(fromLocal: media)
+            }
+        }
+        guard let to else { return media }
+        var local = media
+        for layer in try layer(to).ancestry {
+            local = layer.model.timing.localTime(fromParent: local)
+        }
+        return local
+    }
+
+    /// Every presentation value of a layer at media time `time`: the model values with
+    /// the layer's active animations applied in the order added.
+    public func presentationValues(of id: String, at time: Double) throws(CoreError) -> PropertyValues {
+        let layer = try layer(id)
+        return presentation(of: layer, localTime: localTime(of: layer, at: time))
+    }
+
+    /// The presentation value at `keyPath` at media time `time`. Only this layer and its
+    /// ancestors' timing are evaluated.
+    public func presentationValue(_ keyPath: KeyPath, of id: String, at time: Double) throws(CoreError) -> Value {
+        let layer = try layer(id)
+        guard let target = layer.target(for: keyPath, create: false) else {
+            throw .unknownKeyPath(keyPath.description, layer: id)
+        }
+        let values = presentation(of: layer, localTime: localTime(of: layer, at: time))
+        guard let v = values.value(at: target) else { throw .unknownKeyPath(keyPath.description, layer: id) }
+        return v
+    }
+
+    func localTime(of layer: Layer, at time: Double) -> Double? {
+        localTimes(of: layer.ancestry, at: time).last!
+    }
+
+    /// The layer's values with its animations applied at its local time.
+    func presentation(of layer: Layer, localTime: Double?) -> PropertyValues {
+        var values = layer.model
+        guard let t = localTime, !layer.animations.isEmpty else { return values }
+        for attached in layer.animations {
+            Self.apply(attached.track, parentTime: t, to: &values)
+        }
+        return values
+    }
+
+    /// Applies one animation (or a group's children) at parent time `tp`.
+    static func apply(_ track: Track, parentTime tp: Double, to values: inout PropertyValues) {
+        let animation = track.animation
+        guard let (basic, iteration) = animation.timing.basicTime(fromParent: tp) else { return }
+        let duration = animation.timing.duration
+        var progress = duration > 0 ? basic / duration : 1
+        if let tf = animation.timingFunction { progress = tf.progress(at: progress) }
+        if case .group = animation.kind {
+            for child in track.children {
+                apply(child, parentTime: progress * duration, to: &values)
+            }
+            return
+        }
+        guard let target = track.target, let underlying = values.value(at: target) else { return }
+        let value = contribution(of: animation, progress: progress, seconds: basic, iteration: iteration, underlying: underlying)
+        values.set(value, at: target)
+    }
+
+    /// The value an animation puts at its key path, given the value underneath it.
+    static func contribution(of animation: Animation, progress: Double, seconds: Double, iteration: Int, underlying: Value) -> Value {
+        var value: Value
+        var cycleDelta: Value?
+        switch animation.kind {
+        case .basic(let e):
+            let (from, to) = endpoints(e, underlying: underlying, additive: animation.isAdditive)
+            value = Value.interpolate(from, to, progress)
+            if animation.isCumulative { cycleDelta = Value.subtract(to, from) }
+        case .spring(let e, let spring):
+            let (from, to) = endpoints(e, underlying: underlying, additive: animation.isAdditive)
+            let t = animation.timingFunction == nil ? seconds : progress * animation.timing.duration
+            value = Value.interpolate(from, to, spring.progress(at: t))
+            if animation.isCumulative { cycleDelta = Value.subtract(to, from) }
+        case .keyframe(let k):
+            value = k.value(at: progress)
+            if animation.isCumulative, let first = k.values.first, let last = k.values.last {
+                cycleDelta = Value.subtract(last, first)
+            }
+        case .group:
+            return underlying
+        }
+        if let delta = cycleDelta, iteration > 0 {
+            value = Value.add(value, Value.scale(delta, by: Double(iteration)))
+        }
+        return animation.isAdditive ? Value.add(underlying, value) : value
+    }
+
+    /// CABasicAnimation's from / to / by combinations, with `underlying` standing in for
+    /// the current value where CA's documentation says so. Additive animations treat the
+    /// underlying value as zero.
+    static func endpoints(_ e: Animation.Endpoints, underlying: Value, additive: Bool) -> (Value, Value) {
+        let base = additive ? Value.subtract(underlying, underlying) : underlying
+        switch (e.from, e.to, e.by) {
+        case (let from?, let to?, _): return (from, to)
+        case (let from?, nil, let by?): return (from, Value.add(from, by))
+        case (nil, let to?, let by?): return (Value.subtract(to, by), to)
+        case (let from?, nil, nil): return (from, base)
+        case (nil, let to?, nil): return (base, to)
+        case (nil, nil, let by?): return (base, Value.add(base, by))
+        case (nil, nil, nil): return (base, base)
+        }
+    }
+}

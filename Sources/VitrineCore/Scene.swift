@@ -1,0 +1,213 @@
+/// The layer tree and everything that animates it: Vitrine's model.
+///
+/// A scene has no clock and does no I/O: every question about what is shown takes the
+/// time as an argument, in seconds of media time (the global timeline that root layers'
+/// parent time is). It is not thread-safe; one owner (the compositor's serial executor)
+/// changes and reads it.
+///
+/// ```swift
+/// let scene = Scene()
+/// try scene.addRoot(id: "screen", output: "HDMI-A-1", size: Size(width: 1920, height: 1080))
+/// var tx = Transaction()
+/// tx.add(layer: "box", kind: "layer", parent: "screen", properties: ["bounds": .rect(Rect(x: 0, y: 0, width: 100, height: 100))])
+/// tx.set("box", "position", .point(Point(x: 200, y: 200)))
+/// try scene.commit(tx, at: 0)
+/// let p = try scene.presentationValue("position", of: "box", at: 0.1)
+/// ```
+public final class Scene {
+    /// Defaults that the configuration file sets.
+    public struct Configuration: Sendable {
+        /// Seconds an implicit animation (and an animation of duration 0) lasts.
+        public var implicitDuration: Double = 0.25
+        /// The curve of implicit animations when the transaction names none.
+        public var implicitTimingFunction: TimingFunction = .default
+        /// The most layers the scene holds.
+        public var maximumLayers = 100_000
+        /// The most animations one layer holds.
+        public var maximumAnimationsPerLayer = 1_000
+
+        public init() {}
+    }
+
+    public var configuration: Configuration
+    var layers: [String: Layer] = [:]
+    var roots: [Layer] = []
+    public private(set) var kinds: [String: LayerKind] = ["layer": .layer]
+    /// Layers that have at least one animation, so that time only visits those.
+    var animatedLayers: [String: Layer] = [:]
+    /// Per open transaction: the animations it waits for.
+    var transactionWaits: [UInt64: Set<UInt64>] = [:]
+    var pendingEvents: [SceneEvent] = []
+    var nextAnimationID: UInt64 = 1
+    var nextTransactionID: UInt64 = 1
+    /// Undo steps of the transaction being committed; nil outside a commit.
+    var undoLog: [() -> Void]?
+    /// The transaction being committed; its completion waits for the commit's end.
+    var committingTransaction: UInt64?
+    /// Set by `advance(to:)`: some animation has not yet ended.
+    public internal(set) var isAnimating = false
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Makes a layer kind available to `Transaction.add(layer:kind:…)`.
+    public func register(_ kind: LayerKind) {
+        kinds[kind.name] = kind
+    }
+
+    /// Adds the root layer of an output: its bounds are the screen, origin top-left.
+    public func addRoot(id: String, output: String, size: Size) throws(CoreError) {
+        try validateNewID(id)
+        let root = Layer(id: id, kind: .layer)
+        root.rootOfOutput = output
+        root.model.slots[BaseProperty.bounds.slot] = .rect(Rect(origin: .zero, size: size))
+        root.model.slots[BaseProperty.position.slot] = .point(Point(x: size.width / 2, y: size.height / 2))
+        layers[id] = root
+        roots.append(root)
+    }
+
+    /// Changes the size of an output's root layer (a mode change, a rotation).
+    public func resizeRoot(id: String, size: Size) throws(CoreError) {
+        let root = try layer(id)
+        guard root.rootOfOutput != nil else { throw .unknownLayer(id) }
+        root.model.slots[BaseProperty.bounds.slot] = .rect(Rect(origin: .zero, size: size))
+        root.model.slots[BaseProperty.position.slot] = .point(Point(x: size.width / 2, y: size.height / 2))
+    }
+
+    // MARK: Reading the tree
+
+    /// The ids of the output root layers, in the order added.
+    public var rootIDs: [String] { roots.map(\.id) }
+    public var layerCount: Int { layers.count }
+    public func contains(_ id: String) -> Bool { layers[id] != nil }
+    /// True while any layer has an animation attached.
+    public var hasAnimations: Bool { !animatedLayers.isEmpty }
+
+    public func kind(of id: String) throws(CoreError) -> LayerKind { try layer(id).kind }
+    public func parent(of id: String) throws(CoreError) -> String? { try layer(id).parent?.id }
+    public func sublayers(of id: String) throws(CoreError) -> [String] { try layer(id).sublayers.map(\.id) }
+
+    /// The model values of a layer.
+    public func modelValues(of id: String) throws(CoreError) -> PropertyValues { try layer(id).model }
+
+    /// The model value at `keyPath`.
+    public func modelValue(_ keyPath: KeyPath, of id: String) throws(CoreError) -> Value {
+        let layer = try layer(id)
+        guard let target = layer.target(for: keyPath, create: false), let v = layer.model.value(at: target) else {
+            throw .unknownKeyPath(keyPath.description, layer: id)
+        }
+        return v
+    }
+
+    /// The key → rule map of a layer's actions, its `actionsFrom` and its policy.
+    public func actionRules(of id: String) throws(CoreError) -> (actions: [String: ActionRule], from: String?, policy: ActionPolicy) {
+        let layer = try layer(id)
+        return (layer.actions, layer.actionsFrom, layer.actionPolicy)
+    }
+
+    /// The custom keys marked as affecting display.
+    public func displayKeys(of id: String) throws(CoreError) -> Set<String> { try layer(id).displayKeys }
+
+    /// A description of an attached animation.
+    public struct AnimationInfo: Sendable, Hashable {
+        public let id: UInt64
+        public let key: String
+        /// The animation as resolved when added: durations filled in, begin time in the
+        /// layer's local time.
+        public let animation: Animation
+        public let transaction: UInt64?
+    }
+
+    /// The animations of a layer, in the order added.
+    public func animations(of id: String) throws(CoreError) -> [AnimationInfo] {
+        try layer(id).animations.map { AnimationInfo(id: $0.id, key: $0.key, animation: $0.track.animation, transaction: $0.transaction) }
+    }
+
+    func layer(_ id: String) throws(CoreError) -> Layer {
+        guard let layer = layers[id] else { throw .unknownLayer(id) }
+        return layer
+    }
+
+    func validateNewID(_ id: String) throws(CoreError) {
+        let allowed = id.utf8.allSatisfy { c in
+            (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 45 || c == 95 || c == 58 || c == 46
+        }
+        guard (1...128).contains(id.utf8.count), allowed else { throw .invalidLayerID(id) }
+        guard layers[id] == nil else { throw .duplicateLayer(id) }
+    }
+
+    // MARK: Geometry
+
+    /// The transform from a layer's bounds space to its parent's bounds space:
+    /// about the anchor point, then to `position`, then the parent's sublayerTransform.
+    static func transformToParent(_ v: PropertyValues, parent: PropertyValues?) -> AffineTransform {
+        let bounds = v.rect(.bounds), anchor = v.point(.anchorPoint), position = v.point(.position)
+        let anchorInBounds = Point(x: bounds.origin.x + anchor.x * bounds.size.width, y: bounds.origin.y + anchor.y * bounds.size.height)
+        var m = AffineTransform(translationX: -anchorInBounds.x, y: -anchorInBounds.y)
+        let t = v.transform(.transform)
+        if !t.isIdentity { m = m.concatenating(t) }
+        m = m.concatenating(AffineTransform(translationX: position.x, y: position.y))
+        if let parent {
+            let s = parent.transform(.sublayerTransform)
+            if !s.isIdentity {
+                let pb = parent.rect(.bounds), pa = parent.point(.anchorPoint)
+                let px = pb.origin.x + pa.x * pb.size.width, py = pb.origin.y + pa.y * pb.size.height
+                m = m.concatenating(AffineTransform(translationX: -px, y: -py)).concatenating(s)
+                    .concatenating(AffineTransform(translationX: px, y: py))
+            }
+        }
+        return m
+    }
+
+    /// The transform from a layer's space to its tree's root space, from model values, or
+    /// from presentation values at `time`.
+    func transformToRoot(_ layer: Layer, at time: Double?) -> AffineTransform {
+        let chain = layer.ancestry
+        let values: [PropertyValues] = if let time {
+            zip(chain, localTimes(of: chain, at: time)).map { presentation(of: $0, localTime: $1) }
+        } else {
+            chain.map(\.model)
+        }
+        var m = AffineTransform.identity
+        for i in stride(from: values.count - 1, to: 0, by: -1) {
+            m = m.concatenating(Self.transformToParent(values[i], parent: values[i - 1]))
+        }
+        return m
+    }
+
+    /// The transform from layer `from`'s space to layer `to`'s (nil is the root space of
+    /// the other layer's tree), as CALayer's convert(_:from:) — through anchor points,
+    /// positions, transforms and sublayer transforms. With `time`, presentation geometry.
+    public func transform(from: String?, to: String?, at time: Double? = nil) throws(CoreError) -> AffineTransform {
+        let a = try from.map { id throws(CoreError) in try layer(id) }
+        let b = try to.map { id throws(CoreError) in try layer(id) }
+        let aToRoot = a.map { transformToRoot($0, at: time) } ?? .identity
+        let bToRoot = b.map { transformToRoot($0, at: time) } ?? .identity
+        guard let rootToB = bToRoot.inverted else {
+            throw .invalidValue(keyPath: "transform", "layer '\(to ?? "")' is collapsed to zero size; points cannot be converted into it")
+        }
+        return aToRoot.concatenating(rootToB)
+    }
+
+    /// A point in layer `from`'s coordinates, in layer `to`'s.
+    public func convert(_ point: Point, from: String?, to: String?, at time: Double? = nil) throws(CoreError) -> Point {
+        try transform(from: from, to: to, at: time).apply(to: point)
+    }
+
+    /// The bounding box, in layer `to`'s coordinates, of a rect in layer `from`'s.
+    public func convert(_ rect: Rect, from: String?, to: String?, at time: Double? = nil) throws(CoreError) -> Rect {
+        try transform(from: from, to: to, at: time).boundingBox(of: rect)
+    }
+}
+
+/// Something that happened in the scene that clients may want to hear of.
+public enum SceneEvent: Hashable, Sendable {
+    /// An animation's active interval began.
+    case animationStarted(layer: String, key: String, animation: UInt64)
+    /// An animation ended: `finished` when it ran to its end, false when it was removed
+    /// or replaced first (animationDidStop:finished:).
+    case animationStopped(layer: String, key: String, animation: UInt64, finished: Bool)
+    /// Every animation a transaction added has stopped (at once if it added none).
+    case transactionCompleted(transaction: UInt64)
+}

@@ -1,0 +1,216 @@
+import Foundation
+
+/// A property value: what layers store, animations interpolate and the wire carries.
+public enum Value: Hashable, Sendable, CustomStringConvertible {
+    case number(Double)
+    case point(Point)
+    case size(Size)
+    case rect(Rect)
+    /// A straight (not premultiplied) colour.
+    case color(Color)
+    case transform(AffineTransform)
+    case bool(Bool)
+    case string(String)
+    /// Nested custom properties, addressed by key paths such as `touches.a.scale`.
+    case dictionary([String: Value])
+
+    /// The kind of this value.
+    public var type: ValueType {
+        switch self {
+        case .number: .number
+        case .point: .point
+        case .size: .size
+        case .rect: .rect
+        case .color: .color
+        case .transform: .transform
+        case .bool: .bool
+        case .string: .string
+        case .dictionary: .dictionary
+        }
+    }
+
+    public var number: Double? { if case .number(let v) = self { v } else { nil } }
+    public var point: Point? { if case .point(let v) = self { v } else { nil } }
+    public var size: Size? { if case .size(let v) = self { v } else { nil } }
+    public var rect: Rect? { if case .rect(let v) = self { v } else { nil } }
+    public var color: Color? { if case .color(let v) = self { v } else { nil } }
+    public var transform: AffineTransform? { if case .transform(let v) = self { v } else { nil } }
+    public var bool: Bool? { if case .bool(let v) = self { v } else { nil } }
+    public var string: String? { if case .string(let v) = self { v } else { nil } }
+    public var dictionary: [String: Value]? { if case .dictionary(let v) = self { v } else { nil } }
+
+    /// The numbers a value is made of, in a fixed order per type; nil for values that do
+    /// not interpolate component-wise (booleans, strings, dictionaries).
+    var components: [Double]? {
+        switch self {
+        case .number(let v): [v]
+        case .point(let p): [p.x, p.y]
+        case .size(let s): [s.width, s.height]
+        case .rect(let r): [r.origin.x, r.origin.y, r.size.width, r.size.height]
+        case .color(let c): [c.red, c.green, c.blue, c.alpha]
+        case .transform(let t): [t.a, t.b, t.c, t.d, t.tx, t.ty]
+        case .bool, .string, .dictionary: nil
+        }
+    }
+
+    /// A value of the same type as `self` built from `components`.
+    func withComponents(_ c: [Double]) -> Value {
+        switch self {
+        case .number: .number(c[0])
+        case .point: .point(Point(x: c[0], y: c[1]))
+        case .size: .size(Size(width: c[0], height: c[1]))
+        case .rect: .rect(Rect(x: c[0], y: c[1], width: c[2], height: c[3]))
+        case .color: .color(Color(red: c[0], green: c[1], blue: c[2], alpha: c[3]))
+        case .transform: .transform(AffineTransform(a: c[0], b: c[1], c: c[2], d: c[3], tx: c[4], ty: c[5]))
+        case .bool, .string, .dictionary: self
+        }
+    }
+
+    /// True when every number in the value is finite.
+    public var isFinite: Bool {
+        switch self {
+        case .dictionary(let d): d.values.allSatisfy(\.isFinite)
+        default: components?.allSatisfy(\.isFinite) ?? true
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .number(let v): v.shortDescription
+        case .point(let p): p.description
+        case .size(let s): s.description
+        case .rect(let r): r.description
+        case .color(let c): c.description
+        case .transform(let t): t.description
+        case .bool(let b): b.description
+        case .string(let s): "\"\(s)\""
+        case .dictionary(let d):
+            "{" + d.keys.sorted().map { "\($0): \(d[$0]!)" }.joined(separator: ", ") + "}"
+        }
+    }
+}
+
+/// The kinds of values.
+public enum ValueType: String, Hashable, Sendable, CustomStringConvertible {
+    case number, point, size, rect, color, transform, bool, string, dictionary
+
+    public var description: String { rawValue }
+}
+
+// MARK: - Interpolation and arithmetic
+
+extension Value {
+    /// The value a fraction `t` of the way from `from` to `to`.
+    ///
+    /// Numbers, points, sizes and rects interpolate component-wise; colours in
+    /// premultiplied space; transforms by decomposition (translation, rotation the short
+    /// way round, scale, shear), as Core Animation does. Values that cannot be interpolated
+    /// (booleans, strings, values of different types) switch at the halfway point; `t`
+    /// outside 0…1 extrapolates where that makes sense (springs overshoot).
+    public static func interpolate(_ from: Value, _ to: Value, _ t: Double) -> Value {
+        switch (from, to) {
+        case (.number(let a), .number(let b)):
+            return .number(lerp(a, b, t))
+        case (.color(let a), .color(let b)):
+            return .color(Color.interpolate(a, b, t))
+        case (.transform(let a), .transform(let b)):
+            if a == b { return from }
+            return .transform(
+                DecomposedTransform.interpolate(DecomposedTransform(a), DecomposedTransform(b), t).transform)
+        case (.dictionary(let a), .dictionary(let b)):
+            var result = a
+            for (key, bv) in b {
+                if let av = a[key] { result[key] = interpolate(av, bv, t) } else if t >= 0.5 { result[key] = bv }
+            }
+            if t >= 0.5 { for key in a.keys where b[key] == nil { result[key] = nil } }
+            return .dictionary(result)
+        default:
+            guard from.type == to.type, let ca = from.components, let cb = to.components else {
+                return t < 0.5 ? from : to
+            }
+            return from.withComponents(zip(ca, cb).map { lerp($0, $1, t) })
+        }
+    }
+
+    /// `a + b`: component-wise; transforms concatenated so that `b` acts in `a`'s space
+    /// (`b` first, then `a`: an additive rotation turns the layer about its anchor point
+    /// wherever `a` moved it); booleans and strings take `b`. Used by additive and
+    /// cumulative animations and by `byValue`.
+    public static func add(_ a: Value, _ b: Value) -> Value {
+        switch (a, b) {
+        case (.number(let x), .number(let y)):
+            return .number(x + y)
+        case (.transform(let x), .transform(let y)):
+            return .transform(y.concatenating(x))
+        case (.dictionary(let x), .dictionary(let y)):
+            return .dictionary(x.merging(y) { add($0, $1) })
+        default:
+            guard a.type == b.type, let ca = a.components, let cb = b.components else { return b }
+            return a.withComponents(zip(ca, cb).map { $0 + $1 })
+        }
+    }
+
+    /// `a − b`: the value `r` with `add(r, b) == a`.
+    public static func subtract(_ a: Value, _ b: Value) -> Value {
+        switch (a, b) {
+        case (.transform(let x), .transform(let y)):
+            return .transform((y.inverted ?? .identity).concatenating(x))
+        case (.dictionary(let x), .dictionary(let y)):
+            return .dictionary(x.merging(y) { subtract($0, $1) })
+        default:
+            guard a.type == b.type, let ca = a.components, let cb = b.components else { return a }
+            return a.withComponents(zip(ca, cb).map { $0 - $1 })
+        }
+    }
+
+    /// `a` scaled by `k` (component-wise; a transform is raised to the power `k` through
+    /// its decomposition).
+    public static func scale(_ a: Value, by k: Double) -> Value {
+        switch a {
+        case .transform(let t):
+            var d = DecomposedTransform(t)
+            d.translation = Size(width: d.translation.width * k, height: d.translation.height * k)
+            d.rotation *= k
+            d.shear *= k
+            d.scale = Size(
+                width: pow(abs(d.scale.width), k) * (d.scale.width < 0 ? -1 : 1),
+                height: pow(d.scale.height, k))
+            return .transform(d.transform)
+        case .dictionary(let d):
+            return .dictionary(d.mapValues { scale($0, by: k) })
+        default:
+            guard let c = a.components else { return a }
+            return a.withComponents(c.map { $0 * k })
+        }
+    }
+
+    /// The distance between two values of one type, for paced keyframe animations:
+    /// Euclidean over the components; 0 for equal discrete values, 1 otherwise.
+    public static func distance(_ a: Value, _ b: Value) -> Double {
+        if case .transform(let x) = a, case .transform(let y) = b {
+            let dx = DecomposedTransform(x), dy = DecomposedTransform(y)
+            return distance(
+                .rect(Rect(x: dx.translation.width, y: dx.translation.height, width: dx.scale.width, height: dx.scale.height)),
+                .rect(Rect(x: dy.translation.width, y: dy.translation.height, width: dy.scale.width, height: dy.scale.height)))
+                + abs(dx.rotation - dy.rotation)
+        }
+        guard a.type == b.type, let ca = a.components, let cb = b.components else { return a == b ? 0 : 1 }
+        return zip(ca, cb).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }.squareRoot()
+    }
+
+    /// Catmull-Rom interpolation between `p1` and `p2` with neighbours `p0` and `p3`
+    /// (keyframe calculationMode cubic); linear for values without components.
+    static func catmullRom(_ p0: Value, _ p1: Value, _ p2: Value, _ p3: Value, _ t: Double) -> Value {
+        guard p1.type == p2.type, p0.type == p1.type, p3.type == p1.type,
+              case .some = p1.components, p1.type != .transform, p1.type != .color,
+              let c0 = p0.components, let c1 = p1.components, let c2 = p2.components, let c3 = p3.components
+        else { return interpolate(p1, p2, t) }
+        let t2 = t * t, t3 = t2 * t
+        let out = (0..<c1.count).map { i -> Double in
+            0.5 * ((2 * c1[i]) + (-c0[i] + c2[i]) * t
+                + (2 * c0[i] - 5 * c1[i] + 4 * c2[i] - c3[i]) * t2
+                + (-c0[i] + 3 * c1[i] - 3 * c2[i] + c3[i]) * t3)
+        }
+        return p1.withComponents(out)
+    }
+}

@@ -19,7 +19,9 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
-        .target(name: "VitrineCore"),
+        .target(
+            name: "VitrineCore",
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(
             name: "VitrineRaster", dependencies: ["VitrineCore", "CPNG"],
             swiftSettings: optimizedInDebug),

@@ -52,7 +52,7 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
         let s = text.trimmingCharacters(in: .whitespaces).lowercased()
         if s.hasPrefix("#") {
             let hex = Array(s.dropFirst())
-            guard hex.allSatisfy(\.isHexDigit) else { return nil }
+            guard hex.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }  // not fullwidth digits
             let digits = hex.map { Double(Int(String($0), radix: 16)!) }
             switch hex.count {
             case 3, 4:

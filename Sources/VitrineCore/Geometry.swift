@@ -177,14 +177,14 @@ public struct AffineTransform: Hashable, Sendable, CustomStringConvertible {
     /// The axis-aligned bounding box of the transformed rectangle.
     public func boundingBox(of r: Rect) -> Rect {
         if r.isNull { return r }
-        let corners = [
-            apply(to: Point(x: r.minX, y: r.minY)), apply(to: Point(x: r.maxX, y: r.minY)),
-            apply(to: Point(x: r.minX, y: r.maxY)), apply(to: Point(x: r.maxX, y: r.maxY)),
-        ]
-        var x0 = corners[0].x, x1 = corners[0].x, y0 = corners[0].y, y1 = corners[0].y
-        for p in corners.dropFirst() {
-            x0 = min(x0, p.x); x1 = max(x1, p.x); y0 = min(y0, p.y); y1 = max(y1, p.y)
+        if b == 0 && c == 0 {
+            let x0 = a * r.minX + tx, x1 = a * r.maxX + tx, y0 = d * r.minY + ty, y1 = d * r.maxY + ty
+            return Rect(x: min(x0, x1), y: min(y0, y1), width: abs(x1 - x0), height: abs(y1 - y0))
         }
+        let p0 = apply(to: Point(x: r.minX, y: r.minY)), p1 = apply(to: Point(x: r.maxX, y: r.minY))
+        let p2 = apply(to: Point(x: r.minX, y: r.maxY)), p3 = apply(to: Point(x: r.maxX, y: r.maxY))
+        let x0 = min(min(p0.x, p1.x), min(p2.x, p3.x)), x1 = max(max(p0.x, p1.x), max(p2.x, p3.x))
+        let y0 = min(min(p0.y, p1.y), min(p2.y, p3.y)), y1 = max(max(p0.y, p1.y), max(p2.y, p3.y))
         return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
@@ -222,7 +222,8 @@ public struct DecomposedTransform: Hashable, Sendable {
         let sy = (vx * vx + vy * vy).squareRoot()
         shear = sy > 0 ? shear / sy : 0
         if t.determinant < 0 {
-            sx = -sx; ux = -ux; uy = -uy
+            // The mirrored x axis turns the frame by π, which flips the shear's sign too.
+            sx = -sx; ux = -ux; uy = -uy; shear = -shear
         }
         self.init(
             translation: Size(width: t.tx, height: t.ty), scale: Size(width: sx, height: sy),

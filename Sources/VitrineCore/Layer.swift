@@ -78,7 +78,17 @@ public enum ActionPolicy: String, Sendable, Hashable, CaseIterable {
 final class Layer {
     let id: String
     let kind: LayerKind
-    var model: PropertyValues
+    var model: PropertyValues {
+        didSet {
+            timing = model.timing
+            geometry = LayerGeometry(model)
+        }
+    }
+    /// The layer's own timing, kept in step with its timing properties.
+    private(set) var timing: MediaTiming
+    /// What drawing needs of the model values, kept in step with them so that layers
+    /// without animations cost no value decoding per frame.
+    private(set) var geometry: LayerGeometry
     weak var parent: Layer?
     var sublayers: [Layer] = []
     /// Animations in the order added.
@@ -95,6 +105,8 @@ final class Layer {
         self.id = id
         self.kind = kind
         model = PropertyValues(slots: kind.properties.map(\.defaultValue), custom: [:])
+        timing = MediaTiming()
+        geometry = LayerGeometry(model)
     }
 
     /// True when `self` is `other` or one of its ancestors.
@@ -150,4 +162,35 @@ struct Track {
     let animation: Animation
     let target: PropertyTarget?
     let children: [Track]
+}
+
+/// The values that place a layer on screen, decoded from its property values.
+struct LayerGeometry {
+    let bounds: Rect
+    /// Bounds space to the parent's space, before the parent's sublayerTransform.
+    let toParent: AffineTransform
+    /// The sublayerTransform about the anchor point; nil when it is the identity.
+    let sublayerMatrix: AffineTransform?
+    let opacity: Double
+    let isHidden: Bool
+    let masksToBounds: Bool
+    let zPosition: Double
+    /// The area the shadow can reach, in bounds space; nil without a visible shadow.
+    let shadowReach: Rect?
+
+    init(_ v: PropertyValues) {
+        bounds = v.rect(.bounds)
+        toParent = Scene.transformToParent(v, parent: nil)
+        sublayerMatrix = Scene.sublayerMatrix(v)
+        opacity = v.number(.opacity)
+        isHidden = v.bool(.hidden)
+        masksToBounds = v.bool(.masksToBounds)
+        zPosition = v.number(.zPosition)
+        if v.number(.shadowOpacity) * v.color(.shadowColor).alpha > 0 {
+            let offset = v.size(.shadowOffset), reach = shadowExtent(radius: v.number(.shadowRadius)) + 1
+            shadowReach = bounds.offsetBy(dx: offset.width, dy: offset.height).insetBy(dx: -reach, dy: -reach)
+        } else {
+            shadowReach = nil
+        }
+    }
 }

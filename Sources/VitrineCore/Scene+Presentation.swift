@@ -13,7 +13,7 @@ extension Scene {
     func localTimes(of chain: [Layer], at time: Double) -> [Double?] {
         var t: Double? = time
         return chain.map { layer in
-            t = Self.layerTime(layer.model.timing, parentTime: t)
+            t = Self.layerTime(layer.timing, parentTime: t)
             return t
         }
     }
@@ -31,13 +31,13 @@ extension Scene {
         var media = t
         if let from {
             for layer in try layer(from).ancestry.reversed() {
-                media = layer.model.timing.parentTime(fromLocal: media)
+                media = layer.timing.parentTime(fromLocal: media)
             }
         }
         guard let to else { return media }
         var local = media
         for layer in try layer(to).ancestry {
-            local = layer.model.timing.localTime(fromParent: local)
+            local = layer.timing.localTime(fromParent: local)
         }
         return local
     }
@@ -62,7 +62,8 @@ extension Scene {
     }
 
     func localTime(of layer: Layer, at time: Double) -> Double? {
-        localTimes(of: layer.ancestry, at: time).last!
+        let parentTime = layer.parent.map { localTime(of: $0, at: time) } ?? time
+        return Self.layerTime(layer.timing, parentTime: parentTime)
     }
 
     /// The layer's values with its animations applied at its local time.

@@ -143,21 +143,22 @@ public final class Scene {
     /// about the anchor point, then to `position`, then the parent's sublayerTransform.
     static func transformToParent(_ v: PropertyValues, parent: PropertyValues?) -> AffineTransform {
         let bounds = v.rect(.bounds), anchor = v.point(.anchorPoint), position = v.point(.position)
-        let anchorInBounds = Point(x: bounds.origin.x + anchor.x * bounds.size.width, y: bounds.origin.y + anchor.y * bounds.size.height)
-        var m = AffineTransform(translationX: -anchorInBounds.x, y: -anchorInBounds.y)
+        let ax = bounds.origin.x + anchor.x * bounds.size.width, ay = bounds.origin.y + anchor.y * bounds.size.height
         let t = v.transform(.transform)
-        if !t.isIdentity { m = m.concatenating(t) }
-        m = m.concatenating(AffineTransform(translationX: position.x, y: position.y))
-        if let parent {
-            let s = parent.transform(.sublayerTransform)
-            if !s.isIdentity {
-                let pb = parent.rect(.bounds), pa = parent.point(.anchorPoint)
-                let px = pb.origin.x + pa.x * pb.size.width, py = pb.origin.y + pa.y * pb.size.height
-                m = m.concatenating(AffineTransform(translationX: -px, y: -py)).concatenating(s)
-                    .concatenating(AffineTransform(translationX: px, y: py))
-            }
-        }
+        var m = t.isIdentity
+            ? AffineTransform(translationX: position.x - ax, y: position.y - ay)
+            : AffineTransform(translationX: -ax, y: -ay).concatenating(t).concatenating(AffineTransform(translationX: position.x, y: position.y))
+        if let parent, let s = sublayerMatrix(parent) { m = m.concatenating(s) }
         return m
+    }
+
+    /// A layer's sublayerTransform about its anchor point, or nil when it is the identity.
+    static func sublayerMatrix(_ v: PropertyValues) -> AffineTransform? {
+        let s = v.transform(.sublayerTransform)
+        guard !s.isIdentity else { return nil }
+        let b = v.rect(.bounds), a = v.point(.anchorPoint)
+        let px = b.origin.x + a.x * b.size.width, py = b.origin.y + a.y * b.size.height
+        return AffineTransform(translationX: -px, y: -py).concatenating(s).concatenating(AffineTransform(translationX: px, y: py))
     }
 
     /// The transform from a layer's space to its tree's root space, from model values, or

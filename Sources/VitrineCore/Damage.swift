@@ -1,0 +1,93 @@
+/// Screen-space damage: which pixels differ between two render trees.
+extension RenderTree {
+    /// The screen rectangles (whole pixels, inside the screen) that may differ between
+    /// `previous` and `self`: for every layer that appeared, disappeared, changed a
+    /// presentation value, a display key, its screen transform, its inherited opacity or
+    /// clip, or its place in the drawing order, the pixels it covered and covers.
+    /// Without a previous tree, or when the screen size changed, the whole screen.
+    public func damage(since previous: RenderTree?) -> [Rect] {
+        guard let previous, previous.size == size, previous.output == output else {
+            return screen.isEmpty ? [] : [screen]
+        }
+        var rects: [Rect] = []
+        var seen = [Bool](repeating: false, count: previous.nodes.count)
+        var lastCommonOld = -1
+        var oldIndex: [String: Int]?
+        for j in nodes.indices {
+            let i: Int
+            if oldIndex == nil, j < previous.nodes.count, nodes[j].id == previous.nodes[j].id {
+                i = j
+            } else {
+                if oldIndex == nil {
+                    var index: [String: Int] = [:]
+                    index.reserveCapacity(previous.nodes.count)
+                    for (k, node) in previous.nodes.enumerated() { index[node.id] = k }
+                    oldIndex = index
+                }
+                guard let found = oldIndex![nodes[j].id] else {
+                    rects.append(nodes[j].visualBounds)
+                    continue
+                }
+                i = found
+            }
+            seen[i] = true
+            if i < lastCommonOld || nodeDiffers(j, from: previous, i) {
+                rects.append(previous.nodes[i].visualBounds)
+                rects.append(nodes[j].visualBounds)
+            }
+            lastCommonOld = max(lastCommonOld, i)
+        }
+        for i in previous.nodes.indices where !seen[i] {
+            rects.append(previous.nodes[i].visualBounds)
+        }
+        return mergeDamage(rects.map { $0.intersection(screen) }.filter { !$0.isEmpty })
+    }
+
+    /// True when node `j` of `self` may look different from node `i` of `old`.
+    func nodeDiffers(_ j: Int, from old: RenderTree, _ i: Int) -> Bool {
+        nodes.withUnsafeBufferPointer { new in
+            old.nodes.withUnsafeBufferPointer { old in
+                let a = new.baseAddress! + j, b = old.baseAddress! + i
+                if a.pointee.transform != b.pointee.transform || a.pointee.inheritedOpacity != b.pointee.inheritedOpacity
+                    || a.pointee.clip != b.pointee.clip || a.pointee.values.slots != b.pointee.values.slots {
+                    return true
+                }
+                if a.pointee.parent == nil || b.pointee.parent == nil {
+                    if a.pointee.parent != b.pointee.parent { return true }
+                } else if new[a.pointee.parent!].id != old[b.pointee.parent!].id {
+                    return true
+                }
+                if a.pointee.displayKeys.isEmpty && b.pointee.displayKeys.isEmpty { return false }
+                return a.pointee.displayKeys != b.pointee.displayKeys
+                    || a.pointee.displayKeys.contains { a.pointee.values.custom[$0] != b.pointee.values.custom[$0] }
+            }
+        }
+    }
+}
+
+/// Merges overlapping rectangles, and rectangles whose union wastes little, so that the
+/// rasterizer visits few of them; past 16 the list collapses into one bounding box.
+func mergeDamage(_ input: [Rect]) -> [Rect] {
+    guard input.count <= 64 else { return [input.dropFirst().reduce(input[0]) { $0.union($1) }] }
+    var rects = input
+    var merged = true
+    while merged {
+        merged = false
+        outer: for i in rects.indices {
+            for j in rects.indices where j > i {
+                let u = rects[i].union(rects[j])
+                let area = { (r: Rect) in r.width * r.height }
+                if rects[i].intersects(rects[j]) || area(u) <= 1.25 * (area(rects[i]) + area(rects[j])) {
+                    rects[i] = u
+                    rects.remove(at: j)
+                    merged = true
+                    break outer
+                }
+            }
+        }
+    }
+    if rects.count > 16 {
+        return [rects.dropFirst().reduce(rects[0]) { $0.union($1) }]
+    }
+    return rects.sorted { ($0.minY, $0.minX) < ($1.minY, $1.minX) }
+}

@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "VitrineCore", targets: ["VitrineCore"]),
         .library(name: "VitrineRaster", targets: ["VitrineRaster"]),
+        .library(name: "VitrineProtocol", targets: ["VitrineProtocol"]),
         .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
     ],
     dependencies: [
@@ -41,5 +42,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster"]),
+        .target(name: "VitrineProtocol", dependencies: ["VitrineCore"]),
+        .testTarget(name: "VitrineProtocolTests", dependencies: ["VitrineProtocol"]),
     ]
 )

@@ -176,3 +176,12 @@ public struct CornerMask: OptionSet, Sendable, Hashable {
     public static let maxXMaxY = CornerMask(rawValue: 8)
     public static let all: CornerMask = [.minXMinY, .maxXMinY, .minXMaxY, .maxXMaxY]
 }
+
+extension LayerKind {
+    /// The type of the value at `keyPath` for a built-in property of this kind (or a part
+    /// of one); nil for custom keys.
+    public func valueType(at keyPath: KeyPath) -> ValueType? {
+        guard let slot = slot(of: keyPath.property) else { return nil }
+        return properties[slot].defaultValue.component(keyPath.subpath)?.type
+    }
+}

@@ -1,0 +1,35 @@
+import VitrineCore
+
+/// An error as the wire carries it: a stable code and a message that says what was wrong
+/// and what to do.
+public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The protocol's error codes. Core errors keep their own codes.
+    public enum Code: String, Sendable {
+        case malformedJSON = "malformed_json"
+        case notAnObject = "not_an_object"
+        case missingField = "missing_field"
+        case unknownField = "unknown_field"
+        case wrongType = "wrong_type"
+        case invalidValue = "invalid_value"
+        case unknownCommand = "unknown_command"
+    }
+
+    public let code: String
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code.rawValue
+        self.message = message
+    }
+
+    public init(_ error: CoreError) {
+        code = error.code
+        message = error.message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}
+
+/// Foundation on Linux has a type of this name too; inside this module the name means
+/// the model's transform.
+typealias AffineTransform = VitrineCore.AffineTransform

@@ -1,0 +1,153 @@
+import Foundation
+import VitrineCore
+
+/// How values are written on the wire and in scene files.
+///
+/// | type | JSON |
+/// |---|---|
+/// | number | `12.5`, or an angle: `"90deg"`, `"1.2rad"`, `"0.25turn"` |
+/// | point | `[x, y]` |
+/// | size | `[width, height]` |
+/// | rect | `[x, y, width, height]` |
+/// | colour | `"#rrggbb"`, `"#rrggbbaa"`, `"#rgb"`, a CSS name, or `[r, g, b]` / `[r, g, b, a]` in 0…1 |
+/// | transform | `[a, b, c, d, tx, ty]` or `{"translation": [x, y], "rotation": angle, "scale": s or [sx, sy]}` |
+/// | bool | `true` / `false` |
+/// | string | `"text"` |
+/// | dictionary | an object of values |
+extension Value {
+    /// Decodes `json` as a value of `type`; with no type (a new custom property) the type
+    /// follows from the JSON: numbers and angles, booleans, strings ("#…" colours are
+    /// colours), `[x, y]` points, `[x, y, w, h]` rects, objects dictionaries.
+    public init(json: JSON, as type: ValueType?, at keyPath: String) throws(ProtocolError) {
+        func wrong(_ expected: String) -> ProtocolError {
+            ProtocolError(.wrongType, "'\(keyPath)' takes \(expected), not \(json.kindName) \(json.text.prefix(60))")
+        }
+        guard let type else {
+            self = try Self.inferred(json, at: keyPath)
+            return
+        }
+        switch type {
+        case .number:
+            guard let v = Self.number(json) else { throw wrong(type.phrase + " or an angle such as \"90deg\"") }
+            self = .number(v)
+        case .point:
+            guard let v = Self.numbers(json, count: 2) else { throw wrong(type.phrase) }
+            self = .point(Point(x: v[0], y: v[1]))
+        case .size:
+            guard let v = Self.numbers(json, count: 2) else { throw wrong(type.phrase) }
+            self = .size(Size(width: v[0], height: v[1]))
+        case .rect:
+            guard let v = Self.numbers(json, count: 4) else { throw wrong(type.phrase) }
+            self = .rect(Rect(x: v[0], y: v[1], width: v[2], height: v[3]))
+        case .color:
+            guard let c = Self.color(json) else { throw wrong(type.phrase) }
+            self = .color(c)
+        case .transform:
+            guard let t = try Self.transform(json, at: keyPath) else {
+                throw wrong("a transform: [a, b, c, d, tx, ty] or {\"translation\": [x, y], \"rotation\": angle, \"scale\": s}")
+            }
+            self = .transform(t)
+        case .bool:
+            guard let b = json.bool else { throw wrong(type.phrase) }
+            self = .bool(b)
+        case .string:
+            guard let s = json.string else { throw wrong(type.phrase) }
+            self = .string(s)
+        case .dictionary:
+            guard json.object != nil else { throw wrong(type.phrase) }
+            self = try Self.inferred(json, at: keyPath)
+        }
+    }
+
+    /// The value as JSON, in the forms `init(json:as:at:)` reads.
+    public var json: JSON {
+        switch self {
+        case .number(let v): .number(v)
+        case .point(let p): .array([.number(p.x), .number(p.y)])
+        case .size(let s): .array([.number(s.width), .number(s.height)])
+        case .rect(let r): .array([r.origin.x, r.origin.y, r.size.width, r.size.height].map(JSON.number))
+        case .color(let c): .string(c.hexString)
+        case .transform(let t): .array([t.a, t.b, t.c, t.d, t.tx, t.ty].map(JSON.number))
+        case .bool(let b): .bool(b)
+        case .string(let s): .string(s)
+        case .dictionary(let d): .object(d.mapValues(\.json))
+        }
+    }
+
+    private static func inferred(_ json: JSON, at keyPath: String) throws(ProtocolError) -> Value {
+        switch json {
+        case .number, .string where number(json) != nil:
+            return .number(number(json)!)
+        case .string(let s):
+            if s.hasPrefix("#"), let c = Color(css: s) { return .color(c) }
+            return .string(s)
+        case .bool(let b):
+            return .bool(b)
+        case .array(let items):
+            if let v = numbers(json, count: 2) { return .point(Point(x: v[0], y: v[1])) }
+            if let v = numbers(json, count: 4) { return .rect(Rect(x: v[0], y: v[1], width: v[2], height: v[3])) }
+            throw ProtocolError(.wrongType, "'\(keyPath)': a custom array value must be [x, y] or [x, y, w, h] numbers, got \(items.count) items")
+        case .object(let o):
+            var d: [String: Value] = [:]
+            for (k, v) in o { d[k] = try inferred(v, at: keyPath + "." + k) }
+            return .dictionary(d)
+        case .null:
+            throw ProtocolError(.wrongType, "'\(keyPath)' cannot be null")
+        }
+    }
+
+    /// A number, or an angle string converted to radians.
+    static func number(_ json: JSON) -> Double? {
+        switch json {
+        case .number(let v): return v
+        case .string(let s):
+            let t = s.trimmingCharacters(in: .whitespaces)
+            for (suffix, factor) in [("deg", Double.pi / 180), ("rad", 1.0), ("turn", 2 * Double.pi)] where t.hasSuffix(suffix) {
+                guard let v = Double(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), v.isFinite else { return nil }
+                return v * factor
+            }
+            return nil
+        default: return nil
+        }
+    }
+
+    private static func numbers(_ json: JSON, count: Int) -> [Double]? {
+        guard let items = json.array, items.count == count else { return nil }
+        let values = items.compactMap(\.number)
+        return values.count == count ? values : nil
+    }
+
+    private static func color(_ json: JSON) -> Color? {
+        if let s = json.string { return Color(css: s) }
+        guard let items = json.array, items.count == 3 || items.count == 4 else { return nil }
+        let v = items.compactMap(\.number)
+        guard v.count == items.count, v.allSatisfy({ (0...1).contains($0) }) else { return nil }
+        return Color(red: v[0], green: v[1], blue: v[2], alpha: v.count == 4 ? v[3] : 1)
+    }
+
+    private static func transform(_ json: JSON, at keyPath: String) throws(ProtocolError) -> AffineTransform? {
+        if let v = numbers(json, count: 6) {
+            return AffineTransform(a: v[0], b: v[1], c: v[2], d: v[3], tx: v[4], ty: v[5])
+        }
+        guard let o = json.object else { return nil }
+        let known: Set = ["translation", "rotation", "scale"]
+        if let extra = o.keys.first(where: { !known.contains($0) }) {
+            throw ProtocolError(.unknownField, "'\(keyPath)': a transform object has translation, rotation and scale, not '\(extra)'")
+        }
+        var t = AffineTransform.identity
+        if let s = o["scale"] {
+            if let k = number(s) { t = AffineTransform(scaleX: k, y: k) }
+            else if let v = numbers(s, count: 2) { t = AffineTransform(scaleX: v[0], y: v[1]) }
+            else { return nil }
+        }
+        if let r = o["rotation"] {
+            guard let angle = number(r) else { return nil }
+            t = t.concatenating(AffineTransform(rotationAngle: angle))
+        }
+        if let tr = o["translation"] {
+            guard let v = numbers(tr, count: 2) else { return nil }
+            t = t.concatenating(AffineTransform(translationX: v[0], y: v[1]))
+        }
+        return t
+    }
+}

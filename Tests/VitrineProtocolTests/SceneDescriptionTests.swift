@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import VitrineCore
+@testable import VitrineProtocol
+
+@Suite struct SceneDescriptionTests {
+    private func scene(_ text: String) throws -> SceneDescription { try SceneDescription(json: JSON(parsing: Data(text.utf8))) }
+
+    private func rootScene() throws -> Scene {
+        let s = Scene()
+        try s.addRoot(id: "root", output: "test", size: Size(width: 200, height: 100))
+        return s
+    }
+
+    @Test func nestedLayersAndAnimationsApply() throws {
+        let description = try scene(#"""
+        {"size": [200, 100], "background": "black",
+         "layers": [{"id": "card", "properties": {"bounds": [0, 0, 50, 50], "position": [100, 50], "count": 1},
+                     "animations": [{"keyPath": "position.x", "from": 0, "to": 100, "duration": 2},
+                                    {"keyPath": "count", "to": 11, "duration": 1, "delay": 1}],
+                     "sublayers": [{"id": "dot", "properties": {"opacity": 0.5}}]}]}
+        """#)
+        #expect(description.size == Size(width: 200, height: 100))
+        let s = try rootScene()
+        try description.apply(to: s, root: "root", at: 0)
+        #expect(try s.parent(of: "dot") == "card")
+        #expect(try s.presentationValue("position.x", of: "card", at: 1) == .number(50))
+        #expect(try s.presentationValue("count", of: "card", at: 1.5) == .number(6))
+        #expect(try s.modelValue("backgroundColor", of: "root") == .color(.black))
+    }
+
+    @Test func mistakesAreNamedAndChangeNothing() throws {
+        let s = try rootScene()
+        for text in [
+            #"{"layers": [{"id": "a", "properties": {"position": "left"}}]}"#,
+            #"{"layers": [{"id": "a", "colour": "red"}]}"#,
+            #"{"layers": [{"id": "a", "kind": "video"}]}"#,
+            #"{"layers": [{"id": "a", "animations": [{"keyPath": "nope", "to": 1}]}]}"#,
+            #"{"layers": [{"id": "a", "animations": [{"keyPath": "opacity", "to": 1, "durration": 2}]}]}"#,
+            #"{"sizes": [1, 2]}"#,
+        ] {
+            #expect(throws: ProtocolError.self, "\(text)") {
+                try scene(text).apply(to: s, root: "root", at: 0)
+            }
+            #expect(try s.sublayers(of: "root").isEmpty, "\(text)")
+        }
+    }
+
+    @Test func animationFieldsDecode() throws {
+        let j = try JSON(parsing: Data(#"""
+        {"type": "spring", "keyPath": "position.y", "to": 500, "damping": 17, "duration": 1, "speed": 0.3,
+         "repeatCount": "infinity", "autoreverses": true, "fillMode": "both", "key": "drop"}
+        """#.utf8))
+        let d = try AnimationDescription(json: j) { _ in .number }
+        #expect(d.key == "drop")
+        #expect(d.animation.timing.speed == 0.3)
+        #expect(d.animation.timing.repeatCount == .infinity)
+        #expect(d.animation.timing.fillMode == .both)
+        guard case .spring(let e, let spring) = d.animation.kind else { Issue.record("not a spring"); return }
+        #expect(e.to == .number(500))
+        #expect(spring.damping == 17)
+        #expect(throws: ProtocolError.self) {
+            try AnimationDescription(json: JSON(parsing: Data(#"{"keyPath": "x", "timing": "bouncy"}"#.utf8))) { _ in .number }
+        }
+    }
+}

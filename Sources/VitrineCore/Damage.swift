@@ -49,7 +49,7 @@ extension RenderTree {
             old.nodes.withUnsafeBufferPointer { old in
                 let a = new.baseAddress! + j, b = old.baseAddress! + i
                 if a.pointee.transform != b.pointee.transform || a.pointee.inheritedOpacity != b.pointee.inheritedOpacity
-                    || a.pointee.clip != b.pointee.clip || a.pointee.values.slots != b.pointee.values.slots {
+                    || a.pointee.clip != b.pointee.clip || !a.pointee.values.sameSlots(as: b.pointee.values) {
                     return true
                 }
                 if a.pointee.parent == nil || b.pointee.parent == nil {

@@ -1,23 +1,57 @@
 /// A layer's property values: the kind's slots and the custom keys.
 ///
-/// The same shape holds model values and presentation values.
+/// The same shape holds model values and presentation values. Presentation values keep
+/// the model's slot array and list the animated slots beside it, so that evaluating an
+/// animated layer copies one value, not every slot.
 public struct PropertyValues: Hashable, Sendable {
-    /// One value per property of the layer's kind, in slot order.
-    public var slots: [Value]
+    /// The model's slot values.
+    var base: [Value]
+    /// Slots whose presentation differs from `base`, by slot; few, so a list.
+    var overrides: [SlotValue] = []
     /// Custom properties by top-level key; nested keys live in dictionaries.
     public var custom: [String: Value]
 
-    /// The value of a base property.
-    @inline(__always) public subscript(_ p: BaseProperty) -> Value { slots[p.rawValue] }
+    init(slots: [Value], custom: [String: Value]) {
+        base = slots
+        self.custom = custom
+    }
 
-    public func number(_ p: BaseProperty) -> Double { slots[p.rawValue].number ?? 0 }
-    public func bool(_ p: BaseProperty) -> Bool { slots[p.rawValue].bool ?? false }
-    public func color(_ p: BaseProperty) -> Color { slots[p.rawValue].color ?? .clear }
-    public func rect(_ p: BaseProperty) -> Rect { slots[p.rawValue].rect ?? .zero }
-    public func point(_ p: BaseProperty) -> Point { slots[p.rawValue].point ?? .zero }
-    public func size(_ p: BaseProperty) -> Size { slots[p.rawValue].size ?? .zero }
-    public func transform(_ p: BaseProperty) -> AffineTransform { slots[p.rawValue].transform ?? .identity }
-    public func string(_ p: BaseProperty) -> String { slots[p.rawValue].string ?? "" }
+    /// One value per property of the layer's kind, in slot order.
+    public var slots: [Value] {
+        get {
+            guard !overrides.isEmpty else { return base }
+            var merged = base
+            for o in overrides { merged[o.slot] = o.value }
+            return merged
+        }
+        set {
+            base = newValue
+            overrides = []
+        }
+    }
+
+    /// The value in slot `i`.
+    @inline(__always) public subscript(slot i: Int) -> Value {
+        if !overrides.isEmpty, let o = overrides.first(where: { $0.slot == i }) { return o.value }
+        return base[i]
+    }
+
+    /// The value of a base property.
+    @inline(__always) public subscript(_ p: BaseProperty) -> Value { self[slot: p.rawValue] }
+
+    public func number(_ p: BaseProperty) -> Double { self[p].number ?? 0 }
+    public func bool(_ p: BaseProperty) -> Bool { self[p].bool ?? false }
+    public func color(_ p: BaseProperty) -> Color { self[p].color ?? .clear }
+    public func rect(_ p: BaseProperty) -> Rect { self[p].rect ?? .zero }
+    public func point(_ p: BaseProperty) -> Point { self[p].point ?? .zero }
+    public func size(_ p: BaseProperty) -> Size { self[p].size ?? .zero }
+    public func transform(_ p: BaseProperty) -> AffineTransform { self[p].transform ?? .identity }
+    public func string(_ p: BaseProperty) -> String { self[p].string ?? "" }
+
+    /// True when every slot shows the same value in both (custom keys are not compared).
+    func sameSlots(as other: PropertyValues) -> Bool {
+        overrides == other.overrides && base == other.base
+    }
 
     /// The layer's timing, read from its timing properties.
     public var timing: MediaTiming {
@@ -31,16 +65,22 @@ public struct PropertyValues: Hashable, Sendable {
     func value(at target: PropertyTarget) -> Value? {
         switch target {
         case .slot(let i, let sub):
-            return sub.isEmpty ? slots[i] : slots[i].component(sub[...])
+            return sub.isEmpty ? self[slot: i] : self[slot: i].component(sub[...])
         case .custom(let path):
             return custom[path.property]?.component(path.subpath)
         }
     }
 
+    /// Sets a presentation value: slots go into the overrides, custom keys in place.
     mutating func set(_ value: Value, at target: PropertyTarget) {
         switch target {
         case .slot(let i, let sub):
-            if sub.isEmpty { slots[i] = value } else if let v = slots[i].settingComponent(sub[...], to: value) { slots[i] = v }
+            guard let v = sub.isEmpty ? value : self[slot: i].settingComponent(sub[...], to: value) else { return }
+            if let k = overrides.firstIndex(where: { $0.slot == i }) {
+                overrides[k].value = v
+            } else {
+                overrides.append(SlotValue(slot: i, value: v))
+            }
         case .custom(let path):
             if path.components.count == 1 {
                 custom[path.property] = value
@@ -49,6 +89,12 @@ public struct PropertyValues: Hashable, Sendable {
             }
         }
     }
+}
+
+/// A presentation value that differs from the model's.
+struct SlotValue: Hashable, Sendable {
+    let slot: Int
+    var value: Value
 }
 
 /// Where a key path points inside `PropertyValues`.
@@ -78,6 +124,8 @@ public enum ActionPolicy: String, Sendable, Hashable, CaseIterable {
 final class Layer {
     let id: String
     let kind: LayerKind
+    /// The kind's name, kept apart so that reading it does not touch the kind's tables.
+    let kindName: String
     var model: PropertyValues {
         didSet {
             timing = model.timing
@@ -104,6 +152,7 @@ final class Layer {
     init(id: String, kind: LayerKind) {
         self.id = id
         self.kind = kind
+        kindName = kind.name
         model = PropertyValues(slots: kind.properties.map(\.defaultValue), custom: [:])
         timing = MediaTiming()
         geometry = LayerGeometry(model)
@@ -158,10 +207,17 @@ struct AttachedAnimation {
 }
 
 /// An animation with its key path resolved; groups hold their children's tracks.
-struct Track {
+/// A class, so that evaluating a frame passes references instead of copying animations.
+final class Track: Sendable {
     let animation: Animation
     let target: PropertyTarget?
     let children: [Track]
+
+    init(animation: Animation, target: PropertyTarget?, children: [Track]) {
+        self.animation = animation
+        self.target = target
+        self.children = children
+    }
 }
 
 /// The values that place a layer on screen, decoded from its property values.

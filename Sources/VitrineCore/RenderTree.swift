@@ -47,6 +47,8 @@ extension Scene {
         let screen = Rect(origin: .zero, size: size)
         var nodes: [RenderTree.Node] = []
         nodes.reserveCapacity(layers.count)
+        var parents: [Int] = []
+        parents.reserveCapacity(layers.count)
         var frames: [ParentFrame] = []
         frames.reserveCapacity(layers.count)
         var stack: [(Layer, Int?)] = [(root, nil)]
@@ -68,30 +70,32 @@ extension Scene {
                 visual = visual.union(toScreen.boundingBox(of: shadow))
             }
             let index = nodes.count
+            parents.append(parent?.node ?? 0)
             let inherited = parent.map { $0.inheritedOpacity * $0.opacity } ?? 1
             nodes.append(RenderTree.Node(
-                id: layer.id, kind: layer.kind.name, parent: parentIndex, values: values,
+                id: layer.id, kind: layer.kindName, parent: parent?.node, values: values,
                 displayKeys: layer.displayKeys, transform: toScreen, inheritedOpacity: inherited,
                 clip: clip, visualBounds: visual.intersection(clip).integral, subtreeEnd: index + 1))
             if !layer.sublayers.isEmpty {
                 frames.append(ParentFrame(
-                    localTime: localTime, transform: toScreen, sublayerTransform: g.sublayerMatrix,
+                    node: index, localTime: localTime, transform: toScreen, sublayerTransform: g.sublayerMatrix,
                     childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited))
                 for sublayer in drawingOrder(layer.sublayers).reversed() {
                     stack.append((sublayer, frames.count - 1))
                 }
             }
         }
-        for i in stride(from: nodes.count - 1, to: 0, by: -1) {
-            if let p = nodes[i].parent, nodes[i].subtreeEnd > nodes[p].subtreeEnd {
-                nodes[p].subtreeEnd = nodes[i].subtreeEnd
-            }
+        var ends = Array(1...max(nodes.count, 1))
+        for i in stride(from: parents.count - 1, to: 0, by: -1) where ends[i] > ends[parents[i]] {
+            ends[parents[i]] = ends[i]
         }
+        for i in nodes.indices where ends[i] != i + 1 { nodes[i].subtreeEnd = ends[i] }
         return RenderTree(output: root.rootOfOutput!, size: size, nodes: nodes)
     }
 
     /// What a layer passes down to its sublayers while the tree is built.
     private struct ParentFrame {
+        let node: Int
         let localTime: Double?
         let transform: AffineTransform
         let sublayerTransform: AffineTransform?

@@ -108,6 +108,9 @@ extension Scene {
         let parentLayer = try layer(parent)
         let layer = Layer(id: id, kind: kind)
         for (path, value) in properties {
+            guard !path.components.contains("") else {
+                throw .invalidKeyPath(path.description, "a key path is one or more names joined by dots, such as position.x")
+            }
             guard let target = layer.target(for: path, create: true) else { throw .unknownKeyPath(path.description, layer: id) }
             layer.model = try layer.model.validatedSetting(value, at: target, path: path, descriptor: layer.descriptor(for: target))
         }
@@ -317,6 +320,8 @@ extension Scene {
     /// Records that an animation stopped and completes its transaction if it was the
     /// last one that transaction waited for.
     func stopped(_ attached: AttachedAnimation, on layer: Layer, finished: Bool) {
+        // A kept animation (isRemovedOnCompletion false) reported its stop when it ended.
+        guard !attached.hasFinished else { return }
         pendingEvents.append(.animationStopped(layer: layer.id, key: attached.key, animation: attached.id, finished: finished))
         guard let tx = attached.transaction, transactionWaits[tx] != nil else { return }
         transactionWaits[tx]!.remove(attached.id)
@@ -339,10 +344,10 @@ extension PropertyValues {
         var copy = self
         switch target {
         case .slot(let i, let sub):
-            guard let v = sub.isEmpty ? value : slots[i].settingComponent(sub[...], to: value) else {
+            guard let v = sub.isEmpty ? value : base[i].settingComponent(sub[...], to: value) else {
                 throw .invalidKeyPath(path.description, "\(path.property) has no part '\(sub.joined(separator: "."))'")
             }
-            copy.slots[i] = v
+            copy.base[i] = v
         case .custom(let p):
             if p.components.count == 1 {
                 copy.custom[p.property] = value

@@ -61,8 +61,8 @@ public final class Scene {
         try validateNewID(id)
         let root = Layer(id: id, kind: .layer)
         root.rootOfOutput = output
-        root.model.slots[BaseProperty.bounds.slot] = .rect(Rect(origin: .zero, size: size))
-        root.model.slots[BaseProperty.position.slot] = .point(Point(x: size.width / 2, y: size.height / 2))
+        root.model.base[BaseProperty.bounds.slot] = .rect(Rect(origin: .zero, size: size))
+        root.model.base[BaseProperty.position.slot] = .point(Point(x: size.width / 2, y: size.height / 2))
         layers[id] = root
         roots.append(root)
     }
@@ -71,8 +71,8 @@ public final class Scene {
     public func resizeRoot(id: String, size: Size) throws(CoreError) {
         let root = try layer(id)
         guard root.rootOfOutput != nil else { throw .unknownLayer(id) }
-        root.model.slots[BaseProperty.bounds.slot] = .rect(Rect(origin: .zero, size: size))
-        root.model.slots[BaseProperty.position.slot] = .point(Point(x: size.width / 2, y: size.height / 2))
+        root.model.base[BaseProperty.bounds.slot] = .rect(Rect(origin: .zero, size: size))
+        root.model.base[BaseProperty.position.slot] = .point(Point(x: size.width / 2, y: size.height / 2))
     }
 
     // MARK: Reading the tree

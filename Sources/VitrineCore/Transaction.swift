@@ -56,7 +56,10 @@ public struct Transaction: Sendable {
     }
 
     public mutating func add(layer id: String, kind: String = "layer", parent: String, placement: Placement = .top, properties: [String: Value] = [:]) {
-        let props = properties.sorted { $0.key < $1.key }.map { (KeyPath(components: $0.key.split(separator: ".").map(String.init)), $0.value) }
+        // Empty parts are kept so that the commit rejects "", "a..b" or ".a" instead of guessing.
+        let props = properties.sorted { $0.key < $1.key }.map {
+            (KeyPath(components: $0.key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)), $0.value)
+        }
         operations.append(.addLayer(id: id, kind: kind, parent: parent, placement: placement, properties: props))
     }
 

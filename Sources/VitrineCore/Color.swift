@@ -59,7 +59,9 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
                 let v = digits.map { $0 * 17 / 255 }
                 self.init(red: v[0], green: v[1], blue: v[2], alpha: hex.count == 4 ? v[3] : 1)
             case 6, 8:
-                let v = stride(from: 0, to: hex.count, by: 2).map { (digits[$0] * 16 + digits[$0 + 1]) / 255 }
+                let v: [Double] = stride(from: 0, to: hex.count, by: 2).map { (i: Int) -> Double in
+                    (digits[i] * 16 + digits[i + 1]) / 255
+                }
                 self.init(red: v[0], green: v[1], blue: v[2], alpha: hex.count == 8 ? v[3] : 1)
             default:
                 return nil

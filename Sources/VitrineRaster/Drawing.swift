@@ -1,0 +1,121 @@
+import VitrineCore
+
+/// Filling shapes with a solid colour or a shader, through anti-aliased coverage.
+extension Surface {
+    /// Fills `path`, mapped through `transform` into device space, with `color` (OVER),
+    /// anti-aliased with the non-zero rule.
+    public func fill(_ path: Path, color: PremultipliedColor, transform: AffineTransform = .identity, clip: Clip? = nil) {
+        guard color.alpha != 0 else { return }
+        if let r = path.pixelAlignedRect(transform) {
+            blitRect(r, SolidBlitter(surface: self, color: color), clip: clip)
+            return
+        }
+        rasterize(path, transform: transform, clip: clip, SolidBlitter(surface: self, color: color))
+    }
+
+    /// Fills `rect` (layer space, fractional edges anti-aliased) mapped through `transform`.
+    public func fill(_ rect: Rect, color: PremultipliedColor, transform: AffineTransform = .identity, clip: Clip? = nil) {
+        fill(Path(rect: rect), color: color, transform: transform, clip: clip)
+    }
+
+    /// Fills a rounded rectangle as Core Animation draws a layer's background with
+    /// `cornerRadius` and `maskedCorners`.
+    public func fillRoundedRect(
+        _ rect: Rect, radii: CornerRadii, corners: MaskedCorners = .all, color: PremultipliedColor,
+        transform: AffineTransform = .identity, clip: Clip? = nil
+    ) {
+        fill(Path(roundedRect: rect, radii: radii, corners: corners), color: color, transform: transform, clip: clip)
+    }
+
+    /// Draws a border inside `rect`, as Core Animation draws `borderWidth`: the rounded
+    /// rectangle minus its inset by `width` (inner radii `max(0, r − width)`).
+    public func drawBorder(
+        of rect: Rect, width: Double, radii: CornerRadii = CornerRadii(0), corners: MaskedCorners = .all,
+        color: PremultipliedColor, transform: AffineTransform = .identity, clip: Clip? = nil
+    ) {
+        fill(Path(borderOf: rect, width: width, radii: radii, corners: corners), color: color, transform: transform, clip: clip)
+    }
+
+    /// Composites an 8-bit mask (a glyph, a rendered shape) tinted with `color`, placed
+    /// at the mask's origin plus the offset.
+    public func draw(_ mask: A8Mask, color: PremultipliedColor, offsetX: Int = 0, offsetY: Int = 0, clip: Clip? = nil) {
+        guard color.alpha != 0 else { return }
+        let frame = mask.frame.offsetBy(dx: offsetX, dy: offsetY)
+        let area = deviceClip(clip).intersection(frame)
+        guard !area.isEmpty else { return }
+        if clip?.mask == nil {
+            for y in area.y..<area.maxY {
+                let m = mask.row(y - frame.y) + (area.x - frame.x)
+                Kernels.overSolidMasked(row(y) + area.x, m, count: area.width, color.argb)
+            }
+            return
+        }
+        let placed = A8MaskView(mask: mask, x: frame.x, y: frame.y)
+        withClippedBlitter(SolidBlitter(surface: self, color: color), clip: clip) { b in
+            for y in area.y..<area.maxY {
+                b.blitAntiH(x: area.x, y: y, coverage: placed.row(y) + (area.x - frame.x), count: area.width)
+            }
+        }
+    }
+
+    // MARK: Plumbing shared by the drawing stages
+
+    /// The clip rectangle limited to the surface.
+    func deviceClip(_ clip: Clip?) -> PixelRect {
+        clip.map { $0.rect.intersection(bounds) } ?? bounds
+    }
+
+    /// Runs `body` with `blitter`, wrapped to multiply by the clip's mask when it has one.
+    func withClippedBlitter<B: Blitter>(_ blitter: B, clip: Clip?, _ body: (inout any Blitter) -> Void) {
+        if let mask = clip?.mask {
+            let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, mask.width))
+            defer { scratch.deallocate() }
+            var b: any Blitter = MaskClipBlitter(blitter, clip: mask, scratch: scratch)
+            body(&b)
+        } else {
+            var b: any Blitter = blitter
+            body(&b)
+        }
+    }
+
+    /// Scan-converts `path` into `blitter` within the clip.
+    func rasterize<B: Blitter>(_ path: Path, transform: AffineTransform, clip: Clip?, _ blitter: B) {
+        let area = deviceClip(clip)
+        guard !area.isEmpty else { return }
+        var r = Rasterizer(clip: area)
+        r.add(path, transform: transform)
+        if let mask = clip?.mask {
+            let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, mask.width))
+            defer { scratch.deallocate() }
+            var b = MaskClipBlitter(blitter, clip: mask, scratch: scratch)
+            r.fill(into: &b)
+        } else {
+            var b = blitter
+            r.fill(into: &b)
+        }
+    }
+
+    /// Covers a whole-pixel rectangle with `blitter` within the clip.
+    func blitRect<B: Blitter>(_ rect: PixelRect, _ blitter: B, clip: Clip?) {
+        let area = deviceClip(clip).intersection(rect)
+        guard !area.isEmpty else { return }
+        if let mask = clip?.mask {
+            let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, mask.width))
+            defer { scratch.deallocate() }
+            var b = MaskClipBlitter(blitter, clip: mask, scratch: scratch)
+            b.blitRect(area)
+        } else {
+            var b = blitter
+            b.blitRect(area)
+        }
+    }
+}
+
+/// A mask read at a device position other than its own origin.
+struct A8MaskView {
+    let mask: A8Mask
+    let x, y: Int
+
+    @inline(__always)
+    func row(_ deviceY: Int) -> UnsafeMutablePointer<UInt8> { mask.row(deviceY - y) }
+}

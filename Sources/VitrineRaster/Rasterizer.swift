@@ -16,7 +16,7 @@ struct Rasterizer {
     }
 
     /// Flattening tolerance in device pixels.
-    static let tolerance = 0.2
+    static let tolerance = 0.05
 
     private(set) var segments: [Segment] = []
     private let clip: PixelRect

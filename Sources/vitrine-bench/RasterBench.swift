@@ -44,8 +44,8 @@ private final class RasterBench {
         vitrine(); pixman()
         var v: [Double] = [], p: [Double] = []
         for _ in 0..<repetitions {
-            v.append(time(iterations, vitrine))
             p.append(time(iterations, pixman))
+            v.append(time(iterations, vitrine))
         }
         let vm = median(v), pm = median(p)
         print(String(format: "{\"bench\":\"%@\",\"vitrine_ms\":%.3f,\"pixman_ms\":%.3f,\"ratio\":%.3f}", name, vm, pm, vm / pm))
@@ -110,6 +110,12 @@ private final class RasterBench {
             surface.draw(mask, color: color)
         }, pixman: {
             pixman_image_composite32(PIXMAN_OP_OVER, solid, pm, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+        })
+        let small = Clip(rect: PixelRect(x: 0, y: 0, width: 512, height: 32))
+        report(name + "_l2", iterations: 200, vitrine: {
+            surface.draw(mask, color: color, clip: small)
+        }, pixman: {
+            pixman_image_composite32(PIXMAN_OP_OVER, solid, pm, image, 0, 0, 0, 0, 0, 0, 512, 32)
         })
     }
 

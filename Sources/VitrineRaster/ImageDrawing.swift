@@ -46,7 +46,9 @@ extension Surface {
             let b = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch, capacity: capacity)
             rasterize(outline, transform: toDevice, clip: clip, b)
         } else {
-            let shader = BilinearImageShader(image: image, inverse: inverse)
+            let area = deviceClip(clip).intersection(PixelRect(covering: toDevice.boundingBox(of: outline.controlBounds)))
+            guard !area.isEmpty else { return }
+            let shader = BilinearImageShader(image: image, inverse: inverse, columns: area.x..<area.maxX)
             let b = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch, capacity: capacity)
             rasterize(outline, transform: toDevice, clip: clip, b)
         }
@@ -72,44 +74,144 @@ struct NearestImageShader: Shader {
     }
 }
 
-/// Bilinear sampling with 8-bit weights (texel centres at half-integers, edges clamped),
-/// eight pixels at a time.
-struct BilinearImageShader: Shader {
+/// Bilinear sampling with 8-bit weights (texel centres at half-integers, edges clamped).
+///
+/// For scales without rotation the column indices and weights are tabulated once per
+/// draw, each source row is resampled horizontally once (and cached), and a device row
+/// is a vertical blend of two such rows. Other transforms gather four texels
+/// per pixel and blend eight pixels at a time.
+final class BilinearImageShader: Shader {
     let image: Surface
     let inverse: AffineTransform
+    private let axisAligned: Bool
+    private let columns: Range<Int>
+    private let left: UnsafeMutablePointer<Int32>
+    private let right: UnsafeMutablePointer<Int32>
+    private let weights: UnsafeMutablePointer<UInt32>
+    private var scaled: (UnsafeMutablePointer<UInt32>, UnsafeMutablePointer<UInt32>)
+    private var cachedRows = (-1, -1)
+    private let gather: UnsafeMutablePointer<UInt32>
 
-    /// 16.16 fixed point keeps stepping exact enough across a 4K row.
+    /// `columns` are the device columns that will be shaded.
+    init(image: Surface, inverse: AffineTransform, columns: Range<Int>) {
+        self.image = image
+        self.inverse = inverse
+        self.columns = columns
+        axisAligned = inverse.b == 0 && inverse.c == 0 && abs(inverse.a) < 1e6
+        let n = axisAligned ? columns.count + 8 : 1
+        left = .allocate(capacity: n)
+        right = .allocate(capacity: n)
+        weights = .allocate(capacity: n)
+        scaled = (.allocate(capacity: n), .allocate(capacity: n))
+        gather = .allocate(capacity: 48)
+        if axisAligned {
+            let maxX = Int64(image.width - 1)
+            for i in 0..<n {
+                let u = inverse.a * (Double(columns.lowerBound + i) + 0.5) + inverse.tx - 0.5
+                let f = Int64((min(1e12, max(-1e12, u)) * 256).rounded())
+                let x0 = f >> 8
+                left[i] = Int32(min(maxX, max(0, x0)))
+                right[i] = Int32(min(maxX, max(0, x0 + 1)))
+                weights[i] = UInt32(f & 0xFF)
+            }
+        }
+    }
+
+    deinit {
+        left.deallocate(); right.deallocate(); weights.deallocate()
+        scaled.0.deallocate(); scaled.1.deallocate(); gather.deallocate()
+    }
+
     func shade(x: Int, y: Int, count: Int, into out: UnsafeMutablePointer<UInt32>) {
+        if axisAligned, x >= columns.lowerBound, x + count <= columns.upperBound {
+            shadeScaled(x: x, y: y, count: count, into: out)
+        } else {
+            shadeGeneral(x: x, y: y, count: count, into: out)
+        }
+    }
+
+    /// Source row pair and weight for device row `y` (axis-aligned case).
+    private func rows(_ y: Int) -> (Int, Int, UInt32) {
+        let v = inverse.d * (Double(y) + 0.5) + inverse.ty - 0.5
+        let f = Int64((min(1e12, max(-1e12, v)) * 256).rounded())
+        let maxY = Int64(image.height - 1)
+        let y0 = min(maxY, max(0, f >> 8)), y1 = min(maxY, max(0, (f >> 8) + 1))
+        return (Int(y0), Int(y1), UInt32(f & 0xFF))
+    }
+
+    private func shadeScaled(x: Int, y: Int, count: Int, into out: UnsafeMutablePointer<UInt32>) {
+        let (y0, y1, wy) = rows(y)
+        let first = x - columns.lowerBound
+        let top = scaledRow(y0) + first
+        if wy == 0 {
+            out.update(from: top, count: count)
+        } else {
+            let bottom = scaledRow(y1) + first
+            Self.blendRows(top, bottom, weight: wy, count: count, into: out)
+        }
+    }
+
+    /// Source row `y` resampled horizontally to every shaded column. Two rows stay
+    /// cached: when scaling up, consecutive device rows fall between the same two.
+    private func scaledRow(_ y: Int) -> UnsafeMutablePointer<UInt32> {
+        if cachedRows.0 == y { return scaled.0 }
+        if cachedRows.1 == y { return scaled.1 }
+        scaled = (scaled.1, scaled.0)
+        cachedRows = (y, cachedRows.0)
+        let source = image.row(y), out = scaled.0
+        let count = columns.count
+        var i = 0
+        while i + 8 <= count {
+            let l = left + i, r = right + i
+            let p = Kernels.P8(
+                source[Int(l[0])], source[Int(l[1])], source[Int(l[2])], source[Int(l[3])],
+                source[Int(l[4])], source[Int(l[5])], source[Int(l[6])], source[Int(l[7])])
+            let q = Kernels.P8(
+                source[Int(r[0])], source[Int(r[1])], source[Int(r[2])], source[Int(r[3])],
+                source[Int(r[4])], source[Int(r[5])], source[Int(r[6])], source[Int(r[7])])
+            Kernels.store(Self.lerp(p, q, Kernels.load(weights + i)), out + i)
+            i += 8
+        }
+        while i < count {
+            out[i] = Self.lerpPixel(source[Int(left[i])], source[Int(right[i])], weights[i])
+            i += 1
+        }
+        return out
+    }
+
+    private func shadeGeneral(x: Int, y: Int, count: Int, into out: UnsafeMutablePointer<UInt32>) {
         let px = Double(x) + 0.5, py = Double(y) + 0.5
         let u0 = inverse.a * px + inverse.c * py + inverse.tx - 0.5
         let v0 = inverse.b * px + inverse.d * py + inverse.ty - 0.5
-        let limit = 1e9
-        guard abs(u0) < limit, abs(v0) < limit, abs(inverse.a) < 1e4, abs(inverse.b) < 1e4 else {
-            for i in 0..<count { out[i] = 0 }
+        guard abs(u0) < 1e9, abs(v0) < 1e9, abs(inverse.a) < 1e4, abs(inverse.b) < 1e4 else {
+            out.update(repeating: 0, count: count)
             return
         }
+        // 24.8 fixed point would drift across a row; 16.16 does not.
         var u = Int64((u0 * 65536).rounded()), v = Int64((v0 * 65536).rounded())
         let du = Int64((inverse.a * 65536).rounded()), dv = Int64((inverse.b * 65536).rounded())
         let maxX = Int64(image.width - 1), maxY = Int64(image.height - 1)
         let base = image.pixels, stride = image.stride
-        var p00 = Kernels.P8(), p01 = Kernels.P8(), p10 = Kernels.P8(), p11 = Kernels.P8()
-        var wx = Kernels.P8(), wy = Kernels.P8()
         var i = 0
         while i < count {
             let n = min(8, count - i)
             for k in 0..<n {
                 let fu = u >> 16, fv = v >> 16
-                let x0 = min(maxX, max(0, fu)), x1 = min(maxX, max(0, fu + 1))
-                let y0 = min(maxY, max(0, fv)), y1 = min(maxY, max(0, fv + 1))
-                let r0 = base + Int(y0) * stride, r1 = base + Int(y1) * stride
-                p00[k] = r0[Int(x0)]; p01[k] = r0[Int(x1)]
-                p10[k] = r1[Int(x0)]; p11[k] = r1[Int(x1)]
-                wx[k] = UInt32(truncatingIfNeeded: (u >> 8) & 0xFF)
-                wy[k] = UInt32(truncatingIfNeeded: (v >> 8) & 0xFF)
+                let x0 = Int(min(maxX, max(0, fu))), x1 = Int(min(maxX, max(0, fu + 1)))
+                let r0 = base + Int(min(maxY, max(0, fv))) * stride
+                let r1 = base + Int(min(maxY, max(0, fv + 1))) * stride
+                gather[k] = r0[x0]
+                gather[8 + k] = r0[x1]
+                gather[16 + k] = r1[x0]
+                gather[24 + k] = r1[x1]
+                gather[32 + k] = UInt32(truncatingIfNeeded: (u >> 8) & 0xFF)
+                gather[40 + k] = UInt32(truncatingIfNeeded: (v >> 8) & 0xFF)
                 u += du
                 v += dv
             }
-            let result = Self.blend(p00, p01, p10, p11, wx, wy)
+            let top = Self.lerp(Kernels.load(gather), Kernels.load(gather + 8), Kernels.load(gather + 32))
+            let bottom = Self.lerp(Kernels.load(gather + 16), Kernels.load(gather + 24), Kernels.load(gather + 32))
+            let result = Self.lerp(top, bottom, Kernels.load(gather + 40))
             if n == 8 {
                 Kernels.store(result, out + i)
             } else {
@@ -119,24 +221,33 @@ struct BilinearImageShader: Shader {
         }
     }
 
-    /// Weighted mean of four pixels per lane; weights are 0…255 out of 256.
+    /// `a + (b − a)·w/256` per channel, rounded; `w` is 0…255 per lane.
     @inline(__always)
-    static func blend(
-        _ p00: Kernels.P8, _ p01: Kernels.P8, _ p10: Kernels.P8, _ p11: Kernels.P8, _ wx: Kernels.P8, _ wy: Kernels.P8
-    ) -> Kernels.P8 {
-        let x1 = Kernels.widen(wx), x0 = 256 &- x1
-        let y1 = Kernels.widen(wy), y0 = 256 &- y1
-        @inline(__always) func lerp(_ a: Kernels.P8, _ b: Kernels.P8, _ wa: Kernels.W16, _ wb: Kernels.W16) -> Kernels.P8 {
-            let arb = unsafeBitCast(a & 0x00FF_00FF, to: Kernels.W16.self)
-            let aag = unsafeBitCast((a &>> 8) & 0x00FF_00FF, to: Kernels.W16.self)
-            let brb = unsafeBitCast(b & 0x00FF_00FF, to: Kernels.W16.self)
-            let bag = unsafeBitCast((b &>> 8) & 0x00FF_00FF, to: Kernels.W16.self)
-            let rb = (arb &* wa &+ brb &* wb &+ 0x80) &>> 8
-            let ag = (aag &* wa &+ bag &* wb &+ 0x80) &>> 8
-            return unsafeBitCast(rb, to: Kernels.P8.self) | (unsafeBitCast(ag, to: Kernels.P8.self) &<< 8)
+    static func lerp(_ a: Kernels.P8, _ b: Kernels.P8, _ w: Kernels.P8) -> Kernels.P8 {
+        let wb = Kernels.widen(w), wa = 256 &- wb
+        let rb = (Kernels.lowChannels(a) &* wa &+ Kernels.lowChannels(b) &* wb &+ 0x80) &>> 8
+        let ag = (Kernels.highChannels(a) &* wa &+ Kernels.highChannels(b) &* wb &+ 0x80) &>> 8
+        return Kernels.join(rb, ag)
+    }
+
+    @inline(__always)
+    static func lerpPixel(_ a: UInt32, _ b: UInt32, _ w: UInt32) -> UInt32 {
+        let wa = 256 - w
+        let rb = (((a & 0x00FF_00FF) &* wa &+ (b & 0x00FF_00FF) &* w &+ 0x0080_0080) &>> 8) & 0x00FF_00FF
+        let ag = ((((a &>> 8) & 0x00FF_00FF) &* wa &+ ((b &>> 8) & 0x00FF_00FF) &* w &+ 0x0080_0080) &>> 8) & 0x00FF_00FF
+        return rb | (ag &<< 8)
+    }
+
+    static func blendRows(
+        _ r0: UnsafePointer<UInt32>, _ r1: UnsafePointer<UInt32>, weight: UInt32, count: Int,
+        into out: UnsafeMutablePointer<UInt32>
+    ) {
+        let w = Kernels.P8(repeating: weight)
+        var i = 0
+        while i + 8 <= count {
+            Kernels.store(lerp(Kernels.load(r0 + i), Kernels.load(r1 + i), w), out + i)
+            i += 8
         }
-        let top = lerp(p00, p01, x0, x1)
-        let bottom = lerp(p10, p11, x0, x1)
-        return lerp(top, bottom, y0, y1)
+        while i < count { out[i] = lerpPixel(r0[i], r1[i], weight); i += 1 }
     }
 }

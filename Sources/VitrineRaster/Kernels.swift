@@ -90,10 +90,15 @@ enum Kernels {
 
     // MARK: Solid
 
-    /// Stores `value` into `count` pixels (SRC).
+    /// Stores `value` into `count` pixels (SRC), 32 pixels per iteration once aligned.
     static func fill(_ dst: UnsafeMutablePointer<UInt32>, count: Int, _ value: UInt32) {
         let v = P8(repeating: value)
         var i = 0
+        while i < count, Int(bitPattern: dst + i) & 31 != 0 { dst[i] = value; i += 1 }
+        while i + 32 <= count {
+            store(v, dst + i); store(v, dst + i + 8); store(v, dst + i + 16); store(v, dst + i + 24)
+            i += 32
+        }
         while i + 8 <= count { store(v, dst + i); i += 8 }
         while i < count { dst[i] = value; i += 1 }
     }
@@ -118,32 +123,39 @@ enum Kernels {
     static func overSolidMasked(
         _ dst: UnsafeMutablePointer<UInt32>, _ mask: UnsafePointer<UInt8>, count: Int, _ src: UInt32
     ) {
+        if src >= 0xFF00_0000 {
+            overSolidMasked(dst, mask, count: count, src, opaque: true)
+        } else {
+            overSolidMasked(dst, mask, count: count, src, opaque: false)
+        }
+    }
+
+    @inline(__always)
+    private static func overSolidMasked(
+        _ dst: UnsafeMutablePointer<UInt32>, _ mask: UnsafePointer<UInt8>, count: Int, _ src: UInt32, opaque: Bool
+    ) {
         let s = P8(repeating: src)
         let srb = lowChannels(s), sag = highChannels(s)
-        let opaque = src >= 0xFF00_0000
-        var i = 0
-        while i + 8 <= count {
+        @inline(__always) func block(_ i: Int) {
             let bits = UnsafeRawPointer(mask + i).loadUnaligned(as: UInt64.self)
-            if bits == 0 {
-            } else if bits == ~0 && opaque {
-                store(s, dst + i)
-            } else {
-                let m16 = widen(loadMask(mask + i))
-                let smrb = mulDiv(srb, m16), smag = mulDiv(sag, m16)
-                // An opaque colour's alpha through coverage m is m itself.
-                let ia16: W16
-                if opaque {
-                    ia16 = 255 &- m16
-                } else {
-                    ia16 = widen(255 &- (unsafeBitCast(smag, to: P8.self) &>> 16))
-                }
-                let d = load(dst + i)
-                let rb = smrb &+ mulDiv(lowChannels(d), ia16)
-                let ag = smag &+ mulDiv(highChannels(d), ia16)
-                store(join(rb, ag), dst + i)
-            }
-            i += 8
+            if bits == 0 { return }
+            if opaque && bits == ~0 { store(s, dst + i); return }
+            let m16 = widen(loadMask(mask + i))
+            let smrb = mulDiv(srb, m16), smag = mulDiv(sag, m16)
+            // An opaque colour's alpha through coverage m is m itself.
+            let ia16 = opaque ? 255 &- m16 : widen(255 &- (unsafeBitCast(smag, to: P8.self) &>> 16))
+            let d = load(dst + i)
+            let rb = smrb &+ mulDiv(lowChannels(d), ia16)
+            let ag = smag &+ mulDiv(highChannels(d), ia16)
+            store(join(rb, ag), dst + i)
         }
+        var i = 0
+        while i + 16 <= count {
+            block(i)
+            block(i + 8)
+            i += 16
+        }
+        if i + 8 <= count { block(i); i += 8 }
         while i < count {
             let m = UInt32(mask[i])
             if m != 0 { dst[i] = overPixel(scalePixel(src, m), dst[i]) }

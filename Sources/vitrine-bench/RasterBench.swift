@@ -112,7 +112,7 @@ private final class RasterBench {
             pixman_image_composite32(PIXMAN_OP_OVER, solid, pm, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
         })
         let small = Clip(rect: PixelRect(x: 0, y: 0, width: 512, height: 32))
-        report(name + "_l2", iterations: 200, vitrine: {
+        report(name + "_l2_resident", iterations: 200, vitrine: {
             surface.draw(mask, color: color, clip: small)
         }, pixman: {
             pixman_image_composite32(PIXMAN_OP_OVER, solid, pm, image, 0, 0, 0, 0, 0, 0, 512, 32)

@@ -68,7 +68,7 @@ struct Rasterizer {
     private mutating func addQuad(_ p0: Point, _ p1: Point, _ p2: Point) {
         let ddx = p0.x - 2 * p1.x + p2.x, ddy = p0.y - 2 * p1.y + p2.y
         let dd = (ddx * ddx + ddy * ddy).squareRoot()
-        let n = max(1, min(500, Int((0.25 * dd / Rasterizer.tolerance).squareRoot().rounded(.up))))
+        let n = Rasterizer.segmentCount((0.25 * dd / Rasterizer.tolerance).squareRoot())
         var prev = p0
         for i in 1...n {
             let t = Double(i) / Double(n), u = 1 - t
@@ -84,7 +84,7 @@ struct Rasterizer {
         let ax = p0.x - 2 * p1.x + p2.x, ay = p0.y - 2 * p1.y + p2.y
         let bx = p1.x - 2 * p2.x + p3.x, by = p1.y - 2 * p2.y + p3.y
         let dd = max((ax * ax + ay * ay).squareRoot(), (bx * bx + by * by).squareRoot())
-        let n = max(1, min(500, Int((0.75 * dd / Rasterizer.tolerance).squareRoot().rounded(.up))))
+        let n = Rasterizer.segmentCount((0.75 * dd / Rasterizer.tolerance).squareRoot())
         var prev = p0
         for i in 1...n {
             let t = Double(i) / Double(n), u = 1 - t
@@ -94,6 +94,11 @@ struct Rasterizer {
             addLine(prev, q)
             prev = q
         }
+    }
+
+    /// Chords for a curve from Wang's bound; non-finite curves become one chord.
+    private static func segmentCount(_ estimate: Double) -> Int {
+        estimate.isFinite ? max(1, min(500, Int(estimate.rounded(.up)))) : 1
     }
 
     /// Adds a line, cut where it leaves the clip's columns: parts left of the clip become
@@ -136,10 +141,11 @@ struct Rasterizer {
     func fill<B: Blitter>(into blitter: inout B) {
         guard !segments.isEmpty, !clip.isEmpty else { return }
         let sorted = segments.sorted { $0.y0 < $1.y0 }
-        var minY = Int(sorted[0].y0.rounded(.down)), maxY = Int.min
-        for s in sorted { maxY = max(maxY, Int(s.y1.rounded(.up))) }
-        minY = max(minY, clip.y)
-        maxY = min(maxY, clip.maxY)
+        // Clamp in floating point first: coordinates may be far beyond Int's range.
+        let minY = Int(max(Double(clip.y), sorted[0].y0).rounded(.down))
+        var bottomEdge = -Double.infinity
+        for s in sorted { bottomEdge = max(bottomEdge, s.y1) }
+        let maxY = Int(min(Double(clip.maxY), bottomEdge).rounded(.up))
         guard minY < maxY else { return }
 
         let width = clip.width
@@ -183,7 +189,12 @@ struct Rasterizer {
     /// so the running sum along the row rebuilds the coverage.
     @inline(__always)
     private func accumulate(_ cells: UnsafeMutablePointer<Float>, _ xa: Double, _ xb: Double, _ d: Double, _ width: Int) -> (Int, Int) {
-        let lo = max(0, min(xa, xb)), hi = min(Double(width), max(xa, xb))
+        var lo = max(0, min(xa, xb)), hi = min(Double(width), max(xa, xb))
+        if !(lo <= hi) {
+            // Only non-finite arithmetic gets here; treat the piece as vertical at the left.
+            lo = 0
+            hi = 0
+        }
         let i0 = Int(lo)
         let span = hi - lo
         if span < 1e-6 || hi <= Double(i0 + 1) {

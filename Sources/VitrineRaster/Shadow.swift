@@ -15,8 +15,12 @@ public struct Shadow: Sendable, Equatable {
         (self.color, self.opacity, self.offset, self.radius) = (color, opacity, offset, radius)
     }
 
-    /// The gaussian's standard deviation.
-    public var sigma: Double { max(0, radius / 2) }
+    /// The gaussian's standard deviation, `radius / 2`, capped at `maximumSigma`.
+    public var sigma: Double { radius.isNaN ? 0 : min(Shadow.maximumSigma, max(0, radius / 2)) }
+
+    /// Beyond this σ a shadow is spread so thin that it no longer shows; capping it bounds
+    /// the work and memory a hostile radius can ask for.
+    public static let maximumSigma = 256.0
 }
 
 /// What casts a shadow.

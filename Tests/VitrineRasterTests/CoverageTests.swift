@@ -113,3 +113,31 @@ import VitrineCore
         #expect(abs(coveredArea(s) - 7.5 * 5) < 0.05)
     }
 }
+
+@Suite struct HostileGeometryTests {
+    @Test func hugeAndNonFiniteCoordinatesDoNotCrash() {
+        let s = Surface(width: 16, height: 16)
+        var p = Path()
+        p.move(to: Point(x: -1e300, y: -1e300))
+        p.addLine(to: Point(x: 1e300, y: 5))
+        p.addLine(to: Point(x: 3, y: 1e300))
+        p.close()
+        p.move(to: Point(x: .nan, y: 2))
+        p.addLine(to: Point(x: 4, y: .infinity))
+        p.addCurve(to: Point(x: 1, y: 1), control1: Point(x: 1e200, y: -1e200), control2: Point(x: 0, y: 0))
+        s.fill(p, color: .white)
+        s.fill(Rect(x: 0, y: 0, width: 1e308, height: 1e308), color: .white, transform: AffineTransform(scaleX: 1e10, y: 1e10))
+        s.draw(image: s.copy(), in: Rect(x: 0, y: 0, width: 1e-300, height: 1e300))
+        s.drawShadow(Shadow(radius: 1e6), of: .rect(Rect(x: 0, y: 0, width: 4, height: 4)))
+        #expect(s.width == 16)
+    }
+
+    @Test func emptyAndDegenerateShapesDrawNothing() {
+        let s = Surface(width: 8, height: 8)
+        s.fill(Rect(x: 2, y: 2, width: 0, height: 5), color: .white)
+        s.fill(Path(), color: .white)
+        s.fillRoundedRect(Rect(x: 1, y: 1, width: 4, height: 4), radii: CornerRadii(100), color: .transparent)
+        s.drawBorder(of: Rect(x: 1, y: 1, width: 4, height: 4), width: 0, color: .white)
+        #expect(coveredArea(s) == 0)
+    }
+}

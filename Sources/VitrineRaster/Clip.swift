@@ -33,15 +33,7 @@ public struct Clip: Sendable {
             self.init(rect: r.intersection(bounds))
             return
         }
-        let area = PixelRect(covering: path.applying(transform).controlBounds).intersection(bounds)
-        let m = A8Mask(covering: area)
-        if !area.isEmpty {
-            var r = Rasterizer(clip: area)
-            r.add(path, transform: transform)
-            var b = MaskBlitter(mask: m)
-            r.fill(into: &b)
-        }
-        self.init(mask: m)
+        self.init(mask: A8Mask(path: path, transform: transform, within: bounds))
     }
 
     /// This clip, further restricted to `other`.
@@ -69,6 +61,20 @@ public struct Clip: Sendable {
             }
             return Clip(mask: m)
         }
+    }
+}
+
+extension A8Mask {
+    /// The anti-aliased coverage of `path` mapped through `transform`, in a mask just
+    /// large enough for it (within `bounds`, device space) and placed where it lies.
+    public convenience init(path: Path, transform: AffineTransform = .identity, within bounds: PixelRect) {
+        let area = PixelRect(covering: path.applying(transform).controlBounds).intersection(bounds)
+        self.init(covering: area)
+        guard !area.isEmpty else { return }
+        var r = Rasterizer(clip: area)
+        r.add(path, transform: transform)
+        var b = MaskBlitter(mask: self)
+        r.fill(into: &b)
     }
 }
 

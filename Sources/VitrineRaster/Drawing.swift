@@ -43,18 +43,17 @@ extension Surface {
         let frame = mask.frame.offsetBy(dx: offsetX, dy: offsetY)
         let area = deviceClip(clip).intersection(frame)
         guard !area.isEmpty else { return }
-        if clip?.mask == nil {
-            for y in area.y..<area.maxY {
-                let m = mask.row(y - frame.y) + (area.x - frame.x)
-                Kernels.overSolidMasked(row(y) + area.x, m, count: area.width, color.argb)
+        let clipMask = clip?.mask
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: clipMask == nil ? 1 : area.width)
+        defer { scratch.deallocate() }
+        for y in area.y..<area.maxY {
+            var m = UnsafePointer(mask.row(y - frame.y) + (area.x - frame.x))
+            if let clipMask {
+                scratch.update(from: m, count: area.width)
+                Kernels.multiplyMask(scratch, clipMask.row(y - clipMask.originY) + (area.x - clipMask.originX), count: area.width)
+                m = UnsafePointer(scratch)
             }
-            return
-        }
-        let placed = A8MaskView(mask: mask, x: frame.x, y: frame.y)
-        withClippedBlitter(SolidBlitter(surface: self, color: color), clip: clip) { b in
-            for y in area.y..<area.maxY {
-                b.blitAntiH(x: area.x, y: y, coverage: placed.row(y) + (area.x - frame.x), count: area.width)
-            }
+            Kernels.overSolidMasked(row(y) + area.x, m, count: area.width, color.argb)
         }
     }
 
@@ -63,19 +62,6 @@ extension Surface {
     /// The clip rectangle limited to the surface.
     func deviceClip(_ clip: Clip?) -> PixelRect {
         clip.map { $0.rect.intersection(bounds) } ?? bounds
-    }
-
-    /// Runs `body` with `blitter`, wrapped to multiply by the clip's mask when it has one.
-    func withClippedBlitter<B: Blitter>(_ blitter: B, clip: Clip?, _ body: (inout any Blitter) -> Void) {
-        if let mask = clip?.mask {
-            let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, mask.width))
-            defer { scratch.deallocate() }
-            var b: any Blitter = MaskClipBlitter(blitter, clip: mask, scratch: scratch)
-            body(&b)
-        } else {
-            var b: any Blitter = blitter
-            body(&b)
-        }
     }
 
     /// Scan-converts `path` into `blitter` within the clip.
@@ -109,13 +95,4 @@ extension Surface {
             b.blitRect(area)
         }
     }
-}
-
-/// A mask read at a device position other than its own origin.
-struct A8MaskView {
-    let mask: A8Mask
-    let x, y: Int
-
-    @inline(__always)
-    func row(_ deviceY: Int) -> UnsafeMutablePointer<UInt8> { mask.row(deviceY - y) }
 }

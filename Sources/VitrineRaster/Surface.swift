@@ -148,8 +148,8 @@ public final class A8Mask: @unchecked Sendable {
     /// Bytes from the start of one row to the start of the next.
     public let stride: Int
     /// Where the mask sits in device space.
-    public var originX: Int
-    public var originY: Int
+    public let originX: Int
+    public let originY: Int
     /// The first byte of the first row. Valid while the mask lives.
     public let bytes: UnsafeMutablePointer<UInt8>
 

@@ -141,3 +141,58 @@ import VitrineCore
         #expect(coveredArea(s) == 0)
     }
 }
+
+/// Random triangles against exact per-pixel areas from polygon clipping.
+@Suite struct ExactAreaTests {
+    /// Area of `polygon` inside the unit pixel at (px, py) (Sutherland–Hodgman).
+    static func areaInPixel(_ polygon: [Point], _ px: Int, _ py: Int) -> Double {
+        var poly = polygon
+        let x0 = Double(px), x1 = x0 + 1, y0 = Double(py), y1 = y0 + 1
+        let planes: [(Point) -> Double] = [{ $0.x - x0 }, { x1 - $0.x }, { $0.y - y0 }, { y1 - $0.y }]
+        for inside in planes {
+            var out: [Point] = []
+            for i in poly.indices {
+                let a = poly[i], b = poly[(i + 1) % poly.count]
+                let da = inside(a), db = inside(b)
+                if da >= 0 { out.append(a) }
+                if (da >= 0) != (db >= 0) {
+                    let t = da / (da - db)
+                    out.append(Point(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t))
+                }
+            }
+            poly = out
+            if poly.isEmpty { return 0 }
+        }
+        var twice = 0.0
+        for i in poly.indices {
+            let a = poly[i], b = poly[(i + 1) % poly.count]
+            twice += a.x * b.y - b.x * a.y
+        }
+        return abs(twice) / 2
+    }
+
+    @Test func randomTrianglesMatchExactAreaPerPixel() {
+        var rng = SplitMix(seed: 11)
+        for _ in 0..<60 {
+            let pts = (0..<3).map { _ in Point(x: .random(in: -4...28, using: &rng), y: .random(in: -4...28, using: &rng)) }
+            var p = Path()
+            p.move(to: pts[0]); p.addLine(to: pts[1]); p.addLine(to: pts[2]); p.close()
+            let s = Surface(width: 24, height: 24)
+            s.fill(p, color: .white)
+            var worst = 0.0
+            for y in 0..<24 { for x in 0..<24 {
+                let expected = Self.areaInPixel(pts, x, y) * 255
+                worst = max(worst, abs(Double(s.pixel(x: x, y: y).alpha) - expected))
+            } }
+            #expect(worst <= 1, "triangle \(pts): worst pixel off by \(worst)/255")
+            // A clip rectangle cuts the same pixels out, untouched elsewhere.
+            let window = PixelRect(x: 5, y: 3, width: 13, height: 17)
+            let clipped = Surface(width: 24, height: 24)
+            clipped.fill(p, color: .white, clip: Clip(rect: window))
+            for y in 0..<24 { for x in 0..<24 {
+                let inside = window.intersection(PixelRect(x: x, y: y, width: 1, height: 1)) == PixelRect(x: x, y: y, width: 1, height: 1)
+                #expect(clipped.pixel(x: x, y: y) == (inside ? s.pixel(x: x, y: y) : .transparent), "(\(x), \(y))")
+            } }
+        }
+    }
+}

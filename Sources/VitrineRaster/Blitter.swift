@@ -65,15 +65,16 @@ struct ShaderBlitter<S: Shader>: Blitter {
     let shader: S
     let opacity: UInt32
     private let row: UnsafeMutablePointer<UInt32>
+    private let faded: UnsafeMutablePointer<UInt8>
     private let capacity: Int
 
-    /// `scratch` must hold at least `surface.width` pixels.
-    init(surface: Surface, shader: S, opacity: UInt8, scratch: UnsafeMutablePointer<UInt32>, capacity: Int) {
+    init(surface: Surface, shader: S, opacity: UInt8, scratch: SpanScratch) {
         self.surface = surface
         self.shader = shader
         self.opacity = UInt32(opacity)
-        row = scratch
-        self.capacity = capacity
+        row = scratch.pixels
+        faded = scratch.coverage
+        capacity = scratch.capacity
     }
 
     mutating func blitH(x: Int, y: Int, width: Int, coverage: UInt8) {
@@ -92,12 +93,33 @@ struct ShaderBlitter<S: Shader>: Blitter {
         while done < count {
             let n = min(capacity, count - done)
             shader.shade(x: x + done, y: y, count: n, into: row)
+            var cover = coverage + done
             if opacity != 255 {
-                for i in 0..<n { row[i] = scalePixel(row[i], opacity) }
+                for i in 0..<n { faded[i] = UInt8(truncatingIfNeeded: mulDiv255(UInt32(cover[i]), opacity)) }
+                cover = UnsafePointer(faded)
             }
-            Kernels.overImageMasked(surface.row(y) + x + done, row, coverage + done, count: n)
+            Kernels.overImageMasked(surface.row(y) + x + done, row, cover, count: n)
             done += n
         }
+    }
+}
+
+/// Scratch rows for shaded spans: pixels from the shader and coverage scaled by opacity.
+/// Spans longer than `capacity` are shaded in pieces.
+final class SpanScratch {
+    let capacity: Int
+    let pixels: UnsafeMutablePointer<UInt32>
+    let coverage: UnsafeMutablePointer<UInt8>
+
+    init(capacity: Int = 256) {
+        self.capacity = capacity
+        pixels = .allocate(capacity: capacity)
+        coverage = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        pixels.deallocate()
+        coverage.deallocate()
     }
 }
 

@@ -25,6 +25,19 @@ extension Surface {
         }
     }
 
+    /// Replaces pixels with `source`'s (SRC, no blending): `sourceRect` of the source lands
+    /// with its top-left at (x, y). Both rectangles are clipped to their surfaces. For
+    /// carrying undamaged regions between buffers of different ages.
+    public func copyPixels(from source: Surface, sourceRect: PixelRect? = nil, x: Int, y: Int) {
+        let from = (sourceRect ?? source.bounds).intersection(source.bounds)
+        let to = PixelRect(x: x, y: y, width: from.width, height: from.height).intersection(bounds)
+        guard !to.isEmpty else { return }
+        let dx = from.x - x, dy = from.y - y
+        for row in to.y..<to.maxY {
+            (self.row(row) + to.x).update(from: source.row(row + dy) + (to.x + dx), count: to.width)
+        }
+    }
+
     /// Group opacity: runs `draw` on a transparent offscreen surface covering `bounds`
     /// (device pixels), then composites the result here with `opacity`, so overlapping
     /// children fade as one.

@@ -72,10 +72,8 @@ extension Surface {
         ).concatenating(transform)
         guard let inverse = unitToDevice.inverted else { return }
         let shader = GradientShader(gradient, inverse: inverse)
-        let capacity = 256
-        let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
-        defer { scratch.deallocate() }
-        let blitter = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch, capacity: capacity)
+        let scratch = SpanScratch()
+        let blitter = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch)
         if let r = path.pixelAlignedRect(transform) {
             blitRect(r, blitter, clip: clip)
         } else {

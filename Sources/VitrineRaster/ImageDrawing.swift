@@ -38,18 +38,16 @@ extension Surface {
         }
         guard let inverse = toDevice.inverted else { return }
         let outline = Path(rect: Rect(x: 0, y: 0, width: Double(image.width), height: Double(image.height)))
-        let capacity = 256
-        let scratch = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
-        defer { scratch.deallocate() }
+        let scratch = SpanScratch()
         if filter == .nearest {
             let shader = NearestImageShader(image: image, inverse: inverse)
-            let b = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch, capacity: capacity)
+            let b = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch)
             rasterize(outline, transform: toDevice, clip: clip, b)
         } else {
             let area = deviceClip(clip).intersection(PixelRect(covering: toDevice.boundingBox(of: outline.controlBounds)))
             guard !area.isEmpty else { return }
             let shader = BilinearImageShader(image: image, inverse: inverse, columns: area.x..<area.maxX)
-            let b = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch, capacity: capacity)
+            let b = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch)
             rasterize(outline, transform: toDevice, clip: clip, b)
         }
     }

@@ -114,6 +114,10 @@ public final class Surface: @unchecked Sendable {
         let r = rect.intersection(bounds)
         guard !r.isEmpty else { return }
         if mode == .source || color.alpha == 255 {
+            if r.x == 0, r.width == stride {
+                Kernels.fill(row(r.y), count: r.width * r.height, color.argb)
+                return
+            }
             for y in r.y..<r.maxY { Kernels.fill(row(y) + r.x, count: r.width, color.argb) }
         } else if color.alpha != 0 {
             for y in r.y..<r.maxY { Kernels.overSolid(row(y) + r.x, count: r.width, color.argb) }

@@ -204,3 +204,15 @@ import VitrineCore
         #expect(s.pixel(x: 10, y: 10).alpha == 255)
     }
 }
+
+@Suite struct CopyTests {
+    @Test func copyPixelsReplacesWithoutBlending() {
+        let source = ImageTests.pattern(20, 20)
+        let s = Surface(width: 10, height: 10)
+        s.clear(.white)
+        s.copyPixels(from: source, sourceRect: PixelRect(x: 5, y: 6, width: 8, height: 8), x: 4, y: 3)
+        #expect(s.pixel(x: 4, y: 3) == source.pixel(x: 5, y: 6))
+        #expect(s.pixel(x: 9, y: 9) == source.pixel(x: 10, y: 12))
+        #expect(s.pixel(x: 3, y: 3) == .white)
+    }
+}

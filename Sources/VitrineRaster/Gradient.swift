@@ -6,6 +6,7 @@ import VitrineCore
 /// `Color.interpolate` does (in premultiplied space); beyond the ends the end colours
 /// continue.
 public struct Gradient: Sendable, Equatable {
+    /// How positions map to the ramp (`CAGradientLayerType`).
     public enum Kind: Sendable, Equatable {
         /// Lines of equal colour are perpendicular to start → end.
         case axial
@@ -15,10 +16,15 @@ public struct Gradient: Sendable, Equatable {
         case radial
     }
 
+    /// Straight colours along the ramp.
     public var colors: [Color]
+    /// Ramp positions (0…1) of `colors`, increasing; nil spaces them evenly.
     public var locations: [Double]?
+    /// Where the ramp starts, in unit coordinates of the bounds.
     public var startPoint: Point
+    /// Where the ramp ends (axial) or the radii it reaches (radial).
     public var endPoint: Point
+    /// Axial or radial.
     public var kind: Kind
 
     /// Defaults match `CAGradientLayer`: top-centre to bottom-centre, axial.

@@ -20,18 +20,25 @@ public struct Path: Sendable, Equatable {
         case close
     }
 
+    /// The commands, in order.
     public private(set) var elements: [Element] = []
 
+    /// An empty path.
     public init() {}
 
     public var isEmpty: Bool { elements.isEmpty }
 
+    /// Starts a new subpath at `p`.
     public mutating func move(to p: Point) { elements.append(.move(p)) }
+    /// A straight line from the current point.
     public mutating func addLine(to p: Point) { elements.append(.line(p)) }
+    /// A quadratic Bézier from the current point.
     public mutating func addQuadCurve(to p: Point, control: Point) { elements.append(.quad(p, control: control)) }
+    /// A cubic Bézier from the current point.
     public mutating func addCurve(to p: Point, control1: Point, control2: Point) {
         elements.append(.cubic(p, control1: control1, control2: control2))
     }
+    /// Closes the subpath back to its start.
     public mutating func close() { elements.append(.close) }
 
     /// Appends every subpath of `other`.
@@ -197,6 +204,7 @@ public struct Path: Sendable, Equatable {
 
 /// One radius per corner, named as `CACornerMask` names them (y-down: `minY` is the top).
 public struct CornerRadii: Hashable, Sendable {
+    /// Radius of each corner, in layer units.
     public var minXMinY, maxXMinY, minXMaxY, maxXMaxY: Double
 
     public init(minXMinY: Double, maxXMinY: Double, minXMaxY: Double, maxXMaxY: Double) {
@@ -206,6 +214,7 @@ public struct CornerRadii: Hashable, Sendable {
     /// The same radius at every corner.
     public init(_ radius: Double) { self.init(minXMinY: radius, maxXMinY: radius, minXMaxY: radius, maxXMaxY: radius) }
 
+    /// The largest of the four radii.
     public var maximum: Double { max(max(minXMinY, maxXMinY), max(minXMaxY, maxXMaxY)) }
 }
 

@@ -42,6 +42,7 @@ public struct PremultipliedColor: Hashable, Sendable, CustomStringConvertible {
             | min(a, byte(c.blue * scale))
     }
 
+    /// Components as bytes (colour components already multiplied by alpha).
     public var alpha: UInt8 { UInt8(truncatingIfNeeded: argb >> 24) }
     public var red: UInt8 { UInt8(truncatingIfNeeded: argb >> 16) }
     public var green: UInt8 { UInt8(truncatingIfNeeded: argb >> 8) }

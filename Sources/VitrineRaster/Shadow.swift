@@ -2,6 +2,7 @@ import VitrineCore
 
 /// A drop shadow as `CALayer` describes one.
 public struct Shadow: Sendable, Equatable {
+    /// Straight colour of the shadow (CA's `shadowColor`).
     public var color: Color
     /// Multiplies the colour's alpha (CA's `shadowOpacity`).
     public var opacity: Double

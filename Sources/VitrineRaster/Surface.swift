@@ -3,6 +3,7 @@ import VitrineCore
 
 /// A rectangle of whole device pixels. Empty when either size is `<= 0`.
 public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
+    /// Top-left corner and size, in pixels.
     public var x, y, width, height: Int
 
     public init(x: Int, y: Int, width: Int, height: Int) {
@@ -45,6 +46,7 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
         self.init(x: x0, y: y0, width: c(rect.maxX.rounded(.up)) - x0, height: c(rect.maxY.rounded(.up)) - y0)
     }
 
+    /// The same rectangle in floating point.
     public var rect: Rect { Rect(x: Double(x), y: Double(y), width: Double(width), height: Double(height)) }
 
     public var description: String { "[\(x), \(y), \(width), \(height)]" }

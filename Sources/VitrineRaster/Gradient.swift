@@ -2,7 +2,8 @@ import VitrineCore
 
 /// A colour ramp with `CAGradientLayer` semantics: `colors` at `locations` (evenly spaced
 /// when nil), from `startPoint` to `endPoint` given in the unit coordinates of the bounds
-/// being filled (0,0 is the min-x min-y corner, y-down). Colours are interpolated as
+/// being filled (0,0 is the min-x min-y corner, y-down) and mapped onto those bounds
+/// before drawing. Colours are interpolated as
 /// `Color.interpolate` does (in premultiplied space); beyond the ends the end colours
 /// continue.
 public struct Gradient: Sendable, Equatable {
@@ -12,7 +13,7 @@ public struct Gradient: Sendable, Equatable {
         case axial
         /// Ellipses centred at `startPoint`; `endPoint` sets the horizontal and vertical
         /// radii (|end.x − start.x| and |end.y − start.y| of the bounds), where the last
-        /// colour is reached.
+        /// colour is reached. When one radius is zero the ellipse is a circle of the other.
         case radial
     }
 
@@ -72,12 +73,8 @@ extension Surface {
     ) {
         let o = UInt8((min(1, max(0, opacity.isNaN ? 0 : opacity)) * 255).rounded())
         guard o != 0, !gradient.colors.isEmpty, bounds.width > 0, bounds.height > 0 else { return }
-        // Unit square → layer bounds → device; the shader walks the inverse.
-        let unitToDevice = AffineTransform(
-            a: bounds.width, b: 0, c: 0, d: bounds.height, tx: bounds.minX, ty: bounds.minY
-        ).concatenating(transform)
-        guard let inverse = unitToDevice.inverted else { return }
-        let shader = GradientShader(gradient, inverse: inverse)
+        guard let inverse = transform.inverted else { return }
+        let shader = GradientShader(gradient, bounds: bounds, inverse: inverse)
         let scratch = SpanScratch()
         let blitter = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch)
         if let r = path.pixelAlignedRect(transform) {
@@ -95,6 +92,10 @@ extension Surface {
 }
 
 /// Looks gradient colours up in a premultiplied table indexed by ramp position.
+///
+/// Works in layer space, where Core Animation draws the ramp after mapping the unit
+/// points onto the bounds: an axial ramp's bands are perpendicular to start → end there,
+/// not in the unit square (they differ when the bounds are not square).
 final class GradientShader: Shader {
     static let steps = 1024
     let table: UnsafeMutablePointer<UInt32>
@@ -104,15 +105,20 @@ final class GradientShader: Shader {
     /// Axial: end − start divided by its squared length. Radial: 1 / radii.
     let axis: (Double, Double)
 
-    init(_ g: Gradient, inverse: AffineTransform) {
+    /// `inverse` maps device space to layer space.
+    init(_ g: Gradient, bounds: Rect, inverse: AffineTransform) {
         table = .allocate(capacity: Self.steps + 1)
         for i in 0...Self.steps {
             table[i] = PremultipliedColor(g.color(at: Double(i) / Double(Self.steps))).argb
         }
         kind = g.kind
         self.inverse = inverse
-        start = g.startPoint
-        let dx = g.endPoint.x - g.startPoint.x, dy = g.endPoint.y - g.startPoint.y
+        func layer(_ p: Point) -> Point {
+            Point(x: bounds.minX + p.x * bounds.width, y: bounds.minY + p.y * bounds.height)
+        }
+        start = layer(g.startPoint)
+        let end = layer(g.endPoint)
+        let dx = end.x - start.x, dy = end.y - start.y
         switch g.kind {
         case .axial:
             let len2 = dx * dx + dy * dy
@@ -129,7 +135,8 @@ final class GradientShader: Shader {
 
     func shade(x: Int, y: Int, count: Int, into out: UnsafeMutablePointer<UInt32>) {
         let px = Double(x) + 0.5, py = Double(y) + 0.5
-        // Unit-space position of the first pixel centre and its step along the row.
+        // Layer-space position of the first pixel centre relative to the start, and its
+        // step along the row.
         let u = inverse.a * px + inverse.c * py + inverse.tx - start.x
         let v = inverse.b * px + inverse.d * py + inverse.ty - start.y
         let du = inverse.a, dv = inverse.b
@@ -145,16 +152,42 @@ final class GradientShader: Shader {
                 return
             }
             let t0 = u * axis.0 + v * axis.1, dt = du * axis.0 + dv * axis.1
-            for i in 0..<count { out[i] = table[index(t0 + Double(i) * dt)] }
+            let first = index(t0), last = index(t0 + Double(count - 1) * dt)
+            if first == last {
+                // Vertical ramps (CAGradientLayer's default) are constant along a row.
+                out.update(repeating: table[first], count: count)
+                return
+            }
+            // 32.32 fixed point: exact enough for any row, and no float→int per pixel.
+            let one = Double(1 << 32)
+            var position = Int64((min(4e6, max(-4e6, t0 * scale + 0.5)) * one).rounded(.down))
+            let step = Int64((min(4e6, max(-4e6, dt * scale)) * one).rounded())
+            let top = Int64(Self.steps)
+            for i in 0..<count {
+                out[i] = table[Int(min(top, max(0, position >> 32)))]
+                position &+= step
+            }
         case .radial:
             if axis == (0, 0) {
                 out.update(repeating: table[Self.steps], count: count)
                 return
             }
+            // Eight square roots at a time in single precision; the ramp has 1024 steps.
             let (kx, ky) = axis
-            for i in 0..<count {
-                let ex = (u + Double(i) * du) * kx, ey = (v + Double(i) * dv) * ky
-                out[i] = table[index((ex * ex + ey * ey).squareRoot())]
+            let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+            let ex0 = Float(u * kx * scale), ey0 = Float(v * ky * scale)
+            let dex = Float(du * kx * scale), dey = Float(dv * ky * scale)
+            let limit = Float(Self.steps)
+            var i = 0
+            while i < count {
+                let k = lanes + Float(i)
+                let ex = ex0 + k * dex, ey = ey0 + k * dey
+                let t = (ex * ex + ey * ey).squareRoot()
+                for j in 0..<min(8, count - i) {
+                    let f = t[j] + 0.5
+                    out[i + j] = table[f < limit ? Int(f) : Self.steps]
+                }
+                i += 8
             }
         }
     }

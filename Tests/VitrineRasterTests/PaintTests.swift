@@ -216,3 +216,19 @@ import VitrineCore
         #expect(s.pixel(x: 3, y: 3) == .white)
     }
 }
+
+extension GradientTests {
+    /// Core Animation maps the unit points onto the bounds and draws there, so on a wide
+    /// layer a corner-to-corner ramp has bands perpendicular to the diagonal in pixels.
+    @Test func axialBandsArePerpendicularInLayerSpace() {
+        let s = Surface(width: 200, height: 50)
+        let g = Gradient(colors: [.black, .white], startPoint: Point(x: 0, y: 0), endPoint: Point(x: 1, y: 1))
+        s.fill(Rect(x: 0, y: 0, width: 200, height: 50), gradient: g)
+        // Moving along (−50, 200)/|·|, perpendicular to the diagonal (200, 50), keeps the colour.
+        let a = s.pixel(x: 100, y: 10), b = s.pixel(x: 97, y: 22)
+        #expect(abs(Int(a.red) - Int(b.red)) <= 1, "\(a) vs \(b)")
+        // The start and end corners hold the end colours.
+        #expect(s.pixel(x: 0, y: 0).red <= 2)
+        #expect(s.pixel(x: 199, y: 49).red >= 253)
+    }
+}

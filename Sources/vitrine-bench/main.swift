@@ -7,6 +7,7 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: ([String]) -> Void] = [
     "core": runCoreBenchmarks,
+    "raster": runRasterBenchmarks,
 ]
 guard let name = arguments.first, let suite = suites[name] else {
     let known = suites.keys.sorted().joined(separator: "|")

@@ -1,0 +1,63 @@
+import VitrineCore
+
+/// Compositing whole surfaces: images at integer positions and group opacity.
+extension Surface {
+    /// Composites `source` OVER this surface with its top-left pixel at (x, y), scaled by
+    /// `opacity` (0…1). This is how a group with opacity lands: see `drawGroup`.
+    public func composite(_ source: Surface, x: Int, y: Int, opacity: Double = 1, clip: Clip? = nil) {
+        let o = UInt32((min(1, max(0, opacity.isNaN ? 0 : opacity)) * 255).rounded())
+        guard o != 0 else { return }
+        let frame = PixelRect(x: x, y: y, width: source.width, height: source.height)
+        let area = deviceClip(clip).intersection(frame)
+        guard !area.isEmpty else { return }
+        if let mask = clip?.mask {
+            let cover = UnsafeMutablePointer<UInt8>.allocate(capacity: area.width)
+            defer { cover.deallocate() }
+            for row in area.y..<area.maxY {
+                let m = mask.row(row - mask.originY) + (area.x - mask.originX)
+                for i in 0..<area.width { cover[i] = UInt8(truncatingIfNeeded: mulDiv255(UInt32(m[i]), o)) }
+                Kernels.overImageMasked(self.row(row) + area.x, source.row(row - y) + (area.x - x), cover, count: area.width)
+            }
+            return
+        }
+        for row in area.y..<area.maxY {
+            Kernels.overImage(self.row(row) + area.x, source.row(row - y) + (area.x - x), count: area.width, opacity: o)
+        }
+    }
+
+    /// Replaces pixels with `source`'s (SRC, no blending): `sourceRect` of the source lands
+    /// with its top-left at (x, y). Both rectangles are clipped to their surfaces. For
+    /// carrying undamaged regions between buffers of different ages.
+    public func copyPixels(from source: Surface, sourceRect: PixelRect? = nil, x: Int, y: Int) {
+        let from = (sourceRect ?? source.bounds).intersection(source.bounds)
+        let to = PixelRect(x: x, y: y, width: from.width, height: from.height).intersection(bounds)
+        guard !to.isEmpty else { return }
+        let dx = from.x - x, dy = from.y - y
+        for row in to.y..<to.maxY {
+            (self.row(row) + to.x).update(from: source.row(row + dy) + (to.x + dx), count: to.width)
+        }
+    }
+
+    /// Group opacity: runs `draw` on a transparent offscreen surface covering `bounds`
+    /// (device pixels), then composites the result here with `opacity`, so overlapping
+    /// children fade as one.
+    ///
+    /// `draw` receives the offscreen surface and the transform from device space to it;
+    /// concatenate it after the transforms you would use for this surface:
+    ///
+    /// ```swift
+    /// screen.drawGroup(bounds: PixelRect(x: 100, y: 80, width: 200, height: 120), opacity: 0.5) { group, toGroup in
+    ///     group.fill(Path(rect: r), color: red, transform: layerTransform.concatenating(toGroup))
+    /// }
+    /// ```
+    public func drawGroup(
+        bounds: PixelRect, opacity: Double, clip: Clip? = nil,
+        _ draw: (_ group: Surface, _ toGroup: AffineTransform) throws -> Void
+    ) rethrows {
+        let area = bounds.intersection(deviceClip(clip))
+        guard !area.isEmpty else { return }
+        let group = Surface(width: area.width, height: area.height)
+        try draw(group, AffineTransform(translationX: Double(-area.x), y: Double(-area.y)))
+        composite(group, x: area.x, y: area.y, opacity: opacity, clip: clip)
+    }
+}

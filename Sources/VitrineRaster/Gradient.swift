@@ -1,0 +1,194 @@
+import VitrineCore
+
+/// A colour ramp with `CAGradientLayer` semantics: `colors` at `locations` (evenly spaced
+/// when nil), from `startPoint` to `endPoint` given in the unit coordinates of the bounds
+/// being filled (0,0 is the min-x min-y corner, y-down) and mapped onto those bounds
+/// before drawing. Colours are interpolated as
+/// `Color.interpolate` does (in premultiplied space); beyond the ends the end colours
+/// continue.
+public struct Gradient: Sendable, Equatable {
+    /// How positions map to the ramp (`CAGradientLayerType`).
+    public enum Kind: Sendable, Equatable {
+        /// Lines of equal colour are perpendicular to start → end.
+        case axial
+        /// Ellipses centred at `startPoint`; `endPoint` sets the horizontal and vertical
+        /// radii (|end.x − start.x| and |end.y − start.y| of the bounds), where the last
+        /// colour is reached. When one radius is zero the ellipse is a circle of the other.
+        case radial
+    }
+
+    /// Straight colours along the ramp.
+    public var colors: [Color]
+    /// Ramp positions (0…1) of `colors`, increasing; nil spaces them evenly.
+    public var locations: [Double]?
+    /// Where the ramp starts, in unit coordinates of the bounds.
+    public var startPoint: Point
+    /// Where the ramp ends (axial) or the radii it reaches (radial).
+    public var endPoint: Point
+    /// Axial or radial.
+    public var kind: Kind
+
+    /// Defaults match `CAGradientLayer`: top-centre to bottom-centre, axial.
+    public init(
+        colors: [Color], locations: [Double]? = nil, startPoint: Point = Point(x: 0.5, y: 0),
+        endPoint: Point = Point(x: 0.5, y: 1), kind: Kind = .axial
+    ) {
+        self.colors = colors
+        self.locations = locations
+        self.startPoint = startPoint
+        self.endPoint = endPoint
+        self.kind = kind
+    }
+
+    /// The straight colour at ramp position `t` (0 at the first location's colour).
+    public func color(at t: Double) -> Color {
+        guard let first = colors.first else { return .clear }
+        guard colors.count > 1 else { return first }
+        let stops = resolvedLocations
+        if !(t > stops[0]) { return first }
+        for i in 1..<colors.count where t <= stops[i] {
+            let span = stops[i] - stops[i - 1]
+            let f = span > 0 ? (t - stops[i - 1]) / span : 1
+            return Color.interpolate(colors[i - 1], colors[i], f)
+        }
+        return colors[colors.count - 1]
+    }
+
+    /// The locations actually used: evenly spaced when none are given; a count mismatch
+    /// also falls back to even spacing, as Core Animation ignores such an array.
+    public var resolvedLocations: [Double] {
+        if let locations, locations.count == colors.count { return locations }
+        let n = colors.count
+        return n < 2 ? [0] : (0..<n).map { Double($0) / Double(n - 1) }
+    }
+}
+
+/// Fills through a gradient.
+extension Surface {
+    /// Fills `path` with `gradient` laid out over `bounds` (both in layer space), mapped
+    /// through `transform` into device space, OVER this surface with `opacity`.
+    public func fill(
+        _ path: Path, gradient: Gradient, bounds: Rect, transform: AffineTransform = .identity, opacity: Double = 1,
+        clip: Clip? = nil
+    ) {
+        let o = UInt8((min(1, max(0, opacity.isNaN ? 0 : opacity)) * 255).rounded())
+        guard o != 0, !gradient.colors.isEmpty, bounds.width > 0, bounds.height > 0 else { return }
+        guard let inverse = transform.inverted else { return }
+        let shader = GradientShader(gradient, bounds: bounds, inverse: inverse)
+        let scratch = SpanScratch()
+        let blitter = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch)
+        if let r = path.pixelAlignedRect(transform) {
+            blitRect(r, blitter, clip: clip)
+        } else {
+            rasterize(path, transform: transform, clip: clip, blitter)
+        }
+    }
+
+    /// Fills `rect` with `gradient` laid out over that same rectangle, as a
+    /// `CAGradientLayer` with those bounds draws.
+    public func fill(_ rect: Rect, gradient: Gradient, transform: AffineTransform = .identity, opacity: Double = 1, clip: Clip? = nil) {
+        fill(Path(rect: rect), gradient: gradient, bounds: rect, transform: transform, opacity: opacity, clip: clip)
+    }
+}
+
+/// Looks gradient colours up in a premultiplied table indexed by ramp position.
+///
+/// Works in layer space, where Core Animation draws the ramp after mapping the unit
+/// points onto the bounds: an axial ramp's bands are perpendicular to start → end there,
+/// not in the unit square (they differ when the bounds are not square).
+final class GradientShader: Shader {
+    static let steps = 1024
+    let table: UnsafeMutablePointer<UInt32>
+    let kind: Gradient.Kind
+    let inverse: AffineTransform
+    let start: Point
+    /// Axial: end − start divided by its squared length. Radial: 1 / radii.
+    let axis: (Double, Double)
+
+    /// `inverse` maps device space to layer space.
+    init(_ g: Gradient, bounds: Rect, inverse: AffineTransform) {
+        table = .allocate(capacity: Self.steps + 1)
+        for i in 0...Self.steps {
+            table[i] = PremultipliedColor(g.color(at: Double(i) / Double(Self.steps))).argb
+        }
+        kind = g.kind
+        self.inverse = inverse
+        func layer(_ p: Point) -> Point {
+            Point(x: bounds.minX + p.x * bounds.width, y: bounds.minY + p.y * bounds.height)
+        }
+        start = layer(g.startPoint)
+        let end = layer(g.endPoint)
+        let dx = end.x - start.x, dy = end.y - start.y
+        switch g.kind {
+        case .axial:
+            let len2 = dx * dx + dy * dy
+            axis = len2 > 0 ? (dx / len2, dy / len2) : (0, 0)
+        case .radial:
+            var rx = abs(dx), ry = abs(dy)
+            if rx == 0 { rx = ry }
+            if ry == 0 { ry = rx }
+            axis = rx > 0 ? (1 / rx, 1 / ry) : (0, 0)
+        }
+    }
+
+    deinit { table.deallocate() }
+
+    func shade(x: Int, y: Int, count: Int, into out: UnsafeMutablePointer<UInt32>) {
+        let px = Double(x) + 0.5, py = Double(y) + 0.5
+        // Layer-space position of the first pixel centre relative to the start, and its
+        // step along the row.
+        let u = inverse.a * px + inverse.c * py + inverse.tx - start.x
+        let v = inverse.b * px + inverse.d * py + inverse.ty - start.y
+        let du = inverse.a, dv = inverse.b
+        let scale = Double(Self.steps)
+        @inline(__always) func index(_ t: Double) -> Int {
+            guard t > 0 else { return 0 }
+            return t >= 1 ? Self.steps : Int(t * scale + 0.5)
+        }
+        switch kind {
+        case .axial:
+            if axis == (0, 0) {
+                out.update(repeating: table[Self.steps], count: count)
+                return
+            }
+            let t0 = u * axis.0 + v * axis.1, dt = du * axis.0 + dv * axis.1
+            let first = index(t0), last = index(t0 + Double(count - 1) * dt)
+            if first == last {
+                // Vertical ramps (CAGradientLayer's default) are constant along a row.
+                out.update(repeating: table[first], count: count)
+                return
+            }
+            // 32.32 fixed point: exact enough for any row, and no float→int per pixel.
+            let one = Double(1 << 32)
+            var position = Int64((min(4e6, max(-4e6, t0 * scale + 0.5)) * one).rounded(.down))
+            let step = Int64((min(4e6, max(-4e6, dt * scale)) * one).rounded())
+            let top = Int64(Self.steps)
+            for i in 0..<count {
+                out[i] = table[Int(min(top, max(0, position >> 32)))]
+                position &+= step
+            }
+        case .radial:
+            if axis == (0, 0) {
+                out.update(repeating: table[Self.steps], count: count)
+                return
+            }
+            // Eight square roots at a time in single precision; the ramp has 1024 steps.
+            let (kx, ky) = axis
+            let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+            let ex0 = Float(u * kx * scale), ey0 = Float(v * ky * scale)
+            let dex = Float(du * kx * scale), dey = Float(dv * ky * scale)
+            let limit = Float(Self.steps)
+            var i = 0
+            while i < count {
+                let k = lanes + Float(i)
+                let ex = ex0 + k * dex, ey = ey0 + k * dey
+                let t = (ex * ex + ey * ey).squareRoot()
+                for j in 0..<min(8, count - i) {
+                    let f = t[j] + 0.5
+                    out[i + j] = table[f < limit ? Int(f) : Self.steps]
+                }
+                i += 8
+            }
+        }
+    }
+}

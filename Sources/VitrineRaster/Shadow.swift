@@ -1,0 +1,165 @@
+import VitrineCore
+
+/// A drop shadow as `CALayer` describes one.
+public struct Shadow: Sendable, Equatable {
+    /// Straight colour of the shadow (CA's `shadowColor`).
+    public var color: Color
+    /// Multiplies the colour's alpha (CA's `shadowOpacity`).
+    public var opacity: Double
+    /// Displacement in device pixels, applied after the shape's transform.
+    public var offset: Size
+    /// Blur radius in device pixels; the gaussian's σ is `radius / 2`, as in Core Animation.
+    public var radius: Double
+
+    /// Defaults are Core Animation's, except `opacity`, which CA defaults to 0.
+    public init(color: Color = .black, opacity: Double = 1, offset: Size = Size(width: 0, height: -3), radius: Double = 3) {
+        (self.color, self.opacity, self.offset, self.radius) = (color, opacity, offset, radius)
+    }
+
+    /// The gaussian's standard deviation, `radius / 2`, capped at `maximumSigma`.
+    public var sigma: Double { radius.isNaN ? 0 : min(Shadow.maximumSigma, max(0, radius / 2)) }
+
+    /// Beyond this σ a shadow is spread so thin that it no longer shows; capping it bounds
+    /// the work and memory a hostile radius can ask for.
+    public static let maximumSigma = 256.0
+}
+
+/// What casts a shadow.
+public enum ShadowShape: Sendable {
+    /// A rectangle in layer space (mapped by the draw call's transform).
+    case rect(Rect)
+    /// A rounded rectangle in layer space, as `Path(roundedRect:radii:corners:)` draws it.
+    case roundedRect(Rect, radii: CornerRadii, corners: MaskedCorners)
+    /// Any path in layer space (CA's `shadowPath`).
+    case path(Path)
+    /// Coverage already in device space, placed by the mask's origin; the transform is
+    /// ignored. Use this for the alpha of rendered content.
+    case mask(A8Mask)
+}
+
+extension Surface {
+    /// Draws the blurred, offset and tinted silhouette of `shape` OVER this surface.
+    /// Rectangles and rounded rectangles under scale-and-translate transforms blur only
+    /// their corners and stretch the uniform middle, so a large shadow costs little more
+    /// than filling it.
+    public func drawShadow(_ shadow: Shadow, of shape: ShadowShape, transform: AffineTransform = .identity, clip: Clip? = nil) {
+        let color = PremultipliedColor(Color(
+            red: shadow.color.red, green: shadow.color.green, blue: shadow.color.blue,
+            alpha: shadow.color.clamped.alpha * min(1, max(0, shadow.opacity))))
+        guard color.alpha != 0, shadow.offset.width.isFinite, shadow.offset.height.isFinite else { return }
+        let shifted = transform.concatenating(AffineTransform(translationX: shadow.offset.width, y: shadow.offset.height))
+        let sigma = shadow.sigma
+        let extent = A8Mask.blurExtent(sigma: sigma)
+        let area = deviceClip(clip)
+        guard !area.isEmpty else { return }
+
+        let path: Path
+        switch shape {
+        case .mask(let m):
+            let blurred = A8Mask(covering: m.frame.expanded(by: extent))
+            for y in 0..<m.height {
+                (blurred.row(y + extent) + extent).update(from: m.row(y), count: m.width)
+            }
+            blurred.blur(sigma: sigma)
+            let dx = shadow.offset.width.rounded(), dy = shadow.offset.height.rounded()
+            draw(blurred, color: color, offsetX: Int(dx), offsetY: Int(dy), clip: clip)
+            return
+        case .rect(let r):
+            if sigma == 0 { fill(r, color: color, transform: shifted, clip: clip); return }
+            if shifted.isAxisAligned, shifted.a > 0, shifted.d > 0, drawStretchedShadow(r, radii: CornerRadii(0), corners: [], transform: shifted, sigma: sigma, color: color, clip: clip) { return }
+            path = Path(rect: r)
+        case .roundedRect(let r, let radii, let corners):
+            path = Path(roundedRect: r, radii: radii, corners: corners)
+            if sigma == 0 { fill(path, color: color, transform: shifted, clip: clip); return }
+            if shifted.isAxisAligned, shifted.a > 0, shifted.d > 0, shifted.a == shifted.d || radii.maximum == 0,
+                drawStretchedShadow(r, radii: radii, corners: corners, transform: shifted, sigma: sigma, color: color, clip: clip)
+            {
+                return
+            }
+        case .path(let p):
+            path = p
+            if sigma == 0 { fill(p, color: color, transform: shifted, clip: clip); return }
+        }
+        // General case: rasterize where the blur can reach the clip, blur, composite.
+        let reach = area.expanded(by: extent)
+        let frame = PixelRect(covering: path.applying(shifted).controlBounds).expanded(by: extent).intersection(reach)
+        guard !frame.isEmpty else { return }
+        let mask = A8Mask(covering: frame)
+        var r = Rasterizer(clip: frame)
+        r.add(path, transform: shifted)
+        var b = MaskBlitter(mask: mask)
+        r.fill(into: &b)
+        mask.blur(sigma: sigma)
+        draw(mask, color: color, clip: clip)
+    }
+
+    /// The nine-patch fast path: renders and blurs a copy of the rectangle shrunk by whole
+    /// pixels to just hold its corners and blur, then draws it with the middle row and
+    /// column repeated. Returns false when the shape is too small to gain anything.
+    private func drawStretchedShadow(
+        _ rect: Rect, radii: CornerRadii, corners: MaskedCorners, transform: AffineTransform, sigma: Double,
+        color: PremultipliedColor, clip: Clip?
+    ) -> Bool {
+        let device = transform.boundingBox(of: rect)
+        let scale = max(abs(transform.a), abs(transform.d))
+        let radius = (corners.isEmpty ? 0 : radii.maximum) * scale
+        let extent = A8Mask.blurExtent(sigma: sigma)
+        let keep = radius + Double(2 * extent) + 2
+        let cutX = max(0, Int((device.width - 2 * keep).rounded(.down)))
+        let cutY = max(0, Int((device.height - 2 * keep).rounded(.down)))
+        guard cutX + cutY > 64 else { return false }
+        let small = Rect(x: device.minX, y: device.minY, width: device.width - Double(cutX), height: device.height - Double(cutY))
+        let frame = PixelRect(covering: small).expanded(by: extent)
+        let mask = A8Mask(covering: frame)
+        var r = Rasterizer(clip: frame)
+        r.add(Path(roundedRect: small, radii: CornerRadii(
+            minXMinY: radii.minXMinY * scale, maxXMinY: radii.maxXMinY * scale,
+            minXMaxY: radii.minXMaxY * scale, maxXMaxY: radii.maxXMaxY * scale), corners: corners))
+        var b = MaskBlitter(mask: mask)
+        r.fill(into: &b)
+        mask.blur(sigma: sigma)
+
+        // Device column X reads mask column splitX for X in [splitX, splitX + cutX].
+        let splitX = Int((device.minX + keep).rounded(.down)), splitY = Int((device.minY + keep).rounded(.down))
+        let target = PixelRect(x: frame.x, y: frame.y, width: frame.width + cutX, height: frame.height + cutY)
+        let area = deviceClip(clip).intersection(target)
+        guard !area.isEmpty else { return true }
+        let placed = clip?.mask
+        let rowBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: area.width)
+        defer { rowBuffer.deallocate() }
+        for y in area.y..<area.maxY {
+            let my = y < splitY ? y : y < splitY + cutY ? splitY : y - cutY
+            let src = mask.row(my - frame.y)
+            let dst = row(y)
+            if let placed {
+                for x in area.x..<area.maxX {
+                    let mx = x < splitX ? x : x < splitX + cutX ? splitX : x - cutX
+                    rowBuffer[x - area.x] = src[mx - frame.x]
+                }
+                Kernels.multiplyMask(rowBuffer, placed.row(y - placed.originY) + (area.x - placed.originX), count: area.width)
+                Kernels.overSolidMasked(dst + area.x, rowBuffer, count: area.width, color.argb)
+                continue
+            }
+            // Left part, uniform middle, right part.
+            let leftEnd = min(area.maxX, splitX), midEnd = min(area.maxX, splitX + cutX)
+            if area.x < leftEnd {
+                Kernels.overSolidMasked(dst + area.x, src + (area.x - frame.x), count: leftEnd - area.x, color.argb)
+            }
+            let m0 = max(area.x, splitX)
+            if m0 < midEnd {
+                let c = src[splitX - frame.x]
+                if c != 0 { Kernels.overSolid(dst + m0, count: midEnd - m0, scalePixel(color.argb, UInt32(c))) }
+            }
+            let r0 = max(area.x, splitX + cutX)
+            if r0 < area.maxX {
+                Kernels.overSolidMasked(dst + r0, src + (r0 - cutX - frame.x), count: area.maxX - r0, color.argb)
+            }
+        }
+        return true
+    }
+}
+
+extension PixelRect {
+    /// Grown by `n` pixels on every side.
+    func expanded(by n: Int) -> PixelRect { PixelRect(x: x - n, y: y - n, width: width + 2 * n, height: height + 2 * n) }
+}

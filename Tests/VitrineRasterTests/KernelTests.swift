@@ -1,0 +1,103 @@
+import Testing
+@testable import VitrineRaster
+
+/// The SIMD kernels against per-channel reference math, over random rows whose lengths
+/// exercise both the 8-pixel blocks and the scalar tails.
+@Suite struct KernelTests {
+    static let lengths = [1, 7, 8, 9, 16, 23, 64, 101]
+
+    @Test func solidOverMatchesReference() {
+        var rng = SplitMix(seed: 1)
+        for n in Self.lengths {
+            for _ in 0..<40 {
+                let src = rng.premultiplied()
+                var dst = (0..<n).map { _ in rng.premultiplied() }
+                let expected = dst.map { Reference.over(src, $0) }
+                dst.withUnsafeMutableBufferPointer { Kernels.overSolid($0.baseAddress!, count: n, src) }
+                #expect(dst == expected, "src \(src)")
+            }
+        }
+    }
+
+    @Test func fillStoresValue() {
+        var dst = [UInt32](repeating: 7, count: 21)
+        dst.withUnsafeMutableBufferPointer { Kernels.fill($0.baseAddress! + 1, count: 19, 0x8040_2010) }
+        #expect(dst.first == 7 && dst.last == 7)
+        #expect(dst[1...19].allSatisfy { $0 == 0x8040_2010 })
+    }
+
+    @Test func maskedSolidOverMatchesReference() {
+        var rng = SplitMix(seed: 2)
+        for n in Self.lengths {
+            for _ in 0..<40 {
+                let src = rng.premultiplied()
+                let mask = (0..<n).map { _ in rng.coverage() }
+                var dst = (0..<n).map { _ in rng.premultiplied() }
+                let expected = (0..<n).map {
+                    mask[$0] == 0 ? dst[$0] : Reference.over(Reference.inn(src, Int(mask[$0])), dst[$0])
+                }
+                dst.withUnsafeMutableBufferPointer { d in
+                    mask.withUnsafeBufferPointer { Kernels.overSolidMasked(d.baseAddress!, $0.baseAddress!, count: n, src) }
+                }
+                #expect(dst == expected)
+            }
+        }
+    }
+
+    @Test func imageOverWithOpacityMatchesReference() {
+        var rng = SplitMix(seed: 3)
+        for n in Self.lengths {
+            for opacity in [0, 1, 128, 254, 255] {
+                let src = (0..<n).map { _ in rng.premultiplied() }
+                var dst = (0..<n).map { _ in rng.premultiplied() }
+                let expected = (0..<n).map {
+                    opacity == 0 ? dst[$0] : Reference.over(Reference.inn(src[$0], opacity), dst[$0])
+                }
+                dst.withUnsafeMutableBufferPointer { d in
+                    src.withUnsafeBufferPointer {
+                        Kernels.overImage(d.baseAddress!, $0.baseAddress!, count: n, opacity: UInt32(opacity))
+                    }
+                }
+                #expect(dst == expected, "opacity \(opacity)")
+            }
+        }
+    }
+
+    @Test func maskedImageOverMatchesReference() {
+        var rng = SplitMix(seed: 4)
+        for n in Self.lengths {
+            for _ in 0..<40 {
+                let src = (0..<n).map { _ in rng.premultiplied() }
+                let mask = (0..<n).map { _ in rng.coverage() }
+                var dst = (0..<n).map { _ in rng.premultiplied() }
+                let expected = (0..<n).map { Reference.over(Reference.inn(src[$0], Int(mask[$0])), dst[$0]) }
+                dst.withUnsafeMutableBufferPointer { d in
+                    src.withUnsafeBufferPointer { s in
+                        mask.withUnsafeBufferPointer {
+                            Kernels.overImageMasked(d.baseAddress!, s.baseAddress!, $0.baseAddress!, count: n)
+                        }
+                    }
+                }
+                #expect(dst == expected)
+            }
+        }
+    }
+
+    @Test func premultipliedConversionRoundsAndKeepsInvariant() {
+        let c = PremultipliedColor(Color(red: 1, green: 0.5, blue: 0, alpha: 0.5))
+        #expect(c.argb == 0x8080_4000)
+        #expect(PremultipliedColor(argb: 0x10FF_0000) == nil)
+        var rng = SplitMix(seed: 5)
+        for _ in 0..<500 {
+            let color = Color(
+                red: .random(in: 0...1, using: &rng), green: .random(in: 0...1, using: &rng),
+                blue: .random(in: 0...1, using: &rng), alpha: .random(in: 0...1, using: &rng))
+            let p = PremultipliedColor(color)
+            #expect(PremultipliedColor(argb: p.argb) != nil)
+            let back = PremultipliedColor(p.color)
+            #expect(back == p)
+        }
+    }
+}
+
+import VitrineCore

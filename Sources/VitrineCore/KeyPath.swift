@@ -78,7 +78,7 @@ extension Value {
             }
         case .dictionary(let d):
             return d[head]?.component(rest)
-        case .number, .color, .bool, .string:
+        case .number, .color, .bool, .string, .array:
             return nil
         }
     }
@@ -142,7 +142,7 @@ extension Value {
                 d[head] = updated
             }
             return .dictionary(d)
-        case .number, .color, .bool, .string:
+        case .number, .color, .bool, .string, .array:
             return nil
         }
     }

@@ -13,10 +13,12 @@ public struct PropertyDescriptor: Sendable {
     public let range: ClosedRange<Double>?
     /// For numbers: only whole numbers are accepted.
     public let isInteger: Bool
+    /// For arrays: the type of every element.
+    public let elementType: ValueType?
 
     public init(
         _ name: String, _ defaultValue: Value, animatable: Bool = true, implicit: Bool? = nil,
-        allowed: [String]? = nil, range: ClosedRange<Double>? = nil, integer: Bool = false
+        allowed: [String]? = nil, range: ClosedRange<Double>? = nil, integer: Bool = false, element: ValueType? = nil
     ) {
         self.name = name
         self.type = defaultValue.type
@@ -26,6 +28,7 @@ public struct PropertyDescriptor: Sendable {
         self.allowedStrings = allowed
         self.range = range
         self.isInteger = integer
+        self.elementType = element ?? defaultValue.array?.first?.type
     }
 
     /// Throws unless `value` is acceptable for the part `path` of this property.
@@ -35,6 +38,9 @@ public struct PropertyDescriptor: Sendable {
         guard let expected else { throw .invalidKeyPath(path.description, "\(name) has no part '\(path.subpath.joined(separator: "."))'") }
         guard value.type == expected.type else {
             throw .typeMismatch(keyPath: path.description, expected: expected.type.phrase, got: value.type.phrase)
+        }
+        if isWhole, let element = elementType, let items = value.array, let bad = items.first(where: { $0.type != element }) {
+            throw .typeMismatch(keyPath: path.description, expected: "an array of \(element)s", got: "an array holding \(bad.type.phrase)")
         }
         try validateNumbers(value, at: path)
         guard isWhole else { return }
@@ -64,6 +70,9 @@ func validateNumbers(_ value: Value, at path: KeyPath) throws(CoreError) {
     case .dictionary(let d):
         for (key, v) in d { try validateNumbers(v, at: KeyPath(components: path.components + [key])) }
         return
+    case .array(let items):
+        for v in items { try validateNumbers(v, at: path) }
+        return
     default:
         numbers = value.components ?? []
     }
@@ -85,6 +94,7 @@ extension ValueType {
         case .bool: "true or false"
         case .string: "a string"
         case .dictionary: "an object"
+        case .array: "an array"
         }
     }
 }
@@ -181,7 +191,27 @@ extension LayerKind {
     /// The type of the value at `keyPath` for a built-in property of this kind (or a part
     /// of one); nil for custom keys.
     public func valueType(at keyPath: KeyPath) -> ValueType? {
-        guard let slot = slot(of: keyPath.property) else { return nil }
-        return properties[slot].defaultValue.component(keyPath.subpath)?.type
+        valueShape(at: keyPath)?.type
     }
+
+    /// The type (and for arrays the element type) a value at `keyPath` must have, for a
+    /// built-in property or a part of one; nil for custom keys.
+    public func valueShape(at keyPath: KeyPath) -> (type: ValueType, element: ValueType?)? {
+        guard let slot = slot(of: keyPath.property) else { return nil }
+        let descriptor = properties[slot]
+        guard let part = descriptor.defaultValue.component(keyPath.subpath) else { return nil }
+        return (part.type, keyPath.components.count == 1 ? descriptor.elementType : nil)
+    }
+}
+
+extension LayerKind {
+    /// CAGradientLayer: `colors` drawn along `startPoint` → `endPoint` (unit coordinates of
+    /// the bounds) at `locations` (evenly spaced when empty); `type` axial, radial or conic.
+    public static let gradient = LayerKind(name: "gradient", extraProperties: [
+        PropertyDescriptor("colors", .array([]), element: .color),
+        PropertyDescriptor("locations", .array([]), element: .number),
+        PropertyDescriptor("startPoint", .point(Point(x: 0.5, y: 0))),
+        PropertyDescriptor("endPoint", .point(Point(x: 0.5, y: 1))),
+        PropertyDescriptor("type", .string("axial"), animatable: false, allowed: ["axial", "radial", "conic"]),
+    ])
 }

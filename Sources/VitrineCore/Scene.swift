@@ -32,7 +32,7 @@ public final class Scene {
     public var configuration: Configuration
     var layers: [String: Layer] = [:]
     var roots: [Layer] = []
-    public private(set) var kinds: [String: LayerKind] = ["layer": .layer]
+    public private(set) var kinds: [String: LayerKind] = ["layer": .layer, "gradient": .gradient]
     /// Layers that have at least one animation, so that time only visits those.
     var animatedLayers: [String: Layer] = [:]
     /// Per open transaction: the animations it waits for.

@@ -13,6 +13,8 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
     case string(String)
     /// Nested custom properties, addressed by key paths such as `touches.a.scale`.
     case dictionary([String: Value])
+    /// A list, such as a gradient's colours or locations.
+    case array([Value])
 
     /// The kind of this value.
     public var type: ValueType {
@@ -26,6 +28,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
         case .bool: .bool
         case .string: .string
         case .dictionary: .dictionary
+        case .array: .array
         }
     }
 
@@ -38,6 +41,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
     public var bool: Bool? { if case .bool(let v) = self { v } else { nil } }
     public var string: String? { if case .string(let v) = self { v } else { nil } }
     public var dictionary: [String: Value]? { if case .dictionary(let v) = self { v } else { nil } }
+    public var array: [Value]? { if case .array(let v) = self { v } else { nil } }
 
     /// The numbers a value is made of, in a fixed order per type; nil for values that do
     /// not interpolate component-wise (booleans, strings, dictionaries).
@@ -49,7 +53,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
         case .rect(let r): [r.origin.x, r.origin.y, r.size.width, r.size.height]
         case .color(let c): [c.red, c.green, c.blue, c.alpha]
         case .transform(let t): [t.a, t.b, t.c, t.d, t.tx, t.ty]
-        case .bool, .string, .dictionary: nil
+        case .bool, .string, .dictionary, .array: nil
         }
     }
 
@@ -62,7 +66,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
         case .rect: .rect(Rect(x: c[0], y: c[1], width: c[2], height: c[3]))
         case .color: .color(Color(red: c[0], green: c[1], blue: c[2], alpha: c[3]))
         case .transform: .transform(AffineTransform(a: c[0], b: c[1], c: c[2], d: c[3], tx: c[4], ty: c[5]))
-        case .bool, .string, .dictionary: self
+        case .bool, .string, .dictionary, .array: self
         }
     }
 
@@ -70,6 +74,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
     public var isFinite: Bool {
         switch self {
         case .dictionary(let d): d.values.allSatisfy(\.isFinite)
+        case .array(let a): a.allSatisfy(\.isFinite)
         default: components?.allSatisfy(\.isFinite) ?? true
         }
     }
@@ -86,13 +91,15 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
         case .string(let s): "\"\(s)\""
         case .dictionary(let d):
             "{" + d.keys.sorted().map { "\($0): \(d[$0]!)" }.joined(separator: ", ") + "}"
+        case .array(let a):
+            "[" + a.map(\.description).joined(separator: ", ") + "]"
         }
     }
 }
 
 /// The kinds of values.
 public enum ValueType: String, Hashable, Sendable, CustomStringConvertible {
-    case number, point, size, rect, color, transform, bool, string, dictionary
+    case number, point, size, rect, color, transform, bool, string, dictionary, array
 
     public var description: String { rawValue }
 }
@@ -124,6 +131,8 @@ extension Value {
             }
             if t >= 0.5 { for key in a.keys where b[key] == nil { result[key] = nil } }
             return .dictionary(result)
+        case (.array(let a), .array(let b)) where a.count == b.count:
+            return .array(zip(a, b).map { interpolate($0, $1, t) })
         default:
             guard from.type == to.type, let ca = from.components, let cb = to.components else {
                 return t < 0.5 ? from : to
@@ -144,6 +153,8 @@ extension Value {
             return .transform(y.concatenating(x))
         case (.dictionary(let x), .dictionary(let y)):
             return .dictionary(x.merging(y) { add($0, $1) })
+        case (.array(let x), .array(let y)) where x.count == y.count:
+            return .array(zip(x, y).map { add($0, $1) })
         default:
             guard a.type == b.type, let ca = a.components, let cb = b.components else { return b }
             return a.withComponents(zip(ca, cb).map { $0 + $1 })
@@ -157,6 +168,8 @@ extension Value {
             return .transform((y.inverted ?? .identity).concatenating(x))
         case (.dictionary(let x), .dictionary(let y)):
             return .dictionary(x.merging(y) { subtract($0, $1) })
+        case (.array(let x), .array(let y)) where x.count == y.count:
+            return .array(zip(x, y).map { subtract($0, $1) })
         default:
             guard a.type == b.type, let ca = a.components, let cb = b.components else { return a }
             return a.withComponents(zip(ca, cb).map { $0 - $1 })
@@ -178,6 +191,8 @@ extension Value {
             return .transform(d.transform)
         case .dictionary(let d):
             return .dictionary(d.mapValues { scale($0, by: k) })
+        case .array(let items):
+            return .array(items.map { scale($0, by: k) })
         default:
             guard let c = a.components else { return a }
             return a.withComponents(c.map { $0 * k })

@@ -99,7 +99,7 @@ public struct SceneDescription: Sendable {
             for (name, json) in layer.properties {
                 let path: KeyPath
                 do { path = try KeyPath(parsing: name) } catch { throw ProtocolError(error) }
-                let value = try Value(json: json, as: kind.valueType(at: path), at: "\(layer.id).\(name)")
+                let value = try Value(json: json, shape: kind.valueShape(at: path), at: "\(layer.id).\(name)")
                 if kind.slot(of: path.property) == nil { customValues[layer.id, default: [:]][name] = value }
                 properties.append((path, value))
             }

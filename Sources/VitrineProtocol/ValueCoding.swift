@@ -19,6 +19,16 @@ extension Value {
     /// follows from the JSON: numbers and angles, booleans, strings ("#…" colours are
     /// colours), `[x, y]` points, `[x, y, w, h]` rects, objects dictionaries.
     public init(json: JSON, as type: ValueType?, at keyPath: String) throws(ProtocolError) {
+        try self.init(json: json, as: type, element: nil, at: keyPath)
+    }
+
+    /// Decodes `json` as a value of a type and, for arrays, an element type (as
+    /// `LayerKind.valueShape(at:)` gives them); with no shape the type is inferred.
+    public init(json: JSON, shape: (type: ValueType, element: ValueType?)?, at keyPath: String) throws(ProtocolError) {
+        try self.init(json: json, as: shape?.type, element: shape?.element, at: keyPath)
+    }
+
+    private init(json: JSON, as type: ValueType?, element: ValueType?, at keyPath: String) throws(ProtocolError) {
         func wrong(_ expected: String) -> ProtocolError {
             ProtocolError(.wrongType, "'\(keyPath)' takes \(expected), not \(json.kindName) \(json.text.prefix(60))")
         }
@@ -56,6 +66,13 @@ extension Value {
         case .dictionary:
             guard json.object != nil else { throw wrong(type.phrase) }
             self = try Self.inferred(json, at: keyPath)
+        case .array:
+            guard let items = json.array else { throw wrong(type.phrase) }
+            var values: [Value] = []
+            for (i, item) in items.enumerated() {
+                values.append(try Value(json: item, as: element, element: nil, at: "\(keyPath)[\(i)]"))
+            }
+            self = .array(values)
         }
     }
 
@@ -71,6 +88,7 @@ extension Value {
         case .bool(let b): .bool(b)
         case .string(let s): .string(s)
         case .dictionary(let d): .object(d.mapValues(\.json))
+        case .array(let a): .array(a.map(\.json))
         }
     }
 
@@ -86,7 +104,9 @@ extension Value {
         case .array(let items):
             if let v = numbers(json, count: 2) { return .point(Point(x: v[0], y: v[1])) }
             if let v = numbers(json, count: 4) { return .rect(Rect(x: v[0], y: v[1], width: v[2], height: v[3])) }
-            throw ProtocolError(.wrongType, "'\(keyPath)': a custom array value must be [x, y] or [x, y, w, h] numbers, got \(items.count) items")
+            var values: [Value] = []
+            for (i, item) in items.enumerated() { values.append(try inferred(item, at: "\(keyPath)[\(i)]")) }
+            return .array(values)
         case .object(let o):
             var d: [String: Value] = [:]
             for (k, v) in o { d[k] = try inferred(v, at: keyPath + "." + k) }

@@ -14,10 +14,14 @@ let package = Package(
         .library(name: "VitrineCore", targets: ["VitrineCore"]),
         .library(name: "VitrineRaster", targets: ["VitrineRaster"]),
         .library(name: "VitrineProtocol", targets: ["VitrineProtocol"]),
+        .library(name: "VitrineRender", targets: ["VitrineRender"]),
+        .library(name: "VitrineOutput", targets: ["VitrineOutput"]),
+        .executable(name: "vitrined", targets: ["vitrined"]),
         .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -33,6 +37,12 @@ let package = Package(
             name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1",
             providers: [.apt(["libpixman-1-dev"])]),
         .executableTarget(
+            name: "vitrined",
+            dependencies: [
+                "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
             name: "vitrine-bench",
             dependencies: ["VitrineCore", "VitrineRaster", "CPixman"]),
         .testTarget(
@@ -43,6 +53,13 @@ let package = Package(
             ]),
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster"]),
         .target(name: "VitrineProtocol", dependencies: ["VitrineCore"]),
+        .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster"]),
+        .target(
+            name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineOutput"],
+            swiftSettings: optimizedInDebug),
+        .testTarget(
+            name: "VitrineRenderTests",
+            dependencies: ["VitrineRender", "VitrineProtocol", "VitrineOutput"]),
         .testTarget(name: "VitrineProtocolTests", dependencies: ["VitrineProtocol"]),
     ]
 )

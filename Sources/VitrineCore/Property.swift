@@ -206,12 +206,12 @@ extension LayerKind {
 
 extension LayerKind {
     /// CAGradientLayer: `colors` drawn along `startPoint` → `endPoint` (unit coordinates of
-    /// the bounds) at `locations` (evenly spaced when empty); `type` axial, radial or conic.
+    /// the bounds) at `locations` (evenly spaced when empty); `type` axial or radial.
     public static let gradient = LayerKind(name: "gradient", extraProperties: [
         PropertyDescriptor("colors", .array([]), element: .color),
         PropertyDescriptor("locations", .array([]), element: .number),
         PropertyDescriptor("startPoint", .point(Point(x: 0.5, y: 0))),
         PropertyDescriptor("endPoint", .point(Point(x: 0.5, y: 1))),
-        PropertyDescriptor("type", .string("axial"), animatable: false, allowed: ["axial", "radial", "conic"]),
+        PropertyDescriptor("type", .string("axial"), animatable: false, allowed: ["axial", "radial"]),
     ])
 }

@@ -1,0 +1,53 @@
+import VitrineCore
+import VitrineRaster
+
+/// A buffer to draw the next frame into, and how many frames ago it was last drawn.
+public struct OutputBuffer {
+    /// Premultiplied ARGB8888 in system memory, the output's size.
+    public let surface: Surface
+    /// 0 when its contents are unknown (draw everything); N when it holds the frame
+    /// presented N frames ago, so that only the damage of the last N frames needs drawing.
+    public let age: Int
+
+    public init(surface: Surface, age: Int) {
+        self.surface = surface
+        self.age = age
+    }
+}
+
+/// A display mode: size in pixels and refresh rate.
+public struct OutputMode: Hashable, Sendable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    /// Hertz; 0 where unknown.
+    public var refreshRate: Double
+
+    public init(width: Int, height: Int, refreshRate: Double = 60) {
+        self.width = width
+        self.height = height
+        self.refreshRate = refreshRate
+    }
+
+    public var description: String { "\(width)x\(height)@\(refreshRate.rounded() == refreshRate ? String(Int(refreshRate)) : String(refreshRate))" }
+}
+
+/// Where frames go: a screen (DRM, fbdev), a window, or memory (headless).
+///
+/// A frame is: `acquireBuffer()`, draw the damaged region into it, `present(damage:)`.
+/// `frameDone` fires when the presented frame reached the screen (a page flip); only then
+/// may the next frame be presented.
+public protocol OutputBackend: AnyObject {
+    /// A short name for logs: "headless", "drm:HDMI-A-1", …
+    var name: String { get }
+    /// The mode in use.
+    var mode: OutputMode { get }
+    /// The modes the output offers, preferred first.
+    var modes: [OutputMode] { get }
+    /// The buffer to draw the next frame into.
+    func acquireBuffer() throws -> OutputBuffer
+    /// Shows the buffer last acquired; `damage` is the region drawn this frame (device
+    /// pixels), which a backend that copies out of system memory limits itself to.
+    func present(damage: [PixelRect]) throws
+    /// Called when a presented frame is on screen.
+    var frameDone: (() -> Void)? { get set }
+}

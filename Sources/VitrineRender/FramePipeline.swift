@@ -1,0 +1,82 @@
+import VitrineCore
+import VitrineOutput
+import VitrineRaster
+
+/// Turns render trees into presented frames, repainting only what changed.
+///
+/// Each frame: damage against the previous tree; nothing changed → nothing presented.
+/// Otherwise the backend's next buffer is repainted over the union of the damage of as
+/// many frames as the buffer is old (all of it when its age is unknown), then presented
+/// with this frame's damage.
+public final class FramePipeline {
+    public let renderer: Renderer
+    public let output: OutputBackend
+    private var previous: RenderTree?
+    /// The damage of recent frames, newest first.
+    private var history: [[PixelRect]] = []
+    private let maximumAge = 4
+
+    public init(renderer: Renderer, output: OutputBackend) {
+        self.renderer = renderer
+        self.output = output
+    }
+
+    /// What one call of `render` did.
+    public struct Report: Sendable {
+        /// A frame was presented.
+        public let presented: Bool
+        /// The region repainted, in pixels.
+        public let repaintedPixels: Int
+        /// This frame's damage.
+        public let damage: [PixelRect]
+    }
+
+    /// Presents `tree` if it differs from the last one presented.
+    @discardableResult
+    public func render(_ tree: RenderTree) throws -> Report {
+        let screen = PixelRect(x: 0, y: 0, width: output.mode.width, height: output.mode.height)
+        let damage = tree.damage(since: previous).map { PixelRect(covering: $0).intersection(screen) }.filter { !$0.isEmpty }
+        guard !damage.isEmpty else { return Report(presented: false, repaintedPixels: 0, damage: []) }
+        history.insert(damage, at: 0)
+        if history.count > maximumAge { history.removeLast() }
+        let buffer = try output.acquireBuffer()
+        let region: [PixelRect] = buffer.age == 0 || buffer.age > history.count
+            ? [screen] : disjoint(history.prefix(buffer.age).flatMap { $0 })
+        renderer.render(tree, into: buffer.surface, region: region)
+        try output.present(damage: damage)
+        previous = tree
+        return Report(presented: true, repaintedPixels: region.reduce(0) { $0 + $1.width * $1.height }, damage: damage)
+    }
+
+    /// Forgets the last frame, so that the next one is drawn whole (after a mode change,
+    /// a VT switch, or anything else that lost the buffers' contents).
+    public func invalidate() {
+        previous = nil
+        history.removeAll()
+    }
+}
+
+/// Rectangles covering the same pixels with no overlaps, so that none is painted twice.
+func disjoint(_ rects: [PixelRect]) -> [PixelRect] {
+    var result: [PixelRect] = []
+    for r in rects where !r.isEmpty {
+        var pieces = [r]
+        for existing in result {
+            pieces = pieces.flatMap { subtract(existing, from: $0) }
+        }
+        result += pieces
+    }
+    return result
+}
+
+/// The parts of `r` outside `cut`: up to four rectangles.
+func subtract(_ cut: PixelRect, from r: PixelRect) -> [PixelRect] {
+    let i = r.intersection(cut)
+    guard !i.isEmpty else { return [r] }
+    var parts: [PixelRect] = []
+    if i.y > r.y { parts.append(PixelRect(x: r.x, y: r.y, width: r.width, height: i.y - r.y)) }
+    if i.maxY < r.maxY { parts.append(PixelRect(x: r.x, y: i.maxY, width: r.width, height: r.maxY - i.maxY)) }
+    if i.x > r.x { parts.append(PixelRect(x: r.x, y: i.y, width: i.x - r.x, height: i.height)) }
+    if i.maxX < r.maxX { parts.append(PixelRect(x: i.maxX, y: i.y, width: r.maxX - i.maxX, height: i.height)) }
+    return parts
+}

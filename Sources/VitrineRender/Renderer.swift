@@ -1,0 +1,180 @@
+import VitrineCore
+import VitrineRaster
+
+/// Draws a layer kind's own content (text, a rolling number, …) between the layer's
+/// background and its sublayers.
+public protocol ContentRenderer: AnyObject {
+    /// Draws `node`'s content in its bounds space, mapped by `transform` to the surface,
+    /// with `opacity` applied, inside `clip`.
+    func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip)
+}
+
+/// Draws render trees as Core Animation composites layers: for each layer its shadow,
+/// background, contents image, kind content, sublayers, then border; `masksToBounds`
+/// clips sublayers (and contents) to the rounded bounds; a layer with opacity < 1 and
+/// sublayers is composited offscreen (group opacity).
+public final class Renderer {
+    /// The opaque colour under everything (the screen of a kiosk is never transparent).
+    public var clearColor: PremultipliedColor = .black
+    public let images: ImageStore
+    private var contentRenderers: [String: ContentRenderer] = [:]
+
+    public init(images: ImageStore = ImageStore()) {
+        self.images = images
+    }
+
+    /// Makes `renderer` draw the content of layers of kind `kind`.
+    public func register(_ renderer: ContentRenderer, forKind kind: String) {
+        contentRenderers[kind] = renderer
+    }
+
+    /// Draws `tree` into `surface` (whose pixels map 1:1 to the tree's screen space),
+    /// touching only the pixels inside `region`.
+    public func render(_ tree: RenderTree, into surface: Surface, region: [PixelRect]) {
+        guard !tree.nodes.isEmpty else {
+            for rect in region { surface.fill(rect.intersection(surface.bounds), clearColor, mode: .source) }
+            return
+        }
+        let reach = tree.subtreeBounds()
+        for rect in region {
+            let area = rect.intersection(surface.bounds)
+            guard !area.isEmpty else { continue }
+            surface.fill(area, clearColor, mode: .source)
+            let pass = Pass(tree: tree, reach: reach, area: area.rect)
+            drawSubtree(pass, 0, on: surface, offset: .identity, clip: Clip(rect: area), opacity: 1)
+        }
+    }
+
+    /// What one repaint of one damage rectangle needs to know.
+    private struct Pass {
+        let tree: RenderTree
+        /// Per node: the screen pixels it and its descendants can touch.
+        let reach: [Rect]
+        /// The screen rectangle being repainted.
+        let area: Rect
+    }
+
+    /// Draws node `i` and its descendants, compositing offscreen when group opacity
+    /// requires it. `offset` maps screen space to `surface` (an offscreen group's).
+    private func drawSubtree(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double) {
+        let node = pass.tree.nodes[i]
+        guard pass.reach[i].intersects(pass.area) else { return }
+        let own = node.values.number(.opacity)
+        if own < 1, node.subtreeEnd > i + 1, node.values.bool(.allowsGroupOpacity) {
+            let bounds = PixelRect(covering: pass.reach[i].intersection(pass.area).offsetBy(dx: offset.tx, dy: offset.ty))
+                .intersection(clip.rect)
+            guard !bounds.isEmpty else { return }
+            surface.drawGroup(bounds: bounds, opacity: own * opacity, clip: clip) { group, toGroup in
+                let inner = clip.translated(dx: Int(toGroup.tx), dy: Int(toGroup.ty))
+                drawContents(pass, i, on: group, offset: offset.concatenating(toGroup), clip: inner, opacity: 1)
+            }
+        } else {
+            drawContents(pass, i, on: surface, offset: offset, clip: clip, opacity: opacity * own)
+        }
+    }
+
+    private func drawContents(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double) {
+        let node = pass.tree.nodes[i]
+        let v = node.values
+        let transform = node.transform.concatenating(offset)
+        let bounds = v.rect(.bounds)
+        let radii = CornerRadii(min(v.number(.cornerRadius), bounds.width / 2, bounds.height / 2))
+        let corners = MaskedCorners(rawValue: UInt8(truncatingIfNeeded: Int(v.number(.maskedCorners))))
+        let masks = v.bool(.masksToBounds)
+        let background = v.color(.backgroundColor)
+
+        if !masks, v.number(.shadowOpacity) > 0, background.alpha > 0 || v.number(.borderWidth) > 0 {
+            let shadow = Shadow(color: v.color(.shadowColor), opacity: v.number(.shadowOpacity) * opacity, offset: v.size(.shadowOffset), radius: v.number(.shadowRadius))
+            let shape: ShadowShape = radii.maximum > 0 ? .roundedRect(bounds, radii: radii, corners: corners) : .rect(bounds)
+            surface.drawShadow(shadow, of: shape, transform: transform, clip: clip)
+        }
+        if background.alpha > 0 {
+            let color = premultiplied(background, opacity)
+            if radii.maximum > 0 {
+                surface.fillRoundedRect(bounds, radii: radii, corners: corners, color: color, transform: transform, clip: clip)
+            } else {
+                surface.fill(bounds, color: color, transform: transform, clip: clip)
+            }
+        }
+        var inner = clip
+        if masks {
+            let shape = radii.maximum > 0 ? Path(roundedRect: bounds, radii: radii, corners: corners) : Path(rect: bounds)
+            inner = clip.intersecting(Clip(path: shape, transform: transform, within: clip.rect))
+        }
+        let contents = v.string(.contents)
+        if !contents.isEmpty, let image = images.image(contents) {
+            let gravity = ContentsGravity(rawValue: v.string(.contentsGravity)) ?? .resize
+            let rect = gravity.rect(contentSize: Size(width: Double(image.width), height: Double(image.height)), bounds: bounds)
+            surface.draw(image: image, in: rect, transform: transform, opacity: opacity, clip: inner)
+        }
+        if node.kind == LayerKind.gradient.name {
+            drawGradient(v, bounds: bounds, radii: radii, corners: corners, on: surface, transform: transform, opacity: opacity, clip: inner)
+        } else if let content = contentRenderers[node.kind] {
+            content.draw(node, on: surface, transform: transform, opacity: opacity, clip: inner)
+        }
+        var j = i + 1
+        while j < node.subtreeEnd {
+            drawSubtree(pass, j, on: surface, offset: offset, clip: inner, opacity: opacity)
+            j = pass.tree.nodes[j].subtreeEnd
+        }
+        let borderWidth = v.number(.borderWidth)
+        let borderColor = v.color(.borderColor)
+        if borderWidth > 0, borderColor.alpha > 0 {
+            surface.drawBorder(of: bounds, width: borderWidth, radii: radii, corners: corners, color: premultiplied(borderColor, opacity), transform: transform, clip: clip)
+        }
+    }
+
+    private func drawGradient(_ v: PropertyValues, bounds: Rect, radii: CornerRadii, corners: MaskedCorners, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
+        let kind = LayerKind.gradient
+        func slot(_ name: String) -> Value { v[slot: kind.slot(of: name)!] }
+        let colors = slot("colors").array?.compactMap(\.color) ?? []
+        guard !colors.isEmpty else { return }
+        let locations = slot("locations").array?.compactMap(\.number)
+        let gradient = Gradient(
+            colors: colors, locations: locations?.count == colors.count ? locations : nil,
+            startPoint: slot("startPoint").point ?? Point(x: 0.5, y: 0), endPoint: slot("endPoint").point ?? Point(x: 0.5, y: 1),
+            kind: slot("type").string == "radial" ? .radial : .axial)
+        let shape = radii.maximum > 0 ? Path(roundedRect: bounds, radii: radii, corners: corners) : Path(rect: bounds)
+        surface.fill(shape, gradient: gradient, bounds: bounds, transform: transform, opacity: opacity, clip: clip)
+    }
+}
+
+/// A straight colour with an opacity folded in, premultiplied for drawing.
+func premultiplied(_ color: Color, _ opacity: Double) -> PremultipliedColor {
+    var c = color.clamped
+    c.alpha *= min(1, max(0, opacity))
+    return PremultipliedColor(c)
+}
+
+extension RenderTree {
+    /// Per node, the screen pixels it and its descendants can touch.
+    func subtreeBounds() -> [Rect] {
+        var reach = nodes.map(\.visualBounds)
+        for i in stride(from: nodes.count - 1, to: 0, by: -1) {
+            if let p = nodes[i].parent { reach[p] = reach[p].union(reach[i]) }
+        }
+        return reach
+    }
+}
+
+extension Clip {
+    /// The same clip in a space moved by (dx, dy) pixels.
+    func translated(dx: Int, dy: Int) -> Clip {
+        guard dx != 0 || dy != 0 else { return self }
+        guard let mask else { return Clip(rect: rect.offsetBy(dx: dx, dy: dy)) }
+        let moved = A8Mask(width: mask.width, height: mask.height, originX: mask.originX + dx, originY: mask.originY + dy)
+        moved.bytes.update(from: mask.bytes, count: mask.stride * mask.height)
+        return Clip(mask: moved).intersecting(rect.offsetBy(dx: dx, dy: dy))
+    }
+}
+
+extension Renderer {
+    /// A whole frame of the output whose root layer is `root`, at media time `time`, in a
+    /// new surface of the root's size.
+    public func snapshot(_ scene: Scene, root: String, at time: Double) throws -> Surface {
+        let tree = try scene.renderTree(root: root, at: time)
+        let surface = Surface(width: max(1, Int(tree.size.width.rounded())), height: max(1, Int(tree.size.height.rounded())))
+        render(tree, into: surface, region: [surface.bounds])
+        return surface
+    }
+}

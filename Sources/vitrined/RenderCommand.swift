@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import VitrineCore
+import VitrineProtocol
+import VitrineRaster
+import VitrineRender
+
+/// `vitrined render`: draws a scene file at a given time into a PNG, without a screen.
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Render a scene (JSON) at a given time to a PNG file.",
+        discussion: """
+            The scene uses the socket protocol's vocabulary; see docs/SCENE.md.
+            Example: vitrined render --scene demo.json --time 0.5 --size 1280x800 --out frame.png
+            """)
+
+    @Option(help: "The scene file (JSON).")
+    var scene: String
+
+    @Option(help: "Media time in seconds at which to draw; animations begin at 0.")
+    var time: Double = 0
+
+    @Option(help: "Output size WIDTHxHEIGHT; defaults to the scene's size, else 1280x800.")
+    var size: PixelSize?
+
+    @Option(help: "Where to write the PNG.")
+    var out: String
+
+    func validate() throws {
+        guard time.isFinite, time >= 0, time <= 1e6 else { throw ValidationError("--time must be a number of seconds from 0 to 1000000") }
+    }
+
+    func run() throws {
+        let description: SceneDescription
+        do {
+            description = try SceneDescription(contentsOf: URL(fileURLWithPath: scene))
+        } catch {
+            throw ValidationError("\(scene): \(error.message)")
+        }
+        let dimensions = size.map { Size(width: Double($0.width), height: Double($0.height)) } ?? description.size ?? Size(width: 1280, height: 800)
+        let model = Scene()
+        StandardKinds.register(in: model)
+        try model.addRoot(id: "root", output: "render", size: dimensions)
+        do {
+            try description.apply(to: model, root: "root", at: 0)
+        } catch {
+            throw ValidationError("\(scene): \(error.message)")
+        }
+        _ = model.advance(to: time)
+        let renderer = StandardKinds.renderer(imageDirectory: URL(fileURLWithPath: scene).deletingLastPathComponent().path)
+        let surface = try renderer.snapshot(model, root: "root", at: time)
+        do {
+            try surface.writePNG(to: out)
+        } catch {
+            throw ValidationError("cannot write \(out): \(error)")
+        }
+        for (path, reason) in renderer.images.failures.sorted(by: { $0.key < $1.key }) {
+            FileHandle.standardError.write(Data("vitrined: warning: image \(path) not drawn: \(reason)\n".utf8))
+        }
+    }
+}
+
+/// `WIDTHxHEIGHT` on the command line.
+struct PixelSize: ExpressibleByArgument {
+    let width: Int
+    let height: Int
+
+    init?(argument: String) {
+        let parts = argument.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...16384).contains(w), (1...16384).contains(h) else { return nil }
+        width = w
+        height = h
+    }
+}

@@ -58,6 +58,9 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
 /// Drawing operations are in extensions, one file per stage: `fill`, `draw(image:)`,
 /// `drawShadow`, `composite`. Every one of them takes an optional `Clip`, which is how to
 /// draw into a sub-rectangle.
+///
+/// A surface may be handed to another thread (it is `Sendable`), but it does no locking:
+/// draw into it from one thread at a time.
 public final class Surface: @unchecked Sendable {
     public let width: Int
     public let height: Int

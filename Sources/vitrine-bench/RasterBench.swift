@@ -34,7 +34,8 @@ private final class RasterBench {
     var cases: [(String, (String) -> Void)] {
         [
             ("raster.fill", fill), ("raster.over_solid", overSolid), ("raster.mask_over", maskOver),
-            ("raster.image_over", imageOver), ("raster.image_bilinear_scale", bilinear),
+            ("raster.image_over", imageOver), ("raster.image_over_opacity", imageOverOpacity),
+            ("raster.image_bilinear_scale", bilinear),
             ("raster.image_bilinear_rotate", bilinearRotate),
             ("raster.rounded_rect_aa", roundedRect), ("raster.glyph_run", glyphs),
             ("raster.gradient_linear", linearGradient), ("raster.gradient_radial", radialGradient),
@@ -165,6 +166,21 @@ private final class RasterBench {
             surface.composite(src, x: 0, y: 0)
         }, pixman: {
             pixman_image_composite32(PIXMAN_OP_OVER, ps, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+        })
+    }
+
+    /// Group opacity's last step: an offscreen surface composited at 70 %.
+    func imageOverOpacity(_ name: String) {
+        let src = makeImage(width: width, height: height)
+        let ps = pixmanImage(src)
+        defer { pixman_image_unref(ps) }
+        var alpha = pixman_color_t(red: 0, green: 0, blue: 0, alpha: UInt16(179) * 257)
+        let mask = pixman_image_create_solid_fill(&alpha)!
+        defer { pixman_image_unref(mask) }
+        report(name, iterations: 2, vitrine: {
+            surface.composite(src, x: 0, y: 0, opacity: 179.0 / 255)
+        }, pixman: {
+            pixman_image_composite32(PIXMAN_OP_OVER, ps, mask, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
         })
     }
 

@@ -240,3 +240,15 @@ extension CoverageTests {
         #expect(s.pixel(x: 10, y: 20).alpha == 0)
     }
 }
+
+extension CoverageTests {
+    @Test func evenOddLeavesTheOverlapEmpty() {
+        var p = Path(rect: Rect(x: 0, y: 0, width: 10, height: 10))
+        p.addPath(Path(rect: Rect(x: 5, y: 0, width: 10, height: 10)))
+        let s = Surface(width: 20, height: 10)
+        s.fill(p, color: .white, rule: .evenOdd)
+        #expect(coveredArea(s) == 100)
+        #expect(s.pixel(x: 7, y: 5).alpha == 0)
+        #expect(s.pixel(x: 2, y: 5).alpha == 255)
+    }
+}

@@ -129,6 +129,9 @@ import VitrineCore
         s.fill(Rect(x: 0, y: 0, width: 1e308, height: 1e308), color: .white, transform: AffineTransform(scaleX: 1e10, y: 1e10))
         s.draw(image: s.copy(), in: Rect(x: 0, y: 0, width: 1e-300, height: 1e300))
         s.drawShadow(Shadow(radius: 1e6), of: .rect(Rect(x: 0, y: 0, width: 4, height: 4)))
+        s.drawShadow(Shadow(radius: 4), of: .rect(Rect(x: -1e300, y: -1e300, width: 1e308, height: 1e308)))
+        s.drawShadow(Shadow(radius: 4), of: .roundedRect(Rect(x: 0, y: 0, width: 300, height: 300), radii: CornerRadii(1e300), corners: .all))
+        s.drawShadow(Shadow(radius: 4), of: .roundedRect(Rect(x: -1e9, y: 2, width: 2e9, height: 1e9), radii: CornerRadii(5), corners: .all))
         #expect(s.width == 16)
     }
 

@@ -38,6 +38,6 @@ let package = Package(
                 "VitrineCore",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
-        .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster"]),
+        .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster"], exclude: ["Golden"]),
     ]
 )

@@ -73,7 +73,7 @@ import VitrineCore
             "\(error)".contains(path) && "\(error)".contains("open")
         }
         let notPNG = outputDirectory.appendingPathComponent("not.png").path
-        FileManager.default.createFile(atPath: notPNG, contents: Data("hello".utf8))
+        _ = FileManager.default.createFile(atPath: notPNG, contents: Data("hello".utf8))
         #expect(throws: PNGError.self) { _ = try Surface(contentsOfPNG: notPNG) }
     }
 

@@ -82,6 +82,12 @@ public final class Surface: @unchecked Sendable {
 
     deinit { pixels.deallocate() }
 
+    /// All rows, `stride × height` pixels (the padding at the end of each row included),
+    /// for handing to an output backend or another library.
+    public var buffer: UnsafeMutableBufferPointer<UInt32> {
+        UnsafeMutableBufferPointer(start: pixels, count: stride * height)
+    }
+
     /// The whole surface, at the origin.
     public var bounds: PixelRect { PixelRect(x: 0, y: 0, width: width, height: height) }
 

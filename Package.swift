@@ -51,7 +51,7 @@ let package = Package(
                 "VitrineCore",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
-        .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster"]),
+        .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster"], exclude: ["Golden"]),
         .target(name: "VitrineProtocol", dependencies: ["VitrineCore"]),
         .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster"]),
         .target(

@@ -3,14 +3,17 @@ import VitrineCore
 /// Filling shapes with a solid colour or a shader, through anti-aliased coverage.
 extension Surface {
     /// Fills `path`, mapped through `transform` into device space, with `color` (OVER),
-    /// anti-aliased with the non-zero rule.
-    public func fill(_ path: Path, color: PremultipliedColor, transform: AffineTransform = .identity, clip: Clip? = nil) {
+    /// anti-aliased, inside by `rule`.
+    public func fill(
+        _ path: Path, color: PremultipliedColor, transform: AffineTransform = .identity, rule: FillRule = .nonZero,
+        clip: Clip? = nil
+    ) {
         guard color.alpha != 0 else { return }
         if let r = path.pixelAlignedRect(transform) {
             blitRect(r, SolidBlitter(surface: self, color: color), clip: clip)
             return
         }
-        rasterize(path, transform: transform, clip: clip, SolidBlitter(surface: self, color: color))
+        rasterize(path, transform: transform, rule: rule, clip: clip, SolidBlitter(surface: self, color: color))
     }
 
     /// Fills `rect` (layer space, fractional edges anti-aliased) mapped through `transform`.
@@ -65,10 +68,12 @@ extension Surface {
     }
 
     /// Scan-converts `path` into `blitter` within the clip.
-    func rasterize<B: Blitter>(_ path: Path, transform: AffineTransform, clip: Clip?, _ blitter: B) {
+    func rasterize<B: Blitter>(
+        _ path: Path, transform: AffineTransform, rule: FillRule = .nonZero, clip: Clip?, _ blitter: B
+    ) {
         let area = deviceClip(clip)
         guard !area.isEmpty else { return }
-        var r = Rasterizer(clip: area)
+        var r = Rasterizer(clip: area, rule: rule)
         r.add(path, transform: transform)
         if let mask = clip?.mask {
             let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, mask.width))

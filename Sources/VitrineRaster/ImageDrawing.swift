@@ -62,9 +62,10 @@ struct NearestImageShader: Shader {
         let px = Double(x) + 0.5, py = Double(y) + 0.5
         var u = inverse.a * px + inverse.c * py + inverse.tx
         var v = inverse.b * px + inverse.d * py + inverse.ty
-        let maxX = image.width - 1, maxY = image.height - 1
+        let maxX = Double(image.width - 1), maxY = Double(image.height - 1)
         for i in 0..<count {
-            let ix = min(maxX, max(0, Int(u.rounded(.down)))), iy = min(maxY, max(0, Int(v.rounded(.down))))
+            // Clamp before converting: far-away (or NaN) positions must not trap.
+            let ix = Int(min(maxX, max(0, u.rounded(.down)))), iy = Int(min(maxY, max(0, v.rounded(.down))))
             out[i] = image.row(iy)[ix]
             u += inverse.a
             v += inverse.b

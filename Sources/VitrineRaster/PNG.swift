@@ -34,6 +34,12 @@ private struct PNGImage: ~Copyable {
     }
 }
 
+/// Bounds on decoded images, so a hostile file cannot ask for gigabytes.
+public enum PNGLimits {
+    /// 64 Mpixels (256 MiB decoded), more than an 8K frame.
+    public static let maximumPixels = 1 << 26
+}
+
 /// 8-bit RGBA with straight alpha, libpng's `PNG_FORMAT_RGBA`.
 private let formatRGBA = png_uint_32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)
 
@@ -48,8 +54,10 @@ extension Surface {
             throw PNGError(path: path, operation: "open", reason: png.message)
         }
         let width = Int(png.control.width), height = Int(png.control.height)
-        guard width > 0, height > 0, width <= 1 << 15, height <= 1 << 15 else {
-            throw PNGError(path: path, operation: "decode", reason: "unsupported size \(width)×\(height)")
+        guard width > 0, height > 0, width <= 1 << 15, height <= 1 << 15, width * height <= PNGLimits.maximumPixels else {
+            throw PNGError(
+                path: path, operation: "decode",
+                reason: "\(width)×\(height) is larger than the \(PNGLimits.maximumPixels)-pixel limit; scale the image down")
         }
         png.control.format = formatRGBA
         let rowBytes = width * 4

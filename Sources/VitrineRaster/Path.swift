@@ -104,10 +104,10 @@ public struct Path: Sendable, Equatable {
     ///   - clockwise: Winding direction; a border's inner outline winds the other way.
     public init(roundedRect r: Rect, radii: CornerRadii, corners: MaskedCorners = .all, clockwise: Bool = true) {
         guard !r.isNull, r.width > 0, r.height > 0 else { return }
-        let limitX = r.width / 2, limitY = r.height / 2
+        let limit = min(r.width, r.height) / 2
         func radius(_ v: Double, _ mask: MaskedCorners) -> (Double, Double) {
             guard corners.contains(mask), v > 0 else { return (0, 0) }
-            return (min(v, limitX), min(v, limitY))
+            return (min(v, limit), min(v, limit))
         }
         let tl = radius(radii.minXMinY, .minXMinY), tr = radius(radii.maxXMinY, .maxXMinY)
         let br = radius(radii.maxXMaxY, .maxXMaxY), bl = radius(radii.minXMaxY, .minXMaxY)

@@ -5,7 +5,7 @@ import VitrineCore
 /// The path is flattened to line segments in device space. Row by row, every segment
 /// piece inside the row adds its signed area to a row of accumulation cells so that the
 /// running sum along the row is the exact area covered in each pixel; the absolute value,
-/// clamped to 1, is the non-zero coverage. Cells no segment touched share the running
+/// clamped to 1 (non-zero) or folded (even-odd), is the coverage. Cells no segment touched share the running
 /// sum, so the interior of a shape reaches the blitter as one constant span.
 struct Rasterizer {
     /// A line segment stored top to bottom; `winding` is +1 when it went down.
@@ -20,11 +20,13 @@ struct Rasterizer {
 
     private(set) var segments: [Segment] = []
     private let clip: PixelRect
+    private let rule: FillRule
     private let left: Double, right: Double
 
     /// A rasterizer emitting only pixels inside `clip` (device space).
-    init(clip: PixelRect) {
+    init(clip: PixelRect, rule: FillRule = .nonZero) {
         self.clip = clip
+        self.rule = rule
         left = Double(clip.x)
         right = Double(clip.maxX)
     }
@@ -235,7 +237,7 @@ struct Rasterizer {
             r += 1
             while r < ranges.count, ranges[r].0 <= b + 1 { b = max(b, ranges[r].1); r += 1 }
             if a > x, a <= width {
-                let c = Rasterizer.byte(sum)
+                let c = byte(sum)
                 if c != 0 { blitter.blitH(x: clip.x + x, y: y, width: min(a, width) - x, coverage: c) }
             }
             let last = min(b, width - 1)
@@ -243,7 +245,7 @@ struct Rasterizer {
                 for i in a...last {
                     sum += cells[i]
                     cells[i] = 0
-                    coverage[i - a] = Rasterizer.byte(sum)
+                    coverage[i - a] = byte(sum)
                 }
                 blitter.blitAntiH(x: clip.x + a, y: y, coverage: coverage, count: last - a + 1)
             }
@@ -256,7 +258,7 @@ struct Rasterizer {
             x = b + 1
         }
         if x < width {
-            let c = Rasterizer.byte(sum)
+            let c = byte(sum)
             if c != 0 { blitter.blitH(x: clip.x + x, y: y, width: width - x, coverage: c) }
         }
         cells[width] = 0
@@ -264,8 +266,23 @@ struct Rasterizer {
         cells[width + 2] = 0
     }
 
+    /// Coverage byte for an accumulated signed area: clamped for non-zero, folded into
+    /// 0…1…0 for even-odd (an area of 2 is two windings: outside again).
     @inline(__always)
-    static func byte(_ area: Float) -> UInt8 {
-        UInt8(min(1, abs(area)) * 255 + 0.5)
+    func byte(_ area: Float) -> UInt8 {
+        var a = abs(area)
+        if rule == .evenOdd {
+            a -= 2 * (a * 0.5).rounded(.down)
+            if a > 1 { a = 2 - a }
+        }
+        return UInt8(min(1, a) * 255 + 0.5)
     }
+}
+
+/// Which parts of a self-overlapping outline are inside.
+public enum FillRule: Sendable {
+    /// Inside where the outline winds around a point any number of times (CA's default).
+    case nonZero
+    /// Inside where it winds an odd number of times.
+    case evenOdd
 }

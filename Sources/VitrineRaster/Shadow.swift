@@ -33,7 +33,8 @@ public enum ShadowShape: Sendable {
     /// Any path in layer space (CA's `shadowPath`).
     case path(Path)
     /// Coverage already in device space, placed by the mask's origin; the transform is
-    /// ignored. Use this for the alpha of rendered content.
+    /// ignored and the offset is rounded to whole pixels. Use this for the alpha of
+    /// rendered content.
     case mask(A8Mask)
 }
 
@@ -101,8 +102,10 @@ extension Surface {
         color: PremultipliedColor, clip: Clip?
     ) -> Bool {
         let device = transform.boundingBox(of: rect)
+        let limit = Double(1 << 24)
+        guard device.minX > -limit, device.minY > -limit, device.maxX < limit, device.maxY < limit else { return false }
         let scale = max(abs(transform.a), abs(transform.d))
-        let radius = (corners.isEmpty ? 0 : radii.maximum) * scale
+        let radius = min((corners.isEmpty ? 0 : radii.maximum) * scale, min(device.width, device.height) / 2)
         let extent = A8Mask.blurExtent(sigma: sigma)
         let keep = radius + Double(2 * extent) + 2
         let cutX = max(0, Int((device.width - 2 * keep).rounded(.down)))

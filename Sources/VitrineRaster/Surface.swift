@@ -58,6 +58,9 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
 /// Drawing operations are in extensions, one file per stage: `fill`, `draw(image:)`,
 /// `drawShadow`, `composite`. Every one of them takes an optional `Clip`, which is how to
 /// draw into a sub-rectangle.
+///
+/// A surface may be handed to another thread (it is `Sendable`), but it does no locking:
+/// draw into it from one thread at a time.
 public final class Surface: @unchecked Sendable {
     public let width: Int
     public let height: Int
@@ -78,6 +81,12 @@ public final class Surface: @unchecked Sendable {
     }
 
     deinit { pixels.deallocate() }
+
+    /// All rows, `stride × height` pixels (the padding at the end of each row included),
+    /// for handing to an output backend or another library.
+    public var buffer: UnsafeMutableBufferPointer<UInt32> {
+        UnsafeMutableBufferPointer(start: pixels, count: stride * height)
+    }
 
     /// The whole surface, at the origin.
     public var bounds: PixelRect { PixelRect(x: 0, y: 0, width: width, height: height) }

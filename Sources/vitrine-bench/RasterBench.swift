@@ -34,9 +34,11 @@ private final class RasterBench {
     var cases: [(String, (String) -> Void)] {
         [
             ("raster.fill", fill), ("raster.over_solid", overSolid), ("raster.mask_over", maskOver),
-            ("raster.image_over", imageOver), ("raster.image_bilinear_scale", bilinear),
+            ("raster.image_over", imageOver), ("raster.image_over_opacity", imageOverOpacity),
+            ("raster.image_bilinear_scale", bilinear),
             ("raster.image_bilinear_rotate", bilinearRotate),
             ("raster.rounded_rect_aa", roundedRect), ("raster.glyph_run", glyphs),
+            ("raster.gradient_linear", linearGradient), ("raster.gradient_radial", radialGradient),
         ]
     }
 
@@ -167,6 +169,21 @@ private final class RasterBench {
         })
     }
 
+    /// Group opacity's last step: an offscreen surface composited at 70 %.
+    func imageOverOpacity(_ name: String) {
+        let src = makeImage(width: width, height: height)
+        let ps = pixmanImage(src)
+        defer { pixman_image_unref(ps) }
+        var alpha = pixman_color_t(red: 0, green: 0, blue: 0, alpha: UInt16(179) * 257)
+        let mask = pixman_image_create_solid_fill(&alpha)!
+        defer { pixman_image_unref(mask) }
+        report(name, iterations: 2, vitrine: {
+            surface.composite(src, x: 0, y: 0, opacity: 179.0 / 255)
+        }, pixman: {
+            pixman_image_composite32(PIXMAN_OP_OVER, ps, mask, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+        })
+    }
+
     func bilinear(_ name: String) {
         let src = makeImage(width: width / 2, height: height / 2)
         let ps = pixmanImage(src)
@@ -207,6 +224,53 @@ private final class RasterBench {
             surface.draw(image: src, in: bounds, transform: layer)
         }, pixman: {
             pixman_image_composite32(PIXMAN_OP_OVER, ps, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+        })
+    }
+
+    /// Opaque stops, so straight and premultiplied interpolation agree.
+    static let stops: [(Double, Color)] = [
+        (0, Color(red: 0.1, green: 0.2, blue: 0.8)), (0.4, Color(red: 0.95, green: 0.95, blue: 0.9)),
+        (1, Color(red: 0.8, green: 0.1, blue: 0.2)),
+    ]
+
+    func pixmanStops() -> [pixman_gradient_stop_t] {
+        Self.stops.map { pixman_gradient_stop_t(x: fixed($0.0), color: pixmanColor(PremultipliedColor($0.1))) }
+    }
+
+    /// Corner to corner across the screen.
+    func linearGradient(_ name: String) {
+        let g = Gradient(colors: Self.stops.map(\.1), locations: Self.stops.map(\.0), startPoint: .zero, endPoint: Point(x: 1, y: 1))
+        var p1 = pixman_point_fixed_t(x: 0, y: 0)
+        var p2 = pixman_point_fixed_t(x: fixed(Double(width)), y: fixed(Double(height)))
+        let stops = pixmanStops()
+        let pg = pixman_image_create_linear_gradient(&p1, &p2, stops, Int32(stops.count))!
+        defer { pixman_image_unref(pg) }
+        pixman_image_set_repeat(pg, PIXMAN_REPEAT_PAD)
+        let bounds = Rect(x: 0, y: 0, width: Double(width), height: Double(height))
+        report(name, vitrine: {
+            surface.fill(bounds, gradient: g)
+        }, pixman: {
+            pixman_image_composite32(PIXMAN_OP_OVER, pg, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+        })
+    }
+
+    /// A circle of radius 540 at the centre of the screen.
+    func radialGradient(_ name: String) {
+        let r = 540.0
+        let g = Gradient(
+            colors: Self.stops.map(\.1), locations: Self.stops.map(\.0), startPoint: Point(x: 0.5, y: 0.5),
+            endPoint: Point(x: 0.5 + r / Double(width), y: 0.5 + r / Double(height)), kind: .radial)
+        var centre = pixman_point_fixed_t(x: fixed(Double(width) / 2), y: fixed(Double(height) / 2))
+        let stops = pixmanStops()
+        let pg = pixman_image_create_radial_gradient(&centre, &centre, 0, fixed(r), stops, Int32(stops.count))!
+        defer { pixman_image_unref(pg) }
+        // Core Animation continues the end colours beyond the ramp.
+        pixman_image_set_repeat(pg, PIXMAN_REPEAT_PAD)
+        let bounds = Rect(x: 0, y: 0, width: Double(width), height: Double(height))
+        report(name, vitrine: {
+            surface.fill(bounds, gradient: g)
+        }, pixman: {
+            pixman_image_composite32(PIXMAN_OP_OVER, pg, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
         })
     }
 

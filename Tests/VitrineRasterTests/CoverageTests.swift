@@ -129,6 +129,9 @@ import VitrineCore
         s.fill(Rect(x: 0, y: 0, width: 1e308, height: 1e308), color: .white, transform: AffineTransform(scaleX: 1e10, y: 1e10))
         s.draw(image: s.copy(), in: Rect(x: 0, y: 0, width: 1e-300, height: 1e300))
         s.drawShadow(Shadow(radius: 1e6), of: .rect(Rect(x: 0, y: 0, width: 4, height: 4)))
+        s.drawShadow(Shadow(radius: 4), of: .rect(Rect(x: -1e300, y: -1e300, width: 1e308, height: 1e308)))
+        s.drawShadow(Shadow(radius: 4), of: .roundedRect(Rect(x: 0, y: 0, width: 300, height: 300), radii: CornerRadii(1e300), corners: .all))
+        s.drawShadow(Shadow(radius: 4), of: .roundedRect(Rect(x: -1e9, y: 2, width: 2e9, height: 1e9), radii: CornerRadii(5), corners: .all))
         #expect(s.width == 16)
     }
 
@@ -194,5 +197,61 @@ import VitrineCore
                 #expect(clipped.pixel(x: x, y: y) == (inside ? s.pixel(x: x, y: y) : .transparent), "(\(x), \(y))")
             } }
         }
+    }
+}
+
+extension CoverageTests {
+    /// An oversized radius becomes half the shorter side: a capsule with circular ends.
+    @Test func oversizedRadiusMakesACapsule() {
+        let s = Surface(width: 100, height: 40)
+        s.fillRoundedRect(Rect(x: 0, y: 0, width: 100, height: 40), radii: CornerRadii(500), color: .white)
+        let capsule = 60.0 * 40 + Double.pi * 400
+        #expect(abs(coveredArea(s) - capsule) < Self.curveSlack(2 * Double.pi * 20))
+        #expect(s.pixel(x: 50, y: 0).alpha == 255)
+        #expect(s.pixel(x: 20, y: 20).alpha == 255)
+    }
+}
+
+@Suite struct ClipMaskTests {
+    @Test func glyphMaskThroughClipMaskMultipliesCoverage() {
+        let glyph = A8Mask(width: 10, height: 10)
+        for y in 0..<10 { for x in 0..<10 { glyph[x, y] = 200 } }
+        let half = A8Mask(width: 10, height: 10, originX: 5, originY: 5)
+        for y in 0..<10 { for x in 0..<10 { half[x, y] = 128 } }
+        let s = Surface(width: 20, height: 20)
+        s.draw(glyph, color: .white, offsetX: 5, offsetY: 5, clip: Clip(mask: half))
+        #expect(s.pixel(x: 7, y: 7).alpha == UInt8((200 * 128 + 127) / 255))
+        #expect(s.pixel(x: 4, y: 4).alpha == 0)
+    }
+
+    @Test func intersectingTwoMaskClipsMultipliesThem() {
+        let bounds = PixelRect(x: 0, y: 0, width: 40, height: 40)
+        let a = Clip(path: Path(ellipseIn: Rect(x: 0, y: 0, width: 40, height: 40)), within: bounds)
+        let b = Clip(path: Path(rect: Rect(x: 20, y: 0.5, width: 20, height: 39)), within: bounds)
+        let both = a.intersecting(b)
+        #expect(both.rect == PixelRect(x: 20, y: 0, width: 20, height: 40))
+        let s = Surface(width: 40, height: 40)
+        s.fill(Rect(x: 0, y: 0, width: 40, height: 40), color: .white, clip: both)
+        // The area inside both, sampled 20×20 per pixel.
+        var inside = 0
+        for j in 0..<800 { for i in 0..<800 {
+            let x = (Double(i) + 0.5) / 20, y = (Double(j) + 0.5) / 20
+            if (x - 20) * (x - 20) + (y - 20) * (y - 20) <= 400, x >= 20, y >= 0.5, y <= 39.5 { inside += 1 }
+        } }
+        let expected = Double(inside) / 400
+        #expect(abs(coveredArea(s) - expected) < CoverageTests.curveSlack(Double.pi * 20), "\(coveredArea(s)) vs \(expected)")
+        #expect(s.pixel(x: 10, y: 20).alpha == 0)
+    }
+}
+
+extension CoverageTests {
+    @Test func evenOddLeavesTheOverlapEmpty() {
+        var p = Path(rect: Rect(x: 0, y: 0, width: 10, height: 10))
+        p.addPath(Path(rect: Rect(x: 5, y: 0, width: 10, height: 10)))
+        let s = Surface(width: 20, height: 10)
+        s.fill(p, color: .white, rule: .evenOdd)
+        #expect(coveredArea(s) == 100)
+        #expect(s.pixel(x: 7, y: 5).alpha == 0)
+        #expect(s.pixel(x: 2, y: 5).alpha == 255)
     }
 }

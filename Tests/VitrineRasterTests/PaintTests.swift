@@ -73,7 +73,7 @@ import VitrineCore
             "\(error)".contains(path) && "\(error)".contains("open")
         }
         let notPNG = outputDirectory.appendingPathComponent("not.png").path
-        FileManager.default.createFile(atPath: notPNG, contents: Data("hello".utf8))
+        _ = FileManager.default.createFile(atPath: notPNG, contents: Data("hello".utf8))
         #expect(throws: PNGError.self) { _ = try Surface(contentsOfPNG: notPNG) }
     }
 
@@ -230,5 +230,14 @@ extension GradientTests {
         // The start and end corners hold the end colours.
         #expect(s.pixel(x: 0, y: 0).red <= 2)
         #expect(s.pixel(x: 199, y: 49).red >= 253)
+    }
+}
+
+extension ImageTests {
+    @Test func nearestScalingRepeatsPixels() {
+        let image = Self.pattern(4, 3)
+        let s = Surface(width: 8, height: 6)
+        s.draw(image: image, in: Rect(x: 0, y: 0, width: 8, height: 6), filter: .nearest)
+        for y in 0..<6 { for x in 0..<8 { #expect(s.pixel(x: x, y: y) == image.pixel(x: x / 2, y: y / 2)) } }
     }
 }

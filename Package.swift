@@ -59,7 +59,8 @@ let package = Package(
             swiftSettings: optimizedInDebug),
         .testTarget(
             name: "VitrineRenderTests",
-            dependencies: ["VitrineRender", "VitrineProtocol", "VitrineOutput"]),
+            dependencies: ["VitrineRender", "VitrineProtocol", "VitrineOutput"],
+            exclude: ["References", "Scenes"]),
         .testTarget(name: "VitrineProtocolTests", dependencies: ["VitrineProtocol"]),
     ]
 )

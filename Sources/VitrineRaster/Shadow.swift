@@ -6,9 +6,10 @@ public struct Shadow: Sendable, Equatable {
     public var color: Color
     /// Multiplies the colour's alpha (CA's `shadowOpacity`).
     public var opacity: Double
-    /// Displacement in device pixels, applied after the shape's transform.
+    /// Displacement in the shape's (layer's) space: it turns and scales with the layer.
     public var offset: Size
-    /// Blur radius in device pixels; the gaussian's σ is `radius / 2`, as in Core Animation.
+    /// Blur radius in the shape's space; the gaussian's σ is `radius / 2` times the
+    /// transform's scale, as in Core Animation.
     public var radius: Double
 
     /// Defaults are Core Animation's, except `opacity`, which CA defaults to 0.
@@ -48,8 +49,11 @@ extension Surface {
             red: shadow.color.red, green: shadow.color.green, blue: shadow.color.blue,
             alpha: shadow.color.clamped.alpha * min(1, max(0, shadow.opacity))))
         guard color.alpha != 0, shadow.offset.width.isFinite, shadow.offset.height.isFinite else { return }
-        let shifted = transform.concatenating(AffineTransform(translationX: shadow.offset.width, y: shadow.offset.height))
-        let sigma = shadow.sigma
+        // As in Core Animation the offset and the blur radius are in the layer's space:
+        // they turn and scale with the layer.
+        let shifted = AffineTransform(translationX: shadow.offset.width, y: shadow.offset.height).concatenating(transform)
+        let scale = abs(transform.determinant).squareRoot()
+        let sigma = min(Shadow.maximumSigma, shadow.sigma * (scale.isFinite ? scale : 1))
         let extent = A8Mask.blurExtent(sigma: sigma)
         let area = deviceClip(clip)
         guard !area.isEmpty else { return }

@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "VitrineCore", targets: ["VitrineCore"]),
         .library(name: "VitrineRaster", targets: ["VitrineRaster"]),
+        .library(name: "VitrineText", targets: ["VitrineText"]),
         .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
     ],
     dependencies: [
@@ -31,6 +32,18 @@ let package = Package(
         .systemLibrary(
             name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1",
             providers: [.apt(["libpixman-1-dev"])]),
+        .target(
+            name: "VitrineText", dependencies: ["VitrineCore", "CFreeType", "CHarfBuzz", "CFontconfig"],
+            swiftSettings: optimizedInDebug),
+        .systemLibrary(
+            name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
+            providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(
+            name: "CHarfBuzz", path: "Sources/CHarfBuzz", pkgConfig: "harfbuzz",
+            providers: [.apt(["libharfbuzz-dev"])]),
+        .systemLibrary(
+            name: "CFontconfig", path: "Sources/CFontconfig", pkgConfig: "fontconfig",
+            providers: [.apt(["libfontconfig-dev"])]),
         .executableTarget(
             name: "vitrine-bench",
             dependencies: ["VitrineCore", "VitrineRaster", "CPixman"]),
@@ -41,5 +54,6 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster"]),
+        .testTarget(name: "VitrineTextTests", dependencies: ["VitrineText"]),
     ]
 )

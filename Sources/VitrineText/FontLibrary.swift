@@ -1,0 +1,129 @@
+/// Finds fonts through fontconfig, opens them once and keeps them: the one place text
+/// gets its faces and glyph masks from.
+///
+/// ```swift
+/// let fonts = try FontLibrary()
+/// let font = try fonts.font(for: FontDescriptor(family: "DejaVu Sans", weight: .bold))
+/// let arabic = font.face(for: "م")   // the face that has the letter
+/// ```
+///
+/// Not thread-safe: use one library per thread or actor (the compositor owns one).
+public final class FontLibrary {
+    /// The family used when the requested one is not installed.
+    public static let defaultFamily = "DejaVu Sans"
+
+    /// Rasterized glyphs, shared by every layout made with this library.
+    public let glyphCache: GlyphCache
+
+    let freeType: FreeTypeLibrary
+    private let fontconfig: FontconfigConfig
+    private var faces: [FaceKey: FontFace] = [:]
+    private var resolved: [FontDescriptor: ResolvedFont] = [:]
+
+    private struct FaceKey: Hashable {
+        let path: String
+        let index: Int
+    }
+
+    /// Loads the system font configuration.
+    /// - Parameter glyphCacheCapacity: how many glyph masks the cache keeps at most.
+    public init(glyphCacheCapacity: Int = 4096) throws(TextError) {
+        freeType = try FreeTypeLibrary()
+        fontconfig = try FontconfigConfig()
+        glyphCache = GlyphCache(capacity: glyphCacheCapacity)
+    }
+
+    /// Makes the fonts in `path` (searched recursively) available to later lookups.
+    public func addFontDirectory(_ path: String) throws(TextError) {
+        try fontconfig.addFontDirectory(path)
+        resolved.removeAll()
+    }
+
+    /// The face `index` of the font file at `path`, opened once and cached.
+    public func face(path: String, index: Int = 0) throws(TextError) -> FontFace {
+        let key = FaceKey(path: path, index: index)
+        if let face = faces[key] { return face }
+        let face = try FontFace(library: freeType, path: path, index: index, id: faces.count + 1)
+        faces[key] = face
+        return face
+    }
+
+    /// The number of faces opened so far.
+    public var openFaceCount: Int { faces.count }
+
+    /// The font for `descriptor`: the best installed face for its family, weight and
+    /// style, with the fallback faces fontconfig suggests for characters it lacks.
+    ///
+    /// A family that is not installed resolves to `defaultFamily` at the same weight and
+    /// style; `ResolvedFont.isFallback` tells.
+    public func font(for descriptor: FontDescriptor) throws(TextError) -> ResolvedFont {
+        if let font = resolved[descriptor] { return font }
+        var isFallback = false
+        var match = matchPattern(descriptor)
+        if match == nil || !match!.families.contains(where: { $0.lowercased() == descriptor.family.lowercased() }) {
+            isFallback = true
+            var fallback = descriptor
+            fallback.family = Self.defaultFamily
+            match = matchPattern(fallback) ?? match
+        }
+        guard let match, let file = match.file else { throw .noFontFound(family: descriptor.family) }
+        let primary = try face(path: file, index: match.index)
+        let family = isFallback ? Self.defaultFamily : descriptor.family
+        let sortPattern = FontconfigPattern(
+            family: family, weight: descriptor.weight.rawValue, italic: descriptor.style == .italic)
+        let font = ResolvedFont(
+            descriptor: descriptor, primary: primary, isFallback: isFallback,
+            fallbacks: fontconfig.sort(sortPattern), library: self)
+        resolved[descriptor] = font
+        return font
+    }
+
+    private func matchPattern(_ d: FontDescriptor) -> FontconfigPattern? {
+        fontconfig.match(FontconfigPattern(family: d.family, weight: d.weight.rawValue, italic: d.style == .italic))
+    }
+}
+
+/// A font as a text asks for it, resolved to faces: a primary face and, per character it
+/// lacks, the first fallback face that has it.
+public final class ResolvedFont {
+    /// What was asked for.
+    public let descriptor: FontDescriptor
+    /// The face for the requested family, weight and style.
+    public let primary: FontFace
+    /// True when the requested family is not installed and the default family stands in.
+    public let isFallback: Bool
+
+    private let fallbackSet: FontconfigFontSet?
+    private let fallbacks: [FontconfigEntry]
+    private unowned let library: FontLibrary
+    private var chosen: [UInt32: FontFace] = [:]
+
+    init(descriptor: FontDescriptor, primary: FontFace, isFallback: Bool, fallbacks: FontconfigFontSet?, library: FontLibrary) {
+        self.descriptor = descriptor
+        self.primary = primary
+        self.isFallback = isFallback
+        fallbackSet = fallbacks
+        self.fallbacks = fallbacks?.entries ?? []
+        self.library = library
+    }
+
+    /// The face to draw `scalar` with: the primary face when it has the character, else
+    /// the first fallback that does, else the primary face (which draws .notdef).
+    public func face(for scalar: Unicode.Scalar) -> FontFace {
+        if let face = chosen[scalar.value] { return face }
+        var face = primary
+        if !primary.hasGlyph(for: scalar) {
+            for entry in fallbacks where entry.covers(scalar) {
+                if let candidate = try? library.face(path: entry.path, index: entry.index), candidate.hasGlyph(for: scalar) {
+                    face = candidate
+                    break
+                }
+            }
+        }
+        chosen[scalar.value] = face
+        return face
+    }
+
+    /// The files fontconfig proposes as fallbacks, best first.
+    public var fallbackPaths: [String] { fallbacks.map(\.path) }
+}

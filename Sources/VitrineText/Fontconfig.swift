@@ -1,4 +1,5 @@
 import CFontconfig
+import Foundation
 
 /// Owns a private fontconfig configuration: the system fonts plus directories added with
 /// `addFontDirectory`, without touching the process-wide default configuration.
@@ -13,6 +14,10 @@ final class FontconfigConfig {
     deinit { FcConfigDestroy(handle) }
 
     func addFontDirectory(_ path: String) throws(TextError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
+              FileManager.default.isReadableFile(atPath: path)
+        else { throw .cannotAddFontDirectory(path: path) }
         let added = withFcString(path) { FcConfigAppFontAddDir(handle, $0) }
         guard added != 0 else { throw .cannotAddFontDirectory(path: path) }
     }

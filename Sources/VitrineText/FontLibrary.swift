@@ -15,20 +15,14 @@ public final class FontLibrary {
     /// Rasterized glyphs, shared by every layout made with this library.
     public let glyphCache: GlyphCache
 
-    let freeType: FreeTypeLibrary
+    private let store: FaceStore
     private let fontconfig: FontconfigConfig
-    private var faces: [FaceKey: FontFace] = [:]
     private var resolved: [FontDescriptor: ResolvedFont] = [:]
-
-    private struct FaceKey: Hashable {
-        let path: String
-        let index: Int
-    }
 
     /// Loads the system font configuration.
     /// - Parameter glyphCacheCapacity: how many glyph masks the cache keeps at most.
     public init(glyphCacheCapacity: Int = 4096) throws(TextError) {
-        freeType = try FreeTypeLibrary()
+        store = FaceStore(freeType: try FreeTypeLibrary())
         fontconfig = try FontconfigConfig()
         glyphCache = GlyphCache(capacity: glyphCacheCapacity)
     }
@@ -41,15 +35,11 @@ public final class FontLibrary {
 
     /// The face `index` of the font file at `path`, opened once and cached.
     public func face(path: String, index: Int = 0) throws(TextError) -> FontFace {
-        let key = FaceKey(path: path, index: index)
-        if let face = faces[key] { return face }
-        let face = try FontFace(library: freeType, path: path, index: index, id: faces.count + 1)
-        faces[key] = face
-        return face
+        try store.face(path: path, index: index)
     }
 
     /// The number of faces opened so far.
-    public var openFaceCount: Int { faces.count }
+    public var openFaceCount: Int { store.count }
 
     /// The font for `descriptor`: the best installed face for its family, weight and
     /// style, with the fallback faces fontconfig suggests for characters it lacks.
@@ -73,7 +63,7 @@ public final class FontLibrary {
             family: family, weight: descriptor.weight.rawValue, italic: descriptor.style == .italic)
         let font = ResolvedFont(
             descriptor: descriptor, primary: primary, isFallback: isFallback,
-            fallbacks: fontconfig.sort(sortPattern), library: self)
+            fallbacks: fontconfig.sort(sortPattern), store: store)
         resolved[descriptor] = font
         return font
     }
@@ -95,16 +85,16 @@ public final class ResolvedFont {
 
     private let fallbackSet: FontconfigFontSet?
     private let fallbacks: [FontconfigEntry]
-    private unowned let library: FontLibrary
+    private let store: FaceStore
     private var chosen: [UInt32: FontFace] = [:]
 
-    init(descriptor: FontDescriptor, primary: FontFace, isFallback: Bool, fallbacks: FontconfigFontSet?, library: FontLibrary) {
+    init(descriptor: FontDescriptor, primary: FontFace, isFallback: Bool, fallbacks: FontconfigFontSet?, store: FaceStore) {
         self.descriptor = descriptor
         self.primary = primary
         self.isFallback = isFallback
         fallbackSet = fallbacks
         self.fallbacks = fallbacks?.entries ?? []
-        self.library = library
+        self.store = store
     }
 
     /// The face to draw `scalar` with: the primary face when it has the character, else
@@ -114,7 +104,7 @@ public final class ResolvedFont {
         var face = primary
         if !primary.hasGlyph(for: scalar) {
             for entry in fallbacks where entry.covers(scalar) {
-                if let candidate = try? library.face(path: entry.path, index: entry.index), candidate.hasGlyph(for: scalar) {
+                if let candidate = try? store.face(path: entry.path, index: entry.index), candidate.hasGlyph(for: scalar) {
                     face = candidate
                     break
                 }
@@ -126,4 +116,30 @@ public final class ResolvedFont {
 
     /// The files fontconfig proposes as fallbacks, best first.
     public var fallbackPaths: [String] { fallbacks.map(\.path) }
+}
+
+/// The open faces by (path, face index), shared by a library and the fonts it resolved,
+/// so that a font outlives its library safely.
+final class FaceStore {
+    private let freeType: FreeTypeLibrary
+    private var faces: [Key: FontFace] = [:]
+
+    private struct Key: Hashable {
+        let path: String
+        let index: Int
+    }
+
+    init(freeType: FreeTypeLibrary) {
+        self.freeType = freeType
+    }
+
+    var count: Int { faces.count }
+
+    func face(path: String, index: Int) throws(TextError) -> FontFace {
+        let key = Key(path: path, index: index)
+        if let face = faces[key] { return face }
+        let face = try FontFace(library: freeType, path: path, index: index, id: faces.count + 1)
+        faces[key] = face
+        return face
+    }
 }

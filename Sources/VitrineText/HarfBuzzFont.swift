@@ -32,11 +32,16 @@ final class HarfBuzzFont {
     func hasFeature(_ tag: String) -> Bool {
         let face = hb_font_get_face(font)
         let wanted = hbTag(tag)
+        var page = [hb_tag_t](repeating: 0, count: 64)
         for table in [hbTag("GSUB"), hbTag("GPOS")] {
-            var count: UInt32 = 64
-            var tags = [hb_tag_t](repeating: 0, count: 64)
-            _ = hb_ot_layout_table_get_feature_tags(face, table, 0, &count, &tags)
-            if tags.prefix(Int(count)).contains(wanted) { return true }
+            var start: UInt32 = 0
+            while true {
+                var count = UInt32(page.count)
+                let total = hb_ot_layout_table_get_feature_tags(face, table, start, &count, &page)
+                if page.prefix(Int(count)).contains(wanted) { return true }
+                start += count
+                if count == 0 || start >= total { break }
+            }
         }
         return false
     }

@@ -8,7 +8,7 @@ public enum TextLayer {
     public static let textLayerKind = LayerKind(name: "text", extraProperties: [
         PropertyDescriptor("string", .string(""), animatable: false),
         PropertyDescriptor("font", .string(FontLibrary.defaultFamily), animatable: false),
-        PropertyDescriptor("fontSize", .number(36), range: 0...10_000),
+        PropertyDescriptor("fontSize", .number(36), range: 0...maximumFontSize),
         PropertyDescriptor("foregroundColor", .color(.white)),
         PropertyDescriptor(
             "alignmentMode", .string(TextAlignment.natural.rawValue), animatable: false,
@@ -19,6 +19,10 @@ public enum TextLayer {
             allowed: TruncationMode.allCases.map(\.rawValue)),
     ])
 }
+
+/// The largest font size a text layer accepts, in pixels per em: one glyph mask at this
+/// size can take tens of megabytes.
+public let maximumFontSize = 4096.0
 
 extension LayerKind {
     /// The text layer kind, `TextLayer.textLayerKind`.
@@ -41,7 +45,7 @@ public struct TextLayerContent: Hashable, Sendable {
         string = value("string")?.string ?? ""
         let font = try FontDescriptor(parsing: value("font")?.string ?? FontLibrary.defaultFamily)
         style = TextStyle(
-            font: font, fontSize: max(0, value("fontSize")?.number ?? 36),
+            font: font, fontSize: min(maximumFontSize, max(0, value("fontSize")?.number ?? 36)),
             alignment: value("alignmentMode")?.string.flatMap(TextAlignment.init(rawValue:)) ?? .natural,
             isWrapped: value("isWrapped")?.bool ?? false,
             truncation: value("truncationMode")?.string.flatMap(TruncationMode.init(rawValue:)) ?? TruncationMode.none)

@@ -91,7 +91,8 @@ public struct TextLayout {
         glyphCache = library.glyphCache
 
         let scalars = Array(string.unicodeScalars)
-        let codepoints = scalars.map(\.value)
+        // Tabs are set as spaces (there are no tab stops); fonts have no glyph for them.
+        let codepoints = scalars.map { $0 == "\t" ? 0x20 : $0.value }
         var setter = LineSetter(
             scalars: scalars, codepoints: codepoints, font: font, style: style, width: self.width)
         for range in LineBreaking.paragraphs(scalars) { setter.add(paragraph: range) }

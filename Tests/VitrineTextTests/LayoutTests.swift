@@ -185,6 +185,34 @@ private func layout(
         #expect(!l.inkBounds.isNull)
     }
 
+    @Test func layoutOutlivesItsLibrary() throws {
+        var library: FontLibrary? = try fonts()
+        let l = try layout("Hi", width: nil, library: library!)
+        library = nil
+        // Resolving a character the layout has not seen yet still works.
+        #expect(l.font.face(for: "ש").hasGlyph(for: "ש"))
+        var count = 0
+        l.forEachGlyph { _, _, _ in count += 1 }
+        #expect(count == 2)
+    }
+
+    @Test func hiddenParagraphsEndTheLastLineWithAnEllipsis() throws {
+        let library = try fonts()
+        let l = try layout("One\nTwo\nThree", width: 300, height: 50, wrapped: true, truncation: .end, library: library)
+        #expect(l.lines.count == 2)
+        let sans = try face("DejaVu Sans", in: library)
+        #expect(l.lines[1].isTruncated)
+        #expect(l.lines[1].glyphs.map(\.glyphID) == "Two…".unicodeScalars.map { sans.glyphIndex(for: $0) })
+    }
+
+    @Test func tabsAreSpaces() throws {
+        let library = try fonts()
+        let tab = try layout("a\tb", width: nil, library: library)
+        let space = try layout("a b", width: nil, library: library)
+        #expect(tab.lines[0].width == space.lines[0].width)
+        #expect(!tab.lines[0].glyphs.contains { $0.glyphID == 0 })
+    }
+
     @Test func emptyTextHasNoLines() throws {
         let library = try fonts()
         let l = try layout("", width: 100, library: library)

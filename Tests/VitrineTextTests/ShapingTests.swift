@@ -29,9 +29,21 @@ import Testing
         let widths = Set(run.glyphs.map(\.xAdvance))
         #expect(run.glyphs.count == 10)
         #expect(widths.count == 1)
+        // DejaVu Sans draws tabular digits already (it has no tnum feature), so this only
+        // guards that asking for tnum keeps them so; the next test shows features apply.
         #expect(try FontFeature(parsing: "tnum") == .tabularNumbers)
         #expect(try FontFeature(parsing: "-kern") == .noKerning)
         #expect(throws: TextError.self) { try FontFeature(parsing: "=") }
+    }
+
+    @Test func featuresReachTheShaper() throws {
+        let library = try fonts()
+        let sans = try face("DejaVu Sans", in: library)
+        // Stylistic alternates (off by default) swap DejaVu Sans's "l" for a tailed one.
+        let plain = Shaper.shape("l", face: sans, size: 40).glyphs[0].glyphID
+        let alternate = Shaper.shape("l", face: sans, size: 40, features: [try FontFeature(parsing: "salt")])
+        #expect(alternate.glyphs[0].glyphID != plain)
+        #expect(Shaper.shape("l", face: sans, size: 40, features: [FontFeature("salt", 0)]).glyphs[0].glyphID == plain)
     }
 
     @Test func arabicIsRightToLeftWithContextualForms() throws {

@@ -8,5 +8,4 @@
 static const FT_Int32 vitrine_ft_load_target_light = FT_LOAD_TARGET_LIGHT;
 static const FT_Int32 vitrine_ft_load_no_hinting = FT_LOAD_NO_HINTING;
 static const FT_Int32 vitrine_ft_load_no_bitmap = FT_LOAD_NO_BITMAP;
-static const FT_Int32 vitrine_ft_load_color = FT_LOAD_COLOR;
 static const FT_Glyph_Format vitrine_ft_glyph_format_outline = FT_GLYPH_FORMAT_OUTLINE;

@@ -21,7 +21,7 @@ public final class FontFace: CustomStringConvertible {
     public let descender: Int
     /// Extra space between lines, in design units.
     public let lineGap: Int
-    /// A number unique within the library, used in cache keys.
+    /// A number unique in the process, used in glyph cache keys.
     public let id: Int
 
     let face: FT_Face

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Finds fonts through fontconfig, opens them once and keeps them: the one place text
 /// gets its faces and glyph masks from.
 ///
@@ -11,6 +13,9 @@
 public final class FontLibrary {
     /// The family used when the requested one is not installed.
     public static let defaultFamily = "DejaVu Sans"
+    /// How many resolved fonts are kept before the memo starts afresh (clients choose
+    /// font names, so the memo must not grow without bound).
+    static let resolvedLimit = 256
 
     /// Rasterized glyphs, shared by every layout made with this library.
     public let glyphCache: GlyphCache
@@ -48,6 +53,7 @@ public final class FontLibrary {
     /// style; `ResolvedFont.isFallback` tells.
     public func font(for descriptor: FontDescriptor) throws(TextError) -> ResolvedFont {
         if let font = resolved[descriptor] { return font }
+        if resolved.count >= Self.resolvedLimit { resolved.removeAll() }
         var isFallback = false
         var match = matchPattern(descriptor)
         if match == nil || !match!.families.contains(where: { $0.lowercased() == descriptor.family.lowercased() }) {
@@ -100,22 +106,36 @@ public final class ResolvedFont {
     /// The face to draw `scalar` with: the primary face when it has the character, else
     /// the first fallback that does, else the primary face (which draws .notdef).
     public func face(for scalar: Unicode.Scalar) -> FontFace {
+        if primary.hasGlyph(for: scalar) { return primary }
         if let face = chosen[scalar.value] { return face }
         var face = primary
-        if !primary.hasGlyph(for: scalar) {
-            for entry in fallbacks where entry.covers(scalar) {
-                if let candidate = try? store.face(path: entry.path, index: entry.index), candidate.hasGlyph(for: scalar) {
-                    face = candidate
-                    break
-                }
+        for entry in fallbacks where entry.covers(scalar) {
+            if let candidate = try? store.face(path: entry.path, index: entry.index), candidate.hasGlyph(for: scalar) {
+                face = candidate
+                break
             }
         }
+        if chosen.count >= 4096 { chosen.removeAll() }
         chosen[scalar.value] = face
         return face
     }
 
     /// The files fontconfig proposes as fallbacks, best first.
     public var fallbackPaths: [String] { fallbacks.map(\.path) }
+}
+
+/// Hands out face ids unique in the process, so that one glyph cache can serve faces
+/// of several libraries.
+enum FaceIdentity {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var last = 0
+
+    static func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        last += 1
+        return last
+    }
 }
 
 /// The open faces by (path, face index), shared by a library and the fonts it resolved,
@@ -138,7 +158,7 @@ final class FaceStore {
     func face(path: String, index: Int) throws(TextError) -> FontFace {
         let key = Key(path: path, index: index)
         if let face = faces[key] { return face }
-        let face = try FontFace(library: freeType, path: path, index: index, id: faces.count + 1)
+        let face = try FontFace(library: freeType, path: path, index: index, id: FaceIdentity.next())
         faces[key] = face
         return face
     }

@@ -75,7 +75,9 @@ public struct TextLayout {
 
     /// Lays out `string`.
     /// - Parameters:
-    ///   - width: the box width; nil for no limit (no wrapping or truncation).
+    ///   - style: the font size is clamped to 0…`maximumFontSize`.
+    ///   - width: the box width; nil (or not finite) for no limit: no wrapping or
+    ///     truncation.
     ///   - height: the box height. With wrapping and a truncation mode, the lines that fit
     ///     in it are kept and the last of them ends with "…" when text is left over.
     ///   - library: where faces and glyph masks come from.
@@ -83,9 +85,13 @@ public struct TextLayout {
         _ string: String, style: TextStyle = TextStyle(), width: Double? = nil, height: Double? = nil,
         library: FontLibrary
     ) throws(TextError) {
+        var style = style
+        style.fontSize = style.fontSize.isFinite ? min(max(0, style.fontSize), maximumFontSize) : 0
+        let width = width.flatMap { $0.isFinite ? max(0, $0) : nil }
+        let height = height.flatMap { $0.isFinite ? max(0, $0) : nil }
         self.string = string
         self.style = style
-        self.width = width.map { max(0, $0) }
+        self.width = width
         font = try library.font(for: style.font)
         metrics = font.primary.metrics(size: style.fontSize)
         glyphCache = library.glyphCache
@@ -94,10 +100,10 @@ public struct TextLayout {
         // Tabs are set as spaces (there are no tab stops); fonts have no glyph for them.
         let codepoints = scalars.map { $0 == "\t" ? 0x20 : $0.value }
         var setter = LineSetter(
-            scalars: scalars, codepoints: codepoints, font: font, style: style, width: self.width)
+            scalars: scalars, codepoints: codepoints, font: font, style: style, width: width)
         for range in LineBreaking.paragraphs(scalars) { setter.add(paragraph: range) }
-        if let height, style.isWrapped, style.truncation != .none, self.width != nil {
-            setter.limit(toLines: max(1, Int((height + 1e-6) / metrics.lineHeight)))
+        if let height, style.isWrapped, style.truncation != .none, width != nil, metrics.lineHeight > 0 {
+            setter.limit(toLines: max(1, Int(min(1e9, (height + 1e-6) / metrics.lineHeight))))
         }
         lines = setter.finish(metrics: metrics)
         size = Size(width: lines.map(\.width).max() ?? 0, height: Double(lines.count) * metrics.lineHeight)

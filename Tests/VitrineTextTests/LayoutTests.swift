@@ -213,6 +213,19 @@ private func layout(
         #expect(!tab.lines[0].glyphs.contains { $0.glyphID == 0 })
     }
 
+    @Test func degenerateSizesDoNotTrap() throws {
+        let library = try fonts()
+        for size in [0, -5, .nan, .infinity, 1e12] {
+            for width in [0, -1, .nan, .infinity, 1e9] as [Double] {
+                let l = try layout(
+                    paragraph, width: width, height: 1, size: size, alignment: .right, wrapped: true,
+                    truncation: .middle, library: library)
+                if l.style.fontSize < 100 { l.forEachGlyph { _, _, _ in } }
+                #expect(l.style.fontSize <= maximumFontSize)
+            }
+        }
+    }
+
     @Test func emptyTextHasNoLines() throws {
         let library = try fonts()
         let l = try layout("", width: 100, library: library)

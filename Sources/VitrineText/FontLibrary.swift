@@ -13,6 +13,11 @@ import Foundation
 public final class FontLibrary {
     /// The family used when the requested one is not installed.
     public static let defaultFamily = "DejaVu Sans"
+    /// Family names that stand for whatever the system configures ("monospace" is DejaVu
+    /// Sans Mono on Debian): their match is taken as found, not as a fallback.
+    public static let genericFamilies: Set<String> = [
+        "sans-serif", "sans", "serif", "monospace", "mono", "system-ui", "cursive", "fantasy", "emoji", "math",
+    ]
     /// How many resolved fonts are kept before the memo starts afresh (clients choose
     /// font names, so the memo must not grow without bound).
     static let resolvedLimit = 256
@@ -56,7 +61,9 @@ public final class FontLibrary {
         if resolved.count >= Self.resolvedLimit { resolved.removeAll() }
         var isFallback = false
         var match = matchPattern(descriptor)
-        if match == nil || !match!.families.contains(where: { $0.lowercased() == descriptor.family.lowercased() }) {
+        let wanted = descriptor.family.lowercased()
+        let isGeneric = Self.genericFamilies.contains(wanted)
+        if match == nil || !(isGeneric || match!.families.contains { $0.lowercased() == wanted }) {
             isFallback = true
             var fallback = descriptor
             fallback.family = Self.defaultFamily
@@ -64,7 +71,7 @@ public final class FontLibrary {
         }
         guard let match, let file = match.file else { throw .noFontFound(family: descriptor.family) }
         let primary = try face(path: file, index: match.index)
-        let family = isFallback ? Self.defaultFamily : descriptor.family
+        let family = isFallback ? Self.defaultFamily : isGeneric ? primary.familyName : descriptor.family
         let sortPattern = FontconfigPattern(
             family: family, weight: descriptor.weight.rawValue, italic: descriptor.style == .italic)
         let font = ResolvedFont(

@@ -32,6 +32,18 @@ import Testing
         #expect(font.primary.styleName == "Bold")
     }
 
+    @Test func genericFamiliesAreHonoured() throws {
+        let library = try fonts()
+        let mono = try library.font(for: FontDescriptor(family: "monospace"))
+        #expect(mono.primary.familyName == "DejaVu Sans Mono")
+        #expect(!mono.isFallback)
+        let serif = try library.font(for: FontDescriptor(family: "serif", weight: .bold))
+        #expect(serif.primary.path.hasSuffix("DejaVuSerif-Bold.ttf"))
+        // CATextLayer's default family is not installed here: DejaVu Sans stands in.
+        let helvetica = try library.font(for: FontDescriptor(family: "Helvetica"))
+        #expect(helvetica.isFallback && helvetica.primary.familyName == "DejaVu Sans")
+    }
+
     @Test func facesAreCachedByPathAndIndex() throws {
         let library = try fonts()
         let a = try library.font(for: FontDescriptor(family: "DejaVu Sans")).primary

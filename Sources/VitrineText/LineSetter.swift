@@ -129,9 +129,10 @@ struct LineSetter {
             let prefix = p.trimmingTrailingWhitespace(r.lowerBound..<cuts[head])
             let suffix = skippingSpaces(cuts[tail], r.upperBound)..<r.upperBound
             let synthetic = Array(scalars[prefix]) + [ellipsis] + Array(scalars[suffix])
+            let syntheticCodepoints = Array(codepoints[prefix]) + [ellipsis.value] + Array(codepoints[suffix])
             let map = Array(prefix) + [cuts[head]] + Array(suffix)
             let q = ShapedParagraph(
-                scalars: synthetic, codepoints: synthetic.map(\.value), range: 0..<synthetic.count, font: font,
+                scalars: synthetic, codepoints: syntheticCodepoints, range: 0..<synthetic.count, font: font,
                 size: style.fontSize, features: style.features, direction: p.direction)
             let (glyphs, w) = q.glyphs(in: q.range)
             let canShrink = head > 0 || tail < cuts.count - 1

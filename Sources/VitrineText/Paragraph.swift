@@ -20,7 +20,8 @@ struct ShapedParagraph {
     let level: UInt8
     /// The runs in logical order.
     let runs: [ParagraphRun]
-    /// For each scalar of `range`, the advance of the glyphs of the cluster starting there.
+    /// Running sums of the cluster advances (a cluster's advance counts at the scalar it
+    /// starts at): element k is the width of the paragraph's first k scalars.
     private let prefixWidths: [Double]
     /// For each scalar of `range`, true when a cluster starts there.
     let clusterStarts: [Bool]

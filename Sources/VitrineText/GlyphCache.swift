@@ -56,8 +56,9 @@ public final class GlyphCache {
     public var count: Int { slots.count }
 
     /// The mask of `glyph` of `face` at `size64`/64 px, shifted by `subpixel` quarter
-    /// pixels, rendering it on a miss.
+    /// pixels (clamped to 0…3), rendering it on a miss.
     public func mask(face: FontFace, size64: Int, glyph: UInt32, subpixel: Int) -> GlyphMask {
+        let subpixel = min(max(subpixel, 0), Self.subpixelSteps - 1)
         let key = Key(faceID: face.id, size64: size64, glyph: glyph, subpixel: subpixel)
         if let slot = slots[key] {
             hits += 1

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "VitrineRender", targets: ["VitrineRender"]),
         .library(name: "VitrineOutput", targets: ["VitrineOutput"]),
         .executable(name: "vitrined", targets: ["vitrined"]),
+        .library(name: "VitrineText", targets: ["VitrineText"]),
         .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
     ],
     dependencies: [
@@ -36,6 +37,18 @@ let package = Package(
         .systemLibrary(
             name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1",
             providers: [.apt(["libpixman-1-dev"])]),
+        .target(
+            name: "VitrineText", dependencies: ["VitrineCore", "CFreeType", "CHarfBuzz", "CFontconfig"],
+            swiftSettings: optimizedInDebug),
+        .systemLibrary(
+            name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
+            providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(
+            name: "CHarfBuzz", path: "Sources/CHarfBuzz", pkgConfig: "harfbuzz",
+            providers: [.apt(["libharfbuzz-dev"])]),
+        .systemLibrary(
+            name: "CFontconfig", path: "Sources/CFontconfig", pkgConfig: "fontconfig",
+            providers: [.apt(["libfontconfig-dev"])]),
         .executableTarget(
             name: "vitrined",
             dependencies: [
@@ -55,12 +68,13 @@ let package = Package(
         .target(name: "VitrineProtocol", dependencies: ["VitrineCore"]),
         .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster"]),
         .target(
-            name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineOutput"],
+            name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineText", "VitrineOutput"],
             swiftSettings: optimizedInDebug),
         .testTarget(
             name: "VitrineRenderTests",
             dependencies: ["VitrineRender", "VitrineProtocol", "VitrineOutput"],
             exclude: ["References", "Scenes"]),
         .testTarget(name: "VitrineProtocolTests", dependencies: ["VitrineProtocol"]),
+        .testTarget(name: "VitrineTextTests", dependencies: ["VitrineText"]),
     ]
 )

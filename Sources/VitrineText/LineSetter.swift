@@ -1,0 +1,154 @@
+/// Turns paragraphs into positioned lines: wrapping, truncation with "…", justification
+/// and alignment. `TextLayout` drives it.
+struct LineSetter {
+    let scalars: [Unicode.Scalar]
+    let codepoints: [UInt32]
+    let font: ResolvedFont
+    let style: TextStyle
+    let width: Double?
+
+    private var paragraphs: [ShapedParagraph] = []
+    private var pending: [Pending] = []
+
+    private struct Pending {
+        var paragraph: Int
+        var range: Range<Int>
+        var endsParagraph: Bool
+        /// Text after this line is hidden: it ends with "…" even if it fits.
+        var isCut: Bool
+    }
+
+    private struct SetLine {
+        var range: Range<Int>
+        var glyphs: [(FontFace, ShapedGlyph, x: Double, cluster: Int)]
+        var width: Double
+        var direction: TextDirection
+        var isTruncated: Bool
+    }
+
+    init(scalars: [Unicode.Scalar], codepoints: [UInt32], font: ResolvedFont, style: TextStyle, width: Double?) {
+        self.scalars = scalars
+        self.codepoints = codepoints
+        self.font = font
+        self.style = style
+        self.width = width
+    }
+
+    /// Shapes the paragraph `range` and breaks it into lines.
+    mutating func add(paragraph range: Range<Int>) {
+        let p = ShapedParagraph(
+            scalars: scalars, codepoints: codepoints, range: range, font: font, size: style.fontSize,
+            features: style.features, direction: style.direction)
+        paragraphs.append(p)
+        let ranges = style.isWrapped && width != nil ? LineBreaking.wrap(p, width: width!) : [range]
+        for (i, r) in ranges.enumerated() {
+            pending.append(Pending(paragraph: paragraphs.count - 1, range: r, endsParagraph: i == ranges.count - 1, isCut: false))
+        }
+    }
+
+    /// Keeps the first `count` lines; the last kept line takes the rest of its paragraph
+    /// and is truncated.
+    mutating func limit(toLines count: Int) {
+        guard pending.count > count else { return }
+        var last = pending[count - 1]
+        last.range = last.range.lowerBound..<paragraphs[last.paragraph].range.upperBound
+        last.isCut = true
+        last.endsParagraph = true
+        pending = Array(pending.prefix(count - 1)) + [last]
+    }
+
+    /// The lines, aligned and positioned.
+    func finish(metrics: FontMetrics) -> [TextLine] {
+        let set = pending.map(setLine)
+        let boxWidth = width ?? set.map(\.width).max() ?? 0
+        return set.enumerated().map { i, line in
+            let baseline = Double(i) * metrics.lineHeight + metrics.ascent
+            let x: Double
+            switch resolvedAlignment(line.direction) {
+            case .right: x = boxWidth - line.width
+            case .center: x = (boxWidth - line.width) / 2
+            default: x = 0
+            }
+            let glyphs = line.glyphs.map { face, g, gx, cluster in
+                PositionedGlyph(face: face, glyphID: g.glyphID, x: x + gx, y: baseline + g.yOffset, cluster: cluster)
+            }
+            return TextLine(
+                range: line.range, baseline: baseline, x: x, width: line.width, direction: line.direction,
+                isTruncated: line.isTruncated, glyphs: glyphs)
+        }
+    }
+
+    private func resolvedAlignment(_ direction: TextDirection) -> TextAlignment {
+        switch style.alignment {
+        case .natural, .justified: direction == .rightToLeft ? .right : .left
+        default: style.alignment
+        }
+    }
+
+    private func setLine(_ line: Pending) -> SetLine {
+        let p = paragraphs[line.paragraph]
+        let trimmed = p.trimmingTrailingWhitespace(line.range)
+        if style.truncation != .none, let width, line.isCut || p.width(trimmed) > width + 1e-6 {
+            return truncate(p, trimmed, width: width)
+        }
+        var extra = 0.0
+        if style.alignment == .justified, style.isWrapped, let width, !line.endsParagraph {
+            let spaces = trimmed.filter { scalars[$0] == " " }.count
+            if spaces > 0 { extra = max(0, (width - p.width(trimmed)) / Double(spaces)) }
+        }
+        let (glyphs, w) = p.glyphs(in: trimmed, extraPerSpace: extra)
+        return SetLine(
+            range: trimmed, glyphs: glyphs.map { ($0.0, $0.1, $0.x, $0.1.cluster) }, width: w,
+            direction: p.direction, isTruncated: false)
+    }
+
+    /// The line `r` of `p` cut to fit `width` with "…" where the truncation mode says,
+    /// reshaped as a new paragraph so that joining and kerning at the cut are right.
+    private func truncate(_ p: ShapedParagraph, _ r: Range<Int>, width: Double) -> SetLine {
+        let ellipsis: Unicode.Scalar = "\u{2026}"
+        let ellipsisWidth = Shaper.shape(String(ellipsis), face: font.face(for: ellipsis), size: style.fontSize).advance
+        let budget = width - ellipsisWidth
+        let cuts = r.filter { p.isClusterBoundary($0) } + [r.upperBound]
+
+        // Cuts are indices into `cuts`: the prefix ends at cuts[head], the suffix starts at
+        // cuts[tail].
+        var head = 0, tail = cuts.count - 1
+        func prefixWidth(_ h: Int) -> Double { p.width(p.trimmingTrailingWhitespace(r.lowerBound..<cuts[h])) }
+        func suffixWidth(_ t: Int) -> Double { p.width(skippingSpaces(cuts[t], r.upperBound)..<r.upperBound) }
+        switch style.truncation {
+        case .end, .none:
+            while head + 1 < cuts.count, prefixWidth(head + 1) <= budget { head += 1 }
+        case .start:
+            while tail > 0, suffixWidth(tail - 1) <= budget { tail -= 1 }
+        case .middle:
+            while head + 1 < cuts.count, prefixWidth(head + 1) <= budget / 2 { head += 1 }
+            while tail > head, prefixWidth(head) + suffixWidth(tail - 1) <= budget { tail -= 1 }
+            while head + 1 < tail, prefixWidth(head + 1) + suffixWidth(tail) <= budget { head += 1 }
+        }
+        while true {
+            let prefix = p.trimmingTrailingWhitespace(r.lowerBound..<cuts[head])
+            let suffix = skippingSpaces(cuts[tail], r.upperBound)..<r.upperBound
+            let synthetic = Array(scalars[prefix]) + [ellipsis] + Array(scalars[suffix])
+            let syntheticCodepoints = Array(codepoints[prefix]) + [ellipsis.value] + Array(codepoints[suffix])
+            let map = Array(prefix) + [cuts[head]] + Array(suffix)
+            let q = ShapedParagraph(
+                scalars: synthetic, codepoints: syntheticCodepoints, range: 0..<synthetic.count, font: font,
+                size: style.fontSize, features: style.features, direction: p.direction)
+            let (glyphs, w) = q.glyphs(in: q.range)
+            let canShrink = head > 0 || tail < cuts.count - 1
+            if w <= width + 1e-6 || !canShrink {
+                return SetLine(
+                    range: r, glyphs: glyphs.map { ($0.0, $0.1, $0.x, map[$0.1.cluster]) }, width: w,
+                    direction: p.direction, isTruncated: true)
+            }
+            let shrinkHead = head > 0 && (tail == cuts.count - 1 || prefixWidth(head) >= suffixWidth(tail))
+            if shrinkHead { head -= 1 } else { tail += 1 }
+        }
+    }
+
+    private func skippingSpaces(_ start: Int, _ end: Int) -> Int {
+        var i = start
+        while i < end, scalars[i].isBreakingWhitespace { i += 1 }
+        return i
+    }
+}

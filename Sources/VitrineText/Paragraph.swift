@@ -1,0 +1,158 @@
+import CHarfBuzz
+
+/// A run of one paragraph: one face, one script, one bidi level, shaped.
+struct ParagraphRun {
+    let shaped: ShapedRun
+    let level: UInt8
+}
+
+/// One paragraph (text between hard line breaks) split into runs by font fallback, script
+/// and bidi level, each run shaped with the paragraph around it as context.
+///
+/// Lines are later cut from these runs at cluster boundaries without shaping again; that
+/// is exact at spaces and approximate only where a word itself is split.
+struct ShapedParagraph {
+    /// The whole text the paragraph belongs to.
+    let scalars: [Unicode.Scalar]
+    /// The paragraph's scalars within `scalars`, without the line terminator.
+    let range: Range<Int>
+    /// The paragraph's bidi level: 0 left to right, 1 right to left.
+    let level: UInt8
+    /// The runs in logical order.
+    let runs: [ParagraphRun]
+    /// Running sums of the cluster advances (a cluster's advance counts at the scalar it
+    /// starts at): element k is the width of the paragraph's first k scalars.
+    private let prefixWidths: [Double]
+    /// For each scalar of `range`, true when a cluster starts there.
+    let clusterStarts: [Bool]
+
+    init(
+        scalars: [Unicode.Scalar], codepoints: [UInt32], range: Range<Int>, font: ResolvedFont,
+        size: Double, features: [FontFeature], direction: TextDirection?
+    ) {
+        self.scalars = scalars
+        self.range = range
+        let bidi = BidiLevels(scalars[range], direction: direction)
+        level = bidi.paragraphLevel
+        let items = Self.itemize(scalars, range: range, levels: bidi.levels, font: font)
+        runs = items.map { item in
+            let shaped = Shaper.shape(
+                codepoints, range: item.range, face: item.face, size: size, features: features,
+                direction: item.level & 1 == 1 ? .rightToLeft : .leftToRight, script: item.script)
+            return ParagraphRun(shaped: shaped, level: item.level)
+        }
+        var advances = [Double](repeating: 0, count: range.count)
+        var starts = [Bool](repeating: false, count: range.count)
+        for run in runs {
+            for g in run.shaped.glyphs {
+                advances[g.cluster - range.lowerBound] += g.xAdvance
+                starts[g.cluster - range.lowerBound] = true
+            }
+        }
+        var sums = [0.0]
+        sums.reserveCapacity(range.count + 1)
+        for a in advances { sums.append(sums.last! + a) }
+        prefixWidths = sums
+        clusterStarts = starts
+    }
+
+    /// The paragraph's direction.
+    var direction: TextDirection { level & 1 == 1 ? .rightToLeft : .leftToRight }
+
+    /// The advance width of the scalars `r` (a sub-range of `range`) as shaped here.
+    func width(_ r: Range<Int>) -> Double {
+        guard !r.isEmpty else { return 0 }
+        return prefixWidths[r.upperBound - range.lowerBound] - prefixWidths[r.lowerBound - range.lowerBound]
+    }
+
+    /// True when a cluster starts at `i`, or `i` is the paragraph's end.
+    func isClusterBoundary(_ i: Int) -> Bool {
+        i >= range.upperBound || i <= range.lowerBound || clusterStarts[i - range.lowerBound]
+    }
+
+    /// `r` without whitespace at its end.
+    func trimmingTrailingWhitespace(_ r: Range<Int>) -> Range<Int> {
+        var end = r.upperBound
+        while end > r.lowerBound, scalars[end - 1].isBreakingWhitespace { end -= 1 }
+        return r.lowerBound..<end
+    }
+
+    /// The glyphs of the scalars `r`, in visual order, with pen positions starting at 0;
+    /// `extraPerSpace` widens every space (justification). Returns the glyphs and the
+    /// advance width.
+    func glyphs(in r: Range<Int>, extraPerSpace: Double = 0) -> (glyphs: [(FontFace, ShapedGlyph, x: Double)], width: Double) {
+        var slices: [(face: FontFace, glyphs: ArraySlice<ShapedGlyph>)] = []
+        var levels: [UInt8] = []
+        for run in runs where run.shaped.range.overlaps(r) {
+            let glyphs = run.shaped.glyphs
+            guard let first = glyphs.firstIndex(where: { r.contains($0.cluster) }),
+                  let last = glyphs.lastIndex(where: { r.contains($0.cluster) }) else { continue }
+            slices.append((run.shaped.face, glyphs[first...last]))
+            levels.append(run.level)
+        }
+        var out: [(FontFace, ShapedGlyph, x: Double)] = []
+        var pen = 0.0
+        for i in visualOrder(levels: levels) {
+            for g in slices[i].glyphs {
+                out.append((slices[i].face, g, pen + g.xOffset))
+                pen += g.xAdvance
+                if extraPerSpace != 0, scalars[g.cluster] == " " { pen += extraPerSpace }
+            }
+        }
+        return (out, pen)
+    }
+
+    private struct Item {
+        var range: Range<Int>
+        var face: FontFace
+        var script: hb_script_t
+        var level: UInt8
+    }
+
+    /// Splits `range` into maximal runs of one face, script and level. Spaces, punctuation
+    /// and marks join the run before them when its face has them.
+    private static func itemize(_ scalars: [Unicode.Scalar], range: Range<Int>, levels: [UInt8], font: ResolvedFont) -> [Item] {
+        let scripts = range.map { script(of: scalars[$0]) }
+        let firstReal = scripts.first { !$0.isCommonOrInherited } ?? HB_SCRIPT_COMMON
+        var items: [Item] = []
+        var currentScript = firstReal
+        var previousFace: FontFace?
+        for i in range {
+            let k = i - range.lowerBound
+            let scalar = scalars[i]
+            if !scripts[k].isCommonOrInherited { currentScript = scripts[k] }
+            let face: FontFace
+            if let previous = previousFace, scripts[k].isCommonOrInherited,
+               scripts[k] == HB_SCRIPT_INHERITED || previous.hasGlyph(for: scalar) {
+                face = previous
+            } else {
+                face = font.face(for: scalar)
+            }
+            previousFace = face
+            if var last = items.last, last.face === face, last.script == currentScript, last.level == levels[k] {
+                last.range = last.range.lowerBound..<(i + 1)
+                items[items.count - 1] = last
+            } else {
+                items.append(Item(range: i..<(i + 1), face: face, script: currentScript, level: levels[k]))
+            }
+        }
+        return items
+    }
+}
+
+extension hb_script_t {
+    var isCommonOrInherited: Bool {
+        self == HB_SCRIPT_COMMON || self == HB_SCRIPT_INHERITED || self == HB_SCRIPT_UNKNOWN
+    }
+}
+
+extension Unicode.Scalar {
+    /// Whitespace a line may break after and that hangs (is not drawn) at a line's end:
+    /// not the no-break spaces.
+    var isBreakingWhitespace: Bool {
+        switch value {
+        case 0x20, 0x09, 0x1680, 0x2000...0x2006, 0x2008...0x200A, 0x205F, 0x3000: true
+        default: false
+        }
+    }
+}

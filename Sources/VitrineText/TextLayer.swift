@@ -1,0 +1,66 @@
+import VitrineCore
+
+/// The text layer kind: CATextLayer's properties on top of CALayer's.
+public enum TextLayer {
+    /// CATextLayer's properties with its defaults, except `font`: CA's Helvetica is
+    /// replaced by `FontLibrary.defaultFamily`. `font` takes `FontDescriptor`'s short
+    /// form ("DejaVu Sans:bold:italic"). Colour and size animate; the rest switch.
+    public static let textLayerKind = LayerKind(name: "text", extraProperties: [
+        PropertyDescriptor("string", .string(""), animatable: false),
+        PropertyDescriptor("font", .string(FontLibrary.defaultFamily), animatable: false),
+        PropertyDescriptor("fontSize", .number(36), range: 0...maximumFontSize),
+        PropertyDescriptor("foregroundColor", .color(.white)),
+        PropertyDescriptor(
+            "alignmentMode", .string(TextAlignment.natural.rawValue), animatable: false,
+            allowed: TextAlignment.allCases.map(\.rawValue)),
+        PropertyDescriptor("isWrapped", .bool(false), animatable: false),
+        PropertyDescriptor(
+            "truncationMode", .string(TruncationMode.none.rawValue), animatable: false,
+            allowed: TruncationMode.allCases.map(\.rawValue)),
+    ])
+}
+
+/// The largest font size a text layer accepts, in pixels per em: one glyph mask at this
+/// size can take tens of megabytes.
+public let maximumFontSize = 4096.0
+
+extension LayerKind {
+    /// The text layer kind, `TextLayer.textLayerKind`.
+    public static var text: LayerKind { TextLayer.textLayerKind }
+}
+
+/// A text layer's properties, read from its values.
+public struct TextLayerContent: Hashable, Sendable {
+    public var string: String
+    public var style: TextStyle
+    public var foregroundColor: Color
+    /// The layer's bounds size: lines wrap, truncate and align in its width.
+    public var boxSize: Size
+
+    /// Reads the text properties of a layer of `kind` (a kind made like
+    /// `TextLayer.textLayerKind`); properties the kind lacks take CATextLayer's defaults.
+    /// Throws when `font` is not a readable font name.
+    public init(_ values: PropertyValues, kind: LayerKind = TextLayer.textLayerKind) throws(TextError) {
+        func value(_ name: String) -> Value? { kind.slot(of: name).map { values.slots[$0] } }
+        string = value("string")?.string ?? ""
+        let font = try FontDescriptor(parsing: value("font")?.string ?? FontLibrary.defaultFamily)
+        style = TextStyle(
+            font: font, fontSize: min(maximumFontSize, max(0, value("fontSize")?.number ?? 36)),
+            alignment: value("alignmentMode")?.string.flatMap(TextAlignment.init(rawValue:)) ?? .natural,
+            isWrapped: value("isWrapped")?.bool ?? false,
+            truncation: value("truncationMode")?.string.flatMap(TruncationMode.init(rawValue:)) ?? TruncationMode.none)
+        foregroundColor = value("foregroundColor")?.color ?? .white
+        boxSize = values.rect(.bounds).size
+    }
+}
+
+extension TextLayout {
+    /// The layout a text layer draws: its string and style set in its bounds, first
+    /// line at the top. Truncation of wrapped text uses the bounds height.
+    public init(layer values: PropertyValues, kind: LayerKind = TextLayer.textLayerKind, library: FontLibrary) throws(TextError) {
+        let content = try TextLayerContent(values, kind: kind)
+        try self.init(
+            content.string, style: content.style, width: abs(content.boxSize.width),
+            height: abs(content.boxSize.height), library: library)
+    }
+}

@@ -42,21 +42,32 @@ extension Surface {
     /// Composites an 8-bit mask (a glyph, a rendered shape) tinted with `color`, placed
     /// at the mask's origin plus the offset.
     public func draw(_ mask: A8Mask, color: PremultipliedColor, offsetX: Int = 0, offsetY: Int = 0, clip: Clip? = nil) {
+        drawCoverage(
+            UnsafePointer(mask.bytes), width: mask.width, height: mask.height, stride: mask.stride,
+            x: mask.originX + offsetX, y: mask.originY + offsetY, color: color, clip: clip)
+    }
+
+    /// Composites rows of 8-bit coverage owned elsewhere (a cached glyph) tinted with
+    /// `color`, its top-left pixel at (`x`, `y`).
+    public func drawCoverage(
+        _ coverage: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, x: Int, y: Int,
+        color: PremultipliedColor, clip: Clip? = nil
+    ) {
         guard color.alpha != 0 else { return }
-        let frame = mask.frame.offsetBy(dx: offsetX, dy: offsetY)
+        let frame = PixelRect(x: x, y: y, width: width, height: height)
         let area = deviceClip(clip).intersection(frame)
         guard !area.isEmpty else { return }
         let clipMask = clip?.mask
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: clipMask == nil ? 1 : area.width)
         defer { scratch.deallocate() }
-        for y in area.y..<area.maxY {
-            var m = UnsafePointer(mask.row(y - frame.y) + (area.x - frame.x))
+        for row in area.y..<area.maxY {
+            var m = coverage + (row - frame.y) * stride + (area.x - frame.x)
             if let clipMask {
                 scratch.update(from: m, count: area.width)
-                Kernels.multiplyMask(scratch, clipMask.row(y - clipMask.originY) + (area.x - clipMask.originX), count: area.width)
+                Kernels.multiplyMask(scratch, clipMask.row(row - clipMask.originY) + (area.x - clipMask.originX), count: area.width)
                 m = UnsafePointer(scratch)
             }
-            Kernels.overSolidMasked(row(y) + area.x, m, count: area.width, color.argb)
+            Kernels.overSolidMasked(self.row(row) + area.x, m, count: area.width, color.argb)
         }
     }
 

@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrineText
 
 /// The layer kinds Vitrine draws, and a renderer that draws them all.
 public enum StandardKinds {
@@ -10,9 +11,13 @@ public enum StandardKinds {
 
     /// A renderer with a content renderer for every kind, loading images relative to
     /// `imageDirectory`.
-    public static func renderer(imageDirectory: String = ".") -> Renderer {
-        Renderer(images: ImageStore(directory: imageDirectory))
+    public static func renderer(imageDirectory: String = ".", fonts: FontLibrary? = nil) -> Renderer {
+        let renderer = Renderer(images: ImageStore(directory: imageDirectory))
+        if let library = fonts ?? (try? FontLibrary()) {
+            renderer.register(TextRenderer(library: library), forKind: TextLayer.textLayerKind.name)
+        }
+        return renderer
     }
 
-    static let extraKinds: [LayerKind] = []
+    static let extraKinds: [LayerKind] = [TextLayer.textLayerKind]
 }

@@ -41,7 +41,7 @@ public struct TextLayerContent: Hashable, Sendable {
     /// `TextLayer.textLayerKind`); properties the kind lacks take CATextLayer's defaults.
     /// Throws when `font` is not a readable font name.
     public init(_ values: PropertyValues, kind: LayerKind = TextLayer.textLayerKind) throws(TextError) {
-        func value(_ name: String) -> Value? { kind.slot(of: name).map { values.slots[$0] } }
+        func value(_ name: String) -> Value? { kind.slot(of: name).map { values[slot: $0] } }
         string = value("string")?.string ?? ""
         let font = try FontDescriptor(parsing: value("font")?.string ?? FontLibrary.defaultFamily)
         style = TextStyle(

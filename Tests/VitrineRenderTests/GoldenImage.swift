@@ -59,6 +59,14 @@ enum GoldenImage {
         }
     }
 
+    /// Writes a mismatch between two renderings for a person to look at.
+    static func writeFailure(_ actual: Surface, expected: Surface, name: String) throws -> String {
+        try FileManager.default.createDirectory(at: failuresDirectory, withIntermediateDirectories: true)
+        let expectedPath = failuresDirectory.appendingPathComponent(name + ".expected.png").path
+        try expected.writePNG(to: expectedPath)
+        return try writeFailure(actual, diff: nil, name: name) + " and " + expectedPath
+    }
+
     @discardableResult
     private static func writeFailure(_ actual: Surface, diff: Surface?, name: String) throws -> String {
         try FileManager.default.createDirectory(at: failuresDirectory, withIntermediateDirectories: true)

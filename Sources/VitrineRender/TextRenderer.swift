@@ -1,0 +1,79 @@
+import VitrineCore
+import VitrineRaster
+import VitrineText
+
+/// Draws text layers: their string laid out in their bounds (first line at the top, as
+/// CATextLayer), in `foregroundColor`.
+///
+/// Layouts are cached by string, style and box, so a colour animation or a moving layer
+/// costs no shaping. Under a plain translation glyphs are blitted directly, snapped to
+/// whole pixels; under rotation or scale the text is drawn at the layer's scale into an
+/// offscreen surface that is then drawn through the transform.
+public final class TextRenderer: ContentRenderer {
+    public let library: FontLibrary
+    private let kind: LayerKind
+    private var layouts: [LayoutKey: TextLayout] = [:]
+    private let capacity = 256
+    /// Why layers were not drawn (a bad font name), by layer id, for the daemon to log.
+    public private(set) var failures: [String: String] = [:]
+
+    public init(library: FontLibrary, kind: LayerKind = TextLayer.textLayerKind) {
+        self.library = library
+        self.kind = kind
+    }
+
+    private struct LayoutKey: Hashable {
+        let string: String
+        let style: TextStyle
+        let box: Size
+    }
+
+    public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
+        let content: TextLayerContent
+        do {
+            content = try TextLayerContent(node.values, kind: kind)
+        } catch {
+            failures[node.id] = "\(error)"
+            return
+        }
+        guard !content.string.isEmpty, content.foregroundColor.alpha > 0, opacity > 0 else { return }
+        let color = premultiplied(content.foregroundColor, opacity)
+        let bounds = node.values.rect(.bounds)
+        if transform.a == 1, transform.b == 0, transform.c == 0, transform.d == 1 {
+            guard let layout = layout(content, scale: 1) else { return }
+            let ox = Int((transform.tx + bounds.minX).rounded()), oy = Int((transform.ty + bounds.minY).rounded())
+            blit(layout, on: surface, x: ox, y: oy, color: color, clip: clip)
+            return
+        }
+        let scale = abs(transform.determinant).squareRoot()
+        guard scale.isFinite, scale > 1e-3, let layout = layout(content, scale: scale) else { return }
+        let width = Int((bounds.width * scale).rounded(.up)), height = Int((bounds.height * scale).rounded(.up))
+        guard width > 0, height > 0, width <= 16384, height <= 16384 else { return }
+        let offscreen = Surface(width: width, height: height)
+        blit(layout, on: offscreen, x: 0, y: 0, color: color, clip: nil)
+        surface.draw(image: offscreen, in: Rect(origin: bounds.origin, size: Size(width: Double(width) / scale, height: Double(height) / scale)),
+                     transform: transform, clip: clip)
+    }
+
+    private func blit(_ layout: TextLayout, on surface: Surface, x: Int, y: Int, color: PremultipliedColor, clip: Clip?) {
+        layout.forEachGlyph { mask, gx, gy in
+            mask.bytes.withUnsafeBufferPointer { bytes in
+                surface.drawCoverage(bytes.baseAddress!, width: mask.width, height: mask.height, stride: mask.stride,
+                                     x: x + gx, y: y + gy, color: color, clip: clip)
+            }
+        }
+    }
+
+    /// The layout of `content` at `scale` times its size, from the cache when possible.
+    private func layout(_ content: TextLayerContent, scale: Double) -> TextLayout? {
+        var style = content.style
+        style.fontSize *= scale
+        let box = Size(width: abs(content.boxSize.width) * scale, height: abs(content.boxSize.height) * scale)
+        let key = LayoutKey(string: content.string, style: style, box: box)
+        if let cached = layouts[key] { return cached }
+        guard let layout = try? TextLayout(content.string, style: style, width: box.width, height: box.height, library: library) else { return nil }
+        if layouts.count >= capacity { layouts.removeAll(keepingCapacity: true) }
+        layouts[key] = layout
+        return layout
+    }
+}

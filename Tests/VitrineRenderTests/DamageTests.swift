@@ -1,0 +1,107 @@
+import Testing
+import VitrineCore
+import VitrineOutput
+import VitrineRaster
+import VitrineRender
+
+/// Repainting only the damage (with buffer ages 1, 2 and 3) gives the same pixels as
+/// drawing the new state whole.
+@Suite struct DamageTests {
+    /// A change to the scene and its name.
+    typealias Change = (String, @Sendable (inout Transaction) -> Void)
+
+    static let changes: [Change] = [
+        ("move", { $0.set("card", "position", .point(Point(x: 250, y: 120))) }),
+        ("recolour", { $0.set("dot", "backgroundColor", .color(Color(css: "purple")!)) }),
+        ("rotate", { $0.set("card", "transform.rotation.z", .number(0.3)) }),
+        ("hide", { $0.set("stripe", "hidden", .bool(true)) }),
+        ("remove", { $0.remove(layer: "dot") }),
+        ("add", { $0.add(layer: "new", parent: "root", properties: ["bounds": .rect(Rect(x: 0, y: 0, width: 30, height: 30)), "position": .point(Point(x: 40, y: 150)), "backgroundColor": .color(.white)]) }),
+        ("reorder", { $0.move(layer: "card", to: "root", placement: .top) }),
+        ("text", { $0.set("label", "string", .string("Changed")) }),
+        ("shadow", { $0.set("card", "shadowRadius", .number(12)) }),
+        ("opacity", { $0.set("card", "opacity", .number(0.5)) }),
+    ]
+
+    private func makeScene() throws -> Scene {
+        let scene = Scene()
+        StandardKinds.register(in: scene)
+        try scene.addRoot(id: "root", output: "test", size: Size(width: 320, height: 200))
+        var tx = Transaction(disableActions: true)
+        tx.set("root", "backgroundColor", .color(Color(css: "#202830")!))
+        tx.add(layer: "card", parent: "root", properties: [
+            "bounds": .rect(Rect(x: 0, y: 0, width: 120, height: 80)), "position": .point(Point(x: 100, y: 80)),
+            "backgroundColor": .color(Color(css: "#f0e0c0")!), "cornerRadius": .number(12),
+            "shadowOpacity": .number(0.5), "shadowRadius": .number(6), "masksToBounds": .bool(false),
+        ])
+        tx.add(layer: "stripe", parent: "card", properties: [
+            "bounds": .rect(Rect(x: 0, y: 0, width: 120, height: 20)), "position": .point(Point(x: 60, y: 10)),
+            "backgroundColor": .color(Color(css: "#c04040")!),
+        ])
+        tx.add(layer: "dot", parent: "root", properties: [
+            "bounds": .rect(Rect(x: 0, y: 0, width: 40, height: 40)), "position": .point(Point(x: 260, y: 60)),
+            "cornerRadius": .number(20), "backgroundColor": .color(Color(css: "#40a0f0")!),
+        ])
+        tx.add(layer: "label", kind: "text", parent: "root", properties: [
+            "bounds": .rect(Rect(x: 0, y: 0, width: 200, height: 30)), "position": .point(Point(x: 200, y: 170)),
+            "string": .string("Damage"), "fontSize": .number(20),
+        ])
+        try scene.commit(tx, at: 0)
+        return scene
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func partialRepaintEqualsFullRepaint(bufferCount: Int) throws {
+        let scene = try makeScene()
+        let output = try HeadlessOutput(width: 320, height: 200, bufferCount: bufferCount)
+        let pipeline = FramePipeline(renderer: StandardKinds.renderer(), output: output)
+        let full = StandardKinds.renderer()
+        try pipeline.render(scene.renderTree(root: "root", at: 0))
+        var time = 0.0
+        for (frame, (name, change)) in Self.changes.enumerated() {
+            time += 1
+            var tx = Transaction(disableActions: true)
+            change(&tx)
+            try scene.commit(tx, at: time)
+            let report = try pipeline.render(scene.renderTree(root: "root", at: time))
+            #expect(report.presented, "\(name)")
+            if frame + 1 >= bufferCount {
+                #expect(report.repaintedPixels < 320 * 200, "\(name) repainted the whole screen")
+            }
+            let expected = try full.snapshot(scene, root: "root", at: time)
+            let actual = try #require(output.frontBuffer)
+            if !actual.hasSamePixels(as: expected) {
+                let paths = try GoldenImage.writeFailure(actual, expected: expected, name: "damage-\(name)-buffers\(bufferCount)")
+                Issue.record("\(name) with \(bufferCount) buffers: partial repaint differs from a full repaint; see \(paths)")
+            }
+        }
+    }
+
+    @Test func unchangedSceneIsNotPresented() throws {
+        let scene = try makeScene()
+        let output = try HeadlessOutput(width: 320, height: 200)
+        let pipeline = FramePipeline(renderer: StandardKinds.renderer(), output: output)
+        try pipeline.render(scene.renderTree(root: "root", at: 0))
+        let report = try pipeline.render(scene.renderTree(root: "root", at: 5))
+        #expect(!report.presented)
+        #expect(output.presentedFrames == 1)
+    }
+
+    @Test func animatedFramesAgreeWithFullRepaints() throws {
+        let scene = try makeScene()
+        var tx = Transaction()
+        tx.addAnimation(.basic("position.x", from: .number(60), to: .number(260), duration: 1), to: "dot")
+        tx.addAnimation(.basic("transform.rotation.z", from: .number(0), to: .number(1), duration: 1), to: "card")
+        try scene.commit(tx, at: 0)
+        let output = try HeadlessOutput(width: 320, height: 200, bufferCount: 3)
+        let pipeline = FramePipeline(renderer: StandardKinds.renderer(), output: output)
+        let full = StandardKinds.renderer()
+        for frame in 0...12 {
+            let t = Double(frame) / 12
+            _ = scene.advance(to: t)
+            try pipeline.render(scene.renderTree(root: "root", at: t))
+            let expected = try full.snapshot(scene, root: "root", at: t)
+            #expect(try #require(output.frontBuffer).hasSamePixels(as: expected), "frame \(frame)")
+        }
+    }
+}

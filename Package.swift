@@ -57,7 +57,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "vitrine-bench",
-            dependencies: ["VitrineCore", "VitrineRaster", "CPixman"]),
+            dependencies: ["VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman"]),
         .testTarget(
             name: "VitrineCoreTests",
             dependencies: [

@@ -8,6 +8,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: ([String]) -> Void] = [
     "core": runCoreBenchmarks,
     "raster": runRasterBenchmarks,
+    "frame": runFrameBenchmarks,
 ]
 guard let name = arguments.first, let suite = suites[name] else {
     let known = suites.keys.sorted().joined(separator: "|")

@@ -1,0 +1,99 @@
+import Foundation
+import VitrineCore
+import VitrineOutput
+import VitrineProtocol
+import VitrineRaster
+import VitrineRender
+
+/// `vitrine-bench frame`: whole frames of a reference kiosk scene at 1080p — a full
+/// repaint, and a frame in which only a large number's digits change — each beside a
+/// memcpy of one frame (the bandwidth floor of any frame), as JSON lines.
+func runFrameBenchmarks(_ options: [String]) {
+    let repetitions = options.contains("--quick") ? 9 : 41
+    let scene = Scene()
+    StandardKinds.register(in: scene)
+    try! scene.addRoot(id: "root", output: "bench", size: Size(width: 1920, height: 1080))
+    try! SceneDescription(json: JSON(parsing: Data(kioskSceneJSON.utf8))).apply(to: scene, root: "root", at: 0)
+    let output = try! HeadlessOutput(width: 1920, height: 1080, bufferCount: 1)
+    let pipeline = FramePipeline(renderer: StandardKinds.renderer(), output: output)
+    var time = 0.0
+
+    let memcpy = memcpyMilliseconds(bytes: 1920 * 1080 * 4, repetitions: repetitions)
+    let full = median((0..<repetitions).map { _ in
+        time += 1.0 / 60
+        pipeline.invalidate()
+        return milliseconds { _ = try! pipeline.render(scene.renderTree(root: "root", at: time)) }
+    })
+    report("frame.full_repaint", full, memcpy)
+
+    var value = 245_699
+    let digits = median((0..<repetitions).map { _ in
+        time += 1.0 / 60
+        value += 1
+        var tx = Transaction(disableActions: true)
+        tx.set("number", "string", .string(grouped(value)))
+        try! scene.commit(tx, at: time)
+        return milliseconds {
+            _ = scene.advance(to: time)
+            let report = try! pipeline.render(scene.renderTree(root: "root", at: time))
+            precondition(report.presented && report.repaintedPixels < 1920 * 1080 / 4)
+        }
+    })
+    report("frame.digits_only", digits, memcpy)
+}
+
+private func report(_ name: String, _ ms: Double, _ memcpy: Double) {
+    print("{\"bench\":\"\(name)\",\"vitrine_ms\":\(String(format: "%.3f", ms)),\"memcpy_ms\":\(String(format: "%.3f", memcpy)),\"ratio\":\(String(format: "%.2f", ms / memcpy))}")
+}
+
+private func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+
+private func milliseconds(_ body: () -> Void) -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+}
+
+/// The time to copy one frame between two buffers the size of the screen.
+private func memcpyMilliseconds(bytes: Int, repetitions: Int) -> Double {
+    let a = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    let b = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    defer { a.deallocate(); b.deallocate() }
+    memset(a, 0x5a, bytes)
+    memset(b, 0, bytes)
+    return median((0..<repetitions).map { _ in milliseconds { memcpy(b, a, bytes) } })
+}
+
+private func grouped(_ n: Int) -> String {
+    let s = String(n)
+    var out = ""
+    for (i, c) in s.enumerated() {
+        if i > 0, (s.count - i) % 3 == 0 { out.append(" ") }
+        out.append(c)
+    }
+    return out
+}
+
+/// The reference kiosk: a background gradient, six rounded cards with shadows, three
+/// text blocks and a large number.
+private let kioskSceneJSON = """
+{"layers": [
+  {"id": "background", "kind": "gradient", "properties": {"bounds": [0, 0, 1920, 1080], "position": [960, 540],
+     "colors": ["#0f2027", "#203a43", "#2c5364"], "startPoint": [0, 0], "endPoint": [1, 1]}},
+  {"id": "title", "kind": "text", "properties": {"bounds": [0, 0, 1200, 80], "position": [660, 80],
+     "string": "Central Station — Departures", "fontSize": 56, "foregroundColor": "white"}},
+  {"id": "subtitle", "kind": "text", "properties": {"bounds": [0, 0, 1200, 50], "position": [660, 150],
+     "string": "Updated every minute. Platforms may change at short notice.", "fontSize": 28, "foregroundColor": "#b0c4de"}},
+  {"id": "footer", "kind": "text", "properties": {"bounds": [0, 0, 1800, 40], "position": [960, 1040],
+     "string": "Free Wi-Fi: Station-Guest · Lost property: desk 4 · Tickets: hall A", "fontSize": 24, "foregroundColor": "#dddddd"}},
+  \((0..<6).map { i in
+    let x = 330 + (i % 3) * 630, y = 420 + (i / 3) * 330
+    return """
+    {"id": "card\(i)", "properties": {"bounds": [0, 0, 560, 280], "position": [\(x), \(y)], "cornerRadius": 28,
+       "backgroundColor": "#ffffff22", "shadowOpacity": 0.45, "shadowRadius": 18, "shadowOffset": [0, 10]}}
+    """
+  }.joined(separator: ",\n  ")),
+  {"id": "number", "kind": "text", "properties": {"bounds": [0, 0, 560, 160], "position": [960, 420],
+     "string": "245 699", "fontSize": 120, "alignmentMode": "center", "foregroundColor": "#ffd166"}}
+]}
+"""

@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "VitrineProtocol", targets: ["VitrineProtocol"]),
         .library(name: "VitrineRender", targets: ["VitrineRender"]),
         .library(name: "VitrineOutput", targets: ["VitrineOutput"]),
+        .library(name: "VitrineDaemon", targets: ["VitrineDaemon"]),
         .executable(name: "vitrined", targets: ["vitrined"]),
         .library(name: "VitrineText", targets: ["VitrineText"]),
         .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
@@ -23,6 +24,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
     ],
     targets: [
         .target(
@@ -49,10 +52,20 @@ let package = Package(
         .systemLibrary(
             name: "CFontconfig", path: "Sources/CFontconfig", pkgConfig: "fontconfig",
             providers: [.apt(["libfontconfig-dev"])]),
+        .target(
+            name: "VitrineDaemon",
+            dependencies: [
+                "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(name: "VitrineDaemonTests", dependencies: ["VitrineDaemon", "VitrineProtocol"]),
         .executableTarget(
             name: "vitrined",
             dependencies: [
-                "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster",
+                "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(

@@ -12,6 +12,13 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         case wrongType = "wrong_type"
         case invalidValue = "invalid_value"
         case unknownCommand = "unknown_command"
+        case invalidUTF8 = "invalid_utf8"
+        case lineTooLong = "line_too_long"
+        case limitExceeded = "limit_exceeded"
+        case pathNotAllowed = "path_not_allowed"
+        case notManualClock = "not_manual_clock"
+        case unknownOutput = "unknown_output"
+        case internalError = "internal_error"
     }
 
     public let code: String

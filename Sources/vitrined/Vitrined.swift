@@ -6,5 +6,6 @@ struct Vitrined: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vitrined",
         abstract: "Vitrine, the display daemon for kiosks and signage.",
-        subcommands: [RenderCommand.self])
+        subcommands: [RunCommand.self, RenderCommand.self],
+        defaultSubcommand: RunCommand.self)
 }

@@ -1,0 +1,221 @@
+import Foundation
+import VitrineCore
+import VitrineProtocol
+import VitrineRaster
+
+/// Executing commands: each scene change is one atomic transaction at the current time.
+extension Compositor {
+    /// Runs `command` for client `client` and returns its result.
+    func execute(_ command: Command, from client: Int) throws(ProtocolError) -> JSON {
+        switch command {
+        case .hello:
+            return hello()
+        case .ping:
+            return .object(["pong": .bool(true), "time": .number(now)])
+        case .layerAdd, .layerRemove, .layerMove, .layerActions, .layerPause, .layerResume, .layerSpeed:
+            var builder = TransactionBuilder(compositor: self)
+            var tx = Transaction(disableActions: true)
+            let result = try builder.append(command, to: &tx)
+            try commit(tx, owner: nil)
+            return result
+        case .layerSet, .animationAdd, .animationRemove:
+            var builder = TransactionBuilder(compositor: self)
+            var tx = Transaction()
+            var result = try builder.append(command, to: &tx)
+            let id = try commit(tx, owner: client)
+            if case .object(var o) = result { o["transaction"] = .number(Double(id)); result = .object(o) }
+            return result
+        case .transaction(let spec):
+            var builder = TransactionBuilder(compositor: self)
+            var tx = try builder.transaction(spec)
+            for inner in spec.commands { _ = try builder.append(inner, to: &tx) }
+            return .object(["transaction": .number(Double(try commit(tx, owner: client)))])
+        case .layerGet(let id, let keys, let presentation):
+            return try layerDescription(id, keys: keys, presentation: presentation)
+        case .layerTree(let rootID):
+            return try tree(rootID ?? root)
+        case .animationList(let layer):
+            let infos = try core { () throws(CoreError) in try scene.animations(of: layer) }
+            return .array(infos.map(animationDescription))
+        case .time(let layer, let convert):
+            var result: [String: JSON] = ["time": .number(now)]
+            if let layer {
+                let local = try core { () throws(CoreError) in try scene.localTime(of: layer, at: now) }
+                result["layer"] = local.map(JSON.number) ?? .null
+            }
+            if let c = convert {
+                result["converted"] = .number(try core { () throws(CoreError) in try scene.convertTime(c.time, from: c.from, to: c.to) })
+            }
+            return .object(result)
+        case .clockSet(let time):
+            try setClock(time)
+            return .object(["time": .number(now)])
+        case .clockAdvance(let seconds):
+            try setClock(now + seconds)
+            return .object(["time": .number(now)])
+        case .screenshot(let path, let output):
+            return try screenshot(path: path, output: output)
+        case .subscribe(let patterns):
+            return try subscribe(client, patterns)
+        case .unsubscribe(let patterns):
+            clients[client]?.subscriptions.removeAll { patterns.contains($0) }
+            return .object(["subscriptions": .array((clients[client]?.subscriptions ?? []).map(JSON.string))])
+        case .configReload:
+            if let error = reloadConfiguration() { throw error }
+            broadcast("config.reloaded", [:])
+            return .object(["reloaded": .bool(true)])
+        }
+    }
+
+    /// Commits `tx` now; `owner` receives its completion event.
+    @discardableResult
+    func commit(_ tx: Transaction, owner: Int?) throws(ProtocolError) -> UInt64 {
+        let id = try core { () throws(CoreError) in try scene.commit(tx, at: now) }
+        if let owner { transactionOwners[id] = owner }
+        frameNeeded = true
+        return id
+    }
+
+    private func setClock(_ time: Double) throws(ProtocolError) {
+        guard clock.mode == .manual else {
+            throw ProtocolError(.notManualClock, "the clock is real time; clock.set and clock.advance need vitrined --clock manual")
+        }
+        guard time.isFinite, time >= 0, time <= 1e9 else { throw ProtocolError(.invalidValue, "time must be seconds within 0…1e9") }
+        clock.set(time)
+        frameNeeded = true
+    }
+
+    private func hello() -> JSON {
+        .object([
+            "protocol": .number(1), "version": .string(vitrineVersion),
+            "outputs": .array([.object([
+                "name": .string(output.name), "root": .string(root),
+                "size": .array([.number(Double(output.mode.width)), .number(Double(output.mode.height))]),
+                "rate": .number(output.mode.refreshRate),
+            ])]),
+            "clock": .string(clock.mode.rawValue), "time": .number(now),
+            "commands": .array(Command.names.map(JSON.string)), "events": .array(Wire.eventNames.map(JSON.string)),
+            "kinds": .array(scene.kinds.keys.sorted().map(JSON.string)),
+        ])
+    }
+
+    private func subscribe(_ client: Int, _ patterns: [String]) throws(ProtocolError) -> JSON {
+        for p in patterns where !Wire.eventNames.contains(where: { Wire.matches(p, $0) }) {
+            throw ProtocolError(.invalidValue, "'\(p)' matches no event; the events are \(Wire.eventNames.joined(separator: ", ")), and patterns such as \"animation.*\" or \"*\"")
+        }
+        var state = clients[client]
+        let merged = (state?.subscriptions ?? []) + patterns.filter { !(state?.subscriptions ?? []).contains($0) }
+        guard merged.count <= settings.limits.subscriptionsPerClient else {
+            throw ProtocolError(.limitExceeded, "a client may hold \(settings.limits.subscriptionsPerClient) subscriptions; unsubscribe some first")
+        }
+        state?.subscriptions = merged
+        clients[client] = state
+        return .object(["subscriptions": .array(merged.map(JSON.string))])
+    }
+
+    // MARK: Reading the scene
+
+    private func layerDescription(_ id: String, keys: [String]?, presentation: Bool) throws(ProtocolError) -> JSON {
+        let kind = try core { () throws(CoreError) in try scene.kind(of: id) }
+        let values = try core { () throws(CoreError) in presentation ? try scene.presentationValues(of: id, at: now) : try scene.modelValues(of: id) }
+        var properties: [String: JSON] = [:]
+        if let keys {
+            for key in keys {
+                let path: KeyPath
+                do { path = try KeyPath(parsing: key) } catch { throw ProtocolError(error) }
+                let v = try core { () throws(CoreError) in
+                    presentation ? try scene.presentationValue(path, of: id, at: now) : try scene.modelValue(path, of: id)
+                }
+                properties[key] = v.json
+            }
+        } else {
+            for (slot, descriptor) in kind.properties.enumerated() { properties[descriptor.name] = values[slot: slot].json }
+            for (key, value) in values.custom { properties[key] = value.json }
+        }
+        let parent = try core { () throws(CoreError) in try scene.parent(of: id) }
+        return .object([
+            "layer": .string(id), "kind": .string(kind.name), "parent": parent.map(JSON.string) ?? .null,
+            "properties": .object(properties),
+        ])
+    }
+
+    private func tree(_ id: String) throws(ProtocolError) -> JSON {
+        let kind = try core { () throws(CoreError) in try scene.kind(of: id) }
+        var subs: [JSON] = []
+        for sub in try core({ () throws(CoreError) in try scene.sublayers(of: id) }) { subs.append(try tree(sub)) }
+        return .object(["layer": .string(id), "kind": .string(kind.name), "sublayers": .array(subs)])
+    }
+
+    private func animationDescription(_ info: Scene.AnimationInfo) -> JSON {
+        let a = info.animation
+        let type = switch a.kind {
+        case .basic: "basic"
+        case .spring: "spring"
+        case .keyframe: "keyframe"
+        case .group: "group"
+        }
+        return .object([
+            "key": .string(info.key), "animation": .number(Double(info.id)),
+            "keyPath": a.keyPath.map { .string($0.description) } ?? .null, "type": .string(type),
+            "beginTime": .number(a.timing.beginTime), "duration": .number(a.timing.duration),
+            "speed": .number(a.timing.speed), "repeatCount": a.timing.repeatCount.isFinite ? .number(a.timing.repeatCount) : .string("infinity"),
+            "autoreverses": .bool(a.timing.autoreverses), "fillMode": .string(a.timing.fillMode.rawValue),
+            "additive": .bool(a.isAdditive), "removedOnCompletion": .bool(a.isRemovedOnCompletion),
+        ])
+    }
+
+    // MARK: Screenshots
+
+    private func screenshot(path: String?, output name: String?) throws(ProtocolError) -> JSON {
+        if let name, name != output.name, name != root {
+            throw ProtocolError(.unknownOutput, "there is no output '\(name)'; \"hello\" lists the outputs")
+        }
+        let surface: Surface
+        do { surface = try pipeline.renderer.snapshot(scene, root: root, at: now) } catch {
+            throw ProtocolError(.internalError, "the screenshot could not be drawn: \(error)")
+        }
+        let size = JSON.array([.number(Double(surface.width)), .number(Double(surface.height))])
+        guard let path else {
+            let temporary = NSTemporaryDirectory() + "vitrine-screenshot-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).png"
+            defer { try? FileManager.default.removeItem(atPath: temporary) }
+            guard (try? surface.writePNG(to: temporary)) != nil, let data = FileManager.default.contents(atPath: temporary) else {
+                throw ProtocolError(.internalError, "the screenshot could not be encoded")
+            }
+            return .object(["png": .string(data.base64EncodedString()), "size": size])
+        }
+        let target = try allowedScreenshotPath(path)
+        do { try surface.writePNG(to: target) } catch {
+            throw ProtocolError(.invalidValue, "cannot write \(target): \(error)")
+        }
+        return .object(["path": .string(target), "size": size])
+    }
+
+    /// `path` (relative ones start in the screenshot directory) if it names a `.png` file
+    /// directly inside the screenshot directory or below it, with symbolic links resolved.
+    func allowedScreenshotPath(_ path: String) throws(ProtocolError) -> String {
+        let directory = URL(fileURLWithPath: settings.screenshotDirectory).resolvingSymlinksInPath().path
+        let requested = path.hasPrefix("/") ? URL(fileURLWithPath: path) : URL(fileURLWithPath: settings.screenshotDirectory).appendingPathComponent(path)
+        let parent = requested.deletingLastPathComponent().resolvingSymlinksInPath().standardizedFileURL.path
+        let file = requested.lastPathComponent
+        guard file.hasSuffix(".png"), file != ".png", !file.hasPrefix(".") else {
+            throw ProtocolError(.invalidValue, "a screenshot path names a .png file, got '\(path)'")
+        }
+        guard parent == directory || parent.hasPrefix(directory + "/") else {
+            throw ProtocolError(.pathNotAllowed, "screenshots may only be written under \(settings.screenshotDirectory) (socket.screenshot_dir); '\(path)' is outside it")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ProtocolError(.invalidValue, "the directory \(parent) does not exist")
+        }
+        return parent + "/" + file
+    }
+}
+
+/// Runs a throwing model call and turns its error into the wire's.
+@inline(__always)
+func core<T>(_ body: () throws(CoreError) -> T) throws(ProtocolError) -> T {
+    do { return try body() } catch { throw ProtocolError(error) }
+}
+
+/// The version `hello` reports.
+public let vitrineVersion = "0.1.0"

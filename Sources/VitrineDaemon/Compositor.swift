@@ -1,0 +1,207 @@
+import Foundation
+import Logging
+import VitrineCore
+import VitrineOutput
+import VitrineProtocol
+import VitrineRaster
+import VitrineRender
+import VitrineText
+
+/// A connected client as the compositor sees it: where its replies and events go.
+public protocol ClientConnection: AnyObject {
+    /// Unique while connected.
+    var clientID: Int { get }
+    /// Queues one line (without newline) to the client; never blocks.
+    func send(_ line: String)
+}
+
+/// The owner of the scene: applies commands, renders frames, routes events.
+///
+/// It is confined to one serial executor (the daemon's event loop): every method must be
+/// called there, so the model needs no locks. Commands are applied in arrival order,
+/// between frames; a frame is rendered only when something changed or animates.
+public final class Compositor {
+    public internal(set) var settings: DaemonSettings
+    public let scene: Scene
+    public let output: OutputBackend
+    public let pipeline: FramePipeline
+    let logger: Logger
+    /// The id of the output's root layer.
+    public let root = "root"
+    var clock: FrameClock
+    var clients: [Int: ClientState] = [:]
+    /// Which client committed each open transaction, for its completion event.
+    var transactionOwners: [UInt64: Int] = [:]
+    /// Set by the server: run `body` on the compositor's executor after `seconds`.
+    public var schedule: (_ seconds: Double, _ body: @escaping () -> Void) -> Void = { _, _ in }
+    /// Set by the daemon: re-read the configuration; returns an error to report.
+    public var reloadConfiguration: () -> ProtocolError? = { nil }
+    private var frameScheduled = false
+    /// A command changed something: a frame is due after the reply.
+    var frameNeeded = false
+    private var animationKeys = 0
+    private var lastFrameTime: Double?
+    /// Frames rendered and presented, for `hello` and benchmarks.
+    public private(set) var framesRendered = 0
+    /// Called after each presented frame with the media time it showed.
+    public var onFramePresented: ((Double) -> Void)?
+
+    /// What the compositor keeps per client.
+    struct ClientState {
+        let connection: ClientConnection
+        var subscriptions: [String] = []
+    }
+
+    public init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
+        self.settings = settings
+        self.output = output
+        self.logger = logger
+        scene = Scene(configuration: settings.sceneConfiguration)
+        StandardKinds.register(in: scene)
+        try scene.addRoot(id: root, output: output.name, size: Size(width: Double(output.mode.width), height: Double(output.mode.height)))
+        var setup = Transaction(disableActions: true)
+        setup.set(root, "backgroundColor", .color(settings.background))
+        try scene.commit(setup, at: 0)
+        let fonts = try? FontLibrary()
+        for directory in settings.fontDirectories { try? fonts?.addFontDirectory(directory) }
+        pipeline = FramePipeline(renderer: StandardKinds.renderer(imageDirectory: settings.imageDirectory, fonts: fonts), output: output)
+        clock = FrameClock(mode: settings.clock)
+        if let initial = settings.initialScene {
+            try initial.apply(to: scene, root: root, at: clock.now)
+        }
+    }
+
+    /// The current media time.
+    public var now: Double { clock.now }
+
+    // MARK: Clients
+
+    public func connect(_ connection: ClientConnection) {
+        clients[connection.clientID] = ClientState(connection: connection)
+    }
+
+    public func disconnect(_ connection: ClientConnection) {
+        clients[connection.clientID] = nil
+        transactionOwners = transactionOwners.filter { $0.value != connection.clientID }
+    }
+
+    /// Handles one request line from `client` and returns the reply line.
+    public func handle(line: some Collection<UInt8>, from client: ClientConnection) -> String {
+        switch Request.decode(line) {
+        case .failure(let failure):
+            return Wire.failure(id: failure.id, failure.error)
+        case .success(let request):
+            do {
+                let result = try execute(request.command, from: client.clientID)
+                return Wire.reply(id: request.id, result: result)
+            } catch {
+                return Wire.failure(id: request.id, error)
+            }
+        }
+    }
+
+    /// A fresh key for an animation added without one.
+    func nextAnimationKey() -> String {
+        animationKeys += 1
+        return "animation-\(animationKeys)"
+    }
+
+    /// Runs what the last requests left to do (a frame); call it after sending replies,
+    /// so that a client sees its reply before the events the change causes.
+    public func flush() {
+        guard frameNeeded else { return }
+        frameNeeded = false
+        requestFrame()
+    }
+
+    // MARK: Frames
+
+    /// Asks for a frame: at once with a manual clock, at the next frame slot in real time.
+    func requestFrame() {
+        switch clock.mode {
+        case .manual:
+            renderFrame()
+        case .realtime:
+            guard !frameScheduled else { return }
+            frameScheduled = true
+            let interval = 1 / max(1, output.mode.refreshRate)
+            let delay = lastFrameTime.map { max(0, $0 + interval - clock.now) } ?? 0
+            schedule(delay) { [weak self] in
+                guard let self else { return }
+                self.frameScheduled = false
+                self.renderFrame()
+            }
+        }
+    }
+
+    /// Advances the scene to now, routes its events and presents the frame if anything
+    /// changed; asks for the next frame while something animates.
+    public func renderFrame() {
+        let time = clock.now
+        lastFrameTime = time
+        route(scene.advance(to: time))
+        do {
+            let tree = try scene.renderTree(root: root, at: time)
+            let report = try pipeline.render(tree)
+            if report.presented {
+                framesRendered += 1
+                onFramePresented?(time)
+            }
+        } catch {
+            logger.error("frame at \(time) s failed: \(error)")
+        }
+        if scene.isAnimating, clock.mode == .realtime { requestFrame() }
+    }
+
+    // MARK: Events
+
+    /// Sends scene events to the clients that asked for them: a transaction's completion
+    /// to the client that committed it, and every event to the clients subscribed to it.
+    func route(_ events: [SceneEvent]) {
+        for event in events {
+            let (name, fields, owner) = wireEvent(event)
+            let line = Wire.event(name, fields)
+            for (id, state) in clients where id == owner || state.subscriptions.contains(where: { Wire.matches($0, name) }) {
+                state.connection.send(line)
+            }
+        }
+    }
+
+    /// Sends an event that is not the scene's (config.reloaded) to its subscribers.
+    func broadcast(_ name: String, _ fields: [String: JSON]) {
+        let line = Wire.event(name, fields)
+        for state in clients.values where state.subscriptions.contains(where: { Wire.matches($0, name) }) {
+            state.connection.send(line)
+        }
+    }
+
+    private func wireEvent(_ event: SceneEvent) -> (String, [String: JSON], Int?) {
+        switch event {
+        case .animationStarted(let layer, let key, let id):
+            return ("animation.started", ["layer": .string(layer), "key": .string(key), "animation": .number(Double(id))], nil)
+        case .animationStopped(let layer, let key, let id, let finished):
+            return ("animation.finished", ["layer": .string(layer), "key": .string(key), "animation": .number(Double(id)), "finished": .bool(finished)], nil)
+        case .transactionCompleted(let tx):
+            let owner = transactionOwners.removeValue(forKey: tx)
+            return ("transaction.completed", ["transaction": .number(Double(tx))], owner)
+        }
+    }
+}
+
+/// Media time: set by hand, or the monotonic clock since start.
+struct FrameClock {
+    let mode: DaemonSettings.ClockMode
+    private var manualTime = 0.0
+    private let start = DispatchTime.now().uptimeNanoseconds
+
+    init(mode: DaemonSettings.ClockMode) { self.mode = mode }
+
+    var now: Double {
+        switch mode {
+        case .manual: manualTime
+        case .realtime: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        }
+    }
+
+    mutating func set(_ time: Double) { manualTime = time }
+}

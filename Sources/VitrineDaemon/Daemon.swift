@@ -1,0 +1,150 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import VitrineCore
+import VitrineOutput
+import VitrineProtocol
+
+/// The running daemon: one event loop that owns the compositor and serves the socket.
+///
+/// ```swift
+/// let daemon = try Daemon(settings: settings, output: HeadlessOutput(width: 1280, height: 800), logger: logger)
+/// try daemon.run()   // until SIGTERM / SIGINT
+/// ```
+public final class Daemon {
+    public let settings: DaemonSettings
+    let logger: Logger
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private let loop: EventLoop
+    private var compositor: Compositor!
+    private var server: SocketServer!
+    private var signalSources: [DispatchSourceSignal] = []
+    private let stopped = DispatchSemaphore(value: 0)
+    /// Re-reads the configuration for SIGHUP and `config.reload`: new settings, or an
+    /// error to report while the running ones stay.
+    public var reload: () -> Result<DaemonSettings, ProtocolError> = { .failure(ProtocolError(.invalidValue, "vitrined was started without a configuration file")) }
+    /// Headless snapshots: after frames, `latest.png` here at most once a second.
+    public var snapshotDirectory: String?
+    private var lastSnapshot = 0.0
+    private var snapshotPending = false
+
+    public init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
+        self.settings = settings
+        self.logger = logger
+        loop = group.next()
+        compositor = try loop.submit { try Compositor(settings: settings, output: output, logger: logger) }.wait()
+        server = SocketServer(compositor: compositor, settings: settings, loop: loop, logger: logger)
+        let loop = self.loop
+        compositor.schedule = { seconds, body in
+            loop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { body() }
+        }
+        compositor.reloadConfiguration = { [unowned self] in self.applyReload() }
+        compositor.onFramePresented = { [unowned self] _ in self.frameWasPresented() }
+    }
+
+    /// Serves until SIGTERM or SIGINT, then stops listening, removes the socket and
+    /// returns. SIGHUP reloads the configuration.
+    public func run(inheritedSocket: CInt? = nil) throws {
+        try server.start(inheritedSocket: inheritedSocket)
+        try loop.submit { self.compositor.renderFrame() }.wait()
+        installSignalHandlers()
+        notifySystemd("READY=1\nSTATUS=serving \(settings.socketPath)")
+        stopped.wait()
+        server.stop()
+        try? group.syncShutdownGracefully()
+        logger.info("stopped")
+    }
+
+    /// Asks a running daemon to stop (as SIGTERM does).
+    public func stop() { stopped.signal() }
+
+    private func installSignalHandlers() {
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [unowned self] in
+                if number == SIGHUP {
+                    self.loop.execute {
+                        if let error = self.applyReload() {
+                            self.logger.error("configuration not reloaded, keeping the running one: \(error.message)")
+                        } else {
+                            self.compositor.broadcast("config.reloaded", [:])
+                        }
+                    }
+                } else {
+                    self.logger.info("signal \(number): stopping")
+                    self.stopped.signal()
+                }
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    /// Re-reads the configuration. Settings that can change while running (animation
+    /// defaults, limits, screenshot directory, background) take effect; the output and
+    /// the socket stay as they are until a restart.
+    private func applyReload() -> ProtocolError? {
+        switch reload() {
+        case .failure(let error):
+            return error
+        case .success(let fresh):
+            compositor.apply(reloaded: fresh)
+            logger.info("configuration reloaded")
+            return nil
+        }
+    }
+
+    private func frameWasPresented() {
+        guard let directory = snapshotDirectory, let front = (compositor.output as? HeadlessOutput)?.frontBuffer else { return }
+        let now = compositor.now
+        if now - lastSnapshot >= 1 || !compositor.scene.isAnimating {
+            lastSnapshot = now
+            let path = directory + "/latest.png"
+            do { try front.writePNG(to: path + ".tmp"); rename(path + ".tmp", path) } catch {
+                logger.warning("cannot write the snapshot \(path): \(error)")
+            }
+        }
+    }
+
+    /// Tells systemd (Type=notify) about the daemon's state, when it started us.
+    private func notifySystemd(_ state: String) {
+        guard let path = ProcessInfo.processInfo.environment["NOTIFY_SOCKET"], !path.isEmpty else { return }
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes.prefix(raw.count - 1))
+            if path.hasPrefix("@") { raw[0] = 0 }
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + min(bytes.count, 107))
+        _ = state.withCString { message in
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, message, strlen(message), 0, $0, length) }
+            }
+        }
+    }
+}
+
+extension Compositor {
+    /// Takes the reloadable parts of new settings.
+    func apply(reloaded fresh: DaemonSettings) {
+        settings.screenshotDirectory = fresh.screenshotDirectory
+        settings.limits.subscriptionsPerClient = fresh.limits.subscriptionsPerClient
+        settings.background = fresh.background
+        settings.sceneConfiguration = fresh.sceneConfiguration
+        scene.configuration.implicitDuration = fresh.sceneConfiguration.implicitDuration
+        scene.configuration.implicitTimingFunction = fresh.sceneConfiguration.implicitTimingFunction
+        scene.configuration.maximumLayers = fresh.sceneConfiguration.maximumLayers
+        scene.configuration.maximumAnimationsPerLayer = fresh.sceneConfiguration.maximumAnimationsPerLayer
+        var setup = Transaction(disableActions: true)
+        setup.set(root, "backgroundColor", .color(fresh.background))
+        _ = try? scene.commit(setup, at: now)
+        frameNeeded = true
+        flush()
+    }
+}

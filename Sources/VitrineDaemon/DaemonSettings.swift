@@ -1,0 +1,52 @@
+import VitrineCore
+import VitrineProtocol
+
+/// Everything the daemon needs to run, resolved from the configuration file and the
+/// command line.
+public struct DaemonSettings: Sendable {
+    /// How time advances.
+    public enum ClockMode: String, Sendable, CaseIterable {
+        /// Time moves only with `clock.set` / `clock.advance` (tests, scripted renders).
+        case manual
+        /// Time is the monotonic clock; frames are paced at the output's rate.
+        case realtime
+    }
+
+    public var socketPath = "/run/vitrine/vitrine.sock"
+    /// Permission bits of the socket file.
+    public var socketMode: UInt16 = 0o660
+    /// Group that owns the socket file; nil keeps the daemon's.
+    public var socketGroup: String?
+    /// The only directory `screenshot` writes into.
+    public var screenshotDirectory = "/var/lib/vitrine/screenshots"
+    public var clock: ClockMode = .realtime
+    /// Headless output size and rate.
+    public var headlessWidth = 1280
+    public var headlessHeight = 800
+    public var headlessRate = 60.0
+    /// Output background (the root layer's colour).
+    public var background = Color.black
+    public var sceneConfiguration = Scene.Configuration()
+    public var initialScene: SceneDescription?
+    /// Where relative image paths in scenes start.
+    public var imageDirectory = "."
+    /// Extra font directories.
+    public var fontDirectories: [String] = []
+    public var limits = Limits()
+
+    public init() {}
+
+    /// Bounds on what one client may ask for.
+    public struct Limits: Sendable {
+        /// Longest request line in bytes; a longer line gets an error and the connection closes.
+        public var lineBytes = 1 << 20
+        /// Most clients connected at once.
+        public var clients = 64
+        /// Most event patterns one client may subscribe to.
+        public var subscriptionsPerClient = 32
+        /// A client whose unsent replies and events exceed this is cut off.
+        public var outboundBytes = 4 << 20
+
+        public init() {}
+    }
+}

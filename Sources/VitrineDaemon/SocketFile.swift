@@ -1,0 +1,71 @@
+import Foundation
+
+/// A failed system call: what was tried on which path, and what the user can do.
+public struct SystemError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+
+    /// An error for `errno` after `operation` on `path`, with advice for the common cases.
+    static func errno(_ operation: String, _ path: String, _ code: Int32 = Glibc.errno) -> SystemError {
+        let reason = String(cString: strerror(code))
+        let advice: String = switch code {
+        case EACCES, EPERM: " — run vitrined as a user that may write there, or choose another socket.path"
+        case ENOENT: " — create the directory first (systemd's RuntimeDirectory=vitrine does)"
+        case EADDRINUSE: " — another program holds this address"
+        default: ""
+        }
+        return SystemError("\(path): cannot \(operation): \(reason)\(advice)")
+    }
+
+    public var description: String { message }
+}
+
+/// Socket file housekeeping: stale files of dead daemons are replaced, a live daemon's
+/// socket is never stolen.
+enum SocketFile {
+    /// Makes `path` free to bind: removes a stale socket (nothing accepts on it) and
+    /// refuses when a daemon is listening there or the path is not a socket.
+    static func prepare(_ path: String) throws {
+        guard path.utf8.count < 108 else { throw SystemError("\(path): a socket path is limited to 107 bytes; choose a shorter socket.path") }
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if Glibc.errno == ENOENT { return }
+            throw SystemError.errno("inspect", path)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+            throw SystemError("\(path) exists and is not a socket; remove it or choose another socket.path")
+        }
+        if isListening(path) {
+            throw SystemError("\(path): another vitrined is listening there; stop it first (systemctl stop vitrine) or choose another socket.path")
+        }
+        guard unlink(path) == 0 else { throw SystemError.errno("remove the stale socket", path) }
+    }
+
+    /// True when connecting to the socket at `path` succeeds.
+    static func isListening(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            let bytes = Array(path.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        return result == 0
+    }
+
+    /// Sets the socket file's permission bits and, when given, its group.
+    static func setPermissions(_ path: String, mode: UInt16, group: String?) throws {
+        guard chmod(path, mode_t(mode)) == 0 else { throw SystemError.errno("set permissions of", path) }
+        guard let group, !group.isEmpty else { return }
+        guard let entry = getgrnam(group) else {
+            throw SystemError("\(path): there is no group '\(group)' (socket.group); create it or leave socket.group empty")
+        }
+        guard chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else { throw SystemError.errno("give group \(group) to", path) }
+    }
+}

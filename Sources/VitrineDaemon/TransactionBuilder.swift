@@ -1,0 +1,182 @@
+import VitrineCore
+import VitrineProtocol
+
+/// Turns wire commands into one model transaction, decoding each value by the type of
+/// the property it goes to — including layers added earlier in the same batch.
+struct TransactionBuilder {
+    let compositor: Compositor
+    /// Kinds of layers added in this batch, by id.
+    private var pendingKinds: [String: LayerKind] = [:]
+    /// Custom values set in this batch, by layer and key path.
+    private var pendingCustom: [String: [String: Value]] = [:]
+
+    init(compositor: Compositor) { self.compositor = compositor }
+
+    private var scene: Scene { compositor.scene }
+    private var now: Double { compositor.now }
+
+    /// A model transaction with a `transaction` command's settings.
+    func transaction(_ spec: TransactionSpec) throws(ProtocolError) -> Transaction {
+        let timing = try spec.timing.map { j throws(ProtocolError) in try AnimationDescription.timingFunction(j) }
+        return Transaction(animationDuration: spec.duration, timingFunction: timing, disableActions: spec.disableActions, isAnimated: spec.animated)
+    }
+
+    /// Appends the operations of a scene-changing command to `tx`; returns the result the
+    /// reply carries.
+    mutating func append(_ command: Command, to tx: inout Transaction) throws(ProtocolError) -> JSON {
+        switch command {
+        case .layerAdd(let id, let kindName, let parent, let placement, let properties):
+            guard let kind = scene.kinds[kindName] else {
+                throw ProtocolError(CoreError.unknownKind(kindName, known: scene.kinds.keys.sorted()))
+            }
+            var values: [(KeyPath, Value)] = []
+            for (key, json) in properties {
+                let path = try keyPath(key)
+                let value = try Value(json: json, shape: kind.valueShape(at: path), at: "\(id).\(key)")
+                if kind.slot(of: path.property) == nil { pendingCustom[id, default: [:]][key] = value }
+                values.append((path, value))
+            }
+            pendingKinds[id] = kind
+            tx.operations.append(.addLayer(id: id, kind: kindName, parent: parent ?? compositor.root, placement: placement.placement, properties: values))
+            return .object(["layer": .string(id)])
+        case .layerRemove(let id):
+            tx.remove(layer: id)
+            return .object(["layer": .string(id)])
+        case .layerMove(let id, let parent, let placement):
+            tx.move(layer: id, to: parent, placement: placement.placement)
+            return .object(["layer": .string(id)])
+        case .layerSet(let id, let properties, let animation, let actions):
+            var inner = Transaction(disableActions: actions ? nil : true)
+            for (key, json) in properties {
+                let path = try keyPath(key)
+                let value = try Value(json: json, shape: shape(of: id, at: path), at: "\(id).\(key)")
+                if try kind(of: id).slot(of: path.property) == nil { pendingCustom[id, default: [:]][key] = value }
+                guard let animation else {
+                    inner.set(id, path, value)
+                    continue
+                }
+                let shown = try? scene.presentationValue(path, of: id, at: now)
+                var quiet = Transaction(disableActions: true)
+                quiet.set(id, path, value)
+                if let shown, shown.type == value.type {
+                    quiet.addAnimation(try template(animation, for: id, path: path, from: shown, to: value), forKey: key, to: id)
+                }
+                inner.nest(quiet)
+            }
+            tx.nest(inner)
+            return .object(["layer": .string(id)])
+        case .layerActions(let id, let actions, let actionsFrom, let policy, let displayKeys):
+            if let actions {
+                var rules: [String: ActionRule?] = [:]
+                for (key, json) in actions {
+                    if json == .null {
+                        rules[key] = ActionRule.none
+                    } else {
+                        var object = json.object ?? [:]
+                        object["keyPath"] = .string(key)
+                        rules[key] = .animation(try AnimationDescription(json: .object(object)) { path in try? self.shape(of: id, at: path)?.type }.animation)
+                    }
+                }
+                tx.operations.append(.setActions(layer: id, actions: rules))
+            }
+            if let actionsFrom { tx.operations.append(.setActionsFrom(layer: id, source: actionsFrom.string)) }
+            if let policy {
+                guard let p = ActionPolicy(rawValue: policy) else {
+                    throw ProtocolError(.invalidValue, "policy is one of \(ActionPolicy.allCases.map(\.rawValue).joined(separator: ", ")), not '\(policy)'")
+                }
+                tx.operations.append(.setActionPolicy(layer: id, policy: p))
+            }
+            if let displayKeys { tx.operations.append(.setDisplayKeys(layer: id, keys: Set(displayKeys))) }
+            return .object(["layer": .string(id)])
+        case .animationAdd(let layer, let key, let json):
+            let description = try AnimationDescription(json: json) { path in try? self.shape(of: layer, at: path)?.type }
+            var animation = description.animation
+            if let delay = description.delay {
+                let local = (try? scene.localTime(of: layer, at: now)) ?? nil
+                animation.timing.beginTime = (local ?? now) + delay
+            }
+            let chosen = key ?? description.key ?? compositor.nextAnimationKey()
+            tx.addAnimation(animation, forKey: chosen, to: layer)
+            return .object(["layer": .string(layer), "key": .string(chosen)])
+        case .animationRemove(let layer, let key):
+            if let key {
+                tx.operations.append(.removeAnimation(layer: layer, key: key))
+            } else {
+                tx.operations.append(.removeAllAnimations(layer: layer))
+            }
+            return .object(["layer": .string(layer)])
+        case .layerPause(let id):
+            return try changeSpeed(of: id, to: 0, in: &tx)
+        case .layerResume(let id):
+            return try changeSpeed(of: id, to: 1, in: &tx)
+        case .layerSpeed(let id, let speed):
+            return try changeSpeed(of: id, to: speed, in: &tx)
+        case .transaction(let spec):
+            var inner = try transaction(spec)
+            for command in spec.commands { _ = try append(command, to: &inner) }
+            tx.nest(inner)
+            return .object([:])
+        default:
+            throw ProtocolError(.invalidValue, "\(command.name) cannot be part of a transaction")
+        }
+    }
+
+    /// Changes a layer's speed without a jump in its local time (seed 004): speed 0
+    /// pauses (timeOffset holds the time), another speed moves beginTime so that the
+    /// local time continues from where it is.
+    private func changeSpeed(of id: String, to speed: Double, in tx: inout Transaction) throws(ProtocolError) -> JSON {
+        let values = try core { () throws(CoreError) in try scene.modelValues(of: id) }
+        let timing = values.timing
+        let parent = try core { () throws(CoreError) in try scene.parent(of: id) }
+        let parentTime = try parent.map { p throws(ProtocolError) in try core { () throws(CoreError) in try scene.convertTime(now, from: nil, to: p) } } ?? now
+        let local = timing.localTime(fromParent: parentTime)
+        var quiet = Transaction(disableActions: true)
+        if speed == 0 {
+            quiet.set(id, "speed", .number(0))
+            quiet.set(id, "timeOffset", .number(local))
+        } else {
+            quiet.set(id, "speed", .number(speed))
+            quiet.set(id, "timeOffset", .number(0))
+            quiet.set(id, "beginTime", .number(parentTime - local / speed))
+        }
+        tx.nest(quiet)
+        return .object(["layer": .string(id), "time": .number(local)])
+    }
+
+    /// An animation from `from` to `to` at `path`, timed and curved as `json` says.
+    private func template(_ json: JSON, for layer: String, path: KeyPath, from: Value, to: Value) throws(ProtocolError) -> Animation {
+        var object = json.object ?? [:]
+        for field in ["keyPath", "from", "to", "by", "values", "animations", "key"] where object[field] != nil {
+            throw ProtocolError(.invalidValue, "layer.set: the animation takes timing only (duration, timing, type, spring fields…), not '\(field)'")
+        }
+        object["keyPath"] = .string(path.description)
+        let description = try AnimationDescription(json: .object(object)) { _ in to.type }
+        var animation = description.animation
+        switch animation.kind {
+        case .basic: animation.kind = .basic(Animation.Endpoints(from: from, to: to))
+        case .spring(_, let spring): animation.kind = .spring(Animation.Endpoints(from: from, to: to), spring)
+        default: throw ProtocolError(.invalidValue, "layer.set animates with type basic or spring")
+        }
+        if let delay = description.delay { animation.timing.beginTime = now + delay }
+        return animation
+    }
+
+    private func keyPath(_ text: String) throws(ProtocolError) -> KeyPath {
+        do { return try KeyPath(parsing: text) } catch { throw ProtocolError(error) }
+    }
+
+    private func kind(of id: String) throws(ProtocolError) -> LayerKind {
+        if let pending = pendingKinds[id] { return pending }
+        return try core { () throws(CoreError) in try scene.kind(of: id) }
+    }
+
+    /// The shape a value at `path` of layer `id` must have: the kind's for built-in
+    /// properties, the current value's for existing custom ones, none (inferred) for new.
+    private func shape(of id: String, at path: KeyPath) throws(ProtocolError) -> (type: ValueType, element: ValueType?)? {
+        let kind = try kind(of: id)
+        if let shape = kind.valueShape(at: path) { return shape }
+        if let pending = pendingCustom[id]?[path.description] { return (pending.type, nil) }
+        if let existing = try? scene.modelValue(path, of: id) { return (existing.type, nil) }
+        return nil
+    }
+}

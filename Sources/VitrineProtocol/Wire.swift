@@ -1,0 +1,34 @@
+/// Replies and events as lines on the wire.
+public enum Wire {
+    /// `{"id": …, "ok": true, "result": …}`
+    public static func reply(id: JSON, result: JSON) -> String {
+        JSON.object(["id": id, "ok": .bool(true), "result": result]).text
+    }
+
+    /// `{"id": …, "ok": false, "error": {"code": …, "message": …}}`; the id is null when
+    /// the request's id could not be read.
+    public static func failure(id: JSON?, _ error: ProtocolError) -> String {
+        JSON.object([
+            "id": id ?? .null, "ok": .bool(false),
+            "error": .object(["code": .string(error.code), "message": .string(error.message)]),
+        ]).text
+    }
+
+    /// `{"event": name, …fields}`
+    public static func event(_ name: String, _ fields: [String: JSON]) -> String {
+        var object = fields
+        object["event"] = .string(name)
+        return JSON.object(object).text
+    }
+
+    /// The events the daemon sends.
+    public static let eventNames = ["animation.started", "animation.finished", "transaction.completed", "config.reloaded", "number.completed"]
+
+    /// True when `name` matches `pattern`: equal, `*` for everything, or `prefix.*` for
+    /// every event under a prefix.
+    public static func matches(_ pattern: String, _ name: String) -> Bool {
+        if pattern == "*" || pattern == name { return true }
+        if pattern.hasSuffix(".*") { return name.hasPrefix(String(pattern.dropLast(1))) }
+        return false
+    }
+}

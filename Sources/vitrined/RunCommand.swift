@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import Logging
+import VitrineDaemon
+import VitrineOutput
+import VitrineProtocol
+
+/// `vitrined` (or `vitrined run`): the daemon.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the display daemon (the default).")
+
+    @Option(help: "Output backend: auto, headless. (auto is headless until the DRM backend lands.)")
+    var backend: Backend = .auto
+
+    @Option(help: "The socket path (overrides socket.path).")
+    var socket: String?
+
+    @Option(help: "Headless output size WIDTHxHEIGHT.")
+    var size: PixelSize?
+
+    @Option(help: "manual: time moves only with clock.set / clock.advance; realtime: the wall clock.")
+    var clock: DaemonSettings.ClockMode = .realtime
+
+    @Option(help: "Directory the screenshot command may write into (overrides socket.screenshot_dir).")
+    var screenshotDir: String?
+
+    @Option(help: "Headless: write the latest frame to DIR/latest.png (at most once a second).")
+    var snapshotDir: String?
+
+    @Option(help: "Scene to show at start (JSON), instead of the configuration's scene.")
+    var scene: String?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
+    enum Backend: String, ExpressibleByArgument, CaseIterable {
+        case auto, headless
+    }
+
+    func run() throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = logLevel
+            return handler
+        }
+        let logger = Logger(label: "vitrined")
+        var settings = DaemonSettings()
+        settings.clock = clock
+        if let socket { settings.socketPath = socket }
+        if let screenshotDir { settings.screenshotDirectory = screenshotDir }
+        if let size { (settings.headlessWidth, settings.headlessHeight) = (size.width, size.height) }
+        if let scene {
+            do { settings.initialScene = try SceneDescription(contentsOf: URL(fileURLWithPath: scene)) } catch {
+                throw ValidationError("\(scene): \(error.message)")
+            }
+            settings.imageDirectory = URL(fileURLWithPath: scene).deletingLastPathComponent().path
+        }
+        let output = try HeadlessOutput(width: settings.headlessWidth, height: settings.headlessHeight, refreshRate: settings.headlessRate)
+        do {
+            let daemon = try Daemon(settings: settings, output: output, logger: logger)
+            daemon.snapshotDirectory = snapshotDir
+            try daemon.run(inheritedSocket: systemdSocket())
+        } catch let error as SystemError {
+            logger.critical("\(error.message)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// The listening socket systemd passed (socket activation), if any.
+    private func systemdSocket() -> CInt? {
+        let env = ProcessInfo.processInfo.environment
+        guard let pid = env["LISTEN_PID"].flatMap(Int32.init), pid == getpid(), env["LISTEN_FDS"] == "1" else { return nil }
+        return 3
+    }
+}
+
+extension DaemonSettings.ClockMode: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -60,7 +60,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "VitrineDaemonTests", dependencies: ["VitrineDaemon", "VitrineProtocol"]),
+        .testTarget(name: "VitrineDaemonTests", dependencies: ["VitrineDaemon", "VitrineProtocol", "vitrined"]),
         .executableTarget(
             name: "vitrined",
             dependencies: [

@@ -249,12 +249,16 @@ extension Command {
             self = .time(layer: try r.string("layer"), convert: conversion)
         case "clock.set":
             try r.only(["time"])
-            guard let t = try r.number("time"), t >= 0 else { throw ProtocolError(.missingField, "clock.set needs \"time\": seconds ≥ 0") }
+            guard let t = try r.number("time") else { throw ProtocolError(.missingField, "clock.set needs \"time\": seconds ≥ 0") }
+            guard t >= 0, t <= 1e9 else { throw ProtocolError(.invalidValue, "clock.set: \"time\" must be seconds within 0…1e9, got \(t)") }
             self = .clockSet(time: t)
         case "clock.advance":
             try r.only(["seconds"])
-            guard let s = try r.number("seconds"), s >= 0, s <= 86_400 else {
+            guard let s = try r.number("seconds") else {
                 throw ProtocolError(.missingField, "clock.advance needs \"seconds\": a number from 0 to 86400")
+            }
+            guard s >= 0, s <= 86_400 else {
+                throw ProtocolError(.invalidValue, "clock.advance: \"seconds\" must be within 0…86400 (time never runs backwards), got \(s)")
             }
             self = .clockAdvance(seconds: s)
         case "screenshot":

@@ -1,0 +1,78 @@
+import Foundation
+import VitrineCore
+import VitrineProtocol
+
+extension Configuration.InitialScene {
+    static let keys = ["file", "background", "layers"]
+
+    /// Reads `[scene]`: a scene file (relative paths are relative to the configuration's
+    /// directory) or inline `[[scene.layers]]`, each layer checked as `SceneDescription`
+    /// checks a layer object.
+    init(reading r: TableReader, source: String) throws(ConfigError) {
+        try r.refuseUnknownKeys(Self.keys)
+        let written = try r.string("file", "", expected: "the path of a JSON scene file, such as \"/etc/vitrine/scene.json\"")
+        background = try r.value("background", nil, expected: colourForm) { readColour($0).map { Optional($0) } }
+        layers = try Self.inlineLayers(r)
+        if !written.isEmpty && !layers.isEmpty {
+            throw r.error("file", "give either file (a JSON scene) or [[scene.layers]] tables, not both")
+        }
+        if !written.isEmpty {
+            file = written.hasPrefix("/")
+                ? written
+                : URL(fileURLWithPath: source).deletingLastPathComponent().appendingPathComponent(written).standardizedFileURL.path
+            do {
+                content = try SceneDescription(contentsOf: URL(fileURLWithPath: file))
+            } catch {
+                throw r.error("file", "\(file): \(error.message)")
+            }
+        } else if !layers.isEmpty {
+            content = try? SceneDescription(json: .object(["layers": .array(layers)]))
+        }
+        if let background {
+            if content == nil { content = try? SceneDescription(json: .object([:])) }
+            content?.background = background
+        }
+    }
+
+    private static func inlineLayers(_ r: TableReader) throws(ConfigError) -> [JSON] {
+        guard let node = r.entries["layers"] else { return [] }
+        guard let items = node.array, items.allSatisfy({ $0.table != nil }) else {
+            throw r.error("layers", "must be [[scene.layers]] tables, each with an id, got \(node.written)")
+        }
+        var layers: [JSON] = []
+        for (i, item) in items.enumerated() {
+            let key = r.key("layers") + "[\(i)]"
+            guard let json = item.json else { throw r.context.error(key, "dates and times are not scene values") }
+            do {
+                _ = try SceneDescription(json: .object(["layers": .array([json])]))
+            } catch {
+                throw r.context.error(key, error.message)
+            }
+            layers.append(json)
+        }
+        return layers
+    }
+
+    /// Applies the scene to a scratch model when every layer's kind is known, so that bad
+    /// property values, parents and animations are found now rather than at start.
+    func tryOut(kinds: [LayerKind], size: PixelSize, reader r: TableReader) throws(ConfigError) {
+        guard let content else { return }
+        let scratch = VitrineCore.Scene()
+        for kind in kinds { scratch.register(kind) }
+        guard content.layers.allSatisfy({ scratch.kinds[$0.kind] != nil }) else { return }
+        let root = "vitrine.config.scratch-root"
+        do throws(CoreError) {
+            try scratch.addRoot(id: root, output: "config", size: Size(width: Double(size.width), height: Double(size.height)))
+        } catch { return }
+        do {
+            try content.apply(to: scratch, root: root, at: 0)
+        } catch {
+            if !file.isEmpty { throw r.error("file", "\(file): \(error.message)") }
+            let index = layers.firstIndex { layer in
+                guard let id = layer["id"]?.string else { return false }
+                return error.message.contains("'\(id)'") || error.message.contains("\(id).")
+            }
+            throw r.context.error(r.key("layers") + (index.map { "[\($0)]" } ?? ""), error.message)
+        }
+    }
+}

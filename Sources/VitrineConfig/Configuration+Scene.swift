@@ -54,25 +54,35 @@ extension Configuration.InitialScene {
     }
 
     /// Applies the scene to a scratch model when every layer's kind is known, so that bad
-    /// property values, parents and animations are found now rather than at start.
+    /// property values, parents and animations are found now rather than at start. An
+    /// inline scene that fails is applied again one `[[scene.layers]]` table at a time to
+    /// name the table at fault.
     func tryOut(kinds: [LayerKind], size: PixelSize, reader r: TableReader) throws(ConfigError) {
         guard let content else { return }
+        let known = Set(VitrineCore.Scene().kinds.keys).union(kinds.map(\.name))
+        guard content.layers.allSatisfy({ known.contains($0.kind) }) else { return }
+        guard let failure = Self.failure(applying: content, kinds: kinds, size: size) else { return }
+        if !file.isEmpty { throw r.error("file", "\(file): \(failure.message)") }
+        for end in layers.indices {
+            guard let prefix = try? SceneDescription(json: .object(["layers": .array(Array(layers[...end]))])),
+                  let error = Self.failure(applying: prefix, kinds: kinds, size: size) else { continue }
+            throw r.context.error(r.key("layers") + "[\(end)]", error.message)
+        }
+        throw r.error("layers", failure.message)
+    }
+
+    private static func failure(applying content: SceneDescription, kinds: [LayerKind], size: PixelSize) -> ProtocolError? {
         let scratch = VitrineCore.Scene()
         for kind in kinds { scratch.register(kind) }
-        guard content.layers.allSatisfy({ scratch.kinds[$0.kind] != nil }) else { return }
         let root = "vitrine.config.scratch-root"
         do throws(CoreError) {
             try scratch.addRoot(id: root, output: "config", size: Size(width: Double(size.width), height: Double(size.height)))
-        } catch { return }
+        } catch { return nil }
         do {
             try content.apply(to: scratch, root: root, at: 0)
+            return nil
         } catch {
-            if !file.isEmpty { throw r.error("file", "\(file): \(error.message)") }
-            let index = layers.firstIndex { layer in
-                guard let id = layer["id"]?.string else { return false }
-                return error.message.contains("'\(id)'") || error.message.contains("\(id).")
-            }
-            throw r.context.error(r.key("layers") + (index.map { "[\($0)]" } ?? ""), error.message)
+            return error
         }
     }
 }

@@ -107,10 +107,11 @@ struct TableReader {
     /// closest known one.
     func refuseUnknownKeys(_ known: [String]) throws(ConfigError) {
         guard let unknown = entries.keys.sorted().first(where: { !known.contains($0) }) else { return }
-        var message = "unknown key"
-        if let near = Self.closest(to: unknown, in: known) { message += "; did you mean '\(near)'?" }
-        message += " [\(path)] has \(Self.list(known))"
-        throw error(unknown, message)
+        let keys = "the keys of [\(path)] are \(Self.list(known))"
+        if let near = Self.closest(to: unknown, in: known) {
+            throw error(unknown, "unknown key; did you mean '\(near)'? (\(keys))")
+        }
+        throw error(unknown, "unknown key; \(keys)")
     }
 
     /// The sub-table `name`, or an empty one when it is absent.

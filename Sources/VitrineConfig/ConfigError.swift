@@ -20,6 +20,7 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What was wrong and the expected form.
     public var message: String
 
+    /// An error at `file:line:column` about `key`.
     public init(file: String, line: Int? = nil, column: Int? = nil, key: String? = nil, message: String) {
         self.file = file
         self.line = line

@@ -57,7 +57,7 @@ extension Configuration {
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {
         let names = sections.keys.sorted()
-        for name in top.entries.keys.sorted() where sections[name] == nil {
+        for name in top.keysInFileOrder where sections[name] == nil {
             if top.entries[name]?.table != nil {
                 var message = "unknown section"
                 if let near = TableReader.closest(to: name, in: names) { message += "; did you mean [\(near)]?" }

@@ -31,6 +31,7 @@ public struct Configuration: Sendable, Equatable {
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()
 
+    /// Every key at its default.
     public init() {}
 
     /// The model defaults the scene takes from this configuration.
@@ -46,9 +47,12 @@ public struct Configuration: Sendable, Equatable {
 
 /// A width and height in pixels, written `"1280x800"`.
 public struct PixelSize: Hashable, Sendable, CustomStringConvertible {
+    /// Pixels across.
     public var width: Int
+    /// Pixels down.
     public var height: Int
 
+    /// A size; `init(parsing:)` is the checked way to make one from text.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height
@@ -62,15 +66,16 @@ public struct PixelSize: Hashable, Sendable, CustomStringConvertible {
         self.init(width: w, height: h)
     }
 
+    /// `"WxH"`.
     public var description: String { "\(width)x\(height)" }
 }
 
 extension Configuration {
     /// `[output]`: which display backend draws, on which device, at which mode.
     public struct Output: Sendable, Hashable {
-        /// The display backends.
+        /// The display backends; `auto` picks DRM/KMS when a card is present, else the
+        /// framebuffer, else headless.
         public enum Backend: String, Sendable, CaseIterable {
-            /// DRM/KMS when a card is present, else the framebuffer, else headless.
             case auto, drm, fbdev, headless, x11, wayland
         }
 
@@ -96,6 +101,7 @@ extension Configuration {
                 self = .fixed(size, refreshRate: rate)
             }
 
+            /// The mode as written in the file.
             public var description: String {
                 switch self {
                 case .preferred: "preferred"
@@ -128,6 +134,7 @@ extension Configuration {
         /// `snapshot_dir`: where the headless backend writes PNG snapshots; absolute.
         public var snapshotDirectory = "/var/lib/vitrine/snapshots"
 
+        /// Every key at its default.
         public init() {}
     }
 
@@ -144,6 +151,7 @@ extension Configuration {
         /// `screenshot_dir`: the only directory `screenshot` requests may write to; absolute.
         public var screenshotDirectory = "/var/lib/vitrine/screenshots"
 
+        /// Every key at its default.
         public init() {}
     }
 
@@ -158,6 +166,7 @@ extension Configuration {
         /// parameters.
         public var spring = SpringDefaults()
 
+        /// Every key at its default.
         public init() {}
     }
 
@@ -177,6 +186,7 @@ extension Configuration {
         /// `stiffness`: above 0 and at most 1e9. Default 100.
         public var stiffness = 100.0
 
+        /// Every key at its default.
         public init() {}
 
         /// The oscillator these parameters describe (they were checked when read).
@@ -212,6 +222,7 @@ extension Configuration {
         /// `font_size`: in pixels, above 0 and at most 4096. Default 96.
         public var fontSize = 96.0
 
+        /// Every key at its default.
         public init() {}
     }
 
@@ -222,6 +233,7 @@ extension Configuration {
         /// `directories`: absolute directories searched besides fontconfig's. Default none.
         public var directories: [String] = []
 
+        /// Every key at its default.
         public init() {}
     }
 
@@ -241,6 +253,7 @@ extension Configuration {
         /// is disconnected, 65536…1073741824. Default 4 MiB.
         public var outboundBytes = 4_194_304
 
+        /// Every key at its default.
         public init() {}
     }
 
@@ -250,6 +263,7 @@ extension Configuration {
         public enum Level: String, Sendable, CaseIterable, Comparable {
             case trace, debug, info, notice, warning, error, critical
 
+            /// Whether `a` is less severe than `b`.
             public static func < (a: Level, b: Level) -> Bool {
                 allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
             }
@@ -258,6 +272,7 @@ extension Configuration {
         /// `level`: the least severe level that is logged. Default "info".
         public var level: Level = .info
 
+        /// Every key at its default.
         public init() {}
     }
 
@@ -275,8 +290,10 @@ extension Configuration {
         /// nil when there is neither.
         public var content: SceneDescription?
 
+        /// Every key at its default.
         public init() {}
 
+        /// Equal sources and equal scene content.
         public static func == (a: InitialScene, b: InitialScene) -> Bool {
             a.file == b.file && a.background == b.background && a.layers == b.layers
                 && SceneDescription.sameContent(a.content, b.content)

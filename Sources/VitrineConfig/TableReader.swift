@@ -103,10 +103,18 @@ struct TableReader {
 
     func error(_ name: String, _ message: String) -> ConfigError { context.error(key(name), message) }
 
-    /// Throws for the first key (in sorted order) that is not in `known`, suggesting the
-    /// closest known one.
+    /// The table's keys in the order they are written (keys the locator cannot place last).
+    var keysInFileOrder: [String] {
+        entries.keys.sorted { a, b in
+            let (la, lb) = (context.locator.line(of: key(a)) ?? .max, context.locator.line(of: key(b)) ?? .max)
+            return la != lb ? la < lb : a < b
+        }
+    }
+
+    /// Throws for the first key written that is not in `known`, suggesting the closest
+    /// known one.
     func refuseUnknownKeys(_ known: [String]) throws(ConfigError) {
-        guard let unknown = entries.keys.sorted().first(where: { !known.contains($0) }) else { return }
+        guard let unknown = keysInFileOrder.first(where: { !known.contains($0) }) else { return }
         let keys = "the keys of [\(path)] are \(Self.list(known))"
         if let near = Self.closest(to: unknown, in: known) {
             throw error(unknown, "unknown key; did you mean '\(near)'? (\(keys))")

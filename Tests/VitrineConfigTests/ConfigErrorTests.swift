@@ -41,6 +41,9 @@ import Testing
         let section = try #require(failure("[outptu]\nbackend = \"drm\"\n"))
         #expect(section.line == 1 && section.key == "outptu" && section.message.contains("did you mean [output]?"))
 
+        let first = try #require(failure("[output]\nzebra = 1\napple = 2\n"))
+        #expect(first.key == "output.zebra" && first.line == 2)
+
         let loose = try #require(failure("level = \"debug\"\n"))
         #expect(loose.line == 1 && loose.key == "level" && loose.message.contains("[logging]"))
     }

@@ -13,9 +13,12 @@ extension Configuration {
     ///     that bad property values and animations are refused here.
     /// - Throws: `ConfigError` naming the file, line and key of the first mistake.
     public static func load(contentsOf path: String, kinds: [LayerKind] = []) throws(ConfigError) -> Configuration {
-        let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw ConfigError(file: path, message: "cannot read the configuration: \(Self.reason(error))")
+        let data: Data
+        do { data = try readFile(path) } catch {
+            throw ConfigError(file: path, message: "cannot read the configuration: \(error.reason)")
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw ConfigError(file: path, message: "cannot read the configuration: the file is not UTF-8 text")
         }
         return try Configuration(toml: text, source: path, kinds: kinds)
     }
@@ -69,21 +72,30 @@ extension Configuration {
             throw top.error(name, "unknown key; settings go in the sections \(TableReader.list(names.map { "[\($0)]" }))")
         }
     }
+}
 
-    private static func reason(_ error: Error) -> String {
+/// Why a file could not be read, in words for an error message.
+struct ReadFailure: Error {
+    let reason: String
+}
+
+/// The contents of the file at `path`, or why they cannot be had ("no such file",
+/// "permission denied", "is a directory").
+func readFile(_ path: String) throws(ReadFailure) -> Data {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        throw ReadFailure(reason: "it is a directory")
+    }
+    do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
         let ns = error as NSError
         if let posix = ns.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(posix.code)))
+            throw ReadFailure(reason: String(cString: strerror(Int32(posix.code))).lowercased())
         }
-        if ns.domain == NSCocoaErrorDomain {
-            switch ns.code {
-            case NSFileReadNoSuchFileError: return "no such file"
-            case NSFileReadNoPermissionError: return "permission denied"
-            case NSFileReadInapplicableStringEncodingError: return "the file is not UTF-8 text"
-            default: break
-            }
+        switch ns.code {
+        case NSFileReadNoSuchFileError: throw ReadFailure(reason: "no such file")
+        case NSFileReadNoPermissionError: throw ReadFailure(reason: "permission denied")
+        default: throw ReadFailure(reason: ns.localizedDescription)
         }
-        return ns.localizedDescription
     }
 }
 

@@ -20,8 +20,12 @@ extension Configuration.InitialScene {
             file = written.hasPrefix("/")
                 ? written
                 : URL(fileURLWithPath: source).deletingLastPathComponent().appendingPathComponent(written).standardizedFileURL.path
+            let data: Data
+            do { data = try readFile(file) } catch {
+                throw r.error("file", "cannot read the scene file \(file): \(error.reason)")
+            }
             do {
-                content = try SceneDescription(contentsOf: URL(fileURLWithPath: file))
+                content = try SceneDescription(json: JSON(parsing: data))
             } catch {
                 throw r.error("file", "\(file): \(error.message)")
             }

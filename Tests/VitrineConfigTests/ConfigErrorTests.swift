@@ -138,6 +138,9 @@ import Testing
             #expect(error.file == "/nonexistent/vitrine.toml" && error.line == nil)
             #expect(error.description == "/nonexistent/vitrine.toml: cannot read the configuration: no such file")
         }
+        #expect(throws: ConfigError(file: "/tmp", message: "cannot read the configuration: it is a directory")) {
+            try Configuration.load(contentsOf: "/tmp")
+        }
     }
 
     @Test func locatorFollowsTablesArraysAndDottedKeys() {

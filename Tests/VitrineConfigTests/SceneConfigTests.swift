@@ -93,7 +93,9 @@ import VitrineProtocol
         #expect(error.message.contains("bad.json") && error.message.contains("no field 'colour'"))
 
         let missing = try #require(failure("[scene]\nfile = \"/nonexistent/scene.json\"\n"))
-        #expect(missing.key == "scene.file" && missing.message.contains("/nonexistent/scene.json"))
+        #expect(missing.key == "scene.file" && missing.message == "cannot read the scene file /nonexistent/scene.json: no such file")
+        let directory = try #require(failure("[scene]\nfile = \"/tmp\"\n"))
+        #expect(directory.message == "cannot read the scene file /tmp: it is a directory")
     }
 
     @Test func bothSceneFormsAreRefused() throws {

@@ -66,8 +66,9 @@ extension Configuration {
                 if let near = TableReader.closest(to: name, in: names) { message += "; did you mean [\(near)]?" }
                 throw top.error(name, message + " The sections are \(TableReader.list(names.map { "[\($0)]" })).")
             }
-            if let home = names.first(where: { sections[$0]!.contains(name) }) {
-                throw top.error(name, "keys belong in a section; '\(name)' goes under [\(home)]")
+            let homes = names.filter { sections[$0]!.contains(name) }.map { "[\($0)]" }
+            if !homes.isEmpty {
+                throw top.error(name, "keys belong in a section; '\(name)' goes under \(TableReader.list(homes, or: true))")
             }
             throw top.error(name, "unknown key; settings go in the sections \(TableReader.list(names.map { "[\($0)]" }))")
         }

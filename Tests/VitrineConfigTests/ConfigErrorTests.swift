@@ -44,6 +44,9 @@ import Testing
         let first = try #require(failure("[output]\nzebra = 1\napple = 2\n"))
         #expect(first.key == "output.zebra" && first.line == 2)
 
+        let shared = try #require(failure("mode = \"0660\"\n"))
+        #expect(shared.message.hasSuffix("goes under [output] or [socket]"))
+
         let loose = try #require(failure("level = \"debug\"\n"))
         #expect(loose.line == 1 && loose.key == "level" && loose.message.contains("[logging]"))
     }

@@ -20,12 +20,14 @@ let package = Package(
         .executable(name: "vitrined", targets: ["vitrined"]),
         .library(name: "VitrineText", targets: ["VitrineText"]),
         .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
+        .library(name: "VitrineConfig", targets: ["VitrineConfig"]),
     ],
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         .target(
@@ -89,5 +91,9 @@ let package = Package(
             exclude: ["References", "Scenes"]),
         .testTarget(name: "VitrineProtocolTests", dependencies: ["VitrineProtocol"]),
         .testTarget(name: "VitrineTextTests", dependencies: ["VitrineText"]),
+        .target(
+            name: "VitrineConfig",
+            dependencies: ["VitrineCore", "VitrineProtocol", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig"]),
     ]
 )

@@ -1,0 +1,246 @@
+import Foundation
+import TOMLKit
+import VitrineCore
+import VitrineProtocol
+
+extension Configuration {
+    /// Reads and checks the configuration file at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The TOML file, e.g. "/etc/vitrine/vitrine.toml".
+    ///   - kinds: Layer kinds beyond "layer" and "gradient" that the initial scene may use;
+    ///     when every layer's kind is known the scene is also tried on a scratch scene, so
+    ///     that bad property values and animations are refused here.
+    /// - Throws: `ConfigError` naming the file, line and key of the first mistake.
+    public static func load(contentsOf path: String, kinds: [LayerKind] = []) throws(ConfigError) -> Configuration {
+        let data: Data
+        do { data = try readFile(path) } catch {
+            throw ConfigError(file: path, message: "cannot read the configuration: \(error.reason)")
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw ConfigError(file: path, message: "cannot read the configuration: the file is not UTF-8 text")
+        }
+        return try Configuration(toml: text, source: path, kinds: kinds)
+    }
+
+    /// Parses and checks a configuration.
+    ///
+    /// - Parameters:
+    ///   - toml: The file's text.
+    ///   - source: The file's path, used in errors and to resolve a relative `scene.file`.
+    ///   - kinds: Extra layer kinds, as for `load(contentsOf:kinds:)`.
+    public init(toml: String, source: String, kinds: [LayerKind] = []) throws(ConfigError) {
+        let root: [String: TOMLNode]
+        do {
+            root = TOMLNode.entries(try TOMLTable(string: toml))
+        } catch let e as TOMLParseError {
+            throw ConfigError(file: source, line: e.source.begin.line, column: e.source.begin.column, message: e.description)
+        } catch {
+            throw ConfigError(file: source, message: "not valid TOML: \(error)")
+        }
+        let top = TableReader(path: "", entries: root, context: ParseContext(file: source, locator: SourceLocator(toml)))
+        try Self.refuseUnknownSections(top)
+        self.init()
+        output = try Output(reading: top.table("output"))
+        socket = try Socket(reading: top.table("socket"))
+        animation = try Animations(reading: top.table("animation"))
+        rollingNumber = try RollingNumber(reading: top.table("rolling_number"))
+        fonts = try Fonts(reading: top.table("fonts"))
+        limits = try Limits(reading: top.table("limits"))
+        logging = try Logging(reading: top.table("logging"))
+        scene = try InitialScene(reading: top.table("scene"), source: source)
+        try scene.tryOut(kinds: kinds, size: output.headlessSize, reader: top.table("scene"))
+    }
+
+    static let sections: [String: [String]] = [
+        "output": Output.keys, "socket": Socket.keys, "animation": Animations.keys,
+        "rolling_number": RollingNumber.keys, "fonts": Fonts.keys, "limits": Limits.keys,
+        "logging": Logging.keys, "scene": InitialScene.keys,
+    ]
+
+    private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {
+        let names = sections.keys.sorted()
+        for name in top.keysInFileOrder where sections[name] == nil {
+            if top.entries[name]?.table != nil {
+                var message = "unknown section"
+                if let near = TableReader.closest(to: name, in: names) { message += "; did you mean [\(near)]?" }
+                throw top.error(name, message + " The sections are \(TableReader.list(names.map { "[\($0)]" })).")
+            }
+            let homes = names.filter { sections[$0]!.contains(name) }.map { "[\($0)]" }
+            if !homes.isEmpty {
+                throw top.error(name, "keys belong in a section; '\(name)' goes under \(TableReader.list(homes, or: true))")
+            }
+            throw top.error(name, "unknown key; settings go in the sections \(TableReader.list(names.map { "[\($0)]" }))")
+        }
+    }
+}
+
+/// Why a file could not be read, in words for an error message.
+struct ReadFailure: Error {
+    let reason: String
+}
+
+/// The contents of the file at `path`, or why they cannot be had ("no such file",
+/// "permission denied", "is a directory").
+func readFile(_ path: String) throws(ReadFailure) -> Data {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        throw ReadFailure(reason: "it is a directory")
+    }
+    do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+        let ns = error as NSError
+        if let posix = ns.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            throw ReadFailure(reason: String(cString: strerror(Int32(posix.code))).lowercased())
+        }
+        switch ns.code {
+        case NSFileReadNoSuchFileError: throw ReadFailure(reason: "no such file")
+        case NSFileReadNoPermissionError: throw ReadFailure(reason: "permission denied")
+        default: throw ReadFailure(reason: ns.localizedDescription)
+        }
+    }
+}
+
+let colourForm = "a colour: \"#rrggbb\", \"#rrggbbaa\", \"#rgb\", a CSS name such as \"black\", or [r, g, b] / [r, g, b, a] in 0…1"
+
+/// A colour in the scene vocabulary (`Value(json:as: .color)`).
+func readColour(_ node: TOMLNode) -> Color? {
+    guard let json = node.json, case .color(let c)? = try? Value(json: json, as: .color, at: "") else { return nil }
+    return c
+}
+
+extension Configuration.Output {
+    static let keys = [
+        "backend", "device", "connector", "mode", "rotation", "background", "buffers",
+        "headless_size", "headless_rate", "snapshot_dir",
+    ]
+
+    init(reading r: TableReader) throws(ConfigError) {
+        try r.refuseUnknownKeys(Self.keys)
+        backend = try r.choice("backend", backend)
+        device = try r.string("device", device, expected: "a device path such as \"/dev/dri/card0\", or \"\" for the first") {
+            $0.isEmpty || $0.hasPrefix("/")
+        }
+        connector = try r.string("connector", connector)
+        mode = try r.value("mode", mode, expected: "\"preferred\", \"WxH\" or \"WxH@Hz\" such as \"1920x1080@60\"") {
+            $0.string.flatMap(Mode.init(parsing:))
+        }
+        rotation = try r.value("rotation", rotation, expected: "0, 90, 180 or 270") {
+            if case .integer(let i) = $0 { Rotation(rawValue: i) } else { nil }
+        }
+        background = try r.value("background", background, expected: colourForm, readColour)
+        buffers = try r.integer("buffers", buffers, in: 2...3, expected: "2 or 3")
+        headlessSize = try r.value("headless_size", headlessSize, expected: "\"WxH\" with each side 1…16384, such as \"1280x800\"") {
+            $0.string.flatMap(PixelSize.init(parsing:))
+        }
+        headlessRate = try r.number("headless_rate", headlessRate, expected: "a rate in Hz, 1…1000") { (1...1000).contains($0) }
+        snapshotDirectory = try r.absolutePath("snapshot_dir", snapshotDirectory)
+    }
+}
+
+extension Configuration.Socket {
+    static let keys = ["path", "mode", "group", "screenshot_dir"]
+
+    init(reading r: TableReader) throws(ConfigError) {
+        try r.refuseUnknownKeys(Self.keys)
+        path = try r.string("path", path, expected: "an absolute path of at most 107 bytes, such as \"/run/vitrine/vitrine.sock\"") {
+            $0.hasPrefix("/") && $0.utf8.count <= 107 && !$0.hasSuffix("/")
+        }
+        let written = r.context.locator.writtenValue(of: r.key("mode"))
+        mode = try r.value("mode", mode, expected: "permission bits in octal, \"0660\" or 0o660, at most 0777") { node in
+            switch node {
+            case .string(let s):
+                guard (1...4).contains(s.count), let bits = UInt16(s, radix: 8), bits <= 0o777 else { return nil }
+                return bits
+            case .integer(let i):
+                guard (0...0o777).contains(i), written.map({ $0.hasPrefix("0o") }) ?? true else { return nil }
+                return UInt16(i)
+            default: return nil
+            }
+        }
+        group = try r.string("group", group)
+        screenshotDirectory = try r.absolutePath("screenshot_dir", screenshotDirectory)
+    }
+}
+
+extension Configuration.Animations {
+    static let keys = ["implicit_duration", "implicit_timing", "spring"]
+
+    init(reading r: TableReader) throws(ConfigError) {
+        try r.refuseUnknownKeys(Self.keys)
+        implicitDuration = try r.number("implicit_duration", implicitDuration, expected: "seconds, 0…3600") { (0...3600).contains($0) }
+        let names = TimingFunction.named.keys.sorted().map { "\"\($0)\"" }
+        implicitTiming = try r.value(
+            "implicit_timing", implicitTiming,
+            expected: "one of \(TableReader.list(names, or: true)), or [x1, y1, x2, y2] with x1 and x2 in 0…1"
+        ) { node in
+            node.json.flatMap { try? AnimationDescription.timingFunction($0) }
+        }
+        spring = try Configuration.SpringDefaults(reading: r.table("spring"))
+    }
+}
+
+extension Configuration.SpringDefaults {
+    static let keys = ["duration", "speed", "damping", "initial_velocity", "mass", "stiffness"]
+
+    init(reading r: TableReader) throws(ConfigError) {
+        try r.refuseUnknownKeys(Self.keys)
+        duration = try r.number("duration", duration, expected: "seconds, 0…3600 (0: until the spring settles)") { (0...3600).contains($0) }
+        speed = try r.number("speed", speed, expected: "a number > 0 and ≤ 100") { $0 > 0 && $0 <= 100 }
+        damping = try r.number("damping", damping, expected: "a number ≥ 0") { $0 >= 0 && $0 <= 1e9 }
+        initialVelocity = try r.number("initial_velocity", initialVelocity, expected: "a number within ±1e6") { abs($0) <= 1e6 }
+        mass = try r.number("mass", mass, expected: "a number > 0 and ≤ 1e6") { $0 > 0 && $0 <= 1e6 }
+        stiffness = try r.number("stiffness", stiffness, expected: "a number > 0 and ≤ 1e9") { $0 > 0 && $0 <= 1e9 }
+    }
+}
+
+extension Configuration.RollingNumber {
+    static let keys = ["animation_type", "direction", "character_spacing", "font", "font_size"]
+
+    init(reading r: TableReader) throws(ConfigError) {
+        try r.refuseUnknownKeys(Self.keys)
+        animationType = try r.choice("animation_type", animationType)
+        direction = try r.choice("direction", direction)
+        characterSpacing = try r.number("character_spacing", characterSpacing, expected: "a multiple of the glyph width, 0.1…10") {
+            (0.1...10).contains($0)
+        }
+        font = try r.string("font", font, expected: "a font family name such as \"DejaVu Sans\"") { !$0.isEmpty }
+        fontSize = try r.number("font_size", fontSize, expected: "a size in pixels > 0 and ≤ 4096") { $0 > 0 && $0 <= 4096 }
+    }
+}
+
+extension Configuration.Fonts {
+    static let keys = ["default_family", "directories"]
+
+    init(reading r: TableReader) throws(ConfigError) {
+        try r.refuseUnknownKeys(Self.keys)
+        defaultFamily = try r.string("default_family", defaultFamily, expected: "a font family name such as \"DejaVu Sans\"") { !$0.isEmpty }
+        directories = try r.value("directories", directories, expected: "an array of absolute directory paths, such as [\"/opt/kiosk/fonts\"]") { node in
+            guard let items = node.array else { return nil }
+            let paths = items.compactMap(\.string).filter { $0.hasPrefix("/") }
+            return paths.count == items.count ? paths : nil
+        }
+    }
+}
+
+extension Configuration.Limits {
+    static let keys = ["layers", "line_bytes", "clients", "subscriptions_per_client", "animations_per_layer", "outbound_bytes"]
+
+    init(reading r: TableReader) throws(ConfigError) {
+        try r.refuseUnknownKeys(Self.keys)
+        layers = try r.integer("layers", layers, in: 1...1_000_000)
+        lineBytes = try r.integer("line_bytes", lineBytes, in: 1024...1 << 30)
+        clients = try r.integer("clients", clients, in: 1...10_000)
+        subscriptionsPerClient = try r.integer("subscriptions_per_client", subscriptionsPerClient, in: 1...10_000)
+        animationsPerLayer = try r.integer("animations_per_layer", animationsPerLayer, in: 1...100_000)
+        outboundBytes = try r.integer("outbound_bytes", outboundBytes, in: 65536...1 << 30)
+    }
+}
+
+extension Configuration.Logging {
+    static let keys = ["level"]
+
+    init(reading r: TableReader) throws(ConfigError) {
+        try r.refuseUnknownKeys(Self.keys)
+        level = try r.choice("level", level)
+    }
+}

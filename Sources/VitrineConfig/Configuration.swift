@@ -1,0 +1,315 @@
+import VitrineCore
+import VitrineProtocol
+
+/// The daemon's settings, as `/etc/vitrine/vitrine.toml` gives them. Every key is optional;
+/// a missing key keeps the default shown here, and `config/vitrine.toml` lists them all.
+///
+/// ```swift
+/// let config = try Configuration.load(contentsOf: "/etc/vitrine/vitrine.toml")
+/// let scene = Scene(configuration: config.sceneConfiguration)
+/// ```
+/// A value is only ever built from a file that passed every check, so the daemon can use
+/// it without checking again; `docs/CONFIG.md` describes each key.
+public struct Configuration: Sendable, Equatable {
+    /// `[output]`: where frames go.
+    public var output = Output()
+    /// `[socket]`: the Unix socket scripts connect to.
+    public var socket = Socket()
+    /// `[animation]`: implicit animations and spring defaults.
+    public var animation = Animations()
+    /// `[rolling_number]`: defaults of rolling-number layers.
+    public var rollingNumber = RollingNumber()
+    /// `[fonts]`: where fonts come from.
+    public var fonts = Fonts()
+    /// `[limits]`: how much one daemon and one client may hold.
+    public var limits = Limits()
+    /// `[logging]`: how much the daemon says.
+    public var logging = Logging()
+    /// `[scene]`: what is shown before any script connects.
+    public var scene = InitialScene()
+
+    /// Every setting at its default: what an empty file gives.
+    public static let `default` = Configuration()
+
+    /// Every key at its default.
+    public init() {}
+
+    /// The model defaults the scene takes from this configuration.
+    public var sceneConfiguration: VitrineCore.Scene.Configuration {
+        var c = VitrineCore.Scene.Configuration()
+        c.implicitDuration = animation.implicitDuration
+        c.implicitTimingFunction = animation.implicitTiming
+        c.maximumLayers = limits.layers
+        c.maximumAnimationsPerLayer = limits.animationsPerLayer
+        return c
+    }
+}
+
+/// A width and height in pixels, written `"1280x800"`.
+public struct PixelSize: Hashable, Sendable, CustomStringConvertible {
+    /// Pixels across.
+    public var width: Int
+    /// Pixels down.
+    public var height: Int
+
+    /// A size; `init(parsing:)` is the checked way to make one from text.
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// Parses `"WxH"` with each side 1…16384.
+    public init?(parsing text: String) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
+              (1...16384).contains(w), (1...16384).contains(h) else { return nil }
+        self.init(width: w, height: h)
+    }
+
+    /// `"WxH"`.
+    public var description: String { "\(width)x\(height)" }
+}
+
+extension Configuration {
+    /// `[output]`: which display backend draws, on which device, at which mode.
+    public struct Output: Sendable, Hashable {
+        /// The display backends; `auto` picks DRM/KMS when a card is present, else the
+        /// framebuffer, else headless.
+        public enum Backend: String, Sendable, CaseIterable {
+            case auto, drm, fbdev, headless, x11, wayland
+        }
+
+        /// The screen orientation, in degrees clockwise.
+        public enum Rotation: Int, Sendable, CaseIterable {
+            case none = 0, quarter = 90, half = 180, threeQuarters = 270
+        }
+
+        /// A display mode: the connector's preferred one, or a size with an optional
+        /// refresh rate.
+        public enum Mode: Hashable, Sendable, CustomStringConvertible {
+            case preferred
+            case fixed(PixelSize, refreshRate: Double?)
+
+            /// Parses `"preferred"`, `"WxH"` or `"WxH@Hz"` (sides 1…16384, rate above 0
+            /// and at most 1000 Hz).
+            public init?(parsing text: String) {
+                if text == "preferred" { self = .preferred; return }
+                let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+                guard parts.count <= 2, let size = PixelSize(parsing: String(parts[0])) else { return nil }
+                guard parts.count == 2 else { self = .fixed(size, refreshRate: nil); return }
+                guard let rate = Double(parts[1]), rate.isFinite, rate > 0, rate <= 1000 else { return nil }
+                self = .fixed(size, refreshRate: rate)
+            }
+
+            /// The mode as written in the file.
+            public var description: String {
+                switch self {
+                case .preferred: "preferred"
+                case .fixed(let size, nil): size.description
+                case .fixed(let size, let rate?): "\(size)@\(rate.rounded() == rate ? String(Int(rate)) : String(rate))"
+                }
+            }
+        }
+
+        /// `backend`: which backend draws. Default "auto".
+        public var backend: Backend = .auto
+        /// `device`: the DRM card or framebuffer device, e.g. "/dev/dri/card1"; "" picks the
+        /// first one.
+        public var device = ""
+        /// `connector`: the connector to drive, e.g. "HDMI-A-1"; "" picks the first
+        /// connected one.
+        public var connector = ""
+        /// `mode`: "preferred", "WxH" or "WxH@Hz". Default "preferred".
+        public var mode: Mode = .preferred
+        /// `rotation`: 0, 90, 180 or 270 degrees clockwise. Default 0.
+        public var rotation: Rotation = .none
+        /// `background`: the colour behind the root layer. Default black.
+        public var background: Color = .black
+        /// `buffers`: 2 (double) or 3 (triple buffering). Default 2.
+        public var buffers = 2
+        /// `headless_size`: the screen size of the headless backend. Default 1280x800.
+        public var headlessSize = PixelSize(width: 1280, height: 800)
+        /// `headless_rate`: the frame rate of the headless backend in Hz, 1…1000. Default 60.
+        public var headlessRate = 60.0
+        /// `snapshot_dir`: where the headless backend writes PNG snapshots; absolute.
+        public var snapshotDirectory = "/var/lib/vitrine/snapshots"
+
+        /// Every key at its default.
+        public init() {}
+    }
+
+    /// `[socket]`: the Unix socket that scripts connect to.
+    public struct Socket: Sendable, Hashable {
+        /// `path`: the socket's absolute path, at most 107 bytes. Default
+        /// "/run/vitrine/vitrine.sock".
+        public var path = "/run/vitrine/vitrine.sock"
+        /// `mode`: the socket's permission bits, 0…0o777, written "0660" or 0o660.
+        /// Default 0o660.
+        public var mode: UInt16 = 0o660
+        /// `group`: the group that owns the socket; "" keeps the daemon's group.
+        public var group = ""
+        /// `screenshot_dir`: the only directory `screenshot` requests may write to; absolute.
+        public var screenshotDirectory = "/var/lib/vitrine/screenshots"
+
+        /// Every key at its default.
+        public init() {}
+    }
+
+    /// `[animation]`: the defaults of implicit and spring animations.
+    public struct Animations: Sendable, Hashable {
+        /// `implicit_duration`: seconds an implicit animation lasts, 0…3600. Default 0.25.
+        public var implicitDuration = 0.25
+        /// `implicit_timing`: the curve of implicit animations, a name ("linear", "easeIn",
+        /// "easeOut", "easeInEaseOut", "default") or [x1, y1, x2, y2]. Default "default".
+        public var implicitTiming: TimingFunction = .default
+        /// `[animation.spring]`: the spring used when a script asks for one without
+        /// parameters.
+        public var spring = SpringDefaults()
+
+        /// Every key at its default.
+        public init() {}
+    }
+
+    /// `[animation.spring]`: CASpringAnimation parameters; the defaults are the
+    /// RollingNumbers ones.
+    public struct SpringDefaults: Sendable, Hashable {
+        /// `duration`: seconds, 0…3600; 0 uses the spring's settling duration. Default 1.
+        public var duration = 1.0
+        /// `speed`: the animation's speed, above 0 and at most 100. Default 0.3.
+        public var speed = 0.3
+        /// `damping`: ≥ 0. Default 17.
+        public var damping = 17.0
+        /// `initial_velocity`: in distances per second, within ±1e6. Default 1.
+        public var initialVelocity = 1.0
+        /// `mass`: above 0 and at most 1e6. Default 1.
+        public var mass = 1.0
+        /// `stiffness`: above 0 and at most 1e9. Default 100.
+        public var stiffness = 100.0
+
+        /// Every key at its default.
+        public init() {}
+
+        /// The oscillator these parameters describe (they were checked when read).
+        public var model: Spring {
+            (try? Spring(mass: mass, stiffness: stiffness, damping: damping, initialVelocity: initialVelocity))
+                ?? (try! Spring())
+        }
+    }
+
+    /// `[rolling_number]`: defaults of rolling-number layers (digits that roll like an
+    /// odometer when the number changes).
+    public struct RollingNumber: Sendable, Hashable {
+        /// Which digits roll when the value changes.
+        public enum AnimationType: String, Sendable, CaseIterable {
+            case allNumbers, onlyChangedNumbers, allAfterFirstChangedNumber, noAnimation
+        }
+
+        /// Which way digits roll.
+        public enum Direction: String, Sendable, CaseIterable {
+            /// Up when the value grows, down when it shrinks.
+            case auto, up, down
+        }
+
+        /// `animation_type`. Default "allAfterFirstChangedNumber".
+        public var animationType: AnimationType = .allAfterFirstChangedNumber
+        /// `direction`. Default "auto".
+        public var direction: Direction = .auto
+        /// `character_spacing`: advance per character as a multiple of the glyph width,
+        /// 0.1…10. Default 1.
+        public var characterSpacing = 1.0
+        /// `font`: the font family. Default "DejaVu Sans".
+        public var font = "DejaVu Sans"
+        /// `font_size`: in pixels, above 0 and at most 4096. Default 96.
+        public var fontSize = 96.0
+
+        /// Every key at its default.
+        public init() {}
+    }
+
+    /// `[fonts]`: where text layers find fonts.
+    public struct Fonts: Sendable, Hashable {
+        /// `default_family`: the family of text without one. Default "DejaVu Sans".
+        public var defaultFamily = "DejaVu Sans"
+        /// `directories`: absolute directories searched besides fontconfig's. Default none.
+        public var directories: [String] = []
+
+        /// Every key at its default.
+        public init() {}
+    }
+
+    /// `[limits]`: what protects the daemon from a runaway script.
+    public struct Limits: Sendable, Hashable {
+        /// `layers`: the most layers in the scene, 1…1000000. Default 10000.
+        public var layers = 10_000
+        /// `line_bytes`: the longest request line in bytes, 1024…1073741824. Default 1 MiB.
+        public var lineBytes = 1_048_576
+        /// `clients`: the most connected clients, 1…10000. Default 64.
+        public var clients = 64
+        /// `subscriptions_per_client`: 1…10000. Default 32.
+        public var subscriptionsPerClient = 32
+        /// `animations_per_layer`: 1…100000. Default 1000.
+        public var animationsPerLayer = 1_000
+        /// `outbound_bytes`: a client whose unsent replies and events exceed this many bytes
+        /// is disconnected, 65536…1073741824. Default 4 MiB.
+        public var outboundBytes = 4_194_304
+
+        /// Every key at its default.
+        public init() {}
+    }
+
+    /// `[logging]`.
+    public struct Logging: Sendable, Hashable {
+        /// Log levels, from the most verbose.
+        public enum Level: String, Sendable, CaseIterable, Comparable {
+            case trace, debug, info, notice, warning, error, critical
+
+            /// Whether `a` is less severe than `b`.
+            public static func < (a: Level, b: Level) -> Bool {
+                allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+            }
+        }
+
+        /// `level`: the least severe level that is logged. Default "info".
+        public var level: Level = .info
+
+        /// Every key at its default.
+        public init() {}
+    }
+
+    /// `[scene]`: the scene shown at start, from a JSON scene file or inline
+    /// `[[scene.layers]]` tables in the same vocabulary (`SceneDescription`).
+    public struct InitialScene: Sendable, Equatable {
+        /// `file`: the JSON scene file, made absolute against the configuration's directory;
+        /// "" for none.
+        public var file = ""
+        /// `background`: the root layer's colour; nil leaves the scene's (or the output's).
+        public var background: Color?
+        /// `[[scene.layers]]`: the inline layers as JSON layer objects.
+        public var layers: [JSON] = []
+        /// The scene read from `file` or built from `layers`, with `background` applied;
+        /// nil when there is neither.
+        public var content: SceneDescription?
+
+        /// Every key at its default.
+        public init() {}
+
+        /// Equal sources and equal scene content.
+        public static func == (a: InitialScene, b: InitialScene) -> Bool {
+            a.file == b.file && a.background == b.background && a.layers == b.layers
+                && SceneDescription.sameContent(a.content, b.content)
+        }
+    }
+}
+
+extension SceneDescription {
+    /// Whether two scenes describe the same layers, properties and animations.
+    static func sameContent(_ a: SceneDescription?, _ b: SceneDescription?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        guard a.size == b.size, a.background == b.background, a.layers.count == b.layers.count else { return false }
+        return zip(a.layers, b.layers).allSatisfy { x, y in
+            x.id == y.id && x.kind == y.kind && x.parent == y.parent && x.animations == y.animations
+                && x.displayKeys == y.displayKeys && x.properties.map(\.0) == y.properties.map(\.0)
+                && x.properties.map(\.1) == y.properties.map(\.1)
+        }
+    }
+}

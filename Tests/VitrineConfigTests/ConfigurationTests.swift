@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+import VitrineCore
+@testable import VitrineConfig
+
+@Suite struct ConfigurationTests {
+    static let shippedFile = repositoryRoot.appendingPathComponent("config/vitrine.toml").path
+
+    @Test func shippedFileIsTheDefaults() throws {
+        let shipped = try Configuration.load(contentsOf: Self.shippedFile)
+        #expect(shipped == Configuration.default)
+        #expect(try parse("") == Configuration.default)
+    }
+
+    @Test func shippedFileWritesEveryKey() throws {
+        let text = try String(contentsOfFile: Self.shippedFile, encoding: .utf8)
+        let locator = SourceLocator(text)
+        for (section, keys) in Configuration.sections where section != "scene" {
+            for key in keys where key != "spring" {
+                #expect(locator.writtenValue(of: "\(section).\(key)") != nil, "config/vitrine.toml lacks \(section).\(key)")
+            }
+        }
+        for key in Configuration.SpringDefaults.keys {
+            #expect(locator.writtenValue(of: "animation.spring.\(key)") != nil, "config/vitrine.toml lacks animation.spring.\(key)")
+        }
+    }
+
+    static let everyKeyChanged = """
+        [output]
+        backend = "headless"
+        device = "/dev/dri/card1"
+        connector = "HDMI-A-2"
+        mode = "1920x1080@59.94"
+        rotation = 90
+        background = "#102030"
+        buffers = 3
+        headless_size = "640X480"
+        headless_rate = 30
+        snapshot_dir = "/srv/snapshots"
+
+        [socket]
+        path = "/tmp/vitrine-test.sock"
+        mode = 0o600
+        group = "kiosk"
+        screenshot_dir = "/srv/screenshots"
+
+        [animation]
+        implicit_duration = 0.5
+        implicit_timing = [0.1, 0.2, 0.3, 1.4]
+
+        [animation.spring]
+        duration = 2
+        speed = 1
+        damping = 10.5
+        initial_velocity = -2
+        mass = 2
+        stiffness = 300
+
+        [rolling_number]
+        animation_type = "onlyChangedNumbers"
+        direction = "down"
+        character_spacing = 0.8
+        font = "Inter"
+        font_size = 48.5
+
+        [fonts]
+        default_family = "Noto Sans"
+        directories = ["/opt/kiosk/fonts", "/usr/local/share/fonts"]
+
+        [limits]
+        layers = 500
+        line_bytes = 65536
+        clients = 8
+        subscriptions_per_client = 4
+        animations_per_layer = 50
+        outbound_bytes = 1000000
+
+        [logging]
+        level = "debug"
+        """
+
+    @Test func everyKeyReadsANonDefaultValue() throws {
+        var expected = Configuration()
+        expected.output.backend = .headless
+        expected.output.device = "/dev/dri/card1"
+        expected.output.connector = "HDMI-A-2"
+        expected.output.mode = .fixed(PixelSize(width: 1920, height: 1080), refreshRate: 59.94)
+        expected.output.rotation = .quarter
+        expected.output.background = Color(red: 0x10 / 255, green: 0x20 / 255, blue: 0x30 / 255)
+        expected.output.buffers = 3
+        expected.output.headlessSize = PixelSize(width: 640, height: 480)
+        expected.output.headlessRate = 30
+        expected.output.snapshotDirectory = "/srv/snapshots"
+        expected.socket.path = "/tmp/vitrine-test.sock"
+        expected.socket.mode = 0o600
+        expected.socket.group = "kiosk"
+        expected.socket.screenshotDirectory = "/srv/screenshots"
+        expected.animation.implicitDuration = 0.5
+        expected.animation.implicitTiming = try TimingFunction(controlPoints: 0.1, 0.2, 0.3, 1.4)
+        expected.animation.spring.duration = 2
+        expected.animation.spring.speed = 1
+        expected.animation.spring.damping = 10.5
+        expected.animation.spring.initialVelocity = -2
+        expected.animation.spring.mass = 2
+        expected.animation.spring.stiffness = 300
+        expected.rollingNumber.animationType = .onlyChangedNumbers
+        expected.rollingNumber.direction = .down
+        expected.rollingNumber.characterSpacing = 0.8
+        expected.rollingNumber.font = "Inter"
+        expected.rollingNumber.fontSize = 48.5
+        expected.fonts.defaultFamily = "Noto Sans"
+        expected.fonts.directories = ["/opt/kiosk/fonts", "/usr/local/share/fonts"]
+        expected.limits.layers = 500
+        expected.limits.lineBytes = 65536
+        expected.limits.clients = 8
+        expected.limits.subscriptionsPerClient = 4
+        expected.limits.animationsPerLayer = 50
+        expected.limits.outboundBytes = 1_000_000
+        expected.logging.level = .debug
+
+        let parsed = try parse(Self.everyKeyChanged)
+        #expect(parsed == expected)
+        let changed = leaves(parsed), defaults = leaves(Configuration.default)
+        #expect(changed.count > 35)
+        for (path, value) in changed where !path.hasPrefix("scene") {
+            #expect(value != defaults[path], "\(path) is not changed by the test text")
+        }
+    }
+
+    @Test func alternativeForms() throws {
+        let config = try parse("""
+            output.mode = "800x600"
+            output.background = [1, 0, 0, 0.5]
+            socket.mode = "600"
+            animation.implicit_timing = "easeOut"
+            animation.spring = { damping = 0 }
+            output.buffers = 3.0
+            """)
+        #expect(config.output.mode == .fixed(PixelSize(width: 800, height: 600), refreshRate: nil))
+        #expect(config.output.background == Color(red: 1, green: 0, blue: 0, alpha: 0.5))
+        #expect(config.socket.mode == 0o600)
+        #expect(config.animation.implicitTiming == .easeOut)
+        #expect(config.animation.spring.damping == 0)
+        #expect(config.output.buffers == 3)
+        #expect(Configuration.Output.Mode(parsing: "1920x1080@59.94")?.description == "1920x1080@59.94")
+        #expect(Configuration.Output.Mode(parsing: "1920x1080@60")?.description == "1920x1080@60")
+    }
+
+    @Test func sceneModelDefaultsFollowTheConfiguration() throws {
+        let config = try parse(Self.everyKeyChanged)
+        let model = config.sceneConfiguration
+        #expect(model.implicitDuration == 0.5)
+        #expect(model.implicitTimingFunction == config.animation.implicitTiming)
+        #expect(model.maximumLayers == 500)
+        #expect(model.maximumAnimationsPerLayer == 50)
+        let spring = config.animation.spring.model
+        #expect(spring.mass == 2 && spring.stiffness == 300 && spring.damping == 10.5 && spring.initialVelocity == -2)
+    }
+}

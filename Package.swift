@@ -66,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "vitrined",
             dependencies: [
-                "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster",
+                "VitrineDaemon", "VitrineConfig", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),

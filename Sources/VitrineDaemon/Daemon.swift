@@ -23,7 +23,7 @@ public final class Daemon {
     private let stopped = DispatchSemaphore(value: 0)
     /// Re-reads the configuration for SIGHUP and `config.reload`: new settings, or an
     /// error to report while the running ones stay.
-    public var reload: () -> Result<DaemonSettings, ProtocolError> = { .failure(ProtocolError(.invalidValue, "vitrined was started without a configuration file")) }
+    public var reload: () -> Result<DaemonSettings, ProtocolError> = { .failure(ProtocolError(.invalidConfig, "vitrined was started without a configuration file (--config); there is nothing to reload")) }
     /// Headless snapshots: after frames, `latest.png` here at most once a second.
     public var snapshotDirectory: String?
     private var lastSnapshot = 0.0

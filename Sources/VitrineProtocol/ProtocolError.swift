@@ -19,6 +19,7 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         case notManualClock = "not_manual_clock"
         case unknownOutput = "unknown_output"
         case internalError = "internal_error"
+        case invalidConfig = "invalid_config"
     }
 
     public let code: String

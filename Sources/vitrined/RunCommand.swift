@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import VitrineConfig
 import VitrineDaemon
 import VitrineOutput
 import VitrineProtocol
@@ -11,8 +12,11 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Run the display daemon (the default).")
 
+    @Option(help: "The configuration file (default: /etc/vitrine/vitrine.toml when it exists).")
+    var config: String?
+
     @Option(help: "Output backend: auto, headless. (auto is headless until the DRM backend lands.)")
-    var backend: Backend = .auto
+    var backend: Backend?
 
     @Option(help: "The socket path (overrides socket.path).")
     var socket: String?
@@ -32,21 +36,58 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Scene to show at start (JSON), instead of the configuration's scene.")
     var scene: String?
 
-    @Option(help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: Logger.Level = .info
+    @Option(help: "trace, debug, info, notice, warning, error or critical (overrides logging.level).")
+    var logLevel: Logger.Level?
 
     enum Backend: String, ExpressibleByArgument, CaseIterable {
         case auto, headless
     }
 
+    static let defaultConfigPath = "/etc/vitrine/vitrine.toml"
+
     func run() throws {
+        let path = config ?? (FileManager.default.fileExists(atPath: Self.defaultConfigPath) ? Self.defaultConfigPath : nil)
+        let configuration: Configuration
+        do {
+            configuration = try path.map { p throws(ConfigError) in try Configuration.loadForDaemon(p) } ?? .default
+        } catch {
+            FileHandle.standardError.write(Data("vitrined: \(error.description)\n".utf8))
+            throw ExitCode(1)
+        }
+        let level = logLevel ?? configuration.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = logLevel
+            handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "vitrined")
-        var settings = DaemonSettings()
+        let settings = try settings(from: configuration)
+        let output = try HeadlessOutput(width: settings.headlessWidth, height: settings.headlessHeight, refreshRate: settings.headlessRate)
+        do {
+            let daemon = try Daemon(settings: settings, output: output, logger: logger)
+            daemon.snapshotDirectory = snapshotDir
+            if let path {
+                daemon.reload = { () -> Result<DaemonSettings, ProtocolError> in
+                    do {
+                        return .success(try self.settings(from: Configuration.loadForDaemon(path)))
+                    } catch let error as ConfigError {
+                        return .failure(ProtocolError(.invalidConfig, error.description))
+                    } catch {
+                        return .failure(ProtocolError(.invalidConfig, "\(error)"))
+                    }
+                }
+            }
+            logger.info("vitrined \(vitrineVersion): \(output.name) \(output.mode), \(settings.clock.rawValue) clock, configuration \(path ?? "(defaults)")")
+            try daemon.run(inheritedSocket: systemdSocket())
+        } catch let error as SystemError {
+            logger.critical("\(error.message)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// The configuration's settings with this command line's overrides.
+    private func settings(from configuration: Configuration) throws -> DaemonSettings {
+        var settings = DaemonSettings(configuration)
         settings.clock = clock
         if let socket { settings.socketPath = socket }
         if let screenshotDir { settings.screenshotDirectory = screenshotDir }
@@ -57,15 +98,7 @@ struct RunCommand: ParsableCommand {
             }
             settings.imageDirectory = URL(fileURLWithPath: scene).deletingLastPathComponent().path
         }
-        let output = try HeadlessOutput(width: settings.headlessWidth, height: settings.headlessHeight, refreshRate: settings.headlessRate)
-        do {
-            let daemon = try Daemon(settings: settings, output: output, logger: logger)
-            daemon.snapshotDirectory = snapshotDir
-            try daemon.run(inheritedSocket: systemdSocket())
-        } catch let error as SystemError {
-            logger.critical("\(error.message)")
-            throw ExitCode(1)
-        }
+        return settings
     }
 
     /// The listening socket systemd passed (socket activation), if any.

@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "VitrineProtocol", targets: ["VitrineProtocol"]),
         .library(name: "VitrineRender", targets: ["VitrineRender"]),
         .library(name: "VitrineOutput", targets: ["VitrineOutput"]),
+        .library(name: "VitrineRolling", targets: ["VitrineRolling"]),
         .library(name: "VitrineDaemon", targets: ["VitrineDaemon"]),
         .executable(name: "vitrined", targets: ["vitrined"]),
         .library(name: "VitrineText", targets: ["VitrineText"]),
@@ -57,7 +58,7 @@ let package = Package(
         .target(
             name: "VitrineDaemon",
             dependencies: [
-                "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText",
+                "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -66,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "vitrined",
             dependencies: [
-                "VitrineDaemon", "VitrineConfig", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText",
+                "VitrineDaemon", "VitrineConfig", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -82,8 +83,10 @@ let package = Package(
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster"], exclude: ["Golden"]),
         .target(name: "VitrineProtocol", dependencies: ["VitrineCore"]),
         .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster"]),
+        .target(name: "VitrineRolling", dependencies: ["VitrineCore"]),
+        .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling"]),
         .target(
-            name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineText", "VitrineOutput"],
+            name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineOutput"],
             swiftSettings: optimizedInDebug),
         .testTarget(
             name: "VitrineRenderTests",

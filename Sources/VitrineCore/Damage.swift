@@ -58,8 +58,9 @@ extension RenderTree {
                     return true
                 }
                 if a.pointee.displayKeys.isEmpty && b.pointee.displayKeys.isEmpty { return false }
-                return a.pointee.displayKeys != b.pointee.displayKeys
-                    || a.pointee.displayKeys.contains { a.pointee.values.custom[$0] != b.pointee.values.custom[$0] }
+                if a.pointee.displayKeys != b.pointee.displayKeys { return true }
+                if a.pointee.displayKeys.contains("*") { return a.pointee.values.custom != b.pointee.values.custom }
+                return a.pointee.displayKeys.contains { a.pointee.values.custom[$0] != b.pointee.values.custom[$0] }
             }
         }
     }

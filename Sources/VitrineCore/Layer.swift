@@ -11,7 +11,8 @@ public struct PropertyValues: Hashable, Sendable {
     /// Custom properties by top-level key; nested keys live in dictionaries.
     public var custom: [String: Value]
 
-    init(slots: [Value], custom: [String: Value]) {
+    /// Values with `slots` as the model's and no animated ones.
+    public init(slots: [Value], custom: [String: Value]) {
         base = slots
         self.custom = custom
     }

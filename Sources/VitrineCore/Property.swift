@@ -15,10 +15,14 @@ public struct PropertyDescriptor: Sendable {
     public let isInteger: Bool
     /// For arrays: the type of every element.
     public let elementType: ValueType?
+    /// Other names the property answers to (a rolling number's `foregroundColor` is its
+    /// `textColor`).
+    public let aliases: [String]
 
     public init(
         _ name: String, _ defaultValue: Value, animatable: Bool = true, implicit: Bool? = nil,
-        allowed: [String]? = nil, range: ClosedRange<Double>? = nil, integer: Bool = false, element: ValueType? = nil
+        allowed: [String]? = nil, range: ClosedRange<Double>? = nil, integer: Bool = false, element: ValueType? = nil,
+        aliases: [String] = []
     ) {
         self.name = name
         self.type = defaultValue.type
@@ -29,6 +33,7 @@ public struct PropertyDescriptor: Sendable {
         self.range = range
         self.isInteger = integer
         self.elementType = element ?? defaultValue.array?.first?.type
+        self.aliases = aliases
     }
 
     /// Throws unless `value` is acceptable for the part `path` of this property.
@@ -109,12 +114,20 @@ public struct LayerKind: Sendable {
     public let properties: [PropertyDescriptor]
     let slots: [String: Int]
 
+    /// Changes of any custom property redraw layers of this kind (their content reads
+    /// custom properties, as a text template does).
+    public let customPropertiesAffectDisplay: Bool
+
     /// A kind with the base properties followed by `extraProperties`.
-    public init(name: String, extraProperties: [PropertyDescriptor] = []) {
+    public init(name: String, extraProperties: [PropertyDescriptor] = [], customPropertiesAffectDisplay: Bool = false) {
         self.name = name
+        self.customPropertiesAffectDisplay = customPropertiesAffectDisplay
         properties = BaseProperty.descriptors + extraProperties
         var slots: [String: Int] = [:]
-        for (i, p) in properties.enumerated() { slots[p.name] = i }
+        for (i, p) in properties.enumerated() {
+            slots[p.name] = i
+            for alias in p.aliases where slots[alias] == nil { slots[alias] = i }
+        }
         self.slots = slots
     }
 

@@ -9,7 +9,7 @@ public struct RenderTree: Sendable {
         public let parent: Int?
         /// Presentation values at the tree's time.
         public let values: PropertyValues
-        /// Custom keys whose changes redraw the layer.
+        /// Custom keys whose changes redraw the layer; `*` for all of them.
         public let displayKeys: Set<String>
         /// From the layer's bounds space to screen pixels.
         public let transform: AffineTransform
@@ -74,7 +74,7 @@ extension Scene {
             let inherited = parent.map { $0.inheritedOpacity * $0.opacity } ?? 1
             nodes.append(RenderTree.Node(
                 id: layer.id, kind: layer.kindName, parent: parent?.node, values: values,
-                displayKeys: layer.displayKeys, transform: toScreen, inheritedOpacity: inherited,
+                displayKeys: layer.kind.customPropertiesAffectDisplay ? ["*"] : layer.displayKeys, transform: toScreen, inheritedOpacity: inherited,
                 clip: clip, visualBounds: visual.intersection(clip).integral, subtreeEnd: index + 1))
             if !layer.sublayers.isEmpty {
                 frames.append(ParentFrame(

@@ -18,11 +18,12 @@ extension Compositor {
             let result = try builder.append(command, to: &tx)
             try commit(tx, owner: nil)
             return result
-        case .layerSet, .animationAdd, .animationRemove:
+        case .layerSet, .animationAdd, .animationRemove, .numberSet:
             var builder = TransactionBuilder(compositor: self)
             var tx = Transaction()
             var result = try builder.append(command, to: &tx)
             let id = try commit(tx, owner: client)
+            if case .numberSet(let spec) = command { trackNumber(spec, transaction: id) }
             if case .object(var o) = result { o["transaction"] = .number(Double(id)); result = .object(o) }
             return result
         case .transaction(let spec):

@@ -32,6 +32,11 @@ public final class Compositor {
     var clients: [Int: ClientState] = [:]
     /// Which client committed each open transaction, for its completion event.
     var transactionOwners: [UInt64: Int] = [:]
+    /// Open `number.set` transactions: the layer, the value, and whether every column
+    /// animation so far ran to its end.
+    var numberSets: [UInt64: (layer: String, value: Double, finished: Bool)] = [:]
+    /// The `number.set` transaction of each of its animations.
+    var numberAnimations: [UInt64: UInt64] = [:]
     /// Set by the server: run `body` on the compositor's executor after `seconds`.
     public var schedule: (_ seconds: Double, _ body: @escaping () -> Void) -> Void = { _, _ in }
     /// Set by the daemon: re-read the configuration; returns an error to report.
@@ -57,14 +62,14 @@ public final class Compositor {
         self.output = output
         self.logger = logger
         scene = Scene(configuration: settings.sceneConfiguration)
-        StandardKinds.register(in: scene)
+        StandardKinds.register(in: scene, rolling: settings.rolling)
         try scene.addRoot(id: root, output: output.name, size: Size(width: Double(output.mode.width), height: Double(output.mode.height)))
         var setup = Transaction(disableActions: true)
         setup.set(root, "backgroundColor", .color(settings.background))
         try scene.commit(setup, at: 0)
         let fonts = try? FontLibrary()
         for directory in settings.fontDirectories { try? fonts?.addFontDirectory(directory) }
-        pipeline = FramePipeline(renderer: StandardKinds.renderer(imageDirectory: settings.imageDirectory, fonts: fonts), output: output)
+        pipeline = FramePipeline(renderer: StandardKinds.renderer(imageDirectory: settings.imageDirectory, fonts: fonts, rolling: settings.rolling), output: output)
         clock = FrameClock(mode: settings.clock)
         if let initial = settings.initialScene {
             try initial.apply(to: scene, root: root, at: clock.now)
@@ -159,31 +164,57 @@ public final class Compositor {
     /// to the client that committed it, and every event to the clients subscribed to it.
     func route(_ events: [SceneEvent]) {
         for event in events {
-            let (name, fields, owner) = wireEvent(event)
-            let line = Wire.event(name, fields)
-            for (id, state) in clients where id == owner || state.subscriptions.contains(where: { Wire.matches($0, name) }) {
-                state.connection.send(line)
+            let owner: Int?
+            switch event {
+            case .animationStopped(_, _, let id, let finished):
+                if let tx = numberAnimations.removeValue(forKey: id), !finished { numberSets[tx]?.finished = false }
+                owner = nil
+            case .transactionCompleted(let tx):
+                owner = transactionOwners[tx]
+                if let number = numberSets.removeValue(forKey: tx) {
+                    send("number.completed", [
+                        "layer": .string(number.layer), "value": .number(number.value), "finished": .bool(number.finished),
+                        "transaction": .number(Double(tx)),
+                    ], owner: owner)
+                }
+            default:
+                owner = nil
             }
+            let (name, fields) = wireEvent(event)
+            send(name, fields, owner: owner)
+        }
+    }
+
+    /// Sends an event to `owner` and to the clients subscribed to it.
+    private func send(_ name: String, _ fields: [String: JSON], owner: Int?) {
+        let line = Wire.event(name, fields)
+        for (id, state) in clients where id == owner || state.subscriptions.contains(where: { Wire.matches($0, name) }) {
+            state.connection.send(line)
+        }
+    }
+
+    /// Remembers a `number.set` so that `number.completed` follows when it settles.
+    func trackNumber(_ spec: NumberSetSpec, transaction: UInt64) {
+        numberSets[transaction] = (spec.layer, spec.value, true)
+        for info in (try? scene.animations(of: spec.layer)) ?? [] where info.transaction == transaction {
+            numberAnimations[info.id] = transaction
         }
     }
 
     /// Sends an event that is not the scene's (config.reloaded) to its subscribers.
     func broadcast(_ name: String, _ fields: [String: JSON]) {
-        let line = Wire.event(name, fields)
-        for state in clients.values where state.subscriptions.contains(where: { Wire.matches($0, name) }) {
-            state.connection.send(line)
-        }
+        send(name, fields, owner: nil)
     }
 
-    private func wireEvent(_ event: SceneEvent) -> (String, [String: JSON], Int?) {
+    private func wireEvent(_ event: SceneEvent) -> (String, [String: JSON]) {
         switch event {
         case .animationStarted(let layer, let key, let id):
-            return ("animation.started", ["layer": .string(layer), "key": .string(key), "animation": .number(Double(id))], nil)
+            return ("animation.started", ["layer": .string(layer), "key": .string(key), "animation": .number(Double(id))])
         case .animationStopped(let layer, let key, let id, let finished):
-            return ("animation.finished", ["layer": .string(layer), "key": .string(key), "animation": .number(Double(id)), "finished": .bool(finished)], nil)
+            return ("animation.finished", ["layer": .string(layer), "key": .string(key), "animation": .number(Double(id)), "finished": .bool(finished)])
         case .transactionCompleted(let tx):
-            let owner = transactionOwners.removeValue(forKey: tx)
-            return ("transaction.completed", ["transaction": .number(Double(tx))], owner)
+            transactionOwners[tx] = nil
+            return ("transaction.completed", ["transaction": .number(Double(tx))])
         }
     }
 }

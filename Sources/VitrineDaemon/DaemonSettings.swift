@@ -1,5 +1,6 @@
 import VitrineCore
 import VitrineProtocol
+import VitrineRolling
 
 /// Everything the daemon needs to run, resolved from the configuration file and the
 /// command line.
@@ -33,6 +34,8 @@ public struct DaemonSettings: Sendable {
     /// Extra font directories.
     public var fontDirectories: [String] = []
     public var limits = Limits()
+    /// Rolling numbers' defaults.
+    public var rolling = RollingNumberDefaults()
 
     public init() {}
 

@@ -140,6 +140,9 @@ private final class ConnectionHandler: ChannelInboundHandler, ClientConnection {
         guard line.readableBytes > 0 else { return }
         let reply = server.compositor.handle(line: line.readableBytesView, from: self)
         send(reply)
+        // The change's frame (and the events it causes) follows its reply, before the
+        // next request is applied.
+        server.compositor.flush()
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

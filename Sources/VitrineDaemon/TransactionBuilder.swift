@@ -1,19 +1,20 @@
 import VitrineCore
 import VitrineProtocol
+import VitrineRolling
 
 /// Turns wire commands into one model transaction, decoding each value by the type of
 /// the property it goes to — including layers added earlier in the same batch.
 struct TransactionBuilder {
     let compositor: Compositor
     /// Kinds of layers added in this batch, by id.
-    private var pendingKinds: [String: LayerKind] = [:]
+    var pendingKinds: [String: LayerKind] = [:]
     /// Custom values set in this batch, by layer and key path.
     private var pendingCustom: [String: [String: Value]] = [:]
 
     init(compositor: Compositor) { self.compositor = compositor }
 
-    private var scene: Scene { compositor.scene }
-    private var now: Double { compositor.now }
+    var scene: Scene { compositor.scene }
+    var now: Double { compositor.now }
 
     /// A model transaction with a `transaction` command's settings.
     func transaction(_ spec: TransactionSpec) throws(ProtocolError) -> Transaction {
@@ -38,6 +39,13 @@ struct TransactionBuilder {
             }
             pendingKinds[id] = kind
             tx.operations.append(.addLayer(id: id, kind: kindName, parent: parent ?? compositor.root, placement: placement.placement, properties: values))
+            if kindName == RollingNumber.kindName {
+                var initial = PropertyValues(slots: kind.properties.map(\.defaultValue), custom: [:])
+                for (path, value) in values where path.components.count == 1 {
+                    if let slot = kind.slot(of: path.property), value.type == initial[slot: slot].type { initial.slots[slot] = value }
+                }
+                try appendRoll(layer: id, kind: kind, values: initial, animated: false, overrides: nil, to: &tx)
+            }
             return .object(["layer": .string(id)])
         case .layerRemove(let id):
             tx.remove(layer: id)
@@ -46,6 +54,10 @@ struct TransactionBuilder {
             tx.move(layer: id, to: parent, placement: placement.placement)
             return .object(["layer": .string(id)])
         case .layerSet(let id, let properties, let animation, let actions):
+            let layerKind = try kind(of: id)
+            if layerKind.name == RollingNumber.kindName, properties.contains(where: { RollingNumber.formattingKeys.contains($0.0) }) {
+                return try setRollingNumber(id, kind: layerKind, properties: properties, animation: animation, actions: actions, to: &tx)
+            }
             var inner = Transaction(disableActions: actions ? nil : true)
             for (key, json) in properties {
                 let path = try keyPath(key)
@@ -111,6 +123,14 @@ struct TransactionBuilder {
             return try changeSpeed(of: id, to: 1, in: &tx)
         case .layerSpeed(let id, let speed):
             return try changeSpeed(of: id, to: speed, in: &tx)
+        case .numberSet(let spec):
+            let layerKind = try kind(of: spec.layer)
+            guard layerKind.name == RollingNumber.kindName else {
+                throw ProtocolError(.invalidValue, "number.set needs a layer of kind \(RollingNumber.kindName); '\(spec.layer)' is a \(layerKind.name)")
+            }
+            let values = try core { () throws(CoreError) in try scene.modelValues(of: spec.layer) }
+            try appendRoll(layer: spec.layer, kind: layerKind, values: values, animated: spec.animated, overrides: spec, to: &tx)
+            return .object(["layer": .string(spec.layer), "text": .string(RollingNumberProperties(values, kind: layerKind).format.string(for: spec.value))])
         case .transaction(let spec):
             var inner = try transaction(spec)
             for command in spec.commands { _ = try append(command, to: &inner) }

@@ -45,6 +45,8 @@ public enum Command: Sendable {
     /// nil key: every animation of the layer.
     case animationRemove(layer: String, key: String?)
     case animationList(layer: String)
+    /// Shows a new value on a rolling number; per-call overrides of its animation.
+    case numberSet(NumberSetSpec)
     case transaction(TransactionSpec)
     case layerPause(id: String)
     case layerResume(id: String)
@@ -72,6 +74,7 @@ public enum Command: Sendable {
         case .animationAdd: "animation.add"
         case .animationRemove: "animation.remove"
         case .animationList: "animation.list"
+        case .numberSet: "number.set"
         case .transaction: "transaction"
         case .layerPause: "layer.pause"
         case .layerResume: "layer.resume"
@@ -90,11 +93,34 @@ public enum Command: Sendable {
     public var changesScene: Bool {
         switch self {
         case .layerAdd, .layerRemove, .layerMove, .layerSet, .layerActions, .animationAdd, .animationRemove,
-             .layerPause, .layerResume, .layerSpeed, .transaction:
+             .layerPause, .layerResume, .layerSpeed, .transaction, .numberSet:
             true
         default:
             false
         }
+    }
+}
+
+/// `number.set`: a value for a rolling number and how to roll to it.
+public struct NumberSetSpec: Sendable {
+    public var layer: String
+    public var value: Double
+    /// false: show the value at once.
+    public var animated: Bool
+    public var animationType: String?
+    public var direction: String?
+    public var rollThroughDigits: Bool?
+    /// Spring overrides: duration, speed, damping, initialVelocity, mass, stiffness.
+    public var spring: [String: Double]
+
+    public init(layer: String, value: Double, animated: Bool, animationType: String?, direction: String?, rollThroughDigits: Bool?, spring: [String: Double]) {
+        self.layer = layer
+        self.value = value
+        self.animated = animated
+        self.animationType = animationType
+        self.direction = direction
+        self.rollThroughDigits = rollThroughDigits
+        self.spring = spring
     }
 }
 
@@ -209,6 +235,21 @@ extension Command {
         case "animation.list":
             try r.only(["layer"])
             self = .animationList(layer: try r.requiredString("layer"))
+        case "number.set":
+            try r.only(["layer", "value", "animated", "animationType", "direction", "rollThroughDigits", "spring"])
+            guard let value = try r.number("value") else { throw ProtocolError(.missingField, "number.set needs \"value\": a number") }
+            guard abs(value) <= 1e15 else { throw ProtocolError(.invalidValue, "number.set: \"value\" must lie within ±1e15") }
+            var spring: [String: Double] = [:]
+            if let s = o["spring"] {
+                guard let so = s.object else { throw ProtocolError(.wrongType, "number.set: \"spring\" is an object such as {\"damping\": 12}") }
+                let sr = Fields(object: so, command: "number.set spring")
+                try sr.only(["duration", "speed", "damping", "initialVelocity", "mass", "stiffness"], envelope: false)
+                for key in so.keys { spring[key] = try sr.number(key) }
+            }
+            self = .numberSet(NumberSetSpec(
+                layer: try r.requiredString("layer"), value: value, animated: try r.bool("animated") ?? true,
+                animationType: try r.string("animationType"), direction: try r.string("direction"),
+                rollThroughDigits: try r.bool("rollThroughDigits"), spring: spring))
         case "transaction":
             try r.only(["duration", "timing", "disableActions", "animated", "commands"])
             guard depth < Request.maximumNesting else { throw ProtocolError(.invalidValue, "transactions nest at most \(Request.maximumNesting) deep") }
@@ -281,7 +322,7 @@ extension Command {
     /// Every command name, as `hello` reports them.
     public static let names = [
         "hello", "ping", "layer.add", "layer.remove", "layer.move", "layer.set", "layer.get", "layer.tree",
-        "layer.actions", "animation.add", "animation.remove", "animation.list", "transaction", "layer.pause",
+        "layer.actions", "animation.add", "animation.remove", "animation.list", "number.set", "transaction", "layer.pause",
         "layer.resume", "layer.speed", "time", "clock.set", "clock.advance", "screenshot", "subscribe",
         "unsubscribe", "config.reload",
     ]

@@ -1,23 +1,24 @@
 import VitrineCore
+import VitrineRolling
 import VitrineText
 
 /// The layer kinds Vitrine draws, and a renderer that draws them all.
 public enum StandardKinds {
     /// Registers every drawable kind (beyond "layer" and "gradient", which every scene
     /// has) in `scene`.
-    public static func register(in scene: Scene) {
-        for kind in extraKinds { scene.register(kind) }
+    public static func register(in scene: Scene, rolling: RollingNumberDefaults = RollingNumberDefaults()) {
+        scene.register(TextLayer.textLayerKind)
+        scene.register(RollingNumber.kind(defaults: rolling))
     }
 
     /// A renderer with a content renderer for every kind, loading images relative to
     /// `imageDirectory`.
-    public static func renderer(imageDirectory: String = ".", fonts: FontLibrary? = nil) -> Renderer {
+    public static func renderer(imageDirectory: String = ".", fonts: FontLibrary? = nil, rolling: RollingNumberDefaults = RollingNumberDefaults()) -> Renderer {
         let renderer = Renderer(images: ImageStore(directory: imageDirectory))
         if let library = fonts ?? (try? FontLibrary()) {
             renderer.register(TextRenderer(library: library), forKind: TextLayer.textLayerKind.name)
+            renderer.register(RollingNumberRenderer(library: library, kind: RollingNumber.kind(defaults: rolling)), forKind: RollingNumber.kindName)
         }
         return renderer
     }
-
-    static let extraKinds: [LayerKind] = [TextLayer.textLayerKind]
 }

@@ -5,11 +5,14 @@ public enum TextLayer {
     /// CATextLayer's properties with its defaults, except `font`: CA's Helvetica is
     /// replaced by `FontLibrary.defaultFamily`. `font` takes `FontDescriptor`'s short
     /// form ("DejaVu Sans:bold:italic"). Colour and size animate; the rest switch.
+    /// `template`, when not empty, replaces `string`: it is drawn every frame with its
+    /// `{key}` placeholders filled from the layer's custom properties' presentation
+    /// values (see `TextTemplate`), so animating a custom property animates the text.
     public static let textLayerKind = LayerKind(name: "text", extraProperties: [
         PropertyDescriptor("string", .string(""), animatable: false),
         PropertyDescriptor("font", .string(FontLibrary.defaultFamily), animatable: false),
         PropertyDescriptor("fontSize", .number(36), range: 0...maximumFontSize),
-        PropertyDescriptor("foregroundColor", .color(.white)),
+        PropertyDescriptor("foregroundColor", .color(.white), aliases: ["textColor"]),
         PropertyDescriptor(
             "alignmentMode", .string(TextAlignment.natural.rawValue), animatable: false,
             allowed: TextAlignment.allCases.map(\.rawValue)),
@@ -17,7 +20,9 @@ public enum TextLayer {
         PropertyDescriptor(
             "truncationMode", .string(TruncationMode.none.rawValue), animatable: false,
             allowed: TruncationMode.allCases.map(\.rawValue)),
-    ])
+        PropertyDescriptor("template", .string(""), animatable: false),
+        PropertyDescriptor("locale", .string("en_US"), animatable: false),
+    ], customPropertiesAffectDisplay: true)
 }
 
 /// The largest font size a text layer accepts, in pixels per em: one glyph mask at this
@@ -42,7 +47,10 @@ public struct TextLayerContent: Hashable, Sendable {
     /// Throws when `font` is not a readable font name.
     public init(_ values: PropertyValues, kind: LayerKind = TextLayer.textLayerKind) throws(TextError) {
         func value(_ name: String) -> Value? { kind.slot(of: name).map { values[slot: $0] } }
-        string = value("string")?.string ?? ""
+        let template = value("template")?.string ?? ""
+        string = template.isEmpty
+            ? value("string")?.string ?? ""
+            : TextTemplate(template).render(values.custom, locale: value("locale")?.string ?? "en_US")
         let font = try FontDescriptor(parsing: value("font")?.string ?? FontLibrary.defaultFamily)
         style = TextStyle(
             font: font, fontSize: min(maximumFontSize, max(0, value("fontSize")?.number ?? 36)),

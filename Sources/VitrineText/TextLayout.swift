@@ -14,6 +14,15 @@ public struct PositionedGlyph {
     /// an ellipsis from truncation takes the index where the text was cut.
     public let cluster: Int
 
+    /// A glyph of `face` with its pen at (`x`, `y`).
+    public init(face: FontFace, glyphID: UInt32, x: Double, y: Double, cluster: Int) {
+        self.face = face
+        self.glyphID = glyphID
+        self.x = x
+        self.y = y
+        self.cluster = cluster
+    }
+
     /// `x` quantized to the glyph cache's subpixel steps: whole pixels and the remaining
     /// quarter pixels (0…3).
     public var pixelPosition: (x: Int, subpixel: Int, y: Int) {

@@ -1,0 +1,88 @@
+import VitrineCore
+
+/// The state of a rolling number's columns, kept in its custom property `roll`:
+///
+/// ```
+/// roll = {"c0": {"strip": "3456", "pos": 3, "presence": 1}, "c1": {...}, ...}
+/// ```
+/// Columns are counted from the right (`c0` holds the last character), so the units stay
+/// in their column when the number grows. Each column shows its `strip` of characters
+/// through a window one line high at position `pos` (fractional while rolling: character
+/// ⌊pos⌋ is `pos − ⌊pos⌋` lines above the window, the next one below it). `presence` is 1
+/// for a column of the text, 0 for one that left it; it scales the column's width and
+/// opacity, so columns appear and disappear smoothly.
+public struct RollColumn: Hashable, Sendable {
+    public var strip: [Character]
+    public var position: Double
+    public var presence: Double
+
+    public init(strip: [Character], position: Double, presence: Double) {
+        self.strip = strip
+        self.position = position
+        self.presence = presence
+    }
+
+    /// A column showing `c`, at rest.
+    public init(showing c: Character) {
+        self.init(strip: [c], position: 0, presence: 1)
+    }
+
+    /// The characters in the window: the one at ⌊pos⌋ with its offset above the window
+    /// (0…1 lines), and the next one when the window is between two.
+    public var visible: (first: Character, offset: Double, next: Character?) {
+        guard !strip.isEmpty else { return (" ", 0, nil) }
+        let clamped = min(max(position, 0), Double(strip.count - 1))
+        let index = Int(clamped.rounded(.down))
+        let fraction = clamped - Double(index)
+        return (strip[index], fraction, fraction > 1e-9 && index + 1 < strip.count ? strip[index + 1] : nil)
+    }
+
+    /// The character the column comes to rest on.
+    public var target: Character {
+        let index = Int(position.rounded())
+        return strip.isEmpty ? " " : strip[min(max(index, 0), strip.count - 1)]
+    }
+
+    var value: Value {
+        .dictionary(["strip": .string(String(strip)), "pos": .number(position), "presence": .number(presence)])
+    }
+
+    init?(_ value: Value) {
+        guard let d = value.dictionary, let strip = d["strip"]?.string, !strip.isEmpty else { return nil }
+        self.init(strip: Array(strip), position: d["pos"]?.number ?? 0, presence: d["presence"]?.number ?? 1)
+    }
+}
+
+/// All columns of a rolling number, from the right.
+public struct RollColumns: Hashable, Sendable {
+    /// `columns[0]` is the rightmost.
+    public var columns: [RollColumn]
+
+    public init(columns: [RollColumn]) { self.columns = columns }
+
+    /// Columns at rest showing `text`.
+    public init(showing text: String) {
+        columns = text.reversed().map(RollColumn.init(showing:))
+    }
+
+    /// The state in a layer's custom properties (model or presentation), if any.
+    public init?(_ custom: [String: Value]) {
+        guard let d = custom[RollingNumber.stateKey]?.dictionary else { return nil }
+        var columns: [RollColumn] = []
+        while let value = d["c\(columns.count)"], let column = RollColumn(value) { columns.append(column) }
+        guard !columns.isEmpty else { return nil }
+        self.columns = columns
+    }
+
+    /// The state as the custom property's value.
+    public var value: Value {
+        var d: [String: Value] = [:]
+        for (k, c) in columns.enumerated() { d["c\(k)"] = c.value }
+        return .dictionary(d)
+    }
+
+    /// The text the columns come to rest on (columns that are leaving excluded).
+    public var target: String {
+        String(columns.reversed().filter { $0.presence > 0 }.map(\.target))
+    }
+}

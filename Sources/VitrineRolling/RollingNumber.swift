@@ -1,0 +1,204 @@
+import Foundation
+import VitrineCore
+
+/// How a change of value animates its digit columns (RollingNumbers' animation types).
+public enum RollAnimationType: String, CaseIterable, Sendable {
+    /// Every digit column rolls; unchanged digits make a full turn.
+    case allNumbers
+    /// Only the columns whose character changes roll.
+    case onlyChangedNumbers
+    /// The first changed column and every column after it (towards the units) roll, as
+    /// an odometer's wheels do.
+    case allAfterFirstChangedNumber
+    /// The new value shows at once.
+    case noAnimation
+}
+
+/// Which way the digit columns roll.
+public enum RollDirection: String, CaseIterable, Sendable {
+    /// Digits move up (the next digit comes from below).
+    case up
+    /// Digits move down.
+    case down
+    /// Up when the value grows, down when it shrinks.
+    case auto
+}
+
+/// The defaults a rolling number takes where a layer or a call says nothing (from the
+/// configuration's `[rolling_number]` and `[animation.spring]`).
+public struct RollingNumberDefaults: Sendable {
+    public var animationType: RollAnimationType = .allAfterFirstChangedNumber
+    public var direction: RollDirection = .auto
+    public var characterSpacing = 1.0
+    public var font = "DejaVu Sans"
+    public var fontSize = 96.0
+    /// RollingNumbers' spring: one second of spring time at speed 0.3.
+    public var springDuration = 1.0
+    public var springSpeed = 0.3
+    public var damping = 17.0
+    public var initialVelocity = 1.0
+    public var mass = 1.0
+    public var stiffness = 100.0
+
+    public init() {}
+}
+
+/// The `rolling-number` layer kind: a formatted number whose digits roll in columns.
+public enum RollingNumber {
+    public static let kindName = "rolling-number"
+    /// The custom property holding the columns' state (see `RollColumns`).
+    public static let stateKey = "roll"
+
+    /// The kind with `defaults` as its properties' defaults.
+    public static func kind(defaults: RollingNumberDefaults = RollingNumberDefaults()) -> LayerKind {
+        LayerKind(name: kindName, extraProperties: [
+            PropertyDescriptor("value", .number(0), animatable: false),
+            PropertyDescriptor("format", .string("decimal"), animatable: false, allowed: NumberFormat.Style.allCases.map(\.rawValue)),
+            PropertyDescriptor("currencyCode", .string("USD"), animatable: false),
+            PropertyDescriptor("locale", .string("en_US"), animatable: false),
+            PropertyDescriptor("minimumFractionDigits", .number(0), animatable: false, range: 0...20, integer: true),
+            PropertyDescriptor("maximumFractionDigits", .number(0), animatable: false, range: 0...20, integer: true),
+            PropertyDescriptor("minimumIntegerDigits", .number(1), animatable: false, range: 0...40, integer: true),
+            PropertyDescriptor("usesGrouping", .bool(true), animatable: false),
+            PropertyDescriptor("font", .string(defaults.font), animatable: false),
+            PropertyDescriptor("fontSize", .number(defaults.fontSize), range: 0...4096),
+            PropertyDescriptor("textColor", .color(.white), aliases: ["foregroundColor"]),
+            PropertyDescriptor("alignmentMode", .string("left"), animatable: false, allowed: ["left", "center", "right"], aliases: ["alignment"]),
+            PropertyDescriptor("characterSpacing", .number(defaults.characterSpacing), animatable: false, range: 0.1...10),
+            PropertyDescriptor("animationType", .string(defaults.animationType.rawValue), animatable: false, allowed: RollAnimationType.allCases.map(\.rawValue)),
+            PropertyDescriptor("direction", .string(defaults.direction.rawValue), animatable: false, allowed: RollDirection.allCases.map(\.rawValue)),
+            PropertyDescriptor("rollThroughDigits", .bool(true), animatable: false),
+            PropertyDescriptor("springDuration", .number(defaults.springDuration), animatable: false, range: 0.01...60),
+            PropertyDescriptor("springSpeed", .number(defaults.springSpeed), animatable: false, range: 0.01...100),
+            PropertyDescriptor("damping", .number(defaults.damping), animatable: false, range: 0...1e6),
+            PropertyDescriptor("initialVelocity", .number(defaults.initialVelocity), animatable: false, range: -1e4...1e4),
+            PropertyDescriptor("mass", .number(defaults.mass), animatable: false, range: 0.001...1e6),
+            PropertyDescriptor("stiffness", .number(defaults.stiffness), animatable: false, range: 0.001...1e9),
+        ], customPropertiesAffectDisplay: true)
+    }
+
+    /// The properties whose change changes the formatted text.
+    public static let formattingKeys: Set<String> = [
+        "value", "format", "currencyCode", "locale", "minimumFractionDigits", "maximumFractionDigits",
+        "minimumIntegerDigits", "usesGrouping",
+    ]
+}
+
+/// A rolling number's properties, read from its values.
+public struct RollingNumberProperties: Sendable {
+    public var value: Double
+    public var format: NumberFormat
+    public var font: String
+    public var fontSize: Double
+    public var textColor: Color
+    public var alignment: String
+    public var characterSpacing: Double
+    public var animationType: RollAnimationType
+    public var direction: RollDirection
+    public var rollThroughDigits: Bool
+    public var spring: RollSpring
+
+    /// Reads the properties of a layer of a kind made by `RollingNumber.kind`.
+    public init(_ v: PropertyValues, kind: LayerKind) {
+        func value(_ name: String) -> Value? { kind.slot(of: name).map { v[slot: $0] } }
+        func number(_ name: String, _ fallback: Double) -> Double { value(name)?.number ?? fallback }
+        func string(_ name: String, _ fallback: String) -> String { value(name)?.string ?? fallback }
+        self.value = number("value", 0)
+        format = NumberFormat(
+            style: NumberFormat.Style(rawValue: string("format", "decimal")) ?? .decimal,
+            currencyCode: string("currencyCode", "USD"), locale: string("locale", "en_US"),
+            minimumFractionDigits: Int(number("minimumFractionDigits", 0)),
+            maximumFractionDigits: Int(number("maximumFractionDigits", 0)),
+            minimumIntegerDigits: Int(number("minimumIntegerDigits", 1)),
+            usesGrouping: value("usesGrouping")?.bool ?? true)
+        font = string("font", "DejaVu Sans")
+        fontSize = number("fontSize", 96)
+        textColor = value("textColor")?.color ?? .white
+        alignment = string("alignmentMode", "left")
+        characterSpacing = number("characterSpacing", 1)
+        animationType = RollAnimationType(rawValue: string("animationType", "")) ?? .allAfterFirstChangedNumber
+        direction = RollDirection(rawValue: string("direction", "")) ?? .auto
+        rollThroughDigits = value("rollThroughDigits")?.bool ?? true
+        spring = RollSpring(
+            duration: number("springDuration", 1), speed: number("springSpeed", 0.3), damping: number("damping", 17),
+            initialVelocity: number("initialVelocity", 1), mass: number("mass", 1), stiffness: number("stiffness", 100))
+    }
+
+    /// The text the number shows.
+    public var text: String { format.string(for: value) }
+}
+
+/// The spring that moves the columns, in CASpringAnimation's terms plus the animation's
+/// duration and speed.
+public struct RollSpring: Hashable, Sendable {
+    public var duration: Double
+    public var speed: Double
+    public var damping: Double
+    public var initialVelocity: Double
+    public var mass: Double
+    public var stiffness: Double
+
+    public init(duration: Double, speed: Double, damping: Double, initialVelocity: Double, mass: Double, stiffness: Double) {
+        (self.duration, self.speed, self.damping, self.initialVelocity, self.mass, self.stiffness) =
+            (duration, speed, damping, initialVelocity, mass, stiffness)
+    }
+
+    /// A spring animation of `keyPath` from `from` to `to` beginning at `begin`.
+    func animation(_ keyPath: KeyPath, from: Double, to: Double, begin: Double) throws(CoreError) -> Animation {
+        var a = Animation.spring(
+            keyPath, from: .number(from), to: .number(to),
+            spring: try Spring(mass: mass, stiffness: stiffness, damping: damping, initialVelocity: initialVelocity),
+            duration: duration)
+        a.timing.speed = speed
+        a.timing.beginTime = begin
+        return a
+    }
+}
+
+/// Number formatting with Foundation: decimal, currency, percent or plain digits.
+public struct NumberFormat: Hashable, Sendable {
+    public enum Style: String, CaseIterable, Sendable {
+        case decimal, currency, percent, plain
+    }
+
+    public var style: Style
+    public var currencyCode: String
+    public var locale: String
+    public var minimumFractionDigits: Int
+    public var maximumFractionDigits: Int
+    public var minimumIntegerDigits: Int
+    public var usesGrouping: Bool
+
+    public init(
+        style: Style = .decimal, currencyCode: String = "USD", locale: String = "en_US", minimumFractionDigits: Int = 0,
+        maximumFractionDigits: Int = 0, minimumIntegerDigits: Int = 1, usesGrouping: Bool = true
+    ) {
+        self.style = style
+        self.currencyCode = currencyCode
+        self.locale = locale
+        self.minimumFractionDigits = minimumFractionDigits
+        self.maximumFractionDigits = max(maximumFractionDigits, minimumFractionDigits)
+        self.minimumIntegerDigits = minimumIntegerDigits
+        self.usesGrouping = usesGrouping
+    }
+
+    /// `value` as text. Trailing fraction zeros up to `minimumFractionDigits` are kept;
+    /// `minimumIntegerDigits` pads with leading zeros (fixed width).
+    public func string(for value: Double) -> String {
+        let formatter = NumberFormatter()
+        formatter.locale = Locale(identifier: locale)
+        switch style {
+        case .decimal: formatter.numberStyle = .decimal
+        case .currency:
+            formatter.numberStyle = .currency
+            formatter.currencyCode = currencyCode
+        case .percent: formatter.numberStyle = .percent
+        case .plain: formatter.numberStyle = .none
+        }
+        formatter.minimumFractionDigits = minimumFractionDigits
+        formatter.maximumFractionDigits = maximumFractionDigits
+        formatter.minimumIntegerDigits = minimumIntegerDigits
+        formatter.usesGroupingSeparator = usesGrouping && style != .plain
+        return formatter.string(from: NSNumber(value: value)) ?? String(value)
+    }
+}

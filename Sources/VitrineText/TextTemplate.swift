@@ -1,0 +1,117 @@
+import Foundation
+import VitrineCore
+
+/// A string with `{key}` placeholders filled from custom properties (seed 000's "It took
+/// {count} seconds").
+///
+/// A placeholder is `{keyPath}` or `{keyPath:format}`; the key path may reach into
+/// dictionaries (`{touches.a.scale}`). Formats:
+/// - `%.0f`, `%.2f`, `%d`, `%x`… — printf style (numbers);
+/// - `decimal`, `decimal:2` — grouped, with that many fraction digits;
+/// - `currency:EUR` — money in that ISO 4217 currency;
+/// - `percent` — 0.25 is "25%".
+/// Numbers without a format print as integers when whole, else with up to 2 decimals.
+/// `{{` and `}}` are literal braces; an unknown key prints as `{key}` so the mistake shows.
+public struct TextTemplate: Hashable, Sendable {
+    enum Piece: Hashable, Sendable {
+        case text(String)
+        case placeholder(KeyPath, format: String?)
+    }
+
+    let pieces: [Piece]
+
+    public init(_ template: String) {
+        var pieces: [Piece] = []
+        var text = ""
+        var i = template.startIndex
+        while i < template.endIndex {
+            let c = template[i]
+            let next = template.index(after: i)
+            if (c == "{" || c == "}"), next < template.endIndex, template[next] == c {
+                text.append(c)
+                i = template.index(after: next)
+                continue
+            }
+            if c == "{", let close = template[next...].firstIndex(of: "}") {
+                let body = template[next..<close]
+                let parts = body.split(separator: ":", maxSplits: 1).map(String.init)
+                if let name = parts.first, let path = try? KeyPath(parsing: name) {
+                    if !text.isEmpty { pieces.append(.text(text)); text = "" }
+                    pieces.append(.placeholder(path, format: parts.count > 1 ? parts[1] : nil))
+                    i = template.index(after: close)
+                    continue
+                }
+            }
+            text.append(c)
+            i = next
+        }
+        if !text.isEmpty { pieces.append(.text(text)) }
+        self.pieces = pieces
+    }
+
+    /// The top-level custom keys the template reads.
+    public var keys: Set<String> {
+        Set(pieces.compactMap { if case .placeholder(let p, _) = $0 { p.property } else { nil } })
+    }
+
+    /// The text with every placeholder filled from `custom`.
+    public func render(_ custom: [String: Value], locale: String = "en_US") -> String {
+        var out = ""
+        for piece in pieces {
+            switch piece {
+            case .text(let t):
+                out += t
+            case .placeholder(let path, let format):
+                guard let value = custom[path.property]?.component(path.subpath) else {
+                    out += "{\(path)}"
+                    continue
+                }
+                out += Self.format(value, format, locale: locale)
+            }
+        }
+        return out
+    }
+
+    static func format(_ value: Value, _ format: String?, locale: String) -> String {
+        guard let number = value.number else {
+            switch value {
+            case .string(let s): return s
+            case .bool(let b): return b ? "true" : "false"
+            default: return value.description
+            }
+        }
+        guard let format, !format.isEmpty else {
+            if number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
+            return String(format: "%.2f", number).replacingOccurrences(of: #"\.?0+$"#, with: "", options: .regularExpression)
+        }
+        if format.hasPrefix("%") { return printf(format, number) }
+        let parts = format.split(separator: ":").map(String.init)
+        let formatter = NumberFormatter()
+        formatter.locale = Locale(identifier: locale)
+        switch parts[0] {
+        case "currency":
+            formatter.numberStyle = .currency
+            if parts.count > 1 { formatter.currencyCode = parts[1] }
+        case "percent":
+            formatter.numberStyle = .percent
+            if parts.count > 1, let digits = Int(parts[1]) { formatter.minimumFractionDigits = digits; formatter.maximumFractionDigits = digits }
+        case "decimal":
+            formatter.numberStyle = .decimal
+            if parts.count > 1, let digits = Int(parts[1]) { formatter.minimumFractionDigits = digits; formatter.maximumFractionDigits = digits }
+        default:
+            return "{?\(format)}"
+        }
+        return formatter.string(from: NSNumber(value: number)) ?? String(number)
+    }
+
+    /// A printf conversion of one number; integer conversions get the number rounded.
+    private static func printf(_ spec: String, _ number: Double) -> String {
+        guard let conversion = spec.last, spec.dropFirst().dropLast().allSatisfy({ "0123456789.-+ #".contains($0) }) else { return "{?\(spec)}" }
+        switch conversion {
+        case "f", "e", "g", "F", "E", "G": return String(format: spec, number)
+        case "d", "i": return String(format: String(spec.dropLast()) + "lld", Int64(max(-9e18, min(9e18, number.rounded()))))
+        case "x", "X", "o": return String(format: String(spec.dropLast()) + "ll" + String(conversion), Int64(max(-9e18, min(9e18, number.rounded()))))
+        default: return "{?\(spec)}"
+        }
+    }
+}

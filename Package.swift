@@ -63,7 +63,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "VitrineDaemonTests", dependencies: ["VitrineDaemon", "VitrineProtocol", "vitrined"]),
+        .testTarget(
+            name: "VitrineDaemonTests", dependencies: ["VitrineDaemon", "VitrineProtocol", "VitrineTestSupport", "vitrined"],
+            exclude: ["References"]),
         .executableTarget(
             name: "vitrined",
             dependencies: [
@@ -88,9 +90,10 @@ let package = Package(
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineOutput"],
             swiftSettings: optimizedInDebug),
+        .target(name: "VitrineTestSupport", dependencies: ["VitrineRaster"], path: "Tests/VitrineTestSupport"),
         .testTarget(
             name: "VitrineRenderTests",
-            dependencies: ["VitrineRender", "VitrineProtocol", "VitrineOutput"],
+            dependencies: ["VitrineRender", "VitrineProtocol", "VitrineOutput", "VitrineTestSupport"],
             exclude: ["References", "Scenes"]),
         .testTarget(name: "VitrineProtocolTests", dependencies: ["VitrineProtocol"]),
         .testTarget(name: "VitrineTextTests", dependencies: ["VitrineText"]),

@@ -3,6 +3,7 @@ import VitrineCore
 import VitrineOutput
 import VitrineRaster
 import VitrineRender
+import VitrineTestSupport
 
 /// Repainting only the damage (with buffer ages 1, 2 and 3) gives the same pixels as
 /// drawing the new state whole.
@@ -71,7 +72,7 @@ import VitrineRender
             let expected = try full.snapshot(scene, root: "root", at: time)
             let actual = try #require(output.frontBuffer)
             if !actual.hasSamePixels(as: expected) {
-                let paths = try GoldenImage.writeFailure(actual, expected: expected, name: "damage-\(name)-buffers\(bufferCount)")
+                let paths = try GoldenImage.writeMismatch(actual, expected: expected, name: "damage-\(name)-buffers\(bufferCount)")
                 Issue.record("\(name) with \(bufferCount) buffers: partial repaint differs from a full repaint; see \(paths)")
             }
         }

@@ -47,8 +47,10 @@ extension TransactionBuilder {
         var format = p
         format.value = request.value
         let existing = pendingKinds[id] == nil
-        let model = existing ? RollColumns(values.custom) : nil
-        let presentation = existing ? (try? scene.presentationValues(of: id, at: now)).flatMap { RollColumns($0.custom) } : nil
+        // A layer without column state yet (added by a scene file) shows its value at rest.
+        let resting = RollColumns(showing: p.text)
+        let model = existing ? RollColumns(values.custom) ?? resting : nil
+        let presentation = existing ? (try? scene.presentationValues(of: id, at: now)).flatMap { RollColumns($0.custom) } ?? resting : nil
         let running = existing ? Set(((try? scene.animations(of: id)) ?? []).map(\.key)) : []
         let begin = existing ? ((try? scene.localTime(of: id, at: now)) ?? nil) ?? now : now
         let plan = try core { () throws(CoreError) in

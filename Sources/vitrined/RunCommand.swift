@@ -65,7 +65,10 @@ struct RunCommand: ParsableCommand {
         let output = try HeadlessOutput(width: settings.headlessWidth, height: settings.headlessHeight, refreshRate: settings.headlessRate)
         do {
             let daemon = try Daemon(settings: settings, output: output, logger: logger)
+            var isDirectory: ObjCBool = false
+            let configured = configuration.output.snapshotDirectory
             daemon.snapshotDirectory = snapshotDir
+                ?? (FileManager.default.fileExists(atPath: configured, isDirectory: &isDirectory) && isDirectory.boolValue ? configured : nil)
             if let path {
                 daemon.reload = { () -> Result<DaemonSettings, ProtocolError> in
                     do {

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Vitrine's first run: builds vitrined and vitrinectl if needed, starts the daemon with
+# config/demo.toml (headless: frames go to /tmp/vitrine-demo/latest.png), then drives the
+# scene — a rolling counter and a label that counts while it moves — for SECONDS (20).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-20}
+mkdir -p /tmp/vitrine-demo
+if [ ! -x .build/release/vitrined ] || [ ! -x .build/release/vitrinectl ]; then
+    echo "demo: building (release)…"
+    swift build -c release --product vitrined >/dev/null
+    swift build -c release --product vitrinectl >/dev/null
+fi
+export VITRINE_SOCKET=/tmp/vitrine-demo/vitrine.sock
+.build/release/vitrined --config config/demo.toml --snapshot-dir /tmp/vitrine-demo &
+daemon=$!
+trap 'kill $daemon 2>/dev/null; wait $daemon 2>/dev/null || true' EXIT
+for _ in $(seq 50); do [ -S "$VITRINE_SOCKET" ] && break; sleep 0.1; done
+ctl() { .build/release/vitrinectl "$@"; }
+
+echo "demo: the screen is /tmp/vitrine-demo/latest.png (rewritten at most once a second)"
+visitors=245699
+start=$(date +%s)
+left=true
+while [ $(( $(date +%s) - start )) -lt "$seconds" ]; do
+    visitors=$(( visitors + RANDOM % 40 + 1 ))
+    elapsed=$(( $(date +%s) - start + 1 ))
+    if $left; then x=920; else x=360; fi
+    left=$([ "$left" = true ] && echo false || echo true)
+    ctl send "{\"cmd\": \"number.set\", \"layer\": \"counter\", \"value\": $visitors}" >/dev/null
+    ctl send "{\"cmd\": \"layer.set\", \"layer\": \"label\", \"properties\": {\"count\": $elapsed, \"position.x\": $x}, \"animation\": {\"duration\": 1, \"timing\": \"easeInEaseOut\"}}" >/dev/null
+    echo "demo: $visitors visitors, ${elapsed}s"
+    sleep 1
+done
+ctl screenshot /tmp/vitrine-demo/final.png >/dev/null
+echo "demo: done — last frame in /tmp/vitrine-demo/final.png"

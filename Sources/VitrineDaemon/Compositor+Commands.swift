@@ -12,6 +12,11 @@ extension Compositor {
             return hello()
         case .ping:
             return .object(["pong": .bool(true), "time": .number(now)])
+        case .stats:
+            return .object([
+                "frames": .number(Double(framesRendered)), "layers": .number(Double(scene.layerCount)),
+                "clients": .number(Double(clients.count)), "animating": .bool(scene.isAnimating), "time": .number(now),
+            ])
         case .layerAdd, .layerRemove, .layerMove, .layerActions, .layerPause, .layerResume, .layerSpeed:
             var builder = TransactionBuilder(compositor: self)
             var tx = Transaction(disableActions: true)

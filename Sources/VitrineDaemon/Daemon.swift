@@ -24,6 +24,10 @@ public final class Daemon {
     /// Re-reads the configuration for SIGHUP and `config.reload`: new settings, or an
     /// error to report while the running ones stay.
     public var reload: () -> Result<DaemonSettings, ProtocolError> = { .failure(ProtocolError(.invalidConfig, "vitrined was started without a configuration file (--config); there is nothing to reload")) }
+    /// Installs SIGTERM / SIGINT (stop) and SIGHUP (reload) handlers in `run`; a program
+    /// that embeds the daemon and handles signals itself sets this to false and calls
+    /// `stop()`.
+    public var handlesSignals = true
     /// Headless snapshots: after frames, `latest.png` here at most once a second.
     public var snapshotDirectory: String?
     private var lastSnapshot = 0.0
@@ -48,7 +52,7 @@ public final class Daemon {
     public func run(inheritedSocket: CInt? = nil) throws {
         try server.start(inheritedSocket: inheritedSocket)
         try loop.submit { self.compositor.renderFrame() }.wait()
-        installSignalHandlers()
+        if handlesSignals { installSignalHandlers() }
         notifySystemd("READY=1\nSTATUS=serving \(settings.socketPath)")
         stopped.wait()
         server.stop()

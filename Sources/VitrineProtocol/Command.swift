@@ -32,6 +32,8 @@ public enum PlacementSpec: Sendable, Hashable {
 public enum Command: Sendable {
     case hello
     case ping
+    /// Counters for monitoring: frames presented, layers, clients, whether anything animates.
+    case stats
     case layerAdd(id: String, kind: String, parent: String?, placement: PlacementSpec, properties: [(String, JSON)])
     case layerRemove(id: String)
     case layerMove(id: String, parent: String, placement: PlacementSpec)
@@ -64,6 +66,7 @@ public enum Command: Sendable {
         switch self {
         case .hello: "hello"
         case .ping: "ping"
+        case .stats: "stats"
         case .layerAdd: "layer.add"
         case .layerRemove: "layer.remove"
         case .layerMove: "layer.move"
@@ -193,6 +196,9 @@ extension Command {
         case "ping":
             try r.only([])
             self = .ping
+        case "stats":
+            try r.only([])
+            self = .stats
         case "layer.add":
             try r.only(["layer", "kind", "parent", "index", "above", "below", "properties"])
             self = .layerAdd(
@@ -321,7 +327,7 @@ extension Command {
 
     /// Every command name, as `hello` reports them.
     public static let names = [
-        "hello", "ping", "layer.add", "layer.remove", "layer.move", "layer.set", "layer.get", "layer.tree",
+        "hello", "ping", "stats", "layer.add", "layer.remove", "layer.move", "layer.set", "layer.get", "layer.tree",
         "layer.actions", "animation.add", "animation.remove", "animation.list", "number.set", "transaction", "layer.pause",
         "layer.resume", "layer.speed", "time", "clock.set", "clock.advance", "screenshot", "subscribe",
         "unsubscribe", "config.reload",

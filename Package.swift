@@ -73,9 +73,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // `vitrine-bench protocol` starts the `vitrined` built beside it, so it is built first.
         .executableTarget(
             name: "vitrine-bench",
-            dependencies: ["VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman"]),
+            dependencies: [
+                "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman", "VitrineDaemon", "vitrined",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "VitrineCoreTests",
             dependencies: [

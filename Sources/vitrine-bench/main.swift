@@ -2,13 +2,14 @@ import Foundation
 
 // vitrine-bench: release-build benchmarks that print one JSON object per line.
 //
-//     swift run -c release vitrine-bench core|raster [--quick]
+//     swift run -c release vitrine-bench core|raster|frame|protocol [--quick]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: ([String]) -> Void] = [
     "core": runCoreBenchmarks,
     "raster": runRasterBenchmarks,
     "frame": runFrameBenchmarks,
+    "protocol": runProtocolBenchmarks,
 ]
 guard let name = arguments.first, let suite = suites[name] else {
     let known = suites.keys.sorted().joined(separator: "|")

@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "vitrined", targets: ["vitrined"]),
         .library(name: "VitrineText", targets: ["VitrineText"]),
         .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
+        .executable(name: "vitrinectl", targets: ["vitrinectl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
@@ -68,6 +69,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        .executableTarget(
+            name: "vitrinectl",
+            dependencies: ["VitrineProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "vitrine-bench",
             dependencies: ["VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman"]),

@@ -72,6 +72,7 @@ let package = Package(
         .executableTarget(
             name: "vitrinectl",
             dependencies: ["VitrineProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .testTarget(name: "VitrinectlTests", dependencies: ["vitrinectl", "vitrined", "VitrineProtocol"]),
         .executableTarget(
             name: "vitrine-bench",
             dependencies: ["VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman"]),

@@ -12,20 +12,22 @@ struct HarnessError: Error, CustomStringConvertible {
 }
 
 /// A real `vitrined` (headless 1280×800, manual clock) on a socket in a fresh temporary
-/// directory, which is also its screenshot directory; stopped and removed when released.
+/// directory, which is also its screenshot directory unless another is given; stopped and
+/// removed when released.
 final class Daemon {
     let directory: URL
     let socketPath: String
     private let process = Process()
 
-    init() throws {
+    init(screenshotDirectory: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrinectl-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if let screenshotDirectory { try FileManager.default.createDirectory(atPath: screenshotDirectory, withIntermediateDirectories: true) }
         socketPath = directory.appendingPathComponent("v.sock").path
         process.executableURL = Built.vitrined
         process.arguments = [
             "--socket", socketPath, "--clock", "manual", "--size", "1280x800",
-            "--screenshot-dir", directory.path, "--log-level", "error",
+            "--screenshot-dir", screenshotDirectory ?? directory.path, "--log-level", "error",
         ]
         try process.run()
         let deadline = Date().addingTimeInterval(20)
@@ -75,8 +77,8 @@ final class Ctl {
         let name = UUID().uuidString.prefix(8)
         output = directory.appendingPathComponent("ctl-\(name).out")
         errors = directory.appendingPathComponent("ctl-\(name).err")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
-        FileManager.default.createFile(atPath: errors.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.executableURL = Built.vitrinectl
         process.arguments = arguments
         process.currentDirectoryURL = directory

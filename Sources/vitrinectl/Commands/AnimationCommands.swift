@@ -1,7 +1,8 @@
 import ArgumentParser
 import VitrineProtocol
 
-struct AnimateCommand: ParsableCommand {
+struct AnimateCommand: RequestCommand {
+    static let protocolCommand = "animation.add"
     static let configuration = CommandConfiguration(
         commandName: "animate",
         abstract: "Add an explicit animation to a layer (animation.add).",
@@ -54,7 +55,7 @@ struct AnimateCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    var fields: [String: JSON] {
         var animation = timing.fields
         animation["keyPath"] = .string(keyPath)
         if let from { animation["from"] = from.json }
@@ -65,13 +66,14 @@ struct AnimateCommand: ParsableCommand {
         if let fillMode { animation["fillMode"] = .string(fillMode.rawValue) }
         var fields: [String: JSON] = ["layer": .string(layer), "animation": .object(animation)]
         if let key { fields["key"] = .string(key) }
-        let session = try connection.connect()
-        let result = try connection.send("animation.add", fields, on: session)
-        if wait, let transaction = result["transaction"] { try session.waitForCompletion(of: transaction) }
+        return fields
     }
+
+    var waitsForCompletion: Bool { wait }
 }
 
-struct AnimationsCommand: ParsableCommand {
+struct AnimationsCommand: RequestCommand {
+    static let protocolCommand = "animation.list"
     static let configuration = CommandConfiguration(
         commandName: "animations",
         abstract: "List a layer's animations (animation.list).",
@@ -82,12 +84,13 @@ struct AnimationsCommand: ParsableCommand {
     @Argument(help: "The layer.")
     var layer: String
 
-    func run() throws {
-        try connection.send("animation.list", ["layer": .string(layer)], summary: Summary.animations)
-    }
+    var fields: [String: JSON] { ["layer": .string(layer)] }
+
+    static func summary(_ result: JSON) -> String? { Summary.animations(result) }
 }
 
-struct StopCommand: ParsableCommand {
+struct StopCommand: RequestCommand {
+    static let protocolCommand = "animation.remove"
     static let configuration = CommandConfiguration(
         commandName: "stop",
         abstract: "Remove a layer's animation under KEY, or all of them (animation.remove).",
@@ -101,9 +104,9 @@ struct StopCommand: ParsableCommand {
     @Argument(help: "The animation's key (default: every animation of the layer).")
     var key: String?
 
-    func run() throws {
+    var fields: [String: JSON] {
         var fields: [String: JSON] = ["layer": .string(layer)]
         if let key { fields["key"] = .string(key) }
-        try connection.send("animation.remove", fields)
+        return fields
     }
 }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import VitrineProtocol
 
-struct HelloCommand: ParsableCommand {
+struct HelloCommand: RequestCommand {
+    static let protocolCommand = "hello"
     static let configuration = CommandConfiguration(
         commandName: "hello",
         abstract: "Print what the daemon is: versions, outputs, clock, commands, events, kinds (hello).",
@@ -9,12 +10,11 @@ struct HelloCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    func run() throws {
-        try connection.send("hello", summary: Summary.hello)
-    }
+    static func summary(_ result: JSON) -> String? { Summary.hello(result) }
 }
 
-struct PingCommand: ParsableCommand {
+struct PingCommand: RequestCommand {
+    static let protocolCommand = "ping"
     static let configuration = CommandConfiguration(
         commandName: "ping",
         abstract: "Check that the daemon answers (ping).",
@@ -22,20 +22,15 @@ struct PingCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    func run() throws {
-        try connection.send("ping") { "pong, media time \($0["time"]?.text ?? "?")" }
-    }
+    static func summary(_ result: JSON) -> String? { "pong, media time \(result["time"]?.text ?? "?")" }
 }
 
-struct ReloadCommand: ParsableCommand {
+struct ReloadCommand: RequestCommand {
+    static let protocolCommand = "config.reload"
     static let configuration = CommandConfiguration(
         commandName: "reload",
         abstract: "Re-read the daemon's configuration file, as SIGHUP does (config.reload).",
         discussion: "Example: vitrinectl reload")
 
     @OptionGroup var connection: ConnectionOptions
-
-    func run() throws {
-        try connection.send("config.reload")
-    }
 }

@@ -7,7 +7,8 @@ private let propertiesHelp = ArgumentHelp(
         + "A VALUE that parses as JSON is that JSON; anything else is a string.",
     valueName: "key value")
 
-struct AddCommand: ParsableCommand {
+struct AddCommand: RequestCommand {
+    static let protocolCommand = "layer.add"
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add a layer (layer.add).",
@@ -32,17 +33,18 @@ struct AddCommand: ParsableCommand {
 
     func validate() throws { try PropertyPairs.validate(properties) }
 
-    func run() throws {
+    var fields: [String: JSON] {
         var fields = placement.fields
         fields["layer"] = .string(layer)
         if let kind { fields["kind"] = .string(kind) }
         if let parent { fields["parent"] = .string(parent) }
         if !properties.isEmpty { fields["properties"] = PropertyPairs.object(properties) }
-        try connection.send("layer.add", fields)
+        return fields
     }
 }
 
-struct SetCommand: ParsableCommand {
+struct SetCommand: RequestCommand {
+    static let protocolCommand = "layer.set"
     static let configuration = CommandConfiguration(
         commandName: "set",
         abstract: "Set a layer's properties (layer.set), animated by its actions or by the options here.",
@@ -76,17 +78,18 @@ struct SetCommand: ParsableCommand {
         if noActions, timing.isGiven { throw ValidationError("--no-actions and animation options exclude each other") }
     }
 
-    func run() throws {
+    var fields: [String: JSON] {
         var fields: [String: JSON] = ["layer": .string(layer), "properties": PropertyPairs.object(properties)]
         if timing.isGiven { fields["animation"] = .object(timing.fields) }
         if noActions { fields["actions"] = .bool(false) }
-        let session = try connection.connect()
-        let result = try connection.send("layer.set", fields, on: session)
-        if wait, let transaction = result["transaction"] { try session.waitForCompletion(of: transaction) }
+        return fields
     }
+
+    var waitsForCompletion: Bool { wait }
 }
 
-struct GetCommand: ParsableCommand {
+struct GetCommand: RequestCommand {
+    static let protocolCommand = "layer.get"
     static let configuration = CommandConfiguration(
         commandName: "get",
         abstract: "Print a layer's properties (layer.get) as 'key = value' lines.",
@@ -103,15 +106,18 @@ struct GetCommand: ParsableCommand {
     @Flag(help: "What is on screen now (the presentation values) instead of the model values.")
     var presentation = false
 
-    func run() throws {
+    var fields: [String: JSON] {
         var fields: [String: JSON] = ["layer": .string(layer)]
         if !keys.isEmpty { fields["keys"] = .array(keys.map(JSON.string)) }
         if presentation { fields["presentation"] = .bool(true) }
-        try connection.send("layer.get", fields) { Summary.keyValues($0["properties"]) }
+        return fields
     }
+
+    static func summary(_ result: JSON) -> String? { Summary.keyValues(result["properties"]) }
 }
 
-struct TreeCommand: ParsableCommand {
+struct TreeCommand: RequestCommand {
+    static let protocolCommand = "layer.tree"
     static let configuration = CommandConfiguration(
         commandName: "tree",
         abstract: "Print the layer tree (layer.tree), indented, in drawing order.",
@@ -122,12 +128,13 @@ struct TreeCommand: ParsableCommand {
     @Argument(help: "The layer to start at (default: the output's root).")
     var root: String?
 
-    func run() throws {
-        try connection.send("layer.tree", root.map { ["root": .string($0)] } ?? [:], summary: Summary.tree)
-    }
+    var fields: [String: JSON] { root.map { ["root": .string($0)] } ?? [:] }
+
+    static func summary(_ result: JSON) -> String? { Summary.tree(result) }
 }
 
-struct RemoveCommand: ParsableCommand {
+struct RemoveCommand: RequestCommand {
+    static let protocolCommand = "layer.remove"
     static let configuration = CommandConfiguration(
         commandName: "remove",
         abstract: "Remove a layer and everything under it (layer.remove).",
@@ -138,12 +145,11 @@ struct RemoveCommand: ParsableCommand {
     @Argument(help: "The layer.")
     var layer: String
 
-    func run() throws {
-        try connection.send("layer.remove", ["layer": .string(layer)])
-    }
+    var fields: [String: JSON] { ["layer": .string(layer)] }
 }
 
-struct MoveCommand: ParsableCommand {
+struct MoveCommand: RequestCommand {
+    static let protocolCommand = "layer.move"
     static let configuration = CommandConfiguration(
         commandName: "move",
         abstract: "Move a layer under a parent, or among its siblings (layer.move).",
@@ -159,10 +165,10 @@ struct MoveCommand: ParsableCommand {
 
     @OptionGroup var placement: PlacementOptions
 
-    func run() throws {
+    var fields: [String: JSON] {
         var fields = placement.fields
         fields["layer"] = .string(layer)
         fields["parent"] = .string(parent)
-        try connection.send("layer.move", fields)
+        return fields
     }
 }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import VitrineProtocol
 
-struct PauseCommand: ParsableCommand {
+struct PauseCommand: RequestCommand {
+    static let protocolCommand = "layer.pause"
     static let configuration = CommandConfiguration(
         commandName: "pause",
         abstract: "Pause a layer's time and every animation under it (layer.pause).",
@@ -12,12 +13,11 @@ struct PauseCommand: ParsableCommand {
     @Argument(help: "The layer.")
     var layer: String
 
-    func run() throws {
-        try connection.send("layer.pause", ["layer": .string(layer)])
-    }
+    var fields: [String: JSON] { ["layer": .string(layer)] }
 }
 
-struct ResumeCommand: ParsableCommand {
+struct ResumeCommand: RequestCommand {
+    static let protocolCommand = "layer.resume"
     static let configuration = CommandConfiguration(
         commandName: "resume",
         abstract: "Resume a paused layer where it stopped (layer.resume).",
@@ -28,12 +28,11 @@ struct ResumeCommand: ParsableCommand {
     @Argument(help: "The layer.")
     var layer: String
 
-    func run() throws {
-        try connection.send("layer.resume", ["layer": .string(layer)])
-    }
+    var fields: [String: JSON] { ["layer": .string(layer)] }
 }
 
-struct SpeedCommand: ParsableCommand {
+struct SpeedCommand: RequestCommand {
+    static let protocolCommand = "layer.speed"
     static let configuration = CommandConfiguration(
         commandName: "speed",
         abstract: "Change the speed of a layer's time (layer.speed).",
@@ -51,12 +50,11 @@ struct SpeedCommand: ParsableCommand {
         guard speed.isFinite, abs(speed) <= 1000 else { throw ValidationError("the speed lies within ±1000") }
     }
 
-    func run() throws {
-        try connection.send("layer.speed", ["layer": .string(layer), "speed": .number(speed)])
-    }
+    var fields: [String: JSON] { ["layer": .string(layer), "speed": .number(speed)] }
 }
 
-struct TimeCommand: ParsableCommand {
+struct TimeCommand: RequestCommand {
+    static let protocolCommand = "time"
     static let configuration = CommandConfiguration(
         commandName: "time",
         abstract: "Print the media time, a layer's local time, or a converted time (time).",
@@ -80,7 +78,7 @@ struct TimeCommand: ParsableCommand {
         if convert == nil, fromLayer != nil || toLayer != nil { throw ValidationError("--from and --to go with --convert") }
     }
 
-    func run() throws {
+    var fields: [String: JSON] {
         var fields: [String: JSON] = [:]
         if let layer { fields["layer"] = .string(layer) }
         if let convert {
@@ -88,10 +86,12 @@ struct TimeCommand: ParsableCommand {
                 "time": .number(convert), "from": fromLayer.map(JSON.string) ?? .null, "to": toLayer.map(JSON.string) ?? .null,
             ])
         }
-        try connection.send("time", fields) { result in
-            // Just the number when that is all there is, for $(vitrinectl time).
-            result.object?.count == 1 ? result["time"]?.text : Summary.keyValues(result)
-        }
+        return fields
+    }
+
+    /// Just the number when that is all there is, for `$(vitrinectl time)`.
+    static func summary(_ result: JSON) -> String? {
+        result.object?.count == 1 ? result["time"]?.text : Summary.keyValues(result)
     }
 }
 
@@ -101,7 +101,8 @@ struct ClockCommand: ParsableCommand {
         abstract: "Move a manual clock (vitrined --clock manual).",
         subcommands: [Set.self, Advance.self])
 
-    struct Set: ParsableCommand {
+    struct Set: RequestCommand {
+        static let protocolCommand = "clock.set"
         static let configuration = CommandConfiguration(
             abstract: "Set the media time (clock.set).",
             discussion: "Example: vitrinectl clock set 10")
@@ -111,12 +112,11 @@ struct ClockCommand: ParsableCommand {
         @Argument(help: "The new media time in seconds.")
         var time: Double
 
-        func run() throws {
-            try connection.send("clock.set", ["time": .number(time)])
-        }
+        var fields: [String: JSON] { ["time": .number(time)] }
     }
 
-    struct Advance: ParsableCommand {
+    struct Advance: RequestCommand {
+        static let protocolCommand = "clock.advance"
         static let configuration = CommandConfiguration(
             abstract: "Advance the media time (clock.advance).",
             discussion: "Example: vitrinectl clock advance 0.5")
@@ -126,8 +126,6 @@ struct ClockCommand: ParsableCommand {
         @Argument(help: "Seconds to advance, 0…86400.")
         var seconds: Double
 
-        func run() throws {
-            try connection.send("clock.advance", ["seconds": .number(seconds)])
-        }
+        var fields: [String: JSON] { ["seconds": .number(seconds)] }
     }
 }

@@ -107,6 +107,10 @@ final class Ctl {
             }
             usleep(10_000)
         }
+        defer {
+            try? FileManager.default.removeItem(at: output)
+            try? FileManager.default.removeItem(at: errors)
+        }
         return Result(
             status: process.terminationStatus,
             stdout: (try? String(contentsOf: output, encoding: .utf8)) ?? "",

@@ -174,4 +174,12 @@ import VitrineProtocol
         let outside = try daemon.ctl("screenshot", "--on-daemon", "/etc/passwd.png")
         #expect(outside.status == 1 && outside.stderr.hasPrefix("vitrinectl: path_not_allowed: "))
     }
+
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func completionScripts(_ shell: String) throws {
+        let directory = FileManager.default.temporaryDirectory
+        let result = try Ctl(["--generate-completion-script", shell], socket: nil, stdin: nil, in: directory).wait()
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("vitrinectl") && result.stdout.contains("animate"))
+    }
 }

@@ -149,8 +149,9 @@ import VitrineProtocol
         ["frobnicate"],
     ])
     func badUsageExitsWithStatusTwo(_ arguments: [String]) throws {
-        let daemon = try Daemon()
-        let result = try daemon.ctl(arguments)
+        // Usage is checked before connecting: no daemon is needed.
+        let directory = FileManager.default.temporaryDirectory
+        let result = try Ctl(arguments, socket: "/nonexistent/vitrine.sock", stdin: nil, in: directory).wait()
         #expect(result.status == 2, "\(result)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("Usage: vitrinectl"), "\(result.stderr)")

@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "VitrineText", targets: ["VitrineText"]),
         .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
         .library(name: "VitrineConfig", targets: ["VitrineConfig"]),
+        .executable(name: "vitrinectl", targets: ["vitrinectl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
@@ -74,6 +75,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // `vitrine-bench protocol` starts the `vitrined` built beside it, so it is built first.
+        .executableTarget(
+            name: "vitrinectl",
+            dependencies: ["VitrineProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .testTarget(name: "VitrinectlTests", dependencies: ["vitrinectl", "vitrined", "VitrineProtocol"]),
         .executableTarget(
             name: "vitrine-bench",
             dependencies: [

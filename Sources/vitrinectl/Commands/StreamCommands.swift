@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import VitrineProtocol
+
+struct SendCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send raw requests and print every reply and event as JSON lines.",
+        discussion: """
+            Requests come from the arguments or, without any, one per line from standard input. \
+            A request object without an "id" gets the next number. Each request waits for its \
+            reply; the events that arrive before it are printed first. The exit status is 1 if \
+            any request failed.
+            Example: echo '{"cmd": "layer.tree"}' | vitrinectl send
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Argument(help: ArgumentHelp("Requests as JSON objects (default: lines from standard input).", valueName: "json"))
+    var requests: [String] = []
+
+    @Option(help: ArgumentHelp("After the last reply, print events for this many seconds more.", valueName: "seconds"))
+    var linger: Double = 0
+
+    func validate() throws {
+        guard linger.isFinite, linger >= 0 else { throw ValidationError("--linger is a number of seconds ≥ 0") }
+    }
+
+    func run() throws {
+        let session = try connection.connect()
+        var failed = false
+        var arguments = requests.makeIterator()
+        let nextLine: () -> String? = requests.isEmpty ? { readLine() } : { arguments.next() }
+        while let line = nextLine() {
+            let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !text.isEmpty else { continue }
+            try session.send(line: Self.numbered(text, by: session))
+            let reply = try session.reply { Output.line($0.line) }
+            Output.line(reply.line)
+            if let failure = reply.failure {
+                Output.error(failure.message)
+                failed = true
+            }
+        }
+        let deadline = Date().addingTimeInterval(linger)
+        while case let remaining = deadline.timeIntervalSinceNow, remaining > 0, let message = try session.next(timeout: remaining) {
+            Output.line(message.line)
+        }
+        if failed { throw ExitCode.failure }
+    }
+
+    /// The request with an id added when it is an object without one; anything else is
+    /// sent as written, for the daemon to judge.
+    private static func numbered(_ text: String, by session: Connection) -> String {
+        guard case .object(let object)? = try? JSON(parsing: Data(text.utf8)), object["id"] == nil else { return text }
+        return JSON.object(session.numbered(object)).text
+    }
+}
+
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Subscribe to events and print them as JSON lines until interrupted.",
+        discussion: """
+            Patterns are event names or prefixes such as animation.*; the events are \
+            \(Wire.eventNames.joined(separator: ", ")).
+            Example: vitrinectl watch 'animation.*' --count 2
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Argument(help: ArgumentHelp("Event names or patterns (default: *).", valueName: "pattern"))
+    var patterns: [String] = []
+
+    @Option(help: ArgumentHelp("Stop after this many events.", valueName: "n"))
+    var count: Int?
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count is at least 1") }
+    }
+
+    func run() throws {
+        let session = try connection.connect()
+        var seen = 0
+        func show(_ event: Message) -> Bool {
+            Output.line(event.line)
+            seen += 1
+            return seen == count
+        }
+        var done = false
+        let reply = try session.request("subscribe", ["events": .array((patterns.isEmpty ? ["*"] : patterns).map(JSON.string))]) {
+            done = done || show($0)
+        }
+        if let failure = reply.failure { throw failure }
+        while !done, let message = try session.next(timeout: nil) {
+            if message.isEvent { done = show(message) }
+        }
+    }
+}

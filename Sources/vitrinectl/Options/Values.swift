@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import VitrineProtocol
+
+/// A property value on the command line: JSON when the text parses as JSON (`500`,
+/// `'[100,200]'`, `true`, `'"quoted"'`), otherwise the text as a string (`red`,
+/// `'#0000ff'`, `'Hello world'`, `90deg`).
+struct ValueArgument: ExpressibleByArgument {
+    let json: JSON
+
+    init(argument: String) {
+        json = (try? JSON(parsing: Data(argument.utf8))) ?? .string(argument)
+    }
+
+    var defaultValueDescription: String { json.text }
+}
+
+/// `KEY VALUE [KEY VALUE]…` arguments, as a `properties` object.
+enum PropertyPairs {
+    /// Throws `ValidationError` when a key has no value or appears twice, and for
+    /// arguments that start with `-` without being numbers: unknown options.
+    static func validate(_ arguments: [String]) throws {
+        if let option = arguments.first(where: { $0.hasPrefix("-") && Double($0) == nil }) {
+            throw ValidationError("unknown option '\(option)'")
+        }
+        guard arguments.count.isMultiple(of: 2) else {
+            throw ValidationError("properties come in KEY VALUE pairs; '\(arguments.last!)' has no value")
+        }
+        var seen: Set<String> = []
+        for key in stride(from: 0, to: arguments.count, by: 2).map({ arguments[$0] }) {
+            guard !key.isEmpty else { throw ValidationError("a property KEY cannot be empty") }
+            guard seen.insert(key).inserted else { throw ValidationError("the property '\(key)' is given twice") }
+        }
+    }
+
+    static func object(_ arguments: [String]) -> JSON {
+        var properties: [String: JSON] = [:]
+        for index in stride(from: 0, to: arguments.count - 1, by: 2) {
+            properties[arguments[index]] = ValueArgument(argument: arguments[index + 1]).json
+        }
+        return .object(properties)
+    }
+}
+
+/// A named timing curve (CAMediaTimingFunction's names).
+enum TimingName: String, CaseIterable, ExpressibleByArgument {
+    case linear, easeIn, easeOut, easeInEaseOut, `default`
+}
+
+/// `--timing`: a name, or the control points of a cubic Bézier `x1,y1,x2,y2`.
+enum TimingCurve: ExpressibleByArgument {
+    case named(TimingName)
+    case bezier([Double])
+
+    init?(argument: String) {
+        if let name = TimingName(rawValue: argument) {
+            self = .named(name)
+            return
+        }
+        let trimmed = argument.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
+        let numbers = trimmed.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard numbers.count == 4, numbers.allSatisfy(\.isFinite) else { return nil }
+        self = .bezier(numbers)
+    }
+
+    static var allValueStrings: [String] { TimingName.allValueStrings + ["x1,y1,x2,y2"] }
+
+    var json: JSON {
+        switch self {
+        case .named(let name): .string(name.rawValue)
+        case .bezier(let points): .array(points.map(JSON.number))
+        }
+    }
+}
+
+/// `--repeat`: a number of passes (fractions allowed) or `infinity`.
+enum RepeatCount: ExpressibleByArgument {
+    case passes(Double)
+    case forever
+
+    init?(argument: String) {
+        if ["infinity", "inf", "forever"].contains(argument.lowercased()) {
+            self = .forever
+        } else if let n = Double(argument), n.isFinite, n >= 0 {
+            self = .passes(n)
+        } else {
+            return nil
+        }
+    }
+
+    var json: JSON {
+        switch self {
+        case .passes(let n): .number(n)
+        case .forever: .string("infinity")
+        }
+    }
+}
+
+/// CAMediaTiming's fill modes.
+enum FillMode: String, CaseIterable, ExpressibleByArgument {
+    case removed, forwards, backwards, both
+}

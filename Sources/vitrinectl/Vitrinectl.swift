@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+
+/// `vitrinectl`: drives a running `vitrined` over its socket, one subcommand per protocol
+/// command (docs/PROTOCOL.md, docs/VITRINECTL.md).
+@main
+struct Vitrinectl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vitrinectl",
+        abstract: "Control the Vitrine display daemon.",
+        discussion: """
+            Exit status: 0 on success, 1 when the daemon refuses a request, 2 for usage \
+            errors, 3 when the daemon cannot be reached.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            HelloCommand.self, PingCommand.self,
+            AddCommand.self, SetCommand.self, GetCommand.self, TreeCommand.self, RemoveCommand.self, MoveCommand.self,
+            AnimateCommand.self, AnimationsCommand.self, StopCommand.self,
+            PauseCommand.self, ResumeCommand.self, SpeedCommand.self, TimeCommand.self, ClockCommand.self,
+            ScreenshotCommand.self, ReloadCommand.self,
+            SendCommand.self, WatchCommand.self,
+        ])
+
+    /// The exit status of usage errors. argument-parser's own is EX_USAGE (64); 2 is what
+    /// shells and most command-line tools use.
+    static let usageError: Int32 = 2
+
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as Failure {
+            Output.error(failure.message)
+            Foundation.exit(failure.exitCode)
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(usageError)
+            }
+            exit(withError: error)
+        }
+    }
+}

@@ -120,7 +120,7 @@ import VitrineProtocol
         let wrong = try daemon.ctl("set", "box", "position", "left")
         #expect(wrong.status == 1)
         #expect(wrong.stderr.hasPrefix("vitrinectl: wrong_type: 'box.position' takes a point"))
-        #expect(try daemon.ctl("reload").stderr.hasPrefix("vitrinectl: invalid_value: "))
+        #expect(try daemon.ctl("reload").stderr.hasPrefix("vitrinectl: invalid_config: "))
     }
 
     @Test func missingDaemonExitsWithStatusThree() throws {

@@ -47,7 +47,8 @@ public struct PropertyDescriptor: Sendable {
         if isWhole, let element = elementType, let items = value.array, let bad = items.first(where: { $0.type != element }) {
             throw .typeMismatch(keyPath: path.description, expected: "an array of \(element)s", got: "an array holding \(bad.type.phrase)")
         }
-        try validateNumbers(value, at: path)
+        let limit = range.map { max(maximumMagnitude, abs($0.lowerBound), abs($0.upperBound)) } ?? maximumMagnitude
+        try validateNumbers(value, at: path, limit: limit.isFinite ? limit : maximumMagnitude)
         guard isWhole else { return }
         if let allowed = allowedStrings, let s = value.string, !allowed.contains(s) {
             throw .invalidValue(keyPath: path.description, "'\(s)' is not one of \(allowed.joined(separator: ", "))")
@@ -65,24 +66,24 @@ public struct PropertyDescriptor: Sendable {
 /// (or an attempt to overflow the rasterizer), not a layout.
 public let maximumMagnitude = 1e9
 
-/// Throws when `value` holds NaN, an infinity or a number beyond ±`maximumMagnitude`.
-func validateNumbers(_ value: Value, at path: KeyPath) throws(CoreError) {
+/// Throws when `value` holds NaN, an infinity or a number beyond ±`limit`.
+func validateNumbers(_ value: Value, at path: KeyPath, limit: Double = maximumMagnitude) throws(CoreError) {
     guard value.isFinite else {
         throw .invalidValue(keyPath: path.description, "numbers must be finite (no NaN or infinity)")
     }
     let numbers: [Double]
     switch value {
     case .dictionary(let d):
-        for (key, v) in d { try validateNumbers(v, at: KeyPath(components: path.components + [key])) }
+        for (key, v) in d { try validateNumbers(v, at: KeyPath(components: path.components + [key]), limit: limit) }
         return
     case .array(let items):
-        for v in items { try validateNumbers(v, at: path) }
+        for v in items { try validateNumbers(v, at: path, limit: limit) }
         return
     default:
         numbers = value.components ?? []
     }
-    if numbers.contains(where: { abs($0) > maximumMagnitude }) {
-        throw .invalidValue(keyPath: path.description, "numbers must lie within ±1e9")
+    if numbers.contains(where: { abs($0) > limit }) {
+        throw .invalidValue(keyPath: path.description, "numbers must lie within ±\(limit == maximumMagnitude ? "1e9" : limit.shortDescription)")
     }
 }
 

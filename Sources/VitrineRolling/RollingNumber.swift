@@ -52,7 +52,7 @@ public enum RollingNumber {
     /// The kind with `defaults` as its properties' defaults.
     public static func kind(defaults: RollingNumberDefaults = RollingNumberDefaults()) -> LayerKind {
         LayerKind(name: kindName, extraProperties: [
-            PropertyDescriptor("value", .number(0), animatable: false),
+            PropertyDescriptor("value", .number(0), animatable: false, range: -1e15...1e15),
             PropertyDescriptor("format", .string("decimal"), animatable: false, allowed: NumberFormat.Style.allCases.map(\.rawValue)),
             PropertyDescriptor("currencyCode", .string("USD"), animatable: false),
             PropertyDescriptor("locale", .string("en_US"), animatable: false),

@@ -269,6 +269,21 @@ final class BlockingLineClient {
         }
     }
 
+    /// Reads lines until the reply to `id` and returns it (success or not); events are skipped.
+    func replyLine(id: Int) throws -> String {
+        let prefix = Array("{\"id\":\(id),".utf8)
+        while true {
+            let (lineStart, lineEnd) = try nextLine()
+            if buffer[lineStart..<lineEnd].starts(with: prefix) {
+                return String(decoding: buffer[lineStart..<lineEnd], as: UTF8.self)
+            }
+            if buffer[lineStart..<lineEnd].starts(with: errorPrefix) {
+                let line = String(decoding: buffer[lineStart..<lineEnd], as: UTF8.self)
+                if line.contains("\"id\":\(id),") { return line }
+            }
+        }
+    }
+
     /// The bounds of the next line in `buffer` (without its newline).
     private func nextLine() throws -> (Int, Int) {
         var scanned = start

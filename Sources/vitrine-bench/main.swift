@@ -9,6 +9,7 @@ let suites: [String: ([String]) -> Void] = [
     "core": runCoreBenchmarks,
     "raster": runRasterBenchmarks,
     "frame": runFrameBenchmarks,
+    "rolling": runRollingBenchmarks,
     "protocol": runProtocolBenchmarks,
 ]
 guard let name = arguments.first, let suite = suites[name] else {

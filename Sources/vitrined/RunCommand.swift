@@ -62,7 +62,8 @@ struct RunCommand: ParsableCommand {
         }
         let logger = Logger(label: "vitrined")
         let settings = try settings(from: configuration)
-        let output = try HeadlessOutput(width: settings.headlessWidth, height: settings.headlessHeight, refreshRate: settings.headlessRate)
+        // Nothing scans a headless frame out, so one buffer (always one frame old) suffices.
+        let output = try HeadlessOutput(width: settings.headlessWidth, height: settings.headlessHeight, refreshRate: settings.headlessRate, bufferCount: 1)
         do {
             let daemon = try Daemon(settings: settings, output: output, logger: logger)
             var isDirectory: ObjCBool = false

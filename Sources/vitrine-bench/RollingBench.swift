@@ -1,0 +1,146 @@
+import Foundation
+import Logging
+import VitrineDaemon
+import VitrineOutput
+import VitrineProtocol
+
+/// `vitrine-bench rolling`: a rolling counter's cost.
+///
+/// 1. `rolling.frame`: frame time at 1080p while 12 digit columns roll (in this process, a
+///    manual clock stepping 1/60 s), beside a frame memcpy.
+/// 2. `rolling.daemon`: the real `vitrined` (release, real-time clock, headless 1080p) while
+///    an 8-digit counter changes every second and rolls at 60 fps: CPU time over the run
+///    as a share of one core, memory (PSS), frames; then `rolling.idle`: frames and CPU
+///    over seconds with nothing changing.
+func runRollingBenchmarks(_ options: [String]) {
+    let quick = options.contains("--quick")
+    do {
+        try rollingFrames(frames: quick ? 60 : 200)
+        try rollingDaemon(seconds: quick ? 4 : 12, idleSeconds: quick ? 2 : 5)
+    } catch {
+        FileHandle.standardError.write(Data("vitrine-bench rolling: \(error)\n".utf8))
+        BenchCleanup.shared.runAll()
+        exit(1)
+    }
+}
+
+/// A client of an in-process compositor.
+private final class Sink: ClientConnection {
+    let clientID = 1
+    func send(_ line: String) {}
+}
+
+private func rollingFrames(frames: Int) throws {
+    var settings = DaemonSettings()
+    settings.clock = .manual
+    let output = try HeadlessOutput(width: 1920, height: 1080, bufferCount: 2)
+    let compositor = try Compositor(settings: settings, output: output, logger: Logger(label: "bench"))
+    let sink = Sink()
+    compositor.connect(sink)
+    func run(_ line: String) {
+        let reply = compositor.handle(line: Array(line.utf8), from: sink)
+        precondition(reply.contains("\"ok\":true"), reply)
+        compositor.flush()
+    }
+    run(##"{"id": 1, "cmd": "layer.add", "layer": "bg", "kind": "gradient", "properties": {"bounds": [0, 0, 1920, 1080], "position": [960, 540], "colors": ["#12324a", "#0b1622"]}}"##)
+    run(##"{"id": 2, "cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1800, 200], "position": [960, 540], "fontSize": 160, "alignment": "center", "format": "plain", "value": 123456789012, "textColor": "#ffd166"}}"##)
+    var id = 3
+    var times: [Double] = []
+    for frame in 0..<frames {
+        if frame % 60 == 0 {
+            let value = frame % 120 == 0 ? 987_654_321_098 : 123_456_789_012
+            run(#"{"id": \#(id), "cmd": "number.set", "layer": "n", "value": \#(value), "animationType": "allNumbers", "spring": {"speed": 1}}"#)
+            id += 1
+        }
+        let start = DispatchTime.now().uptimeNanoseconds
+        run(#"{"id": \#(id), "cmd": "clock.advance", "seconds": 0.016666666666666666}"#)
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        id += 1
+    }
+    precondition(compositor.framesRendered >= frames, "every step must present a frame")
+    let memcpy = frameMemcpyMilliseconds()
+    let median = times.sorted()[times.count / 2]
+    print("{\"bench\":\"rolling.frame\",\"columns\":12,\"size\":\"1920x1080\",\"frames\":\(frames),\"vitrine_ms\":\(f3(median)),\"p90_ms\":\(f3(times.sorted()[times.count * 9 / 10])),\"memcpy_ms\":\(f3(memcpy)),\"ratio\":\(String(format: "%.2f", median / memcpy))}")
+}
+
+private func rollingDaemon(seconds: Int, idleSeconds: Int) throws {
+    let child = try DaemonChild(width: 1920, height: 1080)
+    defer { child.stop() }
+    let client = try BlockingLineClient(path: child.socketPath)
+    var id = 0
+    func request(_ body: String) throws -> String {
+        id += 1
+        let line = "{\"id\": \(id), " + body.dropFirst()
+        try client.send(Array((line + "\n").utf8))
+        return try client.replyLine(id: id)
+    }
+    _ = try request(#"{"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1200, 200], "position": [960, 540], "fontSize": 140, "alignment": "center", "usesGrouping": false, "value": 10000000}}"#)
+    Thread.sleep(forTimeInterval: 0.5)
+    let pid = child.processIdentifier
+    let frames0 = try frames(request), cpu0 = cpuSeconds(pid), start = Date()
+    var value = 10_000_000
+    for _ in 0..<seconds {
+        value += Int.random(in: 1...999)
+        _ = try request(#"{"cmd": "number.set", "layer": "n", "value": \#(value)}"#)
+        Thread.sleep(forTimeInterval: 1)
+    }
+    let elapsed = Date().timeIntervalSince(start)
+    let cpu = cpuSeconds(pid) - cpu0
+    let rendered = try frames(request) - frames0
+    print("{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(elapsed)),\"frames\":\(rendered),\"fps\":\(f3(Double(rendered) / elapsed)),\"cpu_percent_of_core\":\(f3(100 * cpu / elapsed)),\"pss_mb\":\(f3(pssMegabytes(pid)))}")
+    // Let the last roll settle, then watch the daemon do nothing.
+    let settleDeadline = Date().addingTimeInterval(10)
+    while try request(#"{"cmd": "stats"}"#).contains("\"animating\":true"), Date() < settleDeadline { Thread.sleep(forTimeInterval: 0.2) }
+    let idleFrames0 = try frames(request), idleCPU0 = cpuSeconds(pid)
+    Thread.sleep(forTimeInterval: Double(idleSeconds))
+    let idleCPU = cpuSeconds(pid) - idleCPU0
+    let idleFrames = try frames(request) - idleFrames0
+    print("{\"bench\":\"rolling.idle\",\"seconds\":\(idleSeconds),\"frames\":\(idleFrames),\"cpu_percent_of_core\":\(f3(100 * idleCPU / Double(idleSeconds))),\"pss_mb\":\(f3(pssMegabytes(pid)))}")
+}
+
+/// Frames presented so far, from `stats`.
+private func frames(_ request: (String) throws -> String) throws -> Int {
+    let reply = try request(#"{"cmd": "stats"}"#)
+    guard let json = try? JSON(parsing: Data(reply.utf8)), let n = json["result"]?["frames"]?.number else {
+        throw BenchError("no frame count in \(reply)")
+    }
+    return Int(n)
+}
+
+/// User + system CPU seconds of `pid` (from /proc/PID/stat).
+private func cpuSeconds(_ pid: Int32) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return 0 }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// Proportional set size of `pid` in MB (from /proc/PID/smaps_rollup).
+private func pssMegabytes(_ pid: Int32) -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix("Pss:") {
+        let kb = line.split(separator: " ").compactMap { Double($0) }.first ?? 0
+        return kb / 1024
+    }
+    return 0
+}
+
+/// One 1920×1080×4 copy between two warm buffers, median of 41.
+private func frameMemcpyMilliseconds() -> Double {
+    let bytes = 1920 * 1080 * 4
+    let a = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    let b = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    defer { a.deallocate(); b.deallocate() }
+    memset(a, 0x5a, bytes)
+    memset(b, 0, bytes)
+    var times: [Double] = []
+    for _ in 0..<41 {
+        let start = DispatchTime.now().uptimeNanoseconds
+        memcpy(b, a, bytes)
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    return times.sorted()[20]
+}
+
+private func f3(_ v: Double) -> String { String(format: "%.3f", v) }

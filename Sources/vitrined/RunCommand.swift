@@ -55,11 +55,7 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let level = logLevel ?? configuration.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { _ in StderrLogHandler(logLevel: level) }
         let logger = Logger(label: "vitrined")
         let settings = try settings(from: configuration)
         // Nothing scans a headless frame out, so one buffer (always one frame old) suffices.

@@ -17,6 +17,9 @@ public final class Renderer {
     /// The opaque colour under everything (the screen of a kiosk is never transparent).
     public var clearColor: PremultipliedColor = .black
     public let images: ImageStore
+    /// Blurred shadows kept between frames: a card's shadow is blurred once, not on
+    /// every repaint of every damage rectangle it reaches.
+    public let shadows = ShadowCache()
     private var contentRenderers: [String: ContentRenderer] = [:]
 
     public init(images: ImageStore = ImageStore()) {
@@ -86,7 +89,7 @@ public final class Renderer {
         if !masks, v.number(.shadowOpacity) > 0, background.alpha > 0 || v.number(.borderWidth) > 0 {
             let shadow = Shadow(color: v.color(.shadowColor), opacity: v.number(.shadowOpacity) * opacity, offset: v.size(.shadowOffset), radius: v.number(.shadowRadius))
             let shape: ShadowShape = radii.maximum > 0 ? .roundedRect(bounds, radii: radii, corners: corners) : .rect(bounds)
-            surface.drawShadow(shadow, of: shape, transform: transform, clip: clip)
+            surface.drawShadow(shadow, of: shape, transform: transform, clip: clip, cache: shadows)
         }
         if background.alpha > 0 {
             let color = premultiplied(background, opacity)

@@ -7,6 +7,16 @@ public protocol ContentRenderer: AnyObject {
     /// Draws `node`'s content in its bounds space, mapped by `transform` to the surface,
     /// with `opacity` applied, inside `clip`.
     func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip)
+
+    /// The screen rectangles that can differ between two versions of one layer that kept
+    /// its place, transform, opacity and clip and changed only slot values, inside the
+    /// layer's visual bounds; nil when the change may reach anywhere in them (the
+    /// default). A text renderer, for example, damages only the glyphs that changed.
+    func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]?
+}
+
+extension ContentRenderer {
+    public func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? { nil }
 }
 
 /// Draws render trees as Core Animation composites layers: for each layer its shadow,
@@ -29,6 +39,14 @@ public final class Renderer {
     /// Makes `renderer` draw the content of layers of kind `kind`.
     public func register(_ renderer: ContentRenderer, forKind kind: String) {
         contentRenderers[kind] = renderer
+    }
+
+    /// The damage between `old` and `new`, two versions of one layer that differ only in
+    /// slot values, as narrowed by the content renderer of its kind; nil when it cannot
+    /// be narrowed. Pass it to `RenderTree.damage(since:refine:)`.
+    public func contentDamage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? {
+        guard old.kind == new.kind, let content = contentRenderers[new.kind] else { return nil }
+        return content.damage(from: old, to: new)
     }
 
     /// Draws `tree` into `surface` (whose pixels map 1:1 to the tree's screen space),

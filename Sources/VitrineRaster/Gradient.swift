@@ -72,15 +72,16 @@ public struct Gradient: Sendable, Equatable {
 /// Fills through a gradient.
 extension Surface {
     /// Fills `path` with `gradient` laid out over `bounds` (both in layer space), mapped
-    /// through `transform` into device space, OVER this surface with `opacity`.
+    /// through `transform` into device space, OVER this surface with `opacity`. With a
+    /// `cache`, the gradient's colour table is built once for all the draws that use it.
     public func fill(
         _ path: Path, gradient: Gradient, bounds: Rect, transform: AffineTransform = .identity, opacity: Double = 1,
-        clip: Clip? = nil
+        clip: Clip? = nil, cache: GradientCache? = nil
     ) {
         let o = UInt8((min(1, max(0, opacity.isNaN ? 0 : opacity)) * 255).rounded())
         guard o != 0, !gradient.colors.isEmpty, bounds.width > 0, bounds.height > 0 else { return }
         guard let inverse = transform.inverted else { return }
-        let shader = GradientShader(gradient, bounds: bounds, inverse: inverse)
+        let shader = GradientShader(gradient, bounds: bounds, inverse: inverse, ramp: cache?.ramp(for: gradient))
         let scratch = SpanScratch()
         let blitter = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch)
         if let r = path.pixelAlignedRect(transform) {
@@ -92,8 +93,11 @@ extension Surface {
 
     /// Fills `rect` with `gradient` laid out over that same rectangle, as a
     /// `CAGradientLayer` with those bounds draws.
-    public func fill(_ rect: Rect, gradient: Gradient, transform: AffineTransform = .identity, opacity: Double = 1, clip: Clip? = nil) {
-        fill(Path(rect: rect), gradient: gradient, bounds: rect, transform: transform, opacity: opacity, clip: clip)
+    public func fill(
+        _ rect: Rect, gradient: Gradient, transform: AffineTransform = .identity, opacity: Double = 1, clip: Clip? = nil,
+        cache: GradientCache? = nil
+    ) {
+        fill(Path(rect: rect), gradient: gradient, bounds: rect, transform: transform, opacity: opacity, clip: clip, cache: cache)
     }
 }
 
@@ -103,27 +107,22 @@ extension Surface {
 /// points onto the bounds: an axial ramp's bands are perpendicular to start → end there,
 /// not in the unit square (they differ when the bounds are not square).
 final class GradientShader: Shader {
-    static let steps = 1024
+    static let steps = GradientRamp.steps
     let table: UnsafeMutablePointer<UInt32>
+    /// Owns `table`.
+    let ramp: GradientRamp
     let kind: Gradient.Kind
     let inverse: AffineTransform
     let start: Point
     /// Axial: end − start divided by its squared length. Radial: 1 / radii.
     let axis: (Double, Double)
     /// Every colour of the ramp is opaque.
-    let isOpaque: Bool
+    var isOpaque: Bool { ramp.isOpaque }
 
-    /// `inverse` maps device space to layer space.
-    init(_ g: Gradient, bounds: Rect, inverse: AffineTransform) {
-        table = .allocate(capacity: Self.steps + 1)
-        let stops = g.resolvedLocations
-        var segment = 1
-        var opaque = true
-        for i in 0...Self.steps {
-            table[i] = PremultipliedColor(g.color(at: Double(i) / Double(Self.steps), stops: stops, segment: &segment)).argb
-            opaque = opaque && table[i] >= 0xFF00_0000
-        }
-        isOpaque = opaque
+    /// `inverse` maps device space to layer space; `ramp` must be `g`'s.
+    init(_ g: Gradient, bounds: Rect, inverse: AffineTransform, ramp: GradientRamp? = nil) {
+        self.ramp = ramp ?? GradientRamp(g)
+        table = self.ramp.table
         kind = g.kind
         self.inverse = inverse
         func layer(_ p: Point) -> Point {
@@ -144,7 +143,6 @@ final class GradientShader: Shader {
         }
     }
 
-    deinit { table.deallocate() }
 
     /// Writes `table[clamp(p >> 32)]` for the positions `p = position + i·step`: the
     /// stretches before and after the ramp as constant fills, the ramp itself without

@@ -30,6 +30,8 @@ public final class Renderer {
     /// Blurred shadows kept between frames: a card's shadow is blurred once, not on
     /// every repaint of every damage rectangle it reaches.
     public let shadows = ShadowCache()
+    /// Gradient colour tables kept between frames.
+    public let gradients = GradientCache()
     private var contentRenderers: [String: ContentRenderer] = [:]
 
     public init(images: ImageStore = ImageStore()) {
@@ -156,7 +158,7 @@ public final class Renderer {
             startPoint: slot("startPoint").point ?? Point(x: 0.5, y: 0), endPoint: slot("endPoint").point ?? Point(x: 0.5, y: 1),
             kind: slot("type").string == "radial" ? .radial : .axial)
         let shape = radii.maximum > 0 ? Path(roundedRect: bounds, radii: radii, corners: corners) : Path(rect: bounds)
-        surface.fill(shape, gradient: gradient, bounds: bounds, transform: transform, opacity: opacity, clip: clip)
+        surface.fill(shape, gradient: gradient, bounds: bounds, transform: transform, opacity: opacity, clip: clip, cache: gradients)
     }
 }
 

@@ -61,3 +61,60 @@ import VitrineCore
         #expect(direct.hasSamePixels(as: blended))
     }
 }
+
+/// The gradient table cache: hits, eviction, and a changed gradient redrawing.
+@Suite struct GradientCacheTests {
+    let rect = Rect(x: 0, y: 0, width: 120, height: 60)
+
+    func draw(_ g: Gradient, cache: GradientCache?) -> Surface {
+        let s = Surface(width: 120, height: 60)
+        s.fill(rect, gradient: g, cache: cache)
+        return s
+    }
+
+    func gradient(_ css: String, _ locations: [Double]? = nil) -> Gradient {
+        Gradient(colors: [Color(css: css)!, Color(css: "#2c5364")!], locations: locations,
+                 startPoint: Point(x: 0, y: 0), endPoint: Point(x: 1, y: 1))
+    }
+
+    @Test func sameColoursHitWithTheSamePixels() {
+        let cache = GradientCache()
+        let a = gradient("#0f2027")
+        let first = draw(a, cache: cache)
+        var moved = a
+        moved.startPoint = Point(x: 1, y: 0)  // geometry is not part of the key
+        let second = draw(moved, cache: cache)
+        #expect((cache.misses, cache.hits, cache.count) == (1, 1, 1))
+        #expect(first.hasSamePixels(as: draw(a, cache: nil)))
+        #expect(second.hasSamePixels(as: draw(moved, cache: nil)))
+    }
+
+    @Test func changedColoursOrLocationsRedraw() {
+        let cache = GradientCache()
+        let base = draw(gradient("#0f2027"), cache: cache)
+        let recoloured = draw(gradient("#ff2027"), cache: cache)
+        let relocated = draw(gradient("#0f2027", [0.2, 0.8]), cache: cache)
+        #expect((cache.misses, cache.hits) == (3, 0))
+        #expect(recoloured.hasSamePixels(as: draw(gradient("#ff2027"), cache: nil)))
+        #expect(relocated.hasSamePixels(as: draw(gradient("#0f2027", [0.2, 0.8]), cache: nil)))
+        #expect(!recoloured.hasSamePixels(as: base) && !relocated.hasSamePixels(as: base))
+        // Explicit even locations are the same table as none.
+        _ = draw(gradient("#0f2027", [0, 1]), cache: cache)
+        #expect(cache.hits == 1)
+    }
+
+    @Test func leastRecentlyUsedIsEvicted() {
+        let cache = GradientCache(capacity: 2)
+        _ = draw(gradient("#000000"), cache: cache)
+        _ = draw(gradient("#111111"), cache: cache)
+        _ = draw(gradient("#000000"), cache: cache)
+        _ = draw(gradient("#222222"), cache: cache)  // evicts #111111
+        #expect(cache.count == 2)
+        #expect((cache.misses, cache.hits) == (3, 1))
+        _ = draw(gradient("#000000"), cache: cache)
+        #expect((cache.misses, cache.hits) == (3, 2))
+        let again = draw(gradient("#111111"), cache: cache)
+        #expect((cache.misses, cache.hits) == (4, 2))
+        #expect(again.hasSamePixels(as: draw(gradient("#111111"), cache: nil)))
+    }
+}

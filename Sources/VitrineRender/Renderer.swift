@@ -62,7 +62,7 @@ public final class Renderer {
         for rect in region {
             let area = rect.intersection(surface.bounds)
             guard !area.isEmpty else { continue }
-            surface.fill(area, clearColor, mode: .source)
+            if !isOpaquelyCovered(area, in: tree) { surface.fill(area, clearColor, mode: .source) }
             let pass = Pass(tree: tree, reach: reach, area: area.rect)
             drawSubtree(pass, 0, on: surface, offset: .identity, clip: Clip(rect: area), opacity: 1)
         }

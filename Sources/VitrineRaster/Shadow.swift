@@ -164,7 +164,10 @@ extension Surface {
         let scale = max(abs(transform.a), abs(transform.d))
         let radius = min((corners.isEmpty ? 0 : radii.maximum) * scale, min(device.width, device.height) / 2)
         let extent = A8Mask.blurExtent(sigma: sigma)
-        let keep = radius + Double(2 * extent) + 2
+        // A column farther than radius + extent (+1 for the anti-aliased edge) from both
+        // ends sees only straight edges within the blur's reach (three boxes reach at most
+        // `extent`), so every such column of the blurred mask is the same; likewise rows.
+        let keep = radius + Double(extent) + 2
         let cutX = max(0, Int((device.width - 2 * keep).rounded(.down)))
         let cutY = max(0, Int((device.height - 2 * keep).rounded(.down)))
         guard cutX + cutY > 64 else { return false }

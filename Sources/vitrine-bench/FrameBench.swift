@@ -9,8 +9,10 @@ import VitrineRender
 /// repaint, and a frame in which only a large number's digits change — each beside a
 /// memcpy of one frame (the bandwidth floor of any frame), as JSON lines.
 ///
-///     vitrine-bench frame [--quick] [--repetitions N] [--write-frames DIR] [full|digits]
+///     vitrine-bench frame [--quick] [--cold] [--repetitions N] [--write-frames DIR] [full|digits]
 ///
+/// `--cold` adds `frame.full_repaint_cold`: full repaints with the renderer's shadow and
+/// gradient caches emptied before each.
 /// `--repetitions` (default 41, 9 with `--quick`) is for profiling; `--write-frames`
 /// saves the last frame of each bench as `DIR/<bench>.png`, to compare the pixels of two
 /// builds; a name runs only the benches whose name contains it.
@@ -41,6 +43,18 @@ func runFrameBenchmarks(_ options: [String]) {
     if runs("frame.full_repaint") {
         report("frame.full_repaint", full, memcpy)
         if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.full_repaint.png") }
+    }
+    if options.contains("--cold") {
+        // The same with the renderer's shadow and gradient caches emptied first: what a
+        // frame costs when every shadow changed shape (the layouts and glyphs stay cached).
+        let cold = median((0..<repetitions).map { _ in
+            time += 1.0 / 60
+            pipeline.invalidate()
+            pipeline.renderer.shadows.removeAll()
+            pipeline.renderer.gradients.removeAll()
+            return milliseconds { _ = try! pipeline.render(scene.renderTree(root: "root", at: time)) }
+        })
+        report("frame.full_repaint_cold", cold, memcpy)
     }
 
     guard runs("frame.digits_only") else { return }

@@ -48,9 +48,9 @@ extension Surface {
     /// With a `cache`, blurred masks are kept and reused while the shape, its scale or
     /// rotation, its sub-pixel position and the radius stay the same (see `ShadowCache`).
     /// The pixels are the same with or without one, except that a cached shadow of a
-    /// rotated or skewed shape is placed to 1/256 pixel (within 1/255 of the uncached one). Nothing is blurred for a shadow the
-    /// clip cannot see, and without a cache only the part of a general shape's shadow
-    /// that can reach the clip is.
+    /// rotated or skewed shape is placed to 1/256 pixel (within 1/255 of the uncached
+    /// one). Nothing is blurred for a shadow the clip cannot see, and without a cache
+    /// only the part of a general shape's shadow that can reach the clip is.
     public func drawShadow(
         _ shadow: Shadow, of shape: ShadowShape, transform: AffineTransform = .identity, clip: Clip? = nil,
         cache: ShadowCache? = nil

@@ -17,8 +17,9 @@ extension Renderer {
     /// narrowed by an ancestor's rounded `masksToBounds`.
     private func coversOpaquely(_ i: Int, _ rect: Rect, _ tree: RenderTree) -> Bool {
         let node = tree.nodes[i]
+        guard node.visualBounds.contains(rect), node.inheritedOpacity == 1 else { return false }
         let v = node.values
-        guard node.inheritedOpacity == 1, v.number(.opacity) == 1, node.transform.isAxisAligned,
+        guard v.number(.opacity) == 1, node.transform.isAxisAligned,
             node.clip.contains(rect), v.number(.cornerRadius) <= 0,
             node.transform.boundingBox(of: v.rect(.bounds)).contains(rect)
         else { return false }

@@ -67,18 +67,23 @@ public final class TextRenderer: ContentRenderer {
         else { return nil }
         let bounds = new.values.rect(.bounds)
         let ox = Int((t.tx + bounds.minX).rounded()), oy = Int((t.ty + bounds.minY).rounded())
+        // The same mask object (the glyph cache hands out one per glyph, size and
+        // sub-pixel offset) at the same place draws the same pixels. The masks are held,
+        // so that an identity cannot be reused by a mask rendered meanwhile.
         struct Placed: Hashable {
-            let mask: ObjectIdentifier
+            let mask: GlyphMask
             let x, y: Int
+            static func == (a: Placed, b: Placed) -> Bool { a.mask === b.mask && a.x == b.x && a.y == b.y }
+            func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(mask)); h.combine(x); h.combine(y) }
         }
         var unmatched: [Placed: [Rect]] = [:]
         oldLayout.forEachGlyph { mask, x, y in
-            unmatched[Placed(mask: ObjectIdentifier(mask), x: x, y: y), default: []].append(
+            unmatched[Placed(mask: mask, x: x, y: y), default: []].append(
                 Rect(x: Double(ox + x), y: Double(oy + y), width: Double(mask.width), height: Double(mask.height)))
         }
         var rects: [Rect] = []
         newLayout.forEachGlyph { mask, x, y in
-            let key = Placed(mask: ObjectIdentifier(mask), x: x, y: y)
+            let key = Placed(mask: mask, x: x, y: y)
             if unmatched[key]?.popLast() == nil {
                 rects.append(Rect(x: Double(ox + x), y: Double(oy + y), width: Double(mask.width), height: Double(mask.height)))
             }

@@ -5,7 +5,14 @@ extension RenderTree {
     /// presentation value, a display key, its screen transform, its inherited opacity or
     /// clip, or its place in the drawing order, the pixels it covered and covers.
     /// Without a previous tree, or when the screen size changed, the whole screen.
-    public func damage(since previous: RenderTree?) -> [Rect] {
+    ///
+    /// `refine` narrows the damage of a layer that kept its place, transform, opacity,
+    /// clip and display keys and changed only slot values or custom values it draws (a
+    /// text layer's string, a rolling number's columns):
+    /// given the old and the new node it returns the screen rectangles that can differ —
+    /// which must lie inside the nodes' visual bounds — or nil to damage both visual
+    /// bounds whole.
+    public func damage(since previous: RenderTree?, refine: ((_ old: Node, _ new: Node) -> [Rect]?)? = nil) -> [Rect] {
         guard let previous, previous.size == size, previous.output == output else {
             return screen.isEmpty ? [] : [screen]
         }
@@ -31,9 +38,16 @@ extension RenderTree {
                 i = found
             }
             seen[i] = true
-            if i < lastCommonOld || nodeDiffers(j, from: previous, i) {
+            if i < lastCommonOld {
                 rects.append(previous.nodes[i].visualBounds)
                 rects.append(nodes[j].visualBounds)
+            } else if let difference = nodeDiffers(j, from: previous, i) {
+                if difference == .slotsOnly, let refine, let narrowed = refine(previous.nodes[i], nodes[j]) {
+                    rects += narrowed
+                } else {
+                    rects.append(previous.nodes[i].visualBounds)
+                    rects.append(nodes[j].visualBounds)
+                }
             }
             lastCommonOld = max(lastCommonOld, i)
         }
@@ -43,24 +57,40 @@ extension RenderTree {
         return mergeDamage(rects.map { $0.intersection(screen) }.filter { !$0.isEmpty })
     }
 
-    /// True when node `j` of `self` may look different from node `i` of `old`.
-    func nodeDiffers(_ j: Int, from old: RenderTree, _ i: Int) -> Bool {
+    /// How two versions of a node differ.
+    enum NodeDifference {
+        /// Only slot values, or custom values the layer draws, differ: same transform,
+        /// opacity, clip, parent and display keys.
+        case slotsOnly
+        /// Anything else.
+        case other
+    }
+
+    /// How node `j` of `self` may look different from node `i` of `old`; nil when it
+    /// cannot.
+    func nodeDiffers(_ j: Int, from old: RenderTree, _ i: Int) -> NodeDifference? {
         nodes.withUnsafeBufferPointer { new in
             old.nodes.withUnsafeBufferPointer { old in
                 let a = new.baseAddress! + j, b = old.baseAddress! + i
                 if a.pointee.transform != b.pointee.transform || a.pointee.inheritedOpacity != b.pointee.inheritedOpacity
-                    || a.pointee.clip != b.pointee.clip || !a.pointee.values.sameSlots(as: b.pointee.values) {
-                    return true
+                    || a.pointee.clip != b.pointee.clip {
+                    return .other
                 }
                 if a.pointee.parent == nil || b.pointee.parent == nil {
-                    if a.pointee.parent != b.pointee.parent { return true }
+                    if a.pointee.parent != b.pointee.parent { return .other }
                 } else if new[a.pointee.parent!].id != old[b.pointee.parent!].id {
-                    return true
+                    return .other
                 }
-                if a.pointee.displayKeys.isEmpty && b.pointee.displayKeys.isEmpty { return false }
-                if a.pointee.displayKeys != b.pointee.displayKeys { return true }
-                if a.pointee.displayKeys.contains("*") { return a.pointee.values.custom != b.pointee.values.custom }
-                return a.pointee.displayKeys.contains { a.pointee.values.custom[$0] != b.pointee.values.custom[$0] }
+                let keys = a.pointee.displayKeys
+                if keys != b.pointee.displayKeys { return .other }
+                var customChanged = false
+                if keys.contains("*") {
+                    customChanged = a.pointee.values.custom != b.pointee.values.custom
+                } else if !keys.isEmpty {
+                    customChanged = keys.contains { a.pointee.values.custom[$0] != b.pointee.values.custom[$0] }
+                }
+                if !customChanged, a.pointee.values.sameSlots(as: b.pointee.values) { return nil }
+                return .slotsOnly
             }
         }
     }

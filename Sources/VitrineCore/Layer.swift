@@ -54,6 +54,17 @@ public struct PropertyValues: Hashable, Sendable {
         overrides == other.overrides && base == other.base
     }
 
+    /// The slots whose values differ between the two, in increasing order (custom keys
+    /// are not compared). Both must hold values of the same layer kind.
+    public func differingSlots(from other: PropertyValues) -> [Int] {
+        let count = max(base.count, other.base.count)
+        if overrides.isEmpty && other.overrides.isEmpty {
+            return (0..<count).filter { $0 >= base.count || $0 >= other.base.count || base[$0] != other.base[$0] }
+        }
+        let a = slots, b = other.slots
+        return (0..<count).filter { $0 >= a.count || $0 >= b.count || a[$0] != b[$0] }
+    }
+
     /// The layer's timing, read from its timing properties.
     public var timing: MediaTiming {
         MediaTiming(

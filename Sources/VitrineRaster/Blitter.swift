@@ -57,6 +57,13 @@ struct SolidBlitter: Blitter {
 protocol Shader {
     /// Writes `count` pixels for device row `y` starting at column `x` into `out`.
     func shade(x: Int, y: Int, count: Int, into out: UnsafeMutablePointer<UInt32>)
+    /// True when every pixel `shade` writes is opaque, so that fully covered spans can
+    /// be shaded straight into the destination.
+    var isOpaque: Bool { get }
+}
+
+extension Shader {
+    var isOpaque: Bool { false }
 }
 
 /// Paints a shader's pixels OVER the destination through the coverage.
@@ -78,8 +85,13 @@ struct ShaderBlitter<S: Shader>: Blitter {
     }
 
     mutating func blitH(x: Int, y: Int, width: Int, coverage: UInt8) {
-        var done = 0
         let o = mulDiv255(opacity, UInt32(coverage))
+        if o == 255, shader.isOpaque {
+            // Opaque OVER is a copy: no scratch row, no blending.
+            shader.shade(x: x, y: y, count: width, into: surface.row(y) + x)
+            return
+        }
+        var done = 0
         while done < width {
             let n = min(capacity, width - done)
             shader.shade(x: x + done, y: y, count: n, into: row)

@@ -42,16 +42,22 @@ public struct Gradient: Sendable, Equatable {
 
     /// The straight colour at ramp position `t` (0 at the first location's colour).
     public func color(at t: Double) -> Color {
+        var segment = 1
+        return color(at: t, stops: resolvedLocations, segment: &segment)
+    }
+
+    /// `color(at:)` for increasing `t`: `segment` remembers where the last lookup ended,
+    /// so a whole ramp is sampled in one walk over the stops.
+    func color(at t: Double, stops: [Double], segment: inout Int) -> Color {
         guard let first = colors.first else { return .clear }
         guard colors.count > 1 else { return first }
-        let stops = resolvedLocations
         if !(t > stops[0]) { return first }
-        for i in 1..<colors.count where t <= stops[i] {
-            let span = stops[i] - stops[i - 1]
-            let f = span > 0 ? (t - stops[i - 1]) / span : 1
-            return Color.interpolate(colors[i - 1], colors[i], f)
-        }
-        return colors[colors.count - 1]
+        while segment < colors.count, !(t <= stops[segment]) { segment += 1 }
+        guard segment < colors.count else { return colors[colors.count - 1] }
+        let i = segment
+        let span = stops[i] - stops[i - 1]
+        let f = span > 0 ? (t - stops[i - 1]) / span : 1
+        return Color.interpolate(colors[i - 1], colors[i], f)
     }
 
     /// The locations actually used: evenly spaced when none are given; a count mismatch
@@ -66,15 +72,16 @@ public struct Gradient: Sendable, Equatable {
 /// Fills through a gradient.
 extension Surface {
     /// Fills `path` with `gradient` laid out over `bounds` (both in layer space), mapped
-    /// through `transform` into device space, OVER this surface with `opacity`.
+    /// through `transform` into device space, OVER this surface with `opacity`. With a
+    /// `cache`, the gradient's colour table is built once for all the draws that use it.
     public func fill(
         _ path: Path, gradient: Gradient, bounds: Rect, transform: AffineTransform = .identity, opacity: Double = 1,
-        clip: Clip? = nil
+        clip: Clip? = nil, cache: GradientCache? = nil
     ) {
         let o = UInt8((min(1, max(0, opacity.isNaN ? 0 : opacity)) * 255).rounded())
         guard o != 0, !gradient.colors.isEmpty, bounds.width > 0, bounds.height > 0 else { return }
         guard let inverse = transform.inverted else { return }
-        let shader = GradientShader(gradient, bounds: bounds, inverse: inverse)
+        let shader = GradientShader(gradient, bounds: bounds, inverse: inverse, ramp: cache?.ramp(for: gradient))
         let scratch = SpanScratch()
         let blitter = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch)
         if let r = path.pixelAlignedRect(transform) {
@@ -86,8 +93,11 @@ extension Surface {
 
     /// Fills `rect` with `gradient` laid out over that same rectangle, as a
     /// `CAGradientLayer` with those bounds draws.
-    public func fill(_ rect: Rect, gradient: Gradient, transform: AffineTransform = .identity, opacity: Double = 1, clip: Clip? = nil) {
-        fill(Path(rect: rect), gradient: gradient, bounds: rect, transform: transform, opacity: opacity, clip: clip)
+    public func fill(
+        _ rect: Rect, gradient: Gradient, transform: AffineTransform = .identity, opacity: Double = 1, clip: Clip? = nil,
+        cache: GradientCache? = nil
+    ) {
+        fill(Path(rect: rect), gradient: gradient, bounds: rect, transform: transform, opacity: opacity, clip: clip, cache: cache)
     }
 }
 
@@ -97,20 +107,22 @@ extension Surface {
 /// points onto the bounds: an axial ramp's bands are perpendicular to start → end there,
 /// not in the unit square (they differ when the bounds are not square).
 final class GradientShader: Shader {
-    static let steps = 1024
+    static let steps = GradientRamp.steps
     let table: UnsafeMutablePointer<UInt32>
+    /// Owns `table`.
+    let ramp: GradientRamp
     let kind: Gradient.Kind
     let inverse: AffineTransform
     let start: Point
     /// Axial: end − start divided by its squared length. Radial: 1 / radii.
     let axis: (Double, Double)
+    /// Every colour of the ramp is opaque.
+    var isOpaque: Bool { ramp.isOpaque }
 
-    /// `inverse` maps device space to layer space.
-    init(_ g: Gradient, bounds: Rect, inverse: AffineTransform) {
-        table = .allocate(capacity: Self.steps + 1)
-        for i in 0...Self.steps {
-            table[i] = PremultipliedColor(g.color(at: Double(i) / Double(Self.steps))).argb
-        }
+    /// `inverse` maps device space to layer space; `ramp` must be `g`'s.
+    init(_ g: Gradient, bounds: Rect, inverse: AffineTransform, ramp: GradientRamp? = nil) {
+        self.ramp = ramp ?? GradientRamp(g)
+        table = self.ramp.table
         kind = g.kind
         self.inverse = inverse
         func layer(_ p: Point) -> Point {
@@ -131,7 +143,54 @@ final class GradientShader: Shader {
         }
     }
 
-    deinit { table.deallocate() }
+
+    /// Writes `table[clamp(p >> 32)]` for the positions `p = position + i·step`: the
+    /// stretches before and after the ramp as constant fills, the ramp itself without
+    /// clamping.
+    static func ramp(
+        _ table: UnsafePointer<UInt32>, top: Int64, from position: Int64, step: Int64, count: Int,
+        into out: UnsafeMutablePointer<UInt32>
+    ) {
+        // The positions whose index is inside 0...top.
+        let low: Int64 = 0, high = (top << 32) | 0xFFFF_FFFF
+        // The number of leading pixels below (step > 0) or above (step < 0) the ramp, then
+        // the number inside it; positions are bounded by 2^55, so nothing overflows.
+        var before = 0, inside = count
+        if step > 0 {
+            if position < low { before = Int(min(Int64(count), (low - position + step - 1) / step)) }
+            let first = position + Int64(before) * step
+            inside = first > high ? 0 : Int(min(Int64(count - before), (high - first) / step + 1))
+        } else if step < 0 {
+            if position > high { before = Int(min(Int64(count), (position - high - step - 1) / -step)) }
+            let first = position + Int64(before) * step
+            inside = first < low ? 0 : Int(min(Int64(count - before), (first - low) / -step + 1))
+        } else if position < low || position > high {
+            (before, inside) = (count, 0)
+        }
+        if before > 0 {
+            Kernels.fill(out, count: before, table[position < low ? 0 : Int(top)])
+        }
+        var p = position &+ Int64(before) &* step
+        let dst = out + before
+        var i = 0
+        while i + 4 <= inside {
+            dst[i] = table[Int(truncatingIfNeeded: p &>> 32)]
+            dst[i + 1] = table[Int(truncatingIfNeeded: (p &+ step) &>> 32)]
+            dst[i + 2] = table[Int(truncatingIfNeeded: (p &+ 2 &* step) &>> 32)]
+            dst[i + 3] = table[Int(truncatingIfNeeded: (p &+ 3 &* step) &>> 32)]
+            p &+= 4 &* step
+            i += 4
+        }
+        while i < inside {
+            dst[i] = table[Int(truncatingIfNeeded: p &>> 32)]
+            p &+= step
+            i += 1
+        }
+        let after = count - before - inside
+        if after > 0 {
+            Kernels.fill(dst + inside, count: after, table[p < low ? 0 : Int(top)])
+        }
+    }
 
     func shade(x: Int, y: Int, count: Int, into out: UnsafeMutablePointer<UInt32>) {
         let px = Double(x) + 0.5, py = Double(y) + 0.5
@@ -160,13 +219,9 @@ final class GradientShader: Shader {
             }
             // 32.32 fixed point: exact enough for any row, and no float→int per pixel.
             let one = Double(1 << 32)
-            var position = Int64((min(4e6, max(-4e6, t0 * scale + 0.5)) * one).rounded(.down))
+            let position = Int64((min(4e6, max(-4e6, t0 * scale + 0.5)) * one).rounded(.down))
             let step = Int64((min(4e6, max(-4e6, dt * scale)) * one).rounded())
-            let top = Int64(Self.steps)
-            for i in 0..<count {
-                out[i] = table[Int(min(top, max(0, position >> 32)))]
-                position &+= step
-            }
+            Self.ramp(table, top: Int64(Self.steps), from: position, step: step, count: count, into: out)
         case .radial:
             if axis == (0, 0) {
                 out.update(repeating: table[Self.steps], count: count)

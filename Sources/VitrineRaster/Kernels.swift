@@ -136,10 +136,15 @@ enum Kernels {
     ) {
         let s = P8(repeating: src)
         let srb = lowChannels(s), sag = highChannels(s)
+        let ia = W16(repeating: UInt16(255 - (src >> 24)))
         @inline(__always) func block(_ i: Int) {
             let bits = UnsafeRawPointer(mask + i).loadUnaligned(as: UInt64.self)
             if bits == 0 { return }
-            if opaque && bits == ~0 { store(s, dst + i); return }
+            if bits == ~0 {
+                // Full coverage: the colour itself (x·255/255 rounds back to x).
+                store(opaque ? s : s &+ scale(load(dst + i), ia), dst + i)
+                return
+            }
             let m16 = widen(loadMask(mask + i))
             let smrb = mulDiv(srb, m16), smag = mulDiv(sag, m16)
             // An opaque colour's alpha through coverage m is m itself.

@@ -10,9 +10,9 @@ import VitrineCore
 /// p.addQuadCurve(to: Point(x: 0, y: 10), control: Point(x: 10, y: 10))
 /// p.close()
 /// ```
-public struct Path: Sendable, Equatable {
+public struct Path: Sendable, Hashable {
     /// One drawing command.
-    public enum Element: Sendable, Equatable {
+    public enum Element: Sendable, Hashable {
         case move(Point)
         case line(Point)
         case quad(Point, control: Point)

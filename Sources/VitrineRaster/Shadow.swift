@@ -44,7 +44,17 @@ extension Surface {
     /// Rectangles and rounded rectangles under scale-and-translate transforms blur only
     /// their corners and stretch the uniform middle, so a large shadow costs little more
     /// than filling it.
-    public func drawShadow(_ shadow: Shadow, of shape: ShadowShape, transform: AffineTransform = .identity, clip: Clip? = nil) {
+    ///
+    /// With a `cache`, blurred masks are kept and reused while the shape, its scale or
+    /// rotation, its sub-pixel position and the radius stay the same (see `ShadowCache`).
+    /// The pixels are the same with or without one, except that a cached shadow of a
+    /// rotated or skewed shape is placed to 1/256 pixel (within 1/255 of the uncached
+    /// one). Nothing is blurred for a shadow the clip cannot see, and without a cache
+    /// only the part of a general shape's shadow that can reach the clip is.
+    public func drawShadow(
+        _ shadow: Shadow, of shape: ShadowShape, transform: AffineTransform = .identity, clip: Clip? = nil,
+        cache: ShadowCache? = nil
+    ) {
         let color = PremultipliedColor(Color(
             red: shadow.color.red, green: shadow.color.green, blue: shadow.color.blue,
             alpha: shadow.color.clamped.alpha * min(1, max(0, shadow.opacity))))
@@ -61,23 +71,28 @@ extension Surface {
         let path: Path
         switch shape {
         case .mask(let m):
+            let dx = Int(shadow.offset.width.rounded()), dy = Int(shadow.offset.height.rounded())
+            guard !m.frame.expanded(by: extent).offsetBy(dx: dx, dy: dy).intersection(area).isEmpty else { return }
             let blurred = A8Mask(covering: m.frame.expanded(by: extent))
             for y in 0..<m.height {
                 (blurred.row(y + extent) + extent).update(from: m.row(y), count: m.width)
             }
             blurred.blur(sigma: sigma)
-            let dx = shadow.offset.width.rounded(), dy = shadow.offset.height.rounded()
-            draw(blurred, color: color, offsetX: Int(dx), offsetY: Int(dy), clip: clip)
+            draw(blurred, color: color, offsetX: dx, offsetY: dy, clip: clip)
             return
         case .rect(let r):
             if sigma == 0 { fill(r, color: color, transform: shifted, clip: clip); return }
-            if shifted.isAxisAligned, shifted.a > 0, shifted.d > 0, drawStretchedShadow(r, radii: CornerRadii(0), corners: [], transform: shifted, sigma: sigma, color: color, clip: clip) { return }
+            if shifted.isAxisAligned, shifted.a > 0, shifted.d > 0,
+                drawStretchedShadow(r, radii: CornerRadii(0), corners: [], transform: shifted, sigma: sigma, color: color, clip: clip, cache: cache)
+            {
+                return
+            }
             path = Path(rect: r)
         case .roundedRect(let r, let radii, let corners):
             path = Path(roundedRect: r, radii: radii, corners: corners)
             if sigma == 0 { fill(path, color: color, transform: shifted, clip: clip); return }
             if shifted.isAxisAligned, shifted.a > 0, shifted.d > 0, shifted.a == shifted.d || radii.maximum == 0,
-                drawStretchedShadow(r, radii: radii, corners: corners, transform: shifted, sigma: sigma, color: color, clip: clip)
+                drawStretchedShadow(r, radii: radii, corners: corners, transform: shifted, sigma: sigma, color: color, clip: clip, cache: cache)
             {
                 return
             }
@@ -85,6 +100,7 @@ extension Surface {
             path = p
             if sigma == 0 { fill(p, color: color, transform: shifted, clip: clip); return }
         }
+        if let cache, drawCachedShadow(path, transform: shifted, sigma: sigma, color: color, clip: clip, cache: cache) { return }
         // General case: rasterize where the blur can reach the clip, blur, composite.
         let reach = area.expanded(by: extent)
         let frame = PixelRect(covering: path.applying(shifted).controlBounds).expanded(by: extent).intersection(reach)
@@ -98,12 +114,49 @@ extension Surface {
         draw(mask, color: color, clip: clip)
     }
 
+    /// The general case through the cache: the whole shadow is blurred at its sub-pixel
+    /// offset and drawn at its whole-pixel position. Returns false when the shadow is too
+    /// large for the cache or too far away to place.
+    private func drawCachedShadow(
+        _ path: Path, transform: AffineTransform, sigma: Double, color: PremultipliedColor, clip: Clip?, cache: ShadowCache
+    ) -> Bool {
+        let limit = Double(1 << 24)
+        guard abs(transform.tx) < limit, abs(transform.ty) < limit else { return false }
+        // The sub-pixel offset is snapped to 1/256 pixel, so that the rounding noise of
+        // a moved transform does not miss the cache.
+        let snappedX = (transform.tx * 256).rounded() / 256, snappedY = (transform.ty * 256).rounded() / 256
+        let wholeX = snappedX.rounded(.down), wholeY = snappedY.rounded(.down)
+        var local = transform
+        (local.tx, local.ty) = (snappedX - wholeX, snappedY - wholeY)
+        let frame = PixelRect(covering: path.applying(local).controlBounds).expanded(by: A8Mask.blurExtent(sigma: sigma))
+        guard cache.admits(frame) else { return false }
+        let (dx, dy) = (Int(wholeX), Int(wholeY))
+        guard !frame.offsetBy(dx: dx, dy: dy).intersection(deviceClip(clip)).isEmpty else { return true }
+        let key = ShadowCache.Key(
+            shape: .path(path, a: local.a, b: local.b, c: local.c, d: local.d),
+            fractionX: local.tx, fractionY: local.ty, sigma: sigma)
+        let mask = cache.mask(for: key) {
+            let mask = A8Mask(covering: frame)
+            var r = Rasterizer(clip: frame)
+            r.add(path, transform: local)
+            var b = MaskBlitter(mask: mask)
+            r.fill(into: &b)
+            mask.blur(sigma: sigma)
+            return mask
+        }
+        draw(mask, color: color, offsetX: dx, offsetY: dy, clip: clip)
+        return true
+    }
+
     /// The nine-patch fast path: renders and blurs a copy of the rectangle shrunk by whole
     /// pixels to just hold its corners and blur, then draws it with the middle row and
     /// column repeated. Returns false when the shape is too small to gain anything.
+    ///
+    /// The small copy is rasterized at its offset from whole pixels (not at its place on
+    /// the surface), so its blurred mask depends only on what `ShadowCache` keys it by.
     private func drawStretchedShadow(
         _ rect: Rect, radii: CornerRadii, corners: MaskedCorners, transform: AffineTransform, sigma: Double,
-        color: PremultipliedColor, clip: Clip?
+        color: PremultipliedColor, clip: Clip?, cache: ShadowCache?
     ) -> Bool {
         let device = transform.boundingBox(of: rect)
         let limit = Double(1 << 24)
@@ -111,26 +164,41 @@ extension Surface {
         let scale = max(abs(transform.a), abs(transform.d))
         let radius = min((corners.isEmpty ? 0 : radii.maximum) * scale, min(device.width, device.height) / 2)
         let extent = A8Mask.blurExtent(sigma: sigma)
-        let keep = radius + Double(2 * extent) + 2
+        // A column farther than radius + extent (+1 for the anti-aliased edge) from both
+        // ends sees only straight edges within the blur's reach (three boxes reach at most
+        // `extent`), so every such column of the blurred mask is the same; likewise rows.
+        let keep = radius + Double(extent) + 2
         let cutX = max(0, Int((device.width - 2 * keep).rounded(.down)))
         let cutY = max(0, Int((device.height - 2 * keep).rounded(.down)))
         guard cutX + cutY > 64 else { return false }
-        let small = Rect(x: device.minX, y: device.minY, width: device.width - Double(cutX), height: device.height - Double(cutY))
-        let frame = PixelRect(covering: small).expanded(by: extent)
-        let mask = A8Mask(covering: frame)
-        var r = Rasterizer(clip: frame)
-        r.add(Path(roundedRect: small, radii: CornerRadii(
-            minXMinY: radii.minXMinY * scale, maxXMinY: radii.maxXMinY * scale,
-            minXMaxY: radii.minXMaxY * scale, maxXMaxY: radii.maxXMaxY * scale), corners: corners))
-        var b = MaskBlitter(mask: mask)
-        r.fill(into: &b)
-        mask.blur(sigma: sigma)
+        let wholeX = device.minX.rounded(.down), wholeY = device.minY.rounded(.down)
+        let small = Rect(x: device.minX - wholeX, y: device.minY - wholeY, width: device.width - Double(cutX), height: device.height - Double(cutY))
+        let local = PixelRect(covering: small).expanded(by: extent)
+        let frame = local.offsetBy(dx: Int(wholeX), dy: Int(wholeY))
 
         // Device column X reads mask column splitX for X in [splitX, splitX + cutX].
         let splitX = Int((device.minX + keep).rounded(.down)), splitY = Int((device.minY + keep).rounded(.down))
         let target = PixelRect(x: frame.x, y: frame.y, width: frame.width + cutX, height: frame.height + cutY)
         let area = deviceClip(clip).intersection(target)
         guard !area.isEmpty else { return true }
+
+        let scaled = corners.isEmpty ? CornerRadii(0) : CornerRadii(
+            minXMinY: radii.minXMinY * scale, maxXMinY: radii.maxXMinY * scale,
+            minXMaxY: radii.minXMaxY * scale, maxXMaxY: radii.maxXMaxY * scale)
+        let make = {
+            let mask = A8Mask(covering: local)
+            var r = Rasterizer(clip: local)
+            r.add(Path(roundedRect: small, radii: scaled, corners: corners))
+            var b = MaskBlitter(mask: mask)
+            r.fill(into: &b)
+            mask.blur(sigma: sigma)
+            return mask
+        }
+        let key = ShadowCache.Key(
+            shape: .roundedRect(width: small.width, height: small.height, radii: scaled, corners: corners),
+            fractionX: small.minX, fractionY: small.minY, sigma: sigma)
+        let mask = cache?.mask(for: key, make: make) ?? make()
+
         let placed = clip?.mask
         let rowBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: area.width)
         defer { rowBuffer.deallocate() }

@@ -4,7 +4,9 @@ import VitrineRaster
 
 /// Turns render trees into presented frames, repainting only what changed.
 ///
-/// Each frame: damage against the previous tree; nothing changed → nothing presented.
+/// Each frame: damage against the previous tree (narrowed by the content renderers, so
+/// that a changed digit damages that digit, not its text layer); nothing changed →
+/// nothing presented.
 /// Otherwise the backend's next buffer is repainted over the union of the damage of as
 /// many frames as the buffer is old (all of it when its age is unknown), then presented
 /// with this frame's damage.
@@ -35,7 +37,7 @@ public final class FramePipeline {
     @discardableResult
     public func render(_ tree: RenderTree) throws -> Report {
         let screen = PixelRect(x: 0, y: 0, width: output.mode.width, height: output.mode.height)
-        let damage = tree.damage(since: previous).map { PixelRect(covering: $0).intersection(screen) }.filter { !$0.isEmpty }
+        let damage = tree.damage(since: previous, refine: renderer.contentDamage).map { PixelRect(covering: $0).intersection(screen) }.filter { !$0.isEmpty }
         guard !damage.isEmpty else { return Report(presented: false, repaintedPixels: 0, damage: []) }
         history.insert(damage, at: 0)
         if history.count > maximumAge { history.removeLast() }

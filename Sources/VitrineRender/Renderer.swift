@@ -7,6 +7,16 @@ public protocol ContentRenderer: AnyObject {
     /// Draws `node`'s content in its bounds space, mapped by `transform` to the surface,
     /// with `opacity` applied, inside `clip`.
     func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip)
+
+    /// The screen rectangles that can differ between two versions of one layer that kept
+    /// its place, transform, opacity and clip and changed only slot values, inside the
+    /// layer's visual bounds; nil when the change may reach anywhere in them (the
+    /// default). A text renderer, for example, damages only the glyphs that changed.
+    func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]?
+}
+
+extension ContentRenderer {
+    public func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? { nil }
 }
 
 /// Draws render trees as Core Animation composites layers: for each layer its shadow,
@@ -17,6 +27,11 @@ public final class Renderer {
     /// The opaque colour under everything (the screen of a kiosk is never transparent).
     public var clearColor: PremultipliedColor = .black
     public let images: ImageStore
+    /// Blurred shadows kept between frames: a card's shadow is blurred once, not on
+    /// every repaint of every damage rectangle it reaches.
+    public let shadows = ShadowCache()
+    /// Gradient colour tables kept between frames.
+    public let gradients = GradientCache()
     private var contentRenderers: [String: ContentRenderer] = [:]
 
     public init(images: ImageStore = ImageStore()) {
@@ -26,6 +41,14 @@ public final class Renderer {
     /// Makes `renderer` draw the content of layers of kind `kind`.
     public func register(_ renderer: ContentRenderer, forKind kind: String) {
         contentRenderers[kind] = renderer
+    }
+
+    /// The damage between `old` and `new`, two versions of one layer that differ only in
+    /// slot values, as narrowed by the content renderer of its kind; nil when it cannot
+    /// be narrowed. Pass it to `RenderTree.damage(since:refine:)`.
+    public func contentDamage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? {
+        guard old.kind == new.kind, let content = contentRenderers[new.kind] else { return nil }
+        return content.damage(from: old, to: new)
     }
 
     /// Draws `tree` into `surface` (whose pixels map 1:1 to the tree's screen space),
@@ -39,7 +62,7 @@ public final class Renderer {
         for rect in region {
             let area = rect.intersection(surface.bounds)
             guard !area.isEmpty else { continue }
-            surface.fill(area, clearColor, mode: .source)
+            if !isOpaquelyCovered(area, in: tree) { surface.fill(area, clearColor, mode: .source) }
             let pass = Pass(tree: tree, reach: reach, area: area.rect)
             drawSubtree(pass, 0, on: surface, offset: .identity, clip: Clip(rect: area), opacity: 1)
         }
@@ -86,7 +109,7 @@ public final class Renderer {
         if !masks, v.number(.shadowOpacity) > 0, background.alpha > 0 || v.number(.borderWidth) > 0 {
             let shadow = Shadow(color: v.color(.shadowColor), opacity: v.number(.shadowOpacity) * opacity, offset: v.size(.shadowOffset), radius: v.number(.shadowRadius))
             let shape: ShadowShape = radii.maximum > 0 ? .roundedRect(bounds, radii: radii, corners: corners) : .rect(bounds)
-            surface.drawShadow(shadow, of: shape, transform: transform, clip: clip)
+            surface.drawShadow(shadow, of: shape, transform: transform, clip: clip, cache: shadows)
         }
         if background.alpha > 0 {
             let color = premultiplied(background, opacity)
@@ -135,7 +158,7 @@ public final class Renderer {
             startPoint: slot("startPoint").point ?? Point(x: 0.5, y: 0), endPoint: slot("endPoint").point ?? Point(x: 0.5, y: 1),
             kind: slot("type").string == "radial" ? .radial : .axial)
         let shape = radii.maximum > 0 ? Path(roundedRect: bounds, radii: radii, corners: corners) : Path(rect: bounds)
-        surface.fill(shape, gradient: gradient, bounds: bounds, transform: transform, opacity: opacity, clip: clip)
+        surface.fill(shape, gradient: gradient, bounds: bounds, transform: transform, opacity: opacity, clip: clip, cache: gradients)
     }
 }
 

@@ -55,6 +55,43 @@ public final class TextRenderer: ContentRenderer {
                      transform: transform, clip: clip)
     }
 
+    /// When only the string changed and the layer's glyphs are blitted (a translation),
+    /// the ink of the glyphs that are not drawn identically, at the same place, in both.
+    public func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? {
+        let t = new.transform
+        guard t.a == 1, t.b == 0, t.c == 0, t.d == 1, let slot = kind.slot(of: "string"),
+            new.values.differingSlots(from: old.values) == [slot],
+            let before = try? TextLayerContent(old.values, kind: kind), let after = try? TextLayerContent(new.values, kind: kind),
+            let oldLayout = before.string.isEmpty ? nil : layout(before, scale: 1),
+            let newLayout = after.string.isEmpty ? nil : layout(after, scale: 1)
+        else { return nil }
+        let bounds = new.values.rect(.bounds)
+        let ox = Int((t.tx + bounds.minX).rounded()), oy = Int((t.ty + bounds.minY).rounded())
+        // The same mask object (the glyph cache hands out one per glyph, size and
+        // sub-pixel offset) at the same place draws the same pixels. The masks are held,
+        // so that an identity cannot be reused by a mask rendered meanwhile.
+        struct Placed: Hashable {
+            let mask: GlyphMask
+            let x, y: Int
+            static func == (a: Placed, b: Placed) -> Bool { a.mask === b.mask && a.x == b.x && a.y == b.y }
+            func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(mask)); h.combine(x); h.combine(y) }
+        }
+        var unmatched: [Placed: [Rect]] = [:]
+        oldLayout.forEachGlyph { mask, x, y in
+            unmatched[Placed(mask: mask, x: x, y: y), default: []].append(
+                Rect(x: Double(ox + x), y: Double(oy + y), width: Double(mask.width), height: Double(mask.height)))
+        }
+        var rects: [Rect] = []
+        newLayout.forEachGlyph { mask, x, y in
+            let key = Placed(mask: mask, x: x, y: y)
+            if unmatched[key]?.popLast() == nil {
+                rects.append(Rect(x: Double(ox + x), y: Double(oy + y), width: Double(mask.width), height: Double(mask.height)))
+            }
+        }
+        for leftovers in unmatched.values { rects += leftovers }
+        return rects.map { $0.intersection(new.visualBounds) }.filter { !$0.isNull && !$0.isEmpty }
+    }
+
     private func blit(_ layout: TextLayout, on surface: Surface, x: Int, y: Int, color: PremultipliedColor, clip: Clip?) {
         layout.forEachGlyph { mask, gx, gy in
             mask.bytes.withUnsafeBufferPointer { bytes in

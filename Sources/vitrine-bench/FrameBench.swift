@@ -8,8 +8,24 @@ import VitrineRender
 /// `vitrine-bench frame`: whole frames of a reference kiosk scene at 1080p — a full
 /// repaint, and a frame in which only a large number's digits change — each beside a
 /// memcpy of one frame (the bandwidth floor of any frame), as JSON lines.
+///
+///     vitrine-bench frame [--quick] [--cold] [--repetitions N] [--write-frames DIR] [full|digits]
+///
+/// `--cold` adds `frame.full_repaint_cold`: full repaints with the renderer's shadow and
+/// gradient caches emptied before each.
+/// `--repetitions` (default 41, 9 with `--quick`) is for profiling; `--write-frames`
+/// saves the last frame of each bench as `DIR/<bench>.png`, to compare the pixels of two
+/// builds; a name runs only the benches whose name contains it.
 func runFrameBenchmarks(_ options: [String]) {
-    let repetitions = options.contains("--quick") ? 9 : 41
+    func value(_ option: String) -> String? {
+        options.firstIndex(of: option).flatMap { $0 + 1 < options.count ? options[$0 + 1] : nil }
+    }
+    let repetitions = value("--repetitions").flatMap { Int($0) }.map { max(1, $0) } ?? (options.contains("--quick") ? 9 : 41)
+    let frames = value("--write-frames")
+    let only = options.enumerated().filter { i, option in
+        !option.hasPrefix("--") && (i == 0 || !["--repetitions", "--write-frames"].contains(options[i - 1]))
+    }.map(\.element)
+    func runs(_ name: String) -> Bool { only.isEmpty || only.contains(where: name.contains) }
     let scene = Scene()
     StandardKinds.register(in: scene)
     try! scene.addRoot(id: "root", output: "bench", size: Size(width: 1920, height: 1080))
@@ -19,13 +35,29 @@ func runFrameBenchmarks(_ options: [String]) {
     var time = 0.0
 
     let memcpy = memcpyMilliseconds(bytes: 1920 * 1080 * 4, repetitions: repetitions)
-    let full = median((0..<repetitions).map { _ in
+    let full = median((0..<(runs("frame.full_repaint") ? repetitions : 1)).map { _ in
         time += 1.0 / 60
         pipeline.invalidate()
         return milliseconds { _ = try! pipeline.render(scene.renderTree(root: "root", at: time)) }
     })
-    report("frame.full_repaint", full, memcpy)
+    if runs("frame.full_repaint") {
+        report("frame.full_repaint", full, memcpy)
+        if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.full_repaint.png") }
+    }
+    if options.contains("--cold") {
+        // The same with the renderer's shadow and gradient caches emptied first: what a
+        // frame costs when every shadow changed shape (the layouts and glyphs stay cached).
+        let cold = median((0..<repetitions).map { _ in
+            time += 1.0 / 60
+            pipeline.invalidate()
+            pipeline.renderer.shadows.removeAll()
+            pipeline.renderer.gradients.removeAll()
+            return milliseconds { _ = try! pipeline.render(scene.renderTree(root: "root", at: time)) }
+        })
+        report("frame.full_repaint_cold", cold, memcpy)
+    }
 
+    guard runs("frame.digits_only") else { return }
     var value = 245_699
     let digits = median((0..<repetitions).map { _ in
         time += 1.0 / 60
@@ -40,6 +72,7 @@ func runFrameBenchmarks(_ options: [String]) {
         }
     })
     report("frame.digits_only", digits, memcpy)
+    if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.digits_only.png") }
 }
 
 private func report(_ name: String, _ ms: Double, _ memcpy: Double) {

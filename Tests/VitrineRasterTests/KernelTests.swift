@@ -26,6 +26,33 @@ import Testing
         #expect(dst[1...19].allSatisfy { $0 == 0x8040_2010 })
     }
 
+    /// Masks made of whole 8-pixel blocks of 0, of 255 and of mixed coverage, so that
+    /// every block shortcut is taken, for opaque and translucent colours.
+    @Test func maskedSolidOverWithUniformBlocksMatchesReference() {
+        var rng = SplitMix(seed: 12)
+        for n in Self.lengths {
+            for trial in 0..<40 {
+                var src = rng.premultiplied()
+                if trial % 2 == 0 { src |= 0xFF00_0000 }
+                let mask: [UInt8] = (0..<n).map { i in
+                    switch (i / 8 + trial) % 3 {
+                    case 0: 255
+                    case 1: 0
+                    default: rng.coverage()
+                    }
+                }
+                var dst = (0..<n).map { _ in rng.premultiplied() }
+                let expected = (0..<n).map {
+                    mask[$0] == 0 ? dst[$0] : Reference.over(Reference.inn(src, Int(mask[$0])), dst[$0])
+                }
+                dst.withUnsafeMutableBufferPointer { d in
+                    mask.withUnsafeBufferPointer { Kernels.overSolidMasked(d.baseAddress!, $0.baseAddress!, count: n, src) }
+                }
+                #expect(dst == expected)
+            }
+        }
+    }
+
     @Test func maskedSolidOverMatchesReference() {
         var rng = SplitMix(seed: 2)
         for n in Self.lengths {

@@ -105,4 +105,69 @@ import VitrineTestSupport
             #expect(try #require(output.frontBuffer).hasSamePixels(as: expected), "frame \(frame)")
         }
     }
+
+    /// A number whose last digits change over a card with a shadow, as on a kiosk.
+    private func makeCounter(_ text: String) throws -> Scene {
+        let scene = try makeScene()
+        var tx = Transaction(disableActions: true)
+        tx.add(layer: "counter", kind: "text", parent: "card", properties: [
+            "bounds": .rect(Rect(x: 0, y: 0, width: 116, height: 40)), "position": .point(Point(x: 60, y: 45)),
+            "string": .string(text), "fontSize": .number(26), "alignmentMode": .string("center"),
+            "foregroundColor": .color(Color(css: "#ffd166")!),
+        ])
+        try scene.commit(tx, at: 0)
+        return scene
+    }
+
+    /// Changing a text layer's string damages the glyphs that changed, not the layer,
+    /// and the partial repaints still equal full repaints.
+    @Test(arguments: [1, 2, 3])
+    func changedDigitsDamageOnlyTheirGlyphs(bufferCount: Int) throws {
+        let scene = try makeCounter("245 699")
+        let output = try HeadlessOutput(width: 320, height: 200, bufferCount: bufferCount)
+        let pipeline = FramePipeline(renderer: StandardKinds.renderer(), output: output)
+        let full = StandardKinds.renderer()
+        try pipeline.render(scene.renderTree(root: "root", at: 0))
+        let layerArea = 118 * 42
+        for (frame, text) in ["245 700", "245 701", "245 711", "245 711 ", "1", "245 711"].enumerated() {
+            let time = Double(frame + 1)
+            var tx = Transaction(disableActions: true)
+            tx.set("counter", "string", .string(text))
+            try scene.commit(tx, at: time)
+            let report = try pipeline.render(scene.renderTree(root: "root", at: time))
+            let damaged = report.damage.reduce(0) { $0 + $1.width * $1.height }
+            if text.hasSuffix(" ") {
+                // Trailing spaces are not set: the same glyphs, nothing to present.
+                #expect(!report.presented, "\(text): \(report.damage)")
+            } else if text.count == 7 {
+                #expect(report.presented && damaged > 0 && damaged < layerArea / 2, "\(text): \(report.damage)")
+            }
+            let expected = try full.snapshot(scene, root: "root", at: time)
+            let actual = try #require(output.frontBuffer)
+            if !actual.hasSamePixels(as: expected) {
+                let paths = try GoldenImage.writeFailure(actual, expected: expected, name: "damage-digits-\(frame)-buffers\(bufferCount)")
+                Issue.record("\(text) with \(bufferCount) buffers: partial repaint differs from a full repaint; see \(paths)")
+            }
+        }
+    }
+
+    /// A string change together with a move is not narrowed: both places are damaged.
+    @Test func movedTextIsDamagedWhole() throws {
+        let scene = try makeCounter("245 699")
+        let renderer = StandardKinds.renderer()
+        let before = try scene.renderTree(root: "root", at: 0)
+        var tx = Transaction(disableActions: true)
+        tx.set("counter", "string", .string("245 700"))
+        tx.set("counter", "position", .point(Point(x: 61, y: 45)))
+        try scene.commit(tx, at: 1)
+        let after = try scene.renderTree(root: "root", at: 1)
+        var consulted = 0
+        let damage = after.damage(since: before) { old, new in
+            consulted += 1
+            return renderer.contentDamage(from: old, to: new)
+        }
+        #expect(consulted == 0)
+        let area = damage.reduce(0.0) { $0 + $1.width * $1.height }
+        #expect(area >= 118 * 42)
+    }
 }

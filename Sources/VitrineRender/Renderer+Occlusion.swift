@@ -1,0 +1,41 @@
+import VitrineCore
+import VitrineRaster
+
+/// Which repaints can skip clearing: a layer drawn opaque over the whole damage
+/// rectangle (a full-screen background colour or gradient) overwrites every pixel, so
+/// filling the rectangle with `clearColor` first is wasted work.
+extension Renderer {
+    /// True when some node of `tree` paints every pixel of `area` with an opaque colour.
+    func isOpaquelyCovered(_ area: PixelRect, in tree: RenderTree) -> Bool {
+        let rect = area.rect
+        for i in tree.nodes.indices where coversOpaquely(i, rect, tree) { return true }
+        return false
+    }
+
+    /// Node `i`'s background or gradient fills `rect` (screen space) with opaque colours:
+    /// at full opacity, with square corners, through an axis-aligned transform, and not
+    /// narrowed by an ancestor's rounded `masksToBounds`.
+    private func coversOpaquely(_ i: Int, _ rect: Rect, _ tree: RenderTree) -> Bool {
+        let node = tree.nodes[i]
+        guard node.visualBounds.contains(rect), node.inheritedOpacity == 1 else { return false }
+        let v = node.values
+        guard v.number(.opacity) == 1, node.transform.isAxisAligned,
+            node.clip.contains(rect), v.number(.cornerRadius) <= 0,
+            node.transform.boundingBox(of: v.rect(.bounds)).contains(rect)
+        else { return false }
+        var opaque = v.color(.backgroundColor).clamped.alpha >= 1
+        if !opaque, node.kind == LayerKind.gradient.name, let slot = LayerKind.gradient.slot(of: "colors"),
+            let colors = v[slot: slot].array?.compactMap(\.color), !colors.isEmpty
+        {
+            opaque = colors.allSatisfy { $0.clamped.alpha >= 1 }
+        }
+        guard opaque else { return false }
+        var parent = node.parent
+        while let p = parent {
+            let pv = tree.nodes[p].values
+            if pv.bool(.masksToBounds), pv.number(.cornerRadius) > 0 { return false }
+            parent = tree.nodes[p].parent
+        }
+        return true
+    }
+}

@@ -1,0 +1,60 @@
+import Testing
+import VitrineCore
+import VitrineRaster
+import VitrineRender
+
+/// Repaints skip clearing only when a layer overwrites every pixel: drawn over stale
+/// pixels, each scene must look the same as drawn on a fresh surface.
+@Suite struct OcclusionTests {
+    typealias Variant = (String, [String: Value])
+
+    static let full = Rect(x: 0, y: 0, width: 160, height: 100)
+    static let variants: [Variant] = [
+        ("opaque gradient", ["colors": .array([.color(Color(css: "#0f2027")!), .color(Color(css: "#2c5364")!)])]),
+        ("translucent gradient", ["colors": .array([.color(Color(css: "#0f2027")!), .color(Color(css: "#2c536480")!)])]),
+        ("empty gradient", ["colors": .array([])]),
+        ("opaque background", ["backgroundColor": .color(Color(css: "#336699")!)]),
+        ("rounded background", ["backgroundColor": .color(Color(css: "#336699")!), "cornerRadius": .number(12)]),
+        ("faded background", ["backgroundColor": .color(Color(css: "#336699")!), "opacity": .number(0.5)]),
+        ("translucent background", ["backgroundColor": .color(Color(css: "#33669980")!)]),
+        ("turned background", ["backgroundColor": .color(Color(css: "#336699")!), "transform.rotation.z": .number(0.05)]),
+        ("small background", ["backgroundColor": .color(Color(css: "#336699")!), "bounds": .rect(Rect(x: 0, y: 0, width: 150, height: 100))]),
+        ("fractional background", ["backgroundColor": .color(Color(css: "#336699")!), "position": .point(Point(x: 80.5, y: 50))]),
+    ]
+
+    func scene(_ properties: [String: Value], roundedParent: Bool) throws -> Scene {
+        let scene = Scene()
+        StandardKinds.register(in: scene)
+        try scene.addRoot(id: "root", output: "test", size: Self.full.size)
+        var tx = Transaction(disableActions: true)
+        if roundedParent {
+            tx.set("root", "masksToBounds", .bool(true))
+            tx.set("root", "cornerRadius", .number(20))
+        }
+        var base: [String: Value] = ["bounds": .rect(Self.full), "position": .point(Point(x: 80, y: 50))]
+        let kind = properties["colors"] == nil ? "layer" : "gradient"
+        for (key, value) in properties where key.contains(".") == false { base[key] = value }
+        tx.add(layer: "cover", kind: kind, parent: "root", properties: base)
+        for (key, value) in properties where key.contains(".") { tx.set("cover", try KeyPath(parsing: key), value) }
+        tx.add(layer: "dot", parent: "root", properties: [
+            "bounds": .rect(Rect(x: 0, y: 0, width: 30, height: 30)), "position": .point(Point(x: 40, y: 40)),
+            "backgroundColor": .color(Color(css: "#ffd16680")!), "cornerRadius": .number(15),
+        ])
+        try scene.commit(tx, at: 0)
+        return scene
+    }
+
+    @Test(arguments: [false, true])
+    func stalePixelsNeverShowThrough(roundedParent: Bool) throws {
+        for (name, properties) in Self.variants {
+            let scene = try scene(properties, roundedParent: roundedParent)
+            let renderer = StandardKinds.renderer()
+            let tree = try scene.renderTree(root: "root", at: 0)
+            let stale = Surface(width: 160, height: 100)
+            stale.clear(PremultipliedColor(Color(css: "magenta")!))
+            renderer.render(tree, into: stale, region: [stale.bounds])
+            let fresh = try StandardKinds.renderer().snapshot(scene, root: "root", at: 0)
+            #expect(stale.hasSamePixels(as: fresh), "\(name)\(roundedParent ? " in a rounded parent" : "")")
+        }
+    }
+}

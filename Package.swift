@@ -60,7 +60,12 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "VitrineDaemonTests", dependencies: ["VitrineDaemon", "VitrineProtocol", "vitrined"]),
+        .testTarget(
+            name: "VitrineDaemonTests",
+            dependencies: [
+                "VitrineDaemon", "VitrineProtocol", "VitrineOutput", "VitrineRaster", "vitrined",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .executableTarget(
             name: "vitrined",
             dependencies: [

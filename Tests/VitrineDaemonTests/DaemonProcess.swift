@@ -1,5 +1,8 @@
 import Foundation
+import Logging
 import Testing
+import VitrineDaemon
+import VitrineOutput
 import VitrineProtocol
 
 /// The real `vitrined`, started on a socket in a fresh temporary directory (headless,
@@ -19,19 +22,22 @@ final class DaemonProcess {
         return root.appendingPathComponent(".build/debug/vitrined")
     }
 
-    init(clock: String = "manual", screenshotDirectory: String? = nil, arguments: [String] = []) throws {
+    /// `socketPath` defaults to a fresh one; the daemon is ready when a connection to it
+    /// succeeds (a stale socket file may be there before it starts).
+    init(clock: String = "manual", screenshotDirectory: String? = nil, socketPath: String? = nil, arguments: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        socketPath = directory.appendingPathComponent("v.sock").path
+        self.socketPath = socketPath ?? directory.appendingPathComponent("v.sock").path
         self.screenshotDirectory = screenshotDirectory ?? directory.path
         try FileManager.default.createDirectory(atPath: self.screenshotDirectory, withIntermediateDirectories: true)
         process.executableURL = Self.executable
-        process.arguments = ["--socket", socketPath, "--clock", clock, "--screenshot-dir", self.screenshotDirectory, "--log-level", "error"] + arguments
+        process.arguments = ["--socket", self.socketPath, "--clock", clock, "--screenshot-dir", self.screenshotDirectory, "--log-level", "error"] + arguments
         process.standardError = errors
         try process.run()
         let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: socketPath) {
+        while (try? SocketClient(path: self.socketPath)) == nil {
             guard process.isRunning, Date() < deadline else {
+                if process.isRunning { process.terminate(); process.waitUntilExit() }
                 let output = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
                 throw DaemonError("vitrined did not start: \(output)")
             }
@@ -48,6 +54,34 @@ final class DaemonProcess {
     }
 
     func connect() throws -> SocketClient { try SocketClient(path: socketPath) }
+
+    /// The process id, for signals.
+    var pid: Int32 { process.processIdentifier }
+
+    /// Waits until the daemon exits by itself (at most `timeout` seconds) and returns its
+    /// status, or nil if it is still running.
+    func waitForExit(timeout: Double = 10) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// Runs `vitrined` with `arguments` to its end (killed after `timeout` seconds) and
+    /// returns its exit status and what it wrote to standard error.
+    static func runToExit(_ arguments: [String], timeout: Double = 20) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        let errors = Pipe()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardError = errors
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, text)
+    }
 
     var isRunning: Bool { process.isRunning }
 
@@ -72,9 +106,14 @@ final class SocketClient {
     private(set) var events: [JSON] = []
     private var nextID = 0
 
-    init(path: String) throws {
+    /// `receiveBuffer` shrinks the socket's receive buffer (SO_RCVBUF), for clients that
+    /// stop reading.
+    init(path: String, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw DaemonError("socket() failed") }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -144,9 +183,82 @@ final class SocketClient {
         return try request(o)
     }
 
+    /// Sends raw bytes and a newline, and returns the next line that is not an event,
+    /// parsed (the reply, as requests are answered in order); nil if none comes.
+    func exchange(_ bytes: [UInt8]) throws -> JSON? {
+        write(bytes + [10])
+        while let line = readLine() {
+            let json = try JSON(parsing: Data(line.utf8))
+            if json["event"] != nil { events.append(json); continue }
+            return json
+        }
+        return nil
+    }
+
+    /// `exchange` for a text line.
+    func exchange(_ line: String) throws -> JSON? { try exchange(Array(line.utf8)) }
+
+    /// Reads until the daemon closes the connection or `timeout` seconds pass without a
+    /// byte; returns the bytes read and whether the end of the stream was reached.
+    func drain(timeout: Double = 5) -> (bytes: Int, closed: Bool) {
+        var total = buffer.count
+        buffer.removeAll()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(timeout * 1000)) > 0 else { return (total, false) }
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { return (total, true) }
+            total += n
+        }
+    }
+
     /// Takes the events collected so far.
     func takeEvents() -> [JSON] {
         defer { events.removeAll() }
         return events
     }
+}
+
+/// A `Daemon` run inside the test process with settings the command line cannot give
+/// (small limits), on its own socket in a fresh temporary directory.
+final class InProcessDaemon {
+    let directory: URL
+    let socketPath: String
+    private let daemon: Daemon
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(clock: DaemonSettings.ClockMode = .manual, configure: (inout DaemonSettings) -> Void) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-test-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        socketPath = directory.appendingPathComponent("v.sock").path
+        var settings = DaemonSettings()
+        settings.socketPath = socketPath
+        settings.clock = clock
+        settings.screenshotDirectory = directory.path
+        settings.headlessWidth = 320
+        settings.headlessHeight = 200
+        configure(&settings)
+        let output = try HeadlessOutput(width: settings.headlessWidth, height: settings.headlessHeight)
+        daemon = try Daemon(settings: settings, output: output, logger: Logger(label: "vitrine-test") { _ in SwiftLogNoOpLogHandler() })
+        nonisolated(unsafe) let daemon = daemon
+        let finished = finished
+        Thread {
+            do { try daemon.run() } catch { print("in-process daemon: \(error)") }
+            finished.signal()
+        }.start()
+        let deadline = Date().addingTimeInterval(20)
+        while (try? SocketClient(path: socketPath)) == nil {
+            guard Date() < deadline else { throw DaemonError("the in-process daemon did not start listening") }
+            usleep(10_000)
+        }
+    }
+
+    deinit {
+        daemon.stop()
+        finished.wait()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func connect() throws -> SocketClient { try SocketClient(path: socketPath) }
 }

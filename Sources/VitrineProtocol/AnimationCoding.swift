@@ -118,7 +118,7 @@ public struct AnimationDescription: Sendable {
     public static func timingFunction(_ json: JSON) throws(ProtocolError) -> TimingFunction {
         if let name = json.string {
             guard let f = TimingFunction.named[name] else {
-                throw ProtocolError(.invalidValue, "timing is one of \(TimingFunction.named.keys.sorted().joined(separator: ", ")) or [x1, y1, x2, y2], not '\(name)'")
+                throw ProtocolError(.invalidTiming("timing is one of \(TimingFunction.named.keys.sorted().joined(separator: ", ")) or [x1, y1, x2, y2], not '\(name)'"))
             }
             return f
         }

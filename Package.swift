@@ -65,7 +65,8 @@ let package = Package(
             dependencies: [
                 "VitrineDaemon", "VitrineProtocol", "VitrineOutput", "VitrineRaster", "vitrined",
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            exclude: ["References"]),
         .executableTarget(
             name: "vitrined",
             dependencies: [

@@ -213,6 +213,13 @@ final class SocketClient {
         }
     }
 
+    /// True when the daemon has closed the connection, without reading anything.
+    var peerClosed: Bool {
+        let rdhup: Int16 = 0x2000  // POLLRDHUP (Linux), which Glibc does not export to Swift
+        var poller = pollfd(fd: fd, events: rdhup, revents: 0)
+        return poll(&poller, 1, 0) > 0 && poller.revents & (rdhup | Int16(POLLHUP)) != 0
+    }
+
     /// Takes the events collected so far.
     func takeEvents() -> [JSON] {
         defer { events.removeAll() }

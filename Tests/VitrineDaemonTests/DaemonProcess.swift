@@ -5,14 +5,97 @@ import VitrineDaemon
 import VitrineOutput
 import VitrineProtocol
 
+/// A child process started with posix_spawn and reaped with waitpid by its owner.
+///
+/// Foundation's `Process` is not used: on Linux it learns of a child's exit from SIGCHLD,
+/// which any of the test runner's many threads may swallow, and then `waitUntilExit()`
+/// never returns (seen with a daemon that exits at once). The child gets default signal
+/// dispositions and an empty mask, whatever the test process set, and none of its file
+/// descriptors besides 0–2 (a client socket leaked into a daemon would keep that
+/// connection open after the test closes it).
+final class ChildProcess {
+    let pid: pid_t
+    private var exitStatus: Int32?
+
+    init(_ executable: String, _ arguments: [String], stderrPath: String) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        Self.closeInheritedDescriptors(&actions)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t(), mask = sigset_t()
+        sigfillset(&defaults)
+        sigemptyset(&mask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var child = pid_t()
+        let result = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        guard result == 0 else { throw DaemonError("cannot start \(executable): \(String(cString: strerror(result)))") }
+        pid = child
+    }
+
+    deinit {
+        if isRunning { kill(pid, SIGKILL); _ = wait(timeout: 10) }
+    }
+
+    /// glibc's posix_spawn_file_actions_addclosefrom_np (not visible to Swift), else a
+    /// close action for every descriptor open now.
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            return
+        }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let fd = Int32(name), fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
+    }
+
+    /// The exit status (128 + the signal for a signal), once the child has ended.
+    var status: Int32? {
+        if exitStatus == nil {
+            var raw: Int32 = 0
+            if waitpid(pid, &raw, WNOHANG) == pid {
+                exitStatus = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+            }
+        }
+        return exitStatus
+    }
+
+    var isRunning: Bool { status == nil }
+
+    /// Waits at most `timeout` seconds for the child to end; its status, or nil.
+    func wait(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while status == nil, Date() < deadline { usleep(5_000) }
+        return status
+    }
+
+    /// SIGTERM, then the status (SIGKILL after `timeout` seconds).
+    func terminate(timeout: Double = 10) -> Int32 {
+        kill(pid, SIGTERM)
+        if let status = wait(timeout: timeout) { return status }
+        kill(pid, SIGKILL)
+        return wait(timeout: 10) ?? -1
+    }
+}
+
 /// The real `vitrined`, started on a socket in a fresh temporary directory (headless,
 /// manual clock unless told otherwise), stopped when released.
 final class DaemonProcess {
     let directory: URL
     let socketPath: String
     let screenshotDirectory: String
-    private let process = Process()
-    private let errors = Pipe()
+    private let process: ChildProcess
+    private let stderrPath: String
 
     /// The `vitrined` built next to this test binary.
     static var executable: URL {
@@ -30,66 +113,48 @@ final class DaemonProcess {
         self.socketPath = socketPath ?? directory.appendingPathComponent("v.sock").path
         self.screenshotDirectory = screenshotDirectory ?? directory.path
         try FileManager.default.createDirectory(atPath: self.screenshotDirectory, withIntermediateDirectories: true)
-        process.executableURL = Self.executable
-        process.arguments = ["--socket", self.socketPath, "--clock", clock, "--screenshot-dir", self.screenshotDirectory, "--log-level", "error"] + arguments
-        process.standardError = errors
-        try process.run()
+        stderrPath = directory.appendingPathComponent("vitrined.stderr").path
+        process = try ChildProcess(
+            Self.executable.path,
+            ["--socket", self.socketPath, "--clock", clock, "--screenshot-dir", self.screenshotDirectory, "--log-level", "error"] + arguments,
+            stderrPath: stderrPath)
         let deadline = Date().addingTimeInterval(20)
         while (try? SocketClient(path: self.socketPath)) == nil {
             guard process.isRunning, Date() < deadline else {
-                if process.isRunning { process.terminate(); process.waitUntilExit() }
-                let output = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
-                throw DaemonError("vitrined did not start: \(output)")
+                if process.isRunning { _ = process.terminate() }
+                throw DaemonError("vitrined did not start: \((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")")
             }
             usleep(20_000)
         }
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        if process.isRunning { _ = process.terminate() }
         try? FileManager.default.removeItem(at: directory)
     }
 
     func connect() throws -> SocketClient { try SocketClient(path: socketPath) }
 
     /// The process id, for signals.
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
+
+    var isRunning: Bool { process.isRunning }
 
     /// Waits until the daemon exits by itself (at most `timeout` seconds) and returns its
     /// status, or nil if it is still running.
-    func waitForExit(timeout: Double = 10) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        return process.isRunning ? nil : process.terminationStatus
-    }
+    func waitForExit(timeout: Double = 10) -> Int32? { process.wait(timeout: timeout) }
+
+    /// Stops the daemon with SIGTERM and returns its exit status.
+    func stop() -> Int32 { process.terminate() }
 
     /// Runs `vitrined` with `arguments` to its end (killed after `timeout` seconds) and
     /// returns its exit status and what it wrote to standard error.
     static func runToExit(_ arguments: [String], timeout: Double = 20) throws -> (status: Int32, stderr: String) {
-        let process = Process()
-        let errors = Pipe()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardError = errors
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, text)
-    }
-
-    var isRunning: Bool { process.isRunning }
-
-    /// Stops the daemon and returns its exit status.
-    func stop() -> Int32 {
-        process.terminate()
-        process.waitUntilExit()
-        return process.terminationStatus
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("vitrined-\(UUID().uuidString.prefix(8)).stderr").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let process = try ChildProcess(executable.path, arguments, stderrPath: log)
+        let status = process.wait(timeout: timeout) ?? process.terminate()
+        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 }
 
@@ -109,7 +174,7 @@ final class SocketClient {
     /// `receiveBuffer` shrinks the socket's receive buffer (SO_RCVBUF), for clients that
     /// stop reading.
     init(path: String, receiveBuffer: Int32? = nil) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw DaemonError("socket() failed") }
         if var size = receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -259,6 +324,22 @@ final class InProcessDaemon {
             guard Date() < deadline else { throw DaemonError("the in-process daemon did not start listening") }
             usleep(10_000)
         }
+        Self.restoreSignals()
+    }
+
+    /// `Daemon.run()` ignores SIGTERM, SIGINT and SIGHUP process-wide (it takes them through
+    /// dispatch sources); in the test runner that would make it deaf to SIGTERM and ^C. Once
+    /// the daemon has set them (SIGHUP last), they get their default actions back; the
+    /// in-process daemon is stopped with `stop()` instead.
+    private static func restoreSignals() {
+        let deadline = Date().addingTimeInterval(5)
+        var action = sigaction()
+        repeat {
+            sigaction(SIGHUP, nil, &action)
+            if action.__sigaction_handler.sa_handler.map({ unsafeBitCast($0, to: Int.self) }) == 1 { break }  // SIG_IGN
+            usleep(1_000)
+        } while Date() < deadline
+        for number in [SIGTERM, SIGINT, SIGHUP] { signal(number, SIG_DFL) }
     }
 
     deinit {

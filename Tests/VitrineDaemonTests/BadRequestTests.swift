@@ -147,6 +147,9 @@ import VitrineProtocol
     static let numbersColoursAndKeys: [Case] = [
         Case("infinite coordinate (1e999)", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"position.x": 1e999}}"#, "invalid_value", id: .null),
         Case("negative infinite coordinate", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"position": [-1e999, 0]}}"#, "invalid_value", id: .null),
+        Case("NaN (not JSON)", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"opacity": NaN}}"#, "malformed_json", id: .null),
+        Case("Infinity (not JSON)", #"{"id": 7, "cmd": "clock.set", "time": Infinity}"#, "malformed_json", id: .null),
+        Case("NaN angle string", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"transform.rotation.z": "nandeg"}}"#, "wrong_type"),
         Case("absurd coordinate (1e12)", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"position": [1e12, 0]}}"#, "invalid_value"),
         Case("absurd custom number", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"count": 1e12}}"#, "invalid_value"),
         Case("absurd bounds on a new layer", #"{"id": 7, "cmd": "layer.add", "layer": "new", "properties": {"bounds": [0, 0, 1e12, 1]}}"#, "invalid_value"),

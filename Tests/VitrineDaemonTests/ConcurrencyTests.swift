@@ -44,6 +44,7 @@ import VitrineProtocol
         let clients = try (0..<Self.clientCount).map { _ in try daemon.connect() }
         let problems = Mutex<[String]>([])
         let replyCount = Mutex(0)
+        let transactions = Mutex<[Int: [Double]]>([:])
         let start = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
         for (c, client) in clients.enumerated() {
@@ -73,6 +74,7 @@ import VitrineProtocol
                             if json["event"] == nil { reply = json }
                         }
                         replyCount.withLock { $0 += 1 }
+                        if let tx = reply?["result"]?["transaction"]?.number { transactions.withLock { $0[c, default: []].append(tx) } }
                         guard reply?["id"] == .string("\(c):\(expected)") else { fail("expected id \(c):\(expected), got \(reply!)"); return }
                         if !step.check(reply!) { fail("\(step.request) → \(reply!)") }
                     }
@@ -84,6 +86,13 @@ import VitrineProtocol
         let found = problems.withLock { $0 }
         #expect(found.isEmpty, "\(found.count) problems:\n\(found.prefix(20).joined(separator: "\n"))")
         #expect(replyCount.withLock { $0 } == Self.clientCount * Self.rounds * Self.round(0, client: 0).count)
+
+        // The daemon really saw them interleaved: transaction ids are global, so the spans
+        // of ids the clients got overlap (served one after another they would not).
+        let spans = transactions.withLock { $0 }.values.map { ($0.min()!, $0.max()!) }.sorted { $0.0 < $1.0 }
+        let overlaps = zip(spans, spans.dropFirst()).filter { $1.0 < $0.1 }.count
+        #expect(overlaps > 0, "no client's requests were interleaved with another's")
+        print("ConcurrencyTests: \(overlaps) overlaps among \(spans.count) clients' transaction spans")
 
         // The scene holds every client's layers, each where its client put it.
         let observer = try daemon.connect()

@@ -111,6 +111,9 @@ import VitrineProtocol
 
     @Test func smallClientAndSubscriptionLimits() throws {
         // The command line sets no limits, so this daemon runs in-process with small ones.
+        // (The default of 32 subscriptions cannot be reached at all: only eight distinct
+        // patterns match an event — the four names, "*", "animation.*", "transaction.*",
+        // "config.*" — and subscribing twice to one counts once.)
         let daemon = try InProcessDaemon {
             $0.limits.clients = 3
             $0.limits.subscriptionsPerClient = 2

@@ -65,7 +65,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
-            name: "VitrineDaemonTests", dependencies: ["VitrineDaemon", "VitrineProtocol", "VitrineTestSupport", "vitrined"],
+            name: "VitrineDaemonTests",
+            dependencies: [
+                "VitrineDaemon", "VitrineProtocol", "VitrineOutput", "VitrineRaster", "VitrineTestSupport", "vitrined",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["References"]),
         .executableTarget(
             name: "vitrined",

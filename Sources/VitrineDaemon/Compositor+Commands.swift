@@ -197,7 +197,8 @@ extension Compositor {
     }
 
     /// `path` (relative ones start in the screenshot directory) if it names a `.png` file
-    /// directly inside the screenshot directory or below it, with symbolic links resolved.
+    /// directly inside the screenshot directory or below it, with symbolic links resolved;
+    /// a file that is itself a symbolic link is refused.
     func allowedScreenshotPath(_ path: String) throws(ProtocolError) -> String {
         let directory = URL(fileURLWithPath: settings.screenshotDirectory).resolvingSymlinksInPath().path
         let requested = path.hasPrefix("/") ? URL(fileURLWithPath: path) : URL(fileURLWithPath: settings.screenshotDirectory).appendingPathComponent(path)
@@ -212,6 +213,11 @@ extension Compositor {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ProtocolError(.invalidValue, "the directory \(parent) does not exist")
+        }
+        // The file itself may be a symbolic link to anywhere: writing would follow it.
+        var info = stat()
+        if lstat(parent + "/" + file, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
+            throw ProtocolError(.pathNotAllowed, "'\(path)' is a symbolic link; screenshots are written only to files inside \(settings.screenshotDirectory) (socket.screenshot_dir)")
         }
         return parent + "/" + file
     }

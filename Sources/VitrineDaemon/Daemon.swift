@@ -50,9 +50,11 @@ public final class Daemon {
     /// Serves until SIGTERM or SIGINT, then stops listening, removes the socket and
     /// returns. SIGHUP reloads the configuration.
     public func run(inheritedSocket: CInt? = nil) throws {
+        // Signals first: a SIGTERM that arrives as soon as the socket listens must still
+        // stop the daemon cleanly.
+        if handlesSignals { installSignalHandlers() }
         try server.start(inheritedSocket: inheritedSocket)
         try loop.submit { self.compositor.renderFrame() }.wait()
-        if handlesSignals { installSignalHandlers() }
         notifySystemd("READY=1\nSTATUS=serving \(settings.socketPath)")
         stopped.wait()
         server.stop()

@@ -101,6 +101,7 @@ struct TransactionBuilder {
             if let displayKeys { tx.operations.append(.setDisplayKeys(layer: id, keys: Set(displayKeys))) }
             return .object(["layer": .string(id)])
         case .animationAdd(let layer, let key, let json):
+            _ = try kind(of: layer)  // unknown_layer before any complaint about the animation
             let description = try AnimationDescription(json: json) { path in try? self.shape(of: layer, at: path)?.type }
             var animation = description.animation
             if let delay = description.delay {

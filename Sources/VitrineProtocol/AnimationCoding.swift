@@ -55,7 +55,9 @@ public struct AnimationDescription: Sendable {
             guard let path = try reader.string("keyPath") else { throw ProtocolError(.missingField, "a \(type) animation needs a keyPath, e.g. \"position.x\"") }
             do { keyPath = try KeyPath(parsing: path) } catch { throw ProtocolError(error) }
             valueType = typeOf(keyPath!)
-            guard valueType != nil else { throw ProtocolError(.invalidValue, "the layer has no property '\(path)' to animate (set a custom property first)") }
+            guard valueType != nil else {
+                throw ProtocolError(.unknownKeyPath(path, layer: ""), message: "the layer has no property '\(path)' to animate (set a custom property first)")
+            }
         }
         func value(_ field: String) throws(ProtocolError) -> Value? {
             try o[field].map { j throws(ProtocolError) in try Value(json: j, as: valueType, at: keyPath!.description + " (" + field + ")") }
@@ -116,7 +118,7 @@ public struct AnimationDescription: Sendable {
     public static func timingFunction(_ json: JSON) throws(ProtocolError) -> TimingFunction {
         if let name = json.string {
             guard let f = TimingFunction.named[name] else {
-                throw ProtocolError(.invalidValue, "timing is one of \(TimingFunction.named.keys.sorted().joined(separator: ", ")) or [x1, y1, x2, y2], not '\(name)'")
+                throw ProtocolError(.invalidTiming("timing is one of \(TimingFunction.named.keys.sorted().joined(separator: ", ")) or [x1, y1, x2, y2], not '\(name)'"))
             }
             return f
         }

@@ -161,8 +161,11 @@ extension Request {
             return .failure(RequestError(id: nil, error: ProtocolError(.notAnObject, "a request is a JSON object such as {\"id\": 1, \"cmd\": \"ping\"}, not \(json.kindName)")))
         }
         let id = object["id"]
+        if let id, id != .null, id.number == nil, id.string == nil {
+            return .failure(RequestError(id: nil, error: ProtocolError(.wrongType, "\"id\" is a number or a string, not \(id.kindName)")))
+        }
         do throws(ProtocolError) {
-            guard let id, id.number != nil || id.string != nil else {
+            guard let id, id != .null else {
                 throw ProtocolError(.missingField, "every request needs an \"id\" (a number or a string) to match its reply")
             }
             return .success(Request(id: id, command: try Command(object: object, context: "request", depth: 0)))

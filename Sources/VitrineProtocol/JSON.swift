@@ -11,13 +11,20 @@ public enum JSON: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? c.decode(Double.self) { self = .number(n) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSON].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSON].self)) }
+        if c.decodeNil() { self = .null; return }
+        if let b = try? c.decode(Bool.self) { self = .bool(b); return }
+        if let s = try? c.decode(String.self) { self = .string(s); return }
+        // Only "not a number" may fall through: a number no Double holds (1e999) must not
+        // end up reported as "expected an object".
+        do { self = .number(try c.decode(Double.self)); return } catch DecodingError.typeMismatch {} catch {
+            throw NumberOutOfRange(path: c.codingPath.map(\.stringValue).joined(separator: "."))
+        }
+        do { self = .array(try c.decode([JSON].self)); return } catch DecodingError.typeMismatch {}
+        self = .object(try c.decode([String: JSON].self))
     }
+
+    /// A JSON number that no Double represents, such as 1e999.
+    struct NumberOutOfRange: Error { let path: String }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.singleValueContainer()
@@ -35,6 +42,9 @@ public enum JSON: Hashable, Sendable, Codable, CustomStringConvertible {
     public init(parsing data: Data) throws(ProtocolError) {
         do {
             self = try JSONDecoder().decode(JSON.self, from: data)
+        } catch let error as NumberOutOfRange {
+            let place = error.path.isEmpty ? "" : " at \"\(error.path)\""
+            throw ProtocolError(.invalidValue, "the number\(place) is out of range: numbers must be finite and within ±1e9")
         } catch {
             throw ProtocolError(.malformedJSON, "the text is not valid JSON (\(Self.reason(error)))")
         }

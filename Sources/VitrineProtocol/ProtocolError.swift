@@ -35,6 +35,12 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         message = error.message
     }
 
+    /// A core error's code with a message of its own.
+    init(_ error: CoreError, message: String) {
+        code = error.code
+        self.message = message
+    }
+
     public var description: String { "\(code): \(message)" }
 }
 

@@ -1,6 +1,92 @@
 import Foundation
+import Logging
 import Testing
+import VitrineDaemon
+import VitrineOutput
 import VitrineProtocol
+
+/// A child process started with posix_spawn and reaped with waitpid by its owner.
+///
+/// Foundation's `Process` is not used: on Linux it learns of a child's exit from SIGCHLD,
+/// which any of the test runner's many threads may swallow, and then `waitUntilExit()`
+/// never returns (seen with a daemon that exits at once). The child gets default signal
+/// dispositions and an empty mask, whatever the test process set, and none of its file
+/// descriptors besides 0–2 (a client socket leaked into a daemon would keep that
+/// connection open after the test closes it).
+final class ChildProcess {
+    let pid: pid_t
+    private var exitStatus: Int32?
+
+    init(_ executable: String, _ arguments: [String], stderrPath: String) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        Self.closeInheritedDescriptors(&actions)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t(), mask = sigset_t()
+        sigfillset(&defaults)
+        sigemptyset(&mask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var child = pid_t()
+        let result = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        guard result == 0 else { throw DaemonError("cannot start \(executable): \(String(cString: strerror(result)))") }
+        pid = child
+    }
+
+    deinit {
+        if isRunning { kill(pid, SIGKILL); _ = wait(timeout: 10) }
+    }
+
+    /// glibc's posix_spawn_file_actions_addclosefrom_np (not visible to Swift), else a
+    /// close action for every descriptor open now.
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            return
+        }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let fd = Int32(name), fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
+    }
+
+    /// The exit status (128 + the signal for a signal), once the child has ended.
+    var status: Int32? {
+        if exitStatus == nil {
+            var raw: Int32 = 0
+            if waitpid(pid, &raw, WNOHANG) == pid {
+                exitStatus = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+            }
+        }
+        return exitStatus
+    }
+
+    var isRunning: Bool { status == nil }
+
+    /// Waits at most `timeout` seconds for the child to end; its status, or nil.
+    func wait(timeout: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while status == nil, Date() < deadline { usleep(5_000) }
+        return status
+    }
+
+    /// SIGTERM, then the status (SIGKILL after `timeout` seconds).
+    func terminate(timeout: Double = 10) -> Int32 {
+        kill(pid, SIGTERM)
+        if let status = wait(timeout: timeout) { return status }
+        kill(pid, SIGKILL)
+        return wait(timeout: 10) ?? -1
+    }
+}
 
 /// The real `vitrined`, started on a socket in a fresh temporary directory (headless,
 /// manual clock unless told otherwise), stopped when released.
@@ -8,8 +94,8 @@ final class DaemonProcess {
     let directory: URL
     let socketPath: String
     let screenshotDirectory: String
-    private let process = Process()
-    private let errors = Pipe()
+    private let process: ChildProcess
+    private let stderrPath: String
 
     /// The `vitrined` built next to this test binary.
     static var executable: URL {
@@ -19,43 +105,56 @@ final class DaemonProcess {
         return root.appendingPathComponent(".build/debug/vitrined")
     }
 
-    init(clock: String = "manual", screenshotDirectory: String? = nil, arguments: [String] = []) throws {
+    /// `socketPath` defaults to a fresh one; the daemon is ready when a connection to it
+    /// succeeds (a stale socket file may be there before it starts).
+    init(clock: String = "manual", screenshotDirectory: String? = nil, socketPath: String? = nil, arguments: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        socketPath = directory.appendingPathComponent("v.sock").path
+        self.socketPath = socketPath ?? directory.appendingPathComponent("v.sock").path
         self.screenshotDirectory = screenshotDirectory ?? directory.path
         try FileManager.default.createDirectory(atPath: self.screenshotDirectory, withIntermediateDirectories: true)
-        process.executableURL = Self.executable
-        process.arguments = ["--socket", socketPath, "--clock", clock, "--screenshot-dir", self.screenshotDirectory, "--log-level", "error"] + arguments
-        process.standardError = errors
-        try process.run()
+        stderrPath = directory.appendingPathComponent("vitrined.stderr").path
+        process = try ChildProcess(
+            Self.executable.path,
+            ["--socket", self.socketPath, "--clock", clock, "--screenshot-dir", self.screenshotDirectory, "--log-level", "error"] + arguments,
+            stderrPath: stderrPath)
         let deadline = Date().addingTimeInterval(20)
-        while !FileManager.default.fileExists(atPath: socketPath) {
+        while (try? SocketClient(path: self.socketPath)) == nil {
             guard process.isRunning, Date() < deadline else {
-                let output = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
-                throw DaemonError("vitrined did not start: \(output)")
+                if process.isRunning { _ = process.terminate() }
+                throw DaemonError("vitrined did not start: \((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")")
             }
             usleep(20_000)
         }
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        if process.isRunning { _ = process.terminate() }
         try? FileManager.default.removeItem(at: directory)
     }
 
     func connect() throws -> SocketClient { try SocketClient(path: socketPath) }
 
+    /// The process id, for signals.
+    var pid: Int32 { process.pid }
+
     var isRunning: Bool { process.isRunning }
 
-    /// Stops the daemon and returns its exit status.
-    func stop() -> Int32 {
-        process.terminate()
-        process.waitUntilExit()
-        return process.terminationStatus
+    /// Waits until the daemon exits by itself (at most `timeout` seconds) and returns its
+    /// status, or nil if it is still running.
+    func waitForExit(timeout: Double = 10) -> Int32? { process.wait(timeout: timeout) }
+
+    /// Stops the daemon with SIGTERM and returns its exit status.
+    func stop() -> Int32 { process.terminate() }
+
+    /// Runs `vitrined` with `arguments` to its end (killed after `timeout` seconds) and
+    /// returns its exit status and what it wrote to standard error.
+    static func runToExit(_ arguments: [String], timeout: Double = 20) throws -> (status: Int32, stderr: String) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("vitrined-\(UUID().uuidString.prefix(8)).stderr").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let process = try ChildProcess(executable.path, arguments, stderrPath: log)
+        let status = process.wait(timeout: timeout) ?? process.terminate()
+        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 }
 
@@ -72,9 +171,14 @@ final class SocketClient {
     private(set) var events: [JSON] = []
     private var nextID = 0
 
-    init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    /// `receiveBuffer` shrinks the socket's receive buffer (SO_RCVBUF), for clients that
+    /// stop reading.
+    init(path: String, receiveBuffer: Int32? = nil) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw DaemonError("socket() failed") }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -144,9 +248,91 @@ final class SocketClient {
         return try request(o)
     }
 
+    /// Sends raw bytes and a newline, and returns the next line that is not an event,
+    /// parsed (the reply, as requests are answered in order); nil if none comes.
+    func exchange(_ bytes: [UInt8]) throws -> JSON? {
+        write(bytes + [10])
+        while let line = readLine() {
+            let json = try JSON(parsing: Data(line.utf8))
+            if json["event"] != nil { events.append(json); continue }
+            return json
+        }
+        return nil
+    }
+
+    /// `exchange` for a text line.
+    func exchange(_ line: String) throws -> JSON? { try exchange(Array(line.utf8)) }
+
+    /// Reads until the daemon closes the connection or `timeout` seconds pass without a
+    /// byte; returns the bytes read and whether the end of the stream was reached.
+    func drain(timeout: Double = 5) -> (bytes: Int, closed: Bool) {
+        var total = buffer.count
+        buffer.removeAll()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(timeout * 1000)) > 0 else { return (total, false) }
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { return (total, true) }
+            total += n
+        }
+    }
+
+    /// True when the daemon has closed the connection, without reading anything.
+    var peerClosed: Bool {
+        let rdhup: Int16 = 0x2000  // POLLRDHUP (Linux), which Glibc does not export to Swift
+        var poller = pollfd(fd: fd, events: rdhup, revents: 0)
+        return poll(&poller, 1, 0) > 0 && poller.revents & (rdhup | Int16(POLLHUP)) != 0
+    }
+
     /// Takes the events collected so far.
     func takeEvents() -> [JSON] {
         defer { events.removeAll() }
         return events
     }
+}
+
+/// A `Daemon` run inside the test process with settings the command line cannot give
+/// (small limits), on its own socket in a fresh temporary directory.
+final class InProcessDaemon {
+    let directory: URL
+    let socketPath: String
+    private let daemon: Daemon
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(clock: DaemonSettings.ClockMode = .manual, configure: (inout DaemonSettings) -> Void) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-test-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        socketPath = directory.appendingPathComponent("v.sock").path
+        var settings = DaemonSettings()
+        settings.socketPath = socketPath
+        settings.clock = clock
+        settings.screenshotDirectory = directory.path
+        settings.headlessWidth = 320
+        settings.headlessHeight = 200
+        configure(&settings)
+        let output = try HeadlessOutput(width: settings.headlessWidth, height: settings.headlessHeight)
+        daemon = try Daemon(settings: settings, output: output, logger: Logger(label: "vitrine-test") { _ in SwiftLogNoOpLogHandler() })
+        // The test runner keeps its own signal handling; the daemon is stopped with stop().
+        daemon.handlesSignals = false
+        nonisolated(unsafe) let daemon = daemon
+        let finished = finished
+        Thread {
+            do { try daemon.run() } catch { print("in-process daemon: \(error)") }
+            finished.signal()
+        }.start()
+        let deadline = Date().addingTimeInterval(20)
+        while (try? SocketClient(path: socketPath)) == nil {
+            guard Date() < deadline else { throw DaemonError("the in-process daemon did not start listening") }
+            usleep(10_000)
+        }
+    }
+
+    deinit {
+        daemon.stop()
+        finished.wait()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func connect() throws -> SocketClient { try SocketClient(path: socketPath) }
 }

@@ -41,7 +41,7 @@ import VitrineTestSupport
 
     @Test(arguments: cases)
     func drawsAsTheReferenceShows(_ c: Case) throws {
-        let daemon = try InProcessDaemon()
+        let daemon = try InProcessCompositor()
         for request in c.requests { try daemon.run(request) }
         if c.advance > 0 { try daemon.run(#"{"cmd": "clock.advance", "seconds": \#(c.advance)}"#) }
         if let failure = try GoldenImage.check(daemon.snapshot(), named: c.name, in: Self.references) {
@@ -51,12 +51,12 @@ import VitrineTestSupport
 
     @Test func aSettledNumberIsPixelIdenticalToTextOfTheSameString() throws {
         for (value, extra) in [("245699", ""), ("1234.5", #", "format": "currency", "minimumFractionDigits": 2, "maximumFractionDigits": 2"#), ("-7", "")] {
-            let number = try InProcessDaemon()
+            let number = try InProcessCompositor()
             let shown = try number.run(Self.add(value, extra))
             _ = shown
             try number.run(#"{"cmd": "number.set", "layer": "n", "value": \#(value)}"#)
             try number.run(#"{"cmd": "clock.advance", "seconds": 10}"#)
-            let text = try InProcessDaemon()
+            let text = try InProcessCompositor()
             let string = try number.run(#"{"cmd": "number.set", "layer": "n", "value": \#(value), "animated": false}"#)["text"]?.string ?? ""
             try text.run(#"{"cmd": "layer.add", "layer": "t", "kind": "text", "properties": {"bounds": [0, 0, 380, 90], "position": [200, 60], "fontSize": 64, "alignmentMode": "center", "string": "\#(string)"}}"#)
             let a = try number.snapshot(), b = try text.snapshot()
@@ -67,7 +67,7 @@ import VitrineTestSupport
     }
 
     @Test func completionAlwaysComesOncePerCall() throws {
-        let daemon = try InProcessDaemon()
+        let daemon = try InProcessCompositor()
         try daemon.run(Self.add("10"))
         try daemon.run(#"{"cmd": "number.set", "layer": "n", "value": 20}"#)
         try daemon.run(#"{"cmd": "clock.advance", "seconds": 0.5}"#)
@@ -80,7 +80,7 @@ import VitrineTestSupport
     }
 
     @Test func aRetargetContinuesFromWhatIsShown() throws {
-        let daemon = try InProcessDaemon()
+        let daemon = try InProcessCompositor()
         try daemon.run(Self.add("100"))
         try daemon.run(#"{"cmd": "number.set", "layer": "n", "value": 150}"#)
         try daemon.run(#"{"cmd": "clock.advance", "seconds": 0.4}"#)
@@ -91,7 +91,7 @@ import VitrineTestSupport
     }
 
     @Test func badRequestsAreRefused() throws {
-        let daemon = try InProcessDaemon()
+        let daemon = try InProcessCompositor()
         try daemon.run(#"{"cmd": "layer.add", "layer": "plain"}"#)
         for bad in [
             #"{"id": 1, "cmd": "number.set", "layer": "plain", "value": 1}"#,

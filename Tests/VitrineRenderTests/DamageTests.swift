@@ -145,7 +145,7 @@ import VitrineTestSupport
             let expected = try full.snapshot(scene, root: "root", at: time)
             let actual = try #require(output.frontBuffer)
             if !actual.hasSamePixels(as: expected) {
-                let paths = try GoldenImage.writeFailure(actual, expected: expected, name: "damage-digits-\(frame)-buffers\(bufferCount)")
+                let paths = try GoldenImage.writeMismatch(actual, expected: expected, name: "damage-digits-\(frame)-buffers\(bufferCount)")
                 Issue.record("\(text) with \(bufferCount) buffers: partial repaint differs from a full repaint; see \(paths)")
             }
         }

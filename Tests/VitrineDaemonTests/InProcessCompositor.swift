@@ -8,7 +8,7 @@ import VitrineRaster
 
 /// A compositor in the test process (headless, manual clock): requests go through the
 /// same decoding and execution as on the socket, without the socket.
-final class InProcessDaemon: ClientConnection {
+final class InProcessCompositor: ClientConnection {
     let compositor: Compositor
     let output: HeadlessOutput
     let clientID = 1

@@ -44,7 +44,7 @@ public enum DisplayError: Error, CustomStringConvertible, Sendable, Equatable {
         switch self {
         case .noDevice(let tried):
             guard !tried.isEmpty else {
-                return "no display device: nothing in /dev/dri/card* or /dev/fb0 — is a DRM driver loaded (lsmod | grep drm)? Use --backend headless to run without a screen"
+                return "no display device: /dev/dri has no card* — is a KMS driver loaded (ls /dev/dri; lsmod | grep drm)? --backend fbdev uses /dev/fb0; --backend headless runs without a screen"
             }
             return "no usable display device; tried " + tried.map(\.description).joined(separator: "; ")
         case .permissionDenied(let path, let group):

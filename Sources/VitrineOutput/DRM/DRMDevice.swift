@@ -56,8 +56,11 @@ public final class DRMDevice {
     /// Reads connectors, encoders and CRTCs.
     public func readCard() throws(DisplayError) -> KMSCard {
         var dumb: UInt64 = 0
-        if drmGetCap(fd, UInt64(DRM_CAP_DUMB_BUFFER), &dumb) != 0 || dumb == 0 {
-            throw .system(what: "dumb buffers (DRM_CAP_DUMB_BUFFER)", path: path, errno: ENOTSUP)
+        if drmGetCap(fd, UInt64(DRM_CAP_DUMB_BUFFER), &dumb) != 0 {
+            throw .system(what: "DRM_IOCTL_GET_CAP (is it a DRM device?)", path: path, errno: errno)
+        }
+        if dumb == 0 {
+            throw .system(what: "dumb buffers (DRM_CAP_DUMB_BUFFER: the driver has none, a render-only GPU?)", path: path, errno: ENOTSUP)
         }
         guard let resources = drmModeGetResources(fd) else {
             throw .system(what: "drmModeGetResources (is it a KMS display device, not a render node?)", path: path, errno: errno)

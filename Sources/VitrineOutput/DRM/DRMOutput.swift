@@ -22,10 +22,9 @@ public final class DRMOutput: OutputBackend {
     let device: DRMDevice
     let selection: KMSSelection
     private let committer: KMSCommitter
+    /// Owned here, written through `chain`; freed after the CRTC is restored.
     private var buffers: [DumbBuffer]
-    private let surface: Surface
-    private let copier: ScanoutCopy
-    private var damage: BufferDamage
+    private let chain: ScanoutChain
     private let vt: VirtualTerminal?
     private let log: @Sendable (String) -> Void
     private let flips = FlipCounter()
@@ -34,14 +33,6 @@ public final class DRMOutput: OutputBackend {
     private var eventSource: DispatchSourceRead?
     private var rendered = false
     private var acquired = false
-    private var needsModeset = true
-    /// The buffer on screen; nil before the first frame.
-    private var front: Int?
-    /// The buffer whose flip is pending.
-    private var pending: Int?
-    /// A frame was presented while a flip was pending or the VT was away.
-    private var unshown = false
-    private var active = true
     private var closed = false
     private var deliveredFlips = 0
     /// Cleared once DirtyFB says the driver has no use for it.
@@ -79,9 +70,11 @@ public final class DRMOutput: OutputBackend {
         var seen = Set<OutputMode>()
         let listed = selection.connector.modes.sorted { $0.isPreferred && !$1.isPreferred }.map(\.outputMode)
         modes = listed.filter { seen.insert($0).inserted }
-        surface = Surface(width: logical.width, height: logical.height)
-        copier = ScanoutCopy(rotation: committer.rotatesInHardware ? .none : options.rotation)
-        damage = BufferDamage(buffers: buffers.count, bounds: surface.bounds)
+        let copier = ScanoutCopy(rotation: committer.rotatesInHardware ? .none : options.rotation)
+        chain = ScanoutChain(
+            surface: Surface(width: logical.width, height: logical.height),
+            targets: buffers.map { ScanoutTarget(pixels: $0.pixels, pitch: $0.pitch, framebuffer: $0.framebuffer) },
+            copier: copier, committer: committer)
         name = "drm:\(selection.connector.name)"
         vt = options.useVT ? VirtualTerminal.current() : nil
         if let vt {
@@ -91,6 +84,18 @@ public final class DRMOutput: OutputBackend {
             + "\(committer.kind) commits, \(buffers.count) dumb buffers \(size.width)x\(size.height) XRGB8888, rotation \(options.rotation)"
             + (options.rotation == .none ? "" : committer.rotatesInHardware ? " by the plane" : " in the copy")
             + ", scene \(mode.width)x\(mode.height), VT \(vt?.path ?? "none")")
+        chain.userData = Unmanaged.passUnretained(flips).toOpaque()
+        let weak = WeakOutput(self)
+        chain.wrote = { target, rects in weak.output?.markDirty(target, rects, rotation: copier.rotation) }
+        chain.shown = { weak.output?.frameDone?() }
+        chain.later = { body in
+            if let executor = weak.output?.executor {
+                let work = UncheckedSendable(body)
+                executor { work.value() }
+            } else {
+                body()
+            }
+        }
     }
 
     private static func makeCommitter(target: KMSTarget, options: DRMOptions, log: (String) -> Void) throws(DisplayError) -> KMSCommitter {
@@ -118,17 +123,14 @@ public final class DRMOutput: OutputBackend {
     public func acquireBuffer() throws -> OutputBuffer {
         guard !closed else { throw OutputError("\(name): the output is closed") }
         acquired = true
-        return OutputBuffer(surface: surface, age: rendered ? 1 : 0)
+        return OutputBuffer(surface: chain.surface, age: rendered ? 1 : 0)
     }
 
-    public func present(damage frameDamage: [PixelRect]) throws {
+    public func present(damage: [PixelRect]) throws {
         guard acquired else { throw OutputError("present without an acquired buffer") }
         acquired = false
         rendered = true
-        damage.add(frameDamage)
-        unshown = true
-        guard active, pending == nil else { return }
-        try show()
+        try chain.frameRendered(damage: damage)
     }
 
     public func attach(executor: @escaping OutputExecutor) {
@@ -161,7 +163,7 @@ public final class DRMOutput: OutputBackend {
             eventSource = nil
         }
         waitForPendingFlip(timeout: 1)
-        if active { committer.restore() }
+        if chain.active { committer.restore() }
         buffers.removeAll()
         vt?.restore()
         log("drm: \(device.path) \(selection.connector.name) given back")
@@ -169,37 +171,13 @@ public final class DRMOutput: OutputBackend {
 
     // MARK: Frames
 
-    /// Brings the next buffer up to date and shows it.
-    private func show() throws {
-        let index = front.map { ($0 + 1) % buffers.count } ?? 0
-        let buffer = buffers[index]
-        let rects = damage.missing(in: index)
-        for rect in rects { copier.copy(rect, from: surface, to: buffer.pixels, pitch: buffer.pitch) }
-        damage.written(index)
-        markDirty(buffer, rects)
-        unshown = false
-        let userData = Unmanaged.passUnretained(flips).toOpaque()
-        if needsModeset {
-            let event = try committer.modeset(framebuffer: buffer.framebuffer, userData: userData)
-            needsModeset = false
-            pending = index
-            if !event {
-                let weak = WeakOutput(self)
-                if let executor { executor { weak.output?.flipCompleted() } } else { flipCompleted() }
-            }
-        } else {
-            try committer.flip(framebuffer: buffer.framebuffer, userData: userData)
-            pending = index
-        }
-    }
-
     /// Tells drivers that only show CPU writes on request (DIRTYFB) which rows changed;
     /// stops asking once the driver says it has no such hook.
-    private func markDirty(_ buffer: DumbBuffer, _ rects: [PixelRect]) {
+    private func markDirty(_ buffer: ScanoutTarget, _ rects: [PixelRect], rotation: ScreenRotation) {
         guard dirtyFBUseful, !rects.isEmpty else { return }
-        let physical = copier.rotation
+        let surface = chain.surface
         var clips = rects.map { r -> drmModeClip in
-            let p = physical.physicalRect(of: r, logicalWidth: surface.width, logicalHeight: surface.height)
+            let p = rotation.physicalRect(of: r, logicalWidth: surface.width, logicalHeight: surface.height)
             return drmModeClip(x1: UInt16(p.x), y1: UInt16(p.y), x2: UInt16(p.maxX), y2: UInt16(p.maxY))
         }
         let result = drmModeDirtyFB(device.fd, buffer.framebuffer, &clips, UInt32(clips.count))
@@ -210,56 +188,42 @@ public final class DRMOutput: OutputBackend {
     private func deliverFlips() {
         while deliveredFlips < flips.count {
             deliveredFlips += 1
-            flipCompleted()
+            if closed { chain.abandonPending() } else { chain.flipCompleted() }
         }
-    }
-
-    private func flipCompleted() {
-        guard let shown = pending else { return }
-        pending = nil
-        front = shown
-        guard !closed else { return }
-        if unshown, active {
-            do { try show() } catch { log("drm: flip failed: \(error)") }
-        }
-        frameDone?()
     }
 
     private func waitForPendingFlip(timeout: Double) {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
         deliverFlips()
-        while pending != nil, DispatchTime.now().uptimeNanoseconds < deadline {
+        while chain.pending != nil, DispatchTime.now().uptimeNanoseconds < deadline {
             var poller = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
             if poll(&poller, 1, 50) > 0 { flips.read(from: device.fd) }
             deliverFlips()
         }
-        pending = nil
+        // Timed out: the flip is as good as done (a wedged driver must not hang the exit).
+        chain.abandonPending()
     }
 
     // MARK: VT switches
 
     /// The VT is being left: finish the flip in flight and give up master.
     func releaseVT() {
-        guard active, !closed else { return }
+        guard chain.active, !closed else { return }
         waitForPendingFlip(timeout: 0.2)
-        active = false
+        chain.suspend()
         device.dropMaster()
         log("drm: VT released; DRM master dropped")
     }
 
     /// The VT is back: take master again and set the mode with the whole picture.
     func acquireVT() {
-        guard !active, !closed else { return }
+        guard !chain.active, !closed else { return }
         do { try device.becomeMaster() } catch {
             log("drm: VT acquired but \(error)")
             return
         }
-        active = true
-        needsModeset = true
-        damage.invalidateAll()
         log("drm: VT acquired; DRM master regained, restoring the picture")
-        guard rendered else { return }
-        do { try show() } catch { log("drm: modeset after the VT switch failed: \(error)") }
+        do { try chain.resume() } catch { log("drm: modeset after the VT switch failed: \(error)") }
     }
 }
 

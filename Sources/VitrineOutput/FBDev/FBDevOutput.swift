@@ -148,6 +148,7 @@ public final class FBDevOutput: OutputBackend {
         vt?.restore()
         if unmap { munmap(memory, layout.length) }
         if fd >= 0 { Foundation.close(fd) }
+        log("fbdev: \(path) given back")
     }
 }
 

@@ -34,7 +34,7 @@ enum OutputChoice {
         }
         switch backend {
         case .auto:
-            return try AutoBackend.choose(drm: drm, fbdev: fbdev, headless: headless, log: log)
+            return try AutoBackend.choose(cardsPresent: !DRMDevice.candidates().isEmpty, drm: drm, fbdev: fbdev, headless: headless, log: log)
         case .drm: return try drm()
         case .fbdev: return try fbdev()
         case .headless: return try headless()

@@ -15,7 +15,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The configuration file (default: /etc/vitrine/vitrine.toml when it exists).")
     var config: String?
 
-    @Option(help: "Output backend: auto (drm, else fbdev, else headless), drm, fbdev or headless (overrides output.backend).")
+    @Option(help: "Output backend: auto (drm, else fbdev where there is no DRM card, else headless), drm, fbdev or headless (overrides output.backend).")
     var backend: Backend?
 
     @Option(help: "DRM card or framebuffer device, e.g. /dev/dri/card0 (overrides output.device).")

@@ -26,7 +26,7 @@ final class DaemonProcess {
         self.screenshotDirectory = screenshotDirectory ?? directory.path
         try FileManager.default.createDirectory(atPath: self.screenshotDirectory, withIntermediateDirectories: true)
         process.executableURL = Self.executable
-        process.arguments = ["--socket", socketPath, "--clock", clock, "--screenshot-dir", self.screenshotDirectory, "--log-level", "error"] + arguments
+        process.arguments = ["--backend", "headless", "--socket", socketPath, "--clock", clock, "--screenshot-dir", self.screenshotDirectory, "--log-level", "error"] + arguments
         process.standardError = errors
         try process.run()
         let deadline = Date().addingTimeInterval(20)

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import VitrineOutput
+@testable import VitrineOutput
 
 /// Opening a screen fails with a message that says what was tried and what to do; the
 /// devices here are injected, so no /dev/dri is needed.
@@ -75,5 +75,22 @@ import VitrineOutput
         #expect(AtomicPolicy.fromEnvironment(["VITRINE_DRM_ATOMIC": "off"]) == .off)
         #expect(AtomicPolicy.fromEnvironment(["VITRINE_DRM_ATOMIC": "ON"]) == .on)
         #expect(AtomicPolicy.fromEnvironment(["VITRINE_DRM_ATOMIC": "maybe"]) == nil)
+    }
+}
+
+/// The group named in "permission denied": the device's own, else the usual one.
+@Suite struct OwningGroupTests {
+    @Test func fallbacks() {
+        #expect(owningGroup(of: "/nonexistent/dri/card0") == "video")
+        #expect(owningGroup(of: "/nonexistent/dri/renderD128") == "render")
+    }
+
+    @Test func theDevicesGroup() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-group-\(getpid())").path
+        FileManager.default.createFile(atPath: path, contents: nil)
+        defer { unlink(path) }
+        // Any group other than root that the file can be given: the file's group is named.
+        guard let group = getgrnam("nogroup") ?? getgrnam("daemon"), chown(path, getuid(), group.pointee.gr_gid) == 0 else { return }
+        #expect(owningGroup(of: path) == String(cString: group.pointee.gr_name))
     }
 }

@@ -17,7 +17,11 @@ import VitrineRaster
             commits.append("modeset \(framebuffer)")
             return modesetSendsEvent
         }
-        func flip(framebuffer: UInt32, userData: UnsafeMutableRawPointer?) throws(DisplayError) { commits.append("flip \(framebuffer)") }
+        var flipDamage: [[PixelRect]] = []
+        func flip(framebuffer: UInt32, damage: [PixelRect], userData: UnsafeMutableRawPointer?) throws(DisplayError) {
+            commits.append("flip \(framebuffer)")
+            flipDamage.append(damage)
+        }
         func restore() { commits.append("restore") }
     }
 
@@ -95,6 +99,7 @@ import VitrineRaster
         #expect(rig.written.map(\.0) == [100, 101, 100])
         #expect(rig.written[1].1 == [rig.surface.bounds])  // buffer 1 was never written
         #expect(rig.written[2].1 == [a, b])
+        #expect(rig.committer.flipDamage == [[rig.surface.bounds], [a, b]])  // FB_DAMAGE_CLIPS
         #expect(rig.bufferMatchesPicture(0))
         try rig.frame(a, 0xFF40_4040); rig.chain.flipCompleted()
         #expect(rig.written[3].0 == 101 && rig.written[3].1 == [b, a])

@@ -1,11 +1,12 @@
 import CLibDRM
 import Foundation
+import VitrineRaster
 
 /// One atomic request per frame: the primary plane's FB_ID; the first one also sets the
 /// connector's CRTC, the CRTC's mode blob and ACTIVE, and the plane's position and
 /// rotation. Drivers that advertise DRM_CLIENT_CAP_ATOMIC take it.
 final class AtomicCommitter: KMSCommitter {
-    let kind = "atomic"
+    var kind: String { props.plane["FB_DAMAGE_CLIPS"] != nil ? "atomic (damage clips)" : "atomic" }
     private(set) var rotatesInHardware: Bool
     private let target: KMSTarget
     private let plane: UInt32
@@ -87,11 +88,20 @@ final class AtomicCommitter: KMSCommitter {
         return true
     }
 
-    func flip(framebuffer: UInt32, userData: UnsafeMutableRawPointer?) throws(DisplayError) {
+    func flip(framebuffer: UInt32, damage: [PixelRect], userData: UnsafeMutableRawPointer?) throws(DisplayError) {
         guard let request = drmModeAtomicAlloc() else { throw .system(what: "drmModeAtomicAlloc", path: target.path, errno: ENOMEM) }
         defer { drmModeAtomicFree(request) }
         drmModeAtomicAddProperty(request, plane, props.plane["FB_ID"]!.id, UInt64(framebuffer))
         let fd = target.fd
+        // The kernel keeps its own reference to the blob for the commit.
+        var clipsBlob: UInt32 = 0
+        if let clips = props.plane["FB_DAMAGE_CLIPS"], !damage.isEmpty {
+            var rects = damage.map { drm_mode_rect(x1: Int32($0.x), y1: Int32($0.y), x2: Int32($0.maxX), y2: Int32($0.maxY)) }
+            if drmModeCreatePropertyBlob(fd, &rects, MemoryLayout<drm_mode_rect>.stride * rects.count, &clipsBlob) == 0 {
+                drmModeAtomicAddProperty(request, plane, clips.id, UInt64(clipsBlob))
+            }
+        }
+        defer { if clipsBlob != 0 { drmModeDestroyPropertyBlob(fd, clipsBlob) } }
         try systemCall("atomic page flip", target.path) {
             drmModeAtomicCommit(fd, request, UInt32(DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT), userData)
         }

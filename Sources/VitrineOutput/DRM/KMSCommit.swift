@@ -1,5 +1,6 @@
 import CLibDRM
 import Foundation
+import VitrineRaster
 
 /// How frames reach a CRTC: atomic commits or the legacy SetCrtc / PageFlip calls. The
 /// output does not care which (wlroots' `atomic.c` / `legacy.c` split).
@@ -16,7 +17,10 @@ protocol KMSCommitter: AnyObject {
     /// picture is up on return.
     func modeset(framebuffer: UInt32, userData: UnsafeMutableRawPointer?) throws(DisplayError) -> Bool
     /// Shows `framebuffer` at the next vblank; a page-flip event with `userData` follows.
-    func flip(framebuffer: UInt32, userData: UnsafeMutableRawPointer?) throws(DisplayError)
+    /// `damage` (buffer pixels) is what was written into it since it was last shown —
+    /// a superset of what changed since the last frame — for drivers that copy only the
+    /// damage (virtio-gpu, USB and SPI displays).
+    func flip(framebuffer: UInt32, damage: [PixelRect], userData: UnsafeMutableRawPointer?) throws(DisplayError)
     /// Puts back the CRTC (and plane state) found at start.
     func restore()
 }

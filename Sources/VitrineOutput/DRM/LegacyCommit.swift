@@ -1,5 +1,6 @@
 import CLibDRM
 import Foundation
+import VitrineRaster
 
 /// drmModeSetCrtc for the mode, drmModePageFlip for frames. Every KMS driver has these.
 final class LegacyCommitter: KMSCommitter {
@@ -20,7 +21,7 @@ final class LegacyCommitter: KMSCommitter {
         return false
     }
 
-    func flip(framebuffer: UInt32, userData: UnsafeMutableRawPointer?) throws(DisplayError) {
+    func flip(framebuffer: UInt32, damage: [PixelRect], userData: UnsafeMutableRawPointer?) throws(DisplayError) {
         let fd = target.fd, crtc = target.selection.crtcID
         try systemCall("drmModePageFlip", target.path) {
             drmModePageFlip(fd, crtc, framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData)

@@ -101,7 +101,8 @@ final class ScanoutChain {
             pending = index
             if !event { later { [weak self] in self?.flipCompleted() } }
         } else {
-            try committer.flip(framebuffer: target.framebuffer, userData: userData)
+            let clips = rects.map { copier.rotation.physicalRect(of: $0, logicalWidth: surface.width, logicalHeight: surface.height) }
+            try committer.flip(framebuffer: target.framebuffer, damage: clips, userData: userData)
             pending = index
         }
     }

@@ -88,6 +88,7 @@ public final class DRMOutput: OutputBackend {
         let weak = WeakOutput(self)
         chain.wrote = { target, rects in weak.output?.markDirty(target, rects, rotation: copier.rotation) }
         chain.shown = { weak.output?.frameDone?() }
+        chain.failed = { error in log("drm: the frame waiting for the flip could not be committed: \(error)") }
         chain.later = { body in
             if let executor = weak.output?.executor {
                 let work = UncheckedSendable(body)

@@ -29,6 +29,8 @@ final class ScanoutChain {
     var later: (@escaping () -> Void) -> Void = { $0() }
     /// A commit reached the screen (the output's `frameDone`).
     var shown: () -> Void = {}
+    /// A waiting frame could not be committed after a flip (it stays waiting).
+    var failed: (Error) -> Void = { _ in }
 
     /// The buffer on screen; nil before the first frame.
     private(set) var front: Int?
@@ -64,7 +66,10 @@ final class ScanoutChain {
         pending = nil
         front = index
         if unshown, active {
-            do { try show() } catch { unshown = true }
+            do { try show() } catch {
+                unshown = true
+                failed(error)
+            }
         }
         shown()
     }

@@ -97,7 +97,12 @@ let package = Package(
             ]),
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster"], exclude: ["Golden"]),
         .target(name: "VitrineProtocol", dependencies: ["VitrineCore"]),
-        .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster"]),
+        .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster", "CLibDRM", "CLinuxConsole"]),
+        .systemLibrary(
+            name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",
+            providers: [.apt(["libdrm-dev"])]),
+        .systemLibrary(name: "CLinuxConsole", path: "Sources/CLinuxConsole"),
+        .testTarget(name: "VitrineOutputTests", dependencies: ["VitrineOutput", "VitrineRaster"]),
         .target(name: "VitrineRolling", dependencies: ["VitrineCore"]),
         .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling"]),
         .target(

@@ -41,11 +41,15 @@ public final class Compositor {
     public var schedule: (_ seconds: Double, _ body: @escaping () -> Void) -> Void = { _, _ in }
     /// Set by the daemon: re-read the configuration; returns an error to report.
     public var reloadConfiguration: () -> ProtocolError? = { nil }
-    private var frameScheduled = false
+    /// Real-time frame pacing: one frame in flight, the next on the output's `frameDone`.
+    lazy var pacer: FramePacer = {
+        let pacer = FramePacer(refreshRate: output.mode.refreshRate, now: { [unowned self] in clock.now }, schedule: { [unowned self] in schedule($0, $1) })
+        pacer.render = { [unowned self] in renderFrame() }
+        return pacer
+    }()
     /// A command changed something: a frame is due after the reply.
     var frameNeeded = false
     private var animationKeys = 0
-    private var lastFrameTime: Double?
     /// Frames rendered and presented, for `hello` and benchmarks.
     public private(set) var framesRendered = 0
     /// Called after each presented frame with the media time it showed.
@@ -73,6 +77,11 @@ public final class Compositor {
         clock = FrameClock(mode: settings.clock)
         if let initial = settings.initialScene {
             try initial.apply(to: scene, root: root, at: clock.now)
+        }
+        let previous = output.frameDone
+        output.frameDone = { [weak self] in
+            previous?()
+            self?.pacer.frameDone()
         }
     }
 
@@ -121,33 +130,29 @@ public final class Compositor {
 
     // MARK: Frames
 
-    /// Asks for a frame: at once with a manual clock, at the next frame slot in real time.
+    /// Asks for a frame: at once with a manual clock; in real time at the next frame slot
+    /// once the output has shown the previous frame (`FramePacer`).
     func requestFrame() {
         switch clock.mode {
         case .manual:
             renderFrame()
         case .realtime:
-            guard !frameScheduled else { return }
-            frameScheduled = true
-            let interval = 1 / max(1, output.mode.refreshRate)
-            let delay = lastFrameTime.map { max(0, $0 + interval - clock.now) } ?? 0
-            schedule(delay) { [weak self] in
-                guard let self else { return }
-                self.frameScheduled = false
-                self.renderFrame()
-            }
+            pacer.request()
         }
     }
 
     /// Advances the scene to now, routes its events and presents the frame if anything
-    /// changed; asks for the next frame while something animates.
-    public func renderFrame() {
+    /// changed; asks for the next frame while something animates. Returns whether a frame
+    /// was presented.
+    @discardableResult
+    public func renderFrame() -> Bool {
         let time = clock.now
-        lastFrameTime = time
+        var presented = false
         route(scene.advance(to: time))
         do {
             let tree = try scene.renderTree(root: root, at: time)
             let report = try pipeline.render(tree)
+            presented = report.presented
             if report.presented {
                 framesRendered += 1
                 onFramePresented?(time)
@@ -156,6 +161,7 @@ public final class Compositor {
             logger.error("frame at \(time) s failed: \(error)")
         }
         if scene.isAnimating, clock.mode == .realtime { requestFrame() }
+        return presented
     }
 
     // MARK: Events

@@ -43,6 +43,7 @@ public final class Daemon {
         compositor.schedule = { seconds, body in
             loop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { body() }
         }
+        output.attach(executor: { body in loop.execute(body) })
         compositor.reloadConfiguration = { [unowned self] in self.applyReload() }
         compositor.onFramePresented = { [unowned self] _ in self.frameWasPresented() }
     }
@@ -58,6 +59,8 @@ public final class Daemon {
         notifySystemd("READY=1\nSTATUS=serving \(settings.socketPath)")
         stopped.wait()
         server.stop()
+        // Gives the screen back (DRM: waits for the pending flip, restores the CRTC).
+        try? loop.submit { self.compositor.output.close() }.wait()
         try? group.syncShutdownGracefully()
         logger.info("stopped")
     }

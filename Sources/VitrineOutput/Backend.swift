@@ -50,4 +50,19 @@ public protocol OutputBackend: AnyObject {
     func present(damage: [PixelRect]) throws
     /// Called when a presented frame is on screen.
     var frameDone: (() -> Void)? { get set }
+    /// Gives the backend the executor every call to it is made on (the daemon's event
+    /// loop), so that device events (page flips, VT switches) are handled there too.
+    /// Called once, before the first frame.
+    func attach(executor: @escaping OutputExecutor)
+    /// Gives the screen back: waits for a pending flip, restores what was shown before,
+    /// frees buffers. The daemon calls it on stop; the backend is unusable afterwards.
+    func close()
+}
+
+/// Runs a body on the daemon's event loop, later.
+public typealias OutputExecutor = @Sendable (@escaping @Sendable () -> Void) -> Void
+
+extension OutputBackend {
+    public func attach(executor: @escaping OutputExecutor) {}
+    public func close() {}
 }

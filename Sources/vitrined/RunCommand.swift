@@ -15,8 +15,20 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The configuration file (default: /etc/vitrine/vitrine.toml when it exists).")
     var config: String?
 
-    @Option(help: "Output backend: auto, headless. (auto is headless until the DRM backend lands.)")
+    @Option(help: "Output backend: auto (drm, else fbdev where there is no DRM card, else headless), drm, fbdev or headless (overrides output.backend).")
     var backend: Backend?
+
+    @Option(help: "DRM card or framebuffer device, e.g. /dev/dri/card0 (overrides output.device).")
+    var device: String?
+
+    @Option(help: "DRM connector, e.g. HDMI-A-1 or Virtual-1 (overrides output.connector).")
+    var connector: String?
+
+    @Option(help: "Screen mode: preferred, WxH or WxH@Hz (overrides output.mode).")
+    var mode: String?
+
+    @Option(help: "Screen rotation in degrees clockwise: 0, 90, 180 or 270 (overrides output.rotation).")
+    var rotation: Int?
 
     @Option(help: "The socket path (overrides socket.path).")
     var socket: String?
@@ -40,7 +52,12 @@ struct RunCommand: ParsableCommand {
     var logLevel: Logger.Level?
 
     enum Backend: String, ExpressibleByArgument, CaseIterable {
-        case auto, headless
+        case auto, drm, fbdev, headless
+    }
+
+    func validate() throws {
+        if let mode, Configuration.Output.Mode(parsing: mode) == nil { throw ValidationError("--mode must be preferred, WxH or WxH@Hz, such as 1920x1080@60") }
+        if let rotation, Configuration.Output.Rotation(rawValue: rotation) == nil { throw ValidationError("--rotation must be 0, 90, 180 or 270") }
     }
 
     static let defaultConfigPath = "/etc/vitrine/vitrine.toml"
@@ -58,8 +75,19 @@ struct RunCommand: ParsableCommand {
         LoggingSystem.bootstrap { _ in StderrLogHandler(logLevel: level) }
         let logger = Logger(label: "vitrined")
         let settings = try settings(from: configuration)
-        // Nothing scans a headless frame out, so one buffer (always one frame old) suffices.
-        let output = try HeadlessOutput(width: settings.headlessWidth, height: settings.headlessHeight, refreshRate: settings.headlessRate, bufferCount: 1)
+        var screen = configuration.output
+        if let device { screen.device = device }
+        if let connector { screen.connector = connector }
+        if let mode, let parsed = Configuration.Output.Mode(parsing: mode) { screen.mode = parsed }
+        if let rotation, let parsed = Configuration.Output.Rotation(rawValue: rotation) { screen.rotation = parsed }
+        let chosen = backend.flatMap { Configuration.Output.Backend(rawValue: $0.rawValue) } ?? screen.backend
+        let output: OutputBackend
+        do {
+            output = try OutputChoice.open(chosen, output: screen, settings: settings, logger: logger)
+        } catch {
+            logger.critical("\(chosen.rawValue) output: \(error)")
+            throw ExitCode(1)
+        }
         do {
             let daemon = try Daemon(settings: settings, output: output, logger: logger)
             var isDirectory: ObjCBool = false
@@ -80,6 +108,7 @@ struct RunCommand: ParsableCommand {
             logger.info("vitrined \(vitrineVersion): \(output.name) \(output.mode), \(settings.clock.rawValue) clock, configuration \(path ?? "(defaults)")")
             try daemon.run(inheritedSocket: systemdSocket())
         } catch let error as SystemError {
+            output.close()
             logger.critical("\(error.message)")
             throw ExitCode(1)
         }

@@ -116,7 +116,7 @@ final class DaemonProcess {
         stderrPath = directory.appendingPathComponent("vitrined.stderr").path
         process = try ChildProcess(
             Self.executable.path,
-            ["--socket", self.socketPath, "--clock", clock, "--screenshot-dir", self.screenshotDirectory, "--log-level", "error"] + arguments,
+            ["--backend", "headless", "--socket", self.socketPath, "--clock", clock, "--screenshot-dir", self.screenshotDirectory, "--log-level", "error"] + arguments,
             stderrPath: stderrPath)
         let deadline = Date().addingTimeInterval(20)
         while (try? SocketClient(path: self.socketPath)) == nil {

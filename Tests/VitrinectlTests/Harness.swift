@@ -26,7 +26,7 @@ final class Daemon {
         socketPath = directory.appendingPathComponent("v.sock").path
         process.executableURL = Built.vitrined
         process.arguments = [
-            "--socket", socketPath, "--clock", "manual", "--size", "1280x800",
+            "--backend", "headless", "--socket", socketPath, "--clock", "manual", "--size", "1280x800",
             "--screenshot-dir", screenshotDirectory ?? directory.path, "--log-level", "error",
         ]
         try process.run()

@@ -1,0 +1,109 @@
+import CLinuxConsole
+import Dispatch
+import Foundation
+
+/// The Linux virtual terminal the daemon shows on: switched to graphics mode (so the
+/// kernel console neither draws over the picture nor blinks its cursor), and asked to
+/// let us know before a VT switch (VT_PROCESS) so that DRM master can be dropped and
+/// taken back. `restore()` puts text mode and automatic switching back.
+public final class VirtualTerminal {
+    public let path: String
+    private let fd: Int32
+    private let ownsDescriptor: Bool
+    private var savedKDMode: Int32 = -1
+    private var savedVTMode: vt_mode?
+    private var signalSources: [DispatchSourceSignal] = []
+    private var restored = false
+
+    private init(path: String, fd: Int32, ownsDescriptor: Bool) {
+        self.path = path
+        self.fd = fd
+        self.ownsDescriptor = ownsDescriptor
+    }
+
+    /// Standard input when it is a VT (systemd's `TTYPath=` / `StandardInput=tty`), else
+    /// the foreground VT found through /dev/tty0; nil when neither is (ssh, a container,
+    /// no permission) — then nothing VT-related is done.
+    public static func current() -> VirtualTerminal? {
+        var mode: Int32 = 0
+        if vitrine_kd_get_mode(0, &mode) == 0 {
+            return VirtualTerminal(path: ttyname(0).map { String(cString: $0) } ?? "stdin", fd: 0, ownsDescriptor: false)
+        }
+        let console = open("/dev/tty0", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard console >= 0 else { return nil }
+        defer { close(console) }
+        var state = vt_stat()
+        guard vitrine_vt_get_state(console, &state) == 0 else { return nil }
+        let path = "/dev/tty\(state.v_active)"
+        let fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { return nil }
+        return VirtualTerminal(path: path, fd: fd, ownsDescriptor: true)
+    }
+
+    /// KD_GRAPHICS; the mode found is restored by `restore()`.
+    public func enterGraphicsMode() throws(DisplayError) {
+        var mode: Int32 = 0
+        let fd = self.fd
+        try systemCall("KDGETMODE", path) { vitrine_kd_get_mode(fd, &mode) }
+        savedKDMode = mode
+        try systemCall("KDSETMODE KD_GRAPHICS", path) { vitrine_kd_set_mode(fd, vitrine_kd_graphics()) }
+    }
+
+    /// Takes over VT switching: before the VT is left, `release` runs on the executor
+    /// and the switch is then allowed; when it is back, it is acknowledged and `acquire`
+    /// runs. Uses SIGUSR1 (release) and SIGUSR2 (acquire).
+    public func handleSwitches(executor: @escaping OutputExecutor, release: @escaping () -> Void, acquire: @escaping () -> Void) throws(DisplayError) {
+        var old = vt_mode()
+        let fd = self.fd
+        try systemCall("VT_GETMODE", path) { vitrine_vt_get_mode(fd, &old) }
+        var mode = vt_mode()
+        mode.mode = CChar(vitrine_vt_process())
+        mode.relsig = Int16(SIGUSR1)
+        mode.acqsig = Int16(SIGUSR2)
+        try systemCall("VT_SETMODE VT_PROCESS", path) { vitrine_vt_set_mode(fd, &mode) }
+        savedVTMode = old
+        let handlers = UncheckedSendable((release: release, acquire: acquire))
+        for number in [SIGUSR1, SIGUSR2] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                executor {
+                    if number == SIGUSR1 {
+                        handlers.value.release()
+                        _ = vitrine_vt_release_display(fd, 1)
+                    } else {
+                        _ = vitrine_vt_release_display(fd, vitrine_vt_ackacq())
+                        handlers.value.acquire()
+                    }
+                }
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    /// Text mode and automatic switching, as found.
+    public func restore() {
+        guard !restored else { return }
+        restored = true
+        for source in signalSources { source.cancel() }
+        signalSources = []
+        if var old = savedVTMode {
+            old.mode = CChar(vitrine_vt_auto())
+            _ = vitrine_vt_set_mode(fd, &old)
+        }
+        if savedKDMode >= 0 { _ = vitrine_kd_set_mode(fd, savedKDMode) }
+    }
+
+    deinit {
+        restore()
+        if ownsDescriptor { close(fd) }
+    }
+}
+
+/// Carries a value into a `@Sendable` closure that only ever runs on the one executor
+/// the value belongs to (the daemon's event loop).
+struct UncheckedSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

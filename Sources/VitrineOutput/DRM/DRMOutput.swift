@@ -1,0 +1,256 @@
+import CLibDRM
+import Dispatch
+import Foundation
+import VitrineRaster
+
+/// A screen driven through DRM/KMS: the picture is rendered into one system-memory
+/// surface and its damaged rows are copied (rotated if need be) into the dumb buffer
+/// shown next, which is then page-flipped.
+///
+/// The first frame sets the mode; later ones flip, at most one at a time. `frameDone`
+/// fires on the flip event, read from the device on a dispatch queue and handed to the
+/// daemon's executor (see `attach`). A frame presented while a flip is pending is not
+/// lost: it is copied out and flipped when the pending flip completes.
+public final class DRMOutput: OutputBackend {
+    public let name: String
+    /// The logical mode: the scene's size (sides swapped for 90° and 270°).
+    public let mode: OutputMode
+    /// The connector's modes, as the screen lists them, unrotated.
+    public let modes: [OutputMode]
+    public var frameDone: (() -> Void)?
+
+    let device: DRMDevice
+    let selection: KMSSelection
+    private let committer: KMSCommitter
+    /// Owned here, written through `chain`; freed after the CRTC is restored.
+    private var buffers: [DumbBuffer]
+    private let chain: ScanoutChain
+    private let vt: VirtualTerminal?
+    private let log: @Sendable (String) -> Void
+    private let flips = FlipCounter()
+
+    private var executor: OutputExecutor?
+    private var eventSource: DispatchSourceRead?
+    private var rendered = false
+    private var acquired = false
+    private var closed = false
+    private var deliveredFlips = 0
+    /// Cleared once DirtyFB says the driver has no use for it.
+    private var dirtyFBUseful = true
+
+    /// Opens the card, chooses connector, mode and CRTC, becomes DRM master, creates the
+    /// buffers. Nothing is shown until the first `present`.
+    public init(options: DRMOptions, log: @escaping @Sendable (String) -> Void) throws(DisplayError) {
+        self.log = log
+        let paths = options.device.map { [$0] } ?? DRMDevice.candidates()
+        let (device, card, selection) = try DeviceProbe.first(of: paths) { path throws(DisplayError) in
+            let device = try DRMDevice(path: path)
+            let card = try device.readCard()
+            let selection = try KMSSelection.choose(on: card, connectorName: options.connector, mode: options.mode)
+            try device.becomeMaster()
+            return (device, card, selection)
+        }
+        self.device = device
+        self.selection = selection
+        log("drm: \(device.path) (driver \(device.driverName)); connectors: "
+            + card.connectors.map { "\($0.name) \($0.status.rawValue)" }.joined(separator: ", "))
+        let target = KMSTarget(device: device, selection: selection, saved: device.savedCRTC(selection.crtcID))
+        committer = try Self.makeCommitter(target: target, options: options, log: log)
+        var size = committer.bufferSize
+        buffers = try (0..<max(2, min(3, options.buffers))).map { _ throws(DisplayError) in try DumbBuffer(device: device, width: size.width, height: size.height) }
+        if let atomic = committer as? AtomicCommitter, atomic.rotatesInHardware, !atomic.test(framebuffer: buffers[0].framebuffer) {
+            log("drm: the plane refused rotation \(options.rotation); rotating in the copy instead")
+            atomic.rotateInSoftware()
+            size = committer.bufferSize
+            buffers = []
+            buffers = try (0..<max(2, min(3, options.buffers))).map { _ throws(DisplayError) in try DumbBuffer(device: device, width: size.width, height: size.height) }
+        }
+        let logical = options.rotation.logicalSize(physicalWidth: selection.mode.width, height: selection.mode.height)
+        mode = OutputMode(width: logical.width, height: logical.height, refreshRate: selection.mode.refreshRate)
+        var seen = Set<OutputMode>()
+        let listed = selection.connector.modes.sorted { $0.isPreferred && !$1.isPreferred }.map(\.outputMode)
+        modes = listed.filter { seen.insert($0).inserted }
+        let copier = ScanoutCopy(rotation: committer.rotatesInHardware ? .none : options.rotation)
+        chain = ScanoutChain(
+            surface: Surface(width: logical.width, height: logical.height),
+            targets: buffers.map { ScanoutTarget(pixels: $0.pixels, pitch: $0.pitch, framebuffer: $0.framebuffer) },
+            copier: copier, committer: committer)
+        name = "drm:\(selection.connector.name)"
+        vt = options.useVT ? VirtualTerminal.current() : nil
+        if let vt {
+            do { try vt.enterGraphicsMode() } catch { log("drm: \(vt.path) stays in text mode: \(error)") }
+        }
+        log("drm: connector \(selection.connector.name), mode \(selection.mode.outputMode)\(selection.mode.isPreferred ? " (preferred)" : ""), CRTC \(selection.crtcID), "
+            + "\(committer.kind) commits, \(buffers.count) dumb buffers \(size.width)x\(size.height) XRGB8888, rotation \(options.rotation)"
+            + (options.rotation == .none ? "" : committer.rotatesInHardware ? " by the plane" : " in the copy")
+            + ", scene \(mode.width)x\(mode.height), VT \(vt?.path ?? "none")")
+        chain.userData = Unmanaged.passUnretained(flips).toOpaque()
+        let weak = WeakOutput(self)
+        chain.wrote = { target, rects in weak.output?.markDirty(target, rects, rotation: copier.rotation) }
+        chain.shown = { weak.output?.frameDone?() }
+        chain.failed = { error in log("drm: the frame waiting for the flip could not be committed: \(error)") }
+        chain.later = { body in
+            if let executor = weak.output?.executor {
+                let work = UncheckedSendable(body)
+                executor { work.value() }
+            } else {
+                body()
+            }
+        }
+    }
+
+    private static func makeCommitter(target: KMSTarget, options: DRMOptions, log: (String) -> Void) throws(DisplayError) -> KMSCommitter {
+        switch options.atomic {
+        case .off:
+            return LegacyCommitter(target: target)
+        case .on:
+            guard target.device.enableAtomic() else {
+                throw .system(what: "enabling atomic modesetting (DRM_CLIENT_CAP_ATOMIC, asked for by VITRINE_DRM_ATOMIC=on)", path: target.path, errno: EOPNOTSUPP)
+            }
+            return try AtomicCommitter(target: target, rotation: options.rotation)
+        case .auto:
+            guard target.device.enableAtomic() else { return LegacyCommitter(target: target) }
+            do { return try AtomicCommitter(target: target, rotation: options.rotation) } catch {
+                log("drm: atomic modesetting unusable (\(error)); using legacy calls")
+                return LegacyCommitter(target: target)
+            }
+        }
+    }
+
+    deinit { close() }
+
+    // MARK: OutputBackend
+
+    public func acquireBuffer() throws -> OutputBuffer {
+        guard !closed else { throw OutputError("\(name): the output is closed") }
+        acquired = true
+        return OutputBuffer(surface: chain.surface, age: rendered ? 1 : 0)
+    }
+
+    public func present(damage: [PixelRect]) throws {
+        guard acquired else { throw OutputError("present without an acquired buffer") }
+        acquired = false
+        rendered = true
+        try chain.frameRendered(damage: damage)
+    }
+
+    public func attach(executor: @escaping OutputExecutor) {
+        self.executor = executor
+        let fd = device.fd, counter = flips, weak = WeakOutput(self)
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "vitrine.drm-events"))
+        source.setEventHandler {
+            counter.read(from: fd)
+            executor { weak.output?.deliverFlips() }
+        }
+        source.resume()
+        eventSource = source
+        do {
+            try vt?.handleSwitches(executor: executor, release: { weak.output?.releaseVT() }, acquire: { weak.output?.acquireVT() })
+        } catch {
+            log("drm: VT switches are not handled (\(error)); switching away may leave the screen to the last frame")
+        }
+    }
+
+    /// Waits for a pending flip (up to a second), restores the CRTC found at start,
+    /// frees the buffers, and gives the VT back its text mode.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        if let source = eventSource {
+            let done = DispatchSemaphore(value: 0)
+            source.setCancelHandler { done.signal() }
+            source.cancel()
+            _ = done.wait(timeout: .now() + 1)
+            eventSource = nil
+        }
+        waitForPendingFlip(timeout: 1)
+        if chain.active { committer.restore() }
+        buffers.removeAll()
+        vt?.restore()
+        log("drm: \(device.path) \(selection.connector.name) given back")
+    }
+
+    // MARK: Frames
+
+    /// Tells drivers that only show CPU writes on request (DIRTYFB) which rows changed;
+    /// stops asking once the driver says it has no such hook.
+    private func markDirty(_ buffer: ScanoutTarget, _ rects: [PixelRect], rotation: ScreenRotation) {
+        guard dirtyFBUseful, !rects.isEmpty else { return }
+        let surface = chain.surface
+        var clips = rects.map { r -> drmModeClip in
+            let p = rotation.physicalRect(of: r, logicalWidth: surface.width, logicalHeight: surface.height)
+            return drmModeClip(x1: UInt16(p.x), y1: UInt16(p.y), x2: UInt16(p.maxX), y2: UInt16(p.maxY))
+        }
+        let result = drmModeDirtyFB(device.fd, buffer.framebuffer, &clips, UInt32(clips.count))
+        if result == -ENOSYS || result == -EINVAL || result == -EOPNOTSUPP { dirtyFBUseful = false }
+    }
+
+    /// On the executor: the flip events read so far.
+    private func deliverFlips() {
+        while deliveredFlips < flips.count {
+            deliveredFlips += 1
+            if closed { chain.abandonPending() } else { chain.flipCompleted() }
+        }
+    }
+
+    private func waitForPendingFlip(timeout: Double) {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
+        deliverFlips()
+        while chain.pending != nil, DispatchTime.now().uptimeNanoseconds < deadline {
+            var poller = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 50) > 0 { flips.read(from: device.fd) }
+            deliverFlips()
+        }
+        // Timed out: the flip is as good as done (a wedged driver must not hang the exit).
+        chain.abandonPending()
+    }
+
+    // MARK: VT switches
+
+    /// The VT is being left: finish the flip in flight and give up master.
+    func releaseVT() {
+        guard chain.active, !closed else { return }
+        waitForPendingFlip(timeout: 0.2)
+        chain.suspend()
+        device.dropMaster()
+        log("drm: VT released; DRM master dropped")
+    }
+
+    /// The VT is back: take master again and set the mode with the whole picture.
+    func acquireVT() {
+        guard !chain.active, !closed else { return }
+        do { try device.becomeMaster() } catch {
+            log("drm: VT acquired but \(error)")
+            return
+        }
+        log("drm: VT acquired; DRM master regained, restoring the picture")
+        do { try chain.resume() } catch { log("drm: modeset after the VT switch failed: \(error)") }
+    }
+}
+
+/// Page-flip events read from the device. The read happens on the event queue; the count
+/// is what crosses over to the executor.
+final class FlipCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var received = 0
+
+    var count: Int { lock.withLock { received } }
+
+    /// drmHandleEvent on a readable (non-blocking) device: counts the flip events read.
+    func read(from fd: Int32) {
+        var context = drmEventContext()
+        context.version = 2
+        context.page_flip_handler = { _, _, _, _, data in
+            guard let data else { return }
+            let counter = Unmanaged<FlipCounter>.fromOpaque(data).takeUnretainedValue()
+            counter.lock.withLock { counter.received += 1 }
+        }
+        _ = drmHandleEvent(fd, &context)
+    }
+}
+
+/// The output, weakly, for closures that outlive it on other queues.
+private struct WeakOutput: @unchecked Sendable {
+    weak var output: DRMOutput?
+    init(_ output: DRMOutput) { self.output = output }
+}

@@ -1,0 +1,114 @@
+import VitrineRaster
+
+/// A scan-out buffer as the chain sees it: memory to write, the framebuffer to commit.
+struct ScanoutTarget {
+    let pixels: UnsafeMutableRawPointer
+    /// Bytes from one row to the next.
+    let pitch: Int
+    let framebuffer: UInt32
+}
+
+/// The frames' way from the rendered picture to the screen, without the device: which
+/// buffer is on screen, which flip is pending, what each buffer lacks.
+///
+/// A rendered frame is copied into the buffer after the one on screen (its missing
+/// damage only) and committed — a modeset the first time, a page flip after. While a flip
+/// is pending (or the VT is away) a rendered frame waits; `flipCompleted` shows it. At most
+/// one commit is ever in flight.
+final class ScanoutChain {
+    let surface: Surface
+    private let targets: [ScanoutTarget]
+    private let copier: ScanoutCopy
+    private let committer: KMSCommitter
+    private var damage: BufferDamage
+    /// Passed with each commit; comes back with its flip event.
+    var userData: UnsafeMutableRawPointer?
+    /// Told which rows of a buffer were written (for DirtyFB).
+    var wrote: (ScanoutTarget, [PixelRect]) -> Void = { _, _ in }
+    /// Runs a flip completion later, for commits that send no event (legacy SetCrtc).
+    var later: (@escaping () -> Void) -> Void = { $0() }
+    /// A commit reached the screen (the output's `frameDone`).
+    var shown: () -> Void = {}
+    /// A waiting frame could not be committed after a flip (it stays waiting).
+    var failed: (Error) -> Void = { _ in }
+
+    /// The buffer on screen; nil before the first frame.
+    private(set) var front: Int?
+    /// The buffer whose commit is in flight.
+    private(set) var pending: Int?
+    /// A rendered frame is waiting for the pending flip or the VT.
+    private(set) var unshown = false
+    private(set) var needsModeset = true
+    /// False while the VT is switched away: nothing is committed.
+    private(set) var active = true
+    private var rendered = false
+
+    init(surface: Surface, targets: [ScanoutTarget], copier: ScanoutCopy, committer: KMSCommitter) {
+        self.surface = surface
+        self.targets = targets
+        self.copier = copier
+        self.committer = committer
+        damage = BufferDamage(buffers: targets.count, bounds: surface.bounds)
+    }
+
+    /// The surface holds a new frame that changed `frameDamage`.
+    func frameRendered(damage frameDamage: [PixelRect]) throws {
+        rendered = true
+        damage.add(frameDamage)
+        unshown = true
+        guard active, pending == nil else { return }
+        try show()
+    }
+
+    /// The pending commit is on screen. Shows a frame that waited for it, then `shown`.
+    func flipCompleted() {
+        guard let index = pending else { return }
+        pending = nil
+        front = index
+        if unshown, active {
+            do { try show() } catch {
+                unshown = true
+                failed(error)
+            }
+        }
+        shown()
+    }
+
+    /// Forgets a commit whose event will not be waited for any longer.
+    func abandonPending() {
+        if let index = pending { front = index }
+        pending = nil
+    }
+
+    /// The VT is being left: commit nothing until `resume`.
+    func suspend() { active = false }
+
+    /// The VT is back and the screen's state lost: set the mode again with every buffer
+    /// rewritten whole.
+    func resume() throws {
+        active = true
+        needsModeset = true
+        damage.invalidateAll()
+        if rendered, pending == nil { try show() }
+    }
+
+    private func show() throws {
+        let index = front.map { ($0 + 1) % targets.count } ?? 0
+        let target = targets[index]
+        let rects = damage.missing(in: index)
+        for rect in rects { copier.copy(rect, from: surface, to: target.pixels, pitch: target.pitch) }
+        damage.written(index)
+        wrote(target, rects)
+        unshown = false
+        if needsModeset {
+            let event = try committer.modeset(framebuffer: target.framebuffer, userData: userData)
+            needsModeset = false
+            pending = index
+            if !event { later { [weak self] in self?.flipCompleted() } }
+        } else {
+            let clips = rects.map { copier.rotation.physicalRect(of: $0, logicalWidth: surface.width, logicalHeight: surface.height) }
+            try committer.flip(framebuffer: target.framebuffer, damage: clips, userData: userData)
+            pending = index
+        }
+    }
+}

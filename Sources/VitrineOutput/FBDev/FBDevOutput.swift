@@ -1,0 +1,158 @@
+import CLinuxConsole
+import Foundation
+import VitrineRaster
+
+/// The layout of a Linux framebuffer, checked to be one vitrine can write: 32 bits per
+/// pixel, XRGB (red at bit 16, green at 8, blue at 0).
+public struct FramebufferLayout: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    /// Bytes from one row to the next.
+    public var pitch: Int
+    /// Bytes from the mapping's start to the visible area's first pixel.
+    public var offset: Int
+    /// Bytes to map.
+    public var length: Int
+    /// Hz from the pixel clock, 60 when the driver does not say.
+    public var refreshRate: Double
+
+    /// Checks what FBIOGET_VSCREENINFO and FBIOGET_FSCREENINFO returned.
+    public init(path: String, variable v: fb_var_screeninfo, fixed f: fb_fix_screeninfo) throws(DisplayError) {
+        guard v.bits_per_pixel == 32 else { throw .unsupportedDepth(path: path, bitsPerPixel: Int(v.bits_per_pixel)) }
+        guard v.red.offset == 16, v.green.offset == 8, v.blue.offset == 0, v.red.length == 8, v.green.length == 8, v.blue.length == 8 else {
+            throw .unsupportedFormat(path: path, detail: "32-bit with red at bit \(v.red.offset), green at \(v.green.offset), blue at \(v.blue.offset)")
+        }
+        width = Int(v.xres)
+        height = Int(v.yres)
+        pitch = Int(f.line_length)
+        offset = Int(v.yoffset) * pitch + Int(v.xoffset) * 4
+        length = Int(f.smem_len)
+        guard width > 0, height > 0, pitch >= width * 4, offset + (height - 1) * pitch + width * 4 <= length else {
+            throw .unsupportedFormat(path: path, detail: "\(width)x\(height) with \(pitch) bytes per row in \(length) bytes of memory (inconsistent)")
+        }
+        let htotal = Double(v.xres + v.left_margin + v.right_margin + v.hsync_len)
+        let vtotal = Double(v.yres + v.upper_margin + v.lower_margin + v.vsync_len)
+        refreshRate = v.pixclock > 0 ? (1e12 / (Double(v.pixclock) * htotal * vtotal) * 100).rounded() / 100 : 60
+        if !refreshRate.isFinite || refreshRate < 1 || refreshRate > 1000 { refreshRate = 60 }
+    }
+}
+
+/// A Linux framebuffer device (/dev/fb0): the picture is rendered into a system-memory
+/// surface and its damaged rows are copied (rotated if need be) straight into the mapped
+/// framebuffer. There is no page flip, so a frame may tear; `frameDone` follows each
+/// present at once, and the frame pacer keeps to the refresh rate.
+public final class FBDevOutput: OutputBackend {
+    public let name: String
+    public let mode: OutputMode
+    public var modes: [OutputMode] { [mode] }
+    public var frameDone: (() -> Void)?
+
+    private let path: String
+    private let fd: Int32
+    private let memory: UnsafeMutableRawPointer
+    private let layout: FramebufferLayout
+    private let unmap: Bool
+    private let surface: Surface
+    private let copier: ScanoutCopy
+    private let vt: VirtualTerminal?
+    private let log: @Sendable (String) -> Void
+    private var rendered = false
+    private var acquired = false
+    private var active = true
+    private var closed = false
+
+    /// Opens and maps `path` (default /dev/fb0).
+    public convenience init(path: String = "/dev/fb0", rotation: ScreenRotation = .none, useVT: Bool = true, log: @escaping @Sendable (String) -> Void) throws(DisplayError) {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        if fd < 0 {
+            let code = errno
+            if code == EACCES || code == EPERM { throw .permissionDenied(path: path, group: owningGroup(of: path)) }
+            throw .noDevice(tried: [.init(path: path, reason: String(cString: strerror(code)))])
+        }
+        var variable = fb_var_screeninfo()
+        var fixed = fb_fix_screeninfo()
+        let layout: FramebufferLayout
+        let address: UnsafeMutableRawPointer
+        do throws(DisplayError) {
+            try systemCall("FBIOGET_VSCREENINFO (is it a framebuffer device?)", path) { vitrine_fb_get_vscreeninfo(fd, &variable) }
+            try systemCall("FBIOGET_FSCREENINFO", path) { vitrine_fb_get_fscreeninfo(fd, &fixed) }
+            layout = try FramebufferLayout(path: path, variable: variable, fixed: fixed)
+            let mapped = mmap(nil, layout.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+            guard let mapped, mapped != MAP_FAILED else { throw .system(what: "mmap", path: path, errno: errno) }
+            address = mapped
+        } catch {
+            Foundation.close(fd)
+            throw error
+        }
+        self.init(path: path, fd: fd, memory: address, layout: layout, unmap: true, rotation: rotation,
+                  vt: useVT ? VirtualTerminal.current() : nil, log: log)
+        log("fbdev: \(path) \(layout.width)x\(layout.height) XRGB8888, \(layout.pitch) bytes per row, ~\(layout.refreshRate) Hz, rotation \(rotation), scene \(mode.width)x\(mode.height), VT \(vt?.path ?? "none")")
+    }
+
+    /// An output writing into `memory` laid out as `layout`; for tests, `fd` -1 and
+    /// `unmap` false.
+    init(path: String, fd: Int32, memory: UnsafeMutableRawPointer, layout: FramebufferLayout, unmap: Bool, rotation: ScreenRotation, vt: VirtualTerminal?, log: @escaping @Sendable (String) -> Void) {
+        self.path = path
+        self.fd = fd
+        self.memory = memory
+        self.layout = layout
+        self.unmap = unmap
+        self.log = log
+        let logical = rotation.logicalSize(physicalWidth: layout.width, height: layout.height)
+        mode = OutputMode(width: logical.width, height: logical.height, refreshRate: layout.refreshRate)
+        surface = Surface(width: logical.width, height: logical.height)
+        copier = ScanoutCopy(rotation: rotation)
+        name = "fbdev:\(path)"
+        self.vt = vt
+        if let vt {
+            do { try vt.enterGraphicsMode() } catch { log("fbdev: \(vt.path) stays in text mode: \(error)") }
+        }
+    }
+
+    deinit { close() }
+
+    public func acquireBuffer() throws -> OutputBuffer {
+        guard !closed else { throw OutputError("\(name): the output is closed") }
+        acquired = true
+        return OutputBuffer(surface: surface, age: rendered ? 1 : 0)
+    }
+
+    public func present(damage: [PixelRect]) throws {
+        guard acquired else { throw OutputError("present without an acquired buffer") }
+        acquired = false
+        rendered = true
+        if active {
+            for rect in damage { copier.copy(rect, from: surface, to: memory + layout.offset, pitch: layout.pitch) }
+        }
+        frameDone?()
+    }
+
+    public func attach(executor: @escaping OutputExecutor) {
+        let weak = WeakFBDev(self)
+        do {
+            try vt?.handleSwitches(executor: executor, release: { weak.output?.active = false }, acquire: { weak.output?.redraw() })
+        } catch {
+            log("fbdev: VT switches are not handled (\(error))")
+        }
+    }
+
+    /// Back on the VT: the console drew over the framebuffer, so all of it is copied.
+    private func redraw() {
+        active = true
+        if rendered { copier.copy(surface.bounds, from: surface, to: memory + layout.offset, pitch: layout.pitch) }
+    }
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        vt?.restore()
+        if unmap { munmap(memory, layout.length) }
+        if fd >= 0 { Foundation.close(fd) }
+        log("fbdev: \(path) given back")
+    }
+}
+
+private struct WeakFBDev: @unchecked Sendable {
+    weak var output: FBDevOutput?
+    init(_ output: FBDevOutput) { self.output = output }
+}

@@ -538,7 +538,7 @@ def main():
     p.add_argument("--guest", choices=["pattern", "vitrined"], default="pattern")
     p.add_argument("--gpu", default="virtio,vga", help="comma-separated: virtio, vga (default both)")
     p.add_argument("--cache", default=os.environ.get("VITRINE_QEMU_CACHE", os.path.expanduser("~/.cache/vitrine-qemu")))
-    p.add_argument("--out", default=os.path.join(ROOT, ".build/drm-test"), help="screendumps, console logs")
+    p.add_argument("--out", help="screendumps, console logs (default .build/drm-test/GUEST)")
     p.add_argument("--bin", default=os.path.join(ROOT, ".build/release"), help="where vitrined and vitrinectl are (--guest vitrined)")
     p.add_argument("--scene", default=os.path.join(ROOT, "docs/examples/cards.json"))
     p.add_argument("--time", default="0.5", help="manual-clock time of the vitrined screendump")
@@ -554,6 +554,7 @@ def main():
     for g in gpus:
         if g not in GPUS:
             p.error(f"unknown GPU {g}")
+    args.out = os.path.abspath(args.out or os.path.join(ROOT, ".build/drm-test", args.guest))
     started = time.time()
     os.makedirs(args.cache, exist_ok=True)
     os.makedirs(args.out, exist_ok=True)

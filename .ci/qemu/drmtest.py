@@ -542,7 +542,7 @@ def main():
     p.add_argument("--bin", default=os.path.join(ROOT, ".build/release"), help="where vitrined and vitrinectl are (--guest vitrined)")
     p.add_argument("--scene", default=os.path.join(ROOT, "docs/examples/cards.json"))
     p.add_argument("--time", default="0.5", help="manual-clock time of the vitrined screendump")
-    p.add_argument("--backend", default="drm", help="vitrined --backend in the guest")
+    p.add_argument("--backend", default="drm", help="vitrined --backend in the guest: drm (default), fbdev, headless (a rehearsal)")
     p.add_argument("--size", help="the screen's preferred mode WIDTHxHEIGHT (default: the devices' 1280x800)")
     p.add_argument("--qemu", default="qemu-system-x86_64")
     p.add_argument("--memory", type=int, default=1024, help="MiB")
@@ -623,7 +623,8 @@ def main():
     initramfs = os.path.join(args.out, "initramfs.cpio")
     size = build_initramfs(initramfs, busybox, resolve_modules(kroot, MODULES), programs, files, script)
     t_initramfs = time.time() - t1
-    log(f"kernel {kpkg}, initramfs {size / 1e6:.1f} MB ({t_initramfs:.1f} s), guest {args.guest}")
+    guest = args.guest + (f" --backend {args.backend}" if args.guest == "vitrined" else "")
+    log(f"kernel {kpkg}, initramfs {size / 1e6:.1f} MB ({t_initramfs:.1f} s), guest {guest}")
 
     all_ok, results = True, []
     for gpu in gpus:
@@ -637,7 +638,7 @@ def main():
     os.unlink(initramfs)
     total = time.time() - started
     log(f"fetch/extract {t_fetch:.1f} s, initramfs {t_initramfs:.1f} s, total {total:.1f} s")
-    summary = ", ".join(f"{g} {'PASS' if ok else 'FAIL'}" for g, ok in results)
+    summary = f"{guest}: " + ", ".join(f"{g} {'PASS' if ok else 'FAIL'}" for g, ok in results)
     if args.guest == "vitrined" and args.backend == "headless":
         summary += " — headless rehearsal: vitrined ran in the guest, but nothing was checked on the screen"
     log(("PASS: " if all_ok else "FAIL: ") + summary + ("" if all_ok else f" (screendumps and console logs in {args.out})"))

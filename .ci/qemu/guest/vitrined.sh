@@ -80,6 +80,7 @@ stop
 
 start realtime --scene /etc/vitrine-counter.json
 f0=$(settle)
+t0=$(cut -d' ' -f1 /proc/uptime)
 value=$COUNTER
 for s in 1 2 3; do
     value=$((value + 1111 * s))
@@ -87,7 +88,8 @@ for s in 1 2 3; do
     sleep 1
 done
 f1=$(settle)
-echo "VITRINE-INFO rolling: $((f1 - f0)) frames presented while the counter rolled 3 times in 3 s"
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "VITRINE-INFO rolling: $((f1 - f0)) frames presented from the first of 3 number.set (1 s apart) until the screen settled, $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 - 0.5 }') s"
 sleep 5
 f2=$(frames)
 echo "VITRINE-INFO idle: $((f2 - f1)) frames presented in 5 idle seconds"

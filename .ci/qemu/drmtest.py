@@ -20,6 +20,7 @@ import argparse
 import base64
 import bz2
 import glob
+import hashlib
 import gzip
 import json
 import lzma
@@ -301,7 +302,8 @@ def build_initramfs(path, busybox, modules, programs, files, guest_script):
             subprocess.run(["strip", "-o", stripped, prog], check=True)
             data = open(stripped, "rb").read()
             os.unlink(stripped)
-        c.file("/usr/bin/" + os.path.basename(prog), data, 0o755)
+        name = re.sub(r"-[0-9a-f]{12}$", "", os.path.basename(prog))
+        c.file("/usr/bin/" + name, data, 0o755)
         for lib in shared_libraries(prog):
             real_dir = os.path.realpath(os.path.dirname(lib))
             dest = os.path.join(real_dir, os.path.basename(lib))
@@ -525,11 +527,15 @@ def check_step(gpu, n, what, qmp, outdir, expected_for, imgcmp):
 # ---------------------------------------------------------------- main
 
 def compile_c(out, sources, flags):
-    if os.path.exists(out) and all(os.path.getmtime(out) >= os.path.getmtime(s)
-                                   for s in sources + [os.path.join(HERE, "pattern.h")]):
-        return out
+    """Compiles into the cache once per content of the sources (and pattern.h)."""
     cc = os.environ.get("CC", "cc")
-    run([cc, "-O2", "-Wall", "-I" + HERE] + sources + flags + ["-o", out])
+    digest = hashlib.sha1(repr([cc] + flags).encode())
+    for src in sources + [os.path.join(HERE, "pattern.h")]:
+        digest.update(open(src, "rb").read())
+    out = f"{out}-{digest.hexdigest()[:12]}"
+    if not os.path.exists(out):
+        run([cc, "-O2", "-Wall", "-I" + HERE] + sources + flags + ["-o", out + ".tmp"])
+        os.rename(out + ".tmp", out)
     return out
 
 

@@ -1,0 +1,655 @@
+#!/usr/bin/env python3
+"""The real-kernel DRM test: boots Debian's kernel in QEMU (TCG, one vCPU) with a
+virtio-gpu and with a standard VGA (bochs-drm), runs a guest program that puts frames on
+the screen through DRM/KMS, and compares QMP screendumps with the expected images.
+
+    drmtest.py [--guest pattern|vitrined] [--gpu virtio,vga] [--out DIR] [--cache DIR]
+
+Guests:
+  pattern   .ci/qemu/guest/drm-pattern.c: a dumb buffer with pattern 1 (SetCrtc), then
+            page flips ending on pattern 2; expected images are computed (pattern.h).
+  vitrined  vitrined --backend drm --clock manual --scene cards.json, driven with
+            vitrinectl; expected image: `vitrined render` of the same scene and time.
+
+Protocol on the serial console: the guest prints "VITRINE-STEP n what" and waits for a
+line on the console; the host takes a screendump, compares it, and sends "go".
+"VITRINE-INFO ..." lines are reported, "VITRINE-FAIL ..." fails the run, and
+"VITRINE-DONE rc=N" ends it. See docs/DRM-TEST.md.
+"""
+import argparse
+import base64
+import bz2
+import glob
+import hashlib
+import gzip
+import json
+import lzma
+import os
+import queue
+import re
+import shutil
+import socket
+import stat
+import struct
+import subprocess
+import sys
+import threading
+import time
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+GPUS = {
+    # name: (QEMU device, kernel driver shown in the report)
+    "virtio": ("virtio-gpu-pci", "virtio_gpu"),
+    "vga": ("VGA", "bochs"),
+}
+MODULES = ["virtio_pci", "virtio_gpu", "bochs"]
+
+
+# Step 2 of the vitrined guest: a rolling number from COUNTER_START, set three times
+# (+1111, +2222, +3333) while the daemon runs on the realtime clock.
+COUNTER_START = 1000
+COUNTER_FINAL = COUNTER_START + 1111 + 2222 + 3333
+
+
+def counter_json(value):
+    return json.dumps({
+        "background": "#0b1622",
+        "layers": [
+            {"id": "title", "kind": "text", "properties": {
+                "bounds": [0, 0, 1000, 60], "position": [640, 200], "string": "Vitrine DRM test",
+                "fontSize": 44, "alignmentMode": "center", "foregroundColor": "#d8e3ee"}},
+            {"id": "counter", "kind": "rolling-number", "properties": {
+                "bounds": [0, 0, 900, 200], "position": [640, 400], "value": value,
+                "alignment": "center", "textColor": "#ffd166"}},
+        ]}, indent=1) + "\n"
+
+
+def log(msg):
+    print(f"drm-test: {msg}", flush=True)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+# ---------------------------------------------------------------- fetching (cached)
+
+def kernel_package():
+    """linux-image-<abi>-amd64, the package linux-image-amd64 depends on (or $VITRINE_QEMU_KERNEL)."""
+    if os.environ.get("VITRINE_QEMU_KERNEL"):
+        return os.environ["VITRINE_QEMU_KERNEL"]
+    out = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True, text=True).stdout
+    m = re.search(r"Depends: (linux-image-[0-9][^\s]*-amd64)\b", out)
+    if not m:
+        raise SystemExit("drm-test: cannot resolve linux-image-amd64 (apt-get update?); set VITRINE_QEMU_KERNEL=linux-image-…-amd64")
+    return m.group(1)
+
+
+def fetch(cache, package):
+    """Downloads PACKAGE's .deb into CACHE/debs (once) and unpacks it into CACHE/PACKAGE (once)."""
+    dest = os.path.join(cache, package)
+    if os.path.exists(os.path.join(dest, ".unpacked")):
+        return dest
+    debs = os.path.join(cache, "debs")
+    os.makedirs(debs, exist_ok=True)
+    found = glob.glob(os.path.join(debs, f"{package}_*.deb"))
+    if not found:
+        log(f"downloading {package}")
+        # As root, apt would hand the download to the _apt user, who cannot write here.
+        download = ["apt-get", "download"] + (["-o", "APT::Sandbox::User=root"] if os.geteuid() == 0 else []) + [package]
+        r = subprocess.run(download, cwd=debs)
+        if r.returncode != 0 and os.geteuid() == 0:
+            run(["apt-get", "update", "-qq"])
+            r = subprocess.run(download, cwd=debs)
+        if r.returncode != 0:
+            raise SystemExit(f"drm-test: apt-get download {package} failed")
+        found = glob.glob(os.path.join(debs, f"{package}_*.deb"))
+    shutil.rmtree(dest, ignore_errors=True)
+    run(["dpkg-deb", "-x", found[0], dest])
+    open(os.path.join(dest, ".unpacked"), "w").write(os.path.basename(found[0]) + "\n")
+    return dest
+
+
+# ---------------------------------------------------------------- vmlinux
+
+def decompress_at(data, offset):
+    """The ELF image compressed at data[offset:], or None."""
+    blob = data[offset:]
+    try:
+        if blob.startswith(b"\x1f\x8b\x08"):
+            out = zlib.decompressobj(31).decompress(blob)
+        elif blob.startswith(b"\xfd7zXZ\x00"):
+            out = lzma.LZMADecompressor(lzma.FORMAT_XZ).decompress(blob)
+        elif blob.startswith(b"\x5d\x00\x00"):
+            out = lzma.LZMADecompressor(lzma.FORMAT_ALONE).decompress(blob)
+        elif blob.startswith(b"BZh"):
+            out = bz2.BZ2Decompressor().decompress(blob)
+        elif blob.startswith(b"\x28\xb5\x2f\xfd") and shutil.which("zstd"):
+            out = subprocess.run(["zstd", "-dcq"], input=blob, capture_output=True).stdout
+        else:
+            return None
+    except (zlib.error, lzma.LZMAError, OSError, EOFError):
+        return None
+    return out if out.startswith(b"\x7fELF") else None
+
+
+def extract_vmlinux(vmlinuz, out):
+    """Writes the uncompressed kernel (ELF) inside the bzImage VMLINUZ to OUT.
+
+    The x86 boot header says where the compressed payload is (payload_offset and
+    payload_length at 0x248, relative to the protected-mode code after the setup
+    sectors); if that fails, every known compression magic is tried in turn."""
+    data = open(vmlinuz, "rb").read()
+    candidates = []
+    if data[0x202:0x206] == b"HdrS":
+        setup_sects = data[0x1F1] or 4
+        payload_offset, payload_length = struct.unpack_from("<II", data, 0x248)
+        start = (setup_sects + 1) * 512 + payload_offset
+        candidates.append(start)
+    for magic in (b"\x1f\x8b\x08", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd", b"BZh", b"\x5d\x00\x00"):
+        candidates += [m.start() for m in re.finditer(re.escape(magic), data)]
+    for offset in candidates:
+        elf = decompress_at(data, offset)
+        if elf:
+            tmp = out + ".tmp"
+            open(tmp, "wb").write(elf)
+            os.rename(tmp, out)
+            return
+    raise SystemExit(f"drm-test: no compressed kernel found in {vmlinuz}")
+
+
+# ---------------------------------------------------------------- modules
+
+def module_name(path):
+    base = os.path.basename(path)
+    return re.sub(r"\.ko(\.xz|\.zst|\.gz)?$", "", base).replace("-", "_")
+
+
+def read_module(path):
+    data = open(path, "rb").read()
+    if path.endswith(".xz"):
+        return lzma.decompress(data)
+    if path.endswith(".gz"):
+        return gzip.decompress(data)
+    if path.endswith(".zst"):
+        return subprocess.run(["zstd", "-dcq", path], capture_output=True, check=True).stdout
+    return data
+
+
+def resolve_modules(kroot, wanted):
+    """[(name, decompressed .ko bytes)] for WANTED and what they depend on, dependencies
+    first. The dependencies are the modules' own "depends=" (.modinfo) — what depmod writes
+    into modules.dep, which the package does not ship. Built-in modules are skipped."""
+    mdir = glob.glob(os.path.join(kroot, "lib/modules/*"))[0]
+    index = {}
+    for dirpath, _, files in os.walk(os.path.join(mdir, "kernel")):
+        for f in files:
+            if ".ko" in f:
+                index[module_name(f)] = os.path.join(dirpath, f)
+    builtin = set()
+    if os.path.exists(os.path.join(mdir, "modules.builtin")):
+        builtin = {module_name(l.strip()) for l in open(os.path.join(mdir, "modules.builtin"))}
+    ordered, seen = [], set()
+
+    def visit(name):
+        if name in seen:
+            return
+        seen.add(name)
+        if name not in index:
+            if name in builtin:
+                return
+            raise SystemExit(f"drm-test: module {name} is neither in {mdir} nor built in")
+        data = read_module(index[name])
+        m = re.search(rb"(?:^|\0)depends=([^\0]*)\0", data)
+        for dep in (m.group(1).decode().split(",") if m and m.group(1) else []):
+            visit(dep.replace("-", "_"))
+        ordered.append((name, data))
+
+    for name in wanted:
+        visit(name)
+    return os.path.basename(mdir), ordered
+
+
+# ---------------------------------------------------------------- initramfs
+
+class Cpio:
+    """A newc cpio archive (what the kernel unpacks as initramfs), built in memory."""
+
+    def __init__(self):
+        self.out = bytearray()
+        self.ino = 1000
+        self.dirs = set()
+
+    def _entry(self, name, mode, data=b"", nlink=1):
+        self.ino += 1
+        name_b = name.lstrip("/").encode() + b"\0"
+        hdr = "070701" + "".join(f"{v:08x}" for v in (
+            self.ino, mode, 0, 0, nlink, 0, len(data), 0, 0, 0, 0, len(name_b), 0))
+        self.out += hdr.encode() + name_b
+        self.out += b"\0" * (-len(self.out) % 4)
+        self.out += data
+        self.out += b"\0" * (-len(self.out) % 4)
+
+    def mkdir(self, path):
+        path = path.rstrip("/")
+        if not path or path in self.dirs:
+            return
+        self.mkdir(os.path.dirname(path))
+        self.dirs.add(path)
+        self._entry(path, stat.S_IFDIR | 0o755, nlink=2)
+
+    def file(self, path, data, mode=0o644):
+        self.mkdir(os.path.dirname(path))
+        self._entry(path, stat.S_IFREG | mode, data)
+
+    def symlink(self, path, target):
+        self.mkdir(os.path.dirname(path))
+        self.dirs.add(path)
+        self._entry(path, stat.S_IFLNK | 0o777, target.encode())
+
+    def tree(self, src, dest):
+        """Copies the host directory SRC (following symlinks) to DEST."""
+        for dirpath, _, files in os.walk(src, followlinks=True):
+            rel = os.path.relpath(dirpath, src)
+            target = os.path.normpath(os.path.join(dest, rel))
+            self.mkdir(target)
+            for f in files:
+                p = os.path.join(dirpath, f)
+                if os.path.exists(p):
+                    self.file(os.path.join(target, f), open(p, "rb").read(), os.stat(p).st_mode & 0o777)
+
+    def finish(self):
+        self._entry("TRAILER!!!", 0)
+        return bytes(self.out)
+
+
+def shared_libraries(binary):
+    """The shared objects `ldd BINARY` lists (the loader included)."""
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
+    libs = []
+    for line in out.splitlines():
+        m = re.search(r"=>\s*(/\S+)", line) or re.match(r"\s*(/\S+)", line)
+        if m:
+            libs.append(m.group(1))
+        elif "not found" in line:
+            raise SystemExit(f"drm-test: {binary}: {line.strip()}")
+    return libs
+
+
+def build_initramfs(path, busybox, modules, programs, files, guest_script):
+    """PROGRAMS: host binaries put into /usr/bin with the libraries they need;
+    FILES: (host path, guest path) pairs, directories copied whole."""
+    c = Cpio()
+    for d in ("proc", "sys", "dev", "run", "tmp", "var/cache", "root", "usr/lib", "usr/bin", "usr/sbin", "bin", "sbin"):
+        c.mkdir("/" + d)
+    # Debian's merged /usr: /lib and /lib64 are links into /usr, as on the host.
+    for link in ("/lib", "/lib64"):
+        if os.path.islink(link):
+            c.mkdir("/usr" + link)
+            c.symlink(link, os.readlink(link))
+    c.file("/bin/busybox", open(busybox, "rb").read(), 0o755)
+    kversion, mods = modules
+    for name, data in mods:
+        c.file(f"/lib/modules/{kversion}/{name}.ko", data)
+    c.file("/etc/vitrine-modules", "".join(f"/lib/modules/{kversion}/{n}.ko\n" for n, _ in mods).encode())
+    seen = set()
+    for prog in programs:
+        data = open(prog, "rb").read()
+        if shutil.which("strip"):  # vitrined's symbols are a third of it: less to unpack
+            stripped = path + ".strip"
+            subprocess.run(["strip", "-o", stripped, prog], check=True)
+            data = open(stripped, "rb").read()
+            os.unlink(stripped)
+        name = re.sub(r"-[0-9a-f]{12}$", "", os.path.basename(prog))
+        c.file("/usr/bin/" + name, data, 0o755)
+        for lib in shared_libraries(prog):
+            real_dir = os.path.realpath(os.path.dirname(lib))
+            dest = os.path.join(real_dir, os.path.basename(lib))
+            if dest not in seen:
+                seen.add(dest)
+                c.file(dest, open(os.path.realpath(lib), "rb").read(), 0o755)
+    for src, dest in files:
+        if os.path.isdir(src):
+            c.tree(src, dest)
+        else:
+            c.file(dest, open(src, "rb").read(), os.stat(src).st_mode & 0o777)
+    c.file("/init", open(os.path.join(HERE, "guest/init"), "rb").read(), 0o755)
+    c.file("/guest.sh", open(guest_script, "rb").read(), 0o755)
+    data = c.finish()
+    open(path, "wb").write(data)
+    return len(data)
+
+
+# ---------------------------------------------------------------- QEMU
+
+class QMP:
+    def __init__(self, path, timeout=20):
+        deadline = time.time() + timeout
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.05)
+        self.file = self.sock.makefile("rwb")
+        self._read()  # greeting
+        self.command("qmp_capabilities")
+
+    def _read(self):
+        line = self.file.readline()
+        if not line:
+            raise EOFError("QMP closed")
+        return json.loads(line)
+
+    def command(self, name, **arguments):
+        self.file.write(json.dumps({"execute": name, "arguments": arguments}).encode() + b"\n")
+        self.file.flush()
+        while True:
+            msg = self._read()
+            if "return" in msg:
+                return msg["return"]
+            if "error" in msg:
+                raise RuntimeError(f"QMP {name}: {msg['error'].get('desc')}")
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def gpu_device(gpu, size):
+    """-device arguments; SIZE (WIDTHxHEIGHT) becomes the EDID's preferred mode."""
+    device = GPUS[gpu][0]
+    if size:
+        w, h = size.split("x")
+        device += f",xres={w},yres={h}"
+    return ["-device", device]
+
+
+class Failure(Exception):
+    pass
+
+
+def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
+    """Boots one VM; returns (ok, [report lines], {timings})."""
+    qmp_path = os.path.join(outdir, f"{gpu}.qmp")
+    if os.path.exists(qmp_path):
+        os.unlink(qmp_path)
+    console_path = os.path.join(outdir, f"{gpu}-console.log")
+    cmd = [args.qemu, "-accel", "tcg", "-smp", "1", "-m", str(args.memory),
+           "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
+           "-kernel", vmlinux, "-initrd", initramfs,
+           "-append", "console=ttyS0 quiet loglevel=4 panic=-1 " + args.append,
+           "-serial", "stdio", "-qmp", f"unix:{qmp_path},server=on,wait=off"] + gpu_device(gpu, args.size)
+    report, timings, ok = [], {}, True
+    t0 = time.time()
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    lines = queue.Queue()
+    console = open(console_path, "wb")
+
+    def reader():
+        for raw in proc.stdout:
+            console.write(raw)
+            console.flush()
+            lines.put(raw.decode("utf-8", "replace").rstrip("\r\n"))
+        lines.put(None)
+
+    threading.Thread(target=reader, daemon=True).start()
+    qmp = None
+    deadline = t0 + args.timeout
+    done = False
+    receiving = None  # (name, base64 lines) between VITRINE-FILE and VITRINE-FILE-END
+    try:
+        qmp = QMP(qmp_path)
+        while True:
+            try:
+                line = lines.get(timeout=max(0.1, deadline - time.time()))
+            except queue.Empty:
+                raise Failure(f"timed out after {args.timeout} s (console: {console_path})")
+            if line is None:
+                if not done:
+                    raise Failure(f"QEMU ended before VITRINE-DONE (console: {console_path})")
+                break
+            if args.verbose:
+                print(f"  [{gpu} {time.time() - t0:6.2f}] {line}", flush=True)
+            if receiving is not None:
+                if line.strip() == "VITRINE-FILE-END":
+                    name, chunks = receiving
+                    open(os.path.join(outdir, f"{gpu}-guest-{name}"), "wb").write(base64.b64decode("".join(chunks)))
+                    receiving = None
+                else:
+                    receiving[1].append(line.strip())
+                continue
+            m = re.search(r"VITRINE-(BOOTED|STEP|INFO|FAIL|DONE|FILE)\s*(.*)", line)
+            if not m:
+                continue
+            kind, rest = m.groups()
+            if kind == "FILE":
+                receiving = (os.path.basename(rest.strip()), [])
+            elif kind == "BOOTED":
+                timings["booted"] = time.time() - t0
+            elif kind == "INFO":
+                report.append(f"{gpu}: {rest}")
+            elif kind == "FAIL":
+                ok = False
+                report.append(f"{gpu}: FAIL (guest) {rest}")
+            elif kind == "DONE":
+                timings["done"] = time.time() - t0
+                done = True
+                if rest.strip() != "rc=0":
+                    ok = False
+                    report.append(f"{gpu}: FAIL guest script ended with {rest.strip()}")
+            elif kind == "STEP":
+                n, _, what = rest.partition(" ")
+                timings[f"step {n}"] = time.time() - t0
+                step_ok, text = check_step(gpu, int(n), what, qmp, outdir, expected_for, imgcmp)
+                ok &= step_ok
+                report.append(f"{gpu}: step {n} ({what}): {text}")
+                try:
+                    proc.stdin.write(b"go\n")
+                    proc.stdin.flush()
+                except BrokenPipeError:
+                    pass  # QEMU has ended; the console says why
+    except Failure as e:
+        ok = False
+        report.append(f"{gpu}: FAIL {e}")
+    finally:
+        if qmp and proc.poll() is None:
+            try:
+                qmp.command("quit")
+            except (OSError, RuntimeError, EOFError):
+                pass
+        if qmp:
+            qmp.close()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        console.close()
+    timings["total"] = time.time() - t0
+    return ok, report, timings
+
+
+def ppm_size(path):
+    with open(path, "rb") as f:
+        head = f.read(64).split()
+    return f"{int(head[1])}x{int(head[2])}"
+
+
+def check_step(gpu, n, what, qmp, outdir, expected_for, imgcmp):
+    if not expected_for(n, None):
+        return True, "no screendump expected"
+    base = os.path.join(outdir, f"{gpu}-step{n}")
+    guest_file = os.path.join(outdir, f"{gpu}-guest-step{n}.png")
+    if os.path.exists(guest_file):
+        # The headless rehearsal: the daemon's own screenshot instead of the screen.
+        with open(guest_file, "rb") as f:
+            w, h = struct.unpack(">II", f.read(24)[16:24])
+        cmd = [imgcmp, guest_file, "--diff", base + ".diff.png"] + expected_for(n, f"{w}x{h}")
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        text = (r.stdout.strip() or r.stderr.strip())
+        if r.returncode != 0:
+            return False, f"FAIL guest screenshot (headless): {text}; actual {guest_file}"
+        return True, f"guest screenshot (headless, no screendump) {text}"
+    ppm = base + ".ppm"
+    attempts = 0
+    # The guest prints its step once the frame is committed; the emulated GPU may show
+    # it a moment later, so a differing screendump is taken again (up to 3 times).
+    while True:
+        attempts += 1
+        qmp.command("screendump", filename=ppm)
+        expected = expected_for(n, ppm_size(ppm))
+        cmd = [imgcmp, ppm, "--png", base + ".png", "--diff", base + ".diff.png"] + expected
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode == 0 or attempts == 3:
+            break
+        time.sleep(0.5)
+    os.unlink(ppm)
+    text = (r.stdout.strip() or r.stderr.strip())
+    if attempts > 1:
+        text += f" (screendump {attempts})"
+    if r.returncode != 0:
+        text = f"FAIL {text}; actual {base}.png" + (f", diff {base}.diff.png" if os.path.exists(base + ".diff.png") else "")
+        return False, text
+    if os.path.exists(base + ".diff.png"):
+        os.unlink(base + ".diff.png")
+    return True, "screendump " + text
+
+
+# ---------------------------------------------------------------- main
+
+def compile_c(out, sources, flags):
+    """Compiles into the cache once per content of the sources (and pattern.h)."""
+    cc = os.environ.get("CC", "cc")
+    digest = hashlib.sha1(repr([cc] + flags).encode())
+    for src in sources + [os.path.join(HERE, "pattern.h")]:
+        digest.update(open(src, "rb").read())
+    out = f"{out}-{digest.hexdigest()[:12]}"
+    if not os.path.exists(out):
+        run([cc, "-O2", "-Wall", "-I" + HERE] + sources + flags + ["-o", out + ".tmp"])
+        os.rename(out + ".tmp", out)
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--guest", choices=["pattern", "vitrined"], default="pattern")
+    p.add_argument("--gpu", default="virtio,vga", help="comma-separated: virtio, vga (default both)")
+    p.add_argument("--cache", default=os.environ.get("VITRINE_QEMU_CACHE", os.path.expanduser("~/.cache/vitrine-qemu")))
+    p.add_argument("--out", help="screendumps, console logs (default .build/drm-test/GUEST)")
+    p.add_argument("--bin", default=os.path.join(ROOT, ".build/release"), help="where vitrined and vitrinectl are (--guest vitrined)")
+    p.add_argument("--scene", default=os.path.join(ROOT, "docs/examples/cards.json"))
+    p.add_argument("--time", default="0.5", help="manual-clock time of the vitrined screendump")
+    p.add_argument("--backend", default="drm", help="vitrined --backend in the guest: drm (default), fbdev, headless (a rehearsal)")
+    p.add_argument("--size", help="the screen's preferred mode WIDTHxHEIGHT (default: the devices' 1280x800)")
+    p.add_argument("--qemu", default="qemu-system-x86_64")
+    p.add_argument("--memory", type=int, default=1024, help="MiB")
+    p.add_argument("--timeout", type=int, default=100, help="seconds per VM")
+    p.add_argument("--append", default="", help="more kernel arguments")
+    p.add_argument("-v", "--verbose", action="store_true", help="echo the serial console")
+    args = p.parse_args()
+    gpus = [g.strip() for g in args.gpu.split(",") if g.strip()]
+    for g in gpus:
+        if g not in GPUS:
+            p.error(f"unknown GPU {g}")
+    args.out = os.path.abspath(args.out or os.path.join(ROOT, ".build/drm-test", args.guest))
+    started = time.time()
+    os.makedirs(args.cache, exist_ok=True)
+    os.makedirs(args.out, exist_ok=True)
+    for f in glob.glob(os.path.join(args.out, "*")):
+        if os.path.isfile(f):
+            os.unlink(f)
+    cache = args.cache
+
+    kpkg = kernel_package()
+    kroot = fetch(cache, kpkg)
+    bbroot = fetch(cache, "busybox-static")
+    vmlinux = os.path.join(kroot, "vmlinux")
+    if not os.path.exists(vmlinux):
+        log("extracting vmlinux")
+        extract_vmlinux(glob.glob(os.path.join(kroot, "boot/vmlinuz-*"))[0], vmlinux)
+    t_fetch = time.time() - started
+
+    tools = os.path.join(cache, "tools")
+    os.makedirs(tools, exist_ok=True)
+    imgcmp = compile_c(os.path.join(tools, "imgcmp"), [os.path.join(HERE, "imgcmp.c")], ["-lpng"])
+
+    files, programs = [], []
+    if args.guest == "pattern":
+        programs.append(compile_c(os.path.join(tools, "drm-pattern"), [os.path.join(HERE, "guest/drm-pattern.c")],
+                                  ["-I/usr/include/libdrm", "-ldrm"]))
+        script = os.path.join(HERE, "guest/pattern.sh")
+
+        def expected_for(n, size):
+            return ["--pattern", str(n)] if n in (1, 2) else None
+    else:
+        vitrined = os.path.join(args.bin, "vitrined")
+        vitrinectl = os.path.join(args.bin, "vitrinectl")
+        for b in (vitrined, vitrinectl):
+            if not os.access(b, os.X_OK):
+                raise SystemExit(f"drm-test: {b} missing: swift build -c release --static-swift-stdlib")
+        programs += [vitrined, vitrinectl]
+        scene_dir = os.path.dirname(os.path.abspath(args.scene))
+        files += [(scene_dir, "/scene"), ("/etc/fonts", "/etc/fonts")]
+        for d in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fontconfig"):
+            if os.path.isdir(d):
+                files.append((d, d))
+        env = (f"SCENE=/scene/{os.path.basename(args.scene)}\nTIME={args.time}\nBACKEND={args.backend}\n"
+               f"COUNTER={COUNTER_START}\n")
+        counter_scene = os.path.join(args.out, "counter.json")
+        final_scene = os.path.join(args.out, "counter-final.json")
+        open(counter_scene, "w").write(counter_json(COUNTER_START))
+        open(final_scene, "w").write(counter_json(COUNTER_FINAL))
+        files.append((counter_scene, "/etc/vitrine-counter.json"))
+        envfile = os.path.join(args.out, "guest.env")
+        open(envfile, "w").write(env)
+        files.append((envfile, "/etc/vitrine-test.env"))
+        script = os.path.join(HERE, "guest/vitrined.sh")
+        def expected_for(n, size):
+            if n not in (1, 2):
+                return None
+            if size is None:
+                return True
+            png = os.path.join(args.out, f"expected-step{n}-{size}.png")
+            if not os.path.exists(png):
+                scene, at = (args.scene, args.time) if n == 1 else (final_scene, "0")
+                run([vitrined, "render", "--scene", scene, "--time", at, "--size", size, "--out", png])
+            return ["--expected", png]
+
+    busybox = os.path.join(bbroot, "bin/busybox")
+    t1 = time.time()
+    initramfs = os.path.join(args.out, "initramfs.cpio")
+    size = build_initramfs(initramfs, busybox, resolve_modules(kroot, MODULES), programs, files, script)
+    t_initramfs = time.time() - t1
+    guest = args.guest + (f" --backend {args.backend}" if args.guest == "vitrined" else "")
+    log(f"kernel {kpkg}, initramfs {size / 1e6:.1f} MB ({t_initramfs:.1f} s), guest {guest}")
+
+    all_ok, results = True, []
+    for gpu in gpus:
+        ok, report, timings = boot(gpu, args, vmlinux, initramfs, args.out, expected_for, imgcmp)
+        all_ok &= ok
+        for line in report:
+            log(line)
+        steps = ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+        log(f"{gpu} ({GPUS[gpu][1]}): {'PASS' if ok else 'FAIL'} — {steps}")
+        results.append((gpu, ok))
+    os.unlink(initramfs)
+    total = time.time() - started
+    log(f"fetch/extract {t_fetch:.1f} s, initramfs {t_initramfs:.1f} s, total {total:.1f} s")
+    summary = f"{guest}: " + ", ".join(f"{g} {'PASS' if ok else 'FAIL'}" for g, ok in results)
+    if args.guest == "vitrined" and args.backend == "headless":
+        summary += " — headless rehearsal: vitrined ran in the guest, but nothing was checked on the screen"
+    log(("PASS: " if all_ok else "FAIL: ") + summary + ("" if all_ok else f" (screendumps and console logs in {args.out})"))
+    return 0 if all_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

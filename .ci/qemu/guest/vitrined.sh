@@ -1,0 +1,101 @@
+#!/bin/sh
+# vitrined on the real kernel's DRM, driven with vitrinectl (see docs/DRM-TEST.md).
+#  1. vitrined --backend $BACKEND --clock manual --scene $SCENE; `vitrinectl clock set $TIME`;
+#     once the frame is presented: VITRINE-STEP 1 (the host compares the screendump with
+#     `vitrined render --scene … --time $TIME` at the screen's size).
+#  2. vitrined --clock realtime --scene counter.json: its rolling number set to a new value
+#     every second for 3 s (frames presented while it rolls), then 5 idle seconds (frames
+#     must not move); VITRINE-STEP 2: the host compares the screen with `vitrined render`
+#     of the same scene holding the final value (a number at rest).
+# /etc/vitrine-test.env sets SCENE, TIME, BACKEND and COUNTER (drmtest.py writes it).
+. /etc/vitrine-test.env
+export VITRINE_SOCKET=/run/vitrine.sock
+log=/tmp/vitrined.log
+pid=
+
+fail() {
+    echo "VITRINE-FAIL $*"
+    tail -n 15 $log | sed 's/^/  vitrined: /'
+    [ -n "$pid" ] && kill $pid 2>/dev/null
+    exit 1
+}
+
+start() { # CLOCK [ARGS…]
+    clock=$1; shift
+    echo "--- vitrined --backend $BACKEND --clock $clock $*" >>$log
+    vitrined --backend "$BACKEND" --clock "$clock" --socket "$VITRINE_SOCKET" "$@" >>$log 2>&1 &
+    pid=$!
+    i=0
+    while [ ! -S "$VITRINE_SOCKET" ]; do
+        kill -0 $pid 2>/dev/null || { wait $pid; fail "vitrined --backend $BACKEND --clock $clock exited ($?): $(tail -n 2 $log | tr '\n' ' ')"; }
+        [ $i -lt 600 ] || fail "vitrined: no socket after 60 s"
+        usleep 100000; i=$((i + 1))
+    done
+    echo "VITRINE-INFO vitrined ($clock clock) up after $((i / 10)).$((i % 10)) s: $(vitrinectl hello | sed -n 2p)"
+}
+
+stop() {
+    kill $pid; wait $pid; pid=
+    rm -f "$VITRINE_SOCKET"
+}
+
+frames() {
+    vitrinectl send '{"cmd":"stats"}' | sed -n 's/.*"frames":\([0-9]*\).*/\1/p'
+}
+
+# VITRINE-STEP N WHAT, then waits for the host's screendump. Headless (a rehearsal of the
+# guest side without the DRM backend): there is no screen, so the daemon's own screenshot
+# goes to the host instead, base64 between VITRINE-FILE and VITRINE-FILE-END.
+step() {
+    if [ "$BACKEND" = headless ]; then
+        vitrinectl screenshot /tmp/step$1.png >/dev/null || fail "vitrinectl screenshot"
+        echo "VITRINE-FILE step$1.png"
+        base64 /tmp/step$1.png
+        echo "VITRINE-FILE-END"
+    fi
+    echo "VITRINE-STEP $1 $2"
+    read -r _
+}
+
+# Waits until no frame has been presented for 0.5 s (at most 20 s); prints the count.
+settle() {
+    last=$(frames); i=0
+    while [ $i -lt 40 ]; do
+        usleep 500000
+        now=$(frames)
+        [ "$now" = "$last" ] && break
+        last=$now; i=$((i + 1))
+    done
+    echo "$last"
+}
+
+start manual --scene "$SCENE"
+before=$(frames)
+vitrinectl clock set "$TIME" >/dev/null || fail "vitrinectl clock set $TIME"
+after=$(settle)
+echo "VITRINE-INFO frames presented: $before after start, $after after clock set $TIME"
+[ "$after" -gt "$before" ] || fail "no frame presented after clock set $TIME"
+step 1 "$(basename "$SCENE") at t=$TIME"
+stop
+
+start realtime --scene /etc/vitrine-counter.json
+f0=$(settle)
+t0=$(cut -d' ' -f1 /proc/uptime)
+value=$COUNTER
+for s in 1 2 3; do
+    value=$((value + 1111 * s))
+    vitrinectl send "{\"cmd\": \"number.set\", \"layer\": \"counter\", \"value\": $value}" >/dev/null || fail "number.set"
+    sleep 1
+done
+f1=$(settle)
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "VITRINE-INFO rolling: $((f1 - f0)) frames presented from the first of 3 number.set (1 s apart) until the screen settled, $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 - 0.5 }') s"
+sleep 5
+f2=$(frames)
+echo "VITRINE-INFO idle: $((f2 - f1)) frames presented in 5 idle seconds"
+[ $((f1 - f0)) -gt 0 ] || fail "no frame presented while the counter rolled"
+[ "$f2" = "$f1" ] || fail "$((f2 - f1)) frames presented while idle (expected 0)"
+step 2 "counter at rest ($value)"
+stop
+grep -i "warning\|error" $log | head -n 5 | sed 's/^/VITRINE-INFO vitrined log: /'
+exit 0

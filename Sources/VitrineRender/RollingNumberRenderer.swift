@@ -25,19 +25,26 @@ public final class RollingNumberRenderer: ContentRenderer {
         let style: TextStyle
     }
 
-    public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
+    /// Where a rolling number's columns go in its bounds space.
+    private struct Placement {
+        let properties: RollingNumberProperties
+        let columns: RollColumns
+        let style: TextStyle
+        /// Per column (from the right): its width, and its pen position from the left.
+        let widths: [Double]
+        let pens: [Double]
+        let lineHeight: Double
+        let baseline: Double
+    }
+
+    private func placement(_ node: RenderTree.Node) -> Placement? {
         let p = RollingNumberProperties(node.values, kind: kind)
-        guard p.textColor.alpha > 0, opacity > 0 else { return }
         let columns = RollColumns(node.values.custom) ?? RollColumns(showing: p.text)
-        let restText = columns.target
-        guard let font = try? FontDescriptor(parsing: p.font) else { return }
+        guard let font = try? FontDescriptor(parsing: p.font) else { return nil }
         var style = TextStyle(font: font, fontSize: min(4096, max(0, p.fontSize)), alignment: .left)
         style.features = [FontFeature("tnum", 1)]
-        guard let rest = layout(restText, style) else { return }
+        guard let rest = layout(columns.target, style) else { return nil }
         let bounds = node.values.rect(.bounds)
-        let lineHeight = rest.lineHeight
-        let baseline = rest.lines.first?.baseline ?? lineHeight * 0.8
-
         // Advances of the resting text's characters, by column (from the right).
         let restGlyphs = rest.lines.first?.glyphs ?? []
         var advances: [Double] = []
@@ -63,6 +70,41 @@ public final class RollingNumberRenderer: ContentRenderer {
         case "right": bounds.width - total
         default: 0
         }
+        var pens = [Double](repeating: 0, count: widths.count)
+        for k in widths.indices.reversed() {
+            pens[k] = pen
+            pen += widths[k]
+        }
+        return Placement(
+            properties: p, columns: columns, style: style, widths: widths, pens: pens,
+            lineHeight: rest.lineHeight, baseline: rest.lines.first?.baseline ?? rest.lineHeight * 0.8)
+    }
+
+    /// Only the columns whose window moved (or that grew or shrank) need repainting, when
+    /// nothing else about the number changed.
+    public func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? {
+        let t = new.transform
+        guard t.a == 1, t.b == 0, t.c == 0, t.d == 1, let valueSlot = kind.slot(of: "value"),
+              new.values.differingSlots(from: old.values).allSatisfy({ $0 == valueSlot }),
+              let before = placement(old), let after = placement(new),
+              before.widths == after.widths, before.pens == after.pens, before.lineHeight == after.lineHeight
+        else { return nil }
+        let bounds = new.values.rect(.bounds)
+        let ox = (t.tx + bounds.minX).rounded(), oy = (t.ty + bounds.minY).rounded()
+        let margin = (after.style.fontSize * 0.1).rounded(.up) + 1
+        var rects: [Rect] = []
+        for k in after.columns.columns.indices where after.columns.columns[k] != before.columns.columns[k] {
+            rects.append(Rect(x: ox + after.pens[k] - margin, y: oy, width: after.widths[k] + 2 * margin, height: after.lineHeight + 1))
+        }
+        return rects.map { $0.intersection(new.visualBounds) }.filter { !$0.isNull && !$0.isEmpty }
+    }
+
+    public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
+        guard let place = placement(node) else { return }
+        let p = place.properties, columns = place.columns, style = place.style, widths = place.widths
+        guard p.textColor.alpha > 0, opacity > 0 else { return }
+        let bounds = node.values.rect(.bounds)
+        let lineHeight = place.lineHeight, baseline = place.baseline
         let axisAligned = transform.a == 1 && transform.b == 0 && transform.c == 0 && transform.d == 1
         // Under rotation or scale the number is drawn at layer size offscreen, then
         // through the transform.
@@ -79,8 +121,7 @@ public final class RollingNumberRenderer: ContentRenderer {
         }
         let lineClip = PixelRect(x: origin.x, y: origin.y, width: Int(bounds.width.rounded(.up)), height: Int(min(bounds.height, lineHeight).rounded(.up)))
         for (k, column) in columns.columns.enumerated().reversed() {
-            let width = widths[k]
-            defer { pen += width }
+            let width = widths[k], pen = place.pens[k]
             guard column.presence > 0 else { continue }
             let alpha = opacity * min(1, column.presence)
             let color = premultiplied(p.textColor, alpha)

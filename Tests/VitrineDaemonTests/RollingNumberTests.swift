@@ -90,6 +90,23 @@ import VitrineTestSupport
         #expect(after.hasSamePixels(as: before), "a new value must not make the digits jump")
     }
 
+    @Test func partialRepaintsWhileRollingEqualFullRepaints() throws {
+        let daemon = try InProcessCompositor()
+        try daemon.run(Self.add("123456", #", "format": "plain""#))
+        try daemon.run(#"{"cmd": "number.set", "layer": "n", "value": 123789}"#)
+        for step in 0..<40 {
+            try daemon.run(#"{"cmd": "clock.advance", "seconds": 0.05}"#)
+            if step == 15 { try daemon.run(#"{"cmd": "number.set", "layer": "n", "value": 129000, "direction": "down"}"#) }
+            let shown = try #require(daemon.output.frontBuffer)
+            let full = try daemon.snapshot()
+            if !shown.hasSamePixels(as: full) {
+                Issue.record("step \(step): the repainted columns differ from a full repaint; see \(try GoldenImage.writeMismatch(shown, expected: full, name: "rolling-damage-\(step)"))")
+                break
+            }
+        }
+        #expect(daemon.output.lastDamage.allSatisfy { $0.width < 380 }, "a roll repaints its columns, not the whole number")
+    }
+
     @Test func badRequestsAreRefused() throws {
         let daemon = try InProcessCompositor()
         try daemon.run(#"{"cmd": "layer.add", "layer": "plain"}"#)

@@ -15,19 +15,25 @@ extension Scene {
                 animating = animating || layer.animations.contains { !$0.hasFinished }
                 continue
             }
-            var list = layer.animations
+            // Most frames change nothing: look before building a new list.
+            let due = layer.animations.contains { a in
+                let timing = a.track.animation.timing
+                return (!a.hasStarted && timing.hasStarted(atParent: t)) || (!a.hasFinished && timing.hasEnded(atParent: t))
+            }
+            guard due else {
+                animating = animating || layer.animations.contains { !$0.hasFinished }
+                continue
+            }
             var kept: [AttachedAnimation] = []
-            var changed = false
-            for var attached in list {
+            kept.reserveCapacity(layer.animations.count)
+            for var attached in layer.animations {
                 let timing = attached.track.animation.timing
                 if !attached.hasStarted, timing.hasStarted(atParent: t) {
                     attached.hasStarted = true
-                    changed = true
                     stepEvents.append((attached.id, 0, .animationStarted(layer: layer.id, key: attached.key, animation: attached.id)))
                 }
                 if !attached.hasFinished, timing.hasEnded(atParent: t) {
                     attached.hasFinished = true
-                    changed = true
                     stepEvents.append((attached.id, 1, .animationStopped(layer: layer.id, key: attached.key, animation: attached.id, finished: true)))
                     if let tx = attached.transaction, transactionWaits[tx] != nil {
                         transactionWaits[tx]!.remove(attached.id)
@@ -41,10 +47,7 @@ extension Scene {
                 animating = animating || !attached.hasFinished
                 kept.append(attached)
             }
-            if changed {
-                list = kept
-                setAnimations(list, of: layer)
-            }
+            setAnimations(kept, of: layer)
         }
         isAnimating = animating
         stepEvents.sort { ($0.0, $0.1) < ($1.0, $1.1) }

@@ -20,7 +20,7 @@ public protocol ClientConnection: AnyObject {
 /// It is confined to one serial executor (the daemon's event loop): every method must be
 /// called there, so the model needs no locks. Commands are applied in arrival order,
 /// between frames; a frame is rendered only when something changed or animates.
-public final class Compositor {
+public final class Compositor: @unchecked Sendable {  // confined to the daemon's event loop
     public internal(set) var settings: DaemonSettings
     public let scene: Scene
     public let output: OutputBackend

@@ -12,7 +12,7 @@ import VitrineProtocol
 /// let daemon = try Daemon(settings: settings, output: HeadlessOutput(width: 1280, height: 800), logger: logger)
 /// try daemon.run()   // until SIGTERM / SIGINT
 /// ```
-public final class Daemon {
+public final class Daemon: @unchecked Sendable {  // its state is touched on its event loop or before it runs
     public let settings: DaemonSettings
     let logger: Logger
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -37,10 +37,14 @@ public final class Daemon {
         self.settings = settings
         self.logger = logger
         loop = group.next()
+        // The output is handed to the loop that will own it from now on.
+        nonisolated(unsafe) let output = output
         compositor = try loop.submit { try Compositor(settings: settings, output: output, logger: logger) }.wait()
         server = SocketServer(compositor: compositor, settings: settings, loop: loop, logger: logger)
         let loop = self.loop
         compositor.schedule = { seconds, body in
+            // Scheduled from the loop, run on the loop.
+            nonisolated(unsafe) let body = body
             loop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { body() }
         }
         output.attach(executor: { body in loop.execute(body) })
@@ -55,7 +59,7 @@ public final class Daemon {
         // stop the daemon cleanly.
         if handlesSignals { installSignalHandlers() }
         try server.start(inheritedSocket: inheritedSocket)
-        try loop.submit { self.compositor.renderFrame() }.wait()
+        _ = try loop.submit { self.compositor.renderFrame() }.wait()
         notifySystemd("READY=1\nSTATUS=serving \(settings.socketPath)")
         stopped.wait()
         server.stop()

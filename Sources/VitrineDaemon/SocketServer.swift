@@ -11,7 +11,7 @@ import VitrineProtocol
 /// errors stay its own: a bad line gets an error reply; only a line over the size limit
 /// closes the connection (after an error line); a client that stops reading is cut off
 /// when its unsent output passes the limit, so it can never stall frames.
-final class SocketServer {
+final class SocketServer: @unchecked Sendable {  // confined to the compositor's event loop
     let compositor: Compositor
     let settings: DaemonSettings
     let loop: EventLoop

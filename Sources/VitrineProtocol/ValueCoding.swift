@@ -94,7 +94,9 @@ extension Value {
 
     private static func inferred(_ json: JSON, at keyPath: String) throws(ProtocolError) -> Value {
         switch json {
-        case .number, .string where number(json) != nil:
+        case .number(let v):
+            return .number(v)
+        case .string where number(json) != nil:
             return .number(number(json)!)
         case .string(let s):
             if s.hasPrefix("#"), let c = Color(css: s) { return .color(c) }

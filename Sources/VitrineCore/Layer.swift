@@ -138,6 +138,8 @@ final class Layer {
     let kind: LayerKind
     /// The kind's name, kept apart so that reading it does not touch the kind's tables.
     let kindName: String
+    /// The kind's `customPropertiesAffectDisplay`, kept apart for the same reason.
+    let customAffectsDisplay: Bool
     var model: PropertyValues {
         didSet {
             timing = model.timing
@@ -165,6 +167,7 @@ final class Layer {
         self.id = id
         self.kind = kind
         kindName = kind.name
+        customAffectsDisplay = kind.customPropertiesAffectDisplay
         model = PropertyValues(slots: kind.properties.map(\.defaultValue), custom: [:])
         timing = MediaTiming()
         geometry = LayerGeometry(model)

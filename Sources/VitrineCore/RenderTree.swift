@@ -32,6 +32,9 @@ public struct RenderTree: Sendable {
     public var screen: Rect { Rect(origin: .zero, size: size) }
 }
 
+/// The display keys of a layer whose every custom property affects its content.
+private let allDisplayKeys: Set<String> = ["*"]
+
 /// How far a shadow reaches past its shape: three standard deviations, with
 /// σ = shadowRadius / 2 (the rasterizer blurs with the same σ).
 public func shadowExtent(radius: Double) -> Double { 1.5 * radius }
@@ -74,7 +77,7 @@ extension Scene {
             let inherited = parent.map { $0.inheritedOpacity * $0.opacity } ?? 1
             nodes.append(RenderTree.Node(
                 id: layer.id, kind: layer.kindName, parent: parent?.node, values: values,
-                displayKeys: layer.kind.customPropertiesAffectDisplay ? ["*"] : layer.displayKeys, transform: toScreen, inheritedOpacity: inherited,
+                displayKeys: layer.customAffectsDisplay ? allDisplayKeys : layer.displayKeys, transform: toScreen, inheritedOpacity: inherited,
                 clip: clip, visualBounds: visual.intersection(clip).integral, subtreeEnd: index + 1))
             if !layer.sublayers.isEmpty {
                 frames.append(ParentFrame(

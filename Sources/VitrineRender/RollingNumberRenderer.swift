@@ -37,7 +37,19 @@ public final class RollingNumberRenderer: ContentRenderer {
         let baseline: Double
     }
 
+    /// The last placements computed, newest last: a frame asks for the same node's
+    /// placement for its damage and for every damage rectangle it draws.
+    private var recent: [(values: PropertyValues, placement: Placement)] = []
+
     private func placement(_ node: RenderTree.Node) -> Placement? {
+        if let hit = recent.last(where: { $0.values == node.values }) { return hit.placement }
+        guard let placement = computePlacement(node) else { return nil }
+        if recent.count >= 4 { recent.removeFirst() }
+        recent.append((node.values, placement))
+        return placement
+    }
+
+    private func computePlacement(_ node: RenderTree.Node) -> Placement? {
         let p = RollingNumberProperties(node.values, kind: kind)
         let columns = RollColumns(node.values.custom) ?? RollColumns(showing: p.text)
         guard let font = try? FontDescriptor(parsing: p.font) else { return nil }

@@ -95,7 +95,7 @@ let package = Package(
                 "VitrineCore",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
-        .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster"], exclude: ["Golden"]),
+        .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster", "VitrineTestSupport"], exclude: ["Golden"]),
         .target(name: "VitrineProtocol", dependencies: ["VitrineCore"]),
         .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster", "CLibDRM", "CLinuxConsole"]),
         .systemLibrary(

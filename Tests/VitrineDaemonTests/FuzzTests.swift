@@ -1,19 +1,7 @@
 import Foundation
 import Testing
 import VitrineProtocol
-
-/// SplitMix64: small, fast and seeded, so that a failure reproduces from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private(set) var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import VitrineTestSupport
 
 /// Makes random and mutated request lines from the requests of docs/PROTOCOL.md.
 struct Mutator {

@@ -1,6 +1,7 @@
 import Foundation
 import TOMLKit
 import VitrineCore
+import VitrineRolling
 import VitrineProtocol
 
 extension Configuration {

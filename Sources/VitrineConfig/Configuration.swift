@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrineRolling
 import VitrineProtocol
 
 /// The daemon's settings, as `/etc/vitrine/vitrine.toml` gives them. Every key is optional;
@@ -199,21 +200,10 @@ extension Configuration {
     /// `[rolling_number]`: defaults of rolling-number layers (digits that roll like an
     /// odometer when the number changes).
     public struct RollingNumber: Sendable, Hashable {
-        /// Which digits roll when the value changes.
-        public enum AnimationType: String, Sendable, CaseIterable {
-            case allNumbers, onlyChangedNumbers, allAfterFirstChangedNumber, noAnimation
-        }
-
-        /// Which way digits roll.
-        public enum Direction: String, Sendable, CaseIterable {
-            /// Up when the value grows, down when it shrinks.
-            case auto, up, down
-        }
-
         /// `animation_type`. Default "allAfterFirstChangedNumber".
-        public var animationType: AnimationType = .allAfterFirstChangedNumber
+        public var animationType: RollAnimationType = .allAfterFirstChangedNumber
         /// `direction`. Default "auto".
-        public var direction: Direction = .auto
+        public var direction: RollDirection = .auto
         /// `character_spacing`: advance per character as a multiple of the glyph width,
         /// 0.1…10. Default 1.
         public var characterSpacing = 1.0
@@ -311,5 +301,24 @@ extension SceneDescription {
                 && x.displayKeys == y.displayKeys && x.properties.map(\.0) == y.properties.map(\.0)
                 && x.properties.map(\.1) == y.properties.map(\.1)
         }
+    }
+}
+
+extension Configuration {
+    /// Rolling numbers' defaults: `[rolling_number]` with the `[animation.spring]` spring.
+    public var rollingNumberDefaults: RollingNumberDefaults {
+        var d = RollingNumberDefaults()
+        d.animationType = rollingNumber.animationType
+        d.direction = rollingNumber.direction
+        d.characterSpacing = rollingNumber.characterSpacing
+        d.font = rollingNumber.font
+        d.fontSize = rollingNumber.fontSize
+        d.springDuration = animation.spring.duration
+        d.springSpeed = animation.spring.speed
+        d.damping = animation.spring.damping
+        d.initialVelocity = animation.spring.initialVelocity
+        d.mass = animation.spring.mass
+        d.stiffness = animation.spring.stiffness
+        return d
     }
 }

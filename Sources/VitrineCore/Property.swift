@@ -190,16 +190,6 @@ public enum BaseProperty: Int, CaseIterable, Sendable {
     }
 }
 
-/// Which corners `cornerRadius` rounds (CACornerMask), as a bit set.
-public struct CornerMask: OptionSet, Sendable, Hashable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
-    public static let minXMinY = CornerMask(rawValue: 1)
-    public static let maxXMinY = CornerMask(rawValue: 2)
-    public static let minXMaxY = CornerMask(rawValue: 4)
-    public static let maxXMaxY = CornerMask(rawValue: 8)
-    public static let all: CornerMask = [.minXMinY, .maxXMinY, .minXMaxY, .maxXMaxY]
-}
 
 extension LayerKind {
     /// The type of the value at `keyPath` for a built-in property of this kind (or a part

@@ -16,12 +16,12 @@ public enum RollAnimationType: String, CaseIterable, Sendable {
 
 /// Which way the digit columns roll.
 public enum RollDirection: String, CaseIterable, Sendable {
+    /// Up when the value grows, down when it shrinks.
+    case auto
     /// Digits move up (the next digit comes from below).
     case up
     /// Digits move down.
     case down
-    /// Up when the value grows, down when it shrinks.
-    case auto
 }
 
 /// The defaults a rolling number takes where a layer or a call says nothing (from the

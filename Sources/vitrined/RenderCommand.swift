@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VitrineConfig
 import VitrineCore
 import VitrineProtocol
 import VitrineRaster
@@ -61,15 +62,7 @@ struct RenderCommand: ParsableCommand {
     }
 }
 
-/// `WIDTHxHEIGHT` on the command line.
-struct PixelSize: ExpressibleByArgument {
-    let width: Int
-    let height: Int
-
-    init?(argument: String) {
-        let parts = argument.lowercased().split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...16384).contains(w), (1...16384).contains(h) else { return nil }
-        width = w
-        height = h
-    }
+/// `WIDTHxHEIGHT` on the command line, as the configuration writes sizes.
+extension PixelSize: ExpressibleByArgument {
+    public init?(argument: String) { self.init(parsing: argument) }
 }

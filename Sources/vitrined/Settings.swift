@@ -3,7 +3,6 @@ import VitrineConfig
 import VitrineCore
 import VitrineDaemon
 import VitrineProtocol
-import VitrineRolling
 import VitrineText
 
 extension DaemonSettings {
@@ -28,17 +27,7 @@ extension DaemonSettings {
         limits.clients = c.limits.clients
         limits.subscriptionsPerClient = c.limits.subscriptionsPerClient
         limits.outboundBytes = c.limits.outboundBytes
-        rolling.animationType = RollAnimationType(rawValue: c.rollingNumber.animationType.rawValue) ?? .allAfterFirstChangedNumber
-        rolling.direction = RollDirection(rawValue: c.rollingNumber.direction.rawValue) ?? .auto
-        rolling.characterSpacing = c.rollingNumber.characterSpacing
-        rolling.font = c.rollingNumber.font
-        rolling.fontSize = c.rollingNumber.fontSize
-        rolling.springDuration = c.animation.spring.duration
-        rolling.springSpeed = c.animation.spring.speed
-        rolling.damping = c.animation.spring.damping
-        rolling.initialVelocity = c.animation.spring.initialVelocity
-        rolling.mass = c.animation.spring.mass
-        rolling.stiffness = c.animation.spring.stiffness
+        rolling = c.rollingNumberDefaults
     }
 }
 

@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(
             name: "VitrineCoreTests",
             dependencies: [
-                "VitrineCore",
+                "VitrineCore", "VitrineTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster", "VitrineTestSupport"], exclude: ["Golden"]),

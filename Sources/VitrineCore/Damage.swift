@@ -22,7 +22,7 @@ extension RenderTree {
         var oldIndex: [String: Int]?
         for j in nodes.indices {
             let i: Int
-            if oldIndex == nil, j < previous.nodes.count, nodes[j].id == previous.nodes[j].id {
+            if oldIndex == nil, j < previous.nodes.count, nodes[j].content === previous.nodes[j].content || nodes[j].id == previous.nodes[j].id {
                 i = j
             } else {
                 if oldIndex == nil {
@@ -76,11 +76,13 @@ extension RenderTree {
                     || a.pointee.clip != b.pointee.clip {
                     return .other
                 }
-                if a.pointee.parent == nil || b.pointee.parent == nil {
-                    if a.pointee.parent != b.pointee.parent { return .other }
-                } else if new[a.pointee.parent!].id != old[b.pointee.parent!].id {
+                let pa = a.pointee.parentIndex, pb = b.pointee.parentIndex
+                if pa < 0 || pb < 0 {
+                    if pa != pb { return .other }
+                } else if new[Int(pa)].content !== old[Int(pb)].content, new[Int(pa)].id != old[Int(pb)].id {
                     return .other
                 }
+                if a.pointee.content === b.pointee.content { return nil }
                 let keys = a.pointee.displayKeys
                 if keys != b.pointee.displayKeys { return .other }
                 var customChanged = false

@@ -144,6 +144,7 @@ final class Layer {
         didSet {
             timing = model.timing
             geometry = LayerGeometry(model)
+            cachedContent = nil
         }
     }
     /// The layer's own timing, kept in step with its timing properties.
@@ -159,7 +160,11 @@ final class Layer {
     var actionsFrom: String?
     var actionPolicy: ActionPolicy = .implicit
     /// Custom keys whose changes redraw the layer's content (CA's needsDisplayForKey).
-    var displayKeys: Set<String> = []
+    var displayKeys: Set<String> = [] {
+        didSet { cachedContent = nil }
+    }
+    /// The render tree's content for the model values, while they last.
+    private var cachedContent: RenderTree.Content?
     /// The output this layer is the root of, if any.
     var rootOfOutput: String?
 
@@ -171,6 +176,20 @@ final class Layer {
         model = PropertyValues(slots: kind.properties.map(\.defaultValue), custom: [:])
         timing = MediaTiming()
         geometry = LayerGeometry(model)
+    }
+
+    /// What a render tree shows of the layer when nothing animates it: one object for
+    /// every tree until the model or the display keys change.
+    var modelContent: RenderTree.Content {
+        if let content = cachedContent { return content }
+        let content = self.content(values: model)
+        cachedContent = content
+        return content
+    }
+
+    /// Render tree content showing `values`.
+    func content(values: PropertyValues) -> RenderTree.Content {
+        RenderTree.Content(id: id, kind: kindName, values: values, displayKeys: customAffectsDisplay ? allDisplayKeys : displayKeys)
     }
 
     /// True when `self` is `other` or one of its ancestors.

@@ -1,16 +1,32 @@
 /// The presentation tree of one output at one time, flattened in drawing order: what the
 /// rasterizer draws and what damage is computed from.
 public struct RenderTree: Sendable {
-    /// One visible layer.
-    public struct Node: Sendable {
+    /// What a node shows of its layer: identity, kind and presentation values. A layer
+    /// without running animations hands the same object to every tree until its model
+    /// changes, so that building a tree copies one reference per layer and damage can
+    /// tell an unchanged layer by identity.
+    public final class Content: Sendable {
         public let id: String
         public let kind: String
-        /// Index of the parent node; nil for the root.
-        public let parent: Int?
         /// Presentation values at the tree's time.
         public let values: PropertyValues
         /// Custom keys whose changes redraw the layer; `*` for all of them.
         public let displayKeys: Set<String>
+
+        init(id: String, kind: String, values: PropertyValues, displayKeys: Set<String>) {
+            self.id = id
+            self.kind = kind
+            self.values = values
+            self.displayKeys = displayKeys
+        }
+    }
+
+    /// One visible layer.
+    public struct Node: Sendable {
+        /// The layer's identity and presentation values.
+        public let content: Content
+        /// Index of the parent node; nil for the root.
+        public var parent: Int? { parentIndex < 0 ? nil : Int(parentIndex) }
         /// From the layer's bounds space to screen pixels.
         public let transform: AffineTransform
         /// The product of the ancestors' opacities (not the layer's own).
@@ -20,7 +36,16 @@ public struct RenderTree: Sendable {
         /// Screen pixels its own drawing (bounds, border, shadow) can touch, whole pixels.
         public let visualBounds: Rect
         /// One past the index of its last descendant: its subtree is `index..<subtreeEnd`.
-        public internal(set) var subtreeEnd: Int
+        public var subtreeEnd: Int { Int(end) }
+        let parentIndex: Int32
+        var end: Int32
+
+        public var id: String { content.id }
+        public var kind: String { content.kind }
+        /// Presentation values at the tree's time.
+        public var values: PropertyValues { content.values }
+        /// Custom keys whose changes redraw the layer; `*` for all of them.
+        public var displayKeys: Set<String> { content.displayKeys }
     }
 
     public let output: String
@@ -33,7 +58,7 @@ public struct RenderTree: Sendable {
 }
 
 /// The display keys of a layer whose every custom property affects its content.
-private let allDisplayKeys: Set<String> = ["*"]
+let allDisplayKeys: Set<String> = ["*"]
 
 /// How far a shadow reaches past its shape: three standard deviations, with
 /// σ = shadowRadius / 2 (the rasterizer blurs with the same σ).
@@ -43,63 +68,36 @@ extension Scene {
     /// The render tree of the output whose root layer is `rootID`, at media time `time`.
     /// Hidden layers and layers with opacity 0 are left out with their sublayers;
     /// sublayers are drawn in order of zPosition, then in their order.
+    ///
+    /// While nothing but time changes, only the subtrees of animated layers are built
+    /// again: the rest of the previous tree of the same root is reused.
     public func renderTree(root rootID: String, at time: Double) throws(CoreError) -> RenderTree {
         let root = try layer(rootID)
-        guard root.rootOfOutput != nil else { throw .unknownLayer(rootID) }
+        guard let output = root.rootOfOutput else { throw .unknownLayer(rootID) }
+        if var cache = renderCaches.removeValue(forKey: rootID), cache.generation == treeGeneration, cache.update(at: time, scene: self) {
+            renderCaches[rootID] = cache
+            treesReused += 1
+            return cache.tree
+        }
         let size = root.model.rect(.bounds).size
-        let screen = Rect(origin: .zero, size: size)
-        var nodes: [RenderTree.Node] = []
-        nodes.reserveCapacity(layers.count)
-        var parents: [Int] = []
-        parents.reserveCapacity(layers.count)
-        var frames: [ParentFrame] = []
-        frames.reserveCapacity(layers.count)
-        var stack: [(Layer, Int?)] = [(root, nil)]
-        while let (layer, parentIndex) = stack.popLast() {
-            let parent = parentIndex.map { frames[$0] }
-            let localTime = Self.layerTime(layer.timing, parentTime: parent == nil ? time : parent!.localTime)
-            let values = presentation(of: layer, localTime: localTime)
-            let g = layer.animations.isEmpty ? layer.geometry : LayerGeometry(values)
-            guard !g.isHidden, g.opacity > 0 else { continue }
-            var toScreen = g.toParent
-            if let parent {
-                if let s = parent.sublayerTransform { toScreen = toScreen.concatenating(s) }
-                toScreen = toScreen.concatenating(parent.transform)
-            }
-            let clip = parent?.childClip ?? screen
-            let box = toScreen.boundingBox(of: g.bounds)
-            var visual = box.insetBy(dx: -1, dy: -1)
-            if let shadow = g.shadowReach, !g.masksToBounds {
-                visual = visual.union(toScreen.boundingBox(of: shadow))
-            }
-            let index = nodes.count
-            parents.append(parent?.node ?? 0)
-            let inherited = parent.map { $0.inheritedOpacity * $0.opacity } ?? 1
-            nodes.append(RenderTree.Node(
-                id: layer.id, kind: layer.kindName, parent: parent?.node, values: values,
-                displayKeys: layer.customAffectsDisplay ? allDisplayKeys : layer.displayKeys, transform: toScreen, inheritedOpacity: inherited,
-                clip: clip, visualBounds: visual.intersection(clip).integral, subtreeEnd: index + 1))
-            if !layer.sublayers.isEmpty {
-                frames.append(ParentFrame(
-                    node: index, localTime: localTime, transform: toScreen, sublayerTransform: g.sublayerMatrix,
-                    childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited))
-                for sublayer in drawingOrder(layer.sublayers).reversed() {
-                    stack.append((sublayer, frames.count - 1))
-                }
-            }
-        }
-        var ends = Array(1...max(nodes.count, 1))
-        for i in stride(from: parents.count - 1, to: 0, by: -1) where ends[i] > ends[parents[i]] {
-            ends[parents[i]] = ends[i]
-        }
-        for i in nodes.indices where ends[i] != i + 1 { nodes[i].subtreeEnd = ends[i] }
-        return RenderTree(output: root.rootOfOutput!, size: size, nodes: nodes)
+        var builder = TreeBuilder(screen: Rect(origin: .zero, size: size), capacity: layers.count, recording: true)
+        builder.build(from: root, parent: nil, at: time)
+        let tree = RenderTree(output: output, size: size, nodes: builder.nodes)
+        renderCaches[rootID] = RenderCache(generation: treeGeneration, tree: tree, animated: builder.records)
+        return tree
     }
+}
 
-    /// What a layer passes down to its sublayers while the tree is built.
-    private struct ParentFrame {
-        let node: Int
-        let localTime: Double?
+/// Builds a render tree, or one subtree of it, depth first without recursion. The scene
+/// owns every layer for the duration of a build, so the pending stack holds them unretained.
+struct TreeBuilder {
+    /// What a layer passes down to its sublayers.
+    struct ParentFrame {
+        let node: Int32
+        var localTime: Double?
+        /// Every layer from the root to this one has the identity timing: its local
+        /// time is media time.
+        let isMediaTime: Bool
         let transform: AffineTransform
         let sublayerTransform: AffineTransform?
         let childClip: Rect
@@ -107,10 +105,110 @@ extension Scene {
         let inheritedOpacity: Double
     }
 
+    /// An animated layer met while building: where its node is (or would be) and what
+    /// its parent passed down, so that its subtree can be built again alone.
+    struct AnimatedLayer {
+        let layer: Layer
+        /// Its node's index; when it is not drawn, the index its node would have.
+        let node: Int32
+        /// Its own presentation made it visible (its ancestors are always visible).
+        let isVisible: Bool
+        let parent: ParentFrame?
+    }
+
+    let screen: Rect
+    var nodes: [RenderTree.Node] = []
+    var frames: [ParentFrame] = []
+    var stack: [(layer: Unmanaged<Layer>, frame: Int32)] = []
+    /// Animated layers in drawing order, when recording.
+    var records: [AnimatedLayer] = []
+    let isRecording: Bool
+
+    init(screen: Rect, capacity: Int, recording: Bool) {
+        self.screen = screen
+        isRecording = recording
+        nodes.reserveCapacity(capacity)
+        frames.reserveCapacity(capacity / 2 + 1)
+        stack.reserveCapacity(64)
+    }
+
+    /// Builds the subtree of `root`, whose parent passes down `parent` (nil for an
+    /// output's root layer), after any nodes already built.
+    mutating func build(from root: Layer, parent: ParentFrame?, at time: Double) {
+        frames.removeAll(keepingCapacity: true)
+        if let parent { frames.append(parent) }
+        stack.append((Unmanaged.passUnretained(root), parent == nil ? -1 : 0))
+        while let (ref, frame) = stack.popLast() {
+            visit(ref.takeUnretainedValue(), parent: frame < 0 ? nil : frames[Int(frame)], time: time)
+        }
+        closeSubtrees()
+    }
+
+    /// The presentation content and geometry of `layer` under a parent whose local time
+    /// is `parentTime`, with the layer's own local time.
+    static func present(_ layer: Layer, parentTime: Double?) -> (RenderTree.Content, LayerGeometry, localTime: Double?) {
+        let localTime = Scene.layerTime(layer.timing, parentTime: parentTime)
+        if layer.animations.isEmpty || localTime == nil {
+            return (layer.modelContent, layer.geometry, localTime)
+        }
+        let values = Scene.presentation(of: layer, localTime: localTime)
+        return (layer.content(values: values), LayerGeometry(values), localTime)
+    }
+
+    private mutating func visit(_ layer: Layer, parent: ParentFrame?, time: Double) {
+        let (content, g, localTime) = Self.present(layer, parentTime: parent == nil ? time : parent!.localTime)
+        let visible = !g.isHidden && g.opacity > 0
+        if isRecording, !layer.animations.isEmpty {
+            records.append(AnimatedLayer(layer: layer, node: Int32(nodes.count), isVisible: visible, parent: parent))
+        }
+        guard visible else { return }
+        var toScreen = g.toParent
+        if let parent {
+            if let s = parent.sublayerTransform { toScreen = toScreen.concatenating(s) }
+            toScreen = toScreen.concatenating(parent.transform)
+        }
+        let clip = parent?.childClip ?? screen
+        let box = toScreen.boundingBox(of: g.bounds)
+        var visual = box.insetBy(dx: -1, dy: -1)
+        if let shadow = g.shadowReach, !g.masksToBounds {
+            visual = visual.union(toScreen.boundingBox(of: shadow))
+        }
+        let index = Int32(nodes.count)
+        let inherited = parent.map { $0.inheritedOpacity * $0.opacity } ?? 1
+        nodes.append(RenderTree.Node(
+            content: content, transform: toScreen, inheritedOpacity: inherited, clip: clip,
+            visualBounds: visual.intersection(clip).integral, parentIndex: parent?.node ?? -1, end: index + 1))
+        let sublayers = layer.sublayers
+        guard !sublayers.isEmpty else { return }
+        frames.append(ParentFrame(
+            node: index, localTime: localTime, isMediaTime: (parent?.isMediaTime ?? true) && layer.timing.isIdentity, transform: toScreen, sublayerTransform: g.sublayerMatrix,
+            childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited))
+        let frame = Int32(frames.count - 1)
+        if sublayers.contains(where: { $0.geometry.zPosition != 0 }) {
+            for sublayer in Self.drawingOrder(sublayers).reversed() {
+                stack.append((Unmanaged.passUnretained(sublayer), frame))
+            }
+        } else {
+            for i in sublayers.indices.reversed() {
+                stack.append((Unmanaged.passUnretained(sublayers[i]), frame))
+            }
+        }
+    }
+
+    /// Sets each node's subtree end: a node's subtree ends where its last descendant's
+    /// does. Parents outside the built nodes (a subtree's root's) are left alone.
+    private mutating func closeSubtrees() {
+        nodes.withUnsafeMutableBufferPointer { nodes in
+            for i in stride(from: nodes.count - 1, to: 0, by: -1) {
+                let p = Int(nodes[i].parentIndex)
+                if nodes[i].end > nodes[p].end { nodes[p].end = nodes[i].end }
+            }
+        }
+    }
+
     /// Sublayers sorted by their model zPosition, keeping their order among equals.
-    private func drawingOrder(_ sublayers: [Layer]) -> [Layer] {
-        guard sublayers.contains(where: { $0.geometry.zPosition != 0 }) else { return sublayers }
-        return sublayers.enumerated().sorted { a, b in
+    static func drawingOrder(_ sublayers: [Layer]) -> [Layer] {
+        sublayers.enumerated().sorted { a, b in
             let za = a.element.geometry.zPosition, zb = b.element.geometry.zPosition
             return za != zb ? za < zb : a.offset < b.offset
         }.map(\.element)

@@ -12,6 +12,7 @@ extension Scene {
         guard time.isFinite else { throw .invalidTiming("the commit time must be finite") }
         let id = nextTransactionID
         nextTransactionID += 1
+        treeGeneration &+= 1
         let eventCount = pendingEvents.count
         let waitsBefore = transactionWaits
         undoLog = []
@@ -187,7 +188,7 @@ extension Scene {
         let descriptor = layer.descriptor(for: target)
         let newModel = try layer.model.validatedSetting(value, at: target, path: path, descriptor: descriptor)
         let localTime = currentTime(of: layer, at: time)
-        let shown = presentation(of: layer, localTime: localTime).value(at: target)
+        let shown = Self.presentation(of: layer, localTime: localTime).value(at: target)
         let old = layer.model
         undoLog!.append { layer.model = old }
         layer.model = newModel
@@ -306,6 +307,7 @@ extension Scene {
     func setAnimations(_ list: [AttachedAnimation], of layer: Layer) {
         let old = layer.animations
         layer.animations = list
+        treeGeneration &+= 1
         updateAnimatedIndex(layer)
         undoLog?.append { [unowned self] in
             layer.animations = old

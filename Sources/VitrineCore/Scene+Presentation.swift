@@ -46,7 +46,7 @@ extension Scene {
     /// the layer's active animations applied in the order added.
     public func presentationValues(of id: String, at time: Double) throws(CoreError) -> PropertyValues {
         let layer = try layer(id)
-        return presentation(of: layer, localTime: localTime(of: layer, at: time))
+        return Self.presentation(of: layer, localTime: localTime(of: layer, at: time))
     }
 
     /// The presentation value at `keyPath` at media time `time`. Only this layer and its
@@ -56,7 +56,7 @@ extension Scene {
         guard let target = layer.target(for: keyPath, create: false) else {
             throw .unknownKeyPath(keyPath.description, layer: id)
         }
-        let values = presentation(of: layer, localTime: localTime(of: layer, at: time))
+        let values = Self.presentation(of: layer, localTime: localTime(of: layer, at: time))
         guard let v = values.value(at: target) else { throw .unknownKeyPath(keyPath.description, layer: id) }
         return v
     }
@@ -67,11 +67,11 @@ extension Scene {
     }
 
     /// The layer's values with its animations applied at its local time.
-    func presentation(of layer: Layer, localTime: Double?) -> PropertyValues {
+    static func presentation(of layer: Layer, localTime: Double?) -> PropertyValues {
         var values = layer.model
         guard let t = localTime, !layer.animations.isEmpty else { return values }
         for attached in layer.animations {
-            Self.apply(attached.track, parentTime: t, to: &values)
+            apply(attached.track, parentTime: t, to: &values)
         }
         return values
     }

@@ -44,6 +44,13 @@ public final class Scene {
     var undoLog: [() -> Void]?
     /// The transaction being committed; its completion waits for the commit's end.
     var committingTransaction: UInt64?
+    /// Counts the changes that can alter a render tree other than time passing: commits,
+    /// changes of animation lists, roots added or resized.
+    var treeGeneration: UInt64 = 0
+    /// Per output root: its last render tree, for the next one to reuse.
+    var renderCaches: [String: RenderCache] = [:]
+    /// Render trees built by reusing the previous one, for tests and diagnostics.
+    var treesReused = 0
     /// Set by `advance(to:)`: some animation has not yet ended.
     public internal(set) var isAnimating = false
 
@@ -59,6 +66,7 @@ public final class Scene {
     /// Adds the root layer of an output: its bounds are the screen, origin top-left.
     public func addRoot(id: String, output: String, size: Size) throws(CoreError) {
         try validateNewID(id)
+        treeGeneration &+= 1
         let root = Layer(id: id, kind: .layer)
         root.rootOfOutput = output
         root.model.base[BaseProperty.bounds.slot] = .rect(Rect(origin: .zero, size: size))
@@ -71,6 +79,7 @@ public final class Scene {
     public func resizeRoot(id: String, size: Size) throws(CoreError) {
         let root = try layer(id)
         guard root.rootOfOutput != nil else { throw .unknownLayer(id) }
+        treeGeneration &+= 1
         root.model.base[BaseProperty.bounds.slot] = .rect(Rect(origin: .zero, size: size))
         root.model.base[BaseProperty.position.slot] = .point(Point(x: size.width / 2, y: size.height / 2))
     }
@@ -166,7 +175,7 @@ public final class Scene {
     func transformToRoot(_ layer: Layer, at time: Double?) -> AffineTransform {
         let chain = layer.ancestry
         let values: [PropertyValues] = if let time {
-            zip(chain, localTimes(of: chain, at: time)).map { presentation(of: $0, localTime: $1) }
+            zip(chain, localTimes(of: chain, at: time)).map { Self.presentation(of: $0, localTime: $1) }
         } else {
             chain.map(\.model)
         }

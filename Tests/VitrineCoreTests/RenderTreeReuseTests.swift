@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+@testable import VitrineCore
+import VitrineTestSupport
+
+/// A render tree built by reusing the previous one (only animated subtrees built again)
+/// must equal a tree built from scratch, frame after frame, whatever the animations do:
+/// move, fade to nothing, hide, finish, run inside layers with their own timing.
+@Suite struct RenderTreeReuseTests {
+    @Test(arguments: 1...24)
+    func reusedTreesEqualFreshOnes(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let scene = makeScene(width: 640, height: 480)
+        var ids = [rootID]
+        try scene.commit(randomLayers(count: 60, under: &ids, using: &random), at: 0)
+        var time = 0.0
+        var reused = 0
+        for frame in 0..<240 {
+            time += frame % 50 == 49 ? Double.random(in: 0.2...1.5, using: &random) : 1.0 / 30
+            if frame % 60 == 59 {
+                try scene.commit(randomChanges(ids: &ids, using: &random), at: time)
+            }
+            _ = scene.advance(to: time)
+            let before = scene.treesReused
+            let tree = try scene.renderTree(root: rootID, at: time)
+            reused += scene.treesReused - before
+            let fresh = try freshTree(of: scene, at: time)
+            try expectSame(tree, fresh, "seed \(seed), frame \(frame), t \(time)")
+        }
+        #expect(reused > 100, "most frames should reuse the previous tree (seed \(seed): \(reused))")
+    }
+
+    @Test func aLayerThatFadesInIsAddedToTheTree() throws {
+        let scene = makeSceneWithLayer("box", properties: ["opacity": .number(0)])
+        var fade = Animation.basic("opacity", from: .number(0), to: .number(1), duration: 1)
+        fade.timing.beginTime = 0.5
+        try commit(scene, at: 0, quiet) { $0.addAnimation(fade, to: "box") }
+        _ = scene.advance(to: 0.1)
+        #expect(try scene.renderTree(root: rootID, at: 0.1).nodes.map(\.id) == [rootID])
+        _ = scene.advance(to: 0.6)
+        #expect(try scene.renderTree(root: rootID, at: 0.6).nodes.map(\.id) == [rootID, "box"])
+    }
+
+    @Test func anUnchangedLayerSharesItsContentBetweenTrees() throws {
+        let scene = makeSceneWithLayer("box")
+        try commit(scene, at: 0) { $0.add(layer: "spinner", parent: rootID) }
+        try commit(scene, at: 0, quiet) {
+            $0.addAnimation(.basic("transform.rotation.z", from: .number(0), to: .number(1), duration: 2), to: "spinner")
+        }
+        _ = scene.advance(to: 0.5)
+        let a = try scene.renderTree(root: rootID, at: 0.5)
+        _ = scene.advance(to: 0.6)
+        let b = try scene.renderTree(root: rootID, at: 0.6)
+        #expect(a.nodes[1].content === b.nodes[1].content)
+        #expect(a.nodes[2].content !== b.nodes[2].content)
+        #expect(b.damage(since: a).count == 1)
+    }
+
+    /// The tree the scene builds with no previous tree to reuse.
+    private func freshTree(of scene: Scene, at time: Double) throws -> RenderTree {
+        let saved = scene.renderCaches
+        scene.renderCaches = [:]
+        defer { scene.renderCaches = saved }
+        return try scene.renderTree(root: rootID, at: time)
+    }
+
+    private func expectSame(_ a: RenderTree, _ b: RenderTree, _ context: String) throws {
+        try #require(a.nodes.map(\.id) == b.nodes.map(\.id), "\(context): drawn layers")
+        for (x, y) in zip(a.nodes, b.nodes) {
+            #expect(x.parent == y.parent && x.subtreeEnd == y.subtreeEnd, "\(context): \(x.id) placement")
+            #expect(x.transform == y.transform && x.clip == y.clip && x.visualBounds == y.visualBounds, "\(context): \(x.id) geometry")
+            #expect(x.inheritedOpacity == y.inheritedOpacity, "\(context): \(x.id) opacity")
+            #expect(x.values == y.values && x.displayKeys == y.displayKeys, "\(context): \(x.id) values")
+        }
+    }
+
+    private func randomLayers(count: Int, under ids: inout [String], using random: inout SeededGenerator) -> Transaction {
+        var tx = quiet
+        for i in 0..<count {
+            let id = "l\(ids.count)-\(i)"
+            tx.add(layer: id, parent: ids.randomElement(using: &random)!, properties: randomProperties(using: &random))
+            for animation in (0..<Int.random(in: 0...2, using: &random)).map({ _ in randomAnimation(using: &random) }) {
+                tx.addAnimation(animation, to: id)
+            }
+            ids.append(id)
+        }
+        return tx
+    }
+
+    private func randomChanges(ids: inout [String], using random: inout SeededGenerator) -> Transaction {
+        var tx = quiet
+        let target = ids.dropFirst().randomElement(using: &random)!
+        tx.set(target, "position", .point(Point(x: .random(in: 0...600, using: &random), y: .random(in: 0...400, using: &random))))
+        tx.addAnimation(randomAnimation(using: &random), to: ids.dropFirst().randomElement(using: &random)!)
+        tx.nest(randomLayers(count: 3, under: &ids, using: &random))
+        return tx
+    }
+
+    private func randomProperties(using random: inout SeededGenerator) -> [String: Value] {
+        func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &random) < p }
+        var p: [String: Value] = [
+            "bounds": .rect(Rect(x: 0, y: 0, width: .random(in: 5...200, using: &random), height: .random(in: 5...150, using: &random))),
+            "position": .point(Point(x: .random(in: -20...620, using: &random), y: .random(in: -20...460, using: &random))),
+            "backgroundColor": .color(Color(red: .random(in: 0...1, using: &random), green: 0.5, blue: 0.5)),
+        ]
+        if chance(0.2) { p["transform"] = .transform(AffineTransform(rotationAngle: .random(in: -1...1, using: &random))) }
+        if chance(0.1) { p["sublayerTransform"] = .transform(AffineTransform(scaleX: 1.5, y: 0.75)) }
+        if chance(0.2) { p["masksToBounds"] = .bool(true) }
+        if chance(0.15) { p["zPosition"] = .number(Double(Int.random(in: -1...1, using: &random))) }
+        if chance(0.1) { p["opacity"] = .number(chance(0.5) ? 0 : 0.5) }
+        if chance(0.05) { p["hidden"] = .bool(true) }
+        if chance(0.1) { p["shadowOpacity"] = .number(0.5) }
+        if chance(0.1) { p["speed"] = .number(2) }
+        if chance(0.1) { p["timeOffset"] = .number(0.7) }
+        if chance(0.08) {
+            p["beginTime"] = .number(.random(in: 0...3, using: &random))
+            p["duration"] = .number(.random(in: 0.5...3, using: &random))
+        }
+        if chance(0.1) { p["level"] = .number(1) }
+        return p
+    }
+
+    private func randomAnimation(using random: inout SeededGenerator) -> Animation {
+        let duration = Double.random(in: 0.3...3, using: &random)
+        var animation: Animation = switch Int.random(in: 0..<7, using: &random) {
+        case 0: .basic("opacity", from: .number(1), to: .number(0), duration: duration)
+        case 1: .keyframe("hidden", Keyframes(values: [.bool(false), .bool(true)], calculationMode: .discrete), duration: duration)
+        case 2: .basic("position", by: .point(Point(x: 30, y: -20)), duration: duration)
+        case 3: .basic("transform.rotation.z", from: .number(0), to: .number(3), duration: duration)
+        case 4: .spring("bounds.size.width", to: .number(40), spring: try! Spring(), duration: duration)
+        case 5: .basic("backgroundColor", to: .color(.white), duration: duration)
+        default: .basic("sublayerTransform.scale", from: .number(1), to: .number(0.5), duration: duration)
+        }
+        animation.timing.beginTime = .random(in: 0...2, using: &random)
+        if Bool.random(using: &random) { animation.timing.repeatCount = [1.5, 3, .infinity].randomElement(using: &random)! }
+        animation.timing.autoreverses = Bool.random(using: &random)
+        animation.timing.fillMode = [.removed, .forwards, .both].randomElement(using: &random)!
+        return animation
+    }
+}

@@ -261,12 +261,35 @@ struct LayerGeometry {
     let toParent: AffineTransform
     /// The sublayerTransform about the anchor point; nil when it is the identity.
     let sublayerMatrix: AffineTransform?
-    let opacity: Double
+    private(set) var opacity: Double
     let isHidden: Bool
     let masksToBounds: Bool
     let zPosition: Double
     /// The area the shadow can reach, in bounds space; nil without a visible shadow.
     let shadowReach: Rect?
+
+    /// The geometry of presentation values `v` of a layer whose model geometry is
+    /// `model`: when the animations touch none of its slots, or only opacity, the
+    /// model's, without decoding every slot again.
+    init(_ v: PropertyValues, model: LayerGeometry) {
+        var touched = v.overrides.lazy.filter { Self.slots.contains($0.slot) }.makeIterator()
+        guard let first = touched.next() else {
+            self = model
+            return
+        }
+        guard first.slot == BaseProperty.opacity.slot, touched.next() == nil else {
+            self.init(v)
+            return
+        }
+        self = model
+        opacity = v.number(.opacity)
+    }
+
+    /// The slots the geometry is decoded from.
+    private static let slots: Set<Int> = Set([
+        BaseProperty.bounds, .position, .anchorPoint, .zPosition, .transform, .sublayerTransform, .opacity, .hidden,
+        .masksToBounds, .shadowColor, .shadowOpacity, .shadowOffset, .shadowRadius,
+    ].map(\.slot))
 
     init(_ v: PropertyValues) {
         bounds = v.rect(.bounds)

@@ -6,10 +6,16 @@
 /// So a tree at a new time is the old one with those subtrees built again in place, as
 /// long as every animated layer keeps its visibility: a layer that appears or vanishes
 /// moves the indices of the nodes after it, and then the tree is built whole.
+///
+/// Two trees of one generation differ only in their animated subtrees, so the tree
+/// before last, once its user has dropped it, becomes the next one by rebuilding those.
 struct RenderCache {
     /// The scene's `treeGeneration` the tree was built at.
     let generation: UInt64
     private(set) var tree: RenderTree
+    /// The nodes of the tree before `tree`: once its user lets go of them they are
+    /// updated in place for the next tree, instead of copying `tree`'s.
+    private var spare: [RenderTree.Node]?
     /// The tree's animated layers whose ancestors are all visible, in drawing order.
     let animated: [TreeBuilder.AnimatedLayer]
 
@@ -24,7 +30,7 @@ struct RenderCache {
     /// the whole tree must be built.
     mutating func update(at time: Double, scene: Scene) -> Bool {
         guard !animated.isEmpty else { return true }
-        var nodes = tree.nodes
+        var nodes = spare.take() ?? tree.nodes
         var builder = TreeBuilder(screen: tree.screen, capacity: 16, recording: false)
         var covered: Int32 = 0
         for record in animated where record.node >= covered {
@@ -55,6 +61,7 @@ struct RenderCache {
             guard sameShape else { return false }
             covered = Int32(end)
         }
+        spare = tree.nodes
         tree.nodes = nodes
         return true
     }

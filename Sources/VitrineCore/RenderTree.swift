@@ -152,7 +152,7 @@ struct TreeBuilder {
             return (layer.modelContent, layer.geometry, localTime)
         }
         let values = Scene.presentation(of: layer, localTime: localTime)
-        return (layer.content(values: values), LayerGeometry(values), localTime)
+        return (layer.content(values: values), LayerGeometry(values, model: layer.geometry), localTime)
     }
 
     private mutating func visit(_ layer: Layer, parent: ParentFrame?, time: Double) {

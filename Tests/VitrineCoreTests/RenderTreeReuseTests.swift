@@ -26,6 +26,7 @@ import VitrineTestSupport
             reused += scene.treesReused - before
             let fresh = try freshTree(of: scene, at: time)
             try expectSame(tree, fresh, "seed \(seed), frame \(frame), t \(time)")
+            expectGeometryShortcutExact(scene, at: time)
         }
         #expect(reused > 100, "most frames should reuse the previous tree (seed \(seed): \(reused))")
     }
@@ -54,6 +55,18 @@ import VitrineTestSupport
         #expect(a.nodes[1].content === b.nodes[1].content)
         #expect(a.nodes[2].content !== b.nodes[2].content)
         #expect(b.damage(since: a).count == 1)
+    }
+
+    /// Animated layers' geometry, decoded from the model's where the animations leave it
+    /// alone, equals the geometry decoded from every presentation value.
+    private func expectGeometryShortcutExact(_ scene: Scene, at time: Double) {
+        for layer in scene.animatedLayers.values {
+            let values = Scene.presentation(of: layer, localTime: scene.localTime(of: layer, at: time))
+            let short = LayerGeometry(values, model: layer.geometry), full = LayerGeometry(values)
+            #expect(short.bounds == full.bounds && short.toParent == full.toParent && short.sublayerMatrix == full.sublayerMatrix
+                && short.opacity == full.opacity && short.isHidden == full.isHidden && short.masksToBounds == full.masksToBounds
+                && short.zPosition == full.zPosition && short.shadowReach == full.shadowReach, "\(layer.id) at \(time)")
+        }
     }
 
     /// The tree the scene builds with no previous tree to reuse.

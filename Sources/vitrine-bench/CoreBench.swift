@@ -2,15 +2,22 @@ import Foundation
 import VitrineCore
 
 /// `vitrine-bench core`: the cost of one frame of the model — advancing time, evaluating
-/// the presentation of every layer into a render tree, and computing damage.
+/// the presentation of every layer into a render tree, and computing damage. While only
+/// time moves, a render tree reuses the previous one's unanimated nodes;
+/// `core.large.commit_every_frame` measures the tree built whole.
 func runCoreBenchmarks(_ options: [String]) {
     let frames = options.contains("--quick") ? 200 : 2_000
     report("core.kiosk", scene: kioskScene(), frames: frames, layers: 50, animations: 10)
     report("core.large", scene: largeScene(layers: 10_000, animations: 1_000), frames: frames / 10, layers: 10_000, animations: 1_000)
+    report("core.large.commit_every_frame", scene: largeScene(layers: 10_000, animations: 1_000), frames: frames / 10,
+           layers: 10_000, animations: 1_000, commitEachFrame: true)
 }
 
 /// Times `frames` frames at 60 Hz and prints microseconds per frame (median of five runs).
-private func report(_ name: String, scene: Scene, frames: Int, layers: Int, animations: Int) {
+/// With `commitEachFrame` an empty transaction is committed (untimed) before each frame,
+/// as a client changing something every frame would: the render tree cannot reuse the
+/// previous one and is built whole.
+private func report(_ name: String, scene: Scene, frames: Int, layers: Int, animations: Int, commitEachFrame: Bool = false) {
     var presentation: [Double] = []
     var damage: [Double] = []
     var advance: [Double] = []
@@ -20,6 +27,7 @@ private func report(_ name: String, scene: Scene, frames: Int, layers: Int, anim
         var presentationTotal = 0.0, damageTotal = 0.0, advanceTotal = 0.0
         for _ in 0..<frames {
             time += 1.0 / 60
+            if commitEachFrame { try! scene.commit(Transaction(), at: time) }
             let start = DispatchTime.now().uptimeNanoseconds
             _ = scene.advance(to: time)
             advanceTotal += Double(DispatchTime.now().uptimeNanoseconds - start)

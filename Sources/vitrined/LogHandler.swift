@@ -15,15 +15,16 @@ struct StderrLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-        let all = metadata.merging(extra ?? [:]) { $1 }
+    func log(event: LogEvent) {
+        var all = metadata.merging(event.metadata ?? [:]) { $1 }
+        if let error = event.error { all["error"] = "\(error)" }
         let context = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let text: String
         if journal {
-            text = "<\(Self.priority(level))>\(message)\(context)\n"
+            text = "<\(Self.priority(event.level))>\(event.message)\(context)\n"
         } else {
             let stamp = ISO8601DateFormatter().string(from: Date())
-            text = "\(stamp) \(level) vitrined: \(message)\(context)\n"
+            text = "\(stamp) \(event.level) vitrined: \(event.message)\(context)\n"
         }
         FileHandle.standardError.write(Data(text.utf8))
     }

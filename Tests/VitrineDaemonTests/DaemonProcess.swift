@@ -315,7 +315,7 @@ final class InProcessDaemon {
         daemon = try Daemon(settings: settings, output: output, logger: Logger(label: "vitrine-test") { _ in SwiftLogNoOpLogHandler() })
         // The test runner keeps its own signal handling; the daemon is stopped with stop().
         daemon.handlesSignals = false
-        nonisolated(unsafe) let daemon = daemon
+        let daemon = daemon
         let finished = finished
         Thread {
             do { try daemon.run() } catch { print("in-process daemon: \(error)") }

@@ -87,7 +87,7 @@ import Testing
 
     @Test func theDevicesGroup() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-group-\(getpid())").path
-        FileManager.default.createFile(atPath: path, contents: nil)
+        try #require(FileManager.default.createFile(atPath: path, contents: nil))
         defer { unlink(path) }
         // Any group other than root that the file can be given: the file's group is named.
         guard let group = getgrnam("nogroup") ?? getgrnam("daemon"), chown(path, getuid(), group.pointee.gr_gid) == 0 else { return }

@@ -139,7 +139,7 @@ struct TreeBuilder {
         if let parent { frames.append(parent) }
         stack.append((Unmanaged.passUnretained(root), parent == nil ? -1 : 0))
         while let (ref, frame) = stack.popLast() {
-            visit(ref.takeUnretainedValue(), parent: frame < 0 ? nil : frames[Int(frame)], time: time)
+            visit(ref.takeUnretainedValue(), frame: Int(frame), time: time)
         }
         closeSubtrees()
     }
@@ -155,33 +155,38 @@ struct TreeBuilder {
         return (layer.content(values: values), LayerGeometry(values, model: layer.geometry), localTime)
     }
 
-    private mutating func visit(_ layer: Layer, parent: ParentFrame?, time: Double) {
-        let (content, g, localTime) = Self.present(layer, parentTime: parent == nil ? time : parent!.localTime)
+    /// Adds the node of `layer`, whose parent's frame is `frames[frame]` (none when
+    /// negative), and queues its sublayers. The parent's frame is read in place: frames
+    /// are large, and a copy per layer shows in the profile.
+    private mutating func visit(_ layer: Layer, frame f: Int, time: Double) {
+        let hasParent = f >= 0
+        let (content, g, localTime) = Self.present(layer, parentTime: hasParent ? frames[f].localTime : time)
         let visible = !g.isHidden && g.opacity > 0
         if isRecording, !layer.animations.isEmpty {
-            records.append(AnimatedLayer(layer: layer, node: Int32(nodes.count), isVisible: visible, parent: parent))
+            records.append(AnimatedLayer(layer: layer, node: Int32(nodes.count), isVisible: visible, parent: hasParent ? frames[f] : nil))
         }
         guard visible else { return }
         var toScreen = g.toParent
-        if let parent {
-            if let s = parent.sublayerTransform { toScreen = toScreen.concatenating(s) }
-            toScreen = toScreen.concatenating(parent.transform)
+        if hasParent {
+            if let s = frames[f].sublayerTransform { toScreen = toScreen.concatenating(s) }
+            toScreen = toScreen.concatenating(frames[f].transform)
         }
-        let clip = parent?.childClip ?? screen
+        let clip = hasParent ? frames[f].childClip : screen
         let box = toScreen.boundingBox(of: g.bounds)
         var visual = box.insetBy(dx: -1, dy: -1)
         if let shadow = g.shadowReach, !g.masksToBounds {
             visual = visual.union(toScreen.boundingBox(of: shadow))
         }
         let index = Int32(nodes.count)
-        let inherited = parent.map { $0.inheritedOpacity * $0.opacity } ?? 1
+        let inherited = hasParent ? frames[f].inheritedOpacity * frames[f].opacity : 1
         nodes.append(RenderTree.Node(
             content: content, transform: toScreen, inheritedOpacity: inherited, clip: clip,
-            visualBounds: visual.intersection(clip).integral, parentIndex: parent?.node ?? -1, end: index + 1))
+            visualBounds: visual.intersection(clip).integral, parentIndex: hasParent ? frames[f].node : -1, end: index + 1))
         let sublayers = layer.sublayers
         guard !sublayers.isEmpty else { return }
+        let isMediaTime = (hasParent ? frames[f].isMediaTime : true) && layer.timing.isIdentity
         frames.append(ParentFrame(
-            node: index, localTime: localTime, isMediaTime: (parent?.isMediaTime ?? true) && layer.timing.isIdentity, transform: toScreen, sublayerTransform: g.sublayerMatrix,
+            node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: g.sublayerMatrix,
             childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited))
         let frame = Int32(frames.count - 1)
         if sublayers.contains(where: { $0.geometry.zPosition != 0 }) {

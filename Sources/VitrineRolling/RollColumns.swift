@@ -69,7 +69,7 @@ public struct RollColumns: Hashable, Sendable {
     public init?(_ custom: [String: Value]) {
         guard let d = custom[RollingNumber.stateKey]?.dictionary else { return nil }
         var columns: [RollColumn] = []
-        while let value = d["c\(columns.count)"], let column = RollColumn(value) { columns.append(column) }
+        while let value = d[Self.key(columns.count)], let column = RollColumn(value) { columns.append(column) }
         guard !columns.isEmpty else { return nil }
         self.columns = columns
     }
@@ -77,12 +77,18 @@ public struct RollColumns: Hashable, Sendable {
     /// The state as the custom property's value.
     public var value: Value {
         var d: [String: Value] = [:]
-        for (k, c) in columns.enumerated() { d["c\(k)"] = c.value }
+        for (k, c) in columns.enumerated() { d[Self.key(k)] = c.value }
         return .dictionary(d)
     }
 
+    /// The state's key of column `k` ("c0", "c1", …), without building the common ones.
+    private static func key(_ k: Int) -> String { k < keys.count ? keys[k] : "c\(k)" }
+    private static let keys = (0..<64).map { "c\($0)" }
+
     /// The text the columns come to rest on (columns that are leaving excluded).
     public var target: String {
-        String(columns.reversed().filter { $0.presence > 0 }.map(\.target))
+        var text = ""
+        for column in columns.reversed() where column.presence > 0 { text.append(column.target) }
+        return text
     }
 }

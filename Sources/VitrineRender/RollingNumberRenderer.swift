@@ -52,14 +52,33 @@ public final class RollingNumberRenderer: ContentRenderer {
         let pens: [Double]
         let lineHeight: Double
         let baseline: Double
+        /// Per column, the glyphs its window shows.
+        let glyphs: [ColumnGlyphs]
+    }
+
+    /// A glyph mask placed relative to the number's top-left pixel.
+    private struct PlacedGlyph {
+        let mask: GlyphMask
+        let x: Int
+        let y: Int
+    }
+
+    /// The glyphs in a column's window: the character at its position, and the next one
+    /// while it rolls.
+    private struct ColumnGlyphs {
+        var first: PlacedGlyph?
+        var next: PlacedGlyph?
     }
 
     /// The last placements computed, newest last: a frame asks for the same node's
-    /// placement for its damage and for every damage rectangle it draws.
+    /// placement for its damage and for every damage rectangle it draws, and the next
+    /// frame for its damage again.
     private var recent: [(values: PropertyValues, placement: Placement)] = []
 
     private func placement(_ node: RenderTree.Node) -> Placement? {
-        if let hit = recent.last(where: { $0.values == node.values }) { return hit.placement }
+        // The same values, not merely equal ones: comparing a rolling number's columns
+        // costs about as much as reading them.
+        for entry in recent.reversed() where sameStorage(entry.values, node.values) { return entry.placement }
         guard let placement = computePlacement(node) else { return nil }
         if recent.count >= 4 { recent.removeFirst() }
         recent.append((node.values, placement))
@@ -111,28 +130,73 @@ public final class RollingNumberRenderer: ContentRenderer {
             pens[k] = pen
             pen += widths[k]
         }
+        var glyphs: [ColumnGlyphs] = []
+        glyphs.reserveCapacity(columns.columns.count)
+        for (k, column) in columns.columns.enumerated() {
+            glyphs.append(column.presence > 0 ? place(column, pen: pens[k], font: font, lineHeight: rest.lineHeight, baseline: rest.baseline) : ColumnGlyphs())
+        }
         return Placement(
             columns: columns, font: font, textColor: value(slots.textColor)?.color ?? .white, widths: widths, pens: pens,
-            lineHeight: rest.lineHeight, baseline: rest.baseline)
+            lineHeight: rest.lineHeight, baseline: rest.baseline, glyphs: glyphs)
     }
 
-    /// Only the columns whose window moved (or that grew or shrank) need repainting, when
-    /// nothing else about the number changed.
+    /// The glyphs `column` shows with its pen at `pen`: each character's own glyph, its
+    /// baseline moved up by the window's offset.
+    private func place(_ column: RollColumn, pen: Double, font: RollingNumberFont, lineHeight: Double, baseline: Double) -> ColumnGlyphs {
+        func glyph(_ c: Character, y: Double) -> PlacedGlyph? {
+            let shaped = font.shaped(c)
+            guard let glyph = shaped.glyph else { return nil }
+            let position = PositionedGlyph(face: glyph.face, glyphID: glyph.glyphID, x: pen + glyph.x, y: y, cluster: 0).pixelPosition
+            let mask = shaped.mask(subpixel: position.subpixel, font: font)
+            guard !mask.isEmpty else { return nil }
+            return PlacedGlyph(mask: mask, x: position.x + mask.left, y: position.y - mask.top)
+        }
+        let (first, offset, next) = column.visible
+        return ColumnGlyphs(
+            first: glyph(first, y: baseline - offset * lineHeight),
+            next: next.flatMap { glyph($0, y: baseline + (1 - offset) * lineHeight) })
+    }
+
+    /// Only the columns whose window moved need repainting, when nothing else about the
+    /// number changed: the pixels their glyphs covered and cover.
     public func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? {
         let t = new.transform
         guard t.a == 1, t.b == 0, t.c == 0, t.d == 1, let valueSlot = slots.value,
               new.values.differingSlots(from: old.values).allSatisfy({ $0 == valueSlot }),
               let before = placement(old), let after = placement(new),
-              before.widths == after.widths, before.pens == after.pens, before.lineHeight == after.lineHeight
+              before.widths == after.widths, before.pens == after.pens, before.lineHeight == after.lineHeight,
+              before.baseline == after.baseline
         else { return nil }
         let bounds = new.values.rect(.bounds)
-        let ox = (t.tx + bounds.minX).rounded(), oy = (t.ty + bounds.minY).rounded()
-        let margin = (after.font.style.fontSize * 0.1).rounded(.up) + 1
+        let origin = (x: Int((t.tx + bounds.minX).rounded()), y: Int((t.ty + bounds.minY).rounded()))
+        let lineClip = lineRect(bounds: bounds, origin: origin, after)
         var rects: [Rect] = []
+        var ink: [PixelRect] = []
         for k in after.columns.columns.indices where after.columns.columns[k] != before.columns.columns[k] {
-            rects.append(Rect(x: ox + after.pens[k] - margin, y: oy, width: after.widths[k] + 2 * margin, height: after.lineHeight + 1))
+            ink.removeAll(keepingCapacity: true)
+            func addInk(of place: Placement) {
+                guard place.columns.columns[k].presence > 0 else { return }
+                let column = columnRect(k, lineClip: lineClip, origin: origin, place)
+                forEachGlyph(of: k, origin: origin, place) { mask, x, y in
+                    add(PixelRect(x: x, y: y, width: mask.width, height: mask.height).intersection(column), to: &ink)
+                }
+            }
+            addInk(of: before)
+            addInk(of: after)
+            for r in ink { rects.append(r.rect.intersection(new.visualBounds)) }
         }
-        return rects.map { $0.intersection(new.visualBounds) }.filter { !$0.isNull && !$0.isEmpty }
+        return rects.filter { !$0.isNull && !$0.isEmpty }
+    }
+
+    /// Adds `r` to `rects`, merged with those it overlaps (a glyph before and after a
+    /// small move).
+    private func add(_ r: PixelRect, to rects: inout [PixelRect]) {
+        guard !r.isEmpty else { return }
+        var r = r
+        while let i = rects.firstIndex(where: { !$0.intersection(r).isEmpty }) {
+            r = r.union(rects.remove(at: i))
+        }
+        rects.append(r)
     }
 
     public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
@@ -153,14 +217,17 @@ public final class RollingNumberRenderer: ContentRenderer {
             origin = (0, 0)
         }
         let lineClip = lineRect(bounds: bounds, origin: origin, place)
+        let fullColor = premultiplied(place.textColor, opacity)
         for k in place.columns.columns.indices.reversed() {
             let column = place.columns.columns[k]
             guard column.presence > 0 else { continue }
-            let color = premultiplied(place.textColor, opacity * min(1, column.presence))
+            let color = column.presence >= 1 ? fullColor : premultiplied(place.textColor, opacity * min(1, column.presence))
             let columnRect = self.columnRect(k, lineClip: lineClip, origin: origin, place)
             let columnClip = axisAligned ? clip.intersecting(columnRect) : Clip(rect: columnRect)
             guard !columnClip.rect.isEmpty else { continue }
             forEachGlyph(of: k, origin: origin, place) { mask, x, y in
+                // Most damage rectangles hold few of the columns.
+                guard !columnClip.rect.intersection(PixelRect(x: x, y: y, width: mask.width, height: mask.height)).isEmpty else { return }
                 mask.bytes.withUnsafeBufferPointer { bytes in
                     target.drawCoverage(bytes.baseAddress!, width: mask.width, height: mask.height, stride: mask.stride,
                                         x: x, y: y, color: color, clip: columnClip)
@@ -189,17 +256,14 @@ public final class RollingNumberRenderer: ContentRenderer {
     /// Calls `body` with each glyph mask column `k` shows (unclipped) and its top-left
     /// pixel, the number's bounds' top-left at `origin`.
     private func forEachGlyph(of k: Int, origin: (x: Int, y: Int), _ place: Placement, _ body: (GlyphMask, Int, Int) -> Void) {
-        let (first, offset, next) = place.columns.columns[k].visible
-        let pen = place.pens[k], lineHeight = place.lineHeight, baseline = place.baseline
-        func glyph(_ c: Character, y: Double) {
-            let shaped = place.font.shaped(c)
-            guard let glyph = shaped.glyph else { return }
-            let position = PositionedGlyph(face: glyph.face, glyphID: glyph.glyphID, x: pen + glyph.x, y: y, cluster: 0).pixelPosition
-            let mask = shaped.mask(subpixel: position.subpixel, font: place.font)
-            guard !mask.isEmpty else { return }
-            body(mask, origin.x + position.x + mask.left, origin.y + position.y - mask.top)
-        }
-        glyph(first, y: baseline - offset * lineHeight)
-        if let next { glyph(next, y: baseline + (1 - offset) * lineHeight) }
+        let glyphs = place.glyphs[k]
+        if let g = glyphs.first { body(g.mask, origin.x + g.x, origin.y + g.y) }
+        if let g = glyphs.next { body(g.mask, origin.x + g.x, origin.y + g.y) }
     }
+}
+
+/// Whether `a` and `b` are the same storage (bit for bit the same references), which makes
+/// them equal without comparing their contents.
+private func sameStorage(_ a: PropertyValues, _ b: PropertyValues) -> Bool {
+    withUnsafeBytes(of: a) { x in withUnsafeBytes(of: b) { y in x.elementsEqual(y) } }
 }

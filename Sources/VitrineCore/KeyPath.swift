@@ -83,6 +83,29 @@ extension Value {
         }
     }
 
+    /// Replaces the part `path` names with `newValue` in place, as `settingComponent`
+    /// would; false, changing nothing, where that returns nil. Dictionaries that are not
+    /// shared are changed without being copied.
+    mutating func setComponent(_ path: ArraySlice<String>, to newValue: Value) -> Bool {
+        guard case .dictionary(var d) = self, let head = path.first else {
+            guard let v = settingComponent(path, to: newValue) else { return false }
+            self = v
+            return true
+        }
+        // Drop this value's reference, so that `d` is the only one.
+        self = .bool(false)
+        defer { self = .dictionary(d) }
+        let rest = path.dropFirst()
+        if rest.isEmpty {
+            d[head] = newValue
+            return true
+        }
+        if d[head] != nil { return d[head]!.setComponent(rest, to: newValue) }
+        guard let child = Value.dictionary([:]).settingComponent(rest, to: newValue) else { return false }
+        d[head] = child
+        return true
+    }
+
     /// This value with the part `path` names replaced by `newValue`, or nil when there is
     /// no such part or `newValue` has the wrong type for it. Dictionaries grow the keys a
     /// path names.

@@ -96,7 +96,10 @@ public struct PropertyValues: Hashable, Sendable {
         case .custom(let path):
             if path.components.count == 1 {
                 custom[path.property] = value
-            } else if let v = (custom[path.property] ?? .dictionary([:])).settingComponent(path.subpath, to: value) {
+            } else if custom[path.property] != nil {
+                // In place: an animated layer sets one nested key per animation per frame.
+                _ = custom[path.property]!.setComponent(path.subpath, to: value)
+            } else if let v = Value.dictionary([:]).settingComponent(path.subpath, to: value) {
                 custom[path.property] = v
             }
         }

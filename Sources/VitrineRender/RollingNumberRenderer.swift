@@ -13,73 +13,116 @@ import VitrineText
 public final class RollingNumberRenderer: ContentRenderer {
     public let library: FontLibrary
     private let kind: LayerKind
-    private var layouts: [LayoutKey: TextLayout] = [:]
+    private let slots: Slots
+    /// Fonts by name and size, nil for names that do not parse.
+    private var fonts: [FontKey: RollingNumberFont?] = [:]
 
     public init(library: FontLibrary, kind: LayerKind) {
         self.library = library
         self.kind = kind
+        slots = Slots(kind)
     }
 
-    private struct LayoutKey: Hashable {
-        let text: String
-        let style: TextStyle
+    private struct FontKey: Hashable {
+        let name: String
+        let size: Double
+    }
+
+    /// The slots of the properties drawing reads, found once.
+    private struct Slots {
+        let value, font, fontSize, textColor, alignment, characterSpacing: Int?
+
+        init(_ kind: LayerKind) {
+            value = kind.slot(of: "value")
+            font = kind.slot(of: "font")
+            fontSize = kind.slot(of: "fontSize")
+            textColor = kind.slot(of: "textColor")
+            alignment = kind.slot(of: "alignmentMode")
+            characterSpacing = kind.slot(of: "characterSpacing")
+        }
     }
 
     /// Where a rolling number's columns go in its bounds space.
     private struct Placement {
-        let properties: RollingNumberProperties
         let columns: RollColumns
-        let style: TextStyle
+        let font: RollingNumberFont
+        let textColor: Color
         /// Per column (from the right): its width, and its pen position from the left.
         let widths: [Double]
         let pens: [Double]
         let lineHeight: Double
         let baseline: Double
+        /// Per column, the glyphs its window shows.
+        let glyphs: [ColumnGlyphs]
+    }
+
+    /// A glyph mask placed relative to the number's top-left pixel.
+    private struct PlacedGlyph {
+        let mask: GlyphMask
+        let x: Int
+        let y: Int
+    }
+
+    /// The glyphs in a column's window: the character at its position, and the next one
+    /// while it rolls.
+    private struct ColumnGlyphs {
+        var first: PlacedGlyph?
+        var next: PlacedGlyph?
     }
 
     /// The last placements computed, newest last: a frame asks for the same node's
-    /// placement for its damage and for every damage rectangle it draws.
+    /// placement for its damage and for every damage rectangle it draws, and the next
+    /// frame for its damage again.
     private var recent: [(values: PropertyValues, placement: Placement)] = []
 
     private func placement(_ node: RenderTree.Node) -> Placement? {
-        if let hit = recent.last(where: { $0.values == node.values }) { return hit.placement }
+        // The same values, not merely equal ones: comparing a rolling number's columns
+        // costs about as much as reading them.
+        for entry in recent.reversed() where sameStorage(entry.values, node.values) { return entry.placement }
         guard let placement = computePlacement(node) else { return nil }
         if recent.count >= 4 { recent.removeFirst() }
         recent.append((node.values, placement))
         return placement
     }
 
+    /// The font `name` at `size` px, made once.
+    private func font(_ name: String, _ size: Double) -> RollingNumberFont? {
+        let key = FontKey(name: name, size: size)
+        if let hit = fonts[key] { return hit }
+        let font = RollingNumberFont(font: name, fontSize: size, library: library)
+        if fonts.count >= 16 { fonts.removeAll(keepingCapacity: true) }
+        fonts[key] = font
+        return font
+    }
+
     private func computePlacement(_ node: RenderTree.Node) -> Placement? {
-        let p = RollingNumberProperties(node.values, kind: kind)
-        let columns = RollColumns(node.values.custom) ?? RollColumns(showing: p.text)
-        guard let font = try? FontDescriptor(parsing: p.font) else { return nil }
-        var style = TextStyle(font: font, fontSize: min(4096, max(0, p.fontSize)), alignment: .left)
-        style.features = [FontFeature("tnum", 1)]
-        guard let rest = layout(columns.target, style) else { return nil }
-        let bounds = node.values.rect(.bounds)
-        // Advances of the resting text's characters, by column (from the right).
-        let restGlyphs = rest.lines.first?.glyphs ?? []
-        var advances: [Double] = []
-        for (i, g) in restGlyphs.enumerated() {
-            advances.append((i + 1 < restGlyphs.count ? restGlyphs[i + 1].x : rest.lines[0].width + rest.lines[0].x) - g.x)
-        }
-        advances.reverse()
+        let v = node.values
+        func value(_ slot: Int?) -> Value? { slot.map { v[slot: $0] } }
+        let columns = RollColumns(v.custom) ?? RollColumns(showing: RollingNumberProperties(v, kind: kind).text)
+        guard let font = font(value(slots.font)?.string ?? "DejaVu Sans", value(slots.fontSize)?.number ?? 96),
+              let rest = font.rest(columns.target)
+        else { return nil }
+        let spacing = value(slots.characterSpacing)?.number ?? 1
+        // The resting text's advances by column (from the right); columns that are
+        // leaving take their character's own.
         var widths: [Double] = []
+        widths.reserveCapacity(columns.columns.count)
         var present = 0
         for column in columns.columns {
             let advance: Double
-            if column.presence > 0, present < advances.count {
-                advance = advances[present]
+            if column.presence > 0, present < rest.advances.count {
+                advance = rest.advances[present]
                 present += 1
             } else {
-                advance = self.advance(of: column.visible.first, style) ?? 0
+                advance = font.shaped(column.visible.first).advance ?? 0
             }
-            widths.append(advance * p.characterSpacing * max(0, min(1, column.presence)))
+            widths.append(advance * spacing * max(0, min(1, column.presence)))
         }
         let total = widths.reduce(0, +)
-        var pen: Double = switch p.alignment {
-        case "center": (bounds.width - total) / 2
-        case "right": bounds.width - total
+        let width = v.rect(.bounds).width
+        var pen: Double = switch value(slots.alignment)?.string ?? "left" {
+        case "center": (width - total) / 2
+        case "right": width - total
         default: 0
         }
         var pens = [Double](repeating: 0, count: widths.count)
@@ -87,36 +130,78 @@ public final class RollingNumberRenderer: ContentRenderer {
             pens[k] = pen
             pen += widths[k]
         }
+        var glyphs: [ColumnGlyphs] = []
+        glyphs.reserveCapacity(columns.columns.count)
+        for (k, column) in columns.columns.enumerated() {
+            glyphs.append(column.presence > 0 ? place(column, pen: pens[k], font: font, lineHeight: rest.lineHeight, baseline: rest.baseline) : ColumnGlyphs())
+        }
         return Placement(
-            properties: p, columns: columns, style: style, widths: widths, pens: pens,
-            lineHeight: rest.lineHeight, baseline: rest.lines.first?.baseline ?? rest.lineHeight * 0.8)
+            columns: columns, font: font, textColor: value(slots.textColor)?.color ?? .white, widths: widths, pens: pens,
+            lineHeight: rest.lineHeight, baseline: rest.baseline, glyphs: glyphs)
     }
 
-    /// Only the columns whose window moved (or that grew or shrank) need repainting, when
-    /// nothing else about the number changed.
+    /// The glyphs `column` shows with its pen at `pen`: each character's own glyph, its
+    /// baseline moved up by the window's offset.
+    private func place(_ column: RollColumn, pen: Double, font: RollingNumberFont, lineHeight: Double, baseline: Double) -> ColumnGlyphs {
+        func glyph(_ c: Character, y: Double) -> PlacedGlyph? {
+            let shaped = font.shaped(c)
+            guard let glyph = shaped.glyph else { return nil }
+            let position = PositionedGlyph(face: glyph.face, glyphID: glyph.glyphID, x: pen + glyph.x, y: y, cluster: 0).pixelPosition
+            let mask = shaped.mask(subpixel: position.subpixel, font: font)
+            guard !mask.isEmpty else { return nil }
+            return PlacedGlyph(mask: mask, x: position.x + mask.left, y: position.y - mask.top)
+        }
+        let (first, offset, next) = column.visible
+        return ColumnGlyphs(
+            first: glyph(first, y: baseline - offset * lineHeight),
+            next: next.flatMap { glyph($0, y: baseline + (1 - offset) * lineHeight) })
+    }
+
+    /// Only the columns whose window moved need repainting, when nothing else about the
+    /// number changed: the pixels their glyphs covered and cover.
     public func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? {
         let t = new.transform
-        guard t.a == 1, t.b == 0, t.c == 0, t.d == 1, let valueSlot = kind.slot(of: "value"),
+        guard t.a == 1, t.b == 0, t.c == 0, t.d == 1, let valueSlot = slots.value,
               new.values.differingSlots(from: old.values).allSatisfy({ $0 == valueSlot }),
               let before = placement(old), let after = placement(new),
-              before.widths == after.widths, before.pens == after.pens, before.lineHeight == after.lineHeight
+              before.widths == after.widths, before.pens == after.pens, before.lineHeight == after.lineHeight,
+              before.baseline == after.baseline
         else { return nil }
         let bounds = new.values.rect(.bounds)
-        let ox = (t.tx + bounds.minX).rounded(), oy = (t.ty + bounds.minY).rounded()
-        let margin = (after.style.fontSize * 0.1).rounded(.up) + 1
+        let origin = (x: Int((t.tx + bounds.minX).rounded()), y: Int((t.ty + bounds.minY).rounded()))
+        let lineClip = lineRect(bounds: bounds, origin: origin, after)
         var rects: [Rect] = []
+        var ink: [PixelRect] = []
         for k in after.columns.columns.indices where after.columns.columns[k] != before.columns.columns[k] {
-            rects.append(Rect(x: ox + after.pens[k] - margin, y: oy, width: after.widths[k] + 2 * margin, height: after.lineHeight + 1))
+            ink.removeAll(keepingCapacity: true)
+            func addInk(of place: Placement) {
+                guard place.columns.columns[k].presence > 0 else { return }
+                let column = columnRect(k, lineClip: lineClip, origin: origin, place)
+                forEachGlyph(of: k, origin: origin, place) { mask, x, y in
+                    add(PixelRect(x: x, y: y, width: mask.width, height: mask.height).intersection(column), to: &ink)
+                }
+            }
+            addInk(of: before)
+            addInk(of: after)
+            for r in ink { rects.append(r.rect.intersection(new.visualBounds)) }
         }
-        return rects.map { $0.intersection(new.visualBounds) }.filter { !$0.isNull && !$0.isEmpty }
+        return rects.filter { !$0.isNull && !$0.isEmpty }
+    }
+
+    /// Adds `r` to `rects`, merged with those it overlaps (a glyph before and after a
+    /// small move).
+    private func add(_ r: PixelRect, to rects: inout [PixelRect]) {
+        guard !r.isEmpty else { return }
+        var r = r
+        while let i = rects.firstIndex(where: { !$0.intersection(r).isEmpty }) {
+            r = r.union(rects.remove(at: i))
+        }
+        rects.append(r)
     }
 
     public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
-        guard let place = placement(node) else { return }
-        let p = place.properties, columns = place.columns, style = place.style, widths = place.widths
-        guard p.textColor.alpha > 0, opacity > 0 else { return }
+        guard let place = placement(node), place.textColor.alpha > 0, opacity > 0 else { return }
         let bounds = node.values.rect(.bounds)
-        let lineHeight = place.lineHeight, baseline = place.baseline
         let axisAligned = transform.a == 1 && transform.b == 0 && transform.c == 0 && transform.d == 1
         // Under rotation or scale the number is drawn at layer size offscreen, then
         // through the transform.
@@ -131,21 +216,22 @@ public final class RollingNumberRenderer: ContentRenderer {
             target = Surface(width: w, height: h)
             origin = (0, 0)
         }
-        let lineClip = PixelRect(x: origin.x, y: origin.y, width: Int(bounds.width.rounded(.up)), height: Int(min(bounds.height, lineHeight).rounded(.up)))
-        for (k, column) in columns.columns.enumerated().reversed() {
-            let width = widths[k], pen = place.pens[k]
+        let lineClip = lineRect(bounds: bounds, origin: origin, place)
+        let fullColor = premultiplied(place.textColor, opacity)
+        for k in place.columns.columns.indices.reversed() {
+            let column = place.columns.columns[k]
             guard column.presence > 0 else { continue }
-            let alpha = opacity * min(1, column.presence)
-            let color = premultiplied(p.textColor, alpha)
-            var columnClip = axisAligned ? clip.intersecting(lineClip) : Clip(rect: lineClip)
-            if column.presence < 1 {
-                let left = origin.x + Int((pen).rounded(.down)), right = origin.x + Int((pen + width).rounded(.up))
-                columnClip = columnClip.intersecting(PixelRect(x: left, y: lineClip.y, width: right - left, height: lineClip.height))
-            }
-            let (first, offset, next) = column.visible
-            draw(first, at: pen, y: baseline - offset * lineHeight, style: style, on: target, origin: origin, color: color, clip: columnClip)
-            if let next {
-                draw(next, at: pen, y: baseline + (1 - offset) * lineHeight, style: style, on: target, origin: origin, color: color, clip: columnClip)
+            let color = column.presence >= 1 ? fullColor : premultiplied(place.textColor, opacity * min(1, column.presence))
+            let columnRect = self.columnRect(k, lineClip: lineClip, origin: origin, place)
+            let columnClip = axisAligned ? clip.intersecting(columnRect) : Clip(rect: columnRect)
+            guard !columnClip.rect.isEmpty else { continue }
+            forEachGlyph(of: k, origin: origin, place) { mask, x, y in
+                // Most damage rectangles hold few of the columns.
+                guard !columnClip.rect.intersection(PixelRect(x: x, y: y, width: mask.width, height: mask.height)).isEmpty else { return }
+                mask.bytes.withUnsafeBufferPointer { bytes in
+                    target.drawCoverage(bytes.baseAddress!, width: mask.width, height: mask.height, stride: mask.stride,
+                                        x: x, y: y, color: color, clip: columnClip)
+                }
             }
         }
         if !axisAligned {
@@ -153,29 +239,31 @@ public final class RollingNumberRenderer: ContentRenderer {
         }
     }
 
-    /// Draws one character with its pen at (`x`, baseline `y`) in the layer's space.
-    private func draw(_ c: Character, at x: Double, y: Double, style: TextStyle, on surface: Surface, origin: (x: Int, y: Int), color: PremultipliedColor, clip: Clip) {
-        guard let glyph = layout(String(c), style)?.lines.first?.glyphs.first else { return }
-        let placed = PositionedGlyph(face: glyph.face, glyphID: glyph.glyphID, x: x + glyph.x, y: y, cluster: 0)
-        let position = placed.pixelPosition
-        let mask = library.glyphCache.mask(face: glyph.face, size64: Int((style.fontSize * 64).rounded()), glyph: glyph.glyphID, subpixel: position.subpixel)
-        guard !mask.isEmpty else { return }
-        mask.bytes.withUnsafeBufferPointer { bytes in
-            surface.drawCoverage(bytes.baseAddress!, width: mask.width, height: mask.height, stride: mask.stride,
-                                 x: origin.x + position.x + mask.left, y: origin.y + position.y - mask.top, color: color, clip: clip)
-        }
+    /// The pixels of the number's line, its bounds' top-left at `origin`.
+    private func lineRect(bounds: Rect, origin: (x: Int, y: Int), _ place: Placement) -> PixelRect {
+        PixelRect(x: origin.x, y: origin.y, width: Int(bounds.width.rounded(.up)), height: Int(min(bounds.height, place.lineHeight).rounded(.up)))
     }
 
-    private func advance(of c: Character, _ style: TextStyle) -> Double? {
-        layout(String(c), style)?.lines.first?.width
+    /// The pixels column `k` may draw in: the line, narrowed to the column's width while
+    /// it grows or shrinks.
+    private func columnRect(_ k: Int, lineClip: PixelRect, origin: (x: Int, y: Int), _ place: Placement) -> PixelRect {
+        guard place.columns.columns[k].presence < 1 else { return lineClip }
+        let pen = place.pens[k], width = place.widths[k]
+        let left = origin.x + Int(pen.rounded(.down)), right = origin.x + Int((pen + width).rounded(.up))
+        return lineClip.intersection(PixelRect(x: left, y: lineClip.y, width: right - left, height: lineClip.height))
     }
 
-    private func layout(_ text: String, _ style: TextStyle) -> TextLayout? {
-        let key = LayoutKey(text: text, style: style)
-        if let cached = layouts[key] { return cached }
-        guard let layout = try? TextLayout(text, style: style, width: nil, height: nil, library: library) else { return nil }
-        if layouts.count >= 512 { layouts.removeAll(keepingCapacity: true) }
-        layouts[key] = layout
-        return layout
+    /// Calls `body` with each glyph mask column `k` shows (unclipped) and its top-left
+    /// pixel, the number's bounds' top-left at `origin`.
+    private func forEachGlyph(of k: Int, origin: (x: Int, y: Int), _ place: Placement, _ body: (GlyphMask, Int, Int) -> Void) {
+        let glyphs = place.glyphs[k]
+        if let g = glyphs.first { body(g.mask, origin.x + g.x, origin.y + g.y) }
+        if let g = glyphs.next { body(g.mask, origin.x + g.x, origin.y + g.y) }
     }
+}
+
+/// Whether `a` and `b` are the same storage (bit for bit the same references), which makes
+/// them equal without comparing their contents.
+private func sameStorage(_ a: PropertyValues, _ b: PropertyValues) -> Bool {
+    withUnsafeBytes(of: a) { x in withUnsafeBytes(of: b) { y in x.elementsEqual(y) } }
 }

@@ -48,8 +48,20 @@ public struct RollColumn: Hashable, Sendable {
     }
 
     init?(_ value: Value) {
-        guard let d = value.dictionary, let strip = d["strip"]?.string, !strip.isEmpty else { return nil }
-        self.init(strip: Array(strip), position: d["pos"]?.number ?? 0, presence: d["presence"]?.number ?? 1)
+        // Read in one pass over the entries rather than by key: this runs for every
+        // column of every frame of a roll.
+        guard let d = value.dictionary else { return nil }
+        var strip: String?, position: Double?, presence: Double?
+        for (key, v) in d {
+            switch key {
+            case "strip": strip = v.string
+            case "pos": position = v.number
+            case "presence": presence = v.number
+            default: break
+            }
+        }
+        guard let strip, !strip.isEmpty else { return nil }
+        self.init(strip: Array(strip), position: position ?? 0, presence: presence ?? 1)
     }
 }
 
@@ -68,21 +80,44 @@ public struct RollColumns: Hashable, Sendable {
     /// The state in a layer's custom properties (model or presentation), if any.
     public init?(_ custom: [String: Value]) {
         guard let d = custom[RollingNumber.stateKey]?.dictionary else { return nil }
-        var columns: [RollColumn] = []
-        while let value = d["c\(columns.count)"], let column = RollColumn(value) { columns.append(column) }
+        // Columns c0, c1, … up to the first missing or unreadable one, found in one pass
+        // over the entries.
+        var found = [RollColumn?](repeating: nil, count: d.count)
+        for (key, value) in d {
+            if let k = Self.index(key), k < found.count { found[k] = RollColumn(value) }
+        }
+        let columns = Array(found.prefix { $0 != nil }.map { $0! })
         guard !columns.isEmpty else { return nil }
         self.columns = columns
+    }
+
+    /// k for a key "c‹k›" written as `key(k)` writes it (no sign, no leading zeros).
+    static func index(_ key: String) -> Int? {
+        var utf8 = key.utf8.makeIterator()
+        guard utf8.next() == UInt8(ascii: "c"), let first = utf8.next(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return nil }
+        var k = Int(first - UInt8(ascii: "0"))
+        while let byte = utf8.next() {
+            guard k > 0, k < 100_000, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            k = k * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return k
     }
 
     /// The state as the custom property's value.
     public var value: Value {
         var d: [String: Value] = [:]
-        for (k, c) in columns.enumerated() { d["c\(k)"] = c.value }
+        for (k, c) in columns.enumerated() { d[Self.key(k)] = c.value }
         return .dictionary(d)
     }
 
+    /// The state's key of column `k` ("c0", "c1", …), without building the common ones.
+    private static func key(_ k: Int) -> String { k < keys.count ? keys[k] : "c\(k)" }
+    private static let keys = (0..<64).map { "c\($0)" }
+
     /// The text the columns come to rest on (columns that are leaving excluded).
     public var target: String {
-        String(columns.reversed().filter { $0.presence > 0 }.map(\.target))
+        var text = ""
+        for column in columns.reversed() where column.presence > 0 { text.append(column.target) }
+        return text
     }
 }

@@ -1,0 +1,89 @@
+import Testing
+import VitrineCore
+import VitrineOutput
+import VitrineRaster
+import VitrineRender
+
+/// The rolling number renderer keeps fonts, glyphs, resting advances and placements
+/// between frames: after any change the frames must still equal a fresh renderer's.
+@Suite struct RollingNumberCacheTests {
+    func makeScene() throws -> Scene {
+        let scene = Scene()
+        StandardKinds.register(in: scene)
+        try scene.addRoot(id: "root", output: "test", size: Size(width: 480, height: 160))
+        var tx = Transaction(disableActions: true)
+        tx.set("root", "backgroundColor", .color(Color(css: "#102030")!))
+        tx.add(layer: "n", kind: "rolling-number", parent: "root", properties: [
+            "bounds": .rect(Rect(x: 0, y: 0, width: 440, height: 120)), "position": .point(Point(x: 240, y: 80)),
+            "fontSize": .number(48), "value": .number(1234), "format": .string("plain"), "alignmentMode": .string("center"),
+            "textColor": .color(Color(css: "#ffd166")!),
+        ])
+        try scene.commit(tx, at: 0)
+        return scene
+    }
+
+    /// Columns from the right, each (strip, position, presence).
+    static func roll(_ columns: [(String, Double, Double)]) -> Value {
+        var d: [String: Value] = [:]
+        for (k, c) in columns.enumerated() {
+            d["c\(k)"] = .dictionary(["strip": .string(c.0), "pos": .number(c.1), "presence": .number(c.2)])
+        }
+        return .dictionary(d)
+    }
+
+    /// Each change after the first frame, in order: style, bounds and alignment changes
+    /// must lay the number out again; going back to an earlier font must not show a
+    /// stale layout; column moves take the narrowed damage.
+    static let changes: [(String, Value)] = [
+        ("fontSize", .number(64)),
+        ("bounds", .rect(Rect(x: 0, y: 0, width: 300, height: 120))),
+        ("font", .string("DejaVu Serif")),
+        ("alignmentMode", .string("right")),
+        ("characterSpacing", .number(1.5)),
+        ("value", .number(98765)),
+        ("fontSize", .number(48)),
+        ("font", .string("DejaVu Sans")),
+        ("roll", roll([("4567", 1.3, 1), ("3", 0, 1), ("2", 0, 1), ("1", 0, 1)])),
+        ("roll", roll([("4567", 2.6, 1), ("3", 0, 1), ("2", 0, 1), ("1", 0, 1)])),
+        ("roll", roll([("4567", 2.6, 1), ("39", 0.4, 1), ("2", 0, 1), ("1", 0, 0.5)])),
+        ("textColor", .color(Color(css: "#80ff80")!)),
+        ("roll", roll([("4567", 3, 1), ("39", 1, 1), ("2", 0, 1), ("1", 0, 1)])),
+    ]
+
+    @Test(arguments: [1, 2])
+    func framesAfterChangesEqualAFreshRenderer(bufferCount: Int) throws {
+        let scene = try makeScene()
+        let output = try HeadlessOutput(width: 480, height: 160, bufferCount: bufferCount)
+        let pipeline = FramePipeline(renderer: StandardKinds.renderer(), output: output)
+        try pipeline.render(scene.renderTree(root: "root", at: 0))
+        for (i, (key, value)) in Self.changes.enumerated() {
+            let time = Double(i + 1)
+            var tx = Transaction(disableActions: true)
+            tx.set("n", KeyPath(stringLiteral: key), value)
+            try scene.commit(tx, at: time)
+            let report = try pipeline.render(scene.renderTree(root: "root", at: time))
+            #expect(report.presented, "change \(i): \(key)")
+            let expected = try StandardKinds.renderer().snapshot(scene, root: "root", at: time)
+            #expect(try #require(output.frontBuffer).hasSamePixels(as: expected), "change \(i): \(key) = \(value)")
+        }
+    }
+
+    @Test func aColumnMoveDamagesItsGlyphsOnly() throws {
+        let scene = try makeScene()
+        let output = try HeadlessOutput(width: 480, height: 160, bufferCount: 1)
+        let pipeline = FramePipeline(renderer: StandardKinds.renderer(), output: output)
+        for (i, pos) in [1.0, 1.5].enumerated() {
+            var tx = Transaction(disableActions: true)
+            tx.set("n", "roll", Self.roll([("4567", pos, 1), ("3", 0, 1), ("2", 0, 1), ("1", 0, 1)]))
+            try scene.commit(tx, at: Double(i))
+            try pipeline.render(scene.renderTree(root: "root", at: Double(i)))
+        }
+        // The units column (about 29 px wide at 48 px) moved half a line: its glyphs'
+        // boxes, not the number's line or its neighbours.
+        let damage = output.lastDamage
+        #expect(!damage.isEmpty)
+        #expect(damage.allSatisfy { $0.width < 40 }, "\(damage)")
+        let expected = try StandardKinds.renderer().snapshot(scene, root: "root", at: 1)
+        #expect(try #require(output.frontBuffer).hasSamePixels(as: expected))
+    }
+}

@@ -57,15 +57,17 @@ public final class RollingNumberRenderer: ContentRenderer {
     }
 
     /// A glyph mask placed relative to the number's top-left pixel.
-    private struct PlacedGlyph {
+    private struct PlacedGlyph: Equatable {
         let mask: GlyphMask
         let x: Int
         let y: Int
+
+        static func == (a: Self, b: Self) -> Bool { a.mask === b.mask && a.x == b.x && a.y == b.y }
     }
 
     /// The glyphs in a column's window: the character at its position, and the next one
     /// while it rolls.
-    private struct ColumnGlyphs {
+    private struct ColumnGlyphs: Equatable {
         var first: PlacedGlyph?
         var next: PlacedGlyph?
     }
@@ -148,8 +150,10 @@ public final class RollingNumberRenderer: ContentRenderer {
             guard let glyph = shaped.glyph else { return nil }
             let position = PositionedGlyph(face: glyph.face, glyphID: glyph.glyphID, x: pen + glyph.x, y: y, cluster: 0).pixelPosition
             let mask = shaped.mask(subpixel: position.subpixel, font: font)
-            guard !mask.isEmpty else { return nil }
-            return PlacedGlyph(mask: mask, x: position.x + mask.left, y: position.y - mask.top)
+            let top = position.y - mask.top
+            // Glyphs wholly above or below the line never show (the column clips to it).
+            guard !mask.isEmpty, top < Int(lineHeight.rounded(.up)), top + mask.height > 0 else { return nil }
+            return PlacedGlyph(mask: mask, x: position.x + mask.left, y: top)
         }
         let (first, offset, next) = column.visible
         return ColumnGlyphs(
@@ -157,8 +161,11 @@ public final class RollingNumberRenderer: ContentRenderer {
             next: next.flatMap { glyph($0, y: baseline + (1 - offset) * lineHeight) })
     }
 
-    /// Only the columns whose window moved need repainting, when nothing else about the
-    /// number changed: the pixels their glyphs covered and cover.
+    /// Only the columns whose pixels change need repainting, when nothing else about the
+    /// number changed: the pixels their glyphs covered and cover. Glyphs land on whole
+    /// pixel rows, so a column that moved less than a row since the last frame (a spring
+    /// coming to rest) often draws exactly what it drew, and is left alone; a frame in
+    /// which no column's pixels change is not presented at all.
     public func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? {
         let t = new.transform
         guard t.a == 1, t.b == 0, t.c == 0, t.d == 1, let valueSlot = slots.value,
@@ -172,7 +179,8 @@ public final class RollingNumberRenderer: ContentRenderer {
         let lineClip = lineRect(bounds: bounds, origin: origin, after)
         var rects: [Rect] = []
         var ink: [PixelRect] = []
-        for k in after.columns.columns.indices where after.columns.columns[k] != before.columns.columns[k] {
+        for k in after.columns.columns.indices
+        where after.glyphs[k] != before.glyphs[k] || after.columns.columns[k].presence != before.columns.columns[k].presence {
             ink.removeAll(keepingCapacity: true)
             func addInk(of place: Placement) {
                 guard place.columns.columns[k].presence > 0 else { return }

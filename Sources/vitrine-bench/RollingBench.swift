@@ -52,15 +52,18 @@ private func rollingFrames(frames: Int) throws {
             run(#"{"id": \#(id), "cmd": "number.set", "layer": "n", "value": \#(value), "animationType": "allNumbers", "spring": {"speed": 1}}"#)
             id += 1
         }
+        let presentedBefore = compositor.framesRendered
         let start = DispatchTime.now().uptimeNanoseconds
         run(#"{"id": \#(id), "cmd": "clock.advance", "seconds": 0.016666666666666666}"#)
-        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        // Steps in which no pixel changes present nothing; only real frames are timed.
+        if compositor.framesRendered > presentedBefore { times.append(elapsed) }
         id += 1
     }
-    precondition(compositor.framesRendered >= frames, "every step must present a frame")
+    precondition(times.count >= frames / 2, "most steps must present a frame (\(times.count) of \(frames) did)")
     let memcpy = frameMemcpyMilliseconds()
     let median = times.sorted()[times.count / 2]
-    print("{\"bench\":\"rolling.frame\",\"columns\":12,\"size\":\"1920x1080\",\"frames\":\(frames),\"vitrine_ms\":\(f3(median)),\"p90_ms\":\(f3(times.sorted()[times.count * 9 / 10])),\"memcpy_ms\":\(f3(memcpy)),\"ratio\":\(String(format: "%.2f", median / memcpy))}")
+    print("{\"bench\":\"rolling.frame\",\"columns\":12,\"size\":\"1920x1080\",\"steps\":\(frames),\"frames\":\(times.count),\"vitrine_ms\":\(f3(median)),\"p90_ms\":\(f3(times.sorted()[times.count * 9 / 10])),\"memcpy_ms\":\(f3(memcpy)),\"ratio\":\(String(format: "%.2f", median / memcpy))}")
 }
 
 private func rollingDaemon(seconds: Int, idleSeconds: Int) throws {

@@ -86,4 +86,22 @@ import VitrineRender
         let expected = try StandardKinds.renderer().snapshot(scene, root: "root", at: 1)
         #expect(try #require(output.frontBuffer).hasSamePixels(as: expected))
     }
+
+    @Test func aMoveSmallerThanAPixelRowPresentsNothing() throws {
+        let scene = try makeScene()
+        let output = try HeadlessOutput(width: 480, height: 160, bufferCount: 1)
+        let pipeline = FramePipeline(renderer: StandardKinds.renderer(), output: output)
+        var reports: [FramePipeline.Report] = []
+        // A spring's tail: the units column creeps by a ten-thousandth of a line, then
+        // by half a line.
+        for (i, pos) in [1.0, 1.0001, 1.5].enumerated() {
+            var tx = Transaction(disableActions: true)
+            tx.set("n", "roll", Self.roll([("4567", pos, 1), ("3", 0, 1), ("2", 0, 1), ("1", 0, 1)]))
+            try scene.commit(tx, at: Double(i))
+            reports.append(try pipeline.render(scene.renderTree(root: "root", at: Double(i))))
+            let expected = try StandardKinds.renderer().snapshot(scene, root: "root", at: Double(i))
+            #expect(try #require(output.frontBuffer).hasSamePixels(as: expected), "step \(i)")
+        }
+        #expect(reports.map(\.presented) == [true, false, true])
+    }
 }

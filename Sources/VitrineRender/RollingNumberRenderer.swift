@@ -75,15 +75,15 @@ public final class RollingNumberRenderer: ContentRenderer {
     /// The last placements computed, newest last: a frame asks for the same node's
     /// placement for its damage and for every damage rectangle it draws, and the next
     /// frame for its damage again.
-    private var recent: [(values: PropertyValues, placement: Placement)] = []
+    private var recent: [(content: RenderTree.Content, placement: Placement)] = []
 
     private func placement(_ node: RenderTree.Node) -> Placement? {
-        // The same values, not merely equal ones: comparing a rolling number's columns
-        // costs about as much as reading them.
-        for entry in recent.reversed() where sameStorage(entry.values, node.values) { return entry.placement }
+        // The same content object, not merely equal values: comparing a rolling number's
+        // columns costs about as much as reading them.
+        for entry in recent.reversed() where entry.content === node.content { return entry.placement }
         guard let placement = computePlacement(node) else { return nil }
         if recent.count >= 4 { recent.removeFirst() }
-        recent.append((node.values, placement))
+        recent.append((node.content, placement))
         return placement
     }
 
@@ -268,10 +268,4 @@ public final class RollingNumberRenderer: ContentRenderer {
         if let g = glyphs.first { body(g.mask, origin.x + g.x, origin.y + g.y) }
         if let g = glyphs.next { body(g.mask, origin.x + g.x, origin.y + g.y) }
     }
-}
-
-/// Whether `a` and `b` are the same storage (bit for bit the same references), which makes
-/// them equal without comparing their contents.
-private func sameStorage(_ a: PropertyValues, _ b: PropertyValues) -> Bool {
-    withUnsafeBytes(of: a) { x in withUnsafeBytes(of: b) { y in x.elementsEqual(y) } }
 }

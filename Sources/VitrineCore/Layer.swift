@@ -170,6 +170,8 @@ final class Layer {
     private var cachedContent: RenderTree.Content?
     /// The output this layer is the root of, if any.
     var rootOfOutput: String?
+    /// Where the last full build of its output's render tree put it.
+    var renderSlot: RenderSlot?
 
     init(id: String, kind: LayerKind) {
         self.id = id

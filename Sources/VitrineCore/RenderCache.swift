@@ -1,68 +1,122 @@
 /// The last render tree of one output, kept so that the next one can reuse it.
 ///
-/// Between two changes of the scene (a commit, an animation added, started, ended or
-/// removed, a root resized — `Scene.treeGeneration` counts them) only time moves, and
-/// time changes nothing but the presentation of animated layers and their subtrees.
-/// So a tree at a new time is the old one with those subtrees built again in place, as
-/// long as every animated layer keeps its visibility: a layer that appears or vanishes
-/// moves the indices of the nodes after it, and then the tree is built whole.
+/// Between two changes of the tree's shape (layers added, removed or moved, a zPosition
+/// set, an animation added, started, ended or removed, a root resized —
+/// `Scene.treeGeneration` counts them) a tree at a new time is the old one with a few
+/// subtrees built again in place: those of the animated layers, and those of the layers
+/// whose model values a commit changed since the last tree. That holds as long as every
+/// node keeps its visibility: a layer that appears or vanishes moves the indices of the
+/// nodes after it, and then the tree is built whole.
 ///
-/// Two trees of one generation differ only in their animated subtrees, so the tree
-/// before last, once its user has dropped it, becomes the next one by rebuilding those.
+/// When two trees differ only in their animated subtrees, the older one, once its user
+/// has dropped it, becomes the next tree by rebuilding those, without a copy.
 struct RenderCache {
     /// The scene's `treeGeneration` the tree was built at.
     let generation: UInt64
+    /// The full build (`Scene.fullBuilds`) the tree started from; the `renderSlot` of
+    /// the layers it placed.
+    let build: UInt64
     private(set) var tree: RenderTree
-    /// The nodes of the tree before `tree`: once its user lets go of them they are
-    /// updated in place for the next tree, instead of copying `tree`'s.
+    /// What each node with sublayers passed down, as of `tree`.
+    private var frames: [TreeBuilder.ParentFrame]
+    /// The nodes of the tree before `tree`, when the two differ only in animated
+    /// subtrees.
     private var spare: [RenderTree.Node]?
     /// The tree's animated layers whose ancestors are all visible, in drawing order.
     let animated: [TreeBuilder.AnimatedLayer]
+    /// How many of `Scene.changedLayers` the tree already shows.
+    var changesSeen: Int
 
-    init(generation: UInt64, tree: RenderTree, animated: [TreeBuilder.AnimatedLayer]) {
+    init(generation: UInt64, build: UInt64, tree: RenderTree, frames: [TreeBuilder.ParentFrame], animated: [TreeBuilder.AnimatedLayer], changesSeen: Int) {
         self.generation = generation
+        self.build = build
         self.tree = tree
+        self.frames = frames
         self.animated = animated
+        self.changesSeen = changesSeen
     }
 
-    /// Brings the tree to media time `time` by building the animated subtrees again.
-    /// Returns false, leaving the tree as it was, when a layer's visibility changed and
-    /// the whole tree must be built.
-    mutating func update(at time: Double, scene: Scene) -> Bool {
-        guard !animated.isEmpty else { return true }
-        var nodes = spare.take() ?? tree.nodes
-        var builder = TreeBuilder(screen: tree.screen, capacity: 16, recording: false)
-        var covered: Int32 = 0
-        for record in animated where record.node >= covered {
-            let layer = record.layer
-            var parent = record.parent
-            if let frame = parent {
-                parent!.localTime = frame.isMediaTime ? time : scene.localTime(of: layer.parent!, at: time)
+    /// A subtree to build again: its root layer, node and parent's frame.
+    private struct Rebuild {
+        let layer: Layer
+        let node: Int32
+        let parentFrame: Int32
+        /// The layer was not drawn in the last tree (its ancestors were).
+        let wasHidden: Bool
+    }
+
+    /// Brings the tree to media time `time` and to the model values of `changed` (the
+    /// scene's log of layers whose values commits changed; the tree has seen the first
+    /// `changesSeen`). Returns false, leaving the tree as it was, when the whole tree
+    /// must be built.
+    mutating func update(at time: Double, changed: [Layer], scene: Scene) -> Bool {
+        let fresh = changed[changesSeen...]
+        guard !animated.isEmpty || !fresh.isEmpty else { return true }
+        var work = animated.map { Rebuild(layer: $0.layer, node: $0.node, parentFrame: $0.parentFrame, wasHidden: !$0.isVisible) }
+        for layer in fresh {
+            if let slot = layer.renderSlot, slot.build == build {
+                work.append(Rebuild(layer: layer, node: slot.node, parentFrame: slot.parentFrame, wasHidden: false))
+            } else if let parent = layer.parent, let slot = parent.renderSlot, slot.build == build, slot.ownFrame >= 0 {
+                // Not drawn, under a drawn parent: it hid itself, and may show now.
+                work.append(Rebuild(layer: layer, node: -1, parentFrame: slot.ownFrame, wasHidden: true))
             }
-            guard record.isVisible else {
-                let (_, g, _) = TreeBuilder.present(layer, parentTime: parent.map(\.localTime) ?? time)
+        }
+        if !fresh.isEmpty { work.sort { $0.node < $1.node } }
+        var nodes = (fresh.isEmpty ? spare.take() : nil) ?? tree.nodes
+        var builder = TreeBuilder(screen: tree.screen, capacity: 16, build: nil)
+        var covered: Int32 = 0
+        for item in work where item.node >= covered || item.node < 0 {
+            var parent = item.parentFrame < 0 ? nil : frames[Int(item.parentFrame)]
+            if let frame = parent {
+                parent!.localTime = frame.isMediaTime ? time : scene.localTime(of: item.layer.parent!, at: time)
+            }
+            guard !item.wasHidden else {
+                let (_, g, _) = TreeBuilder.present(item.layer, parentTime: parent.map(\.localTime) ?? time)
                 if !g.isHidden && g.opacity > 0 { return false }
                 continue
             }
-            let start = Int(record.node), end = nodes[start].subtreeEnd
+            let start = Int(item.node), end = nodes[start].subtreeEnd
             builder.nodes.removeAll(keepingCapacity: true)
-            builder.build(from: layer, parent: parent, at: time)
-            guard builder.nodes.count == end - start else { return false }
-            let sameShape = nodes.withUnsafeMutableBufferPointer { nodes in
-                builder.nodes.withUnsafeBufferPointer { rebuilt in
-                    for (i, node) in rebuilt.enumerated() {
-                        guard node.content === nodes[start + i].content || node.id == nodes[start + i].id else { return false }
-                        let parentIndex = i == 0 ? node.parentIndex : node.parentIndex + Int32(start)
-                        nodes[start + i] = node.shifted(by: Int32(start), parent: parentIndex)
-                    }
-                    return true
-                }
+            builder.build(from: item.layer, parent: parent, at: time)
+            guard storeRebuilt(builder, at: start, of: item.layer, parentFrames: parent == nil ? 0 : 1, into: &nodes) else {
+                return false
             }
-            guard sameShape else { return false }
             covered = Int32(end)
         }
-        spare = tree.nodes
+        spare = fresh.isEmpty ? tree.nodes : nil
         tree.nodes = nodes
+        changesSeen = changed.count
+        return true
+    }
+
+    /// Puts a rebuilt subtree's nodes at `start` and its frames where the subtree's
+    /// were; false when the subtree holds other layers than before. The builder's first
+    /// `parentFrames` frames (0 or 1) are the parent's, not the subtree's.
+    private mutating func storeRebuilt(
+        _ builder: TreeBuilder, at start: Int, of layer: Layer, parentFrames: Int, into nodes: inout [RenderTree.Node]
+    ) -> Bool {
+        guard builder.nodes.count == nodes[start].subtreeEnd - start else { return false }
+        let offset = Int32(start)
+        let sameShape = nodes.withUnsafeMutableBufferPointer { nodes in
+            builder.nodes.withUnsafeBufferPointer { rebuilt in
+                for (i, node) in rebuilt.enumerated() {
+                    guard node.content === nodes[start + i].content || node.id == nodes[start + i].id else { return false }
+                    nodes[start + i] = node.shifted(by: offset, parent: i == 0 ? node.parentIndex : node.parentIndex + offset)
+                }
+                return true
+            }
+        }
+        guard sameShape else { return false }
+        // The subtree's frames, in the order the full build made them.
+        let own = builder.frames.count - parentFrames
+        guard own > 0 else { return true }
+        guard let slot = layer.renderSlot, slot.build == build, slot.ownFrame >= 0, Int(slot.ownFrame) + own <= frames.count else {
+            return false
+        }
+        let first = slot.ownFrame
+        for k in 0..<own {
+            frames[Int(first) + k] = builder.frames[parentFrames + k].shifted(by: offset)
+        }
         return true
     }
 }
@@ -72,5 +126,13 @@ extension RenderTree.Node {
     func shifted(by offset: Int32, parent: Int32) -> Self {
         Self(content: content, transform: transform, inheritedOpacity: inheritedOpacity, clip: clip,
              visualBounds: visualBounds, parentIndex: parent, end: end + offset)
+    }
+}
+
+extension TreeBuilder.ParentFrame {
+    /// The frame of a node moved `offset` places down the tree.
+    func shifted(by offset: Int32) -> Self {
+        Self(node: node + offset, localTime: localTime, isMediaTime: isMediaTime, transform: transform,
+             sublayerTransform: sublayerTransform, childClip: childClip, opacity: opacity, inheritedOpacity: inheritedOpacity)
     }
 }

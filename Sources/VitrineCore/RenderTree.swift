@@ -74,18 +74,54 @@ extension Scene {
     public func renderTree(root rootID: String, at time: Double) throws(CoreError) -> RenderTree {
         let root = try layer(rootID)
         guard let output = root.rootOfOutput else { throw .unknownLayer(rootID) }
-        if var cache = renderCaches.removeValue(forKey: rootID), cache.generation == treeGeneration, cache.update(at: time, scene: self) {
+        if var cache = renderCaches.removeValue(forKey: rootID), cache.generation == treeGeneration,
+            cache.update(at: time, changed: changedLayers, scene: self)
+        {
             renderCaches[rootID] = cache
             treesReused += 1
+            forgetConsumedChanges()
             return cache.tree
         }
         let size = root.model.rect(.bounds).size
-        var builder = TreeBuilder(screen: Rect(origin: .zero, size: size), capacity: layers.count, recording: true)
+        fullBuilds &+= 1
+        var builder = TreeBuilder(screen: Rect(origin: .zero, size: size), capacity: layers.count, build: fullBuilds)
         builder.build(from: root, parent: nil, at: time)
         let tree = RenderTree(output: output, size: size, nodes: builder.nodes)
-        renderCaches[rootID] = RenderCache(generation: treeGeneration, tree: tree, animated: builder.records)
+        renderCaches[rootID] = RenderCache(
+            generation: treeGeneration, build: fullBuilds, tree: tree, frames: builder.frames, animated: builder.records,
+            changesSeen: changedLayers.count)
+        forgetConsumedChanges()
         return tree
     }
+
+    /// The render tree built whole, touching no cache: what `renderTree(root:at:)` must
+    /// equal, for tests.
+    func renderTreeBuiltWhole(root rootID: String, at time: Double) throws(CoreError) -> RenderTree {
+        let root = try layer(rootID)
+        guard let output = root.rootOfOutput else { throw .unknownLayer(rootID) }
+        let size = root.model.rect(.bounds).size
+        var builder = TreeBuilder(screen: Rect(origin: .zero, size: size), capacity: layers.count, build: nil)
+        builder.build(from: root, parent: nil, at: time)
+        return RenderTree(output: output, size: size, nodes: builder.nodes)
+    }
+
+    /// Drops the changed layers every output's tree has taken in.
+    private func forgetConsumedChanges() {
+        guard let seen = renderCaches.values.map(\.changesSeen).min(), seen > 0 else { return }
+        changedLayers.removeFirst(seen)
+        for key in renderCaches.keys { renderCaches[key]!.changesSeen -= seen }
+    }
+}
+
+/// Where a layer's node was in the last full build of the tree it belongs to.
+struct RenderSlot {
+    /// The full build (`Scene.fullBuilds`) that placed it.
+    let build: UInt64
+    let node: Int32
+    /// Its parent's frame in that build's frames; -1 for an output's root layer.
+    let parentFrame: Int32
+    /// The frame it passes to its sublayers; -1 when it has none.
+    let ownFrame: Int32
 }
 
 /// Builds a render tree, or one subtree of it, depth first without recursion. The scene
@@ -113,20 +149,22 @@ struct TreeBuilder {
         let node: Int32
         /// Its own presentation made it visible (its ancestors are always visible).
         let isVisible: Bool
-        let parent: ParentFrame?
+        /// Its parent's frame; -1 for an output's root layer.
+        let parentFrame: Int32
     }
 
     let screen: Rect
     var nodes: [RenderTree.Node] = []
     var frames: [ParentFrame] = []
     var stack: [(layer: Unmanaged<Layer>, frame: Int32)] = []
-    /// Animated layers in drawing order, when recording.
+    /// Animated layers in drawing order, when building a whole tree.
     var records: [AnimatedLayer] = []
-    let isRecording: Bool
+    /// The full build this is, stamped on every layer it places; nil for a subtree.
+    let build: UInt64?
 
-    init(screen: Rect, capacity: Int, recording: Bool) {
+    init(screen: Rect, capacity: Int, build: UInt64?) {
         self.screen = screen
-        isRecording = recording
+        self.build = build
         nodes.reserveCapacity(capacity)
         frames.reserveCapacity(capacity / 2 + 1)
         stack.reserveCapacity(64)
@@ -162,8 +200,8 @@ struct TreeBuilder {
         let hasParent = f >= 0
         let (content, g, localTime) = Self.present(layer, parentTime: hasParent ? frames[f].localTime : time)
         let visible = !g.isHidden && g.opacity > 0
-        if isRecording, !layer.animations.isEmpty {
-            records.append(AnimatedLayer(layer: layer, node: Int32(nodes.count), isVisible: visible, parent: hasParent ? frames[f] : nil))
+        if build != nil, !layer.animations.isEmpty {
+            records.append(AnimatedLayer(layer: layer, node: Int32(nodes.count), isVisible: visible, parentFrame: Int32(f)))
         }
         guard visible else { return }
         var toScreen = g.toParent
@@ -183,6 +221,9 @@ struct TreeBuilder {
             content: content, transform: toScreen, inheritedOpacity: inherited, clip: clip,
             visualBounds: visual.intersection(clip).integral, parentIndex: hasParent ? frames[f].node : -1, end: index + 1))
         let sublayers = layer.sublayers
+        if let build {
+            layer.renderSlot = RenderSlot(build: build, node: index, parentFrame: Int32(f), ownFrame: sublayers.isEmpty ? -1 : Int32(frames.count))
+        }
         guard !sublayers.isEmpty else { return }
         let isMediaTime = (hasParent ? frames[f].isMediaTime : true) && layer.timing.isIdentity
         frames.append(ParentFrame(

@@ -12,7 +12,6 @@ extension Scene {
         guard time.isFinite else { throw .invalidTiming("the commit time must be finite") }
         let id = nextTransactionID
         nextTransactionID += 1
-        treeGeneration &+= 1
         let eventCount = pendingEvents.count
         let waitsBefore = transactionWaits
         undoLog = []
@@ -92,6 +91,7 @@ extension Scene {
                 let old = layer.displayKeys
                 undoLog!.append { layer.displayKeys = old }
                 layer.displayKeys = keys
+                layerChanged(layer)
             case .nested(let inner):
                 try apply(inner, settings: settings.inheriting(inner), transaction: transaction, time: time)
             }
@@ -163,6 +163,7 @@ extension Scene {
     }
 
     private func insert(_ layer: Layer, into parent: Layer, at index: Int) {
+        treeChanged()
         parent.sublayers.insert(layer, at: index)
         layer.parent = parent
         undoLog!.append {
@@ -173,6 +174,7 @@ extension Scene {
 
     private func detach(_ layer: Layer) {
         guard let parent = layer.parent, let index = parent.sublayers.firstIndex(where: { $0 === layer }) else { return }
+        treeChanged()
         parent.sublayers.remove(at: index)
         layer.parent = nil
         undoLog!.append {
@@ -192,6 +194,8 @@ extension Scene {
         let old = layer.model
         undoLog!.append { layer.model = old }
         layer.model = newModel
+        // zPosition orders siblings: the tree's shape may change.
+        if case .slot(BaseProperty.zPosition.slot, _) = target { treeChanged() } else { layerChanged(layer) }
         guard let shown, shown != value, shown.type == value.type,
               var animation = action(for: path, of: layer, descriptor: descriptor, settings: settings)
         else { return }
@@ -307,7 +311,7 @@ extension Scene {
     func setAnimations(_ list: [AttachedAnimation], of layer: Layer) {
         let old = layer.animations
         layer.animations = list
-        treeGeneration &+= 1
+        treeChanged()
         updateAnimatedIndex(layer)
         undoLog?.append { [unowned self] in
             layer.animations = old

@@ -44,9 +44,14 @@ public final class Scene {
     var undoLog: [() -> Void]?
     /// The transaction being committed; its completion waits for the commit's end.
     var committingTransaction: UInt64?
-    /// Counts the changes that can alter a render tree other than time passing: commits,
-    /// changes of animation lists, roots added or resized.
+    /// Counts the changes to the shape of render trees: layers added, removed or moved,
+    /// zPositions set, animation lists changed, roots added or resized.
     var treeGeneration: UInt64 = 0
+    /// Layers whose model values or display keys commits changed since the render trees
+    /// last took them in, oldest first; emptied when the shape changes.
+    var changedLayers: [Layer] = []
+    /// Render trees built whole so far.
+    var fullBuilds: UInt64 = 0
     /// Per output root: its last render tree, for the next one to reuse.
     var renderCaches: [String: RenderCache] = [:]
     /// Render trees built by reusing the previous one, for tests and diagnostics.
@@ -66,7 +71,7 @@ public final class Scene {
     /// Adds the root layer of an output: its bounds are the screen, origin top-left.
     public func addRoot(id: String, output: String, size: Size) throws(CoreError) {
         try validateNewID(id)
-        treeGeneration &+= 1
+        treeChanged()
         let root = Layer(id: id, kind: .layer)
         root.rootOfOutput = output
         root.model.base[BaseProperty.bounds.slot] = .rect(Rect(origin: .zero, size: size))
@@ -79,9 +84,22 @@ public final class Scene {
     public func resizeRoot(id: String, size: Size) throws(CoreError) {
         let root = try layer(id)
         guard root.rootOfOutput != nil else { throw .unknownLayer(id) }
-        treeGeneration &+= 1
+        treeChanged()
         root.model.base[BaseProperty.bounds.slot] = .rect(Rect(origin: .zero, size: size))
         root.model.base[BaseProperty.position.slot] = .point(Point(x: size.width / 2, y: size.height / 2))
+    }
+
+    /// Records a change to the shape of render trees: the next ones are built whole.
+    func treeChanged() {
+        treeGeneration &+= 1
+        changedLayers.removeAll()
+        renderCaches.removeAll()
+    }
+
+    /// Records that `layer`'s model values or display keys changed: the next render tree
+    /// builds its subtree again.
+    func layerChanged(_ layer: Layer) {
+        changedLayers.append(layer)
     }
 
     // MARK: Reading the tree

@@ -2,32 +2,52 @@ import Foundation
 import VitrineCore
 
 /// `vitrine-bench core`: the cost of one frame of the model — advancing time, evaluating
-/// the presentation of every layer into a render tree, and computing damage. While only
-/// time moves, a render tree reuses the previous one's unanimated nodes;
-/// `core.large.commit_every_frame` measures the tree built whole.
+/// the presentation of every layer into a render tree, and computing damage. A render
+/// tree reuses the previous one's nodes but for animated and changed subtrees;
+/// `core.large.shape_commit_every_frame` measures the tree built whole.
 func runCoreBenchmarks(_ options: [String]) {
     let frames = options.contains("--quick") ? 200 : 2_000
     report("core.kiosk", scene: kioskScene(), frames: frames, layers: 50, animations: 10)
     report("core.large", scene: largeScene(layers: 10_000, animations: 1_000), frames: frames / 10, layers: 10_000, animations: 1_000)
-    report("core.large.commit_every_frame", scene: largeScene(layers: 10_000, animations: 1_000), frames: frames / 10,
-           layers: 10_000, animations: 1_000, commitEachFrame: true)
+    report("core.large.value_commit_every_frame", scene: largeScene(layers: 10_000, animations: 1_000), frames: frames / 10,
+           layers: 10_000, animations: 1_000, commit: .value)
+    report("core.large.shape_commit_every_frame", scene: largeScene(layers: 10_000, animations: 1_000), frames: frames / 10,
+           layers: 10_000, animations: 1_000, commit: .shape)
+}
+
+/// What a client commits before every frame.
+private enum FrameCommit {
+    case none
+    /// A layer's colour, without animation: the tree rebuilds that layer's subtree.
+    case value
+    /// A layer added or removed: the tree is built whole.
+    case shape
 }
 
 /// Times `frames` frames at 60 Hz and prints microseconds per frame (median of five runs).
-/// With `commitEachFrame` an empty transaction is committed (untimed) before each frame,
-/// as a client changing something every frame would: the render tree cannot reuse the
-/// previous one and is built whole.
-private func report(_ name: String, scene: Scene, frames: Int, layers: Int, animations: Int, commitEachFrame: Bool = false) {
+/// With `commit` a transaction is committed (untimed) before each frame, as a client
+/// changing the scene at 60 Hz would.
+private func report(_ name: String, scene: Scene, frames: Int, layers: Int, animations: Int, commit: FrameCommit = .none) {
     var presentation: [Double] = []
     var damage: [Double] = []
     var advance: [Double] = []
     var time = 1.0
+    var committed = 0
     var previous = try! scene.renderTree(root: "screen", at: time)
     for _ in 0..<5 {
         var presentationTotal = 0.0, damageTotal = 0.0, advanceTotal = 0.0
         for _ in 0..<frames {
             time += 1.0 / 60
-            if commitEachFrame { try! scene.commit(Transaction(), at: time) }
+            var tx = Transaction(disableActions: true)
+            switch commit {
+            case .none: break
+            case .value:
+                tx.set("g\(committed % 100).\(committed % 99)", "backgroundColor", .color(Color(red: Double(committed % 7) / 7, green: 0.5, blue: 1)))
+            case .shape:
+                if committed % 2 == 0 { tx.add(layer: "extra", parent: "g0") } else { tx.remove(layer: "extra") }
+            }
+            if commit != .none { try! scene.commit(tx, at: time) }
+            committed += 1
             let start = DispatchTime.now().uptimeNanoseconds
             _ = scene.advance(to: time)
             advanceTotal += Double(DispatchTime.now().uptimeNanoseconds - start)

@@ -19,6 +19,8 @@ import VitrineTestSupport
             time += frame % 50 == 49 ? Double.random(in: 0.2...1.5, using: &random) : 1.0 / 30
             if frame % 60 == 59 {
                 try scene.commit(randomChanges(ids: &ids, using: &random), at: time)
+            } else if frame % 7 == 3 {
+                try scene.commit(randomValueChanges(ids: ids, using: &random), at: time)
             }
             _ = scene.advance(to: time)
             let before = scene.treesReused
@@ -40,6 +42,23 @@ import VitrineTestSupport
         #expect(try scene.renderTree(root: rootID, at: 0.1).nodes.map(\.id) == [rootID])
         _ = scene.advance(to: 0.6)
         #expect(try scene.renderTree(root: rootID, at: 0.6).nodes.map(\.id) == [rootID, "box"])
+    }
+
+    @Test func aChangedValueRebuildsOnlyItsSubtree() throws {
+        let scene = makeSceneWithLayer("box")
+        try commit(scene, at: 0) { $0.add(layer: "other", parent: rootID) }
+        let first = try scene.renderTree(root: rootID, at: 0)
+        let reused = scene.treesReused
+        try commit(scene, at: 0.1, quiet) { $0.set("box", "backgroundColor", .color(.white)) }
+        let second = try scene.renderTree(root: rootID, at: 0.1)
+        #expect(scene.treesReused == reused + 1)
+        #expect(second.nodes[1].values.color(.backgroundColor) == .white)
+        #expect(first.nodes[2].content === second.nodes[2].content)
+        // zPosition reorders siblings: the tree is built whole.
+        try commit(scene, at: 0.2, quiet) { $0.set("box", "zPosition", .number(1)) }
+        let third = try scene.renderTree(root: rootID, at: 0.2)
+        #expect(scene.treesReused == reused + 1)
+        #expect(third.nodes.map(\.id) == [rootID, "other", "box"])
     }
 
     @Test func anUnchangedLayerSharesItsContentBetweenTrees() throws {
@@ -71,10 +90,7 @@ import VitrineTestSupport
 
     /// The tree the scene builds with no previous tree to reuse.
     private func freshTree(of scene: Scene, at time: Double) throws -> RenderTree {
-        let saved = scene.renderCaches
-        scene.renderCaches = [:]
-        defer { scene.renderCaches = saved }
-        return try scene.renderTree(root: rootID, at: time)
+        try scene.renderTreeBuiltWhole(root: rootID, at: time)
     }
 
     private func expectSame(_ a: RenderTree, _ b: RenderTree, _ context: String) throws {
@@ -106,6 +122,31 @@ import VitrineTestSupport
         tx.set(target, "position", .point(Point(x: .random(in: 0...600, using: &random), y: .random(in: 0...400, using: &random))))
         tx.addAnimation(randomAnimation(using: &random), to: ids.dropFirst().randomElement(using: &random)!)
         tx.nest(randomLayers(count: 3, under: &ids, using: &random))
+        return tx
+    }
+
+    /// Model values of a few layers, without animation: the tree keeps its shape unless
+    /// a layer shows or hides.
+    private func randomValueChanges(ids: [String], using random: inout SeededGenerator) -> Transaction {
+        var tx = quiet
+        for _ in 0..<Int.random(in: 1...3, using: &random) {
+            let target = ids.randomElement(using: &random)!
+            let (key, value): (KeyPath, Value) = switch Int.random(in: 0..<11, using: &random) {
+            case 0: ("opacity", .number([0, 0.5, 1].randomElement(using: &random)!))
+            case 1: ("hidden", .bool(Bool.random(using: &random)))
+            case 2: ("position", .point(Point(x: .random(in: 0...600, using: &random), y: .random(in: 0...400, using: &random))))
+            case 3: ("transform", .transform(AffineTransform(rotationAngle: .random(in: -1...1, using: &random))))
+            case 4: ("sublayerTransform", .transform(AffineTransform(scaleX: .random(in: 0.5...2, using: &random), y: 1)))
+            case 5: ("masksToBounds", .bool(Bool.random(using: &random)))
+            case 6: ("bounds", .rect(Rect(x: 0, y: 0, width: .random(in: 5...300, using: &random), height: .random(in: 5...200, using: &random))))
+            case 7: ("backgroundColor", .color(Color(red: .random(in: 0...1, using: &random), green: 0.2, blue: 0.7)))
+            case 8: ("speed", .number([0, 0.5, 1, 2].randomElement(using: &random)!))
+            case 9: ("shadowOpacity", .number(Double.random(in: 0...1, using: &random)))
+            default: ("level", .number(Double.random(in: 0...5, using: &random)))
+            }
+            guard target != rootID || ["backgroundColor", "level"].contains(key.description) else { continue }
+            tx.set(target, key, value)
+        }
         return tx
     }
 

@@ -3,7 +3,9 @@ extension RenderTree {
     /// The screen rectangles (whole pixels, inside the screen) that may differ between
     /// `previous` and `self`: for every layer that appeared, disappeared, changed a
     /// presentation value, a display key, its screen transform, its inherited opacity or
-    /// clip, or its place in the drawing order, the pixels it covered and covers.
+    /// clip, or its place in the drawing order, the pixels it covered and covers. Nodes
+    /// are matched by layer, not by id: a layer removed and added again under the same
+    /// id is a new one.
     /// Without a previous tree, or when the screen size changed, the whole screen.
     ///
     /// `refine` narrows the damage of a layer that kept its place, transform, opacity,
@@ -19,19 +21,22 @@ extension RenderTree {
         var rects: [Rect] = []
         var seen = [Bool](repeating: false, count: previous.nodes.count)
         var lastCommonOld = -1
-        var oldIndex: [String: Int]?
+        // Nodes are matched by layer: by index while both trees agree, then through a map.
+        var oldIndex: [ObjectIdentifier: Int]?
         for j in nodes.indices {
             let i: Int
-            if oldIndex == nil, j < previous.nodes.count, nodes[j].content === previous.nodes[j].content || nodes[j].id == previous.nodes[j].id {
+            if oldIndex == nil, j < previous.nodes.count,
+                nodes[j].content === previous.nodes[j].content || nodes[j].content.layer == previous.nodes[j].content.layer
+            {
                 i = j
             } else {
                 if oldIndex == nil {
-                    var index: [String: Int] = [:]
+                    var index: [ObjectIdentifier: Int] = [:]
                     index.reserveCapacity(previous.nodes.count)
-                    for (k, node) in previous.nodes.enumerated() { index[node.id] = k }
+                    for (k, node) in previous.nodes.enumerated() { index[node.content.layer] = k }
                     oldIndex = index
                 }
-                guard let found = oldIndex![nodes[j].id] else {
+                guard let found = oldIndex![nodes[j].content.layer] else {
                     rects.append(nodes[j].visualBounds)
                     continue
                 }
@@ -79,7 +84,7 @@ extension RenderTree {
                 let pa = a.pointee.parentIndex, pb = b.pointee.parentIndex
                 if pa < 0 || pb < 0 {
                     if pa != pb { return .other }
-                } else if new[Int(pa)].content !== old[Int(pb)].content, new[Int(pa)].id != old[Int(pb)].id {
+                } else if new[Int(pa)].content !== old[Int(pb)].content, new[Int(pa)].content.layer != old[Int(pb)].content.layer {
                     return .other
                 }
                 if a.pointee.content === b.pointee.content { return nil }

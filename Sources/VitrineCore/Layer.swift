@@ -194,7 +194,7 @@ final class Layer {
 
     /// Render tree content showing `values`.
     func content(values: PropertyValues) -> RenderTree.Content {
-        RenderTree.Content(id: id, kind: kindName, values: values, displayKeys: customAffectsDisplay ? allDisplayKeys : displayKeys)
+        RenderTree.Content(layer: ObjectIdentifier(self), id: id, kind: kindName, values: values, displayKeys: customAffectsDisplay ? allDisplayKeys : displayKeys)
     }
 
     /// True when `self` is `other` or one of its ancestors.

@@ -12,8 +12,11 @@ public struct RenderTree: Sendable {
         public let values: PropertyValues
         /// Custom keys whose changes redraw the layer; `*` for all of them.
         public let displayKeys: Set<String>
+        /// The layer shown: the same in every tree for as long as the layer lives.
+        let layer: ObjectIdentifier
 
-        init(id: String, kind: String, values: PropertyValues, displayKeys: Set<String>) {
+        init(layer: ObjectIdentifier, id: String, kind: String, values: PropertyValues, displayKeys: Set<String>) {
+            self.layer = layer
             self.id = id
             self.kind = kind
             self.values = values

@@ -245,13 +245,7 @@ private final class RasterBench {
         let stops = pixmanStops()
         let pg = pixman_image_create_linear_gradient(&p1, &p2, stops, Int32(stops.count))!
         defer { pixman_image_unref(pg) }
-        pixman_image_set_repeat(pg, PIXMAN_REPEAT_PAD)
-        let bounds = Rect(x: 0, y: 0, width: Double(width), height: Double(height))
-        report(name, vitrine: {
-            surface.fill(bounds, gradient: g)
-        }, pixman: {
-            pixman_image_composite32(PIXMAN_OP_OVER, pg, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
-        })
+        reportGradient(name, g, pg)
     }
 
     /// A circle of radius 540 at the centre of the screen.
@@ -264,7 +258,12 @@ private final class RasterBench {
         let stops = pixmanStops()
         let pg = pixman_image_create_radial_gradient(&centre, &centre, 0, fixed(r), stops, Int32(stops.count))!
         defer { pixman_image_unref(pg) }
-        // Core Animation continues the end colours beyond the ramp.
+        reportGradient(name, g, pg)
+    }
+
+    /// Times `g` filling the screen beside pixman compositing the same gradient `pg`,
+    /// padded beyond its ends as Core Animation continues the end colours.
+    private func reportGradient(_ name: String, _ g: Gradient, _ pg: OpaquePointer) {
         pixman_image_set_repeat(pg, PIXMAN_REPEAT_PAD)
         let bounds = Rect(x: 0, y: 0, width: Double(width), height: Double(height))
         report(name, vitrine: {

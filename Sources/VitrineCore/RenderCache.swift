@@ -22,8 +22,9 @@ struct RenderCache {
     /// The nodes of the tree before `tree`, when the two differ only in animated
     /// subtrees.
     private var spare: [RenderTree.Node]?
-    /// The tree's animated layers whose ancestors are all visible, in drawing order.
-    let animated: [TreeBuilder.AnimatedLayer]
+    /// The subtrees of the tree's animated layers (whose ancestors are all visible), in
+    /// drawing order: built again for every tree.
+    private let animated: [Rebuild]
     /// How many of `Scene.changedLayers` the tree already shows.
     var changesSeen: Int
 
@@ -32,7 +33,7 @@ struct RenderCache {
         self.build = build
         self.tree = tree
         self.frames = frames
-        self.animated = animated
+        self.animated = animated.map { Rebuild(layer: $0.layer, node: $0.node, parentFrame: $0.parentFrame, wasHidden: !$0.isVisible) }
         self.changesSeen = changesSeen
     }
 
@@ -52,7 +53,7 @@ struct RenderCache {
     mutating func update(at time: Double, changed: [Layer], scene: Scene) -> Bool {
         let fresh = changed[changesSeen...]
         guard !animated.isEmpty || !fresh.isEmpty else { return true }
-        var work = animated.map { Rebuild(layer: $0.layer, node: $0.node, parentFrame: $0.parentFrame, wasHidden: !$0.isVisible) }
+        var work = animated
         for layer in fresh {
             if let slot = layer.renderSlot, slot.build == build {
                 work.append(Rebuild(layer: layer, node: slot.node, parentFrame: slot.parentFrame, wasHidden: false))

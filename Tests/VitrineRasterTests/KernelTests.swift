@@ -41,14 +41,7 @@ import Testing
                     default: rng.coverage()
                     }
                 }
-                var dst = (0..<n).map { _ in rng.premultiplied() }
-                let expected = (0..<n).map {
-                    mask[$0] == 0 ? dst[$0] : Reference.over(Reference.inn(src, Int(mask[$0])), dst[$0])
-                }
-                dst.withUnsafeMutableBufferPointer { d in
-                    mask.withUnsafeBufferPointer { Kernels.overSolidMasked(d.baseAddress!, $0.baseAddress!, count: n, src) }
-                }
-                #expect(dst == expected)
+                expectMaskedSolidOverMatchesReference(src, mask: mask, over: (0..<n).map { _ in rng.premultiplied() })
             }
         }
     }
@@ -59,16 +52,23 @@ import Testing
             for _ in 0..<40 {
                 let src = rng.premultiplied()
                 let mask = (0..<n).map { _ in rng.coverage() }
-                var dst = (0..<n).map { _ in rng.premultiplied() }
-                let expected = (0..<n).map {
-                    mask[$0] == 0 ? dst[$0] : Reference.over(Reference.inn(src, Int(mask[$0])), dst[$0])
-                }
-                dst.withUnsafeMutableBufferPointer { d in
-                    mask.withUnsafeBufferPointer { Kernels.overSolidMasked(d.baseAddress!, $0.baseAddress!, count: n, src) }
-                }
-                #expect(dst == expected)
+                expectMaskedSolidOverMatchesReference(src, mask: mask, over: (0..<n).map { _ in rng.premultiplied() })
             }
         }
+    }
+
+    /// `(src IN mask) OVER dst` by the kernel equals the reference, pixel for pixel.
+    private func expectMaskedSolidOverMatchesReference(
+        _ src: UInt32, mask: [UInt8], over dst: [UInt32], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let expected = dst.indices.map {
+            mask[$0] == 0 ? dst[$0] : Reference.over(Reference.inn(src, Int(mask[$0])), dst[$0])
+        }
+        var dst = dst
+        dst.withUnsafeMutableBufferPointer { d in
+            mask.withUnsafeBufferPointer { Kernels.overSolidMasked(d.baseAddress!, $0.baseAddress!, count: d.count, src) }
+        }
+        #expect(dst == expected, sourceLocation: sourceLocation)
     }
 
     @Test func imageOverWithOpacityMatchesReference() {

@@ -81,14 +81,16 @@ let package = Package(
         // `vitrine-bench protocol` starts the `vitrined` built beside it, so it is built first.
         .executableTarget(
             name: "vitrinectl",
-            dependencies: ["VitrineProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["VitrineProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            linkerSettings: [.linkedLibrary("Foundation")]),
         .testTarget(name: "VitrinectlTests", dependencies: ["vitrinectl", "vitrined", "VitrineProtocol"]),
         .executableTarget(
             name: "vitrine-bench",
             dependencies: [
                 "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman", "VitrineDaemon", "vitrined",
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            linkerSettings: [.linkedLibrary("Foundation")]),
         .testTarget(
             name: "VitrineCoreTests",
             dependencies: [

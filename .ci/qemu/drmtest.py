@@ -595,7 +595,7 @@ def main():
         vitrinectl = os.path.join(args.bin, "vitrinectl")
         for b in (vitrined, vitrinectl):
             if not os.access(b, os.X_OK):
-                raise SystemExit(f"drm-test: {b} missing: swift build -c release --static-swift-stdlib")
+                raise SystemExit(f"drm-test: {b} missing: swift build -c release --toolset config/release-toolset.json")
         programs += [vitrined, vitrinectl]
         scene_dir = os.path.dirname(os.path.abspath(args.scene))
         files += [(scene_dir, "/scene"), ("/etc/fonts", "/etc/fonts")]

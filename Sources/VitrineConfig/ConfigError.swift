@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A mistake in a configuration file: where it is and what to write instead.
 ///
@@ -55,7 +56,7 @@ struct SourceLocator {
         var table = ""
         var arrayCounts: [String: Int] = [:]
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingWhitespace()
             if line.hasPrefix("[") {
                 let isArray = line.hasPrefix("[[")
                 guard let end = line.firstIndex(of: "]") else { continue }
@@ -81,7 +82,7 @@ struct SourceLocator {
             let path = ([table].filter { !$0.isEmpty } + parts).joined(separator: ".")
             if lines[path] == nil {
                 lines[path] = index + 1
-                values[path] = String(line[line.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
+                values[path] = String(line[line.index(after: equals)...]).trimmingWhitespace()
             }
         }
     }
@@ -122,7 +123,7 @@ struct SourceLocator {
 
     private static func keyParts(_ text: Substring) -> [String] {
         text.split(separator: ".").map {
-            $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            $0.trimmingWhitespace().trimming { $0 == "\"" || $0 == "'" }
         }.filter { !$0.isEmpty }
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TOMLKit
 import VitrineCore
 import VitrineRolling
@@ -77,30 +78,6 @@ extension Configuration {
 }
 
 /// Why a file could not be read, in words for an error message.
-struct ReadFailure: Error {
-    let reason: String
-}
-
-/// The contents of the file at `path`, or why they cannot be had ("no such file",
-/// "permission denied", "is a directory").
-func readFile(_ path: String) throws(ReadFailure) -> Data {
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-        throw ReadFailure(reason: "it is a directory")
-    }
-    do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-        let ns = error as NSError
-        if let posix = ns.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
-            throw ReadFailure(reason: String(cString: strerror(Int32(posix.code))).lowercased())
-        }
-        switch ns.code {
-        case NSFileReadNoSuchFileError: throw ReadFailure(reason: "no such file")
-        case NSFileReadNoPermissionError: throw ReadFailure(reason: "permission denied")
-        default: throw ReadFailure(reason: ns.localizedDescription)
-        }
-    }
-}
-
 let colourForm = "a colour: \"#rrggbb\", \"#rrggbbaa\", \"#rgb\", a CSS name such as \"black\", or [r, g, b] / [r, g, b, a] in 0…1"
 
 /// A colour in the scene vocabulary (`Value(json:as: .color)`).

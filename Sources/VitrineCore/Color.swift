@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A straight (not premultiplied) sRGB colour with components in 0…1.
 ///
@@ -27,7 +27,7 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
     public var hexString: String {
         let c = clamped
         let bytes = [c.red, c.green, c.blue, c.alpha].map { Int(($0 * 255).rounded()) }
-        let hex = bytes.map { String(format: "%02x", $0) }
+        let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
         return "#" + (bytes[3] == 255 ? hex[0..<3] : hex[0..<4]).joined()
     }
 
@@ -49,7 +49,7 @@ public struct Color: Hashable, Sendable, CustomStringConvertible {
     /// Parses `#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa` and the CSS named colours
     /// (case-insensitive), or returns nil.
     public init?(css text: String) {
-        let s = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let s = text.trimmingWhitespace().lowercased()
         if s.hasPrefix("#") {
             let hex = Array(s.dropFirst())
             guard hex.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }  // not fullwidth digits

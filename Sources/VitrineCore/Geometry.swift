@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A point in a layer's coordinate space (y grows downwards, as on iOS).
 public struct Point: Hashable, Sendable, CustomStringConvertible {

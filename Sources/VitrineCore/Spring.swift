@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A damped harmonic oscillator as CASpringAnimation models it, solved in closed form.
 ///

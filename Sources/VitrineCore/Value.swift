@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A property value: what layers store, animations interpolate and the wire carries.
 public enum Value: Hashable, Sendable, CustomStringConvertible {

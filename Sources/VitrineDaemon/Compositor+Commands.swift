@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VitrineCore
 import VitrineProtocol
 import VitrineRaster
@@ -182,7 +183,7 @@ extension Compositor {
         }
         let size = JSON.array([.number(Double(surface.width)), .number(Double(surface.height))])
         guard let path else {
-            let temporary = NSTemporaryDirectory() + "vitrine-screenshot-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).png"
+            let temporary = FileManager.default.temporaryDirectory.path + "/vitrine-screenshot-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).png"
             defer { try? FileManager.default.removeItem(atPath: temporary) }
             guard (try? surface.writePNG(to: temporary)) != nil, let data = FileManager.default.contents(atPath: temporary) else {
                 throw ProtocolError(.internalError, "the screenshot could not be encoded")
@@ -210,8 +211,8 @@ extension Compositor {
         guard parent == directory || parent.hasPrefix(directory + "/") else {
             throw ProtocolError(.pathNotAllowed, "screenshots may only be written under \(settings.screenshotDirectory) (socket.screenshot_dir); '\(path)' is outside it")
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory else {
             throw ProtocolError(.invalidValue, "the directory \(parent) does not exist")
         }
         // The file itself may be a symbolic link to anywhere: writing would follow it.

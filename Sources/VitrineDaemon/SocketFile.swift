@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A failed system call: what was tried on which path, and what the user can do.
 public struct SystemError: Error, CustomStringConvertible, Sendable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VitrineCore
 
 /// One request line, decoded: its id and its command.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Any JSON value, as it arrives on the wire or in a scene file.
 public enum JSON: Hashable, Sendable, Codable, CustomStringConvertible {
@@ -81,8 +82,7 @@ public enum JSON: Hashable, Sendable, Codable, CustomStringConvertible {
 
     private static func reason(_ error: Error) -> String {
         if case DecodingError.dataCorrupted(let context) = error {
-            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
+            return context.underlyingError.map { "\($0)" } ?? context.debugDescription
         }
         return "\(error)"
     }

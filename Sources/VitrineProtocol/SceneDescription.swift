@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VitrineCore
 
 /// A scene in JSON, in the vocabulary of the socket protocol: what `vitrined render`
@@ -40,8 +41,8 @@ public struct SceneDescription: Sendable {
     /// Reads a scene file.
     public init(contentsOf url: URL) throws(ProtocolError) {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw ProtocolError(.invalidValue, "cannot read the scene file \(url.path): \(error.localizedDescription)")
+        do { data = try readFile(url.path) } catch {
+            throw ProtocolError(.invalidValue, "cannot read the scene file \(url.path): \(error.reason)")
         }
         try self.init(json: JSON(parsing: data))
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import VitrineCore
 
 /// How values are written on the wire and in scene files.
@@ -123,9 +124,9 @@ extension Value {
         switch json {
         case .number(let v): return v
         case .string(let s):
-            let t = s.trimmingCharacters(in: .whitespaces)
+            let t = s.trimmingWhitespace()
             for (suffix, factor) in [("deg", Double.pi / 180), ("rad", 1.0), ("turn", 2 * Double.pi)] where t.hasSuffix(suffix) {
-                guard let v = Double(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), v.isFinite else { return nil }
+                guard let v = Double(t.dropLast(suffix.count).trimmingWhitespace()), v.isFinite else { return nil }
                 return v * factor
             }
             return nil

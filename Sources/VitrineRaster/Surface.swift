@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import VitrineCore
 
 /// A rectangle of whole device pixels. Empty when either size is `<= 0`.

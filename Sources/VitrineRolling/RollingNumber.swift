@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import FoundationInternationalization
 import VitrineCore
 
 /// How a change of value animates its digit columns (RollingNumbers' animation types).
@@ -185,20 +187,18 @@ public struct NumberFormat: Hashable, Sendable {
     /// `value` as text. Trailing fraction zeros up to `minimumFractionDigits` are kept;
     /// `minimumIntegerDigits` pads with leading zeros (fixed width).
     public func string(for value: Double) -> String {
-        let formatter = NumberFormatter()
-        formatter.locale = Locale(identifier: locale)
+        let locale = Locale(identifier: locale)
+        let precision = NumberFormatStyleConfiguration.Precision.integerAndFractionLength(
+            integerLimits: max(minimumIntegerDigits, 0)..., fractionLimits: minimumFractionDigits...maximumFractionDigits)
+        let grouping: NumberFormatStyleConfiguration.Grouping = usesGrouping && style != .plain ? .automatic : .never
         switch style {
-        case .decimal: formatter.numberStyle = .decimal
+        case .decimal, .plain:
+            return value.formatted(FloatingPointFormatStyle<Double>(locale: locale).precision(precision).grouping(grouping))
         case .currency:
-            formatter.numberStyle = .currency
-            formatter.currencyCode = currencyCode
-        case .percent: formatter.numberStyle = .percent
-        case .plain: formatter.numberStyle = .none
+            let currency = FloatingPointFormatStyle<Double>.Currency(code: currencyCode, locale: locale)
+            return value.formatted(currency.precision(precision).grouping(grouping))
+        case .percent:
+            return value.formatted(FloatingPointFormatStyle<Double>.Percent(locale: locale).precision(precision).grouping(grouping))
         }
-        formatter.minimumFractionDigits = minimumFractionDigits
-        formatter.maximumFractionDigits = maximumFractionDigits
-        formatter.minimumIntegerDigits = minimumIntegerDigits
-        formatter.usesGroupingSeparator = usesGrouping && style != .plain
-        return formatter.string(from: NSNumber(value: value)) ?? String(value)
     }
 }

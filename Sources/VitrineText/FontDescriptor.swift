@@ -57,7 +57,7 @@ public struct FontDescriptor: Hashable, Sendable, CustomStringConvertible {
     /// `"DejaVu Serif:600:italic"`. An empty family means the default family.
     public init(parsing name: String) throws(TextError) {
         let parts = name.split(separator: ":", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: " \t") }
+            .map { $0.trimmingWhitespace() }
         self.init(family: parts[0].isEmpty ? FontLibrary.defaultFamily : parts[0])
         for token in parts.dropFirst() where !token.isEmpty {
             if let w = FontWeight(name: token) {
@@ -78,14 +78,5 @@ public struct FontDescriptor: Hashable, Sendable, CustomStringConvertible {
         if weight != .regular { text += ":\(weight.rawValue)" }
         if style != .normal { text += ":\(style.rawValue)" }
         return text
-    }
-}
-
-extension StringProtocol {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let c = s.first, set.contains(c) { s.removeFirst() }
-        while let c = s.last, set.contains(c) { s.removeLast() }
-        return String(s)
     }
 }

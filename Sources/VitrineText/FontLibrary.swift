@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Synchronization
 
 /// Finds fonts through fontconfig, opens them once and keeps them: the one place text
 /// gets its faces and glyph masks from.
@@ -134,14 +136,10 @@ public final class ResolvedFont {
 /// Hands out face ids unique in the process, so that one glyph cache can serve faces
 /// of several libraries.
 enum FaceIdentity {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var last = 0
+    private static let last = Atomic<Int>(0)
 
     static func next() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        last += 1
-        return last
+        last.add(1, ordering: .relaxed).newValue
     }
 }
 

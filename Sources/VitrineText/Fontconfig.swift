@@ -1,5 +1,5 @@
 import CFontconfig
-import Foundation
+import Glibc
 
 /// Owns a private fontconfig configuration: the system fonts plus directories added with
 /// `addFontDirectory`, without touching the process-wide default configuration.
@@ -14,9 +14,8 @@ final class FontconfigConfig {
     deinit { FcConfigDestroy(handle) }
 
     func addFontDirectory(_ path: String) throws(TextError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
-              FileManager.default.isReadableFile(atPath: path)
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, access(path, R_OK | X_OK) == 0
         else { throw .cannotAddFontDirectory(path: path) }
         let added = withFcString(path) { FcConfigAppFontAddDir(handle, $0) }
         guard added != 0 else { throw .cannotAddFontDirectory(path: path) }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import FoundationInternationalization
 import VitrineCore
 
 /// A string with `{key}` placeholders filled from custom properties (seed 000's "It took
@@ -82,35 +84,36 @@ public struct TextTemplate: Hashable, Sendable {
         }
         guard let format, !format.isEmpty else {
             if number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
-            return String(format: "%.2f", number).replacingOccurrences(of: #"\.?0+$"#, with: "", options: .regularExpression)
+            var text = cFormat("%.2f", number)
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+            return text
         }
         if format.hasPrefix("%") { return printf(format, number) }
         let parts = format.split(separator: ":").map(String.init)
-        let formatter = NumberFormatter()
-        formatter.locale = Locale(identifier: locale)
+        let locale = Locale(identifier: locale)
+        let digits = parts.count > 1 ? Int(parts[1]).map { max(0, min($0, 15)) } : nil
         switch parts[0] {
         case "currency":
-            formatter.numberStyle = .currency
-            if parts.count > 1 { formatter.currencyCode = parts[1] }
+            let code = parts.count > 1 ? parts[1] : locale.currency?.identifier ?? "USD"
+            return number.formatted(FloatingPointFormatStyle<Double>.Currency(code: code, locale: locale))
         case "percent":
-            formatter.numberStyle = .percent
-            if parts.count > 1, let digits = Int(parts[1]) { formatter.minimumFractionDigits = digits; formatter.maximumFractionDigits = digits }
+            return number.formatted(FloatingPointFormatStyle<Double>.Percent(locale: locale).precision(.fractionLength(digits ?? 0)))
         case "decimal":
-            formatter.numberStyle = .decimal
-            if parts.count > 1, let digits = Int(parts[1]) { formatter.minimumFractionDigits = digits; formatter.maximumFractionDigits = digits }
+            let fraction = digits.map { $0...$0 } ?? 0...3
+            return number.formatted(FloatingPointFormatStyle<Double>(locale: locale).precision(.fractionLength(fraction)))
         default:
             return "{?\(format)}"
         }
-        return formatter.string(from: NSNumber(value: number)) ?? String(number)
     }
 
     /// A printf conversion of one number; integer conversions get the number rounded.
     private static func printf(_ spec: String, _ number: Double) -> String {
         guard let conversion = spec.last, spec.dropFirst().dropLast().allSatisfy({ "0123456789.-+ #".contains($0) }) else { return "{?\(spec)}" }
         switch conversion {
-        case "f", "e", "g", "F", "E", "G": return String(format: spec, number)
-        case "d", "i": return String(format: String(spec.dropLast()) + "lld", Int64(max(-9e18, min(9e18, number.rounded()))))
-        case "x", "X", "o": return String(format: String(spec.dropLast()) + "ll" + String(conversion), Int64(max(-9e18, min(9e18, number.rounded()))))
+        case "f", "e", "g", "F", "E", "G": return cFormat(spec, number)
+        case "d", "i": return cFormat(String(spec.dropLast()) + "lld", Int64(max(-9e18, min(9e18, number.rounded()))))
+        case "x", "X", "o": return cFormat(String(spec.dropLast()) + "ll" + String(conversion), Int64(max(-9e18, min(9e18, number.rounded()))))
         default: return "{?\(spec)}"
         }
     }

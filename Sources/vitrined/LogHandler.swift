@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 
 /// Log lines on standard error in the form journald keeps well: under systemd
@@ -23,10 +24,10 @@ struct StderrLogHandler: LogHandler {
         if journal {
             text = "<\(Self.priority(event.level))>\(event.message)\(context)\n"
         } else {
-            let stamp = ISO8601DateFormatter().string(from: Date())
+            let stamp = Date.now.formatted(.iso8601)
             text = "\(stamp) \(event.level) vitrined: \(event.message)\(context)\n"
         }
-        FileHandle.standardError.write(Data(text.utf8))
+        writeStandardError(text)
     }
 
     /// syslog priorities: 7 debug … 2 critical.
@@ -39,5 +40,16 @@ struct StderrLogHandler: LogHandler {
         case .error: 3
         case .critical: 2
         }
+    }
+}
+
+/// Writes `text` to standard error whole, unbuffered (log lines from several threads stay whole).
+func writeStandardError(_ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let n = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return }
+        bytes = bytes.dropFirst(n)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import VitrineConfig
 import VitrineCore
 import VitrineProtocol
@@ -57,7 +58,7 @@ struct RenderCommand: ParsableCommand {
             throw ValidationError("cannot write \(out): \(error)")
         }
         for (path, reason) in renderer.images.failures.sorted(by: { $0.key < $1.key }) {
-            FileHandle.standardError.write(Data("vitrined: warning: image \(path) not drawn: \(reason)\n".utf8))
+            writeStandardError("vitrined: warning: image \(path) not drawn: \(reason)\n")
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import VitrineConfig
 import VitrineDaemon
@@ -68,7 +69,7 @@ struct RunCommand: ParsableCommand {
         do {
             configuration = try path.map { p throws(ConfigError) in try Configuration.loadForDaemon(p) } ?? .default
         } catch {
-            FileHandle.standardError.write(Data("vitrined: \(error.description)\n".utf8))
+            writeStandardError("vitrined: \(error.description)\n")
             throw ExitCode(1)
         }
         let level = logLevel ?? configuration.logLevel
@@ -90,10 +91,10 @@ struct RunCommand: ParsableCommand {
         }
         do {
             let daemon = try Daemon(settings: settings, output: output, logger: logger)
-            var isDirectory: ObjCBool = false
+            var isDirectory = false
             let configured = configuration.output.snapshotDirectory
             daemon.snapshotDirectory = snapshotDir
-                ?? (FileManager.default.fileExists(atPath: configured, isDirectory: &isDirectory) && isDirectory.boolValue ? configured : nil)
+                ?? (FileManager.default.fileExists(atPath: configured, isDirectory: &isDirectory) && isDirectory ? configured : nil)
             if let path {
                 daemon.reload = { () -> Result<DaemonSettings, ProtocolError> in
                     do {

@@ -7,7 +7,7 @@ import VitrineText
         let custom: [String: Value] = ["count": .number(3.4), "price": .number(12.5), "touches": .dictionary(["a": .dictionary(["scale": .number(1.25)])])]
         #expect(TextTemplate("It took {count:%.0f} seconds").render(custom) == "It took 3 seconds")
         #expect(TextTemplate("{count}").render(custom) == "3.4")
-        #expect(TextTemplate("{price:currency:EUR}").render(custom, locale: "de_DE").replacingOccurrences(of: "\u{a0}", with: " ") == "12,50 €")
+        #expect(TextTemplate("{price:currency:EUR}").render(custom, locale: "de_DE").replacing("\u{a0}", with: " ") == "12,50 €")
         #expect(TextTemplate("scale {touches.a.scale:%.2f}").render(custom) == "scale 1.25")
         #expect(TextTemplate("{{literal}} {missing}").render(custom) == "{literal} {missing}")
         #expect(TextTemplate("{count:percent}").render(["count": .number(0.5)]) == "50%")

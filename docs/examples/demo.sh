@@ -8,8 +8,8 @@ seconds=${1:-20}
 mkdir -p /tmp/vitrine-demo
 if [ ! -x .build/release/vitrined ] || [ ! -x .build/release/vitrinectl ]; then
     echo "demo: building (release)…"
-    swift build -c release --product vitrined >/dev/null
-    swift build -c release --product vitrinectl >/dev/null
+    swift build -c release --toolset config/release-toolset.json --product vitrined >/dev/null
+    swift build -c release --toolset config/release-toolset.json --product vitrinectl >/dev/null
 fi
 export VITRINE_SOCKET=/tmp/vitrine-demo/vitrine.sock
 .build/release/vitrined --config config/demo.toml --snapshot-dir /tmp/vitrine-demo &

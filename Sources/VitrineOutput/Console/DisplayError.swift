@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Why a screen (DRM or fbdev) could not be opened or driven. Each case's message says
 /// what was tried, on which path, and what to do about it.

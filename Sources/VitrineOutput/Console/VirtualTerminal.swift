@@ -1,6 +1,7 @@
 import CLinuxConsole
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The Linux virtual terminal the daemon shows on: switched to graphics mode (so the
 /// kernel console neither draws over the picture nor blinks its cursor), and asked to

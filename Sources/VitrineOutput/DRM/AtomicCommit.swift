@@ -1,5 +1,6 @@
 import CLibDRM
-import Foundation
+import FoundationEssentials
+import Glibc
 import VitrineRaster
 
 /// One atomic request per frame: the primary plane's FB_ID; the first one also sets the

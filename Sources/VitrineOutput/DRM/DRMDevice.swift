@@ -1,5 +1,6 @@
 import CLibDRM
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An open DRM card: owns the file descriptor and closes it in `deinit`.
 public final class DRMDevice {
@@ -19,7 +20,7 @@ public final class DRMDevice {
         self.fd = fd
     }
 
-    deinit { Foundation.close(fd) }
+    deinit { Glibc.close(fd) }
 
     /// `/dev/dri/card*` in numeric order (card0 before card10).
     public static func candidates(directory: String = "/dev/dri") -> [String] {
@@ -149,6 +150,6 @@ public enum DeviceProbe {
         guard let firstFailure = failures.first?.1 else { throw .noDevice(tried: []) }
         if failures.count == 1 { throw firstFailure }
         if failures.allSatisfy({ if case .permissionDenied = $0.1 { true } else { false } }) { throw firstFailure }
-        throw .noDevice(tried: failures.map { DisplayError.Attempt(path: $0.0, reason: $0.1.description.replacingOccurrences(of: $0.0 + ": ", with: "")) })
+        throw .noDevice(tried: failures.map { DisplayError.Attempt(path: $0.0, reason: $0.1.description.replacing($0.0 + ": ", with: "")) })
     }
 }

@@ -1,6 +1,8 @@
 import CLibDRM
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
+import Synchronization
 import VitrineRaster
 
 /// A screen driven through DRM/KMS: the picture is rendered into one system-memory
@@ -231,10 +233,9 @@ public final class DRMOutput: OutputBackend {
 /// Page-flip events read from the device. The read happens on the event queue; the count
 /// is what crosses over to the executor.
 final class FlipCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var received = 0
+    private let received = Atomic<Int>(0)
 
-    var count: Int { lock.withLock { received } }
+    var count: Int { received.load(ordering: .acquiring) }
 
     /// drmHandleEvent on a readable (non-blocking) device: counts the flip events read.
     func read(from fd: Int32) {
@@ -243,7 +244,7 @@ final class FlipCounter: @unchecked Sendable {
         context.page_flip_handler = { _, _, _, _, data in
             guard let data else { return }
             let counter = Unmanaged<FlipCounter>.fromOpaque(data).takeUnretainedValue()
-            counter.lock.withLock { counter.received += 1 }
+            counter.received.add(1, ordering: .releasing)
         }
         _ = drmHandleEvent(fd, &context)
     }

@@ -1,5 +1,6 @@
 import CLibDRM
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A CPU-drawable scan-out buffer: a dumb buffer, its mapping, and its framebuffer id.
 /// `deinit` removes the framebuffer, unmaps and destroys the buffer.

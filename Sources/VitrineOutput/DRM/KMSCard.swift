@@ -1,5 +1,6 @@
 import CLibDRM
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What a DRM card offers, read once at start: connectors, encoders, CRTCs. Plain values,
 /// so that choosing a connector, a mode and a CRTC is a pure function a test can feed.

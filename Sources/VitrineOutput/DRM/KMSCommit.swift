@@ -1,5 +1,6 @@
 import CLibDRM
-import Foundation
+import FoundationEssentials
+import Glibc
 import VitrineRaster
 
 /// How frames reach a CRTC: atomic commits or the legacy SetCrtc / PageFlip calls. The

@@ -1,5 +1,6 @@
 import CLibDRM
-import Foundation
+import FoundationEssentials
+import Glibc
 import VitrineRaster
 
 /// drmModeSetCrtc for the mode, drmModePageFlip for frames. Every KMS driver has these.

@@ -1,5 +1,6 @@
 import CLinuxConsole
-import Foundation
+import FoundationEssentials
+import Glibc
 import VitrineRaster
 
 /// The layout of a Linux framebuffer, checked to be one vitrine can write: 32 bits per
@@ -81,7 +82,7 @@ public final class FBDevOutput: OutputBackend {
             guard let mapped, mapped != MAP_FAILED else { throw .system(what: "mmap", path: path, errno: errno) }
             address = mapped
         } catch {
-            Foundation.close(fd)
+            Glibc.close(fd)
             throw error
         }
         self.init(path: path, fd: fd, memory: address, layout: layout, unmap: true, rotation: rotation,
@@ -147,7 +148,7 @@ public final class FBDevOutput: OutputBackend {
         closed = true
         vt?.restore()
         if unmap { munmap(memory, layout.length) }
-        if fd >= 0 { Foundation.close(fd) }
+        if fd >= 0 { Glibc.close(fd) }
         log("fbdev: \(path) given back")
     }
 }

@@ -42,18 +42,39 @@ public final class RollingNumberRenderer: ContentRenderer {
         }
     }
 
-    /// Where a rolling number's columns go in its bounds space.
-    private struct Placement {
+    /// Where a rolling number's columns go in its bounds space. A class, so that the
+    /// frames that look one up do not copy it.
+    private final class Placement {
         let columns: RollColumns
         let font: RollingNumberFont
         let textColor: Color
+        let spacing: Double
+        let boundsWidth: Double
+        let alignment: String
+        let line: Line
+        /// Per column, the glyphs its window shows.
+        let glyphs: [ColumnGlyphs]
+
+        init(columns: RollColumns, font: RollingNumberFont, textColor: Color, spacing: Double, boundsWidth: Double, alignment: String, line: Line, glyphs: [ColumnGlyphs]) {
+            self.columns = columns
+            self.font = font
+            self.textColor = textColor
+            self.spacing = spacing
+            self.boundsWidth = boundsWidth
+            self.alignment = alignment
+            self.line = line
+            self.glyphs = glyphs
+        }
+    }
+
+    /// The columns' places on the line, which depend on the text they come to rest on, not
+    /// on how far they have rolled.
+    private struct Line: Equatable {
         /// Per column (from the right): its width, and its pen position from the left.
         let widths: [Double]
         let pens: [Double]
         let lineHeight: Double
         let baseline: Double
-        /// Per column, the glyphs its window shows.
-        let glyphs: [ColumnGlyphs]
     }
 
     /// A glyph mask placed relative to the number's top-left pixel.
@@ -100,13 +121,66 @@ public final class RollingNumberRenderer: ContentRenderer {
     private func computePlacement(_ node: RenderTree.Node) -> Placement? {
         let v = node.values
         func value(_ slot: Int?) -> Value? { slot.map { v[slot: $0] } }
-        let columns = RollColumns(v.custom) ?? RollColumns(showing: RollingNumberProperties(v, kind: kind).text)
-        guard let font = font(value(slots.font)?.string ?? "DejaVu Sans", value(slots.fontSize)?.number ?? 96),
-              let rest = font.rest(columns.target)
-        else { return nil }
+        // The same layer's last placement: while the columns roll, only their positions
+        // change from frame to frame.
+        var previous: Placement?
+        for entry in recent.reversed() where entry.content.id == node.content.id {
+            previous = entry.placement
+            break
+        }
+        let columns = RollColumns(v.custom, reusing: previous?.columns) ?? RollColumns(showing: RollingNumberProperties(v, kind: kind).text)
+        guard let font = font(value(slots.font)?.string ?? "DejaVu Sans", value(slots.fontSize)?.number ?? 96) else { return nil }
         let spacing = value(slots.characterSpacing)?.number ?? 1
-        // The resting text's advances by column (from the right); columns that are
-        // leaving take their character's own.
+        let width = v.rect(.bounds).width
+        let alignment = value(slots.alignment)?.string ?? "left"
+        let reusable = previous.flatMap { p in
+            p.font === font && p.spacing == spacing && p.boundsWidth == width && p.alignment == alignment
+                && Self.restTheSame(p.columns, columns) ? p : nil
+        }
+        let line: Line
+        if let reusable {
+            line = reusable.line
+        } else {
+            guard let computed = self.line(columns, font: font, spacing: spacing, width: width, alignment: alignment) else { return nil }
+            line = computed
+        }
+        var glyphs: [ColumnGlyphs] = []
+        glyphs.reserveCapacity(columns.columns.count)
+        for (k, column) in columns.columns.enumerated() {
+            if let reusable, reusable.columns.columns[k] == column {
+                glyphs.append(reusable.glyphs[k])
+            } else {
+                glyphs.append(column.presence > 0 ? place(column, pen: line.pens[k], font: font, lineHeight: line.lineHeight, baseline: line.baseline) : ColumnGlyphs())
+            }
+        }
+        return Placement(
+            columns: columns, font: font, textColor: value(slots.textColor)?.color ?? .white, spacing: spacing, boundsWidth: width,
+            alignment: alignment, line: line, glyphs: glyphs)
+    }
+
+    /// Whether two states rest on the same text with the same columns present, so that
+    /// their columns take the same places.
+    private static func restTheSame(_ a: RollColumns, _ b: RollColumns) -> Bool {
+        guard a.columns.count == b.columns.count else { return false }
+        for k in a.columns.indices {
+            guard a.columns[k].presence == b.columns[k].presence else { return false }
+            guard a.columns[k].presence > 0 else { continue }
+            // The same strip rests on the same character at the same index, without
+            // comparing characters.
+            let x = a.columns[k].targetIndex, y = b.columns[k].targetIndex
+            let same = a.columns[k].strip.withUnsafeBufferPointer { p in
+                b.columns[k].strip.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress && p.count == q.count }
+            }
+            guard same ? x == y : a.columns[k].target == b.columns[k].target else { return false }
+        }
+        return true
+    }
+
+    /// The columns' places: the resting text's advances by column (from the right), scaled
+    /// by `spacing` and by each column's presence, aligned in `width`.
+    private func line(_ columns: RollColumns, font: RollingNumberFont, spacing: Double, width: Double, alignment: String) -> Line? {
+        guard let rest = font.rest(columns.target) else { return nil }
+        // Columns that are leaving take their character's own advance.
         var widths: [Double] = []
         widths.reserveCapacity(columns.columns.count)
         var present = 0
@@ -121,8 +195,7 @@ public final class RollingNumberRenderer: ContentRenderer {
             widths.append(advance * spacing * max(0, min(1, column.presence)))
         }
         let total = widths.reduce(0, +)
-        let width = v.rect(.bounds).width
-        var pen: Double = switch value(slots.alignment)?.string ?? "left" {
+        var pen: Double = switch alignment {
         case "center": (width - total) / 2
         case "right": width - total
         default: 0
@@ -132,14 +205,7 @@ public final class RollingNumberRenderer: ContentRenderer {
             pens[k] = pen
             pen += widths[k]
         }
-        var glyphs: [ColumnGlyphs] = []
-        glyphs.reserveCapacity(columns.columns.count)
-        for (k, column) in columns.columns.enumerated() {
-            glyphs.append(column.presence > 0 ? place(column, pen: pens[k], font: font, lineHeight: rest.lineHeight, baseline: rest.baseline) : ColumnGlyphs())
-        }
-        return Placement(
-            columns: columns, font: font, textColor: value(slots.textColor)?.color ?? .white, widths: widths, pens: pens,
-            lineHeight: rest.lineHeight, baseline: rest.baseline, glyphs: glyphs)
+        return Line(widths: widths, pens: pens, lineHeight: rest.lineHeight, baseline: rest.baseline)
     }
 
     /// The glyphs `column` shows with its pen at `pen`: each character's own glyph, its
@@ -171,8 +237,7 @@ public final class RollingNumberRenderer: ContentRenderer {
         guard t.a == 1, t.b == 0, t.c == 0, t.d == 1, let valueSlot = slots.value,
               new.values.differingSlots(from: old.values).allSatisfy({ $0 == valueSlot }),
               let before = placement(old), let after = placement(new),
-              before.widths == after.widths, before.pens == after.pens, before.lineHeight == after.lineHeight,
-              before.baseline == after.baseline
+              before.line == after.line
         else { return nil }
         let bounds = new.values.rect(.bounds)
         let origin = (x: Int((t.tx + bounds.minX).rounded()), y: Int((t.ty + bounds.minY).rounded()))
@@ -249,14 +314,14 @@ public final class RollingNumberRenderer: ContentRenderer {
 
     /// The pixels of the number's line, its bounds' top-left at `origin`.
     private func lineRect(bounds: Rect, origin: (x: Int, y: Int), _ place: Placement) -> PixelRect {
-        PixelRect(x: origin.x, y: origin.y, width: Int(bounds.width.rounded(.up)), height: Int(min(bounds.height, place.lineHeight).rounded(.up)))
+        PixelRect(x: origin.x, y: origin.y, width: Int(bounds.width.rounded(.up)), height: Int(min(bounds.height, place.line.lineHeight).rounded(.up)))
     }
 
     /// The pixels column `k` may draw in: the line, narrowed to the column's width while
     /// it grows or shrinks.
     private func columnRect(_ k: Int, lineClip: PixelRect, origin: (x: Int, y: Int), _ place: Placement) -> PixelRect {
         guard place.columns.columns[k].presence < 1 else { return lineClip }
-        let pen = place.pens[k], width = place.widths[k]
+        let pen = place.line.pens[k], width = place.line.widths[k]
         let left = origin.x + Int(pen.rounded(.down)), right = origin.x + Int((pen + width).rounded(.up))
         return lineClip.intersection(PixelRect(x: left, y: lineClip.y, width: right - left, height: lineClip.height))
     }

@@ -12,14 +12,27 @@ import VitrineCore
 /// for a column of the text, 0 for one that left it; it scales the column's width and
 /// opacity, so columns appear and disappear smoothly.
 public struct RollColumn: Hashable, Sendable {
-    public var strip: [Character]
+    public var strip: [Character] { didSet { stripText = nil } }
     public var position: Double
     public var presence: Double
+    /// The strip as it was read from a state value, so that the next frame's state, which
+    /// holds the same string, can reuse `strip` instead of splitting it into characters.
+    private var stripText: String?
 
     public init(strip: [Character], position: Double, presence: Double) {
         self.strip = strip
         self.position = position
         self.presence = presence
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.position == b.position && a.presence == b.presence && a.strip == b.strip
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(strip)
+        hasher.combine(position)
+        hasher.combine(presence)
     }
 
     /// A column showing `c`, at rest.
@@ -39,15 +52,21 @@ public struct RollColumn: Hashable, Sendable {
 
     /// The character the column comes to rest on.
     public var target: Character {
-        let index = Int(position.rounded())
-        return strip.isEmpty ? " " : strip[min(max(index, 0), strip.count - 1)]
+        strip.isEmpty ? " " : strip[targetIndex]
+    }
+
+    /// The index in `strip` of the character the column comes to rest on.
+    public var targetIndex: Int {
+        min(max(Int(position.rounded()), 0), max(strip.count - 1, 0))
     }
 
     var value: Value {
         .dictionary(["strip": .string(String(strip)), "pos": .number(position), "presence": .number(presence)])
     }
 
-    init?(_ value: Value) {
+    /// The column in a state value; `previous` is the same column read from an earlier
+    /// state, whose characters are reused when the strip is the same string.
+    init?(_ value: Value, reusing previous: RollColumn?) {
         // Read in one pass over the entries rather than by key: this runs for every
         // column of every frame of a roll.
         guard let d = value.dictionary else { return nil }
@@ -61,7 +80,10 @@ public struct RollColumn: Hashable, Sendable {
             }
         }
         guard let strip, !strip.isEmpty else { return nil }
-        self.init(strip: Array(strip), position: position ?? 0, presence: presence ?? 1)
+        // A string compares equal to the one it was copied from without reading it.
+        let characters = previous.flatMap { $0.stripText == strip ? $0.strip : nil } ?? Array(strip)
+        self.init(strip: characters, position: position ?? 0, presence: presence ?? 1)
+        stripText = strip
     }
 }
 
@@ -78,13 +100,17 @@ public struct RollColumns: Hashable, Sendable {
     }
 
     /// The state in a layer's custom properties (model or presentation), if any.
-    public init?(_ custom: [String: Value]) {
+    /// `previous`, the state read from an earlier frame of the same layer, saves splitting
+    /// the strips that did not change into characters again.
+    public init?(_ custom: [String: Value], reusing previous: RollColumns? = nil) {
         guard let d = custom[RollingNumber.stateKey]?.dictionary else { return nil }
         // Columns c0, c1, … up to the first missing or unreadable one, found in one pass
         // over the entries.
         var found = [RollColumn?](repeating: nil, count: d.count)
         for (key, value) in d {
-            if let k = Self.index(key), k < found.count { found[k] = RollColumn(value) }
+            if let k = Self.index(key), k < found.count {
+                found[k] = RollColumn(value, reusing: previous.flatMap { k < $0.columns.count ? $0.columns[k] : nil })
+            }
         }
         let columns = Array(found.prefix { $0 != nil }.map { $0! })
         guard !columns.isEmpty else { return nil }

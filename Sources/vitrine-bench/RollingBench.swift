@@ -90,7 +90,7 @@ private func rollingDaemon(seconds: Int, idleSeconds: Int) throws {
     let elapsed = Date().timeIntervalSince(start)
     let cpu = cpuSeconds(pid) - cpu0
     let rendered = try frames(request) - frames0
-    print("{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(elapsed)),\"frames\":\(rendered),\"fps\":\(f3(Double(rendered) / elapsed)),\"cpu_percent_of_core\":\(f3(100 * cpu / elapsed)),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss")))}")
+    print("{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(elapsed)),\"frames\":\(rendered),\"fps\":\(f3(Double(rendered) / elapsed)),\"cpu_percent_of_core\":\(f3(100 * cpu / elapsed)),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss"))),\"swift_runtime\":\"\(swiftRuntime(pid))\"}")
     // Let the last roll settle, then watch the daemon do nothing.
     let settleDeadline = Date().addingTimeInterval(10)
     while try request(#"{"cmd": "stats"}"#).contains("\"animating\":true"), Date() < settleDeadline { Thread.sleep(forTimeInterval: 0.2) }
@@ -120,9 +120,10 @@ private func cpuSeconds(_ pid: Int32) -> Double {
 }
 
 /// A total of `pid`'s memory in MB from /proc/PID/smaps_rollup: `Pss` (proportional set
-/// size: pages shared with other processes count in part — this benchmark itself maps
-/// the same Swift libraries, so the daemon's share of them is smaller here than on a
-/// kiosk where it runs alone) or `Rss` (every resident page in full: what it uses alone).
+/// size: pages shared with other processes count in part) or `Rss` (every resident page in
+/// full). Built with config/release-toolset.json, the daemon and this benchmark share no
+/// Swift library pages, so its PSS is what it uses on a kiosk where it runs alone; built
+/// without, they share the Swift libraries and its PSS here is less than alone.
 private func memoryMegabytes(_ pid: Int32, _ field: String) -> Double {
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return 0 }
     for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
@@ -130,6 +131,13 @@ private func memoryMegabytes(_ pid: Int32, _ field: String) -> Double {
         return kb / 1024
     }
     return 0
+}
+
+/// "static" when `pid` has the Swift runtime linked in (config/release-toolset.json), else
+/// "shared".
+private func swiftRuntime(_ pid: Int32) -> String {
+    let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
+    return maps.contains("libswiftCore.so") ? "shared" : "static"
 }
 
 /// One 1920×1080×4 copy between two warm buffers, median of 41.

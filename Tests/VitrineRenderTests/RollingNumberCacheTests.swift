@@ -33,7 +33,9 @@ import VitrineRender
 
     /// Each change after the first frame, in order: style, bounds and alignment changes
     /// must lay the number out again; going back to an earlier font must not show a
-    /// stale layout; column moves take the narrowed damage.
+    /// stale layout; column moves take the narrowed damage; a strip that changes under a
+    /// column that did not move, and a column that rolls onto a narrower character, must
+    /// not keep the last frame's glyphs or places.
     static let changes: [(String, Value)] = [
         ("fontSize", .number(64)),
         ("bounds", .rect(Rect(x: 0, y: 0, width: 300, height: 120))),
@@ -46,6 +48,9 @@ import VitrineRender
         ("roll", roll([("4567", 1.3, 1), ("3", 0, 1), ("2", 0, 1), ("1", 0, 1)])),
         ("roll", roll([("4567", 2.6, 1), ("3", 0, 1), ("2", 0, 1), ("1", 0, 1)])),
         ("roll", roll([("4567", 2.6, 1), ("39", 0.4, 1), ("2", 0, 1), ("1", 0, 0.5)])),
+        ("roll", roll([("4587", 2.6, 1), ("39", 0.4, 1), ("2", 0, 1), ("1", 0, 0.5)])),
+        ("roll", roll([("4587", 2.6, 1), ("1,", 0.6, 1), ("2", 0, 1), ("1", 0, 0.5)])),
+        ("roll", roll([("4587", 2.6, 1), ("1,", 0.4, 1), ("2", 0, 1), ("1", 0, 0.5)])),
         ("textColor", .color(Color(css: "#80ff80")!)),
         ("roll", roll([("4567", 3, 1), ("39", 1, 1), ("2", 0, 1), ("1", 0, 1)])),
     ]

@@ -30,6 +30,9 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// that embeds the daemon and handles signals itself sets this to false and calls
     /// `stop()`.
     public var handlesSignals = true
+    /// Once serving, gives back the memory start-up used (`StartupMemory`): what the
+    /// `vitrined` executable does; off for programs that embed the daemon.
+    public var releasesStartupMemory = false
     /// Headless snapshots: after frames, `latest.png` here at most once a second.
     public var snapshotDirectory: String?
     private var lastSnapshot = 0.0
@@ -63,6 +66,13 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         try server.start(inheritedSocket: inheritedSocket)
         _ = try loop.submit { self.compositor.renderFrame() }.wait()
         notifySystemd("READY=1\nSTATUS=serving \(settings.socketPath)")
+        if releasesStartupMemory {
+            let logger = logger
+            loop.execute {
+                let (before, after) = StartupMemory.release()
+                logger.debug("start-up memory given back: resident \(before / 1024) MB → \(after / 1024) MB")
+            }
+        }
         stopped.wait()
         server.stop()
         // Gives the screen back (DRM: waits for the pending flip, restores the CRTC).

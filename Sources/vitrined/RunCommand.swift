@@ -91,6 +91,7 @@ struct RunCommand: ParsableCommand {
         }
         do {
             let daemon = try Daemon(settings: settings, output: output, logger: logger)
+            daemon.releasesStartupMemory = true
             var isDirectory = false
             let configured = configuration.output.snapshotDirectory
             daemon.snapshotDirectory = snapshotDir

@@ -1,10 +1,14 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-/// The rasterizer's kernels are ~1000× slower unoptimized, so they are built with `-O` in
-/// debug builds too; otherwise golden-image tests would crawl.
-let optimizedInDebug: [SwiftSetting] = [
+/// The modules every frame runs through (raster kernels, text, content renderers). The
+/// rasterizer's kernels are ~1000× slower unoptimized, so they are built with `-O` in debug
+/// builds too; otherwise golden-image tests would crawl. Dynamic exclusivity checks are
+/// off in every build: they cost a runtime call per class property access, per glyph and
+/// per pixel row.
+let framePath: [SwiftSetting] = [
     .unsafeFlags(["-O", "-enforce-exclusivity=unchecked"], .when(configuration: .debug)),
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
 
 let package = Package(
@@ -37,7 +41,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(
             name: "VitrineRaster", dependencies: ["VitrineCore", "CPNG"],
-            swiftSettings: optimizedInDebug),
+            swiftSettings: framePath),
         .systemLibrary(
             name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]),
@@ -46,7 +50,7 @@ let package = Package(
             providers: [.apt(["libpixman-1-dev"])]),
         .target(
             name: "VitrineText", dependencies: ["VitrineCore", "CFreeType", "CHarfBuzz", "CFontconfig"],
-            swiftSettings: optimizedInDebug),
+            swiftSettings: framePath),
         .systemLibrary(
             name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
             providers: [.apt(["libfreetype-dev"])]),
@@ -81,16 +85,14 @@ let package = Package(
         // `vitrine-bench protocol` starts the `vitrined` built beside it, so it is built first.
         .executableTarget(
             name: "vitrinectl",
-            dependencies: ["VitrineProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            linkerSettings: [.linkedLibrary("Foundation")]),
+            dependencies: ["VitrineProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(name: "VitrinectlTests", dependencies: ["vitrinectl", "vitrined", "VitrineProtocol"]),
         .executableTarget(
             name: "vitrine-bench",
             dependencies: [
                 "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman", "VitrineDaemon", "vitrined",
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            linkerSettings: [.linkedLibrary("Foundation")]),
+            ]),
         .testTarget(
             name: "VitrineCoreTests",
             dependencies: [
@@ -109,7 +111,7 @@ let package = Package(
         .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling"]),
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineOutput"],
-            swiftSettings: optimizedInDebug),
+            swiftSettings: framePath),
         .target(name: "VitrineTestSupport", dependencies: ["VitrineRaster"], path: "Tests/VitrineTestSupport"),
         .testTarget(
             name: "VitrineRenderTests",

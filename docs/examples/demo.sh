@@ -32,5 +32,11 @@ while [ $(( $(date +%s) - start )) -lt "$seconds" ]; do
     echo "demo: $visitors visitors, ${elapsed}s"
     sleep 1
 done
+# Let the last roll come to rest (the default spring takes a few seconds) before the
+# final picture.
+for _ in $(seq 100); do
+    ctl send '{"cmd": "stats"}' | grep -q '"animating":false' && break
+    sleep 0.1
+done
 ctl screenshot /tmp/vitrine-demo/final.png >/dev/null
-echo "demo: done — last frame in /tmp/vitrine-demo/final.png"
+echo "demo: done — the settled last frame is /tmp/vitrine-demo/final.png"

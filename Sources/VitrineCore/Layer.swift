@@ -59,6 +59,9 @@ public struct PropertyValues: Hashable, Sendable {
     public func differingSlots(from other: PropertyValues) -> [Int] {
         let count = max(base.count, other.base.count)
         if overrides.isEmpty && other.overrides.isEmpty {
+            // Values of the same layer usually share the model's slot array: then the
+            // comparison does not read it.
+            if base == other.base { return [] }
             return (0..<count).filter { $0 >= base.count || $0 >= other.base.count || base[$0] != other.base[$0] }
         }
         let a = slots, b = other.slots

@@ -48,7 +48,16 @@ struct SolidBlitter: Blitter {
     }
 
     mutating func blitRect(_ rect: PixelRect) {
-        for y in rect.y..<rect.maxY { Kernels.overSolid(surface.row(y) + rect.x, count: rect.width, color) }
+        guard !rect.isEmpty else { return }
+        // Rows of damage are short and many: the row pointer steps by the stride, and an
+        // opaque colour goes straight to the fill.
+        var row = surface.row(rect.y) + rect.x
+        let stride = surface.stride
+        if color >= 0xFF00_0000 {
+            for _ in 0..<rect.height { Kernels.fill(row, count: rect.width, color); row += stride }
+        } else {
+            for _ in 0..<rect.height { Kernels.overSolid(row, count: rect.width, color); row += stride }
+        }
     }
 }
 

@@ -92,15 +92,23 @@ enum Kernels {
 
     /// Stores `value` into `count` pixels (SRC), 32 pixels per iteration once aligned.
     static func fill(_ dst: UnsafeMutablePointer<UInt32>, count: Int, _ value: UInt32) {
+        guard count >= 8 else {
+            for i in 0..<count { dst[i] = value }
+            return
+        }
+        // Damage rows are short (a glyph's width): unaligned 8-pixel stores at both ends
+        // instead of pixel-by-pixel heads and tails, aligned ones between. The stores
+        // overlap, which a fill does not mind.
         let v = P8(repeating: value)
-        var i = 0
-        while i < count, Int(bitPattern: dst + i) & 31 != 0 { dst[i] = value; i += 1 }
+        store(v, dst)
+        store(v, dst + count - 8)
+        let misalignment = Int(bitPattern: dst) & 31
+        var i = misalignment == 0 ? 0 : (32 - misalignment) / 4
         while i + 32 <= count {
             store(v, dst + i); store(v, dst + i + 8); store(v, dst + i + 16); store(v, dst + i + 24)
             i += 32
         }
         while i + 8 <= count { store(v, dst + i); i += 8 }
-        while i < count { dst[i] = value; i += 1 }
     }
 
     /// `src OVER dst` for a constant premultiplied colour.
@@ -137,34 +145,45 @@ enum Kernels {
         let s = P8(repeating: src)
         let srb = lowChannels(s), sag = highChannels(s)
         let ia = W16(repeating: UInt16(255 - (src >> 24)))
-        @inline(__always) func block(_ i: Int) {
-            let bits = UnsafeRawPointer(mask + i).loadUnaligned(as: UInt64.self)
+        /// Eight pixels at `d` through eight coverage bytes at `m`.
+        @inline(__always) func block(_ d: UnsafeMutablePointer<UInt32>, _ m: UnsafePointer<UInt8>) {
+            let bits = UnsafeRawPointer(m).loadUnaligned(as: UInt64.self)
             if bits == 0 { return }
             if bits == ~0 {
                 // Full coverage: the colour itself (x·255/255 rounds back to x).
-                store(opaque ? s : s &+ scale(load(dst + i), ia), dst + i)
+                store(opaque ? s : s &+ scale(load(d), ia), d)
                 return
             }
-            let m16 = widen(loadMask(mask + i))
+            let m16 = widen(loadMask(m))
             let smrb = mulDiv(srb, m16), smag = mulDiv(sag, m16)
             // An opaque colour's alpha through coverage m is m itself.
             let ia16 = opaque ? 255 &- m16 : widen(255 &- (unsafeBitCast(smag, to: P8.self) &>> 16))
-            let d = load(dst + i)
-            let rb = smrb &+ mulDiv(lowChannels(d), ia16)
-            let ag = smag &+ mulDiv(highChannels(d), ia16)
-            store(join(rb, ag), dst + i)
+            let old = load(d)
+            let rb = smrb &+ mulDiv(lowChannels(old), ia16)
+            let ag = smag &+ mulDiv(highChannels(old), ia16)
+            store(join(rb, ag), d)
         }
         var i = 0
         while i + 16 <= count {
-            block(i)
-            block(i + 8)
+            block(dst + i, mask + i)
+            block(dst + i + 8, mask + i + 8)
             i += 16
         }
-        if i + 8 <= count { block(i); i += 8 }
-        while i < count {
-            let m = UInt32(mask[i])
-            if m != 0 { dst[i] = overPixel(scalePixel(src, m), dst[i]) }
-            i += 1
+        if i + 8 <= count { block(dst + i, mask + i); i += 8 }
+        let rest = count - i
+        guard rest > 0 else { return }
+        // The last pixels of a glyph row go through one block too, on copies padded with
+        // no coverage; only they are written back.
+        var tailMask: UInt64 = 0
+        withUnsafeMutableBytes(of: &tailMask) { $0.baseAddress!.copyMemory(from: mask + i, byteCount: rest) }
+        if tailMask == 0 { return }
+        var tail = P8()
+        withUnsafeMutableBytes(of: &tail) { t in
+            t.baseAddress!.copyMemory(from: dst + i, byteCount: rest * 4)
+            withUnsafeBytes(of: &tailMask) { m in
+                block(t.baseAddress!.assumingMemoryBound(to: UInt32.self), m.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+            UnsafeMutableRawPointer(dst + i).copyMemory(from: t.baseAddress!, byteCount: rest * 4)
         }
     }
 

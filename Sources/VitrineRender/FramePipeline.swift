@@ -59,26 +59,32 @@ public final class FramePipeline {
 }
 
 /// Rectangles covering the same pixels with no overlaps, so that none is painted twice.
+/// Runs every frame: the pieces are cut into two buffers that are reused, not into an array
+/// per rectangle.
 func disjoint(_ rects: [PixelRect]) -> [PixelRect] {
     var result: [PixelRect] = []
+    result.reserveCapacity(rects.count * 2)
+    var pieces: [PixelRect] = [], cut: [PixelRect] = []
     for r in rects where !r.isEmpty {
-        var pieces = [r]
-        for existing in result {
-            pieces = pieces.flatMap { subtract(existing, from: $0) }
+        pieces.removeAll(keepingCapacity: true)
+        pieces.append(r)
+        for existing in result.indices {
+            cut.removeAll(keepingCapacity: true)
+            for piece in pieces { subtract(result[existing], from: piece, into: &cut) }
+            swap(&pieces, &cut)
+            if pieces.isEmpty { break }
         }
         result += pieces
     }
     return result
 }
 
-/// The parts of `r` outside `cut`: up to four rectangles.
-func subtract(_ cut: PixelRect, from r: PixelRect) -> [PixelRect] {
+/// Appends the parts of `r` outside `cut` to `parts`: up to four rectangles.
+func subtract(_ cut: PixelRect, from r: PixelRect, into parts: inout [PixelRect]) {
     let i = r.intersection(cut)
-    guard !i.isEmpty else { return [r] }
-    var parts: [PixelRect] = []
+    guard !i.isEmpty else { parts.append(r); return }
     if i.y > r.y { parts.append(PixelRect(x: r.x, y: r.y, width: r.width, height: i.y - r.y)) }
     if i.maxY < r.maxY { parts.append(PixelRect(x: r.x, y: i.maxY, width: r.width, height: r.maxY - i.maxY)) }
     if i.x > r.x { parts.append(PixelRect(x: r.x, y: i.y, width: i.x - r.x, height: i.height)) }
     if i.maxX < r.maxX { parts.append(PixelRect(x: i.maxX, y: i.y, width: r.maxX - i.maxX, height: i.height)) }
-    return parts
 }

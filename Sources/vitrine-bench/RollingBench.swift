@@ -110,8 +110,20 @@ private func frames(_ request: (String) throws -> String) throws -> Int {
     return Int(n)
 }
 
-/// User + system CPU seconds of `pid` (from /proc/PID/stat).
+/// CPU seconds `pid` has run, all its threads, user and system: the scheduler's
+/// nanosecond count (/proc/PID/task/*/schedstat) where the kernel keeps it, else the
+/// 10 ms ticks of /proc/PID/stat.
 private func cpuSeconds(_ pid: Int32) -> Double {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    var nanoseconds = 0.0
+    var found = false
+    for task in tasks {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
+              let onCPU = text.split(separator: " ").first.flatMap({ Double($0) }) else { continue }
+        nanoseconds += onCPU
+        found = true
+    }
+    if found { return nanoseconds / 1e9 }
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
           let close = stat.lastIndex(of: ")") else { return 0 }
     let fields = stat[stat.index(after: close)...].split(separator: " ")

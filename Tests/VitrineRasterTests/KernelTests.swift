@@ -19,11 +19,16 @@ import Testing
         }
     }
 
+    /// Every length up to 80 at every alignment: the value in exactly those pixels.
     @Test func fillStoresValue() {
-        var dst = [UInt32](repeating: 7, count: 21)
-        dst.withUnsafeMutableBufferPointer { Kernels.fill($0.baseAddress! + 1, count: 19, 0x8040_2010) }
-        #expect(dst.first == 7 && dst.last == 7)
-        #expect(dst[1...19].allSatisfy { $0 == 0x8040_2010 })
+        for offset in 0..<8 {
+            for count in 0...80 {
+                var dst = [UInt32](repeating: 7, count: count + 16)
+                dst.withUnsafeMutableBufferPointer { Kernels.fill($0.baseAddress! + offset, count: count, 0x8040_2010) }
+                let inside = offset..<(offset + count)
+                #expect(dst.indices.allSatisfy { inside.contains($0) ? dst[$0] == 0x8040_2010 : dst[$0] == 7 }, "offset \(offset), count \(count)")
+            }
+        }
     }
 
     /// Masks made of whole 8-pixel blocks of 0, of 255 and of mixed coverage, so that

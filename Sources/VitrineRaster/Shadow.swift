@@ -105,13 +105,7 @@ extension Surface {
         let reach = area.expanded(by: extent)
         let frame = PixelRect(covering: path.applying(shifted).controlBounds).expanded(by: extent).intersection(reach)
         guard !frame.isEmpty else { return }
-        let mask = A8Mask(covering: frame)
-        var r = Rasterizer(clip: frame)
-        r.add(path, transform: shifted)
-        var b = MaskBlitter(mask: mask)
-        r.fill(into: &b)
-        mask.blur(sigma: sigma)
-        draw(mask, color: color, clip: clip)
+        draw(A8Mask.blurredShadow(of: path, transform: shifted, over: frame, sigma: sigma), color: color, clip: clip)
     }
 
     /// The general case through the cache: the whole shadow is blurred at its sub-pixel
@@ -135,15 +129,7 @@ extension Surface {
         let key = ShadowCache.Key(
             shape: .path(path, a: local.a, b: local.b, c: local.c, d: local.d),
             fractionX: local.tx, fractionY: local.ty, sigma: sigma)
-        let mask = cache.mask(for: key) {
-            let mask = A8Mask(covering: frame)
-            var r = Rasterizer(clip: frame)
-            r.add(path, transform: local)
-            var b = MaskBlitter(mask: mask)
-            r.fill(into: &b)
-            mask.blur(sigma: sigma)
-            return mask
-        }
+        let mask = cache.mask(for: key) { A8Mask.blurredShadow(of: path, transform: local, over: frame, sigma: sigma) }
         draw(mask, color: color, offsetX: dx, offsetY: dy, clip: clip)
         return true
     }
@@ -185,15 +171,7 @@ extension Surface {
         let scaled = corners.isEmpty ? CornerRadii(0) : CornerRadii(
             minXMinY: radii.minXMinY * scale, maxXMinY: radii.maxXMinY * scale,
             minXMaxY: radii.minXMaxY * scale, maxXMaxY: radii.maxXMaxY * scale)
-        let make = {
-            let mask = A8Mask(covering: local)
-            var r = Rasterizer(clip: local)
-            r.add(Path(roundedRect: small, radii: scaled, corners: corners))
-            var b = MaskBlitter(mask: mask)
-            r.fill(into: &b)
-            mask.blur(sigma: sigma)
-            return mask
-        }
+        let make = { A8Mask.blurredShadow(of: Path(roundedRect: small, radii: scaled, corners: corners), over: local, sigma: sigma) }
         let key = ShadowCache.Key(
             shape: .roundedRect(width: small.width, height: small.height, radii: scaled, corners: corners),
             fractionX: small.minX, fractionY: small.minY, sigma: sigma)
@@ -231,6 +209,19 @@ extension Surface {
             }
         }
         return true
+    }
+}
+
+extension A8Mask {
+    /// `path`'s coverage over `frame`, blurred by `sigma`: a shadow before its colour.
+    static func blurredShadow(of path: Path, transform: AffineTransform = .identity, over frame: PixelRect, sigma: Double) -> A8Mask {
+        let mask = A8Mask(covering: frame)
+        var r = Rasterizer(clip: frame)
+        r.add(path, transform: transform)
+        var b = MaskBlitter(mask: mask)
+        r.fill(into: &b)
+        mask.blur(sigma: sigma)
+        return mask
     }
 }
 

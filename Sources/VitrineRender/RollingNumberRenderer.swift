@@ -46,24 +46,26 @@ public final class RollingNumberRenderer: ContentRenderer {
     /// frames that look one up do not copy it.
     private final class Placement {
         let columns: RollColumns
-        let font: RollingNumberFont
-        let textColor: Color
-        let spacing: Double
-        let boundsWidth: Double
-        let alignment: String
+        let style: LineStyle
         let line: Line
         /// Per column, the glyphs its window shows.
         let glyphs: [ColumnGlyphs]
+        let textColor: Color
 
-        init(columns: RollColumns, font: RollingNumberFont, textColor: Color, spacing: Double, boundsWidth: Double, alignment: String, line: Line, glyphs: [ColumnGlyphs]) {
-            self.columns = columns
-            self.font = font
-            self.textColor = textColor
-            self.spacing = spacing
-            self.boundsWidth = boundsWidth
-            self.alignment = alignment
-            self.line = line
-            self.glyphs = glyphs
+        init(columns: RollColumns, style: LineStyle, line: Line, glyphs: [ColumnGlyphs], textColor: Color) {
+            (self.columns, self.style, self.line, self.glyphs, self.textColor) = (columns, style, line, glyphs, textColor)
+        }
+    }
+
+    /// What, besides the resting text, the columns' places depend on.
+    private struct LineStyle: Equatable {
+        let font: RollingNumberFont
+        let spacing: Double
+        let width: Double
+        let alignment: String
+
+        static func == (a: Self, b: Self) -> Bool {
+            a.font === b.font && a.spacing == b.spacing && a.width == b.width && a.alignment == b.alignment
         }
     }
 
@@ -130,20 +132,11 @@ public final class RollingNumberRenderer: ContentRenderer {
         }
         let columns = RollColumns(v.custom, reusing: previous?.columns) ?? RollColumns(showing: RollingNumberProperties(v, kind: kind).text)
         guard let font = font(value(slots.font)?.string ?? "DejaVu Sans", value(slots.fontSize)?.number ?? 96) else { return nil }
-        let spacing = value(slots.characterSpacing)?.number ?? 1
-        let width = v.rect(.bounds).width
-        let alignment = value(slots.alignment)?.string ?? "left"
-        let reusable = previous.flatMap { p in
-            p.font === font && p.spacing == spacing && p.boundsWidth == width && p.alignment == alignment
-                && Self.restTheSame(p.columns, columns) ? p : nil
-        }
-        let line: Line
-        if let reusable {
-            line = reusable.line
-        } else {
-            guard let computed = self.line(columns, font: font, spacing: spacing, width: width, alignment: alignment) else { return nil }
-            line = computed
-        }
+        let style = LineStyle(
+            font: font, spacing: value(slots.characterSpacing)?.number ?? 1, width: v.rect(.bounds).width,
+            alignment: value(slots.alignment)?.string ?? "left")
+        let reusable = previous.flatMap { $0.style == style && Self.restTheSame($0.columns, columns) ? $0 : nil }
+        guard let line = reusable?.line ?? self.line(columns, style) else { return nil }
         var glyphs: [ColumnGlyphs] = []
         glyphs.reserveCapacity(columns.columns.count)
         for (k, column) in columns.columns.enumerated() {
@@ -153,9 +146,7 @@ public final class RollingNumberRenderer: ContentRenderer {
                 glyphs.append(column.presence > 0 ? place(column, pen: line.pens[k], font: font, lineHeight: line.lineHeight, baseline: line.baseline) : ColumnGlyphs())
             }
         }
-        return Placement(
-            columns: columns, font: font, textColor: value(slots.textColor)?.color ?? .white, spacing: spacing, boundsWidth: width,
-            alignment: alignment, line: line, glyphs: glyphs)
+        return Placement(columns: columns, style: style, line: line, glyphs: glyphs, textColor: value(slots.textColor)?.color ?? .white)
     }
 
     /// Whether two states rest on the same text with the same columns present, so that
@@ -177,8 +168,9 @@ public final class RollingNumberRenderer: ContentRenderer {
     }
 
     /// The columns' places: the resting text's advances by column (from the right), scaled
-    /// by `spacing` and by each column's presence, aligned in `width`.
-    private func line(_ columns: RollColumns, font: RollingNumberFont, spacing: Double, width: Double, alignment: String) -> Line? {
+    /// by the style's spacing and by each column's presence, aligned in its width.
+    private func line(_ columns: RollColumns, _ style: LineStyle) -> Line? {
+        let font = style.font
         guard let rest = font.rest(columns.target) else { return nil }
         // Columns that are leaving take their character's own advance.
         var widths: [Double] = []
@@ -192,12 +184,12 @@ public final class RollingNumberRenderer: ContentRenderer {
             } else {
                 advance = font.shaped(column.visible.first).advance ?? 0
             }
-            widths.append(advance * spacing * max(0, min(1, column.presence)))
+            widths.append(advance * style.spacing * max(0, min(1, column.presence)))
         }
         let total = widths.reduce(0, +)
-        var pen: Double = switch alignment {
-        case "center": (width - total) / 2
-        case "right": width - total
+        var pen: Double = switch style.alignment {
+        case "center": (style.width - total) / 2
+        case "right": style.width - total
         default: 0
         }
         var pens = [Double](repeating: 0, count: widths.count)

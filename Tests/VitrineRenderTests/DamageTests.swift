@@ -69,12 +69,9 @@ import VitrineTestSupport
             if frame + 1 >= bufferCount {
                 #expect(report.repaintedPixels < 320 * 200, "\(name) repainted the whole screen")
             }
-            let expected = try full.snapshot(scene, root: "root", at: time)
-            let actual = try #require(output.frontBuffer)
-            if !actual.hasSamePixels(as: expected) {
-                let paths = try GoldenImage.writeMismatch(actual, expected: expected, name: "damage-\(name)-buffers\(bufferCount)")
-                Issue.record("\(name) with \(bufferCount) buffers: partial repaint differs from a full repaint; see \(paths)")
-            }
+            try Golden.expectSamePixels(
+                output.frontBuffer, as: full.snapshot(scene, root: "root", at: time), name: "damage-\(name)-buffers\(bufferCount)",
+                "\(name) with \(bufferCount) buffers: the partial repaint")
         }
     }
 
@@ -101,8 +98,7 @@ import VitrineTestSupport
             let t = Double(frame) / 12
             _ = scene.advance(to: t)
             try pipeline.render(scene.renderTree(root: "root", at: t))
-            let expected = try full.snapshot(scene, root: "root", at: t)
-            #expect(try #require(output.frontBuffer).hasSamePixels(as: expected), "frame \(frame)")
+            try Golden.expectSamePixels(output.frontBuffer, as: full.snapshot(scene, root: "root", at: t), name: "damage-animated-\(frame)", "frame \(frame)")
         }
     }
 
@@ -142,12 +138,9 @@ import VitrineTestSupport
             } else if text.count == 7 {
                 #expect(report.presented && damaged > 0 && damaged < layerArea / 2, "\(text): \(report.damage)")
             }
-            let expected = try full.snapshot(scene, root: "root", at: time)
-            let actual = try #require(output.frontBuffer)
-            if !actual.hasSamePixels(as: expected) {
-                let paths = try GoldenImage.writeMismatch(actual, expected: expected, name: "damage-digits-\(frame)-buffers\(bufferCount)")
-                Issue.record("\(text) with \(bufferCount) buffers: partial repaint differs from a full repaint; see \(paths)")
-            }
+            try Golden.expectSamePixels(
+                output.frontBuffer, as: full.snapshot(scene, root: "root", at: time), name: "damage-digits-\(frame)-buffers\(bufferCount)",
+                "\(text) with \(bufferCount) buffers: the partial repaint")
         }
     }
 

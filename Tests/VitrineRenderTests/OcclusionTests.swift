@@ -54,7 +54,9 @@ import VitrineRender
             stale.clear(PremultipliedColor(Color(css: "magenta")!))
             renderer.render(tree, into: stale, region: [stale.bounds])
             let fresh = try StandardKinds.renderer().snapshot(scene, root: "root", at: 0)
-            #expect(stale.hasSamePixels(as: fresh), "\(name)\(roundedParent ? " in a rounded parent" : "")")
+            try Golden.expectSamePixels(
+                stale, as: fresh, name: "occlusion-\(name)\(roundedParent ? "-rounded-parent" : "")",
+                "\(name)\(roundedParent ? " in a rounded parent" : "")")
         }
     }
 }

@@ -50,8 +50,9 @@ import VitrineRender
             try pipeline.render(scene.renderTree(root: "root", at: change.1))
             #expect(shadows.misses == missesBefore + (change.0 == "move" ? 0 : 1), "\(change.0)")
             #expect(gradients.misses == 1)
-            let expected = try StandardKinds.renderer().snapshot(scene, root: "root", at: change.1)
-            #expect(try #require(output.frontBuffer).hasSamePixels(as: expected), "frame \(frame): \(change.0)")
+            try Golden.expectSamePixels(
+                output.frontBuffer, as: StandardKinds.renderer().snapshot(scene, root: "root", at: change.1),
+                name: "renderer-cache-\(frame)", "frame \(frame): \(change.0)")
         }
     }
 }

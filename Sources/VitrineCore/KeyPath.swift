@@ -39,7 +39,8 @@ extension Value {
     ///
     /// Points have `x`, `y`; sizes `width`, `height`; rects `origin`, `size` and their
     /// parts; transforms `rotation` (= `rotation.z`), `scale` (uniform), `scale.x`,
-    /// `scale.y`, `translation`, `translation.x`, `translation.y`; dictionaries their keys.
+    /// `scale.y`, `translation`, `translation.x`, `translation.y`; dictionaries their keys;
+    /// arrays their indices (`0`, `1`, …).
     public func component(_ path: ArraySlice<String>) -> Value? {
         guard let head = path.first else { return self }
         let rest = path.dropFirst()
@@ -78,15 +79,38 @@ extension Value {
             }
         case .dictionary(let d):
             return d[head]?.component(rest)
-        case .number, .color, .bool, .string, .array:
+        case .array(let a):
+            guard let i = Self.index(head), i < a.count else { return nil }
+            return a[i].component(rest)
+        case .number, .color, .bool, .string:
             return nil
         }
+    }
+
+    /// The array index a key path part names: a whole number written without sign or
+    /// leading zeros (`0`, `12`).
+    static func index(_ part: String) -> Int? {
+        var utf8 = part.utf8.makeIterator()
+        guard let first = utf8.next(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return nil }
+        var i = Int(first - UInt8(ascii: "0"))
+        while let byte = utf8.next() {
+            guard i > 0, i < 100_000_000, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            i = i * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return i
     }
 
     /// Replaces the part `path` names with `newValue` in place, as `settingComponent`
     /// would; false, changing nothing, where that returns nil. Dictionaries that are not
     /// shared are changed without being copied.
     mutating func setComponent(_ path: ArraySlice<String>, to newValue: Value) -> Bool {
+        if case .array(var a) = self, let head = path.first {
+            guard let i = Self.index(head), i < a.count else { return false }
+            // As for dictionaries below: the element changes in place when not shared.
+            self = .bool(false)
+            defer { self = .array(a) }
+            return a[i].setComponent(path.dropFirst(), to: newValue)
+        }
         guard case .dictionary(var d) = self, let head = path.first else {
             guard let v = settingComponent(path, to: newValue) else { return false }
             self = v
@@ -108,7 +132,7 @@ extension Value {
 
     /// This value with the part `path` names replaced by `newValue`, or nil when there is
     /// no such part or `newValue` has the wrong type for it. Dictionaries grow the keys a
-    /// path names.
+    /// path names; arrays keep their length.
     public func settingComponent(_ path: ArraySlice<String>, to newValue: Value) -> Value? {
         guard let head = path.first else {
             if case .dictionary = self { return newValue }
@@ -165,7 +189,12 @@ extension Value {
                 d[head] = updated
             }
             return .dictionary(d)
-        case .number, .color, .bool, .string, .array:
+        case .array(var a):
+            // Arrays keep their length: an index past the end names nothing.
+            guard let i = Self.index(head), i < a.count, let updated = a[i].settingComponent(rest, to: newValue) else { return nil }
+            a[i] = updated
+            return .array(a)
+        case .number, .color, .bool, .string:
             return nil
         }
     }

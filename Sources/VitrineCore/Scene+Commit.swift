@@ -359,7 +359,7 @@ extension PropertyValues {
                 copy.custom[p.property] = value
             } else {
                 guard let v = (custom[p.property] ?? .dictionary([:])).settingComponent(p.subpath, to: value) else {
-                    throw .typeMismatch(keyPath: path.description, expected: "a path through objects", got: "a path into \(custom[p.property]?.type.phrase ?? "nothing")")
+                    throw .typeMismatch(keyPath: path.description, expected: "a path through objects and array indices within their length", got: "a path into \(custom[p.property]?.type.phrase ?? "nothing")")
                 }
                 copy.custom[p.property] = v
             }

@@ -154,33 +154,38 @@ public final class RollingNumberRenderer: ContentRenderer {
     private static func restTheSame(_ a: RollColumns, _ b: RollColumns) -> Bool {
         guard a.columns.count == b.columns.count else { return false }
         for k in a.columns.indices {
-            guard a.columns[k].presence == b.columns[k].presence else { return false }
-            guard a.columns[k].presence > 0 else { continue }
-            // The same strip rests on the same character at the same index, without
-            // comparing characters.
-            let x = a.columns[k].targetIndex, y = b.columns[k].targetIndex
-            let same = a.columns[k].strip.withUnsafeBufferPointer { p in
-                b.columns[k].strip.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress && p.count == q.count }
+            let x = a.columns[k], y = b.columns[k]
+            guard x.presence == y.presence, x.rest == y.rest else { return false }
+            guard x.presence > 0 else { continue }
+            guard let rest = x.rest else {
+                // A column leaving the text takes the advance of the character it shows.
+                guard x.visible.first == y.visible.first else { return false }
+                continue
             }
-            guard same ? x == y : a.columns[k].target == b.columns[k].target else { return false }
+            // The same strip rests on the same character, without comparing characters.
+            let same = x.strip.withUnsafeBufferPointer { p in
+                y.strip.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress && p.count == q.count }
+            }
+            guard same || x.strip[rest] == y.strip[rest] else { return false }
         }
         return true
     }
 
-    /// The columns' places: the resting text's advances by column (from the right), scaled
-    /// by the style's spacing and by each column's presence, aligned in its width.
+    /// The columns' places: the advances of the text the columns rest on, by column (from
+    /// the right), scaled by the style's spacing and by each column's presence, aligned in
+    /// its width. They stay put while the digits roll.
     private func line(_ columns: RollColumns, _ style: LineStyle) -> Line? {
         let font = style.font
-        guard let rest = font.rest(columns.target) else { return nil }
+        guard let rest = font.rest(columns.restingText) else { return nil }
         // Columns that are leaving take their character's own advance.
         var widths: [Double] = []
         widths.reserveCapacity(columns.columns.count)
-        var present = 0
+        var resting = 0
         for column in columns.columns {
             let advance: Double
-            if column.presence > 0, present < rest.advances.count {
-                advance = rest.advances[present]
-                present += 1
+            if column.rest != nil, resting < rest.advances.count {
+                advance = rest.advances[resting]
+                resting += 1
             } else {
                 advance = font.shaped(column.visible.first).advance ?? 0
             }

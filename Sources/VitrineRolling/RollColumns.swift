@@ -1,23 +1,19 @@
 import VitrineCore
 
-/// The state of a rolling number's columns, kept in its custom property `roll`:
+/// One column of a rolling number: a strip of characters seen through a window one line
+/// high.
 ///
-/// ```
-/// roll = {"c0": {"strip": "3456", "pos": 3, "presence": 1}, "c1": {...}, ...}
-/// ```
-/// Columns are counted from the right (`c0` holds the last character), so the units stay
-/// in their column when the number grows. Each column shows its `strip` of characters
-/// through a window one line high at position `pos` (fractional while rolling: character
-/// ⌊pos⌋ is `pos − ⌊pos⌋` lines above the window, the next one below it). `presence` is 1
-/// for a column of the text, 0 for one that left it; it scales the column's width and
+/// The window is at `position` (fractional while rolling: character ⌊position⌋ is
+/// `position − ⌊position⌋` lines above the window, the next one below it). `presence` is
+/// 1 for a column of the text, 0 for one that left it; it scales the column's width and
 /// opacity, so columns appear and disappear smoothly.
 public struct RollColumn: Hashable, Sendable {
-    public var strip: [Character] { didSet { stripText = nil } }
-    public var position: Double
-    public var presence: Double
-    /// The strip as it was read from a state value, so that the next frame's state, which
-    /// holds the same string, can reuse `strip` instead of splitting it into characters.
-    private var stripText: String?
+    public var strip: [Character] { didSet { readRest = nil } }
+    public var position: Double { didSet { readRest = nil } }
+    public var presence: Double { didSet { readRest = nil } }
+    /// The rest read from a state value (−1: leaving), nil when the column is built or
+    /// changed here and rests where its own position and presence say.
+    private var readRest: Int?
 
     public init(strip: [Character], position: Double, presence: Double) {
         self.strip = strip
@@ -25,19 +21,35 @@ public struct RollColumn: Hashable, Sendable {
         self.presence = presence
     }
 
+    /// A column as a state holds it: `rest` is the index it comes to rest at in the
+    /// model, or −1 for a column leaving the text.
+    init(strip: [Character], position: Double, presence: Double, rest: Int) {
+        self.init(strip: strip, position: position, presence: presence)
+        readRest = min(max(rest, -1), strip.count - 1)
+    }
+
+    /// A column showing `c`, at rest.
+    public init(showing c: Character) {
+        self.init(strip: [c], position: 0, presence: 1)
+    }
+
     public static func == (a: Self, b: Self) -> Bool {
-        a.position == b.position && a.presence == b.presence && a.strip == b.strip
+        a.position == b.position && a.presence == b.presence && a.rest == b.rest && a.strip == b.strip
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(strip)
         hasher.combine(position)
         hasher.combine(presence)
+        hasher.combine(rest)
     }
 
-    /// A column showing `c`, at rest.
-    public init(showing c: Character) {
-        self.init(strip: [c], position: 0, presence: 1)
+    /// The index in `strip` of the character the column comes to rest on when its roll
+    /// ends, nil for a column leaving the text. The columns' places on the line are those
+    /// of the text they rest on, so they stay put while the digits roll.
+    public var rest: Int? {
+        if let readRest { return readRest >= 0 ? readRest : nil }
+        return presence > 0 ? targetIndex : nil
     }
 
     /// The characters in the window: the one at ⌊pos⌋ with its offset above the window
@@ -50,47 +62,35 @@ public struct RollColumn: Hashable, Sendable {
         return (strip[index], fraction, fraction > 1e-9 && index + 1 < strip.count ? strip[index + 1] : nil)
     }
 
-    /// The character the column comes to rest on.
+    /// The character nearest the window.
     public var target: Character {
         strip.isEmpty ? " " : strip[targetIndex]
     }
 
-    /// The index in `strip` of the character the column comes to rest on.
+    /// The index in `strip` of the character nearest the window.
     public var targetIndex: Int {
         min(max(Int(position.rounded()), 0), max(strip.count - 1, 0))
     }
-
-    var value: Value {
-        .dictionary(["strip": .string(String(strip)), "pos": .number(position), "presence": .number(presence)])
-    }
-
-    /// The column in a state value; `previous` is the same column read from an earlier
-    /// state, whose characters are reused when the strip is the same string.
-    init?(_ value: Value, reusing previous: RollColumn?) {
-        // Read in one pass over the entries rather than by key: this runs for every
-        // column of every frame of a roll.
-        guard let d = value.dictionary else { return nil }
-        var strip: String?, position: Double?, presence: Double?
-        for (key, v) in d {
-            switch key {
-            case "strip": strip = v.string
-            case "pos": position = v.number
-            case "presence": presence = v.number
-            default: break
-            }
-        }
-        guard let strip, !strip.isEmpty else { return nil }
-        // A string compares equal to the one it was copied from without reading it.
-        let characters = previous.flatMap { $0.stripText == strip ? $0.strip : nil } ?? Array(strip)
-        self.init(strip: characters, position: position ?? 0, presence: presence ?? 1)
-        stripText = strip
-    }
 }
 
-/// All columns of a rolling number, from the right.
+/// All columns of a rolling number, from the right, and their state in the layer's
+/// custom property `roll`:
+///
+/// ```
+/// roll = {"strips": ["3456", "7", …], "pos": [2.4, 0, …], "presence": [1, 1, …], "rest": [3, 0, …]}
+/// ```
+/// Index k of each array is column k, counted from the right (0 holds the last
+/// character), so the units stay in their column when the number grows. `rest` is where
+/// each column comes to rest in the model, −1 for a column leaving the text: the
+/// presentation of a rolling column changes its `pos`, and the line is laid out from
+/// `rest`. Animations move `roll.pos.K` and `roll.presence.K`, elements of arrays of
+/// numbers, so a frame of a roll changes numbers in place instead of nested objects.
 public struct RollColumns: Hashable, Sendable {
     /// `columns[0]` is the rightmost.
-    public var columns: [RollColumn]
+    public var columns: [RollColumn] { didSet { stripValues = nil } }
+    /// The strips as they were read from a state value: the next frame's state shares the
+    /// array, so its strips need not be split into characters again.
+    private var stripValues: [Value]?
 
     public init(columns: [RollColumn]) { self.columns = columns }
 
@@ -99,51 +99,64 @@ public struct RollColumns: Hashable, Sendable {
         columns = text.reversed().map(RollColumn.init(showing:))
     }
 
-    /// The state in a layer's custom properties (model or presentation), if any.
-    /// `previous`, the state read from an earlier frame of the same layer, saves splitting
-    /// the strips that did not change into characters again.
+    public static func == (a: Self, b: Self) -> Bool { a.columns == b.columns }
+    public func hash(into hasher: inout Hasher) { hasher.combine(columns) }
+
+    /// The state in a layer's custom properties (model or presentation), if any: one
+    /// column per strip, up to the first strip that is not a non-empty string. Missing
+    /// numbers take their defaults: position 0, presence 1, resting where the position
+    /// says. `previous`, the state read from an earlier frame of the same layer, saves
+    /// splitting strips into characters again when the state holds the same strips.
     public init?(_ custom: [String: Value], reusing previous: RollColumns? = nil) {
-        guard let d = custom[RollingNumber.stateKey]?.dictionary else { return nil }
-        // Columns c0, c1, … up to the first missing or unreadable one, found in one pass
-        // over the entries.
-        var found = [RollColumn?](repeating: nil, count: d.count)
-        for (key, value) in d {
-            if let k = Self.index(key), k < found.count {
-                found[k] = RollColumn(value, reusing: previous.flatMap { k < $0.columns.count ? $0.columns[k] : nil })
+        guard let state = custom[RollingNumber.stateKey]?.dictionary, let strips = state["strips"]?.array else { return nil }
+        let positions = state["pos"]?.array ?? [], presences = state["presence"]?.array ?? [], rests = state["rest"]?.array ?? []
+        let reused = previous.flatMap { Self.sameStorage($0.stripValues, strips) ? $0.columns : nil } ?? []
+        var columns: [RollColumn] = []
+        columns.reserveCapacity(strips.count)
+        for k in strips.indices {
+            let strip: [Character]
+            if k < reused.count {
+                strip = reused[k].strip
+            } else {
+                guard let text = strips[k].string, !text.isEmpty else { break }
+                strip = Array(text)
             }
+            func number(_ values: [Value], _ fallback: Double) -> Double { k < values.count ? values[k].number ?? fallback : fallback }
+            let position = number(positions, 0), presence = number(presences, 1)
+            var column = RollColumn(strip: strip, position: position, presence: presence)
+            if k < rests.count, let rest = rests[k].number, rest.isFinite, abs(rest) < 1e6 {
+                column = RollColumn(strip: strip, position: position, presence: presence, rest: Int(rest.rounded()))
+            }
+            columns.append(column)
         }
-        let columns = Array(found.prefix { $0 != nil }.map { $0! })
         guard !columns.isEmpty else { return nil }
         self.columns = columns
+        stripValues = strips
     }
 
-    /// k for a key "c‹k›" written as `key(k)` writes it (no sign, no leading zeros).
-    static func index(_ key: String) -> Int? {
-        var utf8 = key.utf8.makeIterator()
-        guard utf8.next() == UInt8(ascii: "c"), let first = utf8.next(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return nil }
-        var k = Int(first - UInt8(ascii: "0"))
-        while let byte = utf8.next() {
-            guard k > 0, k < 100_000, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-            k = k * 10 + Int(byte - UInt8(ascii: "0"))
-        }
-        return k
+    /// Whether two arrays are one storage: the same value passed on, not merely equal.
+    private static func sameStorage(_ a: [Value]?, _ b: [Value]) -> Bool {
+        guard let a, a.count == b.count, !a.isEmpty else { return false }
+        return a.withUnsafeBufferPointer { p in b.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress } }
     }
 
-    /// The state as the custom property's value.
+    /// The state as the custom property's value; each column rests where its position
+    /// and presence say.
     public var value: Value {
-        var d: [String: Value] = [:]
-        for (k, c) in columns.enumerated() { d[Self.key(k)] = c.value }
-        return .dictionary(d)
+        .dictionary([
+            "strips": .array(columns.map { .string(String($0.strip)) }),
+            "pos": .array(columns.map { .number($0.position) }),
+            "presence": .array(columns.map { .number($0.presence) }),
+            "rest": .array(columns.map { .number(Double($0.presence > 0 ? $0.targetIndex : -1)) }),
+        ])
     }
-
-    /// The state's key of column `k` ("c0", "c1", …), without building the common ones.
-    private static func key(_ k: Int) -> String { k < keys.count ? keys[k] : "c\(k)" }
-    private static let keys = (0..<64).map { "c\($0)" }
 
     /// The text the columns come to rest on (columns that are leaving excluded).
-    public var target: String {
+    public var restingText: String {
         var text = ""
-        for column in columns.reversed() where column.presence > 0 { text.append(column.target) }
+        for column in columns.reversed() {
+            if let rest = column.rest { text.append(column.strip[rest]) }
+        }
         return text
     }
 }

@@ -28,9 +28,16 @@ public struct RollRequest: Sendable {
 /// says when the whole number has settled.
 public enum RollPlanner {
     /// The key of the animation that moves column `k`'s window.
-    public static func positionKey(_ k: Int) -> String { "\(RollingNumber.stateKey).c\(k).pos" }
+    public static func positionKey(_ k: Int) -> String { "\(RollingNumber.stateKey).pos.\(k)" }
     /// The key of the animation that grows or shrinks column `k`.
-    public static func presenceKey(_ k: Int) -> String { "\(RollingNumber.stateKey).c\(k).presence" }
+    public static func presenceKey(_ k: Int) -> String { "\(RollingNumber.stateKey).presence.\(k)" }
+
+    /// The column a key made by `positionKey` or `presenceKey` animates, nil for other keys.
+    static func column(ofKey key: String) -> Int? {
+        let parts = key.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == RollingNumber.stateKey, parts[1] == "pos" || parts[1] == "presence" else { return nil }
+        return Int(parts[2])
+    }
 
     /// The transaction that makes layer `id` show `text` for `request`.
     ///
@@ -124,9 +131,8 @@ public enum RollPlanner {
         for key in stops where running.contains(key) && !animations.contains(where: { $0.0 == key }) {
             tx.operations.append(.removeAnimation(layer: id, key: key))
         }
-        for key in running where key.hasPrefix(RollingNumber.stateKey + ".c") {
-            let index = Int(key.dropFirst(RollingNumber.stateKey.count + 2).prefix { $0.isNumber }) ?? 0
-            if index >= columns.count, !stops.contains(key) { tx.operations.append(.removeAnimation(layer: id, key: key)) }
+        for key in running {
+            if let index = column(ofKey: key), index >= columns.count, !stops.contains(key) { tx.operations.append(.removeAnimation(layer: id, key: key)) }
         }
         tx.set(id, KeyPath(stringLiteral: RollingNumber.stateKey), RollColumns(columns: columns).value)
         tx.set(id, "value", .number(request.value))

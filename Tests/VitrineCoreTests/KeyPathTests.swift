@@ -115,6 +115,18 @@ import VitrineCore
         #expect(d == .dictionary(["touches": .dictionary(["a": .dictionary(["scale": .number(2)])])]))
         #expect(d?.component(["touches", "a", "scale"]) == .number(2))
     }
+
+    @Test func arrayElementsByIndex() {
+        let a = Value.array([.number(1), .number(2), .dictionary(["x": .number(3)])])
+        #expect(a.component(["1"]) == .number(2))
+        #expect(a.component(["2", "x"]) == .number(3))
+        // Indices are whole numbers within the array, written without sign or leading zeros.
+        for part in ["3", "01", "-1", "+1", "x", "1.0", "99999999999999999999"] { #expect(a.component([part]) == nil) }
+        #expect(a.settingComponent(["0"], to: .number(9)) == .array([.number(9), .number(2), .dictionary(["x": .number(3)])]))
+        #expect(a.settingComponent(["2", "y"], to: .number(4))?.component(["2", "y"]) == .number(4))
+        #expect(a.settingComponent(["3"], to: .number(9)) == nil)
+        #expect(a.settingComponent(["0"], to: .string("x")) == nil)
+    }
 }
 
 @Suite struct CustomPropertyTests {
@@ -196,6 +208,24 @@ import VitrineCore
         #expect(dict["b"] == .dictionary(["scale": .number(2)]))
         #expect(try s.animations(of: "box").map(\.key) == ["touches.a.scale"])
         #expect(try presented(s, "box", "touches.a.scale", at: 1.5) == 1)
+    }
+
+    @Test func customArrayElementsAnimateIndependently() throws {
+        let s = makeSceneWithLayer()
+        try commit(s, at: 0) { $0.set("box", "samples", .array([.number(0), .number(10), .number(20)])) }
+        try commit(s, at: 0) {
+            $0.addAnimation(.basic("samples.1", from: .number(0), to: .number(100), duration: 1), forKey: "samples.1", to: "box")
+        }
+        #expect(try s.presentationValue("samples", of: "box", at: 0.5) == .array([.number(0), .number(50), .number(20)]))
+        #expect(try s.modelValue("samples", of: "box") == .array([.number(0), .number(10), .number(20)]))
+        try commit(s, at: 0) { $0.set("box", "samples.2", .number(25)) }
+        #expect(try presented(s, "box", "samples.2", at: 0.5) == 25)
+        // A key path names elements within the array; it does not grow it.
+        expectError("wrong_type") { try commit(s, at: 0) { $0.set("box", "samples.3", .number(1)) } }
+        expectError("unknown_key_path") {
+            try commit(s, at: 0) { $0.addAnimation(.basic("samples.3", to: .number(2), duration: 1), to: "box") }
+        }
+        #expect(try s.modelValue("samples", of: "box") == .array([.number(0), .number(10), .number(25)]))
     }
 
     @Test func customPointsAndColoursAnimate() throws {

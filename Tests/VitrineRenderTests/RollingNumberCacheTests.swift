@@ -24,11 +24,11 @@ import VitrineRender
 
     /// Columns from the right, each (strip, position, presence).
     static func roll(_ columns: [(String, Double, Double)]) -> Value {
-        var d: [String: Value] = [:]
-        for (k, c) in columns.enumerated() {
-            d["c\(k)"] = .dictionary(["strip": .string(c.0), "pos": .number(c.1), "presence": .number(c.2)])
-        }
-        return .dictionary(d)
+        .dictionary([
+            "strips": .array(columns.map { .string($0.0) }),
+            "pos": .array(columns.map { .number($0.1) }),
+            "presence": .array(columns.map { .number($0.2) }),
+        ])
     }
 
     /// Each change after the first frame, in order: style, bounds and alignment changes

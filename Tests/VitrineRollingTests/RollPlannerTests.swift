@@ -18,9 +18,9 @@ import VitrineCore
             switch op {
             case .set(_, let path, let value) where path.description == "roll":
                 columns = RollColumns(["roll": value])
-            case .addAnimation(_, let key?, let a) where key.hasSuffix(".pos"):
+            case .addAnimation(_, let key?, let a) where key.hasPrefix("roll.pos."):
                 if case .spring(let e, _) = a.kind, let from = e.from?.number, let to = e.to?.number {
-                    moves[Int(key.split(separator: ".")[1].dropFirst())!] = (from, to)
+                    moves[Int(key.split(separator: ".")[2])!] = (from, to)
                 }
             default: break
             }
@@ -62,7 +62,7 @@ import VitrineCore
         let all = try plan("1234", "1294", request(1294, .allNumbers, .up)).1
         #expect(Set(all.keys) == [0, 1, 2, 3])
         let none = try plan("1234", "1294", request(1294, .noAnimation, .up))
-        #expect(none.1.isEmpty && none.0.target == "1294")
+        #expect(none.1.isEmpty && none.0.restingText == "1294")
     }
 
     @Test func aRetargetStartsFromTheVisibleState() throws {
@@ -80,12 +80,12 @@ import VitrineCore
     @Test func columnsEnterAndLeaveByPresence() throws {
         let grow = try RollPlanner.plan(layer: "n", text: "1,000", oldValue: 999, request: request(1000), model: RollColumns(showing: "999"), presentation: nil, running: [], begin: 0)
         let presence = grow.operations.compactMap { op -> String? in
-            if case .addAnimation(_, let key?, _) = op, key.hasSuffix(".presence") { return key } else { return nil }
+            if case .addAnimation(_, let key?, _) = op, key.hasPrefix("roll.presence.") { return key } else { return nil }
         }
-        #expect(Set(presence) == ["roll.c3.presence", "roll.c4.presence"])
+        #expect(Set(presence) == ["roll.presence.3", "roll.presence.4"])
         let shrink = try plan("1,000", "999", request(999))
         #expect(shrink.0.columns.count == 5 && shrink.0.columns[3].presence == 0 && shrink.0.columns[4].presence == 0)
-        #expect(shrink.0.target == "999")
+        #expect(shrink.0.restingText == "999")
     }
 }
 

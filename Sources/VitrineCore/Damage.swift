@@ -19,7 +19,10 @@ extension RenderTree {
             return screen.isEmpty ? [] : [screen]
         }
         var rects: [Rect] = []
-        var seen = [Bool](repeating: false, count: previous.nodes.count)
+        // Old nodes matched so far: while the trees agree by index, the first `agreeing`
+        // ones; after that, those marked in `seen`.
+        var agreeing = 0
+        var seen: [Bool] = []
         var lastCommonOld = -1
         // Nodes are matched by layer: by index while both trees agree, then through a map.
         var oldIndex: [ObjectIdentifier: Int]?
@@ -35,6 +38,8 @@ extension RenderTree {
                     index.reserveCapacity(previous.nodes.count)
                     for (k, node) in previous.nodes.enumerated() { index[node.content.layer] = k }
                     oldIndex = index
+                    seen = [Bool](repeating: false, count: previous.nodes.count)
+                    for k in 0..<agreeing { seen[k] = true }
                 }
                 guard let found = oldIndex![nodes[j].content.layer] else {
                     rects.append(nodes[j].visualBounds)
@@ -42,7 +47,7 @@ extension RenderTree {
                 }
                 i = found
             }
-            seen[i] = true
+            if oldIndex == nil { agreeing = j + 1 } else { seen[i] = true }
             if i < lastCommonOld {
                 rects.append(previous.nodes[i].visualBounds)
                 rects.append(nodes[j].visualBounds)
@@ -56,10 +61,17 @@ extension RenderTree {
             }
             lastCommonOld = max(lastCommonOld, i)
         }
-        for i in previous.nodes.indices where !seen[i] {
+        for i in previous.nodes.indices where oldIndex == nil ? i >= agreeing : !seen[i] {
             rects.append(previous.nodes[i].visualBounds)
         }
-        return mergeDamage(rects.map { $0.intersection(screen) }.filter { !$0.isEmpty })
+        // On the screen only, in place.
+        var kept = 0
+        for k in rects.indices {
+            let r = rects[k].intersection(screen)
+            if !r.isEmpty { rects[kept] = r; kept += 1 }
+        }
+        rects.removeLast(rects.count - kept)
+        return mergeDamage(rects)
     }
 
     /// How two versions of a node differ.

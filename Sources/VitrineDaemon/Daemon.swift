@@ -48,9 +48,10 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         server = SocketServer(compositor: compositor, settings: settings, loop: loop, logger: logger)
         let loop = self.loop
         compositor.schedule = { seconds, body in
-            // Scheduled from the loop, run on the loop.
+            // Scheduled from the loop, run on the loop. A scheduled callback, unlike a
+            // scheduled task, makes no promise: one frame slot, no allocation but the body.
             nonisolated(unsafe) let body = body
-            loop.scheduleTask(in: .nanoseconds(Int64(seconds * 1e9))) { body() }
+            _ = try? loop.scheduleCallback(in: .nanoseconds(Int64(seconds * 1e9)), handler: ScheduledBody(body: body))
         }
         output.attach(executor: { body in loop.execute(body) })
         compositor.reloadConfiguration = { [unowned self] in self.applyReload() }
@@ -172,4 +173,10 @@ extension Compositor {
         frameNeeded = true
         flush()
     }
+}
+
+/// A body run once by the event loop at a scheduled time.
+private struct ScheduledBody: NIOScheduledCallbackHandler, @unchecked Sendable {
+    let body: () -> Void
+    func handleScheduledCallback(eventLoop: some EventLoop) { body() }
 }

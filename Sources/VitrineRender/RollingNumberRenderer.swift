@@ -95,18 +95,27 @@ public final class RollingNumberRenderer: ContentRenderer {
         var next: PlacedGlyph?
     }
 
-    /// The last placements computed, newest last: a frame asks for the same node's
-    /// placement for its damage and for every damage rectangle it draws, and the next
-    /// frame for its damage again.
-    private var recent: [(content: RenderTree.Content, placement: Placement)] = []
+    /// The last placements computed, in a ring (`newest` is the last written): a frame
+    /// asks for the same node's placement for its damage and for every damage rectangle
+    /// it draws, and the next frame for its damage again.
+    private var recent: [(content: RenderTree.Content, placement: Placement)?] = Array(repeating: nil, count: 4)
+    private var newest = 0
+
+    /// The newest of the recent placements whose content `matches`.
+    private func recentPlacement(where matches: (RenderTree.Content) -> Bool) -> Placement? {
+        for age in recent.indices {
+            if let entry = recent[(newest - age + recent.count) % recent.count], matches(entry.content) { return entry.placement }
+        }
+        return nil
+    }
 
     private func placement(_ node: RenderTree.Node) -> Placement? {
         // The same content object, not merely equal values: comparing a rolling number's
         // columns costs about as much as reading them.
-        for entry in recent.reversed() where entry.content === node.content { return entry.placement }
+        if let hit = recentPlacement(where: { $0 === node.content }) { return hit }
         guard let placement = computePlacement(node) else { return nil }
-        if recent.count >= 4 { recent.removeFirst() }
-        recent.append((node.content, placement))
+        newest = (newest + 1) % recent.count
+        recent[newest] = (node.content, placement)
         return placement
     }
 
@@ -125,11 +134,7 @@ public final class RollingNumberRenderer: ContentRenderer {
         func value(_ slot: Int?) -> Value? { slot.map { v[slot: $0] } }
         // The same layer's last placement: while the columns roll, only their positions
         // change from frame to frame.
-        var previous: Placement?
-        for entry in recent.reversed() where entry.content.id == node.content.id {
-            previous = entry.placement
-            break
-        }
+        let previous = recentPlacement { $0.id == node.content.id }
         let columns = RollColumns(v.custom, reusing: previous?.columns) ?? RollColumns(showing: RollingNumberProperties(v, kind: kind).text)
         guard let font = font(value(slots.font)?.string ?? "DejaVu Sans", value(slots.fontSize)?.number ?? 96) else { return nil }
         let style = LineStyle(

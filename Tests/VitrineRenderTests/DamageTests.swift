@@ -22,6 +22,8 @@ import VitrineTestSupport
         ("text", { $0.set("label", "string", .string("Changed")) }),
         ("shadow", { $0.set("card", "shadowRadius", .number(12)) }),
         ("opacity", { $0.set("card", "opacity", .number(0.5)) }),
+        // The card is on top since "reorder": its nodes are the last ones.
+        ("remove-top", { $0.remove(layer: "card") }),
     ]
 
     private func makeScene() throws -> Scene {

@@ -359,11 +359,33 @@ extension PropertyValues {
                 copy.custom[p.property] = value
             } else {
                 guard let v = (custom[p.property] ?? .dictionary([:])).settingComponent(p.subpath, to: value) else {
-                    throw .typeMismatch(keyPath: path.description, expected: "a path through objects and array indices within their length", got: "a path into \(custom[p.property]?.type.phrase ?? "nothing")")
+                    throw Self.pathMismatch(p, in: custom[p.property])
                 }
                 copy.custom[p.property] = v
             }
         }
         return copy
+    }
+
+    /// Why custom key path `path` names no place for a value in `top` (the property's
+    /// value, if any): an index that is not one of an array's, or a part of a value that
+    /// has no parts.
+    private static func pathMismatch(_ path: KeyPath, in top: Value?) -> CoreError {
+        var value = top
+        var prefix = [path.property]
+        for part in path.subpath {
+            if case .array(let items) = value, Value.index(part).map({ $0 >= items.count }) ?? true {
+                let name = prefix.joined(separator: ".")
+                let range = items.isEmpty ? "it is empty" : "0…\(items.count - 1), without leading zeros"
+                return .typeMismatch(
+                    keyPath: path.description,
+                    expected: "an index of the \(items.count)-element array '\(name)' (\(range); a key path does not grow an array)",
+                    got: "'\(part)'")
+            }
+            guard let next = value?.component([part]) else { break }
+            value = next
+            prefix.append(part)
+        }
+        return .typeMismatch(keyPath: path.description, expected: "a path through objects and array indices", got: "a path into \(value?.type.phrase ?? "nothing")")
     }
 }

@@ -45,12 +45,16 @@ public struct RollColumn: Hashable, Sendable {
     }
 
     /// The index in `strip` of the character the column comes to rest on when its roll
-    /// ends, nil for a column leaving the text. The columns' places on the line are those
-    /// of the text they rest on, so they stay put while the digits roll.
+    /// ends, nil for a column leaving the text (or one without characters). The columns'
+    /// places on the line are those of the text they rest on, so they stay put while the
+    /// digits roll.
     public var rest: Int? {
         if let readRest { return readRest >= 0 ? readRest : nil }
-        return presence > 0 ? targetIndex : nil
+        return presence > 0 && !strip.isEmpty ? nearestIndex : nil
     }
+
+    /// The character the column comes to rest on, nil for a column leaving the text.
+    public var restingCharacter: Character? { rest.map { strip[$0] } }
 
     /// The characters in the window: the one at ⌊pos⌋ with its offset above the window
     /// (0…1 lines), and the next one when the window is between two.
@@ -62,13 +66,8 @@ public struct RollColumn: Hashable, Sendable {
         return (strip[index], fraction, fraction > 1e-9 && index + 1 < strip.count ? strip[index + 1] : nil)
     }
 
-    /// The character nearest the window.
-    public var target: Character {
-        strip.isEmpty ? " " : strip[targetIndex]
-    }
-
     /// The index in `strip` of the character nearest the window.
-    public var targetIndex: Int {
+    var nearestIndex: Int {
         min(max(Int(position.rounded()), 0), max(strip.count - 1, 0))
     }
 }
@@ -140,14 +139,13 @@ public struct RollColumns: Hashable, Sendable {
         return a.withUnsafeBufferPointer { p in b.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress } }
     }
 
-    /// The state as the custom property's value; each column rests where its position
-    /// and presence say.
+    /// The state as the custom property's value.
     public var value: Value {
         .dictionary([
             "strips": .array(columns.map { .string(String($0.strip)) }),
             "pos": .array(columns.map { .number($0.position) }),
             "presence": .array(columns.map { .number($0.presence) }),
-            "rest": .array(columns.map { .number(Double($0.presence > 0 ? $0.targetIndex : -1)) }),
+            "rest": .array(columns.map { .number(Double($0.rest ?? -1)) }),
         ])
     }
 
@@ -155,7 +153,7 @@ public struct RollColumns: Hashable, Sendable {
     public var restingText: String {
         var text = ""
         for column in columns.reversed() {
-            if let rest = column.rest { text.append(column.strip[rest]) }
+            if let c = column.restingCharacter { text.append(c) }
         }
         return text
     }

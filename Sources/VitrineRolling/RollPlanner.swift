@@ -70,7 +70,7 @@ public enum RollPlanner {
         case .down: false
         case .auto: request.value >= oldValue
         }
-        let changed = chars.indices.map { k in k >= columns.count || columns[k].presence == 0 || columns[k].target != chars[k] }
+        let changed = chars.indices.map { k in k >= columns.count || columns[k].restingCharacter != chars[k] }
         let firstChanged = changed.lastIndex(of: true) ?? -1
 
         var tx = Transaction(disableActions: true)

@@ -222,6 +222,13 @@ import VitrineCore
         #expect(try presented(s, "box", "samples.2", at: 0.5) == 25)
         // A key path names elements within the array; it does not grow it.
         expectError("wrong_type") { try commit(s, at: 0) { $0.set("box", "samples.3", .number(1)) } }
+        // The message says which indices there are.
+        #expect(throws: CoreError.self) {
+            do { try commit(s, at: 0) { $0.set("box", "samples.3", .number(1)) } } catch {
+                #expect("\(error)".contains("3-element array 'samples' (0…2"), "\(error)")
+                throw error
+            }
+        }
         expectError("unknown_key_path") {
             try commit(s, at: 0) { $0.addAnimation(.basic("samples.3", to: .number(2), duration: 1), to: "box") }
         }

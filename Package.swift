@@ -31,7 +31,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
@@ -63,11 +62,10 @@ let package = Package(
         .target(
             name: "VitrineDaemon",
             dependencies: [
-                "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .testTarget(
             name: "VitrineDaemonTests",
             dependencies: [
@@ -106,6 +104,7 @@ let package = Package(
             name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CLinuxConsole", path: "Sources/CLinuxConsole"),
+        .systemLibrary(name: "CLinuxEvents", path: "Sources/CLinuxEvents"),
         .testTarget(name: "VitrineOutputTests", dependencies: ["VitrineOutput", "VitrineRaster"]),
         .target(name: "VitrineRolling", dependencies: ["VitrineCore"]),
         .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling"]),

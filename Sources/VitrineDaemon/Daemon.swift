@@ -2,8 +2,6 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
-import NIOCore
-import NIOPosix
 import VitrineCore
 import VitrineOutput
 import VitrineProtocol
@@ -14,15 +12,16 @@ import VitrineProtocol
 /// let daemon = try Daemon(settings: settings, output: HeadlessOutput(width: 1280, height: 800), logger: logger)
 /// try daemon.run()   // until SIGTERM / SIGINT
 /// ```
+///
+/// The thread that calls `run` becomes the event loop's; the compositor, made in `init`,
+/// is only touched there from then on.
 public final class Daemon: @unchecked Sendable {  // its state is touched on its event loop or before it runs
     public let settings: DaemonSettings
     let logger: Logger
-    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let loop: EventLoop
-    private var compositor: Compositor!
-    private var server: SocketServer!
+    private let compositor: Compositor
+    private let server: SocketServer
     private var signalSources: [DispatchSourceSignal] = []
-    private let stopped = DispatchSemaphore(value: 0)
     /// Re-reads the configuration for SIGHUP and `config.reload`: new settings, or an
     /// error to report while the running ones stay.
     public var reload: () -> Result<DaemonSettings, ProtocolError> = { .failure(ProtocolError(.invalidConfig, "vitrined was started without a configuration file (--config); there is nothing to reload")) }
@@ -41,18 +40,11 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     public init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
         self.settings = settings
         self.logger = logger
-        loop = group.next()
-        // The output is handed to the loop that will own it from now on.
-        nonisolated(unsafe) let output = output
-        compositor = try loop.submit { try Compositor(settings: settings, output: output, logger: logger) }.wait()
+        let loop = try EventLoop()
+        self.loop = loop
+        compositor = try Compositor(settings: settings, output: output, logger: logger)
         server = SocketServer(compositor: compositor, settings: settings, loop: loop, logger: logger)
-        let loop = self.loop
-        compositor.schedule = { seconds, body in
-            // Scheduled from the loop, run on the loop. A scheduled callback, unlike a
-            // scheduled task, makes no promise: one frame slot, no allocation but the body.
-            nonisolated(unsafe) let body = body
-            _ = try? loop.scheduleCallback(in: .nanoseconds(Int64(seconds * 1e9)), handler: ScheduledBody(body: body))
-        }
+        compositor.schedule = { seconds, body in loop.schedule(after: seconds, body) }
         output.attach(executor: { body in loop.execute(body) })
         compositor.reloadConfiguration = { [unowned self] in self.applyReload() }
         compositor.onFramePresented = { [unowned self] _ in self.frameWasPresented() }
@@ -65,25 +57,24 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         // stop the daemon cleanly.
         if handlesSignals { installSignalHandlers() }
         try server.start(inheritedSocket: inheritedSocket)
-        _ = try loop.submit { self.compositor.renderFrame() }.wait()
+        compositor.renderFrame()
         notifySystemd("READY=1\nSTATUS=serving \(settings.socketPath)")
         if releasesStartupMemory {
             let logger = logger
-            loop.execute {
+            loop.schedule(after: 0) {
                 let (before, after) = StartupMemory.release()
                 logger.debug("start-up memory given back: resident \(before / 1024) MB → \(after / 1024) MB")
             }
         }
-        stopped.wait()
+        loop.run()
         server.stop()
         // Gives the screen back (DRM: waits for the pending flip, restores the CRTC).
-        try? loop.submit { self.compositor.output.close() }.wait()
-        try? group.syncShutdownGracefully()
+        compositor.output.close()
         logger.info("stopped")
     }
 
-    /// Asks a running daemon to stop (as SIGTERM does).
-    public func stop() { stopped.signal() }
+    /// Asks a running daemon to stop (as SIGTERM does); callable from any thread.
+    public func stop() { loop.stop() }
 
     private func installSignalHandlers() {
         for number in [SIGTERM, SIGINT, SIGHUP] {
@@ -100,7 +91,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
                     }
                 } else {
                     self.logger.info("signal \(number): stopping")
-                    self.stopped.signal()
+                    self.loop.stop()
                 }
             }
             source.resume()
@@ -173,10 +164,4 @@ extension Compositor {
         frameNeeded = true
         flush()
     }
-}
-
-/// A body run once by the event loop at a scheduled time.
-private struct ScheduledBody: NIOScheduledCallbackHandler, @unchecked Sendable {
-    let body: () -> Void
-    func handleScheduledCallback(eventLoop: some EventLoop) { body() }
 }

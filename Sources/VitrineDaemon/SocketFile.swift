@@ -47,6 +47,15 @@ enum SocketFile {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
+        var address = Self.address(of: path)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        return result == 0
+    }
+
+    /// `path` as a Unix socket address (`prepare` has checked that it fits).
+    static func address(of path: String) -> sockaddr_un {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -54,10 +63,7 @@ enum SocketFile {
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        return result == 0
+        return address
     }
 
     /// Sets the socket file's permission bits and, when given, its group.

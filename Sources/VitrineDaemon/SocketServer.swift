@@ -1,25 +1,29 @@
 import FoundationEssentials
+import CLinuxEvents
 import Glibc
 import Logging
-import NIOCore
-import NIOPosix
 import VitrineProtocol
 
 /// The JSON-lines socket: one request per line in, one reply per request and events out.
 ///
-/// Every connection is an ordinary client of the compositor and runs on the compositor's
-/// event loop, so requests are applied in arrival order between frames. A connection's
-/// errors stay its own: a bad line gets an error reply; only a line over the size limit
-/// closes the connection (after an error line); a client that stops reading is cut off
-/// when its unsent output passes the limit, so it can never stall frames.
-final class SocketServer: @unchecked Sendable {  // confined to the compositor's event loop
+/// Every connection is an ordinary client of the compositor and is served on the
+/// compositor's event loop, so requests are applied in arrival order between frames. A
+/// connection's errors stay its own: a bad line gets an error reply; only a line over the
+/// size limit closes the connection (after an error line); a client that stops reading is
+/// cut off when its unsent output passes the limit, so it can never stall frames.
+final class SocketServer {
     let compositor: Compositor
     let settings: DaemonSettings
     let loop: EventLoop
     let logger: Logger
-    private var channel: Channel?
+    private var listener: CInt = -1
+    /// The path this server bound (and removes on stop); nil for a socket from systemd.
+    private var boundPath: String?
+    /// Open connections, by client id.
+    private var clients: [Int: SocketClient] = [:]
     private var nextClientID = 0
-    private(set) var connected = 0
+    /// Scratch space every read goes through.
+    fileprivate var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
 
     init(compositor: Compositor, settings: DaemonSettings, loop: EventLoop, logger: Logger) {
         self.compositor = compositor
@@ -30,149 +34,290 @@ final class SocketServer: @unchecked Sendable {  // confined to the compositor's
 
     /// Listens on the configured path, or on the socket systemd passed in.
     func start(inheritedSocket: CInt? = nil) throws {
-        let bootstrap = ServerBootstrap(group: loop)
-            .serverChannelOption(.backlog, value: 64)
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: settings.limits.outboundBytes / 2, high: settings.limits.outboundBytes))
-            .childChannelInitializer { [unowned self] channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder(maximum: settings.limits.lineBytes)))
-                    try channel.pipeline.syncOperations.addHandler(ConnectionHandler(server: self))
-                }
-            }
         if let fd = inheritedSocket {
-            channel = try bootstrap.withBoundSocket(fd).wait()
+            guard fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 else { throw SystemError.errno("make non-blocking", "the socket passed by systemd") }
+            listener = fd
+            try loop.watch(fd, for: .readable) { [unowned self] _ in acceptClients() }
             logger.info("listening on the socket passed by systemd")
             return
         }
-        try SocketFile.prepare(settings.socketPath)
-        channel = try bootstrap.bind(unixDomainSocketPath: settings.socketPath).wait()
-        try SocketFile.setPermissions(settings.socketPath, mode: settings.socketMode, group: settings.socketGroup)
-        logger.info("listening on \(settings.socketPath)")
+        let path = settings.socketPath
+        try SocketFile.prepare(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError.errno("create a socket for", path) }
+        var address = SocketFile.address(of: path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else {
+            let error = SystemError.errno("bind", path)
+            close(fd)
+            throw error
+        }
+        boundPath = path
+        guard listen(fd, 64) == 0 else {
+            let error = SystemError.errno("listen on", path)
+            close(fd)
+            throw error
+        }
+        listener = fd
+        try SocketFile.setPermissions(path, mode: settings.socketMode, group: settings.socketGroup)
+        try loop.watch(fd, for: .readable) { [unowned self] _ in acceptClients() }
+        logger.info("listening on \(path)")
     }
 
-    /// Stops listening and removes the socket file.
+    /// Stops listening, disconnects the clients and removes the socket file.
     func stop() {
-        try? channel?.close().wait()
-        if channel?.localAddress?.pathname == settings.socketPath { unlink(settings.socketPath) }
-    }
-
-    fileprivate func admit() -> Int? {
-        guard connected < settings.limits.clients else { return nil }
-        connected += 1
-        nextClientID += 1
-        return nextClientID
-    }
-
-    fileprivate func release() { connected -= 1 }
-}
-
-/// Splits input into lines (without "\n" or a trailing "\r"), refusing lines longer than
-/// `maximum` bytes.
-final class LineDecoder: ByteToMessageDecoder {
-    typealias InboundOut = ByteBuffer
-    let maximum: Int
-
-    init(maximum: Int) { self.maximum = maximum }
-
-    struct LineTooLong: Error {}
-
-    func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
-            if buffer.readableBytes > maximum { throw LineTooLong() }
-            return .needMoreData
+        for client in clients.values { client.close() }
+        if listener >= 0 {
+            loop.unwatch(listener)
+            close(listener)
+            listener = -1
         }
-        let length = newline - buffer.readerIndex
-        guard length <= maximum else { throw LineTooLong() }
-        var line = buffer.readSlice(length: length)!
-        buffer.moveReaderIndex(forwardBy: 1)
-        if line.readableBytesView.last == UInt8(ascii: "\r") { line = line.getSlice(at: line.readerIndex, length: length - 1)! }
-        context.fireChannelRead(wrapInboundOut(line))
-        return .continue
+        if let boundPath { unlink(boundPath) }
+        boundPath = nil
     }
 
-    func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
-        while try decode(context: context, buffer: &buffer) == .continue {}
-        if buffer.readableBytes > 0, seenEOF {
-            // A last request without its newline still counts.
-            let line = buffer.readSlice(length: buffer.readableBytes)!
-            context.fireChannelRead(wrapInboundOut(line))
+    private func acceptClients() {
+        // A bounded batch: a flood of connections cannot hold the loop.
+        for _ in 0..<16 {
+            let fd = vitrine_accept_nonblocking(listener)
+            guard fd >= 0 else {
+                switch errno {
+                case EAGAIN, EWOULDBLOCK, EINTR, ECONNABORTED, EPROTO:
+                    return
+                default:
+                    // Out of descriptors or memory: stop accepting for a moment rather than
+                    // spin on a listener that stays readable.
+                    logger.warning("cannot accept a client: \(String(cString: strerror(errno))); accepting again in a second")
+                    loop.unwatch(listener)
+                    loop.schedule(after: 1) { [weak self] in
+                        guard let self, listener >= 0 else { return }
+                        try? loop.watch(listener, for: .readable) { [unowned self] _ in acceptClients() }
+                    }
+                    return
+                }
+            }
+            admit(fd)
         }
-        return .needMoreData
     }
-}
 
-/// One client connection: requests to the compositor, replies and events back.
-private final class ConnectionHandler: ChannelInboundHandler, ClientConnection {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-
-    let server: SocketServer
-    private(set) var clientID = 0
-    private var channel: Channel?
-    private var admitted = false
-
-    init(server: SocketServer) { self.server = server }
-
-    func channelActive(context: ChannelHandlerContext) {
-        channel = context.channel
-        guard let id = server.admit() else {
-            server.logger.warning("refused a client: \(server.settings.limits.clients) clients are connected (limits.clients)")
-            send(Wire.failure(id: nil, ProtocolError(.limitExceeded, "the daemon serves \(server.settings.limits.clients) clients at most; try again later")))
-            context.close(promise: nil)
+    private func admit(_ fd: CInt) {
+        guard clients.count < settings.limits.clients else {
+            logger.warning("refused a client: \(settings.limits.clients) clients are connected (limits.clients)")
+            let line = Wire.failure(id: nil, ProtocolError(.limitExceeded, "the daemon serves \(settings.limits.clients) clients at most; try again later")) + "\n"
+            _ = line.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            close(fd)
             return
         }
-        admitted = true
+        nextClientID += 1
+        let client = SocketClient(fd: fd, id: nextClientID, server: self)
+        do {
+            try loop.watch(fd, for: .readable) { [unowned client] events in client.ready(events) }
+        } catch {
+            logger.warning("cannot serve a client: \(error)")
+            close(fd)
+            return
+        }
+        clients[client.clientID] = client
+        compositor.connect(client)
+        logger.debug("client \(client.clientID) connected")
+    }
+
+    /// The client sends no more requests: it gets no more events.
+    fileprivate func retire(_ client: SocketClient) {
+        compositor.disconnect(client)
+    }
+
+    fileprivate func closed(_ client: SocketClient) {
+        guard clients.removeValue(forKey: client.clientID) != nil else { return }
+        logger.debug("client \(client.clientID) disconnected")
+    }
+}
+
+/// One client connection: request lines to the compositor, replies and events back.
+private final class SocketClient: ClientConnection {
+    let fd: CInt
+    let clientID: Int
+    unowned let server: SocketServer
+    /// Bytes read and not yet a whole line.
+    private var input: [UInt8] = []
+    /// Bytes the socket did not take yet, from `outputStart` on.
+    private var output: [UInt8] = []
+    private var outputStart = 0
+    /// Bytes at the start of `input` known to hold no newline.
+    private var searched = 0
+    /// The client sent its last request: once its output is out, the connection closes.
+    private var finished = false
+    private var isClosed = false
+
+    init(fd: CInt, id: Int, server: SocketServer) {
+        self.fd = fd
         clientID = id
-        server.compositor.connect(self)
-        server.logger.debug("client \(id) connected")
+        self.server = server
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        guard admitted else { return }
-        admitted = false
-        server.compositor.disconnect(self)
-        server.release()
-        server.logger.debug("client \(clientID) disconnected")
+    func ready(_ events: EventLoop.Events) {
+        if events.contains(.writable) { writeQueued() }
+        if !isClosed, !finished, !events.isDisjoint(with: [.readable, .closed]) { readRequests() }
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard admitted else { return }
-        let line = unwrapInboundIn(data)
-        guard line.readableBytes > 0 else { return }
-        let reply = server.compositor.handle(line: line.readableBytesView, from: self)
-        send(reply)
+    // MARK: Reading
+
+    private func readRequests() {
+        // A few reads per wake-up, then the other clients' turn (the socket stays ready).
+        for _ in 0..<4 where !isClosed && !finished {
+            let count = server.readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                let full = count == server.readBuffer.count
+                input += server.readBuffer[0..<count]
+                handleLines()
+                if !full { break }
+            } else if count == 0 {
+                // End of input: a last request without its newline still counts.
+                if !input.isEmpty, input.count <= server.settings.limits.lineBytes { handle(input[...]) }
+                input = []
+                finish()
+            } else {
+                let code = errno
+                switch code {
+                case EAGAIN, EWOULDBLOCK, EINTR: break
+                case ECONNRESET, EPIPE: server.logger.debug("client \(clientID) went away: \(String(cString: strerror(code)))"); close()
+                default: server.logger.warning("client \(clientID): read: \(String(cString: strerror(code)))"); close()
+                }
+                break
+            }
+        }
+        // The changes of all the lines read: their frame follows their replies.
+        server.compositor.flush()
+    }
+
+    /// Applies the whole lines in `input`, keeping the partial one; closes the connection
+    /// on a line over the limit.
+    private func handleLines() {
+        let limit = server.settings.limits.lineBytes
+        var start = 0
+        while !isClosed, let newline = input[max(start, searched)...].firstIndex(of: UInt8(ascii: "\n")) {
+            guard newline - start <= limit else { return refuseLongLine() }
+            handle(input[start..<newline])
+            start = newline + 1
+        }
+        guard !isClosed else { return }
+        input.removeSubrange(0..<start)
+        searched = input.count
+        if input.count > limit { refuseLongLine() }
+    }
+
+    private func handle(_ raw: ArraySlice<UInt8>) {
+        let line = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw
+        guard !line.isEmpty else { return }
+        send(server.compositor.handle(line: line, from: self))
         // The change's frame (and the events it causes) follows its reply, before the
         // next request is applied.
         server.compositor.flush()
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
-        server.compositor.flush()
+    private func refuseLongLine() {
+        let limit = server.settings.limits.lineBytes
+        send(Wire.failure(id: nil, ProtocolError(.lineTooLong, "a request line is limited to \(limit) bytes (limits.line_bytes); the connection is closed")))
+        server.logger.warning("client \(clientID) sent a line over \(limit) bytes: disconnected")
+        finish()
     }
 
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        guard !context.channel.isWritable else { return }
-        server.logger.warning("client \(clientID) is not reading its replies and events (over \(server.settings.limits.outboundBytes) bytes queued): disconnected")
-        context.close(promise: nil)
+    /// No more requests: the replies already queued go out (within ten seconds), then the
+    /// connection closes.
+    private func finish() {
+        finished = true
+        input = []
+        server.retire(self)
+        guard output.count > outputStart else { return close() }
+        server.loop.change(fd, to: .writable)
+        server.loop.schedule(after: 10) { [weak self] in self?.close() }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
-        if error is LineDecoder.LineTooLong {
-            send(Wire.failure(id: nil, ProtocolError(.lineTooLong, "a request line is limited to \(server.settings.limits.lineBytes) bytes (limits.line_bytes); the connection is closed")))
-            server.logger.warning("client \(clientID) sent a line over \(server.settings.limits.lineBytes) bytes: disconnected")
-        } else if let io = error as? IOError, io.errnoCode == ECONNRESET || io.errnoCode == EPIPE {
-            server.logger.debug("client \(clientID) went away: \(io)")
-        } else {
-            server.logger.warning("client \(clientID): \(error)")
-        }
-        context.close(promise: nil)
-    }
+    // MARK: Writing
 
+    /// Queues one line (without newline): written at once as far as the socket takes it,
+    /// the rest when it is writable again.
     func send(_ line: String) {
-        guard let channel, channel.isActive else { return }
-        var buffer = channel.allocator.buffer(capacity: line.utf8.count + 1)
-        buffer.writeString(line)
-        buffer.writeInteger(UInt8(ascii: "\n"))
-        channel.writeAndFlush(buffer, promise: nil)
+        guard !isClosed else { return }
+        var line = line
+        line.withUTF8 { bytes in
+            if output.count == outputStart {
+                let written = writeNow(bytes)
+                guard written >= 0 else { return }
+                output.removeAll(keepingCapacity: true)
+                outputStart = 0
+                if written == bytes.count + 1 { return }
+                if written < bytes.count { output += bytes[written...] }
+                output.append(UInt8(ascii: "\n"))
+                server.loop.change(fd, to: finished ? .writable : [.readable, .writable])
+            } else {
+                output += bytes
+                output.append(UInt8(ascii: "\n"))
+            }
+        }
+        if output.count - outputStart > server.settings.limits.outboundBytes {
+            server.logger.warning("client \(clientID) is not reading its replies and events (over \(server.settings.limits.outboundBytes) bytes queued): disconnected")
+            close()
+        }
+    }
+
+    /// Writes `bytes` and a newline; returns how many bytes went, or -1 when the
+    /// connection closed.
+    private func writeNow(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var newline = UInt8(ascii: "\n")
+        let written = withUnsafeMutablePointer(to: &newline) { newline in
+            var parts = [
+                iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count),
+                iovec(iov_base: UnsafeMutableRawPointer(newline), iov_len: 1),
+            ]
+            return parts.withUnsafeMutableBufferPointer { parts in
+                var message = msghdr()
+                message.msg_iov = parts.baseAddress
+                message.msg_iovlen = 2
+                return sendmsg(fd, &message, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+        }
+        guard written < 0 else { return written }
+        return failedWrite() ? 0 : -1
+    }
+
+    private func writeQueued() {
+        while outputStart < output.count {
+            let written = output.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + outputStart, $0.count - outputStart, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            // Full for now (a later EPOLLOUT goes on), or closed.
+            guard written >= 0 else { _ = failedWrite(); return }
+            outputStart += written
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 64 << 10)
+        outputStart = 0
+        if finished { close() } else { server.loop.change(fd, to: .readable) }
+    }
+
+    /// After a failed write: true when the socket is only full for now; otherwise the
+    /// connection is closed.
+    private func failedWrite() -> Bool {
+        let code = errno
+        if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return true }
+        if code == EPIPE || code == ECONNRESET {
+            server.logger.debug("client \(clientID) went away: \(String(cString: strerror(code)))")
+        } else {
+            server.logger.warning("client \(clientID): write: \(String(cString: strerror(code)))")
+        }
+        close()
+        return false
+    }
+
+    /// Closes the connection at once, dropping what is unsent.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        if !finished { server.retire(self) }
+        server.closed(self)
+        server.loop.unwatch(fd)
+        Glibc.close(fd)
+        input = []
+        output = []
     }
 }

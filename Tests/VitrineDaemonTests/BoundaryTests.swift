@@ -90,6 +90,20 @@ import VitrineProtocol
         try Self.expectAlive(bystander, "bystander")
     }
 
+    @Test func theEndOfInputIsTheLastRequestAndItsRepliesStillCome() throws {
+        let daemon = try DaemonProcess()
+        let client = try daemon.connect()
+        // Two requests, the second without its newline, then the end of input.
+        client.write(Array("{\"id\": 1, \"cmd\": \"ping\"}\n{\"id\": 2, \"cmd\": \"stats\"}".utf8))
+        client.shutdownWriting()
+        let first = try #require(client.readLine().flatMap { try? JSON(parsing: Data($0.utf8)) }, "no reply to the first request")
+        let second = try #require(client.readLine().flatMap { try? JSON(parsing: Data($0.utf8)) }, "no reply to the last request without its newline")
+        #expect(first["id"] == .number(1) && first["ok"] == .bool(true), "\(first)")
+        #expect(second["id"] == .number(2) && second["ok"] == .bool(true), "\(second)")
+        #expect(client.drain(timeout: 5).closed, "the connection closes once the replies are out")
+        try Self.expectAlive(try daemon.connect(), "a new client")
+    }
+
     @Test func clientLimitAtTheDefault() throws {
         // vitrined has no flag for limits.clients; its default (64) is small enough to reach.
         let daemon = try DaemonProcess()

@@ -194,6 +194,10 @@ final class SocketClient {
 
     deinit { close(fd) }
 
+    /// Ends the input the daemon reads (shutdown(SHUT_WR), as socat does when its input
+    /// ends); replies still come back.
+    func shutdownWriting() { shutdown(fd, Int32(SHUT_WR)) }
+
     /// Sends raw bytes.
     func write(_ bytes: [UInt8]) {
         var offset = 0

@@ -1,0 +1,20 @@
+#ifndef VITRINE_CLINUXEVENTS_SHIM_H
+#define VITRINE_CLINUXEVENTS_SHIM_H
+
+/* The Linux event interfaces the daemon's event loop is built on, which Swift's Glibc
+   module leaves out: epoll, eventfd, timerfd, and accept4 (a GNU extension). */
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+/* Accepts a connection on `fd` as a non-blocking, close-on-exec descriptor; -1 with
+   errno set when there is none. */
+static inline int vitrine_accept_nonblocking(int fd) {
+    return accept4(fd, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+#endif

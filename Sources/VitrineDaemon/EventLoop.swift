@@ -1,0 +1,214 @@
+import CLinuxEvents
+import Glibc
+import Synchronization
+
+/// The daemon's one thread of work: an epoll over its file descriptors (the listening
+/// socket, the clients), a timerfd for scheduled work, and an eventfd through which other
+/// threads hand work over.
+///
+/// ```swift
+/// let loop = try EventLoop()
+/// loop.schedule(after: 1 / 60) { render() }          // on the loop's thread
+/// try loop.watch(fd, for: .readable) { events in … } // on the loop's thread
+/// loop.execute { … }                                 // from any thread
+/// loop.run()                                         // until stop(), from any thread
+/// ```
+///
+/// A frame costs one `epoll_wait` and one `timerfd_settime`: the timer is armed only for
+/// the earliest deadline, and arming it again clears an expiry already counted, so it is
+/// never read. Nothing scheduled and nothing to read means the thread sleeps: no
+/// wake-ups when the screen is still.
+///
+/// Everything but `execute` and `stop` must be called on the thread running the loop (or
+/// before it runs).
+public final class EventLoop: @unchecked Sendable {  // its state is touched on its thread; `handedOver` is locked
+    /// What a descriptor is ready for.
+    public struct Events: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// Data to read, or the end of it.
+        public static let readable = Events(rawValue: EPOLLIN.rawValue)
+        /// Room to write.
+        public static let writable = Events(rawValue: EPOLLOUT.rawValue)
+        /// Hung up or failed (reported whether asked for or not).
+        public static let closed = Events(rawValue: EPOLLHUP.rawValue | EPOLLERR.rawValue)
+    }
+
+    /// Called with what a watched descriptor is ready for.
+    public typealias Handler = (Events) -> Void
+
+    private let epoll: CInt
+    private let wake: CInt
+    private let timer: CInt
+    /// Handlers by descriptor number.
+    private var handlers: [Handler?] = []
+    /// Scheduled bodies, earliest deadline last.
+    private var timers: [Timer] = []
+    private var sequence: UInt64 = 0
+    /// The deadline the timerfd is armed for (0: disarmed).
+    private var armed: UInt64 = 0
+    private let handedOver = Mutex(HandedOver())
+    private var stopped = false
+    /// Times `epoll_wait` returned: what a test counts to see that an idle loop sleeps.
+    public private(set) var wakeUps = 0
+
+    private struct Timer {
+        let deadline: UInt64
+        let sequence: UInt64
+        let body: () -> Void
+    }
+
+    private struct HandedOver: ~Copyable {
+        var bodies: [@Sendable () -> Void] = []
+        var stop = false
+    }
+
+    public init() throws {
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { throw SystemError.errno("create", "epoll") }
+        wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        guard wake >= 0, timer >= 0 else {
+            let code = errno
+            for fd in [epoll, wake, timer] where fd >= 0 { close(fd) }
+            throw SystemError.errno("create", "the event loop's eventfd and timerfd", code)
+        }
+        try add(wake, EPOLLIN.rawValue)
+        try add(timer, EPOLLIN.rawValue)
+    }
+
+    deinit {
+        close(timer)
+        close(wake)
+        close(epoll)
+    }
+
+    // MARK: Descriptors
+
+    /// Calls `handler` on the loop whenever `fd` is ready for `events` (level-triggered).
+    public func watch(_ fd: CInt, for events: Events, handler: @escaping Handler) throws {
+        try add(fd, events.rawValue)
+        if handlers.count <= Int(fd) { handlers += Array(repeating: nil, count: Int(fd) + 1 - handlers.count) }
+        handlers[Int(fd)] = handler
+    }
+
+    /// Changes the events `fd` is watched for.
+    public func change(_ fd: CInt, to events: Events) {
+        var event = epoll_event(events: events.rawValue, data: epoll_data_t(fd: fd))
+        _ = epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    /// Stops watching `fd` (before it is closed).
+    public func unwatch(_ fd: CInt) {
+        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
+        if Int(fd) < handlers.count { handlers[Int(fd)] = nil }
+    }
+
+    private func add(_ fd: CInt, _ events: UInt32) throws {
+        var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
+        guard epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError.errno("watch descriptor \(fd) with", "epoll") }
+    }
+
+    // MARK: Work
+
+    /// Runs `body` on the loop after `seconds` (at once for 0 or less, after what is
+    /// ready now). Bodies due at the same time run in the order they were scheduled.
+    public func schedule(after seconds: Double, _ body: @escaping () -> Void) {
+        let delay = seconds > 0 ? UInt64(min(seconds, 1e6) * 1e9) : 0
+        sequence += 1
+        let entry = Timer(deadline: Self.monotonicNanoseconds() + delay, sequence: sequence, body: body)
+        // Kept sorted, latest first: the next due is popped from the end.
+        let index = timers.firstIndex { ($0.deadline, $0.sequence) < (entry.deadline, entry.sequence) } ?? timers.count
+        timers.insert(entry, at: index)
+    }
+
+    /// Runs `body` on the loop soon; callable from any thread.
+    public func execute(_ body: @escaping @Sendable () -> Void) {
+        let first = handedOver.withLock { state in
+            state.bodies.append(body)
+            return state.bodies.count == 1
+        }
+        if first { signalWake() }
+    }
+
+    /// Makes `run` return after the work at hand; callable from any thread.
+    public func stop() {
+        handedOver.withLock { $0.stop = true }
+        signalWake()
+    }
+
+    /// Serves descriptors and timers on the calling thread until `stop`.
+    public func run() {
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        while !stopped {
+            runDueTimers()
+            if stopped { break }
+            arm()
+            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), -1) }
+            wakeUps += 1
+            guard count >= 0 else {
+                if errno == EINTR { continue }
+                fatalError("epoll_wait: \(String(cString: strerror(errno)))")
+            }
+            for i in 0..<Int(count) {
+                let fd = events[i].data.fd
+                if fd == wake {
+                    takeHandedOver()
+                } else if fd == timer {
+                    // The expiry is cleared by arming the timer again (below), not read.
+                    armed = .max
+                } else if Int(fd) < handlers.count, let handler = handlers[Int(fd)] {
+                    handler(Events(rawValue: events[i].events))
+                }
+            }
+        }
+        stopped = false
+    }
+
+    private func takeHandedOver() {
+        var count: UInt64 = 0
+        _ = read(wake, &count, 8)
+        let (bodies, stop) = handedOver.withLock { state in
+            defer { state.bodies.removeAll(); state.stop = false }
+            return (state.bodies, state.stop)
+        }
+        for body in bodies { body() }
+        if stop { stopped = true }
+    }
+
+    private func runDueTimers() {
+        guard let last = timers.last else { return }
+        var now = Self.monotonicNanoseconds()
+        guard last.deadline <= now else { return }
+        while let next = timers.last, next.deadline <= now, !stopped {
+            timers.removeLast()
+            next.body()
+            now = Self.monotonicNanoseconds()
+        }
+    }
+
+    /// Arms the timerfd for the earliest deadline, or disarms it; a no-op when it is
+    /// armed for that deadline already.
+    private func arm() {
+        let deadline = timers.last?.deadline ?? 0
+        guard deadline != armed else { return }
+        armed = deadline
+        var spec = itimerspec()
+        if deadline > 0 {
+            spec.it_value = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        }
+        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+    }
+
+    private func signalWake() {
+        var one: UInt64 = 1
+        _ = write(wake, &one, 8)
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds, the timerfd's clock.
+    static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+}

@@ -130,6 +130,37 @@ extension Value {
         return true
     }
 
+    /// Changes the part `path` names, in place, to what `change` makes of it: one walk
+    /// down the path where reading the part and then setting it would take two. False,
+    /// changing nothing, where there is no such part, or where the new value has another
+    /// type than the part (in an array, or inside a point, size, rect or transform; a
+    /// dictionary's entries take any value, as in `setComponent`).
+    mutating func updateComponent(_ path: ArraySlice<String>, anyType: Bool = true, _ change: (Value) -> Value) -> Bool {
+        guard let head = path.first else {
+            let new = change(self)
+            var isDictionary = false
+            if case .dictionary = self { isDictionary = true }
+            guard anyType || isDictionary || new.type == type else { return false }
+            self = new
+            return true
+        }
+        if case .array(var a) = self {
+            guard let i = Self.index(head), i < a.count else { return false }
+            // As in setComponent: the element changes in place when not shared.
+            self = .bool(false)
+            defer { self = .array(a) }
+            return a[i].updateComponent(path.dropFirst(), anyType: false, change)
+        }
+        if case .dictionary(var d) = self {
+            self = .bool(false)
+            defer { self = .dictionary(d) }
+            return d[head]?.updateComponent(path.dropFirst(), change) ?? false
+        }
+        guard let current = component(path), let updated = settingComponent(path, to: change(current)) else { return false }
+        self = updated
+        return true
+    }
+
     /// This value with the part `path` names replaced by `newValue`, or nil when there is
     /// no such part or `newValue` has the wrong type for it. Dictionaries grow the keys a
     /// path names; arrays keep their length.

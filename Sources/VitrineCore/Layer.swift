@@ -86,6 +86,18 @@ public struct PropertyValues: Hashable, Sendable {
         }
     }
 
+    /// Replaces the value at `target` with what `change` makes of it (nothing when there is
+    /// none): one walk down a custom key path instead of `value(at:)` and `set(_:at:)`.
+    mutating func update(at target: PropertyTarget, _ change: (Value) -> Value) {
+        switch target {
+        case .slot:
+            guard let value = value(at: target) else { return }
+            set(change(value), at: target)
+        case .custom(let path):
+            _ = custom[path.property]?.updateComponent(path.subpath, change)
+        }
+    }
+
     /// Sets a presentation value: slots go into the overrides, custom keys in place.
     mutating func set(_ value: Value, at target: PropertyTarget) {
         switch target {

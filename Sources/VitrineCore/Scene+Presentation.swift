@@ -89,9 +89,10 @@ extension Scene {
             }
             return
         }
-        guard let target = track.target, let underlying = values.value(at: target) else { return }
-        let value = contribution(of: animation, progress: progress, seconds: basic, iteration: iteration, underlying: underlying)
-        values.set(value, at: target)
+        guard let target = track.target else { return }
+        values.update(at: target) { underlying in
+            contribution(of: track.animation, progress: progress, seconds: basic, iteration: iteration, underlying: underlying)
+        }
     }
 
     /// The value an animation puts at its key path, given the value underneath it.

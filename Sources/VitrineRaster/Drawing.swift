@@ -18,6 +18,17 @@ extension Surface {
 
     /// Fills `rect` (layer space, fractional edges anti-aliased) mapped through `transform`.
     public func fill(_ rect: Rect, color: PremultipliedColor, transform: AffineTransform = .identity, clip: Clip? = nil) {
+        guard color.alpha != 0 else { return }
+        // The common case, a rectangle on whole pixels, without building a path.
+        if transform.isAxisAligned {
+            let a = transform.apply(to: Point(x: rect.minX, y: rect.minY)), b = transform.apply(to: Point(x: rect.maxX, y: rect.maxY))
+            func whole(_ v: Double) -> Bool { v.isFinite && v == v.rounded() }
+            if whole(a.x), whole(a.y), whole(b.x), whole(b.y) {
+                let device = Rect(x: min(a.x, b.x), y: min(a.y, b.y), width: abs(b.x - a.x), height: abs(b.y - a.y))
+                blitRect(PixelRect(covering: device), SolidBlitter(surface: self, color: color), clip: clip)
+                return
+            }
+        }
         fill(Path(rect: rect), color: color, transform: transform, clip: clip)
     }
 
@@ -57,17 +68,18 @@ extension Surface {
         let frame = PixelRect(x: x, y: y, width: width, height: height)
         let area = deviceClip(clip).intersection(frame)
         guard !area.isEmpty else { return }
-        let clipMask = clip?.mask
-        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: clipMask == nil ? 1 : area.width)
+        guard let clipMask = clip?.mask else {
+            for row in area.y..<area.maxY {
+                Kernels.overSolidMasked(self.row(row) + area.x, coverage + (row - frame.y) * stride + (area.x - frame.x), count: area.width, color.argb)
+            }
+            return
+        }
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: area.width)
         defer { scratch.deallocate() }
         for row in area.y..<area.maxY {
-            var m = coverage + (row - frame.y) * stride + (area.x - frame.x)
-            if let clipMask {
-                scratch.update(from: m, count: area.width)
-                Kernels.multiplyMask(scratch, clipMask.row(row - clipMask.originY) + (area.x - clipMask.originX), count: area.width)
-                m = UnsafePointer(scratch)
-            }
-            Kernels.overSolidMasked(self.row(row) + area.x, m, count: area.width, color.argb)
+            scratch.update(from: coverage + (row - frame.y) * stride + (area.x - frame.x), count: area.width)
+            Kernels.multiplyMask(scratch, clipMask.row(row - clipMask.originY) + (area.x - clipMask.originX), count: area.width)
+            Kernels.overSolidMasked(self.row(row) + area.x, scratch, count: area.width, color.argb)
         }
     }
 

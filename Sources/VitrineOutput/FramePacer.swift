@@ -27,6 +27,8 @@ public final class FramePacer {
     /// The timer for the next frame slot is set.
     public private(set) var timerArmed = false
     private var lastFrameStart: Double?
+    /// What the timer runs: made once, not once per frame.
+    private lazy var fireBody: () -> Void = { [weak self] in self?.fire() }
 
     /// - Parameters:
     ///   - refreshRate: the output's rate in Hz (at least 1 is assumed).
@@ -54,7 +56,7 @@ public final class FramePacer {
         guard requested, !inFlight, !timerArmed else { return }
         timerArmed = true
         let delay = lastFrameStart.map { max(0, $0 + interval - now()) } ?? 0
-        schedule(delay) { [weak self] in self?.fire() }
+        schedule(delay, fireBody)
     }
 
     private func fire() {

@@ -27,6 +27,8 @@ struct RenderCache {
     private let animated: [Rebuild]
     /// How many of `Scene.changedLayers` the tree already shows.
     var changesSeen: Int
+    /// The builder of the last update, kept for its arrays' storage.
+    private var scratch: TreeBuilder?
 
     init(generation: UInt64, build: UInt64, tree: RenderTree, frames: [TreeBuilder.ParentFrame], animated: [TreeBuilder.AnimatedLayer], changesSeen: Int) {
         self.generation = generation
@@ -64,7 +66,7 @@ struct RenderCache {
         }
         if !fresh.isEmpty { work.sort { $0.node < $1.node } }
         var nodes = (fresh.isEmpty ? spare.take() : nil) ?? tree.nodes
-        var builder = TreeBuilder(screen: tree.screen, capacity: 16, build: nil)
+        var builder = scratch.take() ?? TreeBuilder(screen: tree.screen, capacity: 16, build: nil)
         var covered: Int32 = 0
         for item in work where item.node >= covered || item.node < 0 {
             var parent = item.parentFrame < 0 ? nil : frames[Int(item.parentFrame)]
@@ -87,6 +89,8 @@ struct RenderCache {
         spare = fresh.isEmpty ? tree.nodes : nil
         tree.nodes = nodes
         changesSeen = changed.count
+        builder.nodes.removeAll(keepingCapacity: true)
+        scratch = builder
         return true
     }
 

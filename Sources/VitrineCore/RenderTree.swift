@@ -110,7 +110,8 @@ extension Scene {
 
     /// Drops the changed layers every output's tree has taken in.
     private func forgetConsumedChanges() {
-        guard let seen = renderCaches.values.map(\.changesSeen).min(), seen > 0 else { return }
+        // Frames of an animation change no model values: nothing to forget, no array made.
+        guard !changedLayers.isEmpty, let seen = renderCaches.values.lazy.map(\.changesSeen).min(), seen > 0 else { return }
         changedLayers.removeFirst(seen)
         for key in renderCaches.keys { renderCaches[key]!.changesSeen -= seen }
     }

@@ -19,8 +19,10 @@ final class SocketServer {
     private var listener: CInt = -1
     /// The path this server bound (and removes on stop); nil for a socket from systemd.
     private var boundPath: String?
-    /// Open connections, by client id.
-    private var clients: [Int: SocketClient] = [:]
+    /// Open connections, by client id: admitted clients and those on their way out.
+    private var connections: [Int: SocketClient] = [:]
+    /// Connections that are the compositor's clients (what `limits.clients` counts).
+    private var admitted = 0
     private var nextClientID = 0
     /// Scratch space every read goes through.
     fileprivate var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -68,7 +70,7 @@ final class SocketServer {
 
     /// Stops listening, disconnects the clients and removes the socket file.
     func stop() {
-        for client in clients.values { client.close() }
+        for client in connections.values { client.close() }
         if listener >= 0 {
             loop.unwatch(listener)
             close(listener)
@@ -103,13 +105,6 @@ final class SocketServer {
     }
 
     private func admit(_ fd: CInt) {
-        guard clients.count < settings.limits.clients else {
-            logger.warning("refused a client: \(settings.limits.clients) clients are connected (limits.clients)")
-            let line = Wire.failure(id: nil, ProtocolError(.limitExceeded, "the daemon serves \(settings.limits.clients) clients at most; try again later")) + "\n"
-            _ = line.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-            close(fd)
-            return
-        }
         nextClientID += 1
         let client = SocketClient(fd: fd, id: nextClientID, server: self)
         do {
@@ -119,18 +114,28 @@ final class SocketServer {
             close(fd)
             return
         }
-        clients[client.clientID] = client
+        connections[client.clientID] = client
+        guard admitted < settings.limits.clients else {
+            logger.warning("refused a client: \(settings.limits.clients) clients are connected (limits.clients)")
+            client.refuse(ProtocolError(.limitExceeded, "the daemon serves \(settings.limits.clients) clients at most; try again later"))
+            return
+        }
+        admitted += 1
+        client.isAdmitted = true
         compositor.connect(client)
         logger.debug("client \(client.clientID) connected")
     }
 
-    /// The client sends no more requests: it gets no more events.
+    /// The client sends no more requests: it gets no more events, and its place is free.
     fileprivate func retire(_ client: SocketClient) {
+        guard client.isAdmitted else { return }
+        client.isAdmitted = false
+        admitted -= 1
         compositor.disconnect(client)
     }
 
     fileprivate func closed(_ client: SocketClient) {
-        guard clients.removeValue(forKey: client.clientID) != nil else { return }
+        guard connections.removeValue(forKey: client.clientID) != nil else { return }
         logger.debug("client \(client.clientID) disconnected")
     }
 }
@@ -147,9 +152,17 @@ private final class SocketClient: ClientConnection {
     private var outputStart = 0
     /// Bytes at the start of `input` known to hold no newline.
     private var searched = 0
-    /// The client sent its last request: once its output is out, the connection closes.
+    /// The client sent its last request, or will not be heard any more: once its output
+    /// is out, the connection closes.
     private var finished = false
+    /// The client's input has ended (it shut down its writing side or closed).
+    private var inputEnded = false
+    /// Output done, waiting for the client to close: what it still sends is read and
+    /// dropped, so that closing does not reset the connection before it has read ours.
+    private var lingering = false
     private var isClosed = false
+    /// One of the compositor's clients (set by the server).
+    var isAdmitted = false
 
     init(fd: CInt, id: Int, server: SocketServer) {
         self.fd = fd
@@ -158,8 +171,15 @@ private final class SocketClient: ClientConnection {
     }
 
     func ready(_ events: EventLoop.Events) {
+        if lingering { return dropInput() }
         if events.contains(.writable) { writeQueued() }
         if !isClosed, !finished, !events.isDisjoint(with: [.readable, .closed]) { readRequests() }
+    }
+
+    /// Turns the connection away with `error`, as the only line it gets.
+    func refuse(_ error: ProtocolError) {
+        send(Wire.failure(id: nil, error))
+        finish()
     }
 
     // MARK: Reading
@@ -177,6 +197,7 @@ private final class SocketClient: ClientConnection {
                 // End of input: a last request without its newline still counts.
                 if !input.isEmpty, input.count <= server.settings.limits.lineBytes { handle(input[...]) }
                 input = []
+                inputEnded = true
                 finish()
             } else {
                 let code = errno
@@ -224,15 +245,35 @@ private final class SocketClient: ClientConnection {
         finish()
     }
 
-    /// No more requests: the replies already queued go out (within ten seconds), then the
-    /// connection closes.
+    /// No more requests: the replies already queued go out, then the connection closes
+    /// (within ten seconds in all).
     private func finish() {
+        guard !finished else { return }
         finished = true
         input = []
         server.retire(self)
-        guard output.count > outputStart else { return close() }
-        server.loop.change(fd, to: .writable)
         server.loop.schedule(after: 10) { [weak self] in self?.close() }
+        guard output.count > outputStart else { return linger() }
+        server.loop.change(fd, to: .writable)
+    }
+
+    /// The output is out: closes when the client has nothing more to send; otherwise shuts
+    /// down writing (the client reads to the end of our output) and drops what it still
+    /// sends until it closes.
+    private func linger() {
+        guard !inputEnded, !isClosed else { return close() }
+        lingering = true
+        shutdown(fd, Int32(SHUT_WR))
+        server.loop.change(fd, to: .readable)
+    }
+
+    private func dropInput() {
+        for _ in 0..<4 {
+            let count = server.readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+            return close()
+        }
     }
 
     // MARK: Writing
@@ -292,7 +333,7 @@ private final class SocketClient: ClientConnection {
         }
         output.removeAll(keepingCapacity: output.capacity <= 64 << 10)
         outputStart = 0
-        if finished { close() } else { server.loop.change(fd, to: .readable) }
+        if finished { linger() } else { server.loop.change(fd, to: .readable) }
     }
 
     /// After a failed write: true when the socket is only full for now; otherwise the
@@ -313,7 +354,7 @@ private final class SocketClient: ClientConnection {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        if !finished { server.retire(self) }
+        server.retire(self)
         server.closed(self)
         server.loop.unwatch(fd)
         Glibc.close(fd)

@@ -165,7 +165,9 @@ struct DaemonError: Error, CustomStringConvertible {
 
 /// A blocking line client of the daemon's socket.
 final class SocketClient {
-    private let fd: Int32
+    /// -1 once closed: a class whose initializer throws after setting every property is
+    /// deinitialized, and must not close a descriptor number another thread may own by then.
+    private var fd: Int32
     private var buffer: [UInt8] = []
     /// Events read while waiting for replies, in order.
     private(set) var events: [JSON] = []
@@ -189,10 +191,15 @@ final class SocketClient {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard result == 0 else { close(fd); throw DaemonError("cannot connect to \(path): \(String(cString: strerror(errno)))") }
+        guard result == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            fd = -1
+            throw DaemonError("cannot connect to \(path): \(reason)")
+        }
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
 
     /// Ends the input the daemon reads (shutdown(SHUT_WR), as socat does when its input
     /// ends); replies still come back.

@@ -252,6 +252,8 @@ private final class SocketClient: ClientConnection {
         finished = true
         input = []
         server.retire(self)
+        guard output.count > outputStart || !inputEnded else { return close() }
+        // Waiting on the client: not for ever (and no timer when there is no wait).
         server.loop.schedule(after: 10) { [weak self] in self?.close() }
         guard output.count > outputStart else { return linger() }
         server.loop.change(fd, to: .writable)

@@ -9,6 +9,36 @@ import VitrineProtocol
         try client.exchange(#"{"id": "ping", "cmd": "ping"}"#)?["result"]?["pong"] == .bool(true)
     }
 
+    /// Context switches of every thread of `pid` so far: how often it woke up.
+    static func wakeUps(_ pid: pid_t) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.reduce(0) { total, task in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            return total + status.split(separator: "\n").filter { $0.hasSuffix("ctxt_switches:") == false && $0.contains("ctxt_switches:") }
+                .compactMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
+        }
+    }
+
+    @Test func anIdleDaemonDoesNotWakeUpAfterClientsCameAndWent() throws {
+        let daemon = try DaemonProcess(clock: "realtime", arguments: ["--size", "64x48"])
+        // Clients that leave in the usual ways: closing, ending their input after a request
+        // and reading the reply, and one refused a line over the limit.
+        do { #expect(try Self.ping(daemon.connect())) }
+        let halfClosed = try daemon.connect()
+        halfClosed.write(Array(#"{"id": 1, "cmd": "ping"}"#.utf8))
+        halfClosed.shutdownWriting()
+        #expect(halfClosed.readLine() != nil)
+        let tooLong = try daemon.connect()
+        tooLong.write([UInt8](repeating: UInt8(ascii: "x"), count: (1 << 20) + 2))
+        #expect(tooLong.readLine()?.contains("line_too_long") == true)
+        _ = tooLong.drain(timeout: 5)
+        Thread.sleep(forTimeInterval: 0.3)
+        let before = Self.wakeUps(daemon.pid)
+        Thread.sleep(forTimeInterval: 2)
+        let woke = Self.wakeUps(daemon.pid) - before
+        #expect(woke <= 2, "the idle daemon woke \(woke) times in 2 s")
+    }
+
     @Test func staleSocketOfADeadDaemonIsReplaced() throws {
         let dead = try DaemonProcess(arguments: ["--size", "64x48"])
         let path = dead.socketPath

@@ -172,7 +172,8 @@ private final class SocketClient: ClientConnection {
 
     func ready(_ events: EventLoop.Events) {
         if lingering { return dropInput() }
-        if events.contains(.writable) { writeQueued() }
+        // A hang-up while the last lines wait to go out: the write fails and closes.
+        if events.contains(.writable) || (finished && events.contains(.closed)) { writeQueued() }
         if !isClosed, !finished, !events.isDisjoint(with: [.readable, .closed]) { readRequests() }
     }
 

@@ -11,12 +11,15 @@ import VitrineProtocol
 /// 2. `rolling.daemon`: the real `vitrined` (release, real-time clock, headless 1080p) while
 ///    an 8-digit counter changes every second and rolls at 60 fps: CPU time over the run
 ///    as a share of one core, memory (PSS), frames; then `rolling.idle`: frames and CPU
-///    over seconds with nothing changing.
+///    over seconds with nothing changing. Its reference, `rolling.floor`, measured first
+///    in the same run: a thread of this process waking 60 times a second on the daemon's
+///    event loop and doing nothing else — what waking at all costs on this machine now.
 func runRollingBenchmarks(_ options: [String]) {
     let quick = options.contains("--quick")
     do {
         try rollingFrames(frames: quick ? 60 : 200)
-        try rollingDaemon(seconds: quick ? 4 : 12, idleSeconds: quick ? 2 : 5)
+        let floor = try wakeUpFloor(seconds: quick ? 2 : 6)
+        try rollingDaemon(seconds: quick ? 4 : 12, idleSeconds: quick ? 2 : 5, floor: floor)
     } catch {
         FileHandle.standardError.write(Data("vitrine-bench rolling: \(error)\n".utf8))
         BenchCleanup.shared.runAll()
@@ -66,7 +69,40 @@ private func rollingFrames(frames: Int) throws {
     print("{\"bench\":\"rolling.frame\",\"columns\":12,\"size\":\"1920x1080\",\"steps\":\(frames),\"frames\":\(times.count),\"vitrine_ms\":\(f3(median)),\"p90_ms\":\(f3(times.sorted()[times.count * 9 / 10])),\"memcpy_ms\":\(f3(memcpy)),\"ratio\":\(String(format: "%.2f", median / memcpy))}")
 }
 
-private func rollingDaemon(seconds: Int, idleSeconds: Int) throws {
+/// The share of one core a thread uses that wakes 60 times a second on an `EventLoop` and
+/// does nothing else, over `seconds`; prints `rolling.floor`.
+private func wakeUpFloor(seconds: Double) throws -> Double {
+    let loop = try EventLoop()
+    let wakes = Int(seconds * 60)
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var cpu = 0.0, elapsed = 0.0
+    Thread {
+        let cpu0 = threadCPUSeconds(), start = Date()
+        var count = 0
+        func tick() {
+            count += 1
+            if count < wakes { loop.schedule(after: 1.0 / 60, tick) } else { loop.stop() }
+        }
+        loop.schedule(after: 1.0 / 60, tick)
+        loop.run()
+        cpu = threadCPUSeconds() - cpu0
+        elapsed = Date().timeIntervalSince(start)
+        done.signal()
+    }.start()
+    done.wait()
+    let share = 100 * cpu / elapsed
+    print("{\"bench\":\"rolling.floor\",\"seconds\":\(f3(elapsed)),\"wakeups\":\(wakes),\"cpu_percent_of_core\":\(f3(share)),\"note\":\"a thread waking 60 times a second on the daemon's event loop, doing nothing else: the reference for rolling.daemon\"}")
+    return share
+}
+
+/// CPU seconds the calling thread has run (the scheduler's nanosecond count).
+private func threadCPUSeconds() -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/thread-self/schedstat", encoding: .utf8),
+          let onCPU = text.split(separator: " ").first.flatMap({ Double($0) }) else { return 0 }
+    return onCPU / 1e9
+}
+
+private func rollingDaemon(seconds: Int, idleSeconds: Int, floor: Double) throws {
     let child = try DaemonChild(width: 1920, height: 1080)
     defer { child.stop() }
     let client = try BlockingLineClient(path: child.socketPath)
@@ -90,7 +126,7 @@ private func rollingDaemon(seconds: Int, idleSeconds: Int) throws {
     let elapsed = Date().timeIntervalSince(start)
     let cpu = cpuSeconds(pid) - cpu0
     let rendered = try frames(request) - frames0
-    print("{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(elapsed)),\"frames\":\(rendered),\"fps\":\(f3(Double(rendered) / elapsed)),\"cpu_percent_of_core\":\(f3(100 * cpu / elapsed)),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss"))),\"swift_runtime\":\"\(swiftRuntime(pid))\"}")
+    print("{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(elapsed)),\"frames\":\(rendered),\"fps\":\(f3(Double(rendered) / elapsed)),\"cpu_percent_of_core\":\(f3(100 * cpu / elapsed)),\"floor_ratio\":\(floor > 0 ? String(format: "%.1f", 100 * cpu / elapsed / floor) : "null"),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss"))),\"swift_runtime\":\"\(swiftRuntime(pid))\"}")
     // Let the last roll settle, then watch the daemon do nothing.
     let settleDeadline = Date().addingTimeInterval(10)
     while try request(#"{"cmd": "stats"}"#).contains("\"animating\":true"), Date() < settleDeadline { Thread.sleep(forTimeInterval: 0.2) }

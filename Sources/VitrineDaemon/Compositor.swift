@@ -195,9 +195,12 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
 
     /// Sends an event to `owner` and to the clients subscribed to it.
     private func send(_ name: String, _ fields: [String: JSON], owner: Int?) {
-        let line = Wire.event(name, fields)
+        // Encoded for its first recipient: most events of a roll (a column's animation
+        // starting or finishing) have none.
+        var line: String?
         for (id, state) in clients where id == owner || state.subscriptions.contains(where: { Wire.matches($0, name) }) {
-            state.connection.send(line)
+            if line == nil { line = Wire.event(name, fields) }
+            state.connection.send(line!)
         }
     }
 

@@ -42,19 +42,116 @@ public final class RollingNumberRenderer: ContentRenderer {
         }
     }
 
-    /// Where a rolling number's columns go in its bounds space. A class, so that the
-    /// frames that look one up do not copy it.
+    /// Where a rolling number's columns go in its bounds space at one frame. A class, so
+    /// that the frames that look one up do not copy it.
     private final class Placement {
-        let columns: RollColumns
-        let style: LineStyle
-        let line: Line
+        let layout: Layout
         /// Per column, the glyphs its window shows.
         let glyphs: [ColumnGlyphs]
         let textColor: Color
 
-        init(columns: RollColumns, style: LineStyle, line: Line, glyphs: [ColumnGlyphs], textColor: Color) {
-            (self.columns, self.style, self.line, self.glyphs, self.textColor) = (columns, style, line, glyphs, textColor)
+        init(layout: Layout, glyphs: [ColumnGlyphs], textColor: Color) {
+            (self.layout, self.glyphs, self.textColor) = (layout, glyphs, textColor)
         }
+
+        var columns: RollColumns { layout.columns }
+        var line: Line { layout.line }
+    }
+
+    /// What a placement depends on besides the columns' positions: the frames of a roll
+    /// share one, and only read the positions.
+    private final class Layout {
+        /// The columns as read when the layout was made (their positions are that frame's).
+        let columns: RollColumns
+        let style: LineStyle
+        let line: Line
+        /// The state's arrays the layout was read from: a later frame whose state holds the
+        /// same storage (only positions animate) needs no new layout.
+        let strips: [Value], rests: [Value], presences: [Value]
+        /// The style's property values as read.
+        let inputs: [Value]
+        /// Per column and strip index, the character's glyph at the column's pen, filled as
+        /// the column's window reaches it.
+        private var stripGlyphs: [[StripGlyph?]]
+        private let hasLeavingColumns: Bool
+
+        /// `previous`, a layout with the same style and line, lends the glyphs of the strips
+        /// the two share.
+        init(columns: RollColumns, style: LineStyle, line: Line, state: [String: Value], inputs: [Value], previous: Layout?) {
+            (self.columns, self.style, self.line, self.inputs) = (columns, style, line, inputs)
+            strips = state["strips"]?.array ?? []
+            rests = state["rest"]?.array ?? []
+            presences = state["presence"]?.array ?? []
+            stripGlyphs = columns.columns.indices.map { k in
+                let strip = columns.columns[k].strip
+                if let previous, k < previous.columns.columns.count, previous.columns.columns[k].strip == strip {
+                    return previous.stripGlyphs[k]
+                }
+                return [StripGlyph?](repeating: nil, count: strip.count)
+            }
+            hasLeavingColumns = columns.columns.contains { $0.presence > 0 && $0.rest == nil }
+        }
+
+        /// Whether `state` and `inputs` describe this layout, its columns at other positions.
+        /// Never while a column leaves the text: its width is that of the character it
+        /// shows, which changes as it rolls.
+        func matches(_ state: [String: Value], inputs: [Value]) -> Bool {
+            guard !hasLeavingColumns, case .array(let s)? = state["strips"], Self.same(s, strips),
+                  Self.same(state["rest"]?.array ?? [], rests), Self.same(state["presence"]?.array ?? [], presences)
+            else { return false }
+            return inputs == self.inputs
+        }
+
+        /// Whether two arrays are one storage (or both empty): the same value passed on.
+        private static func same(_ a: [Value], _ b: [Value]) -> Bool {
+            guard a.count == b.count else { return false }
+            guard !a.isEmpty else { return true }
+            return a.withUnsafeBufferPointer { p in b.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress } }
+        }
+
+        /// The glyphs column `k` shows at `position`: the character at ⌊position⌋, its
+        /// baseline moved up by the fraction of a line, and the next one below it.
+        func glyphs(_ k: Int, at position: Double) -> ColumnGlyphs {
+            let column = columns.columns[k]
+            guard column.presence > 0, !column.strip.isEmpty else { return ColumnGlyphs() }
+            let last = column.strip.count - 1
+            let clamped = min(max(position, 0), Double(last))
+            let index = Int(clamped.rounded(.down))
+            let offset = clamped - Double(index)
+            return ColumnGlyphs(
+                first: glyph(k, index, y: line.baseline - offset * line.lineHeight),
+                next: offset > 1e-9 && index < last ? glyph(k, index + 1, y: line.baseline + (1 - offset) * line.lineHeight) : nil)
+        }
+
+        /// Character `i` of column `k`'s strip with its baseline at `y`; nil when it has no
+        /// ink in the line.
+        private func glyph(_ k: Int, _ i: Int, y: Double) -> PlacedGlyph? {
+            let strip = stripGlyphs[k][i] ?? makeStripGlyph(k, i)
+            guard let mask = strip.mask else { return nil }
+            let top = Int(y.rounded()) - mask.top
+            // Glyphs wholly above or below the line never show (the column clips to it).
+            guard top < Int(line.lineHeight.rounded(.up)), top + mask.height > 0 else { return nil }
+            return PlacedGlyph(mask: mask, x: strip.x, y: top)
+        }
+
+        private func makeStripGlyph(_ k: Int, _ i: Int) -> StripGlyph {
+            let shaped = style.font.shaped(columns.columns[k].strip[i])
+            var made = StripGlyph(mask: nil, x: 0)
+            if let glyph = shaped.glyph {
+                let position = PositionedGlyph(face: glyph.face, glyphID: glyph.glyphID, x: line.pens[k] + glyph.x, y: 0, cluster: 0).pixelPosition
+                let mask = shaped.mask(subpixel: position.subpixel, font: style.font)
+                if !mask.isEmpty { made = StripGlyph(mask: mask, x: position.x + mask.left) }
+            }
+            stripGlyphs[k][i] = made
+            return made
+        }
+    }
+
+    /// A strip character's mask and left pixel at its column's pen; no mask when it has no
+    /// ink.
+    private struct StripGlyph {
+        let mask: GlyphMask?
+        let x: Int
     }
 
     /// What, besides the resting text, the columns' places depend on.
@@ -131,27 +228,30 @@ public final class RollingNumberRenderer: ContentRenderer {
 
     private func computePlacement(_ node: RenderTree.Node) -> Placement? {
         let v = node.values
-        func value(_ slot: Int?) -> Value? { slot.map { v[slot: $0] } }
+        func value(_ slot: Int?) -> Value { slot.map { v[slot: $0] } ?? .bool(false) }
+        let textColor = value(slots.textColor).color ?? .white
+        let inputs = [value(slots.font), value(slots.fontSize), value(slots.characterSpacing), value(slots.alignment), .number(v.rect(.bounds).width)]
+        let state = v.custom[RollingNumber.stateKey]?.dictionary
         // The same layer's last placement: while the columns roll, only their positions
-        // change from frame to frame.
+        // change from frame to frame, and its layout serves again.
         let previous = recentPlacement { $0.id == node.content.id }
-        let columns = RollColumns(v.custom, reusing: previous?.columns) ?? RollColumns(showing: RollingNumberProperties(v, kind: kind).text)
-        guard let font = font(value(slots.font)?.string ?? "DejaVu Sans", value(slots.fontSize)?.number ?? 96) else { return nil }
-        let style = LineStyle(
-            font: font, spacing: value(slots.characterSpacing)?.number ?? 1, width: v.rect(.bounds).width,
-            alignment: value(slots.alignment)?.string ?? "left")
-        let reusable = previous.flatMap { $0.style == style && Self.restTheSame($0.columns, columns) ? $0 : nil }
-        guard let line = reusable?.line ?? self.line(columns, style) else { return nil }
-        var glyphs: [ColumnGlyphs] = []
-        glyphs.reserveCapacity(columns.columns.count)
-        for (k, column) in columns.columns.enumerated() {
-            if let reusable, reusable.columns.columns[k] == column {
-                glyphs.append(reusable.glyphs[k])
-            } else {
-                glyphs.append(column.presence > 0 ? place(column, pen: line.pens[k], font: font, lineHeight: line.lineHeight, baseline: line.baseline) : ColumnGlyphs())
+        if let previous, let state, previous.layout.matches(state, inputs: inputs) {
+            let layout = previous.layout
+            let positions = state["pos"]?.array ?? []
+            var glyphs: [ColumnGlyphs] = []
+            glyphs.reserveCapacity(layout.columns.columns.count)
+            for k in layout.columns.columns.indices {
+                glyphs.append(layout.glyphs(k, at: k < positions.count ? positions[k].number ?? 0 : 0))
             }
+            return Placement(layout: layout, glyphs: glyphs, textColor: textColor)
         }
-        return Placement(columns: columns, style: style, line: line, glyphs: glyphs, textColor: value(slots.textColor)?.color ?? .white)
+        let columns = RollColumns(v.custom, reusing: previous?.columns) ?? RollColumns(showing: RollingNumberProperties(v, kind: kind).text)
+        guard let font = font(inputs[0].string ?? "DejaVu Sans", inputs[1].number ?? 96) else { return nil }
+        let style = LineStyle(font: font, spacing: inputs[2].number ?? 1, width: v.rect(.bounds).width, alignment: inputs[3].string ?? "left")
+        let reusable = previous.flatMap { $0.layout.style == style && Self.restTheSame($0.columns, columns) ? $0 : nil }
+        guard let line = reusable?.line ?? self.line(columns, style) else { return nil }
+        let layout = Layout(columns: columns, style: style, line: line, state: state ?? [:], inputs: inputs, previous: reusable?.layout)
+        return Placement(layout: layout, glyphs: columns.columns.indices.map { layout.glyphs($0, at: columns.columns[$0].position) }, textColor: textColor)
     }
 
     /// Whether two states rest on the same text with the same columns present, so that
@@ -210,25 +310,6 @@ public final class RollingNumberRenderer: ContentRenderer {
         return Line(widths: widths, pens: pens, lineHeight: rest.lineHeight, baseline: rest.baseline)
     }
 
-    /// The glyphs `column` shows with its pen at `pen`: each character's own glyph, its
-    /// baseline moved up by the window's offset.
-    private func place(_ column: RollColumn, pen: Double, font: RollingNumberFont, lineHeight: Double, baseline: Double) -> ColumnGlyphs {
-        func glyph(_ c: Character, y: Double) -> PlacedGlyph? {
-            let shaped = font.shaped(c)
-            guard let glyph = shaped.glyph else { return nil }
-            let position = PositionedGlyph(face: glyph.face, glyphID: glyph.glyphID, x: pen + glyph.x, y: y, cluster: 0).pixelPosition
-            let mask = shaped.mask(subpixel: position.subpixel, font: font)
-            let top = position.y - mask.top
-            // Glyphs wholly above or below the line never show (the column clips to it).
-            guard !mask.isEmpty, top < Int(lineHeight.rounded(.up)), top + mask.height > 0 else { return nil }
-            return PlacedGlyph(mask: mask, x: position.x + mask.left, y: top)
-        }
-        let (first, offset, next) = column.visible
-        return ColumnGlyphs(
-            first: glyph(first, y: baseline - offset * lineHeight),
-            next: next.flatMap { glyph($0, y: baseline + (1 - offset) * lineHeight) })
-    }
-
     /// Only the columns whose pixels change need repainting, when nothing else about the
     /// number changed: the pixels their glyphs covered and cover. Glyphs land on whole
     /// pixel rows, so a column that moved less than a row since the last frame (a spring
@@ -239,7 +320,7 @@ public final class RollingNumberRenderer: ContentRenderer {
         guard t.a == 1, t.b == 0, t.c == 0, t.d == 1, let valueSlot = slots.value,
               new.values.differingSlots(from: old.values).allSatisfy({ $0 == valueSlot }),
               let before = placement(old), let after = placement(new),
-              before.line == after.line
+              before.layout === after.layout || before.line == after.line
         else { return nil }
         let bounds = new.values.rect(.bounds)
         let origin = (x: Int((t.tx + bounds.minX).rounded()), y: Int((t.ty + bounds.minY).rounded()))

@@ -111,4 +111,44 @@ import VitrineRender
         }
         #expect(reports.map(\.presented) == [true, false, true])
     }
+
+    /// Frames of a roll in which only the columns' positions animate reuse the last
+    /// frame's layout; each must still equal a fresh renderer's, through a commit that
+    /// changes a strip mid-roll, one that makes a column leave, and one of a new colour.
+    @Test(arguments: [1, 2])
+    func framesOfAnAnimatedRollEqualAFreshRenderer(bufferCount: Int) throws {
+        let scene = try makeScene()
+        var tx = Transaction(disableActions: true)
+        tx.set("n", "roll", Self.roll([("4567", 0, 1), ("3456", 0, 1), ("2", 0, 1), ("1", 0, 1)]))
+        try scene.commit(tx, at: 0)
+        let output = try HeadlessOutput(width: 480, height: 160, bufferCount: bufferCount)
+        let pipeline = FramePipeline(renderer: StandardKinds.renderer(), output: output)
+        try pipeline.render(scene.renderTree(root: "root", at: 0))
+        var tx2 = Transaction()
+        tx2.addAnimation(.basic("roll.pos.0", from: .number(0), to: .number(3), duration: 0.5), to: "n")
+        tx2.addAnimation(.spring("roll.pos.1", from: .number(0), to: .number(3), spring: try Spring(damping: 12), duration: 1), to: "n")
+        try scene.commit(tx2, at: 0)
+        var presented = 0
+        for frame in 1...48 {
+            let time = Double(frame) / 60
+            if frame == 16 {
+                var change = Transaction(disableActions: true)
+                change.set("n", "roll", Self.roll([("4567", 0, 1), ("3956", 0, 1), ("2", 0, 1), ("1", 0, 1)]))
+                try scene.commit(change, at: time)
+            } else if frame == 28 {
+                var change = Transaction(disableActions: true)
+                change.set("n", "roll", Self.roll([("4567", 0, 1), ("3956", 0, 1), ("2", 0, 1), ("19", 0, 0.6)]))
+                try scene.commit(change, at: time)
+            } else if frame == 36 {
+                var change = Transaction(disableActions: true)
+                change.set("n", "textColor", .color(Color(css: "#80c0ff")!))
+                try scene.commit(change, at: time)
+            }
+            if try pipeline.render(scene.renderTree(root: "root", at: time)).presented { presented += 1 }
+            try Golden.expectSamePixels(
+                output.frontBuffer, as: StandardKinds.renderer().snapshot(scene, root: "root", at: time),
+                name: "rolling-animated-\(frame)-buffers\(bufferCount)", "frame \(frame)")
+        }
+        #expect(presented > 30)
+    }
 }

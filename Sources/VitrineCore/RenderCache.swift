@@ -74,7 +74,7 @@ struct RenderCache {
                 parent!.localTime = frame.isMediaTime ? time : scene.localTime(of: item.layer.parent!, at: time)
             }
             guard !item.wasHidden else {
-                let (_, g, _) = TreeBuilder.present(item.layer, parentTime: parent.map(\.localTime) ?? time)
+                let g = TreeBuilder.present(item.layer, parentTime: parent.map(\.localTime) ?? time).geometry
                 if !g.isHidden && g.opacity > 0 { return false }
                 continue
             }

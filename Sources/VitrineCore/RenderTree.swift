@@ -188,13 +188,21 @@ struct TreeBuilder {
 
     /// The presentation content and geometry of `layer` under a parent whose local time
     /// is `parentTime`, with the layer's own local time.
-    static func present(_ layer: Layer, parentTime: Double?) -> (RenderTree.Content, LayerGeometry, localTime: Double?) {
+    static func present(_ layer: Layer, parentTime: Double?) -> Presented {
         let localTime = Scene.layerTime(layer.timing, parentTime: parentTime)
         if layer.animations.isEmpty || localTime == nil {
-            return (layer.modelContent, layer.geometry, localTime)
+            return Presented(content: layer.modelContent, geometry: layer.geometry, localTime: localTime)
         }
         let values = Scene.presentation(of: layer, localTime: localTime)
-        return (layer.content(values: values), LayerGeometry(values, model: layer.geometry), localTime)
+        return Presented(content: layer.content(values: values), geometry: LayerGeometry(values, model: layer.geometry), localTime: localTime)
+    }
+
+    /// A layer's presentation content and geometry, and its local time. A struct, not a
+    /// tuple: a tuple of these is copied through the runtime's generic witnesses.
+    struct Presented {
+        let content: RenderTree.Content
+        let geometry: LayerGeometry
+        let localTime: Double?
     }
 
     /// Adds the node of `layer`, whose parent's frame is `frames[frame]` (none when
@@ -202,7 +210,8 @@ struct TreeBuilder {
     /// are large, and a copy per layer shows in the profile.
     private mutating func visit(_ layer: Layer, frame f: Int, time: Double) {
         let hasParent = f >= 0
-        let (content, g, localTime) = Self.present(layer, parentTime: hasParent ? frames[f].localTime : time)
+        let presented = Self.present(layer, parentTime: hasParent ? frames[f].localTime : time)
+        let content = presented.content, g = presented.geometry, localTime = presented.localTime
         let visible = !g.isHidden && g.opacity > 0
         if build != nil, !layer.animations.isEmpty {
             records.append(AnimatedLayer(layer: layer, node: Int32(nodes.count), isVisible: visible, parentFrame: Int32(f)))

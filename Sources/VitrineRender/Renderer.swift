@@ -59,11 +59,12 @@ public final class Renderer {
             return
         }
         let reach = tree.subtreeBounds()
+        let contents = tree.nodes.map { contentRenderers[$0.kind] }
         for rect in region {
             let area = rect.intersection(surface.bounds)
             guard !area.isEmpty else { continue }
             if !isOpaquelyCovered(area, in: tree) { surface.fill(area, clearColor, mode: .source) }
-            let pass = Pass(tree: tree, reach: reach, area: area.rect)
+            let pass = Pass(tree: tree, reach: reach, contents: contents, area: area.rect)
             drawSubtree(pass, 0, on: surface, offset: .identity, clip: Clip(rect: area), opacity: 1)
         }
     }
@@ -73,6 +74,8 @@ public final class Renderer {
         let tree: RenderTree
         /// Per node: the screen pixels it and its descendants can touch.
         let reach: [Rect]
+        /// Per node: the renderer of its kind's content, if any.
+        let contents: [ContentRenderer?]
         /// The screen rectangle being repainted.
         let area: Rect
     }
@@ -132,7 +135,7 @@ public final class Renderer {
         }
         if node.kind == LayerKind.gradient.name {
             drawGradient(v, bounds: bounds, radii: radii, corners: corners, on: surface, transform: transform, opacity: opacity, clip: inner)
-        } else if let content = contentRenderers[node.kind] {
+        } else if let content = pass.contents[i] {
             content.draw(node, on: surface, transform: transform, opacity: opacity, clip: inner)
         }
         var j = i + 1

@@ -69,7 +69,7 @@ public final class RollingNumberRenderer: ContentRenderer {
         /// same storage (only positions animate) needs no new layout.
         let strips: [Value], rests: [Value], presences: [Value]
         /// The style's property values as read.
-        let inputs: [Value]
+        let inputs: StyleInputs
         /// Per column and strip index, the character's glyph at the column's pen, filled as
         /// the column's window reaches it.
         private var stripGlyphs: [[StripGlyph?]]
@@ -77,7 +77,7 @@ public final class RollingNumberRenderer: ContentRenderer {
 
         /// `previous`, a layout with the same style and line, lends the glyphs of the strips
         /// the two share.
-        init(columns: RollColumns, style: LineStyle, line: Line, state: [String: Value], inputs: [Value], previous: Layout?) {
+        init(columns: RollColumns, style: LineStyle, line: Line, state: [String: Value], inputs: StyleInputs, previous: Layout?) {
             (self.columns, self.style, self.line, self.inputs) = (columns, style, line, inputs)
             strips = state["strips"]?.array ?? []
             rests = state["rest"]?.array ?? []
@@ -95,7 +95,7 @@ public final class RollingNumberRenderer: ContentRenderer {
         /// Whether `state` and `inputs` describe this layout, its columns at other positions.
         /// Never while a column leaves the text: its width is that of the character it
         /// shows, which changes as it rolls.
-        func matches(_ state: [String: Value], inputs: [Value]) -> Bool {
+        func matches(_ state: [String: Value], inputs: StyleInputs) -> Bool {
             guard !hasLeavingColumns, case .array(let s)? = state["strips"], Self.same(s, strips),
                   Self.same(state["rest"]?.array ?? [], rests), Self.same(state["presence"]?.array ?? [], presences)
             else { return false }
@@ -145,6 +145,12 @@ public final class RollingNumberRenderer: ContentRenderer {
             stripGlyphs[k][i] = made
             return made
         }
+    }
+
+    /// The property values a layout's style is made from, as read.
+    private struct StyleInputs: Equatable {
+        let font: Value, fontSize: Value, spacing: Value, alignment: Value
+        let width: Double
     }
 
     /// A strip character's mask and left pixel at its column's pen; no mask when it has no
@@ -230,7 +236,9 @@ public final class RollingNumberRenderer: ContentRenderer {
         let v = node.values
         func value(_ slot: Int?) -> Value { slot.map { v[slot: $0] } ?? .bool(false) }
         let textColor = value(slots.textColor).color ?? .white
-        let inputs = [value(slots.font), value(slots.fontSize), value(slots.characterSpacing), value(slots.alignment), .number(v.rect(.bounds).width)]
+        let inputs = StyleInputs(
+            font: value(slots.font), fontSize: value(slots.fontSize), spacing: value(slots.characterSpacing),
+            alignment: value(slots.alignment), width: v.rect(.bounds).width)
         let state = v.custom[RollingNumber.stateKey]?.dictionary
         // The same layer's last placement: while the columns roll, only their positions
         // change from frame to frame, and its layout serves again.
@@ -246,8 +254,8 @@ public final class RollingNumberRenderer: ContentRenderer {
             return Placement(layout: layout, glyphs: glyphs, textColor: textColor)
         }
         let columns = RollColumns(v.custom, reusing: previous?.columns) ?? RollColumns(showing: RollingNumberProperties(v, kind: kind).text)
-        guard let font = font(inputs[0].string ?? "DejaVu Sans", inputs[1].number ?? 96) else { return nil }
-        let style = LineStyle(font: font, spacing: inputs[2].number ?? 1, width: v.rect(.bounds).width, alignment: inputs[3].string ?? "left")
+        guard let font = font(inputs.font.string ?? "DejaVu Sans", inputs.fontSize.number ?? 96) else { return nil }
+        let style = LineStyle(font: font, spacing: inputs.spacing.number ?? 1, width: inputs.width, alignment: inputs.alignment.string ?? "left")
         let reusable = previous.flatMap { $0.layout.style == style && Self.restTheSame($0.columns, columns) ? $0 : nil }
         guard let line = reusable?.line ?? self.line(columns, style) else { return nil }
         let layout = Layout(columns: columns, style: style, line: line, state: state ?? [:], inputs: inputs, previous: reusable?.layout)
@@ -325,8 +333,9 @@ public final class RollingNumberRenderer: ContentRenderer {
         let bounds = new.values.rect(.bounds)
         let origin = (x: Int((t.tx + bounds.minX).rounded()), y: Int((t.ty + bounds.minY).rounded()))
         let lineClip = lineRect(bounds: bounds, origin: origin, after)
-        var rects: [Rect] = []
-        var ink: [PixelRect] = []
+        var rects: [Rect] = [], ink: [PixelRect] = []
+        rects.reserveCapacity(8)
+        ink.reserveCapacity(4)
         for k in after.columns.columns.indices
         where after.glyphs[k] != before.glyphs[k] || after.columns.columns[k].presence != before.columns.columns[k].presence {
             ink.removeAll(keepingCapacity: true)
@@ -339,9 +348,12 @@ public final class RollingNumberRenderer: ContentRenderer {
             }
             addInk(of: before)
             addInk(of: after)
-            for r in ink { rects.append(r.rect.intersection(new.visualBounds)) }
+            for r in ink {
+                let rect = r.rect.intersection(new.visualBounds)
+                if !rect.isNull, !rect.isEmpty { rects.append(rect) }
+            }
         }
-        return rects.filter { !$0.isNull && !$0.isEmpty }
+        return rects
     }
 
     /// Adds `r` to `rects`, merged with those it overlaps (a glyph before and after a

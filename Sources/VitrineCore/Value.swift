@@ -229,3 +229,14 @@ extension Value {
         return p1.withComponents(out)
     }
 }
+
+extension Array {
+    /// Whether `other` is this very array — the same storage passed on, not merely equal
+    /// elements. Two empty arrays are one. O(1): frames that keep last frame's work while
+    /// a value is unchanged ask this instead of comparing elements.
+    public func sharesStorage(with other: [Element]) -> Bool {
+        guard count == other.count else { return false }
+        guard !isEmpty else { return true }
+        return withUnsafeBufferPointer { p in other.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress } }
+    }
+}

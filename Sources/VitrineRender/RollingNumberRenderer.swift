@@ -96,17 +96,10 @@ public final class RollingNumberRenderer: ContentRenderer {
         /// Never while a column leaves the text: its width is that of the character it
         /// shows, which changes as it rolls.
         func matches(_ state: [String: Value], inputs: StyleInputs) -> Bool {
-            guard !hasLeavingColumns, case .array(let s)? = state["strips"], Self.same(s, strips),
-                  Self.same(state["rest"]?.array ?? [], rests), Self.same(state["presence"]?.array ?? [], presences)
+            guard !hasLeavingColumns, case .array(let s)? = state["strips"], s.sharesStorage(with: strips),
+                  (state["rest"]?.array ?? []).sharesStorage(with: rests), (state["presence"]?.array ?? []).sharesStorage(with: presences)
             else { return false }
             return inputs == self.inputs
-        }
-
-        /// Whether two arrays are one storage (or both empty): the same value passed on.
-        private static func same(_ a: [Value], _ b: [Value]) -> Bool {
-            guard a.count == b.count else { return false }
-            guard !a.isEmpty else { return true }
-            return a.withUnsafeBufferPointer { p in b.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress } }
         }
 
         /// The glyphs column `k` shows at `position`: the character at ⌊position⌋, its
@@ -276,10 +269,7 @@ public final class RollingNumberRenderer: ContentRenderer {
                 continue
             }
             // The same strip rests on the same character, without comparing characters.
-            let same = x.strip.withUnsafeBufferPointer { p in
-                y.strip.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress && p.count == q.count }
-            }
-            guard same || x.strip[rest] == y.strip[rest] else { return false }
+            guard x.strip.sharesStorage(with: y.strip) || x.strip[rest] == y.strip[rest] else { return false }
         }
         return true
     }

@@ -133,10 +133,10 @@ public struct RollColumns: Hashable, Sendable {
         stripValues = strips
     }
 
-    /// Whether two arrays are one storage: the same value passed on, not merely equal.
+    /// Whether `b` is the non-empty strips array `a` was read from.
     private static func sameStorage(_ a: [Value]?, _ b: [Value]) -> Bool {
-        guard let a, a.count == b.count, !a.isEmpty else { return false }
-        return a.withUnsafeBufferPointer { p in b.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress } }
+        guard let a, !a.isEmpty else { return false }
+        return a.sharesStorage(with: b)
     }
 
     /// The state as the custom property's value.

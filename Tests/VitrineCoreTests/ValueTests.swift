@@ -215,3 +215,18 @@ import VitrineCore
         #expect(try #require(Color(css: "#f00")).hexString == "#ff0000")
     }
 }
+
+/// `Array.sharesStorage(with:)`: the same array passed on, never merely equal elements.
+@Suite struct SharedStorageTests {
+    @Test func onlyTheSameStorageIsShared() {
+        let a: [Value] = [.number(1), .number(2)]
+        let passedOn = a
+        var copied = a
+        copied[0] = .number(1)  // equal elements, a storage of its own
+        #expect(a.sharesStorage(with: passedOn))
+        #expect(!a.sharesStorage(with: copied))
+        #expect(!a.sharesStorage(with: [.number(1), .number(2)]))
+        #expect(!a.sharesStorage(with: [.number(1)]))
+        #expect([Value]().sharesStorage(with: []))
+    }
+}

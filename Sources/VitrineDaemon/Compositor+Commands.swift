@@ -51,7 +51,11 @@ extension Compositor {
                 result["layer"] = local.map(JSON.number) ?? .null
             }
             if let c = convert {
-                result["converted"] = .number(try core { () throws(CoreError) in try scene.convertTime(c.time, from: c.from, to: c.to) })
+                let converted = try core { () throws(CoreError) in try scene.convertTime(c.time, from: c.from, to: c.to) }
+                guard converted.isFinite else {
+                    throw ProtocolError(.invalidValue, "converting \(c.time) from \(c.from.map { "'\($0)'" } ?? "media time") to \(c.to.map { "'\($0)'" } ?? "media time") gives no finite time: a layer between them runs at a speed too near 0 or too large; give it a usable speed")
+                }
+                result["converted"] = .number(converted)
             }
             return .object(result)
         case .clockSet(let time):

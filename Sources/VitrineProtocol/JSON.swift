@@ -32,7 +32,7 @@ public enum JSON: Hashable, Sendable, Codable, CustomStringConvertible {
         switch self {
         case .null: try c.encodeNil()
         case .bool(let b): try c.encode(b)
-        case .number(let n): try c.encode(n)
+        case .number(let n): if n.isFinite { try c.encode(n) } else { try c.encodeNil() }
         case .string(let s): try c.encode(s)
         case .array(let a): try c.encode(a)
         case .object(let o): try c.encode(o)
@@ -51,7 +51,8 @@ public enum JSON: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    /// Compact JSON text with sorted keys, so that output is stable.
+    /// Compact JSON text with sorted keys, so that output is stable. A number that is not
+    /// finite has no JSON form and is written `null`, as JavaScript's `JSON.stringify` does.
     public var text: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -39,6 +39,7 @@ import VitrineProtocol
         ##"{"id": "s3", "cmd": "layer.add", "layer": "t", "kind": "text", "properties": {"bounds": [0, 0, 200, 40], "string": "Hi", "foregroundColor": "#102030"}}"##,
         #"{"id": "s4", "cmd": "animation.add", "layer": "a", "key": "spin", "animation": {"keyPath": "transform.rotation.z", "from": 0, "to": "360deg", "duration": 10, "repeatCount": "infinity"}}"#,
         #"{"id": "s5", "cmd": "clock.advance", "seconds": 1.5}"#,
+        #"{"id": "s6", "cmd": "layer.add", "layer": "crawl", "properties": {"speed": 5e-324}}"#,
     ]
 
     /// Requests whose replies together are the observable scene.
@@ -164,6 +165,7 @@ import VitrineProtocol
         Case("absurd animation duration", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "opacity", "to": 0, "duration": 1e12}}"#, "invalid_timing"),
         Case("infinite animation endpoint", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "position.x", "from": 0, "to": 1e999, "duration": 1}}"#, "invalid_value", id: .null),
         Case("infinite time conversion", #"{"id": 7, "cmd": "time", "convert": {"time": 1e999}}"#, "invalid_value", id: .null),
+        Case("conversion out of a layer too slow", #"{"id": 7, "cmd": "time", "convert": {"time": 4, "from": "crawl", "to": null}}"#, "invalid_value"),
         Case("colour with two hex digits", ##"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"backgroundColor": "#12"}}"##, "wrong_type"),
         Case("colour with non-hex digits", ##"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"backgroundColor": "#gg0000"}}"##, "wrong_type"),
         Case("unknown colour name", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"backgroundColor": "blurple"}}"#, "wrong_type"),

@@ -69,4 +69,13 @@ import VitrineCore
         #expect(throws: ProtocolError.self) { try JSON(parsing: Data("{\"a\": ".utf8)) }
         #expect(throws: ProtocolError.self) { try JSON(parsing: Data([0xff, 0xfe])) }
     }
+
+    /// A reply is always one JSON object per line: a number with no JSON form inside it is
+    /// written `null` instead of the whole line becoming `null`.
+    @Test func nonFiniteNumbersAreWrittenNull() throws {
+        #expect(Wire.reply(id: .number(1), result: .object(["t": .number(.infinity), "u": .number(2)]))
+            == #"{"id":1,"ok":true,"result":{"t":null,"u":2}}"#)
+        #expect(JSON.array([.number(.nan), .number(-.infinity)]).text == "[null,null]")
+        #expect(try json(Wire.event("x", ["v": .number(.nan)])).object?["v"] == .null)
+    }
 }

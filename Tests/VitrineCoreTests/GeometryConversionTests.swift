@@ -107,7 +107,7 @@ import VitrineCore
     @Test func conversionRoundTrips() async {
         let angle = Gen.double(in: -Double.pi...Double.pi), scale = Gen.double(in: 0.25...4)
         let coord = Gen.double(in: -300...300), unit = Gen.double(in: 0...1)
-        await propertyCheck(count: 150, input: angle, scale, coord, unit, angle, coord) { r1, s1, x, ax, r2, y in
+        await seededCheck(count: 150, input: angle, scale, coord, unit, angle, coord) { r1, s1, x, ax, r2, y in
             let s = makeScene()
             try commit(s, at: 0) {
                 $0.add(layer: "a", parent: rootID, properties: [

@@ -91,7 +91,7 @@ import VitrineCore
 
     @Test func pauseResumeAndChangeSpeedNeverJump() async {
         let positive = Gen.double(in: 0.01...5)
-        await propertyCheck(
+        await seededCheck(
             count: 150, input: Gen.double(in: 0.5...3), Gen.double(in: 0.25...3), Gen.double(in: -2...2), Gen.double(in: 0.1...4),
             positive, positive, positive, Gen.bool
         ) { duration, parentSpeed, parentBegin, newSpeed, gap1, gap2, gap3, pauseTheChild in

@@ -20,13 +20,13 @@ import VitrineCore
     }
 
     @Test func underdampedMatchesIntegration() async {
-        await propertyCheck(count: 40, input: Gen.double(in: 0.2...5), Gen.double(in: 5...400), Gen.double(in: 0...0.95), Gen.double(in: -20...20)) { m, k, zeta, v in
+        await seededCheck(count: 40, input: Gen.double(in: 0.2...5), Gen.double(in: 5...400), Gen.double(in: 0...0.95), Gen.double(in: -20...20)) { m, k, zeta, v in
             try checkAgainstIntegration(mass: m, stiffness: k, damping: 2 * zeta * (k * m).squareRoot(), velocity: v)
         }
     }
 
     @Test func criticallyDampedMatchesIntegration() async {
-        await propertyCheck(count: 30, input: Gen.double(in: 0.2...5), Gen.double(in: 5...400), Gen.double(in: -20...20)) { m, k, v in
+        await seededCheck(count: 30, input: Gen.double(in: 0.2...5), Gen.double(in: 5...400), Gen.double(in: -20...20)) { m, k, v in
             let c = 2 * (k * m).squareRoot()
             #expect(abs(try Spring(mass: m, stiffness: k, damping: c).dampingRatio - 1) < 1e-12)
             try checkAgainstIntegration(mass: m, stiffness: k, damping: c, velocity: v)
@@ -34,7 +34,7 @@ import VitrineCore
     }
 
     @Test func overdampedMatchesIntegration() async {
-        await propertyCheck(count: 40, input: Gen.double(in: 0.2...5), Gen.double(in: 5...400), Gen.double(in: 1.05...5), Gen.double(in: -20...20)) { m, k, zeta, v in
+        await seededCheck(count: 40, input: Gen.double(in: 0.2...5), Gen.double(in: 5...400), Gen.double(in: 1.05...5), Gen.double(in: -20...20)) { m, k, zeta, v in
             try checkAgainstIntegration(mass: m, stiffness: k, damping: 2 * zeta * (k * m).squareRoot(), velocity: v)
         }
     }
@@ -49,7 +49,7 @@ import VitrineCore
     }
 
     @Test func velocityIsTheDerivativeOfProgress() async throws {
-        await propertyCheck(count: 60, input: Gen.double(in: 0.5...3), Gen.double(in: 20...300), Gen.double(in: 0.1...3), Gen.double(in: -10...10), Gen.double(in: 0.01...1.5)) { m, k, zeta, v, t in
+        await seededCheck(count: 60, input: Gen.double(in: 0.5...3), Gen.double(in: 20...300), Gen.double(in: 0.1...3), Gen.double(in: -10...10), Gen.double(in: 0.01...1.5)) { m, k, zeta, v, t in
             let spring = try Spring(mass: m, stiffness: k, damping: 2 * zeta * (k * m).squareRoot(), initialVelocity: v)
             let h = 1e-6
             let numeric = (spring.progress(at: t + h) - spring.progress(at: t - h)) / (2 * h)

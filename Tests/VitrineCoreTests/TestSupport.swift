@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 import Testing
 import VitrineCore
 
@@ -221,4 +222,50 @@ func integratedSpringProgress(
         out.append(1 - x)
     }
     return out
+}
+
+/// The seed property checks draw their inputs from: fixed, so that every run (and CI) checks
+/// the same inputs. `VITRINE_PROPERTY_SEED=random` draws fresh ones (the seed is printed),
+/// `VITRINE_PROPERTY_SEED=<seed>` replays a printed seed.
+let propertySeed: Xoshiro = {
+    switch ProcessInfo.processInfo.environment["VITRINE_PROPERTY_SEED"] {
+    case "random"?:
+        let fresh = Xoshiro()
+        print("property seed \(fresh.currentSeed) (VITRINE_PROPERTY_SEED=\(fresh.currentSeed) replays it)")
+        return fresh
+    case let text?:
+        guard let given = Xoshiro(seed: text) else { fatalError("VITRINE_PROPERTY_SEED=\(text) is not a seed this run printed") }
+        return given
+    case nil:
+        return Xoshiro(seed: (0x5669_7472_696E_6521, 0x2026_1121_0000_0001, 0x0123_4567_89AB_CDEF, 0x0F1E_2D3C_4B5A_6978))
+    }
+}()
+
+/// Checks `body` against `count` inputs drawn from `generators`, from `propertySeed` (the
+/// swift-property-based `propertyCheck` draws from a fresh seed each run). Every issue the
+/// body records names the input it failed on.
+func seededCheck<each Value, each Shrinks: SendableSequenceType>(
+    count: Int = 100, input generators: repeat Generator<each Value, each Shrinks>,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    perform body: (repeat each Value) async throws -> Void
+) async {
+    var rng = propertySeed
+    for n in 0..<count {
+        let values = (repeat (each generators).run(using: &rng))
+        let input: Comment = "input \(n) of \(count): \(values)"
+        let naming = IssueHandlingTrait.compactMapIssues { issue in
+            var named = issue
+            named.comments.append(input)
+            return named
+        }
+        // The scope runs the check at once, on this task: nothing is shared across tasks.
+        await withoutActuallyEscaping(body) { body in
+            nonisolated(unsafe) let check = { () async throws in try await body(repeat each values) }
+            do {
+                try await naming.provideScope(for: Test.current!, testCase: Test.Case.current) { try await check() }
+            } catch {
+                Issue.record("\(input): \(error)", sourceLocation: sourceLocation)
+            }
+        }
+    }
 }

@@ -18,11 +18,15 @@ public struct PropertyDescriptor: Sendable {
     /// Other names the property answers to (a rolling number's `foregroundColor` is its
     /// `textColor`).
     public let aliases: [String]
+    /// For string properties whose values are checked against more than a list (a
+    /// currency code, a locale): what is wrong with a value and what to give instead, or
+    /// nil when the value is acceptable.
+    public let checkString: (@Sendable (String) -> String?)?
 
     public init(
         _ name: String, _ defaultValue: Value, animatable: Bool = true, implicit: Bool? = nil,
         allowed: [String]? = nil, range: ClosedRange<Double>? = nil, integer: Bool = false, element: ValueType? = nil,
-        aliases: [String] = []
+        aliases: [String] = [], check: (@Sendable (String) -> String?)? = nil
     ) {
         self.name = name
         self.type = defaultValue.type
@@ -34,6 +38,7 @@ public struct PropertyDescriptor: Sendable {
         self.isInteger = integer
         self.elementType = element ?? defaultValue.array?.first?.type
         self.aliases = aliases
+        self.checkString = check
     }
 
     /// Throws unless `value` is acceptable for the part `path` of this property.
@@ -52,6 +57,9 @@ public struct PropertyDescriptor: Sendable {
         guard isWhole else { return }
         if let allowed = allowedStrings, let s = value.string, !allowed.contains(s) {
             throw .invalidValue(keyPath: path.description, "'\(s)' is not one of \(allowed.joined(separator: ", "))")
+        }
+        if let check = checkString, let s = value.string, let problem = check(s) {
+            throw .invalidValue(keyPath: path.description, problem)
         }
         if let range, let v = value.number, !range.contains(v) {
             throw .invalidValue(keyPath: path.description, "\(v.shortDescription) is outside \(range.lowerBound.shortDescription)…\(range.upperBound.shortDescription)")

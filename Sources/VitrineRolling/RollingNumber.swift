@@ -56,8 +56,8 @@ public enum RollingNumber {
         LayerKind(name: kindName, extraProperties: [
             PropertyDescriptor("value", .number(0), animatable: false, range: -1e15...1e15),
             PropertyDescriptor("format", .string("decimal"), animatable: false, allowed: NumberFormat.Style.allCases.map(\.rawValue)),
-            PropertyDescriptor("currencyCode", .string("USD"), animatable: false),
-            PropertyDescriptor("locale", .string("en_US"), animatable: false),
+            PropertyDescriptor("currencyCode", .string("USD"), animatable: false, check: Formatting.currencyProblem),
+            PropertyDescriptor("locale", .string("en_US"), animatable: false, check: Formatting.localeProblem),
             PropertyDescriptor("minimumFractionDigits", .number(0), animatable: false, range: 0...20, integer: true),
             PropertyDescriptor("maximumFractionDigits", .number(0), animatable: false, range: 0...20, integer: true),
             PropertyDescriptor("minimumIntegerDigits", .number(1), animatable: false, range: 0...40, integer: true),

@@ -21,7 +21,7 @@ public enum TextLayer {
             "truncationMode", .string(TruncationMode.none.rawValue), animatable: false,
             allowed: TruncationMode.allCases.map(\.rawValue)),
         PropertyDescriptor("template", .string(""), animatable: false),
-        PropertyDescriptor("locale", .string("en_US"), animatable: false),
+        PropertyDescriptor("locale", .string("en_US"), animatable: false, check: Formatting.localeProblem),
     ], customPropertiesAffectDisplay: true)
 }
 

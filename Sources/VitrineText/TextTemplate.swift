@@ -96,6 +96,8 @@ public struct TextTemplate: Hashable, Sendable {
         switch parts[0] {
         case "currency":
             let code = parts.count > 1 ? parts[1] : locale.currency?.identifier ?? "USD"
+            // ICU would print the bare number for a code it does not know: show the mistake.
+            if Formatting.currencyProblem(code) != nil { return "{?\(format)}" }
             return number.formatted(FloatingPointFormatStyle<Double>.Currency(code: code, locale: locale))
         case "percent":
             return number.formatted(FloatingPointFormatStyle<Double>.Percent(locale: locale).precision(.fractionLength(digits ?? 0)))

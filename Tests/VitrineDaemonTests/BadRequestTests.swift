@@ -40,12 +40,13 @@ import VitrineProtocol
         #"{"id": "s4", "cmd": "animation.add", "layer": "a", "key": "spin", "animation": {"keyPath": "transform.rotation.z", "from": 0, "to": "360deg", "duration": 10, "repeatCount": "infinity"}}"#,
         #"{"id": "s5", "cmd": "clock.advance", "seconds": 1.5}"#,
         #"{"id": "s6", "cmd": "layer.add", "layer": "crawl", "properties": {"speed": 5e-324}}"#,
+        #"{"id": "s7", "cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"value": 12.5}}"#,
     ]
 
     /// Requests whose replies together are the observable scene.
     static let probes: [String] = {
         var probes = [#"{"id": "tree", "cmd": "layer.tree"}"#, #"{"id": "time", "cmd": "time"}"#, #"{"id": "anims", "cmd": "animation.list", "layer": "a"}"#]
-        for layer in ["root", "a", "b", "t"] {
+        for layer in ["root", "a", "b", "t", "n"] {
             probes.append(#"{"id": "get-\#(layer)", "cmd": "layer.get", "layer": "\#(layer)"}"#)
             probes.append(#"{"id": "show-\#(layer)", "cmd": "layer.get", "layer": "\#(layer)", "presentation": true}"#)
         }
@@ -166,6 +167,10 @@ import VitrineProtocol
         Case("infinite animation endpoint", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "position.x", "from": 0, "to": 1e999, "duration": 1}}"#, "invalid_value", id: .null),
         Case("infinite time conversion", #"{"id": 7, "cmd": "time", "convert": {"time": 1e999}}"#, "invalid_value", id: .null),
         Case("conversion out of a layer too slow", #"{"id": 7, "cmd": "time", "convert": {"time": 4, "from": "crawl", "to": null}}"#, "invalid_value"),
+        Case("unknown locale", #"{"id": 7, "cmd": "layer.set", "layer": "t", "properties": {"locale": "xx_YY"}}"#, "invalid_value"),
+        Case("empty locale", #"{"id": 7, "cmd": "layer.set", "layer": "t", "properties": {"locale": ""}}"#, "invalid_value"),
+        Case("currency symbol for a code", #"{"id": 7, "cmd": "layer.set", "layer": "n", "properties": {"format": "currency", "currencyCode": "€"}}"#, "invalid_value"),
+        Case("unassigned currency code", #"{"id": 7, "cmd": "layer.set", "layer": "n", "properties": {"currencyCode": "XYZ"}}"#, "invalid_value"),
         Case("colour with two hex digits", ##"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"backgroundColor": "#12"}}"##, "wrong_type"),
         Case("colour with non-hex digits", ##"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"backgroundColor": "#gg0000"}}"##, "wrong_type"),
         Case("unknown colour name", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"backgroundColor": "blurple"}}"#, "wrong_type"),

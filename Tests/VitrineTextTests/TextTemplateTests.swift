@@ -11,6 +11,8 @@ import VitrineText
         #expect(TextTemplate("scale {touches.a.scale:%.2f}").render(custom) == "scale 1.25")
         #expect(TextTemplate("{{literal}} {missing}").render(custom) == "{literal} {missing}")
         #expect(TextTemplate("{count:percent}").render(["count": .number(0.5)]) == "50%")
+        // A currency ICU does not know would print as a bare number: the mistake shows instead.
+        #expect(TextTemplate("{price:currency:€} {price:currency:eur}").render(custom, locale: "de_DE").replacing("\u{a0}", with: " ") == "{?currency:€} 12,50 €")
         #expect(TextTemplate("It took {count} s, {price} €").keys == ["count", "price"])
     }
 

@@ -40,6 +40,10 @@ import Testing
 
         let section = try #require(failure("[outptu]\nbackend = \"drm\"\n"))
         #expect(section.line == 1 && section.key == "outptu" && section.message.contains("did you mean [output]?"))
+        let nested = try #require(failure("[spring]\ndamping = 10\n"))
+        #expect(nested.key == "spring" && nested.message.hasPrefix("unknown section; did you mean [animation.spring]? The sections are"))
+        let unlike = try #require(failure("[zzzzzzzz]\nx = 1\n"))
+        #expect(unlike.message.hasPrefix("unknown section; the sections are [animation]"))
 
         let first = try #require(failure("[output]\nzebra = 1\napple = 2\n"))
         #expect(first.key == "output.zebra" && first.line == 2)

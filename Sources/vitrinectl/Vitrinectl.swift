@@ -16,7 +16,7 @@ struct Vitrinectl: ParsableCommand {
         subcommands: [
             HelloCommand.self, PingCommand.self,
             AddCommand.self, SetCommand.self, GetCommand.self, TreeCommand.self, RemoveCommand.self, MoveCommand.self,
-            AnimateCommand.self, AnimationsCommand.self, StopCommand.self,
+            AnimateCommand.self, AnimationsCommand.self, StopCommand.self, NumberCommand.self,
             PauseCommand.self, ResumeCommand.self, SpeedCommand.self, TimeCommand.self, ClockCommand.self,
             ScreenshotCommand.self, ReloadCommand.self,
             SendCommand.self, WatchCommand.self,

@@ -38,6 +38,20 @@ import VitrineProtocol
         #expect(try SetCommand.parse(["box", "opacity", "0"]).fields.keys.sorted() == ["layer", "properties"])
     }
 
+    @Test func numberSendsTheValueAndItsOverrides() throws {
+        #expect(NumberCommand.protocolCommand == "number.set")
+        #expect(try NumberCommand.parse(["count", "245699"]).fields == ["layer": "count", "value": 245699])
+        let all = try NumberCommand.parse([
+            "count", "-12.5", "--direction", "up", "--animation-type", "onlyChangedNumbers", "--no-through-digits",
+            "--speed", "1", "--damping", "12", "--stiffness", "200", "--mass", "2", "--velocity", "-3", "--spring-duration", "0",
+        ])
+        #expect(all.fields == [
+            "layer": "count", "value": -12.5, "direction": "up", "animationType": "onlyChangedNumbers", "rollThroughDigits": false,
+            "spring": ["speed": 1, "damping": 12, "stiffness": 200, "mass": 2, "initialVelocity": -3, "duration": 0],
+        ])
+        #expect(try NumberCommand.parse(["count", "--no-animation", "--", "-7"]).fields == ["layer": "count", "value": -7, "animated": false])
+    }
+
     @Test func animateMakesAnAnimationObject() throws {
         let animate = try AnimateCommand.parse(["box", "position.y", "--to", "500", "--duration", "2", "--timing", "easeInEaseOut"])
         #expect(animate.fields == [

@@ -89,6 +89,41 @@ import VitrineProtocol
         #expect(args.lines.dropFirst().first?.contains(#""event":"transaction.completed""#) == true)
     }
 
+    /// `number` prints the formatted text; with `--wait` it returns when the roll has
+    /// settled, or when a newer value took over, and says which.
+    @Test func numberRollsAndWaits() throws {
+        let daemon = try Daemon()
+        try daemon.ctl("add", "count", "--kind", "rolling-number", "bounds", "[0,0,600,120]", "value", "1299")
+        let set = try daemon.ctl("number", "count", "1300", "--direction", "up", "--speed", "1")
+        #expect(set.status == 0 && set.lines == ["1,300"] && set.stderr.isEmpty, "\(set)")
+        #expect(try daemon.ctl("get", "count", "value").lines == ["value = 1300"])
+
+        let superseded = try daemon.start("number", "count", "1301", "--wait")
+        var rounds = 0
+        // Until the first has been applied, a second could come before it: keep asking.
+        while superseded.isRunning, rounds < 100 {
+            try daemon.ctl("number", "count", "1302")
+            rounds += 1
+        }
+        let first = try superseded.wait(timeout: 10)
+        #expect(first.status == 0 && first.lines == ["1,301", "superseded by a newer value"], "\(first)")
+
+        let settles = try daemon.start("number", "count", "1400", "--wait", "--json")
+        rounds = 0
+        while settles.isRunning, rounds < 100 {
+            try daemon.ctl("clock", "advance", "2")
+            rounds += 1
+        }
+        let settled = try settles.wait(timeout: 10)
+        let lines = try settled.lines.map { try JSON(parsing: Data($0.utf8)) }
+        #expect(settled.status == 0 && lines.count == 2, "\(settled)")
+        #expect(lines.first?["result"]?["text"] == .string("1,400"))
+        #expect(lines.last?["event"] == .string("number.completed") && lines.last?["finished"] == .bool(true))
+
+        let refused = try daemon.ctl("number", "count", "5", "--animation-type", "sometimes")
+        #expect(refused.status == 1 && refused.stderr.hasPrefix("vitrinectl: invalid_value: animationType is one of"), "\(refused)")
+    }
+
     @Test func watchPrintsEvents() throws {
         let daemon = try Daemon()
         try daemon.ctl("add", "a")
@@ -147,6 +182,11 @@ import VitrineProtocol
         ["animate", "box", "opacity", "--duration", "1", "--repeat", "often", "--to", "1"],
         ["screenshot"],
         ["frobnicate"],
+        ["number", "count"],
+        ["number", "count", "abc"],
+        ["number", "count", "5", "6"],
+        ["number", "count", "5", "--dirction", "up"],
+        ["number", "count", "5", "--no-animation", "--animation-type", "allNumbers"],
     ])
     func badUsageExitsWithStatusTwo(_ arguments: [String]) throws {
         // Usage is checked before connecting: no daemon is needed.

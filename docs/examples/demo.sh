@@ -27,8 +27,8 @@ while [ $(( $(date +%s) - start )) -lt "$seconds" ]; do
     elapsed=$(( $(date +%s) - start + 1 ))
     if $left; then x=920; else x=360; fi
     left=$([ "$left" = true ] && echo false || echo true)
-    ctl send "{\"cmd\": \"number.set\", \"layer\": \"counter\", \"value\": $visitors}" >/dev/null
-    ctl send "{\"cmd\": \"layer.set\", \"layer\": \"label\", \"properties\": {\"count\": $elapsed, \"position.x\": $x}, \"animation\": {\"duration\": 1, \"timing\": \"easeInEaseOut\"}}" >/dev/null
+    ctl number counter "$visitors" >/dev/null
+    ctl set label count "$elapsed" position.x "$x" --duration 1 --timing easeInEaseOut
     echo "demo: $visitors visitors, ${elapsed}s"
     sleep 1
 done

@@ -154,7 +154,7 @@ extension Value {
         if case .dictionary(var d) = self {
             self = .bool(false)
             defer { self = .dictionary(d) }
-            return d[head]?.updateComponent(path.dropFirst(), change) ?? false
+            return d.updateValue(forKey: head) { $0.updateComponent(path.dropFirst(), change) } ?? false
         }
         guard let current = component(path), let updated = settingComponent(path, to: change(current)) else { return false }
         self = updated

@@ -94,7 +94,7 @@ public struct PropertyValues: Hashable, Sendable {
             guard let value = value(at: target) else { return }
             set(change(value), at: target)
         case .custom(let path):
-            _ = custom[path.property]?.updateComponent(path.subpath, change)
+            _ = custom.updateValue(forKey: path.property) { $0.updateComponent(path.subpath, change) }
         }
     }
 

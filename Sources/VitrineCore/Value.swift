@@ -240,3 +240,15 @@ extension Array {
         return withUnsafeBufferPointer { p in other.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress } }
     }
 }
+
+extension Dictionary {
+    /// Changes the value under `key` in place through `body`; nil, calling nothing, when
+    /// there is none. `self[key]?.change()` does the same through the subscript's modify
+    /// coroutine, whose frame is allocated on the heap on every call where the subscript
+    /// is not inlined — eight times a frame while a rolling number's columns animate.
+    @inline(__always)
+    mutating func updateValue<R>(forKey key: Key, _ body: (inout Value) -> R) -> R? {
+        guard let i = index(forKey: key) else { return nil }
+        return body(&values[i])
+    }
+}

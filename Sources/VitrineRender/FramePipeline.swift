@@ -37,13 +37,22 @@ public final class FramePipeline {
     @discardableResult
     public func render(_ tree: RenderTree) throws -> Report {
         let screen = PixelRect(x: 0, y: 0, width: output.mode.width, height: output.mode.height)
-        let damage = tree.damage(since: previous, refine: renderer.contentDamage).map { PixelRect(covering: $0).intersection(screen) }.filter { !$0.isEmpty }
+        let changed = tree.damage(since: previous, refine: renderer.contentDamage)
+        var damage: [PixelRect] = []
+        damage.reserveCapacity(changed.count)
+        for rect in changed {
+            let pixels = PixelRect(covering: rect).intersection(screen)
+            if !pixels.isEmpty { damage.append(pixels) }
+        }
         guard !damage.isEmpty else { return Report(presented: false, repaintedPixels: 0, damage: []) }
         history.insert(damage, at: 0)
         if history.count > maximumAge { history.removeLast() }
         let buffer = try output.acquireBuffer()
-        let region: [PixelRect] = buffer.age == 0 || buffer.age > history.count
-            ? [screen] : disjoint(history.prefix(buffer.age).flatMap { $0 })
+        let region: [PixelRect] = switch buffer.age {
+        case 0, history.count + 1 ... Int.max: [screen]
+        case 1: disjoint(damage)
+        default: disjoint(history.prefix(buffer.age).flatMap { $0 })
+        }
         renderer.render(tree, into: buffer.surface, region: region)
         try output.present(damage: damage)
         previous = tree
@@ -62,6 +71,8 @@ public final class FramePipeline {
 /// Runs every frame: the pieces are cut into two buffers that are reused, not into an array
 /// per rectangle.
 func disjoint(_ rects: [PixelRect]) -> [PixelRect] {
+    // Most frames' damage is already apart (merged, then rounded out to whole pixels).
+    if isDisjoint(rects) { return rects }
     var result: [PixelRect] = []
     result.reserveCapacity(rects.count * 2)
     var pieces: [PixelRect] = [], cut: [PixelRect] = []
@@ -77,6 +88,17 @@ func disjoint(_ rects: [PixelRect]) -> [PixelRect] {
         result += pieces
     }
     return result
+}
+
+/// Whether no rectangle is empty or overlaps another.
+private func isDisjoint(_ rects: [PixelRect]) -> Bool {
+    for i in rects.indices {
+        guard !rects[i].isEmpty else { return false }
+        for j in rects.indices where j > i {
+            if !rects[i].intersection(rects[j]).isEmpty { return false }
+        }
+    }
+    return true
 }
 
 /// Appends the parts of `r` outside `cut` to `parts`: up to four rectangles.

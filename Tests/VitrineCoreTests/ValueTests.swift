@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
-import VitrineCore
+@testable import VitrineCore
 
 /// Interpolation, arithmetic and parsing of property values.
 @Suite struct InterpolationTests {
@@ -228,5 +228,14 @@ import VitrineCore
         #expect(!a.sharesStorage(with: [.number(1), .number(2)]))
         #expect(!a.sharesStorage(with: [.number(1)]))
         #expect([Value]().sharesStorage(with: []))
+    }
+
+    @Test func aDictionaryValueChangesInPlaceWhenItIsThere() {
+        var d: [String: Value] = ["pos": .array([.number(1), .number(2)])]
+        let changed = d.updateValue(forKey: "pos") { $0.updateComponent(["1"]) { _ in .number(5) } }
+        #expect(changed == true && d["pos"] == .array([.number(1), .number(5)]))
+        var called = false
+        #expect(d.updateValue(forKey: "missing") { _ in called = true } == nil)
+        #expect(!called && d.count == 1)
     }
 }

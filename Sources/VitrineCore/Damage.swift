@@ -71,7 +71,7 @@ extension RenderTree {
             if !r.isEmpty { rects[kept] = r; kept += 1 }
         }
         rects.removeLast(rects.count - kept)
-        return mergeDamage(rects)
+        return mergeDamage(consume rects)
     }
 
     /// How two versions of a node differ.
@@ -117,9 +117,9 @@ extension RenderTree {
 
 /// Merges overlapping rectangles, and rectangles whose union wastes little, so that the
 /// rasterizer visits few of them; past 16 the list collapses into one bounding box.
-func mergeDamage(_ input: [Rect]) -> [Rect] {
-    guard input.count <= 64 else { return [input.dropFirst().reduce(input[0]) { $0.union($1) }] }
-    var rects = input
+/// Works in the array it is given (`consume` it), which it returns.
+func mergeDamage(_ rects: consuming [Rect]) -> [Rect] {
+    guard rects.count <= 64 else { return [bounds(of: rects)] }
     var merged = true
     while merged {
         merged = false
@@ -136,8 +136,14 @@ func mergeDamage(_ input: [Rect]) -> [Rect] {
             }
         }
     }
-    if rects.count > 16 {
-        return [rects.dropFirst().reduce(rects[0]) { $0.union($1) }]
-    }
-    return rects.sorted { ($0.minY, $0.minX) < ($1.minY, $1.minX) }
+    if rects.count > 16 { return [bounds(of: rects)] }
+    rects.sort { ($0.minY, $0.minX) < ($1.minY, $1.minX) }
+    return rects
+}
+
+/// The smallest rectangle holding all of `rects` (which must not be empty).
+private func bounds(of rects: borrowing [Rect]) -> Rect {
+    var box = rects[0]
+    for i in rects.indices { box = box.union(rects[i]) }
+    return box
 }

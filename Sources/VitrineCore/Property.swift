@@ -79,7 +79,6 @@ func validateNumbers(_ value: Value, at path: KeyPath, limit: Double = maximumMa
     guard value.isFinite else {
         throw .invalidValue(keyPath: path.description, "numbers must be finite (no NaN or infinity)")
     }
-    let numbers: [Double]
     switch value {
     case .dictionary(let d):
         for (key, v) in d { try validateNumbers(v, at: KeyPath(components: path.components + [key]), limit: limit) }
@@ -88,9 +87,9 @@ func validateNumbers(_ value: Value, at path: KeyPath, limit: Double = maximumMa
         for v in items { try validateNumbers(v, at: path, limit: limit) }
         return
     default:
-        numbers = value.components ?? []
+        break
     }
-    if numbers.contains(where: { abs($0) > limit }) {
+    if !value.allComponents({ abs($0) <= limit }) {
         throw .invalidValue(keyPath: path.description, "numbers must lie within ±\(limit == maximumMagnitude ? "1e9" : limit.shortDescription)")
     }
 }

@@ -75,7 +75,22 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .dictionary(let d): d.values.allSatisfy(\.isFinite)
         case .array(let a): a.allSatisfy(\.isFinite)
-        default: components?.allSatisfy(\.isFinite) ?? true
+        default: allComponents(\.isFinite)
+        }
+    }
+
+    /// Whether every number of a number, point, size, rect, colour or transform satisfies
+    /// `test`; true for other values. As `components?.allSatisfy(test) ?? true`, without
+    /// building the array.
+    func allComponents(_ test: (Double) -> Bool) -> Bool {
+        switch self {
+        case .number(let v): test(v)
+        case .point(let p): test(p.x) && test(p.y)
+        case .size(let s): test(s.width) && test(s.height)
+        case .rect(let r): test(r.origin.x) && test(r.origin.y) && test(r.size.width) && test(r.size.height)
+        case .color(let c): test(c.red) && test(c.green) && test(c.blue) && test(c.alpha)
+        case .transform(let t): test(t.a) && test(t.b) && test(t.c) && test(t.d) && test(t.tx) && test(t.ty)
+        case .bool, .string, .dictionary, .array: true
         }
     }
 

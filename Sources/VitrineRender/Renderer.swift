@@ -33,6 +33,8 @@ public final class Renderer {
     /// Gradient colour tables kept between frames.
     public let gradients = GradientCache()
     private var contentRenderers: [String: ContentRenderer] = [:]
+    /// Storage for `render`'s per-node lists, kept between frames.
+    private var reachScratch: [Rect] = [], contentsScratch: [ContentRenderer?] = []
 
     public init(images: ImageStore = ImageStore()) {
         self.images = images
@@ -58,8 +60,16 @@ public final class Renderer {
             for rect in region { surface.fill(rect.intersection(surface.bounds), clearColor, mode: .source) }
             return
         }
-        let reach = tree.subtreeBounds()
-        let contents = tree.nodes.map { contentRenderers[$0.kind] }
+        // The per-node lists' storage is kept between frames: taken here, handed back below.
+        var reach = reachScratch, contents = contentsScratch
+        (reachScratch, contentsScratch) = ([], [])
+        defer {
+            reach.removeAll(keepingCapacity: true)
+            contents.removeAll(keepingCapacity: true)
+            (reachScratch, contentsScratch) = (reach, contents)
+        }
+        tree.subtreeBounds(into: &reach)
+        for node in tree.nodes { contents.append(contentRenderers[node.kind]) }
         for rect in region {
             let area = rect.intersection(surface.bounds)
             guard !area.isEmpty else { continue }
@@ -173,13 +183,13 @@ func premultiplied(_ color: Color, _ opacity: Double) -> PremultipliedColor {
 }
 
 extension RenderTree {
-    /// Per node, the screen pixels it and its descendants can touch.
-    func subtreeBounds() -> [Rect] {
-        var reach = nodes.map(\.visualBounds)
+    /// Per node, the screen pixels it and its descendants can touch, appended to `reach`
+    /// (empty).
+    func subtreeBounds(into reach: inout [Rect]) {
+        for node in nodes { reach.append(node.visualBounds) }
         for i in stride(from: nodes.count - 1, to: 0, by: -1) {
             if let p = nodes[i].parent { reach[p] = reach[p].union(reach[i]) }
         }
-        return reach
     }
 }
 

@@ -196,6 +196,8 @@ public final class RollingNumberRenderer: ContentRenderer {
     /// it draws, and the next frame for its damage again.
     private var recent: [(content: RenderTree.Content, placement: Placement)?] = Array(repeating: nil, count: 4)
     private var newest = 0
+    /// The storage `damage` collects a column's glyph boxes in, kept between frames.
+    private var inkScratch: [PixelRect] = []
 
     /// The newest of the recent placements whose content `matches`.
     private func recentPlacement(where matches: (RenderTree.Content) -> Bool) -> Placement? {
@@ -323,9 +325,12 @@ public final class RollingNumberRenderer: ContentRenderer {
         let bounds = new.values.rect(.bounds)
         let origin = (x: Int((t.tx + bounds.minX).rounded()), y: Int((t.ty + bounds.minY).rounded()))
         let lineClip = lineRect(bounds: bounds, origin: origin, after)
-        var rects: [Rect] = [], ink: [PixelRect] = []
+        var rects: [Rect] = []
         rects.reserveCapacity(8)
-        ink.reserveCapacity(4)
+        // The scratch list's storage is taken for this call and handed back at its end.
+        var ink = inkScratch
+        inkScratch = []
+        defer { ink.removeAll(keepingCapacity: true); inkScratch = ink }
         for k in after.columns.columns.indices
         where after.glyphs[k] != before.glyphs[k] || after.columns.columns[k].presence != before.columns.columns[k].presence {
             ink.removeAll(keepingCapacity: true)

@@ -16,6 +16,8 @@ public final class FramePipeline {
     private var previous: RenderTree?
     /// The damage of recent frames, newest first.
     private var history: [[PixelRect]] = []
+    /// The list the history dropped last, kept for its storage.
+    private var forgotten: [PixelRect] = []
     private let maximumAge = 4
 
     public init(renderer: Renderer, output: OutputBackend) {
@@ -38,15 +40,20 @@ public final class FramePipeline {
     public func render(_ tree: RenderTree) throws -> Report {
         let screen = PixelRect(x: 0, y: 0, width: output.mode.width, height: output.mode.height)
         let changed = tree.damage(since: previous, refine: renderer.contentDamage)
-        var damage: [PixelRect] = []
-        damage.reserveCapacity(changed.count)
+        // In the storage of the list the history forgot last.
+        var damage = forgotten
+        forgotten = []
+        damage.removeAll(keepingCapacity: true)
         for rect in changed {
             let pixels = PixelRect(covering: rect).intersection(screen)
             if !pixels.isEmpty { damage.append(pixels) }
         }
-        guard !damage.isEmpty else { return Report(presented: false, repaintedPixels: 0, damage: []) }
+        guard !damage.isEmpty else {
+            forgotten = damage
+            return Report(presented: false, repaintedPixels: 0, damage: [])
+        }
         history.insert(damage, at: 0)
-        if history.count > maximumAge { history.removeLast() }
+        if history.count > maximumAge { forgotten = history.removeLast() }
         let buffer = try output.acquireBuffer()
         let region: [PixelRect] = switch buffer.age {
         case 0, history.count + 1 ... Int.max: [screen]

@@ -196,8 +196,8 @@ public final class RollingNumberRenderer: ContentRenderer {
     /// it draws, and the next frame for its damage again.
     private var recent: [(content: RenderTree.Content, placement: Placement)?] = Array(repeating: nil, count: 4)
     private var newest = 0
-    /// The storage `damage` collects a column's glyph boxes in, kept between frames.
-    private var inkScratch: [PixelRect] = []
+    /// The storage `damage` collects its rectangles and a column's glyph boxes in.
+    private var rectsScratch: [Rect] = [], inkScratch: [PixelRect] = []
 
     /// The newest of the recent placements whose content `matches`.
     private func recentPlacement(where matches: (RenderTree.Content) -> Bool) -> Placement? {
@@ -325,9 +325,11 @@ public final class RollingNumberRenderer: ContentRenderer {
         let bounds = new.values.rect(.bounds)
         let origin = (x: Int((t.tx + bounds.minX).rounded()), y: Int((t.ty + bounds.minY).rounded()))
         let lineClip = lineRect(bounds: bounds, origin: origin, after)
-        var rects: [Rect] = []
-        rects.reserveCapacity(8)
-        // The scratch list's storage is taken for this call and handed back at its end.
+        // The lists' storage is kept between frames: taken for this call, handed back at its
+        // end (the caller is done with the returned list by the next frame).
+        var rects = rectsScratch
+        rectsScratch = []
+        rects.removeAll(keepingCapacity: true)
         var ink = inkScratch
         inkScratch = []
         defer { ink.removeAll(keepingCapacity: true); inkScratch = ink }
@@ -348,6 +350,7 @@ public final class RollingNumberRenderer: ContentRenderer {
                 if !rect.isNull, !rect.isEmpty { rects.append(rect) }
             }
         }
+        rectsScratch = rects
         return rects
     }
 

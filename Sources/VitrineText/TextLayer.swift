@@ -9,7 +9,7 @@ public enum TextLayer {
     /// `{key}` placeholders filled from the layer's custom properties' presentation
     /// values (see `TextTemplate`), so animating a custom property animates the text.
     public static let textLayerKind = LayerKind(name: "text", extraProperties: [
-        PropertyDescriptor("string", .string(""), animatable: false),
+        PropertyDescriptor("string", .string(""), animatable: false, check: lengthProblem),
         PropertyDescriptor("font", .string(FontLibrary.defaultFamily), animatable: false),
         PropertyDescriptor("fontSize", .number(36), range: 0...maximumFontSize),
         PropertyDescriptor("foregroundColor", .color(.white), aliases: ["textColor"]),
@@ -20,9 +20,23 @@ public enum TextLayer {
         PropertyDescriptor(
             "truncationMode", .string(TruncationMode.none.rawValue), animatable: false,
             allowed: TruncationMode.allCases.map(\.rawValue)),
-        PropertyDescriptor("template", .string(""), animatable: false),
+        PropertyDescriptor("template", .string(""), animatable: false, check: lengthProblem),
         PropertyDescriptor("locale", .string("en_US"), animatable: false, check: Formatting.localeProblem),
     ], customPropertiesAffectDisplay: true)
+}
+
+extension TextLayer {
+    /// The most characters a text layer sets: a screen shows far fewer, and laying out
+    /// megabytes of text would stall every frame (and every other client) for seconds. A
+    /// longer `string` or `template` is refused; a template whose filled-in text grows
+    /// longer is cut there, ending in "…".
+    public static let maximumLength = 16384
+
+    /// What is wrong with `text` as a text layer's string or template, nil when nothing.
+    @Sendable static func lengthProblem(_ text: String) -> String? {
+        guard text.utf8.count > maximumLength, text.count > maximumLength else { return nil }
+        return "a text layer shows at most \(maximumLength) characters, not \(text.count); split the text over several layers"
+    }
 }
 
 /// The largest font size a text layer accepts, in pixels per em: one glyph mask at this
@@ -51,6 +65,9 @@ public struct TextLayerContent: Hashable, Sendable {
         string = template.isEmpty
             ? value("string")?.string ?? ""
             : TextTemplate(template).render(values.custom, locale: value("locale")?.string ?? "en_US")
+        if string.utf8.count > TextLayer.maximumLength, string.count > TextLayer.maximumLength {
+            string = String(string.prefix(TextLayer.maximumLength - 1)) + "…"
+        }
         let font = try FontDescriptor(parsing: value("font")?.string ?? FontLibrary.defaultFamily)
         style = TextStyle(
             font: font, fontSize: min(maximumFontSize, max(0, value("fontSize")?.number ?? 36)),

@@ -109,9 +109,17 @@ public struct TextTemplate: Hashable, Sendable {
         }
     }
 
+    /// The widest field and the most digits a printf format may ask for: more is a mistake
+    /// (or an attempt to make the daemon write gigabytes), shown as one.
+    static let printfLimit = 64
+
     /// A printf conversion of one number; integer conversions get the number rounded.
     private static func printf(_ spec: String, _ number: Double) -> String {
-        guard let conversion = spec.last, spec.dropFirst().dropLast().allSatisfy({ "0123456789.-+ #".contains($0) }) else { return "{?\(spec)}" }
+        let modifiers = spec.dropFirst().dropLast()
+        guard let conversion = spec.last, modifiers.allSatisfy({ "0123456789.-+ #".contains($0) }),
+              modifiers.filter({ $0 == "." }).count <= 1,
+              modifiers.split(whereSeparator: { !$0.isNumber }).allSatisfy({ (Int($0) ?? .max) <= printfLimit })
+        else { return "{?\(spec)}" }
         switch conversion {
         case "f", "e", "g", "F", "E", "G": return cFormat(spec, number)
         case "d", "i": return cFormat(String(spec.dropLast()) + "lld", Int64(max(-9e18, min(9e18, number.rounded()))))

@@ -167,6 +167,8 @@ import VitrineProtocol
         Case("infinite animation endpoint", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "position.x", "from": 0, "to": 1e999, "duration": 1}}"#, "invalid_value", id: .null),
         Case("infinite time conversion", #"{"id": 7, "cmd": "time", "convert": {"time": 1e999}}"#, "invalid_value", id: .null),
         Case("conversion out of a layer too slow", #"{"id": 7, "cmd": "time", "convert": {"time": 4, "from": "crawl", "to": null}}"#, "invalid_value"),
+        Case("string longer than a text layer shows", #"{"id": 7, "cmd": "layer.set", "layer": "t", "properties": {"string": ""# + String(repeating: "x", count: 16385) + #""}}"#, "invalid_value"),
+        Case("template longer than a text layer shows", #"{"id": 7, "cmd": "layer.set", "layer": "t", "properties": {"template": ""# + String(repeating: "{n}", count: 6000) + #""}}"#, "invalid_value"),
         Case("unknown locale", #"{"id": 7, "cmd": "layer.set", "layer": "t", "properties": {"locale": "xx_YY"}}"#, "invalid_value"),
         Case("empty locale", #"{"id": 7, "cmd": "layer.set", "layer": "t", "properties": {"locale": ""}}"#, "invalid_value"),
         Case("currency symbol for a code", #"{"id": 7, "cmd": "layer.set", "layer": "n", "properties": {"format": "currency", "currencyCode": "€"}}"#, "invalid_value"),

@@ -11,9 +11,23 @@ import VitrineText
         #expect(TextTemplate("scale {touches.a.scale:%.2f}").render(custom) == "scale 1.25")
         #expect(TextTemplate("{{literal}} {missing}").render(custom) == "{literal} {missing}")
         #expect(TextTemplate("{count:percent}").render(["count": .number(0.5)]) == "50%")
+        // A field or precision past 64 would make megabytes of text: the mistake shows instead.
+        #expect(TextTemplate("{count:%8.2f}|{count:%064d}").render(custom) == "    3.40|" + String(repeating: "0", count: 63) + "3")
+        #expect(TextTemplate("{count:%99999999d} {count:%.65f} {count:%1.2.3f}").render(custom) == "{?%99999999d} {?%.65f} {?%1.2.3f}")
         // A currency ICU does not know would print as a bare number: the mistake shows instead.
         #expect(TextTemplate("{price:currency:€} {price:currency:eur}").render(custom, locale: "de_DE").replacing("\u{a0}", with: " ") == "{?currency:€} 12,50 €")
         #expect(TextTemplate("It took {count} s, {price} €").keys == ["count", "price"])
+    }
+
+    /// A template whose filled-in text outgrows what a text layer sets is cut, so that one
+    /// script cannot make every frame lay out megabytes.
+    @Test func aFilledInTemplateIsCutAtTheLayersMaximum() throws {
+        var values = PropertyValues(slots: TextLayer.textLayerKind.properties.map(\.defaultValue), custom: ["count": .number(7)])
+        var slots = values.slots
+        slots[TextLayer.textLayerKind.slot(of: "template")!] = .string(String(repeating: "{count:%64d}", count: 300))
+        values.slots = slots
+        let string = try TextLayerContent(values).string
+        #expect(string.count == TextLayer.maximumLength && string.hasSuffix("…") && string.hasPrefix("      "))
     }
 
     @Test func aTextLayerDrawsItsTemplate() throws {

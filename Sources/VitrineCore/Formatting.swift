@@ -2,9 +2,9 @@ import FoundationEssentials
 import FoundationInternationalization
 
 /// What number formatting (a rolling number's `format`, a text template's `{x:currency}`)
-/// accepts as a currency code and a locale: ISO ones, which ICU has data for. A code or locale it
-/// does not know would not fail loudly — ICU prints the bare number, or formats as no
-/// language at all — so a property is checked when it is set instead.
+/// accepts as a currency code and a locale: ISO ones, which ICU has data for. One it does
+/// not know would not fail loudly — ICU prints the bare number, or formats as no language
+/// at all — so a property is checked when it is set instead.
 public enum Formatting {
     /// Nil when `code` is an ISO 4217 currency code (in any case); else what is wrong.
     public static func currencyProblem(_ code: String) -> String? {

@@ -43,11 +43,11 @@ import VitrineProtocol
         #expect(try NumberCommand.parse(["count", "245699"]).fields == ["layer": "count", "value": 245699])
         let all = try NumberCommand.parse([
             "count", "-12.5", "--direction", "up", "--animation-type", "onlyChangedNumbers", "--no-through-digits",
-            "--speed", "1", "--damping", "12", "--stiffness", "200", "--mass", "2", "--velocity", "-3", "--spring-duration", "0",
+            "--speed", "1", "--damping", "12", "--stiffness", "200", "--mass", "2", "--velocity", "-3", "--spring-duration", "2",
         ])
         #expect(all.fields == [
             "layer": "count", "value": -12.5, "direction": "up", "animationType": "onlyChangedNumbers", "rollThroughDigits": false,
-            "spring": ["speed": 1, "damping": 12, "stiffness": 200, "mass": 2, "initialVelocity": -3, "duration": 0],
+            "spring": ["speed": 1, "damping": 12, "stiffness": 200, "mass": 2, "initialVelocity": -3, "duration": 2],
         ])
         #expect(try NumberCommand.parse(["count", "--no-animation", "--", "-7"]).fields == ["layer": "count", "value": -7, "animated": false])
     }

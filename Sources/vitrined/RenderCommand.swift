@@ -33,12 +33,19 @@ struct RenderCommand: ParsableCommand {
         guard time.isFinite, time >= 0, time <= 1e6 else { throw ValidationError("--time must be a number of seconds from 0 to 1000000") }
     }
 
+    /// A scene that cannot be drawn or a PNG that cannot be written: said on standard
+    /// error, exit status 1 (a usage error is 64, with the usage).
+    private static func failure(_ message: String) -> ExitCode {
+        writeStandardError("vitrined render: \(message)\n")
+        return ExitCode(1)
+    }
+
     func run() throws {
         let description: SceneDescription
         do {
             description = try SceneDescription(contentsOf: URL(fileURLWithPath: scene))
         } catch {
-            throw ValidationError("\(scene): \(error.message)")
+            throw Self.failure("\(scene): \(error.message)")
         }
         let dimensions = size.map { Size(width: Double($0.width), height: Double($0.height)) } ?? description.size ?? Size(width: 1280, height: 800)
         let model = Scene()
@@ -47,7 +54,7 @@ struct RenderCommand: ParsableCommand {
         do {
             try description.apply(to: model, root: "root", at: 0)
         } catch {
-            throw ValidationError("\(scene): \(error.message)")
+            throw Self.failure("\(scene): \(error.message)")
         }
         _ = model.advance(to: time)
         let renderer = StandardKinds.renderer(imageDirectory: URL(fileURLWithPath: scene).deletingLastPathComponent().path)
@@ -55,7 +62,7 @@ struct RenderCommand: ParsableCommand {
         do {
             try surface.writePNG(to: out)
         } catch {
-            throw ValidationError("cannot write \(out): \(error)")
+            throw Self.failure("cannot write \(out): \(error)")
         }
         for (path, reason) in renderer.images.failures.sorted(by: { $0.key < $1.key }) {
             writeStandardError("vitrined: warning: image \(path) not drawn: \(reason)\n")

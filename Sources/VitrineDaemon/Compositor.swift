@@ -78,7 +78,11 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         pipeline = FramePipeline(renderer: StandardKinds.renderer(imageDirectory: settings.imageDirectory, fonts: fonts, rolling: settings.rolling), output: output)
         clock = FrameClock(mode: settings.clock)
         if let initial = settings.initialScene {
-            try initial.apply(to: scene, root: root, at: clock.now)
+            do {
+                try initial.apply(to: scene, root: root, at: clock.now)
+            } catch {
+                throw SystemError("\(settings.initialSceneOrigin) cannot be shown: \(error.message)")
+            }
         }
         let previous = output.frameDone
         output.frameDone = { [weak self] in

@@ -29,6 +29,8 @@ public struct DaemonSettings: Sendable {
     public var background = Color.black
     public var sceneConfiguration = Scene.Configuration()
     public var initialScene: SceneDescription?
+    /// Where `initialScene` came from, for the error when it cannot be shown.
+    public var initialSceneOrigin = "the configuration's [scene]"
     /// Where relative image paths in scenes start.
     public var imageDirectory = "."
     /// Extra font directories.

@@ -128,6 +128,7 @@ struct RunCommand: ParsableCommand {
                 throw ValidationError("\(scene): \(error.message)")
             }
             settings.imageDirectory = URL(fileURLWithPath: scene).deletingLastPathComponent().path
+            settings.initialSceneOrigin = "the scene \(scene)"
         }
         return settings
     }

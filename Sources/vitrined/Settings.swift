@@ -20,6 +20,7 @@ extension DaemonSettings {
         sceneConfiguration = c.sceneConfiguration
         initialScene = c.scene.content
         if !c.scene.file.isEmpty {
+            initialSceneOrigin = "the scene \(c.scene.file) ([scene] file)"
             imageDirectory = String(c.scene.file.prefix(upTo: c.scene.file.lastIndex(of: "/") ?? c.scene.file.endIndex))
         }
         fontDirectories = c.fonts.directories

@@ -8,13 +8,22 @@ import Testing
         let stderr: String
     }
 
-    /// Runs `vitrined render` with `arguments` in a fresh directory holding `scene` as
-    /// `scene.json`; `body` gets the directory and the run.
-    func render(scene: String, _ arguments: [String], _ body: (URL, Run) throws -> Void) throws {
+    /// Calls `body` with a fresh directory holding `scene` as `scene.json`.
+    func withScene(_ scene: String, _ body: (URL) throws -> Void) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-render-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try scene.write(to: directory.appendingPathComponent("scene.json"), atomically: true, encoding: .utf8)
+        try body(directory)
+    }
+
+    /// Runs `vitrined render` with `arguments` in a fresh directory holding `scene` as
+    /// `scene.json`; `body` gets the directory and the run.
+    func render(scene: String, _ arguments: [String], _ body: (URL, Run) throws -> Void) throws {
+        try withScene(scene) { directory in try render(in: directory, arguments, body) }
+    }
+
+    private func render(in directory: URL, _ arguments: [String], _ body: (URL, Run) throws -> Void) throws {
         let stderrPath = directory.appendingPathComponent("stderr").path
         let child = try ChildProcess(
             DaemonProcess.executable.path,
@@ -42,6 +51,22 @@ import Testing
             #expect(run.stderr.hasPrefix("vitrined render: ") && run.stderr.contains("'EURO' is not an ISO 4217 currency code"), "\(run.stderr)")
             #expect(!run.stderr.contains("Usage"))
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("out.png").path))
+        }
+    }
+
+    /// The daemon given a scene it cannot show does not start, and says which scene and why.
+    @Test func theDaemonRefusesAnInitialSceneItCannotShow() throws {
+        try withScene(Self.number.replacingOccurrences(of: "CODE", with: "EURO")) { directory in
+            let stderrPath = directory.appendingPathComponent("daemon.stderr").path
+            let scene = directory.appendingPathComponent("scene.json").path
+            let child = try ChildProcess(
+                DaemonProcess.executable.path,
+                ["--backend", "headless", "--config", "/dev/null", "--socket", directory.appendingPathComponent("v.sock").path, "--scene", scene],
+                stderrPath: stderrPath)
+            let status = child.wait(timeout: 30)
+            let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+            #expect(status == 1, "\(stderr)")
+            #expect(stderr.contains("the scene \(scene) cannot be shown: invalid value for 'currencyCode': 'EURO'"), "\(stderr)")
         }
     }
 

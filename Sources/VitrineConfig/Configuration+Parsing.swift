@@ -64,14 +64,11 @@ extension Configuration {
         let names = sections.keys.sorted()
         for name in top.keysInFileOrder where sections[name] == nil {
             if top.entries[name]?.table != nil {
-                let all = "the sections are \(TableReader.list(names.map { "[\($0)]" }))."
-                if let near = TableReader.closest(to: name, in: names) {
-                    throw top.error(name, "unknown section; did you mean [\(near)]? The \(all.dropFirst(4))")
-                }
-                if let parent = names.first(where: { sections[$0]!.contains(name) }) {
-                    throw top.error(name, "unknown section; did you mean [\(parent).\(name)]? The \(all.dropFirst(4))")
-                }
-                throw top.error(name, "unknown section; \(all)")
+                let all = TableReader.list(names.map { "[\($0)]" })
+                let guess = TableReader.closest(to: name, in: names)
+                    ?? names.first(where: { sections[$0]!.contains(name) }).map { "\($0).\(name)" }
+                throw top.error(name, guess.map { "unknown section; did you mean [\($0)]? The sections are \(all)." }
+                    ?? "unknown section; the sections are \(all).")
             }
             let homes = names.filter { sections[$0]!.contains(name) }.map { "[\($0)]" }
             if !homes.isEmpty {

@@ -32,9 +32,13 @@ extension TextLayer {
     /// longer is cut there, ending in "…".
     public static let maximumLength = 16384
 
+    /// Whether `text` has more than `maximumLength` characters (its UTF-8 length first:
+    /// counting characters walks the whole string).
+    static func isTooLong(_ text: String) -> Bool { text.utf8.count > maximumLength && text.count > maximumLength }
+
     /// What is wrong with `text` as a text layer's string or template, nil when nothing.
     @Sendable static func lengthProblem(_ text: String) -> String? {
-        guard text.utf8.count > maximumLength, text.count > maximumLength else { return nil }
+        guard isTooLong(text) else { return nil }
         return "a text layer shows at most \(maximumLength) characters, not \(text.count); split the text over several layers"
     }
 }
@@ -65,7 +69,7 @@ public struct TextLayerContent: Hashable, Sendable {
         string = template.isEmpty
             ? value("string")?.string ?? ""
             : TextTemplate(template).render(values.custom, locale: value("locale")?.string ?? "en_US")
-        if string.utf8.count > TextLayer.maximumLength, string.count > TextLayer.maximumLength {
+        if TextLayer.isTooLong(string) {
             string = String(string.prefix(TextLayer.maximumLength - 1)) + "…"
         }
         let font = try FontDescriptor(parsing: value("font")?.string ?? FontLibrary.defaultFamily)

@@ -113,13 +113,28 @@ public struct TextTemplate: Hashable, Sendable {
     /// (or an attempt to make the daemon write gigabytes), shown as one.
     static let printfLimit = 64
 
+    /// Whether the flags, width and precision between `%` and the conversion are ones
+    /// printf reads as such (`-+ #0`, digits, one `.`), with numbers up to `printfLimit`.
+    private static func isSafePrintfModifiers(_ modifiers: Substring.UTF8View) -> Bool {
+        var dots = 0, number = 0
+        for byte in modifiers {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                number = number * 10 + Int(byte - UInt8(ascii: "0"))
+                if number > printfLimit { return false }
+                continue
+            case UInt8(ascii: "."): dots += 1
+            case UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: " "), UInt8(ascii: "#"): break
+            default: return false
+            }
+            number = 0
+        }
+        return dots <= 1
+    }
+
     /// A printf conversion of one number; integer conversions get the number rounded.
     private static func printf(_ spec: String, _ number: Double) -> String {
-        let modifiers = spec.dropFirst().dropLast()
-        guard let conversion = spec.last, modifiers.allSatisfy({ "0123456789.-+ #".contains($0) }),
-              modifiers.filter({ $0 == "." }).count <= 1,
-              modifiers.split(whereSeparator: { !$0.isNumber }).allSatisfy({ (Int($0) ?? .max) <= printfLimit })
-        else { return "{?\(spec)}" }
+        guard let conversion = spec.last, isSafePrintfModifiers(spec.utf8.dropFirst().dropLast()) else { return "{?\(spec)}" }
         switch conversion {
         case "f", "e", "g", "F", "E", "G": return cFormat(spec, number)
         case "d", "i": return cFormat(String(spec.dropLast()) + "lld", Int64(max(-9e18, min(9e18, number.rounded()))))

@@ -77,13 +77,16 @@ extension Scene {
     public func renderTree(root rootID: String, at time: Double) throws(CoreError) -> RenderTree {
         let root = try layer(rootID)
         guard let output = root.rootOfOutput else { throw .unknownLayer(rootID) }
-        if var cache = renderCaches.removeValue(forKey: rootID), cache.generation == treeGeneration,
-            cache.update(at: time, changed: changedLayers, scene: self)
-        {
-            renderCaches[rootID] = cache
+        // Updated in place in the dictionary: taking the cache out and putting it back
+        // hashed the key twice and moved the cache each frame.
+        let generation = treeGeneration, changed = changedLayers
+        if let tree = renderCaches.updateValue(forKey: rootID, { cache -> RenderTree? in
+            guard cache.generation == generation, cache.update(at: time, changed: changed, scene: self) else { return nil }
+            return cache.tree
+        }) ?? nil {
             treesReused += 1
             forgetConsumedChanges()
-            return cache.tree
+            return tree
         }
         let size = root.model.rect(.bounds).size
         fullBuilds &+= 1

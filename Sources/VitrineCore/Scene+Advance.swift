@@ -50,13 +50,17 @@ extension Scene {
             setAnimations(kept, of: layer)
         }
         isAnimating = animating
-        stepEvents.sort { ($0.0, $0.1) < ($1.0, $1.1) }
-        pendingEvents.append(contentsOf: stepEvents.map(\.2))
+        // Most frames start and end nothing.
+        if !stepEvents.isEmpty {
+            stepEvents.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+            pendingEvents.append(contentsOf: stepEvents.lazy.map(\.2))
+        }
         return takeEvents()
     }
 
     /// The events queued since the last call (commit-time ones included).
     public func takeEvents() -> [SceneEvent] {
+        guard !pendingEvents.isEmpty else { return [] }
         defer { pendingEvents.removeAll() }
         return pendingEvents
     }

@@ -248,7 +248,10 @@ extension Value {
 extension Array {
     /// Whether `other` is this very array — the same storage passed on, not merely equal
     /// elements. Two empty arrays are one. O(1): frames that keep last frame's work while
-    /// a value is unchanged ask this instead of comparing elements.
+    /// a value is unchanged ask this instead of comparing elements. Inlinable, so that
+    /// callers in other modules get it specialized: unspecialized, it spent more time
+    /// looking up witness tables than comparing.
+    @inlinable
     public func sharesStorage(with other: [Element]) -> Bool {
         guard count == other.count else { return false }
         guard !isEmpty else { return true }

@@ -16,6 +16,12 @@ public final class TextRenderer: ContentRenderer {
     private let capacity = 256
     /// Why layers were not drawn (a bad font name), by layer id, for the daemon to log.
     public private(set) var failures: [String: String] = [:]
+    /// The text of the last nodes read, by content object, in a ring (`newest` is the last
+    /// written): a frame reads a node's text for its damage and for every damage rectangle
+    /// it draws, and the next frame reads it again as the old node. A bound template is
+    /// filled once a frame instead of three times or more.
+    private var recent: [(content: RenderTree.Content, text: TextLayerContent)?] = Array(repeating: nil, count: 4)
+    private var newest = 0
 
     public init(library: FontLibrary, kind: LayerKind = TextLayer.textLayerKind) {
         self.library = library
@@ -31,7 +37,7 @@ public final class TextRenderer: ContentRenderer {
     public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
         let content: TextLayerContent
         do {
-            content = try TextLayerContent(node.values, kind: kind)
+            content = try text(node)
         } catch {
             failures[node.id] = "\(error)"
             return
@@ -61,7 +67,7 @@ public final class TextRenderer: ContentRenderer {
         let t = new.transform
         guard t.a == 1, t.b == 0, t.c == 0, t.d == 1, let slot = kind.slot(of: "string"),
             new.values.differingSlots(from: old.values) == [slot],
-            let before = try? TextLayerContent(old.values, kind: kind), let after = try? TextLayerContent(new.values, kind: kind),
+            let before = try? text(old), let after = try? text(new),
             let oldLayout = before.string.isEmpty ? nil : layout(before, scale: 1),
             let newLayout = after.string.isEmpty ? nil : layout(after, scale: 1)
         else { return nil }
@@ -90,6 +96,17 @@ public final class TextRenderer: ContentRenderer {
         }
         for leftovers in unmatched.values { rects += leftovers }
         return rects.map { $0.intersection(new.visualBounds) }.filter { !$0.isNull && !$0.isEmpty }
+    }
+
+    /// The text properties of `node`'s layer, from the recent ones when it was read before.
+    private func text(_ node: RenderTree.Node) throws(TextError) -> TextLayerContent {
+        for entry in recent {
+            if let entry, entry.content === node.content { return entry.text }
+        }
+        let text = try TextLayerContent(node.values, kind: kind)
+        newest = (newest + 1) % recent.count
+        recent[newest] = (node.content, text)
+        return text
     }
 
     private func blit(_ layout: TextLayout, on surface: Surface, x: Int, y: Int, color: PremultipliedColor, clip: Clip?) {

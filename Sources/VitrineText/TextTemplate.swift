@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import FoundationInternationalization
+import Synchronization
 import VitrineCore
 
 /// A string with `{key}` placeholders filled from custom properties (seed 000's "It took
@@ -17,12 +18,60 @@ import VitrineCore
 public struct TextTemplate: Hashable, Sendable {
     enum Piece: Hashable, Sendable {
         case text(String)
-        case placeholder(KeyPath, format: String?)
+        case placeholder(KeyPath, format: Format)
+    }
+
+    /// A placeholder's format, read and checked once when the template is parsed: a text
+    /// layer fills its template on every frame that animates a value it shows.
+    enum Format: Hashable, Sendable {
+        /// No format: whole numbers as integers, others with up to 2 decimals.
+        case plain
+        /// A printf conversion whose modifiers are safe (`%.2f`; integer conversions
+        /// already widened to `lld`).
+        case printf(String, integer: Bool)
+        /// Money in this ISO 4217 code, or in the locale's currency when nil.
+        case currency(String?)
+        case percent(fractionDigits: Int?)
+        case decimal(fractionDigits: Int?)
+        /// A format that is not one: the placeholder prints as `{?format}`.
+        case mistake(String)
+
+        init(_ format: String?) {
+            guard let format, !format.isEmpty else { self = .plain; return }
+            if format.hasPrefix("%") {
+                self = TextTemplate.printfFormat(format)
+                return
+            }
+            let parts = format.split(separator: ":").map(String.init)
+            let digits = parts.count > 1 ? Int(parts[1]).map { max(0, min($0, 15)) } : nil
+            switch parts[0] {
+            // ICU would print the bare number for a code it does not know: show the mistake.
+            case "currency": self = parts.count > 1 && Formatting.currencyProblem(parts[1]) != nil ? .mistake(format) : .currency(parts.count > 1 ? parts[1] : nil)
+            case "percent": self = .percent(fractionDigits: digits)
+            case "decimal": self = .decimal(fractionDigits: digits)
+            default: self = .mistake(format)
+            }
+        }
     }
 
     let pieces: [Piece]
 
     public init(_ template: String) {
+        if let parsed = Self.parsed.withLock({ $0[template] }) {
+            pieces = parsed
+            return
+        }
+        pieces = Self.parse(template)
+        Self.parsed.withLock { cache in
+            if cache.count >= 256 { cache.removeAll(keepingCapacity: true) }
+            cache[template] = pieces
+        }
+    }
+
+    /// Templates parsed so far, by their text: the same few are filled every frame.
+    private static let parsed = Mutex<[String: [Piece]]>([:])
+
+    private static func parse(_ template: String) -> [Piece] {
         var pieces: [Piece] = []
         var text = ""
         var i = template.startIndex
@@ -39,7 +88,7 @@ public struct TextTemplate: Hashable, Sendable {
                 let parts = body.split(separator: ":", maxSplits: 1).map(String.init)
                 if let name = parts.first, let path = try? KeyPath(parsing: name) {
                     if !text.isEmpty { pieces.append(.text(text)); text = "" }
-                    pieces.append(.placeholder(path, format: parts.count > 1 ? parts[1] : nil))
+                    pieces.append(.placeholder(path, format: Format(parts.count > 1 ? parts[1] : nil)))
                     i = template.index(after: close)
                     continue
                 }
@@ -48,7 +97,7 @@ public struct TextTemplate: Hashable, Sendable {
             i = next
         }
         if !text.isEmpty { pieces.append(.text(text)) }
-        self.pieces = pieces
+        return pieces
     }
 
     /// The top-level custom keys the template reads.
@@ -74,7 +123,7 @@ public struct TextTemplate: Hashable, Sendable {
         return out
     }
 
-    static func format(_ value: Value, _ format: String?, locale: String) -> String {
+    static func format(_ value: Value, _ format: Format, locale: String) -> String {
         guard let number = value.number else {
             switch value {
             case .string(let s): return s
@@ -82,30 +131,25 @@ public struct TextTemplate: Hashable, Sendable {
             default: return value.description
             }
         }
-        guard let format, !format.isEmpty else {
+        switch format {
+        case .plain:
             if number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
             var text = cFormat("%.2f", number)
             while text.hasSuffix("0") { text.removeLast() }
             if text.hasSuffix(".") { text.removeLast() }
             return text
-        }
-        if format.hasPrefix("%") { return printf(format, number) }
-        let parts = format.split(separator: ":").map(String.init)
-        let locale = Locale(identifier: locale)
-        let digits = parts.count > 1 ? Int(parts[1]).map { max(0, min($0, 15)) } : nil
-        switch parts[0] {
-        case "currency":
-            let code = parts.count > 1 ? parts[1] : locale.currency?.identifier ?? "USD"
-            // ICU would print the bare number for a code it does not know: show the mistake.
-            if Formatting.currencyProblem(code) != nil { return "{?\(format)}" }
-            return number.formatted(FloatingPointFormatStyle<Double>.Currency(code: code, locale: locale))
-        case "percent":
-            return number.formatted(FloatingPointFormatStyle<Double>.Percent(locale: locale).precision(.fractionLength(digits ?? 0)))
-        case "decimal":
+        case .printf(let spec, let integer):
+            return integer ? cFormat(spec, Int64(max(-9e18, min(9e18, number.rounded())))) : cFormat(spec, number)
+        case .currency(let code):
+            let locale = Locale(identifier: locale)
+            return number.formatted(FloatingPointFormatStyle<Double>.Currency(code: code ?? locale.currency?.identifier ?? "USD", locale: locale))
+        case .percent(let digits):
+            return number.formatted(FloatingPointFormatStyle<Double>.Percent(locale: Locale(identifier: locale)).precision(.fractionLength(digits ?? 0)))
+        case .decimal(let digits):
             let fraction = digits.map { $0...$0 } ?? 0...3
-            return number.formatted(FloatingPointFormatStyle<Double>(locale: locale).precision(.fractionLength(fraction)))
-        default:
-            return "{?\(format)}"
+            return number.formatted(FloatingPointFormatStyle<Double>(locale: Locale(identifier: locale)).precision(.fractionLength(fraction)))
+        case .mistake(let spec):
+            return "{?\(spec)}"
         }
     }
 
@@ -132,14 +176,15 @@ public struct TextTemplate: Hashable, Sendable {
         return dots <= 1
     }
 
-    /// A printf conversion of one number; integer conversions get the number rounded.
-    private static func printf(_ spec: String, _ number: Double) -> String {
-        guard let conversion = spec.last, isSafePrintfModifiers(spec.utf8.dropFirst().dropLast()) else { return "{?\(spec)}" }
+    /// A printf conversion of one number, checked: integer conversions take the number
+    /// rounded, as a 64-bit integer.
+    static func printfFormat(_ spec: String) -> Format {
+        guard let conversion = spec.last, isSafePrintfModifiers(spec.utf8.dropFirst().dropLast()) else { return .mistake(spec) }
         switch conversion {
-        case "f", "e", "g", "F", "E", "G": return cFormat(spec, number)
-        case "d", "i": return cFormat(String(spec.dropLast()) + "lld", Int64(max(-9e18, min(9e18, number.rounded()))))
-        case "x", "X", "o": return cFormat(String(spec.dropLast()) + "ll" + String(conversion), Int64(max(-9e18, min(9e18, number.rounded()))))
-        default: return "{?\(spec)}"
+        case "f", "e", "g", "F", "E", "G": return .printf(spec, integer: false)
+        case "d", "i": return .printf(String(spec.dropLast()) + "lld", integer: true)
+        case "x", "X", "o": return .printf(String(spec.dropLast()) + "ll" + String(conversion), integer: true)
+        default: return .mistake(spec)
         }
     }
 }

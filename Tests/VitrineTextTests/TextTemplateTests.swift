@@ -19,6 +19,18 @@ import VitrineText
         #expect(TextTemplate("It took {count} s, {price} €").keys == ["count", "price"])
     }
 
+    /// Templates are parsed once and their formats checked once, then reused: the same
+    /// template still follows the locale and the values of each call.
+    @Test func aReusedTemplateFollowsEachCallsLocaleAndValues() {
+        let template = "{price:currency:EUR} {share:percent} {n:decimal:1} {n:%05.1f}"
+        let a = TextTemplate(template).render(["price": .number(1234.5), "share": .number(0.25), "n": .number(1234.56)], locale: "en_US")
+        let b = TextTemplate(template).render(["price": .number(1234.5), "share": .number(0.25), "n": .number(1234.56)], locale: "de_DE")
+        let c = TextTemplate(template).render(["price": .number(2), "share": .number(1), "n": .number(2)], locale: "en_US")
+        #expect(a == "€1,234.50 25% 1,234.6 1234.6")
+        #expect(b.replacing("\u{a0}", with: " ") == "1.234,50 € 25 % 1.234,6 1234.6")
+        #expect(c == "€2.00 100% 2.0 002.0")
+    }
+
     /// A template whose filled-in text outgrows what a text layer sets is cut, so that one
     /// script cannot make every frame lay out megabytes.
     @Test func aFilledInTemplateIsCutAtTheLayersMaximum() throws {

@@ -14,12 +14,14 @@ import VitrineProtocol
 ///    over seconds with nothing changing. Its reference, `rolling.floor`, measured first
 ///    in the same run: a thread of this process waking 60 times a second on the daemon's
 ///    event loop and doing nothing else — what waking at all costs on this machine now.
+/// 3. `rolling.label`: the same for the demo's label that counts while it moves.
 func runRollingBenchmarks(_ options: [String]) {
     let quick = options.contains("--quick")
     do {
         try rollingFrames(frames: quick ? 60 : 200)
         let floor = try wakeUpFloor(seconds: quick ? 2 : 6)
         try rollingDaemon(seconds: quick ? 4 : 12, idleSeconds: quick ? 2 : 5, floor: floor)
+        try rollingLabel(seconds: quick ? 4 : 10, floor: floor)
     } catch {
         FileHandle.standardError.write(Data("vitrine-bench rolling: \(error)\n".utf8))
         BenchCleanup.shared.runAll()
@@ -105,28 +107,15 @@ private func threadCPUSeconds() -> Double {
 private func rollingDaemon(seconds: Int, idleSeconds: Int, floor: Double) throws {
     let child = try DaemonChild(width: 1920, height: 1080)
     defer { child.stop() }
-    let client = try BlockingLineClient(path: child.socketPath)
-    var id = 0
-    func request(_ body: String) throws -> String {
-        id += 1
-        let line = "{\"id\": \(id), " + body.dropFirst()
-        try client.send(Array((line + "\n").utf8))
-        return try client.replyLine(id: id)
-    }
+    let request = try requester(child)
     _ = try request(#"{"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1200, 200], "position": [960, 540], "fontSize": 140, "alignment": "center", "usesGrouping": false, "value": 10000000}}"#)
-    Thread.sleep(forTimeInterval: 0.5)
-    let pid = child.processIdentifier
-    let frames0 = try frames(request), cpu0 = cpuSeconds(pid), start = Date()
     var value = 10_000_000
-    for _ in 0..<seconds {
+    let run = try measure(child, request, seconds: seconds) { _ in
         value += Int.random(in: 1...999)
         _ = try request(#"{"cmd": "number.set", "layer": "n", "value": \#(value)}"#)
-        Thread.sleep(forTimeInterval: 1)
     }
-    let elapsed = Date().timeIntervalSince(start)
-    let cpu = cpuSeconds(pid) - cpu0
-    let rendered = try frames(request) - frames0
-    print("{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(elapsed)),\"frames\":\(rendered),\"fps\":\(f3(Double(rendered) / elapsed)),\"cpu_percent_of_core\":\(f3(100 * cpu / elapsed)),\"floor_ratio\":\(floor > 0 ? String(format: "%.1f", 100 * cpu / elapsed / floor) : "null"),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss"))),\"swift_runtime\":\"\(swiftRuntime(pid))\"}")
+    let pid = child.processIdentifier
+    print("{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(run.elapsed)),\"frames\":\(run.frames),\"fps\":\(f3(Double(run.frames) / run.elapsed)),\"cpu_percent_of_core\":\(f3(run.percent)),\"floor_ratio\":\(ratio(run.percent, floor)),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss"))),\"swift_runtime\":\"\(swiftRuntime(pid))\"}")
     // Let the last roll settle, then watch the daemon do nothing.
     let settleDeadline = Date().addingTimeInterval(10)
     while try request(#"{"cmd": "stats"}"#).contains("\"animating\":true"), Date() < settleDeadline { Thread.sleep(forTimeInterval: 0.2) }
@@ -135,6 +124,60 @@ private func rollingDaemon(seconds: Int, idleSeconds: Int, floor: Double) throws
     let idleCPU = cpuSeconds(pid) - idleCPU0
     let idleFrames = try frames(request) - idleFrames0
     print("{\"bench\":\"rolling.idle\",\"seconds\":\(idleSeconds),\"frames\":\(idleFrames),\"cpu_percent_of_core\":\(f3(100 * idleCPU / Double(idleSeconds))),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss")))}")
+}
+
+/// `rolling.label`: the demo's bound label (config/demo.toml) — a 700 × 50 text layer
+/// showing `It took {count:%.0f} seconds` — its `count` and `position.x` animated over
+/// 1 s once a second, so that its text is filled, laid out and drawn on every frame.
+private func rollingLabel(seconds: Int, floor: Double) throws {
+    let child = try DaemonChild(width: 1920, height: 1080)
+    defer { child.stop() }
+    let request = try requester(child)
+    _ = try request(##"{"cmd": "layer.add", "layer": "label", "kind": "text", "properties": {"bounds": [0, 0, 700, 50], "position": [360, 600], "fontSize": 34, "template": "It took {count:%.0f} seconds", "count": 0, "foregroundColor": "#9fd3c7"}}"##)
+    let run = try measure(child, request, seconds: seconds) { k in
+        _ = try request(#"{"cmd": "layer.set", "layer": "label", "properties": {"count": \#((k + 1) * 10), "position.x": \#(360 + 40 * (k % 2))}, "animation": {"duration": 1}}"#)
+    }
+    print("{\"bench\":\"rolling.label\",\"size\":\"1920x1080\",\"seconds\":\(f3(run.elapsed)),\"frames\":\(run.frames),\"cpu_percent_of_core\":\(f3(run.percent)),\"floor_ratio\":\(ratio(run.percent, floor))}")
+}
+
+/// A request function over a new connection to `child`: sends one JSON object (given
+/// without an id) and returns its reply line.
+private func requester(_ child: DaemonChild) throws -> (String) throws -> String {
+    let client = try BlockingLineClient(path: child.socketPath)
+    var id = 0
+    return { body in
+        id += 1
+        let line = "{\"id\": \(id), " + body.dropFirst()
+        try client.send(Array((line + "\n").utf8))
+        return try client.replyLine(id: id)
+    }
+}
+
+/// What `measure` saw: seconds, the daemon's CPU over them as a share of one core, frames.
+private struct DaemonRun {
+    let elapsed: Double
+    let percent: Double
+    let frames: Int
+}
+
+/// Calls `step` with 0, 1, … once a second for `seconds`, half a second after the scene
+/// was set up, and measures the daemon meanwhile.
+private func measure(_ child: DaemonChild, _ request: (String) throws -> String, seconds: Int, step: (Int) throws -> Void) throws -> DaemonRun {
+    Thread.sleep(forTimeInterval: 0.5)
+    let pid = child.processIdentifier
+    let frames0 = try frames(request), cpu0 = cpuSeconds(pid), start = Date()
+    for k in 0..<seconds {
+        try step(k)
+        Thread.sleep(forTimeInterval: 1)
+    }
+    let elapsed = Date().timeIntervalSince(start)
+    let cpu = cpuSeconds(pid) - cpu0
+    return DaemonRun(elapsed: elapsed, percent: 100 * cpu / elapsed, frames: try frames(request) - frames0)
+}
+
+/// `percent` over the floor, one decimal; null without a floor.
+private func ratio(_ percent: Double, _ floor: Double) -> String {
+    floor > 0 ? String(format: "%.1f", percent / floor) : "null"
 }
 
 /// Frames presented so far, from `stats`.

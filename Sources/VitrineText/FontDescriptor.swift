@@ -56,6 +56,12 @@ public struct FontDescriptor: Hashable, Sendable, CustomStringConvertible {
     /// colon-separated weight and style, e.g. `"DejaVu Sans"`, `"DejaVu Sans:bold"`,
     /// `"DejaVu Serif:600:italic"`. An empty family means the default family.
     public init(parsing name: String) throws(TextError) {
+        // A bare family name, the usual case, is the family as it is (a text layer's font
+        // is read on every frame it animates).
+        if !name.isEmpty, !name.utf8.contains(UInt8(ascii: ":")), name.first?.isWhitespace == false, name.last?.isWhitespace == false {
+            self.init(family: name)
+            return
+        }
         let parts = name.split(separator: ":", omittingEmptySubsequences: false)
             .map { $0.trimmingWhitespace() }
         self.init(family: parts[0].isEmpty ? FontLibrary.defaultFamily : parts[0])

@@ -39,3 +39,14 @@ import VitrineCore
         #expect(try scene.modelValue("currencyCode", of: "m") == .string("EUR"))
     }
 }
+
+@Suite struct CFormatTests {
+    /// Short results are written on the stack, long ones on the heap: both whole.
+    @Test func formatsShortAndLongResultsWhole() {
+        #expect(cFormat("%.2f", 3.14159) == "3.14")
+        #expect(cFormat("%05lld|%x", Int64(42), 255) == "00042|ff")
+        #expect(cFormat("%127d", 7).count == 127)
+        #expect(cFormat("%128d", 7) == String(repeating: " ", count: 127) + "7")
+        #expect(cFormat("%500.3f", -1.5) == String(repeating: " ", count: 494) + "-1.500")
+    }
+}

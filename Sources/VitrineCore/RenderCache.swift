@@ -11,6 +11,8 @@
 /// When two trees differ only in their animated subtrees, the older one, once its user
 /// has dropped it, becomes the next tree by rebuilding those, without a copy.
 struct RenderCache {
+    /// The id of the output's root layer.
+    let root: String
     /// The scene's `treeGeneration` the tree was built at.
     let generation: UInt64
     /// The full build (`Scene.fullBuilds`) the tree started from; the `renderSlot` of
@@ -30,7 +32,8 @@ struct RenderCache {
     /// The builder of the last update, kept for its arrays' storage.
     private var scratch: TreeBuilder?
 
-    init(generation: UInt64, build: UInt64, tree: RenderTree, frames: [TreeBuilder.ParentFrame], animated: [TreeBuilder.AnimatedLayer], changesSeen: Int) {
+    init(root: String, generation: UInt64, build: UInt64, tree: RenderTree, frames: [TreeBuilder.ParentFrame], animated: [TreeBuilder.AnimatedLayer], changesSeen: Int) {
+        self.root = root
         self.generation = generation
         self.build = build
         self.tree = tree

@@ -75,27 +75,27 @@ extension Scene {
     /// While nothing but time changes, only the subtrees of animated layers are built
     /// again: the rest of the previous tree of the same root is reused.
     public func renderTree(root rootID: String, at time: Double) throws(CoreError) -> RenderTree {
-        let root = try layer(rootID)
-        guard let output = root.rootOfOutput else { throw .unknownLayer(rootID) }
-        // Updated in place in the dictionary: taking the cache out and putting it back
-        // hashed the key twice and moved the cache each frame.
-        let generation = treeGeneration, changed = changedLayers
-        if let tree = renderCaches.updateValue(forKey: rootID, { cache -> RenderTree? in
-            guard cache.generation == generation, cache.update(at: time, changed: changed, scene: self) else { return nil }
-            return cache.tree
-        }) ?? nil {
+        // The cache is found without hashing (an output or two), and updated in place. A
+        // cache of the current generation has a root that still exists: removing a layer
+        // starts a new generation.
+        if let i = renderCaches.firstIndex(where: { $0.root == rootID }), renderCaches[i].generation == treeGeneration,
+            renderCaches[i].update(at: time, changed: changedLayers, scene: self)
+        {
             treesReused += 1
             forgetConsumedChanges()
-            return tree
+            return renderCaches[i].tree
         }
+        let root = try layer(rootID)
+        guard let output = root.rootOfOutput else { throw .unknownLayer(rootID) }
         let size = root.model.rect(.bounds).size
         fullBuilds &+= 1
         var builder = TreeBuilder(screen: Rect(origin: .zero, size: size), capacity: layers.count, build: fullBuilds)
         builder.build(from: root, parent: nil, at: time)
         let tree = RenderTree(output: output, size: size, nodes: builder.nodes)
-        renderCaches[rootID] = RenderCache(
-            generation: treeGeneration, build: fullBuilds, tree: tree, frames: builder.frames, animated: builder.records,
-            changesSeen: changedLayers.count)
+        renderCaches.removeAll { $0.root == rootID }
+        renderCaches.append(RenderCache(
+            root: rootID, generation: treeGeneration, build: fullBuilds, tree: tree, frames: builder.frames, animated: builder.records,
+            changesSeen: changedLayers.count))
         forgetConsumedChanges()
         return tree
     }
@@ -114,9 +114,9 @@ extension Scene {
     /// Drops the changed layers every output's tree has taken in.
     private func forgetConsumedChanges() {
         // Frames of an animation change no model values: nothing to forget, no array made.
-        guard !changedLayers.isEmpty, let seen = renderCaches.values.lazy.map(\.changesSeen).min(), seen > 0 else { return }
+        guard !changedLayers.isEmpty, let seen = renderCaches.lazy.map(\.changesSeen).min(), seen > 0 else { return }
         changedLayers.removeFirst(seen)
-        for key in renderCaches.keys { renderCaches[key]!.changesSeen -= seen }
+        for i in renderCaches.indices { renderCaches[i].changesSeen -= seen }
     }
 }
 

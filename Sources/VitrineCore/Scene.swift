@@ -52,8 +52,8 @@ public final class Scene {
     var changedLayers: [Layer] = []
     /// Render trees built whole so far.
     var fullBuilds: UInt64 = 0
-    /// Per output root: its last render tree, for the next one to reuse.
-    var renderCaches: [String: RenderCache] = [:]
+    /// Per output root (one or two): its last render tree, for the next one to reuse.
+    var renderCaches: [RenderCache] = []
     /// Render trees built by reusing the previous one, for tests and diagnostics.
     var treesReused = 0
     /// Set by `advance(to:)`: some animation has not yet ended.

@@ -191,29 +191,17 @@ public final class RollingNumberRenderer: ContentRenderer {
         var next: PlacedGlyph?
     }
 
-    /// The last placements computed, in a ring (`newest` is the last written): a frame
-    /// asks for the same node's placement for its damage and for every damage rectangle
-    /// it draws, and the next frame for its damage again.
-    private var recent: [(content: RenderTree.Content, placement: Placement)?] = Array(repeating: nil, count: 4)
-    private var newest = 0
+    /// The last placements computed (`RecentContents`).
+    private var recent = RecentContents<Placement>()
     /// The storage `damage` collects its rectangles and a column's glyph boxes in.
     private var rectsScratch: [Rect] = [], inkScratch: [PixelRect] = []
-
-    /// The newest of the recent placements whose content `matches`.
-    private func recentPlacement(where matches: (RenderTree.Content) -> Bool) -> Placement? {
-        for age in recent.indices {
-            if let entry = recent[(newest - age + recent.count) % recent.count], matches(entry.content) { return entry.placement }
-        }
-        return nil
-    }
 
     private func placement(_ node: RenderTree.Node) -> Placement? {
         // The same content object, not merely equal values: comparing a rolling number's
         // columns costs about as much as reading them.
-        if let hit = recentPlacement(where: { $0 === node.content }) { return hit }
+        if let hit = recent[node.content] { return hit }
         guard let placement = computePlacement(node) else { return nil }
-        newest = (newest + 1) % recent.count
-        recent[newest] = (node.content, placement)
+        recent.remember(placement, for: node.content)
         return placement
     }
 
@@ -237,7 +225,7 @@ public final class RollingNumberRenderer: ContentRenderer {
         let state = v.custom[RollingNumber.stateKey]?.dictionary
         // The same layer's last placement: while the columns roll, only their positions
         // change from frame to frame, and its layout serves again.
-        let previous = recentPlacement { $0.id == node.content.id }
+        let previous = recent.newest { $0.id == node.content.id }
         if let previous, let state, previous.layout.matches(state, inputs: inputs) {
             let layout = previous.layout
             let positions = state["pos"]?.array ?? []

@@ -16,12 +16,9 @@ public final class TextRenderer: ContentRenderer {
     private let capacity = 256
     /// Why layers were not drawn (a bad font name), by layer id, for the daemon to log.
     public private(set) var failures: [String: String] = [:]
-    /// The text of the last nodes read, by content object, in a ring (`newest` is the last
-    /// written): a frame reads a node's text for its damage and for every damage rectangle
-    /// it draws, and the next frame reads it again as the old node. A bound template is
-    /// filled once a frame instead of three times or more.
-    private var recent: [(content: RenderTree.Content, text: TextLayerContent)?] = Array(repeating: nil, count: 4)
-    private var newest = 0
+    /// The text of the last nodes read (`RecentContents`): a bound template is filled once
+    /// a frame instead of three times or more.
+    private var recent = RecentContents<TextLayerContent>()
 
     public init(library: FontLibrary, kind: LayerKind = TextLayer.textLayerKind) {
         self.library = library
@@ -100,12 +97,9 @@ public final class TextRenderer: ContentRenderer {
 
     /// The text properties of `node`'s layer, from the recent ones when it was read before.
     private func text(_ node: RenderTree.Node) throws(TextError) -> TextLayerContent {
-        for entry in recent {
-            if let entry, entry.content === node.content { return entry.text }
-        }
+        if let hit = recent[node.content] { return hit }
         let text = try TextLayerContent(node.values, kind: kind)
-        newest = (newest + 1) % recent.count
-        recent[newest] = (node.content, text)
+        recent.remember(text, for: node.content)
         return text
     }
 

@@ -274,6 +274,11 @@ public final class RollingNumberRenderer: ContentRenderer {
         var widths: [Double] = []
         widths.reserveCapacity(columns.columns.count)
         var resting = 0
+        // The line ends at the last character's own advance, not its scaled one, so that
+        // a spacing below 1 does not push the last glyph out of a right-aligned line (nor
+        // one above 1 leave a gap after it). While the last column leaves, the one before
+        // it takes over smoothly.
+        var trailing = 0.0, unclaimed = 1.0
         for column in columns.columns {
             let advance: Double
             if column.rest != nil, resting < rest.advances.count {
@@ -282,9 +287,12 @@ public final class RollingNumberRenderer: ContentRenderer {
             } else {
                 advance = font.shaped(column.visible.first).advance ?? 0
             }
-            widths.append(advance * style.spacing * max(0, min(1, column.presence)))
+            let presence = max(0, min(1, column.presence))
+            widths.append(advance * style.spacing * presence)
+            trailing += advance * (1 - style.spacing) * presence * unclaimed
+            unclaimed *= 1 - presence
         }
-        let total = widths.reduce(0, +)
+        let total = widths.reduce(0, +) + trailing
         var pen: Double = switch style.alignment {
         case "center": (style.width - total) / 2
         case "right": style.width - total

@@ -187,6 +187,9 @@ import VitrineProtocol
         ["number", "count", "5", "6"],
         ["number", "count", "5", "--dirction", "up"],
         ["number", "count", "5", "--no-animation", "--animation-type", "allNumbers"],
+        ["add", "n", "--kind", "rolling-number", "alignment=right"],
+        ["add", "n", "rolling-number", "fontSize=80", "value=12"],
+        ["set", "box", "opacity=0.5", "position", "[1,2]"],
     ])
     func badUsageExitsWithStatusTwo(_ arguments: [String]) throws {
         // Usage is checked before connecting: no daemon is needed.
@@ -195,6 +198,17 @@ import VitrineProtocol
         #expect(result.status == 2, "\(result)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("Usage: vitrinectl"), "\(result.stderr)")
+    }
+
+    @Test func keyEqualsValueIsRefusedWithTheSpellingToUse() throws {
+        let directory = FileManager.default.temporaryDirectory
+        let result = try Ctl(["add", "n", "--kind", "rolling-number", "fontSize=80", "value=12"], socket: "/nonexistent/vitrine.sock", stdin: nil, in: directory).wait()
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("not KEY=VALUE: write fontSize '80' instead of 'fontSize=80'"), "\(result.stderr)")
+        // A value may hold '=': only keys are read as names.
+        let daemon = try Daemon()
+        let set = try daemon.ctl("add", "t", "--kind", "text", "string", "a=b")
+        #expect(set.status == 0, "\(set)")
     }
 
     @Test func screenshotWritesAPNGOnTheClientSide() throws {

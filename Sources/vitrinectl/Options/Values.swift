@@ -23,6 +23,13 @@ enum PropertyPairs {
         if let option = arguments.first(where: { $0.hasPrefix("-") && Double($0) == nil }) {
             throw ValidationError("unknown option '\(option)'")
         }
+        // `alignment=right` is the likeliest slip: said plainly, before the pairs it
+        // misaligns make a key of a value.
+        let keys = stride(from: 0, to: arguments.count, by: 2).map { arguments[$0] }
+        if let written = (arguments.count.isMultiple(of: 2) ? keys : arguments).first(where: isAssignment) {
+            let key = written.prefix { $0 != "=" }, value = written.drop { $0 != "=" }.dropFirst()
+            throw ValidationError("properties are KEY VALUE pairs, not KEY=VALUE: write \(key) '\(value)' instead of '\(written)'")
+        }
         guard arguments.count.isMultiple(of: 2) else {
             throw ValidationError("properties come in KEY VALUE pairs; '\(arguments.last!)' has no value")
         }
@@ -31,6 +38,12 @@ enum PropertyPairs {
             guard !key.isEmpty else { throw ValidationError("a property KEY cannot be empty") }
             guard seen.insert(key).inserted else { throw ValidationError("the property '\(key)' is given twice") }
         }
+    }
+
+    /// `name=…` with a name that could be a key path: letters, digits, `_`, `-`, `.`.
+    private static func isAssignment(_ argument: String) -> Bool {
+        guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else { return false }
+        return argument[..<equals].allSatisfy { $0.isLetter || $0.isNumber || "_-.".contains($0) }
     }
 
     static func object(_ arguments: [String]) -> JSON {

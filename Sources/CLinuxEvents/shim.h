@@ -5,6 +5,7 @@
    module leaves out: epoll, eventfd, timerfd, and accept4 (a GNU extension). */
 
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -15,6 +16,12 @@ extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flag
    errno set when there is none. */
 static inline int vitrine_accept_nonblocking(int fd) {
     return accept4(fd, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+/* Sets the calling thread's timer slack: how late the kernel may end its sleeps to
+   coalesce wake-ups. */
+static inline int vitrine_set_timer_slack(unsigned long nanoseconds) {
+    return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
 }
 
 #endif

@@ -3,8 +3,8 @@ import Glibc
 import Synchronization
 
 /// The daemon's one thread of work: an epoll over its file descriptors (the listening
-/// socket, the clients), a timerfd for scheduled work, and an eventfd through which other
-/// threads hand work over.
+/// socket, the clients) with scheduled work as its timeout, and an eventfd through which
+/// other threads hand work over.
 ///
 /// ```swift
 /// let loop = try EventLoop()
@@ -14,10 +14,11 @@ import Synchronization
 /// loop.run()                                         // until stop(), from any thread
 /// ```
 ///
-/// A frame costs one `epoll_wait` and one `timerfd_settime`: the timer is armed only for
-/// the earliest deadline, and arming it again clears an expiry already counted, so it is
-/// never read. Nothing scheduled and nothing to read means the thread sleeps: no
-/// wake-ups when the screen is still.
+/// A frame costs one system call: `epoll_pwait2` sleeps until the earliest deadline (its
+/// timeout) or a descriptor. On kernels without it, a timerfd is armed for that deadline
+/// instead (an `epoll_wait` and a `timerfd_settime` a frame; arming it again clears an
+/// expiry already counted, so it is never read). Nothing scheduled and nothing to read
+/// means the thread sleeps: no wake-ups when the screen is still.
 ///
 /// Everything but `execute` and `stop` must be called on the thread running the loop (or
 /// before it runs).
@@ -47,6 +48,9 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
     private var sequence: UInt64 = 0
     /// The deadline the timerfd is armed for (0: disarmed).
     private var armed: UInt64 = 0
+    /// Whether the kernel has `epoll_pwait2` (5.11): deadlines are its timeout, and the
+    /// timerfd stays disarmed.
+    private var waitsWithTimeout: Bool
     private let handedOver = Mutex(HandedOver())
     private var stopped = false
     /// Times `epoll_wait` returned: what a test counts to see that an idle loop sleeps.
@@ -63,7 +67,17 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
         var stop = false
     }
 
-    public init() throws {
+    /// How the loop sleeps until its next deadline.
+    public enum Sleep: Sendable {
+        /// `epoll_pwait2` with the deadline as its timeout: one system call a frame
+        /// (Linux 5.11 and later; older kernels get the timerfd).
+        case epollTimeout
+        /// A timerfd in the epoll set, armed for the earliest deadline.
+        case timerfd
+    }
+
+    public init(sleep: Sleep = .epollTimeout) throws {
+        waitsWithTimeout = sleep == .epollTimeout
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw SystemError.errno("create", "epoll") }
         wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
@@ -139,15 +153,21 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
 
     /// Serves descriptors and timers on the calling thread until `stop`.
     public func run() {
+        // Deadlines are frame slots: the default 50 µs of slack, taken on every sleep,
+        // would make each frame late by it, as a timerfd's expiry never is.
+        _ = vitrine_set_timer_slack(1)
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         while !stopped {
             runDueTimers()
             if stopped { break }
-            arm()
-            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), -1) }
+            let count = events.withUnsafeMutableBufferPointer { wait(into: $0) }
             wakeUps += 1
             guard count >= 0 else {
                 if errno == EINTR { continue }
+                if errno == ENOSYS, waitsWithTimeout {
+                    waitsWithTimeout = false
+                    continue
+                }
                 fatalError("epoll_wait: \(String(cString: strerror(errno)))")
             }
             for i in 0..<Int(count) {
@@ -163,6 +183,22 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
             }
         }
         stopped = false
+    }
+
+    /// Waits for descriptors until the earliest deadline: as `epoll_pwait2`'s timeout
+    /// (one system call a frame), or, on kernels before 5.11, on the timerfd.
+    private func wait(into events: UnsafeMutableBufferPointer<epoll_event>) -> Int32 {
+        guard waitsWithTimeout else {
+            arm()
+            return epoll_wait(epoll, events.baseAddress, Int32(events.count), -1)
+        }
+        guard let deadline = timers.last?.deadline else {
+            return epoll_pwait2(epoll, events.baseAddress, Int32(events.count), nil, nil)
+        }
+        let now = Self.monotonicNanoseconds()
+        let delay = deadline > now ? deadline - now : 0
+        var timeout = timespec(tv_sec: Int(delay / 1_000_000_000), tv_nsec: Int(delay % 1_000_000_000))
+        return epoll_pwait2(epoll, events.baseAddress, Int32(events.count), &timeout, nil)
     }
 
     private func takeHandedOver() {

@@ -6,6 +6,9 @@ import VitrineDaemon
 /// The daemon's event loop: timers in deadline order, work handed over from other
 /// threads, descriptors, and sleeping while there is nothing to do.
 @Suite struct EventLoopTests {
+    /// Each test runs with both ways of sleeping until a deadline.
+    static let sleeps: [EventLoop.Sleep] = [.epollTimeout, .timerfd]
+
     /// Runs `loop` on a thread of its own until it stops; returns when it has.
     static func runToStop(_ loop: EventLoop) {
         let done = DispatchSemaphore(value: 0)
@@ -13,8 +16,8 @@ import VitrineDaemon
         #expect(done.wait(timeout: .now() + 10) == .success, "the loop did not stop")
     }
 
-    @Test func timersRunInDeadlineOrderAndTiesInTheOrderScheduled() throws {
-        let loop = try EventLoop()
+    @Test(arguments: Self.sleeps) func timersRunInDeadlineOrderAndTiesInTheOrderScheduled(sleep: EventLoop.Sleep) throws {
+        let loop = try EventLoop(sleep: sleep)
         nonisolated(unsafe) var order: [String] = []
         loop.schedule(after: 0.03) { order.append("30 ms") }
         loop.schedule(after: 0.01) { order.append("10 ms") }
@@ -31,8 +34,8 @@ import VitrineDaemon
         #expect(Date().timeIntervalSince(start) >= 0.05, "a timer ran before its deadline")
     }
 
-    @Test func workFromOtherThreadsRunsOnTheLoopsThread() throws {
-        let loop = try EventLoop()
+    @Test(arguments: Self.sleeps) func workFromOtherThreadsRunsOnTheLoopsThread(sleep: EventLoop.Sleep) throws {
+        let loop = try EventLoop(sleep: sleep)
         let ran = Mutex<[Bool]>([])
         nonisolated(unsafe) var loopThread: pthread_t?
         loop.schedule(after: 0) { loopThread = pthread_self() }
@@ -52,8 +55,8 @@ import VitrineDaemon
         #expect(results.allSatisfy { $0 }, "work ran off the loop's thread")
     }
 
-    @Test func watchedDescriptorsAreServedUntilUnwatched() throws {
-        let loop = try EventLoop()
+    @Test(arguments: Self.sleeps) func watchedDescriptorsAreServedUntilUnwatched(sleep: EventLoop.Sleep) throws {
+        let loop = try EventLoop(sleep: sleep)
         var ends: [Int32] = [0, 0]
         try #require(pipe(&ends) == 0)
         defer { close(ends[0]); close(ends[1]) }
@@ -75,8 +78,8 @@ import VitrineDaemon
         #expect(received == [1, 2], "the byte after unwatch was read anyway")
     }
 
-    @Test func anIdleLoopSleeps() throws {
-        let loop = try EventLoop()
+    @Test(arguments: Self.sleeps) func anIdleLoopSleeps(sleep: EventLoop.Sleep) throws {
+        let loop = try EventLoop(sleep: sleep)
         nonisolated(unsafe) var wakeUpsWhenIdle = 0
         // A timer fires (and its expiry must not leave the timerfd ready), then nothing
         // happens for 300 ms.
@@ -86,7 +89,7 @@ import VitrineDaemon
         }
         Self.runToStop(loop)
         let afterTimer = loop.wakeUps
-        let second = try EventLoop()
+        let second = try EventLoop(sleep: sleep)
         second.schedule(after: 0.01) {}
         Thread {
             Thread.sleep(forTimeInterval: 0.3)

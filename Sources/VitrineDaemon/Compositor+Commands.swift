@@ -15,7 +15,7 @@ extension Compositor {
             return .object(["pong": .bool(true), "time": .number(now)])
         case .stats:
             return .object([
-                "frames": .number(Double(framesRendered)), "layers": .number(Double(scene.layerCount)),
+                "frames": .number(Double(framesRendered)), "pixels": .number(Double(pixelsRepainted)), "layers": .number(Double(scene.layerCount)),
                 "clients": .number(Double(clients.count)), "animating": .bool(scene.isAnimating), "time": .number(now),
             ])
         case .layerAdd, .layerRemove, .layerMove, .layerActions, .layerPause, .layerResume, .layerSpeed:

@@ -54,6 +54,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     private var animationKeys = 0
     /// Frames rendered and presented, for `hello` and benchmarks.
     public private(set) var framesRendered = 0
+    /// Pixels those frames repainted, for `stats` and benchmarks.
+    public private(set) var pixelsRepainted = 0
     /// Called after each presented frame with the media time it showed.
     public var onFramePresented: ((Double) -> Void)?
 
@@ -161,6 +163,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             presented = report.presented
             if report.presented {
                 framesRendered += 1
+                pixelsRepainted += report.repaintedPixels
                 onFramePresented?(time)
             }
         } catch {

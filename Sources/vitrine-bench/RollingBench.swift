@@ -2,7 +2,9 @@ import Foundation
 import Logging
 import VitrineDaemon
 import VitrineOutput
+import VitrineCore
 import VitrineProtocol
+import VitrineRaster
 
 /// `vitrine-bench rolling`: a rolling counter's cost.
 ///
@@ -14,13 +16,18 @@ import VitrineProtocol
 ///    over seconds with nothing changing. Its reference, `rolling.floor`, measured first
 ///    in the same run: a thread of this process waking 60 times a second on the daemon's
 ///    event loop and doing nothing else — what waking at all costs on this machine now.
+///    Then `rolling.pixels`: the same thread also repainting, each time, as many pixels
+///    as the daemon's frames did on average, in digit-sized columns of a 1080p surface
+///    (a fill and two glyph-like masks each) — what waking and the pixel work alone cost,
+///    so that the daemon's cost above it is that of its scene, animations and damage.
 /// 3. `rolling.label`: the same for the demo's label that counts while it moves.
 func runRollingBenchmarks(_ options: [String]) {
     let quick = options.contains("--quick")
     do {
         try rollingFrames(frames: quick ? 60 : 200)
         let floor = try wakeUpFloor(seconds: quick ? 2 : 6)
-        try rollingDaemon(seconds: quick ? 4 : 12, idleSeconds: quick ? 2 : 5, floor: floor)
+        let daemon = try rollingDaemon(seconds: quick ? 4 : 12, idleSeconds: quick ? 2 : 5, floor: floor)
+        try pixelReference(seconds: quick ? 2 : 6, pixelsPerFrame: daemon.pixelsPerFrame, daemon: daemon.percent)
         try rollingLabel(seconds: quick ? 4 : 10, floor: floor)
     } catch {
         FileHandle.standardError.write(Data("vitrine-bench rolling: \(error)\n".utf8))
@@ -74,6 +81,59 @@ private func rollingFrames(frames: Int) throws {
 /// The share of one core a thread uses that wakes 60 times a second on an `EventLoop` and
 /// does nothing else, over `seconds`; prints `rolling.floor`.
 private func wakeUpFloor(seconds: Double) throws -> Double {
+    let share = try wakingShare(seconds: seconds, work: {})
+    print("{\"bench\":\"rolling.floor\",\"seconds\":\(f3(seconds)),\"wakeups\":\(Int(seconds * 60)),\"cpu_percent_of_core\":\(f3(share)),\"note\":\"a thread waking 60 times a second on the daemon's event loop, doing nothing else: the reference for rolling.daemon\"}")
+    return share
+}
+
+/// `rolling.pixels`: `rolling.floor` plus, at each wake, `pixelsPerFrame` pixels
+/// repainted as a rolling frame repaints them — columns of a 1920×1080 surface filled with
+/// the background, then two glyph-sized coverage masks blended in each, clipped to it,
+/// one column for every 80 × 160 pixels asked for.
+private func pixelReference(seconds: Double, pixelsPerFrame: Int, daemon: Double) throws {
+    guard pixelsPerFrame > 0 else { return }
+    let surface = Surface(width: 1920, height: 1080)
+    let (width, height) = (80, 160)
+    let glyph = ringMask(width: 72, height: 100)
+    let columns = max(1, min(20, (pixelsPerFrame + width * height / 2) / (width * height)))
+    let rows = min(1000, pixelsPerFrame / (columns * width))
+    let background = PremultipliedColor(Color(css: "#0b1622")!), ink = PremultipliedColor(Color(css: "#ffd166")!)
+    var step = 0
+    let share = try wakingShare(seconds: seconds) {
+        step += 1
+        for k in 0..<columns {
+            let rect = PixelRect(x: 600 + 90 * k, y: 440, width: width, height: rows)
+            surface.fill(rect, background, mode: .source)
+            // The leaving and the arriving digit, a little further on each frame.
+            let offset = (step * 7) % height
+            for y in [rect.y - offset, rect.y - offset + height] {
+                glyph.withUnsafeBufferPointer { bytes in
+                    surface.drawCoverage(bytes.baseAddress!, width: 72, height: 100, stride: 72, x: rect.x + 4, y: y + 30, color: ink, clip: Clip(rect: rect))
+                }
+            }
+        }
+    }
+    let ratio = share > 0 ? String(format: "%.1f", daemon / share) : "null"
+    print("{\"bench\":\"rolling.pixels\",\"seconds\":\(f3(seconds)),\"pixels_per_frame\":\(columns * width * rows),\"columns\":\(columns),\"cpu_percent_of_core\":\(f3(share)),\"daemon_ratio\":\(ratio),\"note\":\"rolling.floor plus the daemon's average repaint per frame as fills and glyph-like masks: what waking and the pixels alone cost; daemon_ratio is rolling.daemon over it\"}")
+}
+
+/// An anti-aliased elliptical ring, a digit zero's shape: `width`×`height` coverage bytes.
+private func ringMask(width: Int, height: Int) -> [UInt8] {
+    let (cx, cy) = (Double(width) / 2, Double(height) / 2)
+    let (rx, ry) = (cx - 8, cy - 8)
+    return (0..<width * height).map { i in
+        let (x, y) = (Double(i % width) + 0.5 - cx, Double(i / width) + 0.5 - cy)
+        // Roughly the distance from the ellipse in pixels: a 15-pixel stroke.
+        let r = (x * x / (rx * rx) + y * y / (ry * ry)).squareRoot()
+        let distance = abs(r - 1) * min(rx, ry)
+        return UInt8(max(0, min(1, 7.5 - distance)) * 255)
+    }
+}
+
+/// The share of one core a thread uses that wakes 60 times a second on an `EventLoop`
+/// for `seconds`, running `work` at each wake.
+private func wakingShare(seconds: Double, work: @escaping () -> Void) throws -> Double {
+    nonisolated(unsafe) let work = work  // runs on the thread below only
     let loop = try EventLoop()
     let wakes = Int(seconds * 60)
     let done = DispatchSemaphore(value: 0)
@@ -83,6 +143,7 @@ private func wakeUpFloor(seconds: Double) throws -> Double {
         var count = 0
         func tick() {
             count += 1
+            work()
             if count < wakes { loop.schedule(after: 1.0 / 60, tick) } else { loop.stop() }
         }
         loop.schedule(after: 1.0 / 60, tick)
@@ -92,9 +153,7 @@ private func wakeUpFloor(seconds: Double) throws -> Double {
         done.signal()
     }.start()
     done.wait()
-    let share = 100 * cpu / elapsed
-    print("{\"bench\":\"rolling.floor\",\"seconds\":\(f3(elapsed)),\"wakeups\":\(wakes),\"cpu_percent_of_core\":\(f3(share)),\"note\":\"a thread waking 60 times a second on the daemon's event loop, doing nothing else: the reference for rolling.daemon\"}")
-    return share
+    return 100 * cpu / elapsed
 }
 
 /// CPU seconds the calling thread has run (the scheduler's nanosecond count).
@@ -104,7 +163,8 @@ private func threadCPUSeconds() -> Double {
     return onCPU / 1e9
 }
 
-private func rollingDaemon(seconds: Int, idleSeconds: Int, floor: Double) throws {
+/// Runs `rolling.daemon` and `rolling.idle`; returns the counter's run.
+private func rollingDaemon(seconds: Int, idleSeconds: Int, floor: Double) throws -> DaemonRun {
     let child = try DaemonChild(width: 1920, height: 1080)
     defer { child.stop() }
     let request = try requester(child)
@@ -115,15 +175,16 @@ private func rollingDaemon(seconds: Int, idleSeconds: Int, floor: Double) throws
         _ = try request(#"{"cmd": "number.set", "layer": "n", "value": \#(value)}"#)
     }
     let pid = child.processIdentifier
-    print("{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(run.elapsed)),\"frames\":\(run.frames),\"fps\":\(f3(Double(run.frames) / run.elapsed)),\"cpu_percent_of_core\":\(f3(run.percent)),\"floor_ratio\":\(ratio(run.percent, floor)),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss"))),\"swift_runtime\":\"\(swiftRuntime(pid))\"}")
+    print("{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(run.elapsed)),\"frames\":\(run.frames),\"fps\":\(f3(Double(run.frames) / run.elapsed)),\"cpu_percent_of_core\":\(f3(run.percent)),\"floor_ratio\":\(ratio(run.percent, floor)),\"pixels_per_frame\":\(run.pixelsPerFrame),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss"))),\"swift_runtime\":\"\(swiftRuntime(pid))\"}")
     // Let the last roll settle, then watch the daemon do nothing.
     let settleDeadline = Date().addingTimeInterval(10)
     while try request(#"{"cmd": "stats"}"#).contains("\"animating\":true"), Date() < settleDeadline { Thread.sleep(forTimeInterval: 0.2) }
-    let idleFrames0 = try frames(request), idleCPU0 = cpuSeconds(pid)
+    let idleFrames0 = try counters(request).frames, idleCPU0 = cpuSeconds(pid)
     Thread.sleep(forTimeInterval: Double(idleSeconds))
     let idleCPU = cpuSeconds(pid) - idleCPU0
-    let idleFrames = try frames(request) - idleFrames0
+    let idleFrames = try counters(request).frames - idleFrames0
     print("{\"bench\":\"rolling.idle\",\"seconds\":\(idleSeconds),\"frames\":\(idleFrames),\"cpu_percent_of_core\":\(f3(100 * idleCPU / Double(idleSeconds))),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss")))}")
+    return run
 }
 
 /// `rolling.label`: the demo's bound label (config/demo.toml) — a 700 × 50 text layer
@@ -153,11 +214,15 @@ private func requester(_ child: DaemonChild) throws -> (String) throws -> String
     }
 }
 
-/// What `measure` saw: seconds, the daemon's CPU over them as a share of one core, frames.
+/// What `measure` saw: seconds, the daemon's CPU over them as a share of one core, frames
+/// and the pixels they repainted.
 private struct DaemonRun {
     let elapsed: Double
     let percent: Double
     let frames: Int
+    let pixels: Int
+
+    var pixelsPerFrame: Int { frames > 0 ? pixels / frames : 0 }
 }
 
 /// Calls `step` with 0, 1, … once a second for `seconds`, half a second after the scene
@@ -165,14 +230,15 @@ private struct DaemonRun {
 private func measure(_ child: DaemonChild, _ request: (String) throws -> String, seconds: Int, step: (Int) throws -> Void) throws -> DaemonRun {
     Thread.sleep(forTimeInterval: 0.5)
     let pid = child.processIdentifier
-    let frames0 = try frames(request), cpu0 = cpuSeconds(pid), start = Date()
+    let before = try counters(request), cpu0 = cpuSeconds(pid), start = Date()
     for k in 0..<seconds {
         try step(k)
         Thread.sleep(forTimeInterval: 1)
     }
     let elapsed = Date().timeIntervalSince(start)
     let cpu = cpuSeconds(pid) - cpu0
-    return DaemonRun(elapsed: elapsed, percent: 100 * cpu / elapsed, frames: try frames(request) - frames0)
+    let after = try counters(request)
+    return DaemonRun(elapsed: elapsed, percent: 100 * cpu / elapsed, frames: after.frames - before.frames, pixels: after.pixels - before.pixels)
 }
 
 /// `percent` over the floor, one decimal; null without a floor.
@@ -180,13 +246,14 @@ private func ratio(_ percent: Double, _ floor: Double) -> String {
     floor > 0 ? String(format: "%.1f", percent / floor) : "null"
 }
 
-/// Frames presented so far, from `stats`.
-private func frames(_ request: (String) throws -> String) throws -> Int {
+/// Frames presented so far and the pixels they repainted, from `stats`.
+private func counters(_ request: (String) throws -> String) throws -> (frames: Int, pixels: Int) {
     let reply = try request(#"{"cmd": "stats"}"#)
-    guard let json = try? JSON(parsing: Data(reply.utf8)), let n = json["result"]?["frames"]?.number else {
-        throw BenchError("no frame count in \(reply)")
+    guard let json = try? JSON(parsing: Data(reply.utf8)), let frames = json["result"]?["frames"]?.number,
+          let pixels = json["result"]?["pixels"]?.number else {
+        throw BenchError("no frame or pixel count in \(reply)")
     }
-    return Int(n)
+    return (Int(frames), Int(pixels))
 }
 
 /// CPU seconds `pid` has run, all its threads, user and system: the scheduler's

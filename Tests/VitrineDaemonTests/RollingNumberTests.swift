@@ -107,6 +107,28 @@ import VitrineTestSupport
         #expect(daemon.output.lastDamage.allSatisfy { $0.width < 380 }, "a roll repaints its columns, not the whole number")
     }
 
+    @Test func statsCountThePixelsFramesRepaint() throws {
+        let daemon = try InProcessCompositor(width: 400, height: 120)
+        func counters() throws -> (frames: Double, pixels: Double) {
+            let stats = try daemon.run(#"{"cmd": "stats"}"#)
+            return (try #require(stats["frames"]?.number), try #require(stats["pixels"]?.number))
+        }
+        func area(_ rects: [PixelRect]) -> Double { Double(rects.reduce(0) { $0 + $1.width * $1.height }) }
+        try daemon.run(Self.add("123456", #", "format": "plain""#))
+        #expect(try counters().pixels >= 400 * 120, "the first frame repaints the screen")
+        try daemon.run(#"{"cmd": "number.set", "layer": "n", "value": 123457}"#)
+        try daemon.run(#"{"cmd": "clock.advance", "seconds": 0.05}"#)
+        let before = try counters(), earlier = daemon.output.lastDamage
+        try daemon.run(#"{"cmd": "clock.advance", "seconds": 0.05}"#)
+        let after = try counters(), damage = daemon.output.lastDamage
+        #expect(after.frames - before.frames == 1)
+        // Two buffers: a frame repaints its damage and the last frame's, which the buffer
+        // it draws into has not seen.
+        let pixels = after.pixels - before.pixels
+        #expect(pixels >= area(damage) && pixels <= area(damage) + area(earlier), "\(pixels) pixels, damage \(damage) after \(earlier)")
+        #expect(pixels > 0 && pixels < 400 * 120 / 8, "\(pixels) pixels for a units digit's roll")
+    }
+
     @Test func badRequestsAreRefused() throws {
         let daemon = try InProcessCompositor()
         try daemon.run(#"{"cmd": "layer.add", "layer": "plain"}"#)

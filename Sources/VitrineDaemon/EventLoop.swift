@@ -53,7 +53,7 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
     private var waitsWithTimeout: Bool
     private let handedOver = Mutex(HandedOver())
     private var stopped = false
-    /// Times `epoll_wait` returned: what a test counts to see that an idle loop sleeps.
+    /// Times the loop's wait returned: what a test counts to see that an idle loop sleeps.
     public private(set) var wakeUps = 0
 
     private struct Timer {
@@ -151,7 +151,8 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
         signalWake()
     }
 
-    /// Serves descriptors and timers on the calling thread until `stop`.
+    /// Serves descriptors and timers on the calling thread until `stop`. Sets the thread's
+    /// timer slack to 1 ns, so that timers run on their deadlines.
     public func run() {
         // Deadlines are frame slots: the default 50 µs of slack, taken on every sleep,
         // would make each frame late by it, as a timerfd's expiry never is.
@@ -168,7 +169,7 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
                     waitsWithTimeout = false
                     continue
                 }
-                fatalError("epoll_wait: \(String(cString: strerror(errno)))")
+                fatalError("waiting on epoll: \(String(cString: strerror(errno)))")
             }
             for i in 0..<Int(count) {
                 let fd = events[i].data.fd

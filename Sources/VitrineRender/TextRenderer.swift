@@ -12,6 +12,7 @@ import VitrineText
 public final class TextRenderer: ContentRenderer {
     public let library: FontLibrary
     private let kind: LayerKind
+    private let slots: TextLayerContent.Slots
     private var layouts: [LayoutKey: TextLayout] = [:]
     private let capacity = 256
     /// Why layers were not drawn (a bad font name), by layer id, for the daemon to log.
@@ -23,6 +24,7 @@ public final class TextRenderer: ContentRenderer {
     public init(library: FontLibrary, kind: LayerKind = TextLayer.textLayerKind) {
         self.library = library
         self.kind = kind
+        slots = TextLayerContent.Slots(kind: kind)
     }
 
     private struct LayoutKey: Hashable {
@@ -62,7 +64,7 @@ public final class TextRenderer: ContentRenderer {
     /// the ink of the glyphs that are not drawn identically, at the same place, in both.
     public func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? {
         let t = new.transform
-        guard t.a == 1, t.b == 0, t.c == 0, t.d == 1, let slot = kind.slot(of: "string"),
+        guard t.a == 1, t.b == 0, t.c == 0, t.d == 1, let slot = slots.string,
             new.values.differingSlots(from: old.values) == [slot],
             let before = try? text(old), let after = try? text(new),
             let oldLayout = before.string.isEmpty ? nil : layout(before, scale: 1),
@@ -98,7 +100,7 @@ public final class TextRenderer: ContentRenderer {
     /// The text properties of `node`'s layer, from the recent ones when it was read before.
     private func text(_ node: RenderTree.Node) throws(TextError) -> TextLayerContent {
         if let hit = recent[node.content] { return hit }
-        let text = try TextLayerContent(node.values, kind: kind)
+        let text = try TextLayerContent(node.values, slots: slots)
         recent.remember(text, for: node.content)
         return text
     }

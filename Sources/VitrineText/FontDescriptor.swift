@@ -58,7 +58,9 @@ public struct FontDescriptor: Hashable, Sendable, CustomStringConvertible {
     public init(parsing name: String) throws(TextError) {
         // A bare family name, the usual case, is the family as it is (a text layer's font
         // is read on every frame it animates).
-        if !name.isEmpty, !name.utf8.contains(UInt8(ascii: ":")), name.first?.isWhitespace == false, name.last?.isWhitespace == false {
+        // Its ends are looked at as bytes: Character.isWhitespace reads Unicode's tables.
+        if let first = name.utf8.first, let last = name.utf8.last, !Self.mayBeSpace(first), !Self.mayBeSpace(last),
+           !name.utf8.contains(UInt8(ascii: ":")) {
             self.init(family: name)
             return
         }
@@ -76,6 +78,12 @@ public struct FontDescriptor: Hashable, Sendable, CustomStringConvertible {
                 throw .invalidFontName(name, reason: "'\(token)' is neither a weight (100…900, bold, light, …) nor a style (italic)")
             }
         }
+    }
+
+    /// Whether a name's first or last UTF-8 byte may belong to whitespace: ASCII spaces
+    /// and control characters, and any byte of a multi-byte character.
+    private static func mayBeSpace(_ byte: UInt8) -> Bool {
+        byte <= 0x20 || byte >= 0x80
     }
 
     /// The short form `init(parsing:)` reads.

@@ -60,25 +60,48 @@ public struct TextLayerContent: Hashable, Sendable {
     /// The layer's bounds size: lines wrap, truncate and align in its width.
     public var boxSize: Size
 
+    /// Where a layer kind keeps the text properties, looked up once: a renderer reads them
+    /// on every frame a text layer animates.
+    public struct Slots: Sendable {
+        public let template, string, locale, font, fontSize, alignment, isWrapped, truncation, foregroundColor: Int?
+
+        public init(kind: LayerKind) {
+            template = kind.slot(of: "template")
+            string = kind.slot(of: "string")
+            locale = kind.slot(of: "locale")
+            font = kind.slot(of: "font")
+            fontSize = kind.slot(of: "fontSize")
+            alignment = kind.slot(of: "alignmentMode")
+            isWrapped = kind.slot(of: "isWrapped")
+            truncation = kind.slot(of: "truncationMode")
+            foregroundColor = kind.slot(of: "foregroundColor")
+        }
+    }
+
     /// Reads the text properties of a layer of `kind` (a kind made like
     /// `TextLayer.textLayerKind`); properties the kind lacks take CATextLayer's defaults.
     /// Throws when `font` is not a readable font name.
     public init(_ values: PropertyValues, kind: LayerKind = TextLayer.textLayerKind) throws(TextError) {
-        func value(_ name: String) -> Value? { kind.slot(of: name).map { values[slot: $0] } }
-        let template = value("template")?.string ?? ""
+        try self.init(values, slots: Slots(kind: kind))
+    }
+
+    /// The same, with the kind's slots looked up before.
+    public init(_ values: PropertyValues, slots: Slots) throws(TextError) {
+        func value(_ slot: Int?) -> Value? { slot.map { values[slot: $0] } }
+        let template = value(slots.template)?.string ?? ""
         string = template.isEmpty
-            ? value("string")?.string ?? ""
-            : TextTemplate(template).render(values.custom, locale: value("locale")?.string ?? "en_US")
+            ? value(slots.string)?.string ?? ""
+            : TextTemplate(template).render(values.custom, locale: value(slots.locale)?.string ?? "en_US")
         if TextLayer.isTooLong(string) {
             string = String(string.prefix(TextLayer.maximumLength - 1)) + "…"
         }
-        let font = try FontDescriptor(parsing: value("font")?.string ?? FontLibrary.defaultFamily)
+        let font = try FontDescriptor(parsing: value(slots.font)?.string ?? FontLibrary.defaultFamily)
         style = TextStyle(
-            font: font, fontSize: min(maximumFontSize, max(0, value("fontSize")?.number ?? 36)),
-            alignment: value("alignmentMode")?.string.flatMap(TextAlignment.init(rawValue:)) ?? .natural,
-            isWrapped: value("isWrapped")?.bool ?? false,
-            truncation: value("truncationMode")?.string.flatMap(TruncationMode.init(rawValue:)) ?? TruncationMode.none)
-        foregroundColor = value("foregroundColor")?.color ?? .white
+            font: font, fontSize: min(maximumFontSize, max(0, value(slots.fontSize)?.number ?? 36)),
+            alignment: value(slots.alignment)?.string.flatMap(TextAlignment.init(rawValue:)) ?? .natural,
+            isWrapped: value(slots.isWrapped)?.bool ?? false,
+            truncation: value(slots.truncation)?.string.flatMap(TruncationMode.init(rawValue:)) ?? TruncationMode.none)
+        foregroundColor = value(slots.foregroundColor)?.color ?? .white
         boxSize = values.rect(.bounds).size
     }
 }

@@ -102,4 +102,14 @@ import Testing
         #expect(d == FontDescriptor(family: "DejaVu Serif", weight: .semibold, style: .italic))
         #expect(try FontDescriptor(parsing: d.description) == d)
     }
+
+    @Test(arguments: ["DejaVu Sans", " DejaVu Sans", "DejaVu Sans\t", "\u{A0}DejaVu Sans\u{2003}"])
+    func spaceAroundAFamilyIsNotPartOfIt(name: String) throws {
+        #expect(try FontDescriptor(parsing: name) == FontDescriptor(family: "DejaVu Sans"))
+    }
+
+    @Test func aFamilyMayStartAndEndWithAnyLetter() throws {
+        #expect(try FontDescriptor(parsing: "Ärger Grotesk É").family == "Ärger Grotesk É")
+        #expect(try FontDescriptor(parsing: "源ノ角ゴシック").family == "源ノ角ゴシック")
+    }
 }

@@ -14,7 +14,7 @@ struct Vitrinectl: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            HelloCommand.self, PingCommand.self,
+            HelloCommand.self, PingCommand.self, StatsCommand.self,
             AddCommand.self, SetCommand.self, GetCommand.self, TreeCommand.self, RemoveCommand.self, MoveCommand.self,
             AnimateCommand.self, AnimationsCommand.self, StopCommand.self, NumberCommand.self,
             PauseCommand.self, ResumeCommand.self, SpeedCommand.self, TimeCommand.self, ClockCommand.self,

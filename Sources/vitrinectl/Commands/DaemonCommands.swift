@@ -25,6 +25,18 @@ struct PingCommand: RequestCommand {
     static func summary(_ result: JSON) -> String? { "pong, media time \(result["time"]?.text ?? "?")" }
 }
 
+struct StatsCommand: RequestCommand {
+    static let protocolCommand = "stats"
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Print the daemon's counters: frames and pixels drawn, layers, clients, whether it animates (stats).",
+        discussion: "Example: vitrinectl stats")
+
+    @OptionGroup var connection: ConnectionOptions
+
+    static func summary(_ result: JSON) -> String? { Summary.keyValues(result) }
+}
+
 struct ReloadCommand: RequestCommand {
     static let protocolCommand = "config.reload"
     static let configuration = CommandConfiguration(

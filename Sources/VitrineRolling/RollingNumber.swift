@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import FoundationInternationalization
 import VitrineCore
 
 /// How a change of value animates its digit columns (RollingNumbers' animation types).
@@ -109,8 +108,7 @@ public struct RollingNumberProperties: Sendable {
         format = NumberFormat(
             style: NumberFormat.Style(rawValue: string("format", "decimal")) ?? .decimal,
             currencyCode: string("currencyCode", "USD"), locale: string("locale", "en_US"),
-            minimumFractionDigits: Int(number("minimumFractionDigits", 0)),
-            maximumFractionDigits: Int(number("maximumFractionDigits", 0)),
+            fractionDigits: Int(number("minimumFractionDigits", 0))...max(Int(number("minimumFractionDigits", 0)), Int(number("maximumFractionDigits", 0))),
             minimumIntegerDigits: Int(number("minimumIntegerDigits", 1)),
             usesGrouping: value("usesGrouping")?.bool ?? true)
         font = string("font", "DejaVu Sans")
@@ -154,51 +152,5 @@ public struct RollSpring: Hashable, Sendable {
         a.timing.speed = speed
         a.timing.beginTime = begin
         return a
-    }
-}
-
-/// Number formatting with Foundation: decimal, currency, percent or plain digits.
-public struct NumberFormat: Hashable, Sendable {
-    public enum Style: String, CaseIterable, Sendable {
-        case decimal, currency, percent, plain
-    }
-
-    public var style: Style
-    public var currencyCode: String
-    public var locale: String
-    public var minimumFractionDigits: Int
-    public var maximumFractionDigits: Int
-    public var minimumIntegerDigits: Int
-    public var usesGrouping: Bool
-
-    public init(
-        style: Style = .decimal, currencyCode: String = "USD", locale: String = "en_US", minimumFractionDigits: Int = 0,
-        maximumFractionDigits: Int = 0, minimumIntegerDigits: Int = 1, usesGrouping: Bool = true
-    ) {
-        self.style = style
-        self.currencyCode = currencyCode
-        self.locale = locale
-        self.minimumFractionDigits = minimumFractionDigits
-        self.maximumFractionDigits = max(maximumFractionDigits, minimumFractionDigits)
-        self.minimumIntegerDigits = minimumIntegerDigits
-        self.usesGrouping = usesGrouping
-    }
-
-    /// `value` as text. Trailing fraction zeros up to `minimumFractionDigits` are kept;
-    /// `minimumIntegerDigits` pads with leading zeros (fixed width).
-    public func string(for value: Double) -> String {
-        let locale = Locale(identifier: locale)
-        let precision = NumberFormatStyleConfiguration.Precision.integerAndFractionLength(
-            integerLimits: max(minimumIntegerDigits, 0)..., fractionLimits: minimumFractionDigits...maximumFractionDigits)
-        let grouping: NumberFormatStyleConfiguration.Grouping = usesGrouping && style != .plain ? .automatic : .never
-        switch style {
-        case .decimal, .plain:
-            return value.formatted(FloatingPointFormatStyle<Double>(locale: locale).precision(precision).grouping(grouping))
-        case .currency:
-            let currency = FloatingPointFormatStyle<Double>.Currency(code: currencyCode, locale: locale)
-            return value.formatted(currency.precision(precision).grouping(grouping))
-        case .percent:
-            return value.formatted(FloatingPointFormatStyle<Double>.Percent(locale: locale).precision(precision).grouping(grouping))
-        }
     }
 }

@@ -141,13 +141,12 @@ public struct TextTemplate: Hashable, Sendable {
         case .printf(let spec, let integer):
             return integer ? cFormat(spec, Int64(max(-9e18, min(9e18, number.rounded())))) : cFormat(spec, number)
         case .currency(let code):
-            let locale = Locale(identifier: locale)
-            return number.formatted(FloatingPointFormatStyle<Double>.Currency(code: code ?? locale.currency?.identifier ?? "USD", locale: locale))
+            let code = code ?? Locale(identifier: locale).currency?.identifier ?? "USD"
+            return NumberFormat(style: .currency, currencyCode: code, locale: locale).string(for: number)
         case .percent(let digits):
-            return number.formatted(FloatingPointFormatStyle<Double>.Percent(locale: Locale(identifier: locale)).precision(.fractionLength(digits ?? 0)))
+            return NumberFormat(style: .percent, locale: locale, fractionDigits: (digits ?? 0)...(digits ?? 0)).string(for: number)
         case .decimal(let digits):
-            let fraction = digits.map { $0...$0 } ?? 0...3
-            return number.formatted(FloatingPointFormatStyle<Double>(locale: Locale(identifier: locale)).precision(.fractionLength(fraction)))
+            return NumberFormat(style: .decimal, locale: locale, fractionDigits: digits.map { $0...$0 } ?? 0...3).string(for: number)
         case .mistake(let spec):
             return "{?\(spec)}"
         }

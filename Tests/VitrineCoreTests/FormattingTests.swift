@@ -26,6 +26,16 @@ import VitrineCore
         #expect(problem.contains("'\(identifier)'") && problem.contains("en_US"))
     }
 
+    @Test func numberFormatsKeepTheStylesOwnFractionsUnlessTold() {
+        // A currency's minor units: cents for the euro, none for the yen.
+        #expect(NumberFormat(style: .currency, currencyCode: "EUR", locale: "de_DE").string(for: 1234.5).replacing("\u{a0}", with: " ") == "1.234,50 €")
+        #expect(NumberFormat(style: .currency, currencyCode: "JPY", locale: "en_US").string(for: 1234.4) == "¥1,234")
+        #expect(NumberFormat(style: .currency, currencyCode: "USD", fractionDigits: 0...0).string(for: 1234.25) == "$1,234")
+        #expect(NumberFormat(minimumIntegerDigits: 4, usesGrouping: false).string(for: 42) == "0042")
+        #expect(NumberFormat(fractionDigits: 1...3).string(for: 2) == "2.0")
+        #expect(NumberFormat(style: .plain, fractionDigits: 0...0).string(for: 1_234_567) == "1234567")
+    }
+
     @Test func aPropertyWithTheCheckRefusesThemAndKeepsItsValue() throws {
         let scene = makeScene()
         let kind = LayerKind(name: "money", extraProperties: [

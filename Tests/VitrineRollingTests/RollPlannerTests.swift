@@ -93,9 +93,9 @@ import VitrineCore
     @Test func formatsAsAsked() {
         #expect(NumberFormat().string(for: 245_699) == "245,699")
         #expect(NumberFormat(usesGrouping: false).string(for: 245_699) == "245699")
-        #expect(NumberFormat(minimumFractionDigits: 2, maximumFractionDigits: 2).string(for: 3.5) == "3.50", "trailing zeros are kept")
+        #expect(NumberFormat(fractionDigits: 2...2).string(for: 3.5) == "3.50", "trailing zeros are kept")
         #expect(NumberFormat(minimumIntegerDigits: 5, usesGrouping: false).string(for: 42) == "00042", "fixed width with leading zeros")
-        #expect(NumberFormat(style: .currency, currencyCode: "USD", minimumFractionDigits: 2, maximumFractionDigits: 2).string(for: 1234.5) == "$1,234.50")
+        #expect(NumberFormat(style: .currency, currencyCode: "USD", fractionDigits: 2...2).string(for: 1234.5) == "$1,234.50")
         #expect(NumberFormat(style: .percent).string(for: 0.25) == "25%")
         #expect(NumberFormat().string(for: -42) == "-42")
     }

@@ -9,7 +9,10 @@
 ///
 /// A backend with flip events (DRM) paces frames by its `frameDone`; the timer keeps the
 /// rate at most `refreshRate` even where flips come back at once (emulated GPUs without
-/// vblank, headless). Nothing requested means no timer and no wake-up. It holds no clock
+/// vblank, headless). Its slots lie on a grid, as a display's vblanks do: a frame whose
+/// wake-up came late does not delay the ones after it, so an animation gets the full rate
+/// rather than one slowed by every late wake. Nothing requested means no timer and no
+/// wake-up. It holds no clock
 /// or loop of its own: `now` and `schedule` are injected, so a test drives it with a fake
 /// clock.
 public final class FramePacer {
@@ -26,7 +29,11 @@ public final class FramePacer {
     public private(set) var inFlight = false
     /// The timer for the next frame slot is set.
     public private(set) var timerArmed = false
-    private var lastFrameStart: Double?
+    /// The frame slot of the last frame rendered, and that of the frame the timer is set
+    /// for: slots lie on a grid `interval` apart, so that a wake-up that comes late does
+    /// not push every later frame back with it.
+    private var lastSlot: Double?
+    private var nextSlot = 0.0
     /// What the timer runs: made once, not once per frame.
     private lazy var fireBody: () -> Void = { [weak self] in self?.fire() }
 
@@ -55,15 +62,19 @@ public final class FramePacer {
     private func armIfReady() {
         guard requested, !inFlight, !timerArmed else { return }
         timerArmed = true
-        let delay = lastFrameStart.map { max(0, $0 + interval - now()) } ?? 0
-        schedule(delay, fireBody)
+        let time = now()
+        // Late by less than a slot: the next frame goes at once and the grid holds. Idle
+        // for longer: a grid starts now.
+        nextSlot = lastSlot.map { $0 + interval } ?? time
+        if nextSlot <= time - interval { nextSlot = time }
+        schedule(max(0, nextSlot - time), fireBody)
     }
 
     private func fire() {
         timerArmed = false
         guard requested, !inFlight else { return }
         requested = false
-        lastFrameStart = now()
+        lastSlot = nextSlot
         // Set before rendering: a backend may call frameDone from inside present.
         inFlight = true
         if !render() { inFlight = false }

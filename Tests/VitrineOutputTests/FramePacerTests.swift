@@ -8,8 +8,10 @@ import VitrineOutput
     final class FakeLoop {
         var now = 0.0
         var timers: [(at: Double, body: () -> Void)] = []
+        /// How late every timer fires, as a busy machine's wake-ups do.
+        var lateness = 0.0
 
-        func schedule(_ delay: Double, _ body: @escaping () -> Void) { timers.append((now + delay, body)) }
+        func schedule(_ delay: Double, _ body: @escaping () -> Void) { timers.append((now + delay + lateness, body)) }
 
         /// Runs the timers due by `time`, in order, advancing the clock to each.
         func run(until time: Double) {
@@ -85,6 +87,41 @@ import VitrineOutput
         h.loop.run(until: 0.1001)
         #expect(h.frames.count == 6)
         for (a, b) in zip(h.frames, h.frames.dropFirst()) { #expect(abs(b - a - 0.02) < 1e-9) }
+    }
+
+    /// Wake-ups that come 4 ms late, with flips that come back at once: the frames keep
+    /// the 60 Hz grid, each 4 ms after its slot, instead of every period growing by 4 ms.
+    @Test func lateWakeUpsKeepTheRate() {
+        let h = Harness()
+        h.animating = true
+        h.loop.lateness = 0.004
+        h.pacer.render = { [unowned h] in
+            h.frames.append(h.loop.now)
+            h.pacer.request()
+            h.pacer.frameDone()
+            return true
+        }
+        h.pacer.request()
+        h.loop.run(until: 1.0)
+        #expect(h.frames.count >= 59, "\(h.frames.count) frames in a second")
+        for (k, time) in h.frames.enumerated().dropFirst() {
+            #expect(abs(time - (Double(k) / 60 + 0.004)) < 1e-9, "frame \(k) at \(time)")
+        }
+    }
+
+    /// After an idle spell, a request renders at its first wake-up and starts a new grid.
+    @Test func aRequestAfterIdleStartsANewGrid() {
+        let h = Harness()
+        h.pacer.request()
+        h.loop.run(until: 0.5)
+        h.loop.now = 0.5123
+        h.pacer.request()
+        h.pacer.frameDone()
+        h.loop.run(until: 0.52)
+        h.pacer.frameDone()
+        h.pacer.request()
+        h.loop.run(until: 0.6)
+        #expect(h.frames.count == 3 && abs(h.frames[1] - 0.5123) < 1e-9 && abs(h.frames[2] - (0.5123 + 1.0 / 60)) < 1e-9, "\(h.frames)")
     }
 
     /// Flips paced by a 60 Hz vblank: one frame per flip event, none in between.

@@ -12,9 +12,8 @@
 /// vblank, headless). Its slots lie on a grid, as a display's vblanks do: a frame whose
 /// wake-up came late does not delay the ones after it, so an animation gets the full rate
 /// rather than one slowed by every late wake. Nothing requested means no timer and no
-/// wake-up. It holds no clock
-/// or loop of its own: `now` and `schedule` are injected, so a test drives it with a fake
-/// clock.
+/// wake-up. It holds no clock or loop of its own: `now` and `schedule` are injected, so a
+/// test drives it with a fake clock.
 public final class FramePacer {
     /// Seconds between frame slots.
     public let interval: Double

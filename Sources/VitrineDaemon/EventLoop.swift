@@ -48,8 +48,8 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
     private var sequence: UInt64 = 0
     /// The deadline the timerfd is armed for (0: disarmed).
     private var armed: UInt64 = 0
-    /// Whether the kernel has `epoll_pwait2` (5.11): deadlines are its timeout, and the
-    /// timerfd stays disarmed.
+    /// Whether the loop sleeps in `epoll_pwait2`, deadlines as its timeout, the timerfd
+    /// disarmed; cleared when the kernel (before 5.11) answers ENOSYS.
     private var waitsWithTimeout: Bool
     private let handedOver = Mutex(HandedOver())
     private var stopped = false

@@ -105,10 +105,11 @@ public struct RollingNumberProperties: Sendable {
         func number(_ name: String, _ fallback: Double) -> Double { value(name)?.number ?? fallback }
         func string(_ name: String, _ fallback: String) -> String { value(name)?.string ?? fallback }
         self.value = number("value", 0)
+        let fractions = (minimum: Int(number("minimumFractionDigits", 0)), maximum: Int(number("maximumFractionDigits", 0)))
         format = NumberFormat(
             style: NumberFormat.Style(rawValue: string("format", "decimal")) ?? .decimal,
             currencyCode: string("currencyCode", "USD"), locale: string("locale", "en_US"),
-            fractionDigits: Int(number("minimumFractionDigits", 0))...max(Int(number("minimumFractionDigits", 0)), Int(number("maximumFractionDigits", 0))),
+            fractionDigits: fractions.minimum...max(fractions.minimum, fractions.maximum),
             minimumIntegerDigits: Int(number("minimumIntegerDigits", 1)),
             usesGrouping: value("usesGrouping")?.bool ?? true)
         font = string("font", "DejaVu Sans")

@@ -56,9 +56,9 @@ public struct FontDescriptor: Hashable, Sendable, CustomStringConvertible {
     /// colon-separated weight and style, e.g. `"DejaVu Sans"`, `"DejaVu Sans:bold"`,
     /// `"DejaVu Serif:600:italic"`. An empty family means the default family.
     public init(parsing name: String) throws(TextError) {
-        // A bare family name, the usual case, is the family as it is (a text layer's font
-        // is read on every frame it animates).
-        // Its ends are looked at as bytes: Character.isWhitespace reads Unicode's tables.
+        // A bare family name, the usual case, is the family as it is: a text layer's font
+        // is read on every frame it animates, so its ends are looked at as bytes
+        // (Character.isWhitespace reads Unicode's tables).
         if let first = name.utf8.first, let last = name.utf8.last, !Self.mayBeSpace(first), !Self.mayBeSpace(last),
            !name.utf8.contains(UInt8(ascii: ":")) {
             self.init(family: name)

@@ -144,7 +144,8 @@ public struct TextTemplate: Hashable, Sendable {
             let code = code ?? Locale(identifier: locale).currency?.identifier ?? "USD"
             return NumberFormat(style: .currency, currencyCode: code, locale: locale).string(for: number)
         case .percent(let digits):
-            return NumberFormat(style: .percent, locale: locale, fractionDigits: (digits ?? 0)...(digits ?? 0)).string(for: number)
+            let digits = digits ?? 0
+            return NumberFormat(style: .percent, locale: locale, fractionDigits: digits...digits).string(for: number)
         case .decimal(let digits):
             return NumberFormat(style: .decimal, locale: locale, fractionDigits: digits.map { $0...$0 } ?? 0...3).string(for: number)
         case .mistake(let spec):

@@ -81,8 +81,8 @@ private func rollingFrames(frames: Int) throws {
 /// The share of one core a thread uses that wakes 60 times a second on an `EventLoop` and
 /// does nothing else, over `seconds`; prints `rolling.floor`.
 private func wakeUpFloor(seconds: Double) throws -> Double {
-    let share = try wakingShare(seconds: seconds, work: {})
-    print("{\"bench\":\"rolling.floor\",\"seconds\":\(f3(seconds)),\"wakeups\":\(Int(seconds * 60)),\"cpu_percent_of_core\":\(f3(share)),\"note\":\"a thread waking 60 times a second on the daemon's event loop, doing nothing else: the reference for rolling.daemon\"}")
+    let (share, elapsed) = try wakingShare(seconds: seconds, work: {})
+    print("{\"bench\":\"rolling.floor\",\"seconds\":\(f3(elapsed)),\"wakeups\":\(Int(seconds * 60)),\"cpu_percent_of_core\":\(f3(share)),\"note\":\"a thread waking 60 times a second on the daemon's event loop, doing nothing else: the reference for rolling.daemon\"}")
     return share
 }
 
@@ -99,7 +99,7 @@ private func pixelReference(seconds: Double, pixelsPerFrame: Int, daemon: Double
     let rows = min(1000, pixelsPerFrame / (columns * width))
     let background = PremultipliedColor(Color(css: "#0b1622")!), ink = PremultipliedColor(Color(css: "#ffd166")!)
     var step = 0
-    let share = try wakingShare(seconds: seconds) {
+    let (share, elapsed) = try wakingShare(seconds: seconds) {
         step += 1
         for k in 0..<columns {
             let rect = PixelRect(x: 600 + 90 * k, y: 440, width: width, height: rows)
@@ -113,8 +113,7 @@ private func pixelReference(seconds: Double, pixelsPerFrame: Int, daemon: Double
             }
         }
     }
-    let ratio = share > 0 ? String(format: "%.1f", daemon / share) : "null"
-    print("{\"bench\":\"rolling.pixels\",\"seconds\":\(f3(seconds)),\"pixels_per_frame\":\(columns * width * rows),\"columns\":\(columns),\"cpu_percent_of_core\":\(f3(share)),\"daemon_ratio\":\(ratio),\"note\":\"rolling.floor plus the daemon's average repaint per frame as fills and glyph-like masks: what waking and the pixels alone cost; daemon_ratio is rolling.daemon over it\"}")
+    print("{\"bench\":\"rolling.pixels\",\"seconds\":\(f3(elapsed)),\"pixels_per_frame\":\(columns * width * rows),\"columns\":\(columns),\"cpu_percent_of_core\":\(f3(share)),\"daemon_ratio\":\(ratio(daemon, share)),\"note\":\"rolling.floor plus the daemon's average repaint per frame as fills and glyph-like masks: what waking and the pixels alone cost; daemon_ratio is rolling.daemon over it\"}")
 }
 
 /// An anti-aliased elliptical ring, a digit zero's shape: `width`×`height` coverage bytes.
@@ -130,9 +129,9 @@ private func ringMask(width: Int, height: Int) -> [UInt8] {
     }
 }
 
-/// The share of one core a thread uses that wakes 60 times a second on an `EventLoop`
-/// for `seconds`, running `work` at each wake.
-private func wakingShare(seconds: Double, work: @escaping () -> Void) throws -> Double {
+/// The share of one core (in percent) a thread uses that wakes 60 times a second on an
+/// `EventLoop` for `seconds`, running `work` at each wake, and the seconds it took.
+private func wakingShare(seconds: Double, work: @escaping () -> Void) throws -> (percent: Double, elapsed: Double) {
     nonisolated(unsafe) let work = work  // runs on the thread below only
     let loop = try EventLoop()
     let wakes = Int(seconds * 60)
@@ -153,7 +152,7 @@ private func wakingShare(seconds: Double, work: @escaping () -> Void) throws -> 
         done.signal()
     }.start()
     done.wait()
-    return 100 * cpu / elapsed
+    return (100 * cpu / elapsed, elapsed)
 }
 
 /// CPU seconds the calling thread has run (the scheduler's nanosecond count).

@@ -39,24 +39,29 @@ public enum JSON: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    /// Parses one JSON text.
+    /// Parses one JSON text (RFC 8259: no trailing commas, no key twice in an object).
     public init(parsing data: Data) throws(ProtocolError) {
-        do {
-            self = try JSONDecoder().decode(JSON.self, from: data)
-        } catch let error as NumberOutOfRange {
-            let place = error.path.isEmpty ? "" : " at \"\(error.path)\""
+        let parsed = data.withUnsafeBytes { raw in
+            Result { () throws(JSONText.Failure) in try JSONText.parse(raw.bindMemory(to: UInt8.self)) }
+        }
+        switch parsed {
+        case .success(let value):
+            self = value
+        case .failure(.numberOutOfRange(let path)):
+            let place = path.isEmpty ? "" : " at \"\(path.joined(separator: "."))\""
             throw ProtocolError(.invalidValue, "the number\(place) is out of range: numbers must be finite and within ±1e9")
-        } catch {
-            throw ProtocolError(.malformedJSON, "the text is not valid JSON (\(Self.reason(error)))")
+        case .failure(.syntax(let reason, let offset)):
+            throw ProtocolError(.malformedJSON, "the text is not valid JSON (\(reason), at byte \(offset))")
         }
     }
 
     /// Compact JSON text with sorted keys, so that output is stable. A number that is not
     /// finite has no JSON form and is written `null`, as JavaScript's `JSON.stringify` does.
     public var text: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(self)) ?? Data("null".utf8), as: UTF8.self)
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        JSONText.write(self, to: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     public var description: String { text }
@@ -80,11 +85,4 @@ public enum JSON: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     public subscript(key: String) -> JSON? { object?[key] }
-
-    private static func reason(_ error: Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            return context.underlyingError.map { "\($0)" } ?? context.debugDescription
-        }
-        return "\(error)"
-    }
 }

@@ -1,31 +1,16 @@
 import FoundationEssentials
 import Glibc
 
-/// Any JSON value, as it arrives on the wire or in a scene file.
-public enum JSON: Hashable, Sendable, Codable, CustomStringConvertible {
+/// Any JSON value, as it arrives on the wire or in a scene file. The wire reads and writes
+/// it with `JSONText`; it is `Encodable` too, so that a library user's Codable types can
+/// hold it.
+public enum JSON: Hashable, Sendable, Encodable, CustomStringConvertible {
     case null
     case bool(Bool)
     case number(Double)
     case string(String)
     case array([JSON])
     case object([String: JSON])
-
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null; return }
-        if let b = try? c.decode(Bool.self) { self = .bool(b); return }
-        if let s = try? c.decode(String.self) { self = .string(s); return }
-        // Only "not a number" may fall through: a number no Double holds (1e999) must not
-        // end up reported as "expected an object".
-        do { self = .number(try c.decode(Double.self)); return } catch DecodingError.typeMismatch {} catch {
-            throw NumberOutOfRange(path: c.codingPath.map(\.stringValue).joined(separator: "."))
-        }
-        do { self = .array(try c.decode([JSON].self)); return } catch DecodingError.typeMismatch {}
-        self = .object(try c.decode([String: JSON].self))
-    }
-
-    /// A JSON number that no Double represents, such as 1e999.
-    struct NumberOutOfRange: Error { let path: String }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.singleValueContainer()

@@ -1,5 +1,3 @@
-import Glibc
-
 /// JSON text to `JSON` and back, byte by byte (RFC 8259).
 ///
 /// A request line is parsed and a reply or event written several times a second while a
@@ -210,13 +208,8 @@ enum JSONText {
                 if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { at += 1 }
                 guard try digits() > 0 else { throw unexpected("in a number's exponent, where a digit should be") }
             }
-            // strtod reads exactly the bytes checked above: copied, with the NUL it needs.
-            let count = at - start
-            let value = withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { text in
-                for i in 0..<count { text[i] = CChar(bitPattern: bytes[start + i]) }
-                text[count] = 0
-                return strtod(text.baseAddress!, nil)
-            }
+            // Swift's reading of the bytes checked above, in no C locale's decimal point.
+            let value = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<at]), as: UTF8.self)) ?? .nan
             guard value.isFinite else { throw .numberOutOfRange(path: []) }
             return value
         }
@@ -248,11 +241,11 @@ enum JSONText {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            for (i, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+            for (i, member) in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                writeString(key, to: &out)
+                writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                write(members[key]!, to: &out)
+                write(member.value, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -282,15 +275,19 @@ enum JSONText {
             case 0x0C: out.append(contentsOf: #"\f"#.utf8)
             case 0x0D: out.append(contentsOf: #"\r"#.utf8)
             case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
                 out.append(contentsOf: #"\u00"#.utf8)
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0xF))
             default: out.append(byte)
             }
         }
         out.append(UInt8(ascii: "\""))
     }
+}
+
+/// The lowercase hex digit of `nibble` (0…15), as Foundation's encoder writes escapes.
+private func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
 }
 
 extension JSONText.Failure {

@@ -35,7 +35,7 @@ import Testing
             let bits = UInt64.random(in: 0...UInt64.max, using: &g)
             let d = Double(bitPattern: bits)
             return d.isFinite ? d : 0.5
-        default: return [0, -0.0, 1e15, 1e16, 1e21, 1e-7, 0.1, 5e-324, .greatestFiniteMagnitude].randomElement(using: &g)!
+        default: return [0, -0.0, 1e15, 1e16, 1e21, 1e-7, 0.1, .leastNonzeroMagnitude, .greatestFiniteMagnitude].randomElement(using: &g)!
         }
     }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
@@ -237,18 +236,19 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     }
 }
 
-/// Media time: set by hand, or the monotonic clock since start.
+/// Media time: set by hand, or the monotonic clock since start (the event loop's, which
+/// its deadlines are on).
 struct FrameClock {
     let mode: DaemonSettings.ClockMode
     private var manualTime = 0.0
-    private let start = DispatchTime.now().uptimeNanoseconds
+    private let start = EventLoop.monotonicNanoseconds()
 
     init(mode: DaemonSettings.ClockMode) { self.mode = mode }
 
     var now: Double {
         switch mode {
         case .manual: manualTime
-        case .realtime: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        case .realtime: Double(EventLoop.monotonicNanoseconds() - start) / 1e9
         }
     }
 

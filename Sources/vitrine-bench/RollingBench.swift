@@ -82,7 +82,7 @@ private func rollingFrames(frames: Int) throws {
 /// does nothing else, over `seconds`; prints `rolling.floor`.
 private func wakeUpFloor(seconds: Double) throws -> Double {
     let (share, elapsed) = try wakingShare(seconds: seconds, work: {})
-    print("{\"bench\":\"rolling.floor\",\"seconds\":\(f3(elapsed)),\"wakeups\":\(Int(seconds * 60)),\"cpu_percent_of_core\":\(f3(share)),\"note\":\"a thread waking 60 times a second on the daemon's event loop, doing nothing else: the reference for rolling.daemon\"}")
+    print("{\"bench\":\"rolling.floor\",\"seconds\":\(f3(elapsed)),\"wakeups\":\(Int(seconds * 60)),\"cpu_percent_of_core\":\(f3(share)),\"cpu_us_per_wake\":\(f1(share / 100 * elapsed / (seconds * 60) * 1e6)),\"note\":\"a thread waking 60 times a second on the daemon's event loop, doing nothing else: the reference for rolling.daemon\"}")
     return share
 }
 
@@ -174,7 +174,7 @@ private func rollingDaemon(seconds: Int, idleSeconds: Int, floor: Double) throws
         _ = try request(#"{"cmd": "number.set", "layer": "n", "value": \#(value)}"#)
     }
     let pid = child.processIdentifier
-    print("{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(run.elapsed)),\"frames\":\(run.frames),\"fps\":\(f3(Double(run.frames) / run.elapsed)),\"cpu_percent_of_core\":\(f3(run.percent)),\"floor_ratio\":\(ratio(run.percent, floor)),\"pixels_per_frame\":\(run.pixelsPerFrame),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss"))),\"swift_runtime\":\"\(swiftRuntime(pid))\"}")
+    print("{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(run.elapsed)),\"frames\":\(run.frames),\"fps\":\(f3(Double(run.frames) / run.elapsed)),\"cpu_percent_of_core\":\(f3(run.percent)),\"cpu_us_per_frame\":\(f1(run.percent / 100 * run.elapsed / Double(max(run.frames, 1)) * 1e6)),\"floor_ratio\":\(ratio(run.percent, floor)),\"pixels_per_frame\":\(run.pixelsPerFrame),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss"))),\"swift_runtime\":\"\(swiftRuntime(pid))\"}")
     // Let the last roll settle, then watch the daemon do nothing.
     let settleDeadline = Date().addingTimeInterval(10)
     while try request(#"{"cmd": "stats"}"#).contains("\"animating\":true"), Date() < settleDeadline { Thread.sleep(forTimeInterval: 0.2) }
@@ -315,3 +315,4 @@ private func frameMemcpyMilliseconds() -> Double {
 }
 
 private func f3(_ v: Double) -> String { String(format: "%.3f", v) }
+private func f1(_ v: Double) -> String { String(format: "%.1f", v) }

@@ -197,16 +197,16 @@ enum JSONText {
             if peek == UInt8(ascii: "0") {
                 at += 1
             } else {
-                guard try digits() > 0 else { throw unexpected("in a number, where a digit should be") }
+                guard digits() > 0 else { throw unexpected("in a number, where a digit should be") }
             }
             if peek == UInt8(ascii: ".") {
                 at += 1
-                guard try digits() > 0 else { throw unexpected("in a number, where a digit should follow '.'") }
+                guard digits() > 0 else { throw unexpected("in a number, where a digit should follow '.'") }
             }
             if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
                 at += 1
                 if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { at += 1 }
-                guard try digits() > 0 else { throw unexpected("in a number's exponent, where a digit should be") }
+                guard digits() > 0 else { throw unexpected("in a number's exponent, where a digit should be") }
             }
             // Swift's reading of the bytes checked above, in no C locale's decimal point.
             let value = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<at]), as: UTF8.self)) ?? .nan
@@ -215,7 +215,7 @@ enum JSONText {
         }
 
         /// Skips decimal digits; how many.
-        mutating func digits() throws(Failure) -> Int {
+        mutating func digits() -> Int {
             let start = at
             while let byte = peek, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") { at += 1 }
             return at - start

@@ -24,9 +24,9 @@ enum PropertyPairs {
             throw ValidationError("unknown option '\(option)'")
         }
         // `alignment=right` is the likeliest slip: said plainly, before the pairs it
-        // misaligns make a key of a value.
-        let keys = stride(from: 0, to: arguments.count, by: 2).map { arguments[$0] }
-        if let written = (arguments.count.isMultiple(of: 2) ? keys : arguments).first(where: isAssignment) {
+        // misaligns make a key of a value. The first such slip always stands where a key
+        // should; values may hold '='.
+        if let written = stride(from: 0, to: arguments.count, by: 2).map({ arguments[$0] }).first(where: isAssignment) {
             let key = written.prefix { $0 != "=" }, value = written.drop { $0 != "=" }.dropFirst()
             throw ValidationError("properties are KEY VALUE pairs, not KEY=VALUE: write \(key) '\(value)' instead of '\(written)'")
         }

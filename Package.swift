@@ -1,15 +1,28 @@
 // swift-tools-version:6.1
+import Foundation
 import PackageDescription
 
-/// The modules every frame runs through (raster kernels, text, content renderers). The
-/// rasterizer's kernels are ~1000× slower unoptimized, so they are built with `-O` in debug
-/// builds too; otherwise golden-image tests would crawl. Dynamic exclusivity checks are
-/// off in every build: they cost a runtime call per class property access, per glyph and
-/// per pixel row.
-let framePath: [SwiftSetting] = [
-    .unsafeFlags(["-O", "-enforce-exclusivity=unchecked"], .when(configuration: .debug)),
-    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
-]
+/// Release builds of the modules a frame's logic runs through are optimized with the
+/// profile of a daemon at work (`config/frame.profdata`, made by `config/frame-profile.py`,
+/// LLVM's IR-level profile-guided optimization): a frame runs with cold caches, so the
+/// compiler's knowing which paths it takes, to lay them out straight and together, shows
+/// in its CPU time. Without the file they are built as without a profile.
+let profileUse: [String] = {
+    let profile = Context.packageDirectory + "/config/frame.profdata"
+    return FileManager.default.fileExists(atPath: profile) ? ["-Xfrontend", "-ir-profile-use=" + profile] : []
+}()
+
+/// Release settings of the modules every frame runs through: no dynamic exclusivity checks
+/// (they cost a runtime call per class property access, per glyph and per pixel row), and
+/// the profile unless `profiled` is false.
+func frameRelease(profiled: Bool = true) -> SwiftSetting {
+    .unsafeFlags(["-enforce-exclusivity=unchecked"] + (profiled ? profileUse : []), .when(configuration: .release))
+}
+
+/// The modules whose code draws (raster kernels, text, content renderers): they are ~1000×
+/// slower unoptimized, so they are built with `-O` in debug builds too; otherwise
+/// golden-image tests would crawl.
+let optimizedInDebug = SwiftSetting.unsafeFlags(["-O", "-enforce-exclusivity=unchecked"], .when(configuration: .debug))
 
 let package = Package(
     name: "Vitrine",
@@ -37,10 +50,12 @@ let package = Package(
     targets: [
         .target(
             name: "VitrineCore",
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+            swiftSettings: [frameRelease()]),
         .target(
             name: "VitrineRaster", dependencies: ["VitrineCore", "CPNG"],
-            swiftSettings: framePath),
+            // Not profiled: the daemon's workload draws only fills and glyphs, and the
+            // kernels it never ran (images, gradients) would be compiled as cold code.
+            swiftSettings: [optimizedInDebug, frameRelease(profiled: false)]),
         .systemLibrary(
             name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]),
@@ -49,7 +64,7 @@ let package = Package(
             providers: [.apt(["libpixman-1-dev"])]),
         .target(
             name: "VitrineText", dependencies: ["VitrineCore", "CFreeType", "CHarfBuzz", "CFontconfig"],
-            swiftSettings: framePath),
+            swiftSettings: [optimizedInDebug, frameRelease()]),
         .systemLibrary(
             name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
             providers: [.apt(["libfreetype-dev"])]),
@@ -65,7 +80,7 @@ let package = Package(
                 "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+            swiftSettings: [frameRelease()]),
         .testTarget(
             name: "VitrineDaemonTests",
             dependencies: [
@@ -99,18 +114,18 @@ let package = Package(
             ]),
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster", "VitrineTestSupport"], exclude: ["Golden"]),
         .target(name: "VitrineProtocol", dependencies: ["VitrineCore"]),
-        .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster", "CLibDRM", "CLinuxConsole"]),
+        .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster", "CLibDRM", "CLinuxConsole"], swiftSettings: [frameRelease()]),
         .systemLibrary(
             name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CLinuxConsole", path: "Sources/CLinuxConsole"),
         .systemLibrary(name: "CLinuxEvents", path: "Sources/CLinuxEvents"),
         .testTarget(name: "VitrineOutputTests", dependencies: ["VitrineOutput", "VitrineRaster"]),
-        .target(name: "VitrineRolling", dependencies: ["VitrineCore"]),
+        .target(name: "VitrineRolling", dependencies: ["VitrineCore"], swiftSettings: [frameRelease()]),
         .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling"]),
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineOutput"],
-            swiftSettings: framePath),
+            swiftSettings: [optimizedInDebug, frameRelease()]),
         .target(name: "VitrineTestSupport", dependencies: ["VitrineRaster"], path: "Tests/VitrineTestSupport"),
         .testTarget(
             name: "VitrineRenderTests",

@@ -9,13 +9,14 @@ running, animating daemon executes lie together, hottest first.
 
 The list comes from a profile: valgrind's callgrind counts the instructions of each
 function while `vitrined` (headless, real-time clock) rolls an 8-digit counter once a
-second, as `vitrine-bench rolling` does. Functions that are not alone in their section
+second, as `vitrine-bench rolling` does (config/workload.py). Functions that are not alone in their section
 (most of the Swift standard library's private ones) would drag their whole object file
 along, so they are left out, and so is any function the link shows followed by more than
 4 KB of code the list does not name.
 
 A stale list is harmless: names that no longer exist are skipped (--no-warn-symbol-ordering).
-Run it after changes to the frame's path, from the package root:
+Run it after changes to the frame's path, and after config/frame-profile.py (the
+profile-guided build inlines and lays out code differently), from the package root:
 
     swift build -c release --toolset config/release-toolset.json
     python3 config/frame-order.py
@@ -24,17 +25,14 @@ Needs valgrind, python3 and binutils (nm, readelf, objcopy).
 """
 
 import glob
-import json
 import os
-import random
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
+
+import workload
 
 ORDER = "config/frame-order.txt"
 BINARY = ".build/release/vitrined"
@@ -52,40 +50,10 @@ def profile(workdir):
     copy = os.path.join(workdir, "vitrined")
     # valgrind 3.19 cannot read the toolchain's DWARF 5; symbols are all it needs.
     run("objcopy", "--strip-debug", BINARY, copy)
-    sock, out = os.path.join(workdir, "v.sock"), os.path.join(workdir, "callgrind.out")
-    daemon = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}", "--toggle-collect=*9EventLoopC3run*",
-         copy, "--backend", "headless", "--size", "1920x1080", "--clock", "realtime", "--socket", sock,
-         "--screenshot-dir", workdir, "--log-level", "warning"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while not os.path.exists(sock):
-        if daemon.poll() is not None or time.time() > deadline:
-            sys.exit("frame-order: vitrined did not start under valgrind")
-        time.sleep(0.2)
-    client = socket.socket(socket.AF_UNIX)
-    client.connect(sock)
-    lines = client.makefile("rwb")
-    ids = iter(range(1, 1 << 30))
-
-    def request(body):
-        body["id"] = next(ids)
-        lines.write((json.dumps(body) + "\n").encode())
-        lines.flush()
-        while json.loads(lines.readline()).get("id") != body["id"]:
-            pass
-
-    request({"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {
-        "bounds": [0, 0, 1200, 200], "position": [960, 540], "fontSize": 140, "alignment": "center",
-        "usesGrouping": False, "value": 10000000}})
-    time.sleep(1)
-    rng, value = random.Random(1), 10000000
-    for _ in range(SECONDS):
-        value += rng.randint(1, 999)
-        request({"cmd": "number.set", "layer": "n", "value": value})
-        time.sleep(1)
-    daemon.send_signal(signal.SIGTERM)
-    daemon.wait()
+    out = os.path.join(workdir, "callgrind.out")
+    workload.run_daemon(
+        ["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}", "--toggle-collect=*9EventLoopC3run*", copy],
+        workdir, SECONDS, label=False, startup=120)
     costs = {}
     for line in run("callgrind_annotate", "--threshold=100", out).splitlines():
         m = re.match(r"^\s*([\d,]+)\s+\([\s\d.]+%\)\s+[^:]*:(\S+)\s+\[(.*)\]$", line)

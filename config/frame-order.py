@@ -9,10 +9,10 @@ running, animating daemon executes lie together, hottest first.
 
 The list comes from a profile: valgrind's callgrind counts the instructions of each
 function while `vitrined` (headless, real-time clock) rolls an 8-digit counter once a
-second, as `vitrine-bench rolling` does (config/workload.py). Functions that are not alone in their section
-(most of the Swift standard library's private ones) would drag their whole object file
-along, so they are left out, and so is any function the link shows followed by more than
-4 KB of code the list does not name.
+second, as `vitrine-bench rolling` does (config/workload.py). Functions that are not alone
+in their section (most of the Swift standard library's private ones) would drag their
+whole object file along, so they are left out, and so is any function the link shows
+followed by more than 4 KB of code the list does not name.
 
 A stale list is harmless: names that no longer exist are skipped (--no-warn-symbol-ordering).
 Run it after changes to the frame's path, and after config/frame-profile.py (the

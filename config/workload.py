@@ -38,9 +38,13 @@ def run_daemon(command, workdir, seconds, label=True, startup=30):
 
 def drive(sock, seconds, label):
     """The counter for `seconds`, then, if `label`, the label for half as long."""
-    client = socket.socket(socket.AF_UNIX)
-    client.connect(sock)
-    lines = client.makefile("rwb")
+    with socket.socket(socket.AF_UNIX) as client:
+        client.connect(sock)
+        scenes(client.makefile("rwb"), seconds, label)
+
+
+def scenes(lines, seconds, label):
+    """The requests of `drive`, over the connection's `lines`."""
     ids = iter(range(1, 1 << 30))
 
     def request(body):

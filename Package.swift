@@ -6,10 +6,16 @@ import PackageDescription
 /// profile of a daemon at work (`config/frame.profdata`, made by `config/frame-profile.py`,
 /// LLVM's IR-level profile-guided optimization): a frame runs with cold caches, so the
 /// compiler's knowing which paths it takes, to lay them out straight and together, shows
-/// in its CPU time. Without the file they are built as without a profile.
+/// in its CPU time. Without the file they are built as without a profile, and so they are
+/// by compilers older than the Swift 6.3 (LLVM 21) that wrote it, whose LLVM may not read
+/// its format.
 let profileUse: [String] = {
+    #if compiler(>=6.3)
     let profile = Context.packageDirectory + "/config/frame.profdata"
     return FileManager.default.fileExists(atPath: profile) ? ["-Xfrontend", "-ir-profile-use=" + profile] : []
+    #else
+    return []
+    #endif
 }()
 
 /// Release settings of the modules every frame runs through: no dynamic exclusivity checks

@@ -52,7 +52,8 @@ def main():
     if not os.path.exists(profdata):
         sys.exit(f"frame-profile: {profdata} is missing: it comes with the Swift toolchain")
     print("frame-profile: building an instrumented vitrined in " + SCRATCH)
-    subprocess.run(BUILD, check=True, stdout=subprocess.DEVNULL)
+    if subprocess.run(BUILD, stdout=subprocess.DEVNULL).returncode != 0:
+        sys.exit(f"frame-profile: the instrumented build failed (its errors are above): {' '.join(BUILD)}")
     workdir = tempfile.mkdtemp(prefix="frame-profile.")
     try:
         os.environ["LLVM_PROFILE_FILE"] = os.path.join(workdir, "vitrined-%p.profraw")
@@ -64,7 +65,17 @@ def main():
         subprocess.run([profdata, "merge", "--sparse", "-o", PROFILE, *raw], check=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    print(f"frame-profile: {PROFILE} written; rebuild, then run config/frame-order.py")
+    forget_release_objects()
+    print(f"frame-profile: {PROFILE} written; build the release again, then run config/frame-order.py")
+
+
+def forget_release_objects():
+    """Makes the next release build compile Vitrine's modules with the new profile: SwiftPM
+    does not recompile for a changed profile alone, so their object files go, and the
+    manifest is touched so that it plans the build again."""
+    for obj in glob.glob(".build/*/release/Vitrine*.build/*.o"):
+        os.remove(obj)
+    os.utime("Package.swift")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "VitrineCore", targets: ["VitrineCore"]),
+        .library(name: "VitrineSystem", targets: ["VitrineSystem"]),
         .library(name: "VitrineRaster", targets: ["VitrineRaster"]),
         .library(name: "VitrineProtocol", targets: ["VitrineProtocol"]),
         .library(name: "VitrineRender", targets: ["VitrineRender"]),
@@ -57,6 +58,8 @@ let package = Package(
         .target(
             name: "VitrineCore",
             swiftSettings: [frameRelease()]),
+        .target(name: "VitrineSystem", dependencies: ["CLinuxEvents"], swiftSettings: [frameRelease()]),
+        .testTarget(name: "VitrineSystemTests", dependencies: ["VitrineSystem"]),
         .target(
             name: "VitrineRaster", dependencies: ["VitrineCore", "CPNG"],
             // Not profiled: the daemon's workload draws only fills and glyphs, and the
@@ -83,7 +86,7 @@ let package = Package(
         .target(
             name: "VitrineDaemon",
             dependencies: [
-                "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "CLinuxEvents",
+                "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineSystem", "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [frameRelease()]),
@@ -97,7 +100,7 @@ let package = Package(
         .executableTarget(
             name: "vitrined",
             dependencies: [
-                "VitrineDaemon", "VitrineConfig", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
+                "VitrineDaemon", "VitrineConfig", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -109,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "vitrine-bench",
             dependencies: [
-                "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman", "VitrineDaemon", "vitrined",
+                "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman", "VitrineDaemon", "VitrineSystem", "vitrined",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -120,7 +123,7 @@ let package = Package(
             ]),
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster", "VitrineTestSupport"], exclude: ["Golden"]),
         .target(name: "VitrineProtocol", dependencies: ["VitrineCore"]),
-        .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster", "CLibDRM", "CLinuxConsole"], swiftSettings: [frameRelease()]),
+        .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster", "VitrineSystem", "CLibDRM", "CLinuxConsole"], swiftSettings: [frameRelease()]),
         .systemLibrary(
             name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),

@@ -2,12 +2,14 @@
 #define VITRINE_CLINUXEVENTS_SHIM_H
 
 /* The Linux event interfaces the daemon's event loop is built on, which Swift's Glibc
-   module leaves out: epoll, eventfd, timerfd, accept4 (a GNU extension), and the timer
-   slack prctl (variadic, which Swift cannot call). */
+   module leaves out: epoll, eventfd, timerfd, signalfd, inotify, accept4 (a GNU
+   extension), and the timer slack prctl (variadic, which Swift cannot call). */
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 

@@ -4,6 +4,7 @@ import Logging
 import VitrineCore
 import VitrineOutput
 import VitrineProtocol
+import VitrineSystem
 import VitrineRaster
 import VitrineRender
 import VitrineText

@@ -1,10 +1,10 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
 import VitrineCore
 import VitrineOutput
 import VitrineProtocol
+import VitrineSystem
 
 /// The running daemon: one event loop that owns the compositor and serves the socket.
 ///
@@ -21,13 +21,13 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     private let loop: EventLoop
     private let compositor: Compositor
     private let server: SocketServer
-    private var signalSources: [DispatchSourceSignal] = []
     /// Re-reads the configuration for SIGHUP and `config.reload`: new settings, or an
     /// error to report while the running ones stay.
     public var reload: () -> Result<DaemonSettings, ProtocolError> = { .failure(ProtocolError(.invalidConfig, "vitrined was started without a configuration file (--config); there is nothing to reload")) }
-    /// Installs SIGTERM / SIGINT (stop) and SIGHUP (reload) handlers in `run`; a program
-    /// that embeds the daemon and handles signals itself sets this to false and calls
-    /// `stop()`.
+    /// Reads SIGTERM / SIGINT (stop) and SIGHUP (reload) on the event loop (a signalfd)
+    /// in `run`; a program that embeds the daemon and handles signals itself sets this to
+    /// false and calls `stop()`. The signals must be blocked in every thread
+    /// (`EventLoop.blockSignals`, first thing in `main`).
     public var handlesSignals = true
     /// Once serving, gives back the memory start-up used (`StartupMemory`): what the
     /// `vitrined` executable does; off for programs that embed the daemon.
@@ -45,7 +45,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         compositor = try Compositor(settings: settings, output: output, logger: logger)
         server = SocketServer(compositor: compositor, settings: settings, loop: loop, logger: logger)
         compositor.schedule = { seconds, body in loop.schedule(after: seconds, body) }
-        output.attach(executor: { body in loop.execute(body) })
+        output.attach(to: loop)
         compositor.reloadConfiguration = { [unowned self] in self.applyReload() }
         compositor.onFramePresented = { [unowned self] _ in self.frameWasPresented() }
     }
@@ -55,7 +55,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     public func run(inheritedSocket: CInt? = nil) throws {
         // Signals first: a SIGTERM that arrives as soon as the socket listens must still
         // stop the daemon cleanly.
-        if handlesSignals { installSignalHandlers() }
+        if handlesSignals { try watchSignals() }
         try server.start(inheritedSocket: inheritedSocket)
         compositor.renderFrame()
         notifySystemd("READY=1\nSTATUS=serving \(settings.socketPath)")
@@ -76,26 +76,18 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// Asks a running daemon to stop (as SIGTERM does); callable from any thread.
     public func stop() { loop.stop() }
 
-    private func installSignalHandlers() {
-        for number in [SIGTERM, SIGINT, SIGHUP] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [unowned self] in
-                if number == SIGHUP {
-                    self.loop.execute {
-                        if let error = self.applyReload() {
-                            self.logger.error("configuration not reloaded, keeping the running one: \(error.message)")
-                        } else {
-                            self.compositor.broadcast("config.reloaded", [:])
-                        }
-                    }
+    private func watchSignals() throws {
+        try loop.watchSignals([SIGTERM, SIGINT, SIGHUP]) { [unowned self] number in
+            if number == SIGHUP {
+                if let error = applyReload() {
+                    logger.error("configuration not reloaded, keeping the running one: \(error.message)")
                 } else {
-                    self.logger.info("signal \(number): stopping")
-                    self.loop.stop()
+                    compositor.broadcast("config.reloaded", [:])
                 }
+            } else {
+                logger.info("signal \(number): stopping")
+                loop.stop()
             }
-            source.resume()
-            signalSources.append(source)
         }
     }
 

@@ -1,24 +1,19 @@
 import FoundationEssentials
 import Glibc
+import VitrineSystem
 
-/// A failed system call: what was tried on which path, and what the user can do.
-public struct SystemError: Error, CustomStringConvertible, Sendable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-
-    /// An error for `errno` after `operation` on `path`, with advice for the common cases.
-    static func errno(_ operation: String, _ path: String, _ code: Int32 = Glibc.errno) -> SystemError {
-        let reason = String(cString: strerror(code))
+extension SystemError {
+    /// An error for `errno` after `operation` on the socket file `path`, with advice for
+    /// the common cases.
+    static func socket(_ operation: String, _ path: String, _ code: Int32 = Glibc.errno) -> SystemError {
         let advice: String = switch code {
-        case EACCES, EPERM: " — run vitrined as a user that may write there, or choose another socket.path"
-        case ENOENT: " — create the directory first (systemd's RuntimeDirectory=vitrine does)"
-        case EADDRINUSE: " — another program holds this address"
+        case EACCES, EPERM: "run vitrined as a user that may write there, or choose another socket.path"
+        case ENOENT: "create the directory first (systemd's RuntimeDirectory=vitrine does)"
+        case EADDRINUSE: "another program holds this address"
         default: ""
         }
-        return SystemError("\(path): cannot \(operation): \(reason)\(advice)")
+        return .errno(operation, path, code, advice: advice)
     }
-
-    public var description: String { message }
 }
 
 /// Socket file housekeeping: stale files of dead daemons are replaced, a live daemon's
@@ -31,7 +26,7 @@ enum SocketFile {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if Glibc.errno == ENOENT { return }
-            throw SystemError.errno("inspect", path)
+            throw SystemError.socket("inspect", path)
         }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {
             throw SystemError("\(path) exists and is not a socket; remove it or choose another socket.path")
@@ -39,7 +34,7 @@ enum SocketFile {
         if isListening(path) {
             throw SystemError("\(path): another vitrined is listening there; stop it first (systemctl stop vitrine) or choose another socket.path")
         }
-        guard unlink(path) == 0 else { throw SystemError.errno("remove the stale socket", path) }
+        guard unlink(path) == 0 else { throw SystemError.socket("remove the stale socket", path) }
     }
 
     /// True when connecting to the socket at `path` succeeds.
@@ -68,11 +63,11 @@ enum SocketFile {
 
     /// Sets the socket file's permission bits and, when given, its group.
     static func setPermissions(_ path: String, mode: UInt16, group: String?) throws {
-        guard chmod(path, mode_t(mode)) == 0 else { throw SystemError.errno("set permissions of", path) }
+        guard chmod(path, mode_t(mode)) == 0 else { throw SystemError.socket("set permissions of", path) }
         guard let group, !group.isEmpty else { return }
         guard let entry = getgrnam(group) else {
             throw SystemError("\(path): there is no group '\(group)' (socket.group); create it or leave socket.group empty")
         }
-        guard chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else { throw SystemError.errno("give group \(group) to", path) }
+        guard chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else { throw SystemError.socket("give group \(group) to", path) }
     }
 }

@@ -3,6 +3,7 @@ import CLinuxEvents
 import Glibc
 import Logging
 import VitrineProtocol
+import VitrineSystem
 
 /// The JSON-lines socket: one request per line in, one reply per request and events out.
 ///
@@ -37,7 +38,7 @@ final class SocketServer {
     /// Listens on the configured path, or on the socket systemd passed in.
     func start(inheritedSocket: CInt? = nil) throws {
         if let fd = inheritedSocket {
-            guard fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 else { throw SystemError.errno("make non-blocking", "the socket passed by systemd") }
+            guard fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 else { throw SystemError.socket("make non-blocking", "the socket passed by systemd") }
             listener = fd
             try loop.watch(fd, for: .readable) { [unowned self] _ in acceptClients() }
             logger.info("listening on the socket passed by systemd")
@@ -46,19 +47,19 @@ final class SocketServer {
         let path = settings.socketPath
         try SocketFile.prepare(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError.errno("create a socket for", path) }
+        guard fd >= 0 else { throw SystemError.socket("create a socket for", path) }
         var address = SocketFile.address(of: path)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0 else {
-            let error = SystemError.errno("bind", path)
+            let error = SystemError.socket("bind", path)
             close(fd)
             throw error
         }
         boundPath = path
         guard listen(fd, 64) == 0 else {
-            let error = SystemError.errno("listen on", path)
+            let error = SystemError.socket("listen on", path)
             close(fd)
             throw error
         }

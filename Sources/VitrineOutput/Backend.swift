@@ -1,5 +1,6 @@
 import VitrineCore
 import VitrineRaster
+import VitrineSystem
 
 /// A buffer to draw the next frame into, and how many frames ago it was last drawn.
 public struct OutputBuffer {
@@ -50,19 +51,16 @@ public protocol OutputBackend: AnyObject {
     func present(damage: [PixelRect]) throws
     /// Called when a presented frame is on screen.
     var frameDone: (() -> Void)? { get set }
-    /// Gives the backend the executor every call to it is made on (the daemon's event
-    /// loop), so that device events (page flips, VT switches) are handled there too.
+    /// Gives the backend the event loop every call to it is made on, so that its device
+    /// events (page flips, VT switch signals) are read there too, with no other thread.
     /// Called once, before the first frame.
-    func attach(executor: @escaping OutputExecutor)
+    func attach(to loop: EventLoop)
     /// Gives the screen back: waits for a pending flip, restores what was shown before,
     /// frees buffers. The daemon calls it on stop; the backend is unusable afterwards.
     func close()
 }
 
-/// Runs a body on the daemon's event loop, later.
-public typealias OutputExecutor = @Sendable (@escaping @Sendable () -> Void) -> Void
-
 extension OutputBackend {
-    public func attach(executor: @escaping OutputExecutor) {}
+    public func attach(to loop: EventLoop) {}
     public func close() {}
 }

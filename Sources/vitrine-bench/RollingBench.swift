@@ -5,6 +5,7 @@ import VitrineOutput
 import VitrineCore
 import VitrineProtocol
 import VitrineRaster
+import VitrineSystem
 
 /// `vitrine-bench rolling`: a rolling counter's cost.
 ///

@@ -6,6 +6,7 @@ import VitrineConfig
 import VitrineDaemon
 import VitrineOutput
 import VitrineProtocol
+import VitrineSystem
 
 /// `vitrined` (or `vitrined run`): the daemon.
 struct RunCommand: ParsableCommand {
@@ -64,6 +65,9 @@ struct RunCommand: ParsableCommand {
     static let defaultConfigPath = "/etc/vitrine/vitrine.toml"
 
     func run() throws {
+        // Before any thread starts: these reach the daemon only through its event loop's
+        // signalfd, whichever thread the kernel picks.
+        EventLoop.blockSignals([SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2])
         let path = config ?? (FileManager.default.fileExists(atPath: Self.defaultConfigPath) ? Self.defaultConfigPath : nil)
         let configuration: Configuration
         do {

@@ -1,7 +1,7 @@
 import CLinuxConsole
-import Dispatch
 import FoundationEssentials
 import Glibc
+import VitrineSystem
 
 /// The Linux virtual terminal the daemon shows on: switched to graphics mode (so the
 /// kernel console neither draws over the picture nor blinks its cursor), and asked to
@@ -13,7 +13,8 @@ public final class VirtualTerminal {
     private let ownsDescriptor: Bool
     private var savedKDMode: Int32 = -1
     private var savedVTMode: vt_mode?
-    private var signalSources: [DispatchSourceSignal] = []
+    /// The loop whose signalfd reads the switch signals, once switches are handled.
+    private var loop: EventLoop?
     private var restored = false
 
     private init(path: String, fd: Int32, ownsDescriptor: Bool) {
@@ -50,10 +51,10 @@ public final class VirtualTerminal {
         try systemCall("KDSETMODE KD_GRAPHICS", path) { vitrine_kd_set_mode(fd, vitrine_kd_graphics()) }
     }
 
-    /// Takes over VT switching: before the VT is left, `release` runs on the executor
-    /// and the switch is then allowed; when it is back, it is acknowledged and `acquire`
-    /// runs. Uses SIGUSR1 (release) and SIGUSR2 (acquire).
-    public func handleSwitches(executor: @escaping OutputExecutor, release: @escaping () -> Void, acquire: @escaping () -> Void) throws(DisplayError) {
+    /// Takes over VT switching: before the VT is left, `release` runs on the loop and the
+    /// switch is then allowed; when it is back, it is acknowledged and `acquire` runs.
+    /// Uses SIGUSR1 (release) and SIGUSR2 (acquire), read from the loop's signalfd.
+    public func handleSwitches(on loop: EventLoop, release: @escaping () -> Void, acquire: @escaping () -> Void) throws(DisplayError) {
         var old = vt_mode()
         let fd = self.fd
         try systemCall("VT_GETMODE", path) { vitrine_vt_get_mode(fd, &old) }
@@ -63,32 +64,30 @@ public final class VirtualTerminal {
         mode.acqsig = Int16(SIGUSR2)
         try systemCall("VT_SETMODE VT_PROCESS", path) { vitrine_vt_set_mode(fd, &mode) }
         savedVTMode = old
-        let handlers = UncheckedSendable((release: release, acquire: acquire))
-        for number in [SIGUSR1, SIGUSR2] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                executor {
-                    if number == SIGUSR1 {
-                        handlers.value.release()
-                        _ = vitrine_vt_release_display(fd, 1)
-                    } else {
-                        _ = vitrine_vt_release_display(fd, vitrine_vt_ackacq())
-                        handlers.value.acquire()
-                    }
+        do {
+            try loop.watchSignals([SIGUSR1, SIGUSR2]) { number in
+                if number == SIGUSR1 {
+                    release()
+                    _ = vitrine_vt_release_display(fd, 1)
+                } else {
+                    _ = vitrine_vt_release_display(fd, vitrine_vt_ackacq())
+                    acquire()
                 }
             }
-            source.resume()
-            signalSources.append(source)
+        } catch {
+            _ = vitrine_vt_set_mode(fd, &old)
+            savedVTMode = nil
+            throw .system(what: "reading VT switch signals (signalfd)", path: path, errno: error.code ?? EINVAL)
         }
+        self.loop = loop
     }
 
     /// Text mode and automatic switching, as found.
     public func restore() {
         guard !restored else { return }
         restored = true
-        for source in signalSources { source.cancel() }
-        signalSources = []
+        loop?.unwatchSignals([SIGUSR1, SIGUSR2])
+        loop = nil
         if var old = savedVTMode {
             old.mode = CChar(vitrine_vt_auto())
             _ = vitrine_vt_set_mode(fd, &old)
@@ -102,9 +101,3 @@ public final class VirtualTerminal {
     }
 }
 
-/// Carries a value into a `@Sendable` closure that only ever runs on the one executor
-/// the value belongs to (the daemon's event loop).
-struct UncheckedSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}

@@ -1,17 +1,16 @@
 import CLibDRM
-import Dispatch
 import FoundationEssentials
 import Glibc
-import Synchronization
 import VitrineRaster
+import VitrineSystem
 
 /// A screen driven through DRM/KMS: the picture is rendered into one system-memory
 /// surface and its damaged rows are copied (rotated if need be) into the dumb buffer
 /// shown next, which is then page-flipped.
 ///
 /// The first frame sets the mode; later ones flip, at most one at a time. `frameDone`
-/// fires on the flip event, read from the device on a dispatch queue and handed to the
-/// daemon's executor (see `attach`). A frame presented while a flip is pending is not
+/// fires on the flip event, read from the device on the daemon's event loop (see
+/// `attach`). A frame presented while a flip is pending is not
 /// lost: it is copied out and flipped when the pending flip completes.
 public final class DRMOutput: OutputBackend {
     public let name: String
@@ -31,8 +30,8 @@ public final class DRMOutput: OutputBackend {
     private let log: @Sendable (String) -> Void
     private let flips = FlipCounter()
 
-    private var executor: OutputExecutor?
-    private var eventSource: DispatchSourceRead?
+    /// The loop the device's events are read on, once attached.
+    private var loop: EventLoop?
     private var rendered = false
     private var acquired = false
     private var closed = false
@@ -92,12 +91,7 @@ public final class DRMOutput: OutputBackend {
         chain.shown = { weak.output?.frameDone?() }
         chain.failed = { error in log("drm: the frame waiting for the flip could not be committed: \(error)") }
         chain.later = { body in
-            if let executor = weak.output?.executor {
-                let work = UncheckedSendable(body)
-                executor { work.value() }
-            } else {
-                body()
-            }
+            if let loop = weak.output?.loop { loop.schedule(after: 0, body) } else { body() }
         }
     }
 
@@ -136,18 +130,19 @@ public final class DRMOutput: OutputBackend {
         try chain.frameRendered(damage: damage)
     }
 
-    public func attach(executor: @escaping OutputExecutor) {
-        self.executor = executor
+    public func attach(to loop: EventLoop) {
         let fd = device.fd, counter = flips, weak = WeakOutput(self)
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "vitrine.drm-events"))
-        source.setEventHandler {
-            counter.read(from: fd)
-            executor { weak.output?.deliverFlips() }
-        }
-        source.resume()
-        eventSource = source
         do {
-            try vt?.handleSwitches(executor: executor, release: { weak.output?.releaseVT() }, acquire: { weak.output?.acquireVT() })
+            try loop.watch(fd, for: .readable) { _ in
+                counter.read(from: fd)
+                weak.output?.deliverFlips()
+            }
+            self.loop = loop
+        } catch {
+            log("drm: page-flip events cannot be read on the event loop (\(error)); frames wait for their timeout")
+        }
+        do {
+            try vt?.handleSwitches(on: loop, release: { weak.output?.releaseVT() }, acquire: { weak.output?.acquireVT() })
         } catch {
             log("drm: VT switches are not handled (\(error)); switching away may leave the screen to the last frame")
         }
@@ -158,13 +153,8 @@ public final class DRMOutput: OutputBackend {
     public func close() {
         guard !closed else { return }
         closed = true
-        if let source = eventSource {
-            let done = DispatchSemaphore(value: 0)
-            source.setCancelHandler { done.signal() }
-            source.cancel()
-            _ = done.wait(timeout: .now() + 1)
-            eventSource = nil
-        }
+        loop?.unwatch(device.fd)
+        loop = nil
         waitForPendingFlip(timeout: 1)
         if chain.active { committer.restore() }
         buffers.removeAll()
@@ -187,7 +177,7 @@ public final class DRMOutput: OutputBackend {
         if result == -ENOSYS || result == -EINVAL || result == -EOPNOTSUPP { dirtyFBUseful = false }
     }
 
-    /// On the executor: the flip events read so far.
+    /// On the loop: the flip events read so far.
     private func deliverFlips() {
         while deliveredFlips < flips.count {
             deliveredFlips += 1
@@ -196,9 +186,9 @@ public final class DRMOutput: OutputBackend {
     }
 
     private func waitForPendingFlip(timeout: Double) {
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
+        let deadline = EventLoop.monotonicNanoseconds() + UInt64(timeout * 1e9)
         deliverFlips()
-        while chain.pending != nil, DispatchTime.now().uptimeNanoseconds < deadline {
+        while chain.pending != nil, EventLoop.monotonicNanoseconds() < deadline {
             var poller = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
             if poll(&poller, 1, 50) > 0 { flips.read(from: device.fd) }
             deliverFlips()
@@ -230,12 +220,9 @@ public final class DRMOutput: OutputBackend {
     }
 }
 
-/// Page-flip events read from the device. The read happens on the event queue; the count
-/// is what crosses over to the executor.
-final class FlipCounter: @unchecked Sendable {
-    private let received = Atomic<Int>(0)
-
-    var count: Int { received.load(ordering: .acquiring) }
+/// Page-flip events read from the device, on the event loop.
+final class FlipCounter {
+    private(set) var count = 0
 
     /// drmHandleEvent on a readable (non-blocking) device: counts the flip events read.
     func read(from fd: Int32) {
@@ -244,14 +231,14 @@ final class FlipCounter: @unchecked Sendable {
         context.page_flip_handler = { _, _, _, _, data in
             guard let data else { return }
             let counter = Unmanaged<FlipCounter>.fromOpaque(data).takeUnretainedValue()
-            counter.received.add(1, ordering: .releasing)
+            counter.count += 1
         }
         _ = drmHandleEvent(fd, &context)
     }
 }
 
-/// The output, weakly, for closures that outlive it on other queues.
-private struct WeakOutput: @unchecked Sendable {
+/// The output, weakly, for the loop's handlers that may outlive it.
+private struct WeakOutput {
     weak var output: DRMOutput?
     init(_ output: DRMOutput) { self.output = output }
 }

@@ -2,6 +2,7 @@ import CLinuxConsole
 import FoundationEssentials
 import Glibc
 import VitrineRaster
+import VitrineSystem
 
 /// The layout of a Linux framebuffer, checked to be one vitrine can write: 32 bits per
 /// pixel, XRGB (red at bit 16, green at 8, blue at 0).
@@ -128,10 +129,10 @@ public final class FBDevOutput: OutputBackend {
         frameDone?()
     }
 
-    public func attach(executor: @escaping OutputExecutor) {
+    public func attach(to loop: EventLoop) {
         let weak = WeakFBDev(self)
         do {
-            try vt?.handleSwitches(executor: executor, release: { weak.output?.active = false }, acquire: { weak.output?.redraw() })
+            try vt?.handleSwitches(on: loop, release: { weak.output?.active = false }, acquire: { weak.output?.redraw() })
         } catch {
             log("fbdev: VT switches are not handled (\(error))")
         }

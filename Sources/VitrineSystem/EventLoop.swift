@@ -2,15 +2,17 @@ import CLinuxEvents
 import Glibc
 import Synchronization
 
-/// The daemon's one thread of work: an epoll over its file descriptors (the listening
-/// socket, the clients) with scheduled work as its timeout, and an eventfd through which
-/// other threads hand work over.
+/// The daemon's one thread of work: an epoll over every file descriptor it serves (the
+/// listening socket, the clients, the DRM device, signals through a signalfd, inotify) with
+/// scheduled work as its timeout, and an eventfd through which other threads (the worker
+/// pool) hand work over.
 ///
 /// ```swift
 /// let loop = try EventLoop()
 /// loop.schedule(after: 1 / 60) { render() }          // on the loop's thread
 /// try loop.watch(fd, for: .readable) { events in … } // on the loop's thread
 /// loop.execute { … }                                 // from any thread
+/// try loop.watchSignals([SIGTERM]) { _ in loop.stop() } // through a signalfd
 /// loop.run()                                         // until stop(), from any thread
 /// ```
 ///
@@ -52,6 +54,10 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
     /// disarmed; cleared when the kernel (before 5.11) answers ENOSYS.
     private var waitsWithTimeout: Bool
     private let handedOver = Mutex(HandedOver())
+    /// The signalfd (-1 until signals are watched), its mask and handlers by number.
+    private var signalFD: CInt = -1
+    private var signalMask = sigset_t()
+    private var signalHandlers: [CInt: (CInt) -> Void] = [:]
     private var stopped = false
     /// Times the loop's wait returned: what a test counts to see that an idle loop sleeps.
     public private(set) var wakeUps = 0
@@ -76,7 +82,7 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
         case timerfd
     }
 
-    public init(sleep: Sleep = .epollTimeout) throws {
+    public init(sleep: Sleep = .epollTimeout) throws(SystemError) {
         waitsWithTimeout = sleep == .epollTimeout
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw SystemError.errno("create", "epoll") }
@@ -92,6 +98,7 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
     }
 
     deinit {
+        if signalFD >= 0 { close(signalFD) }
         close(timer)
         close(wake)
         close(epoll)
@@ -100,7 +107,7 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
     // MARK: Descriptors
 
     /// Calls `handler` on the loop whenever `fd` is ready for `events` (level-triggered).
-    public func watch(_ fd: CInt, for events: Events, handler: @escaping Handler) throws {
+    public func watch(_ fd: CInt, for events: Events, handler: @escaping Handler) throws(SystemError) {
         try add(fd, events.rawValue)
         if handlers.count <= Int(fd) { handlers += Array(repeating: nil, count: Int(fd) + 1 - handlers.count) }
         handlers[Int(fd)] = handler
@@ -118,9 +125,55 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
         if Int(fd) < handlers.count { handlers[Int(fd)] = nil }
     }
 
-    private func add(_ fd: CInt, _ events: UInt32) throws {
+    private func add(_ fd: CInt, _ events: UInt32) throws(SystemError) {
         var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
         guard epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError.errno("watch descriptor \(fd) with", "epoll") }
+    }
+
+    // MARK: Signals
+
+    /// Blocks `numbers` in the calling thread and the threads it starts from now on, so
+    /// that they reach only a signalfd (`watchSignals`). A program calls this first thing,
+    /// before any thread starts: a thread that does not block a signal could take it.
+    public static func blockSignals(_ numbers: [CInt]) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in numbers { sigaddset(&set, number) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Calls `handler` on the loop with each of `numbers` that arrives, read from a
+    /// signalfd (the signals are blocked in the calling thread; see `blockSignals`).
+    public func watchSignals(_ numbers: [CInt], handler: @escaping (CInt) -> Void) throws(SystemError) {
+        Self.blockSignals(numbers)
+        for number in numbers {
+            sigaddset(&signalMask, number)
+            signalHandlers[number] = handler
+        }
+        let fd = signalfd(signalFD, &signalMask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
+        guard fd >= 0 else { throw SystemError.errno("create", "a signalfd") }
+        if signalFD < 0 {
+            signalFD = fd
+            try add(fd, EPOLLIN.rawValue)
+        }
+    }
+
+    /// Stops handling `numbers` (they stay blocked).
+    public func unwatchSignals(_ numbers: [CInt]) {
+        for number in numbers {
+            sigdelset(&signalMask, number)
+            signalHandlers[number] = nil
+        }
+        if signalFD >= 0 { _ = signalfd(signalFD, &signalMask, Int32(SFD_NONBLOCK | SFD_CLOEXEC)) }
+    }
+
+    private func takeSignals() {
+        var info = signalfd_siginfo()
+        let size = MemoryLayout<signalfd_siginfo>.size
+        while read(signalFD, &info, size) == size {
+            let number = CInt(info.ssi_signo)
+            signalHandlers[number]?(number)
+        }
     }
 
     // MARK: Work
@@ -175,6 +228,8 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
                 let fd = events[i].data.fd
                 if fd == wake {
                     takeHandedOver()
+                } else if fd == signalFD {
+                    takeSignals()
                 } else if fd == timer {
                     // The expiry is cleared by arming the timer again (below), not read.
                     armed = .max
@@ -243,7 +298,7 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
     }
 
     /// CLOCK_MONOTONIC in nanoseconds, the timerfd's clock.
-    static func monotonicNanoseconds() -> UInt64 {
+    public static func monotonicNanoseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import VitrineDaemon
+import VitrineSystem
 
 /// The daemon's event loop: timers in deadline order, work handed over from other
 /// threads, descriptors, and sleeping while there is nothing to do.

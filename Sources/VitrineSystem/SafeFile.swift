@@ -1,0 +1,145 @@
+import Glibc
+
+/// What identifies a file's contents on disk: a cache keyed by it reads a file again when
+/// it is replaced or rewritten, and never twice for two spellings of one path.
+public struct FileIdentity: Hashable, Sendable {
+    public let device: UInt64
+    public let inode: UInt64
+    public let size: Int64
+    /// Modification time in nanoseconds.
+    public let modified: Int64
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
+
+    /// The identity of the file at `path` (following links), or nil when there is none.
+    public init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+}
+
+/// Reading and writing files the way a daemon that runs as a service user (or root) must:
+/// nothing that can block on the event loop's behalf, nothing that follows a planted link.
+///
+/// Reads open with `O_NONBLOCK` (a FIFO or a device does not hang the open), accept
+/// regular files only, and stop at a size cap. Writes create a new file exclusively next to
+/// the target (`O_EXCL | O_NOFOLLOW`, so a symbolic link planted at the temporary name is
+/// never followed), fsync it, rename it over the target and fsync the directory; a
+/// directory that another user may write is refused, as OpenSSH's StrictModes does.
+public enum SafeFile {
+    /// Reads the regular file at `path`, up to `limit` bytes.
+    /// - Throws: `SystemError` naming the path and what is wrong (not a regular file, too
+    ///   large, unreadable) and what to do.
+    public static func read(_ path: String, limit: Int) throws(SystemError) -> (bytes: [UInt8], identity: FileIdentity) {
+        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
+        guard fd >= 0 else { throw .errno("read", path, advice: openAdvice(Glibc.errno)) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .errno("inspect", path) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw SystemError("\(path) is \(kindName(info.st_mode)), not a regular file; only regular files are read", code: EINVAL)
+        }
+        guard info.st_size <= limit else {
+            throw SystemError("\(path) is \(info.st_size) bytes, over the \(limit) bytes a file may have here", code: EFBIG)
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { raw in retryingOnInterrupt { Glibc.read(fd, raw.baseAddress! + filled, raw.count - filled) } }
+            guard count >= 0 else { throw .errno("read", path) }
+            if count == 0 { break }
+            filled += count
+        }
+        // A file that shrank while read is what it now holds; one that grew is cut at its size.
+        if filled < bytes.count { bytes.removeSubrange(filled...) }
+        return (bytes, FileIdentity(info))
+    }
+
+    /// Replaces the file at `path` with `bytes`, atomically: readers see the old file or
+    /// the whole new one, and after a power cut one of the two is on disk.
+    /// - Parameter mode: permission bits of the new file.
+    /// - Throws: `SystemError` when the directory is unsafe (writable by other users),
+    ///   the target is not a regular file, or a call fails.
+    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(SystemError) {
+        let (directory, name) = split(path)
+        try checkDirectory(directory)
+        var existing = stat()
+        if lstat(path, &existing) == 0, (existing.st_mode & S_IFMT) != S_IFREG {
+            throw SystemError("\(path) is \(kindName(existing.st_mode)); only a regular file is replaced there", code: EINVAL)
+        }
+        let dirFD = retryingOnInterrupt { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard dirFD >= 0 else { throw .errno("open the directory", directory) }
+        defer { close(dirFD) }
+        let temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = retryingOnInterrupt { openat(dirFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
+        guard fd >= 0 else { throw .errno("create a temporary file in", directory) }
+        var renamed = false
+        defer { if !renamed { unlinkat(dirFD, temporary, 0) } }
+        do {
+            defer { close(fd) }
+            var written = 0
+            while written < bytes.count {
+                let count = bytes.withUnsafeBytes { raw in retryingOnInterrupt { Glibc.write(fd, raw.baseAddress! + written, raw.count - written) } }
+                guard count > 0 else { throw SystemError.errno("write", path, advice: Glibc.errno == ENOSPC ? "the disk is full" : "") }
+                written += count
+            }
+            guard fsync(fd) == 0 else { throw SystemError.errno("flush to disk", path) }
+        }
+        guard renameat(dirFD, temporary, dirFD, name) == 0 else { throw .errno("rename the new file over", path) }
+        renamed = true
+        _ = fsync(dirFD)
+    }
+
+    /// Throws unless `directory` is a directory that no other user can write into: owned
+    /// by root or by the daemon's user, and not writable by group or others (a sticky
+    /// world-writable directory such as /tmp is refused too: another user could plant
+    /// names in it).
+    public static func checkDirectory(_ directory: String) throws(SystemError) {
+        var info = stat()
+        guard stat(directory, &info) == 0 else { throw .errno("use the directory", directory, advice: "create it first") }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw SystemError("\(directory) is not a directory", code: ENOTDIR) }
+        let me = geteuid()
+        guard info.st_uid == 0 || info.st_uid == me else {
+            throw SystemError("\(directory) belongs to user \(info.st_uid), not to root or to the daemon's user \(me); files are written only into directories that no other user controls", code: EPERM)
+        }
+        guard info.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
+            let mode = String(info.st_mode & 0o7777, radix: 8)
+            throw SystemError("\(directory) is writable by \(info.st_mode & S_IWOTH != 0 ? "every user" : "its group") (mode \(mode)); files are written only into directories that no other user can write — chmod go-w \(directory)", code: EPERM)
+        }
+    }
+
+    /// The directory and the file name of `path`.
+    static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = String(path[..<slash])
+        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+    }
+
+    private static func openAdvice(_ code: Int32) -> String {
+        switch code {
+        case EACCES, EPERM: "the daemon's user may not read it; make it readable by that user"
+        case ENOENT: "there is no such file"
+        case ELOOP: "too many levels of symbolic links"
+        default: ""
+        }
+    }
+
+    /// "a directory", "a FIFO", … for messages.
+    static func kindName(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
+        default: "a regular file"
+        }
+    }
+}

@@ -19,10 +19,21 @@ extension Configuration {
         do { data = try readFile(path) } catch {
             throw ConfigError(file: path, message: "cannot read the configuration: \(error.reason)")
         }
-        guard let text = String(validating: data, as: UTF8.self) else {
-            throw ConfigError(file: path, message: "cannot read the configuration: the file is not UTF-8 text")
+        return try Configuration(contents: data, source: path, kinds: kinds)
+    }
+
+    /// Parses and checks a configuration file's bytes, as `load(contentsOf:kinds:)` reads
+    /// them: they must be UTF-8 text.
+    ///
+    /// - Parameters:
+    ///   - contents: The file's bytes.
+    ///   - source: The file's path, as for `init(toml:source:kinds:)`.
+    ///   - kinds: Extra layer kinds, as for `load(contentsOf:kinds:)`.
+    public init(contents: Data, source: String, kinds: [LayerKind] = []) throws(ConfigError) {
+        guard let text = String(validating: contents, as: UTF8.self) else {
+            throw ConfigError(file: source, message: "cannot read the configuration: the file is not UTF-8 text")
         }
-        return try Configuration(toml: text, source: path, kinds: kinds)
+        try self.init(toml: text, source: source, kinds: kinds)
     }
 
     /// Parses and checks a configuration.

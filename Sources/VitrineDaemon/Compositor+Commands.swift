@@ -3,6 +3,7 @@ import Glibc
 import VitrineCore
 import VitrineProtocol
 import VitrineRaster
+import VitrineSystem
 
 /// Executing commands: each scene change is one atomic transaction at the current time.
 extension Compositor {
@@ -64,8 +65,8 @@ extension Compositor {
         case .clockAdvance(let seconds):
             try setClock(now + seconds)
             return .object(["time": .number(now)])
-        case .screenshot(let path, let output):
-            return try screenshot(path: path, output: output)
+        case .screenshot:
+            throw ProtocolError(.internalError, "screenshot is handled before execute")
         case .subscribe(let patterns):
             return try subscribe(client, patterns)
         case .unsubscribe(let patterns):
@@ -177,28 +178,50 @@ extension Compositor {
 
     // MARK: Screenshots
 
-    private func screenshot(path: String?, output name: String?) throws(ProtocolError) -> JSON {
-        if let name, name != output.name, name != root {
-            throw ProtocolError(.unknownOutput, "there is no output '\(name)'; \"hello\" lists the outputs")
-        }
+    /// Draws the screen now and encodes (and writes) it on a worker: the reply, or nil
+    /// when it follows once the worker is done (`ClientConnection.resume`).
+    func screenshot(id: JSON, path: String?, output name: String?, for client: ClientConnection) -> String? {
+        let target: String?
         let surface: Surface
-        do { surface = try pipeline.renderer.snapshot(scene, root: root, at: now) } catch {
-            throw ProtocolError(.internalError, "the screenshot could not be drawn: \(error)")
+        do throws(ProtocolError) {
+            if let name, name != output.name, name != root {
+                throw ProtocolError(.unknownOutput, "there is no output '\(name)'; \"hello\" lists the outputs")
+            }
+            target = try path.map { p throws(ProtocolError) in try allowedScreenshotPath(p) }
+            do { surface = try pipeline.renderer.snapshot(scene, root: root, at: now) } catch {
+                throw ProtocolError(.internalError, "the screenshot could not be drawn: \(error)")
+            }
+        } catch {
+            return Wire.failure(id: id, error)
         }
         let size = JSON.array([.number(Double(surface.width)), .number(Double(surface.height))])
-        guard let path else {
-            let temporary = FileManager.default.temporaryDirectory.path + "/vitrine-screenshot-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).png"
-            defer { try? FileManager.default.removeItem(atPath: temporary) }
-            guard (try? surface.writePNG(to: temporary)) != nil, let data = FileManager.default.contents(atPath: temporary) else {
-                throw ProtocolError(.internalError, "the screenshot could not be encoded")
+        var reply: String?
+        let queued = offload({ () -> Result<JSON, ProtocolError> in
+            let data: [UInt8]
+            do { data = try surface.pngData() } catch {
+                return .failure(ProtocolError(.internalError, "the screenshot could not be encoded: \(error)"))
             }
-            return .object(["png": .string(data.base64EncodedString()), "size": size])
+            guard let target else { return .success(.object(["png": .string(Data(data).base64EncodedString()), "size": size])) }
+            do { try SafeFile.write(data, to: target) } catch {
+                return .failure(ProtocolError(.pathNotAllowed, "cannot write the screenshot: \(error)"))
+            }
+            return .success(.object(["path": .string(target), "size": size]))
+        }) { [weak client] result in
+            let line = switch result {
+            case .success(let result): Wire.reply(id: id, result: result)
+            case .failure(let error): Wire.failure(id: id, error)
+            }
+            if self.workers == nil {
+                reply = line
+            } else {
+                client?.send(line)
+                client?.resume()
+            }
         }
-        let target = try allowedScreenshotPath(path)
-        do { try surface.writePNG(to: target) } catch {
-            throw ProtocolError(.invalidValue, "cannot write \(target): \(error)")
+        guard queued else {
+            return Wire.failure(id: id, ProtocolError(.limitExceeded, "\(workers?.capacity ?? 0) file jobs are waiting already; try the screenshot again shortly"))
         }
-        return .object(["path": .string(target), "size": size])
+        return reply
     }
 
     /// `path` (relative ones start in the screenshot directory) if it names a `.png` file

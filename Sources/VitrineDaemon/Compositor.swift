@@ -15,6 +15,13 @@ public protocol ClientConnection: AnyObject {
     var clientID: Int { get }
     /// Queues one line (without newline) to the client; never blocks.
     func send(_ line: String)
+    /// The reply to the request that `Compositor.handle` deferred has been sent: the
+    /// client's next requests may go on.
+    func resume()
+}
+
+extension ClientConnection {
+    public func resume() {}
 }
 
 /// The owner of the scene: applies commands, renders frames, routes events.
@@ -41,6 +48,9 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     var numberAnimations: [UInt64: UInt64] = [:]
     /// Set by the server: run `body` on the compositor's executor after `seconds`.
     public var schedule: (_ seconds: Double, _ body: @escaping () -> Void) -> Void = { _, _ in }
+    /// Blocking work (file reads and writes) goes here; nil runs it in place (programs and
+    /// tests that embed a compositor without a loop).
+    public var workers: WorkerPool?
     /// Set by the daemon: re-read the configuration; returns an error to report.
     public var reloadConfiguration: () -> ProtocolError? = { nil }
     /// Real-time frame pacing: one frame in flight, the next on the output's `frameDone`.
@@ -107,12 +117,17 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         transactionOwners = transactionOwners.filter { $0.value != connection.clientID }
     }
 
-    /// Handles one request line from `client` and returns the reply line.
-    public func handle(line: some Collection<UInt8>, from client: ClientConnection) -> String {
+    /// Handles one request line from `client` and returns the reply line, or nil when the
+    /// reply comes later (a file being written by a worker): then it is sent to `client`
+    /// followed by `client.resume()`, and the client's next requests wait for it.
+    public func handle(line: some Collection<UInt8>, from client: ClientConnection) -> String? {
         switch Request.decode(line) {
         case .failure(let failure):
             return Wire.failure(id: failure.id, failure.error)
         case .success(let request):
+            if case .screenshot(let path, let output) = request.command {
+                return screenshot(id: request.id, path: path, output: output, for: client)
+            }
             do {
                 let result = try execute(request.command, from: client.clientID)
                 return Wire.reply(id: request.id, result: result)
@@ -120,6 +135,16 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
                 return Wire.failure(id: request.id, error)
             }
         }
+    }
+
+    /// Runs `job` on a worker and `completion` with its result back here; in place when
+    /// there are no workers. Returns false when the workers' queue is full.
+    func offload<T: Sendable>(_ job: @escaping @Sendable () -> T, then completion: @escaping (T) -> Void) -> Bool {
+        guard let workers else {
+            completion(job())
+            return true
+        }
+        return workers.submit(job, then: completion)
     }
 
     /// A fresh key for an animation added without one.

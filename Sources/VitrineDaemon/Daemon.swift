@@ -21,6 +21,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     private let loop: EventLoop
     private let compositor: Compositor
     private let server: SocketServer
+    /// Reads and writes files off the loop: screenshots, snapshots, content.
+    private let workers: WorkerPool
     /// Re-reads the configuration for SIGHUP and `config.reload`: new settings, or an
     /// error to report while the running ones stay.
     public var reload: () -> Result<DaemonSettings, ProtocolError> = { .failure(ProtocolError(.invalidConfig, "vitrined was started without a configuration file (--config); there is nothing to reload")) }
@@ -35,7 +37,9 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// Headless snapshots: after frames, `latest.png` here at most once a second.
     public var snapshotDirectory: String?
     private var lastSnapshot = 0.0
-    private var snapshotPending = false
+    /// A snapshot is being written: frames presented meanwhile do not queue another.
+    private var snapshotWriting = false
+    private let systemd = SystemdNotifier()
 
     public init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
         self.settings = settings
@@ -44,6 +48,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         self.loop = loop
         compositor = try Compositor(settings: settings, output: output, logger: logger)
         server = SocketServer(compositor: compositor, settings: settings, loop: loop, logger: logger)
+        workers = WorkerPool(threads: 2, loop: loop)
+        compositor.workers = workers
         compositor.schedule = { seconds, body in loop.schedule(after: seconds, body) }
         output.attach(to: loop)
         compositor.reloadConfiguration = { [unowned self] in self.applyReload() }
@@ -56,9 +62,10 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         // Signals first: a SIGTERM that arrives as soon as the socket listens must still
         // stop the daemon cleanly.
         if handlesSignals { try watchSignals() }
-        try server.start(inheritedSocket: inheritedSocket)
+        let address = try server.start(inheritedSocket: inheritedSocket)
         compositor.renderFrame()
-        notifySystemd("READY=1\nSTATUS=serving \(settings.socketPath)")
+        systemd.notify("READY=1\nSTATUS=serving \(address), \(compositor.output.name) \(compositor.output.mode)")
+        if let interval = systemd.watchdogInterval { petWatchdog(every: interval / 2) }
         if releasesStartupMemory {
             let logger = logger
             loop.schedule(after: 0) {
@@ -67,6 +74,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             }
         }
         loop.run()
+        systemd.notify("STOPPING=1\nSTATUS=stopping")
+        workers.stop()
         server.stop()
         // Gives the screen back (DRM: waits for the pending flip, restores the CRTC).
         compositor.output.close()
@@ -79,6 +88,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     private func watchSignals() throws {
         try loop.watchSignals([SIGTERM, SIGINT, SIGHUP]) { [unowned self] number in
             if number == SIGHUP {
+                systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(EventLoop.monotonicNanoseconds() / 1000)")
+                defer { systemd.notify("READY=1") }
                 if let error = applyReload() {
                     logger.error("configuration not reloaded, keeping the running one: \(error.message)")
                 } else {
@@ -105,37 +116,33 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         }
     }
 
+    /// Writes `latest.png` after frames, at most once a second while animating and once
+    /// more when the screen is still; encoded and written by a worker, one at a time.
     private func frameWasPresented() {
-        guard let directory = snapshotDirectory, let front = (compositor.output as? HeadlessOutput)?.frontBuffer else { return }
+        guard let directory = snapshotDirectory, !snapshotWriting, let front = (compositor.output as? HeadlessOutput)?.frontBuffer else { return }
         let now = compositor.now
-        if now - lastSnapshot >= 1 || !compositor.scene.isAnimating {
-            lastSnapshot = now
-            let path = directory + "/latest.png"
-            do { try front.writePNG(to: path + ".tmp"); rename(path + ".tmp", path) } catch {
-                logger.warning("cannot write the snapshot \(path): \(error)")
-            }
+        guard now - lastSnapshot >= 1 || !compositor.scene.isAnimating else { return }
+        lastSnapshot = now
+        let path = directory + "/latest.png"
+        // The front buffer is drawn into again by later frames: the worker gets a copy.
+        let copy = front.copy()
+        let logger = logger
+        snapshotWriting = true
+        let queued = compositor.offload({ () -> String? in
+            do { try SafeFile.write(try copy.pngData(), to: path) } catch { return "\(error)" }
+            return nil
+        }) { [weak self] failure in
+            self?.snapshotWriting = false
+            if let failure { logger.warning("cannot write the snapshot \(path): \(failure)") }
         }
+        if !queued { snapshotWriting = false }
     }
 
-    /// Tells systemd (Type=notify) about the daemon's state, when it started us.
-    private func notifySystemd(_ state: String) {
-        guard let path = ProcessInfo.processInfo.environment["NOTIFY_SOCKET"], !path.isEmpty else { return }
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes.prefix(raw.count - 1))
-            if path.hasPrefix("@") { raw[0] = 0 }
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + min(bytes.count, 107))
-        _ = state.withCString { message in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, message, strlen(message), 0, $0, length) }
-            }
-        }
+    /// Sends `WATCHDOG=1` from the loop every `seconds`: a loop that stops turning stops
+    /// petting, and systemd restarts the service (which restores its scene).
+    private func petWatchdog(every seconds: Double) {
+        systemd.notify("WATCHDOG=1")
+        loop.schedule(after: seconds) { [weak self] in self?.petWatchdog(every: seconds) }
     }
 }
 

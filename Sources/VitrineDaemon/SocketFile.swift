@@ -61,6 +61,18 @@ enum SocketFile {
         return address
     }
 
+    /// The path a listening Unix socket is bound to (a socket systemd passed in).
+    static func boundPath(of fd: CInt) -> String? {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
+        let path = withUnsafeBytes(of: address.sun_path) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return path.isEmpty ? nil : path
+    }
+
     /// Sets the socket file's permission bits and, when given, its group.
     static func setPermissions(_ path: String, mode: UInt16, group: String?) throws {
         guard chmod(path, mode_t(mode)) == 0 else { throw SystemError.socket("set permissions of", path) }

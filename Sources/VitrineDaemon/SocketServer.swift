@@ -35,14 +35,17 @@ final class SocketServer {
         self.logger = logger
     }
 
-    /// Listens on the configured path, or on the socket systemd passed in.
-    func start(inheritedSocket: CInt? = nil) throws {
+    /// Listens on the configured path, or on the socket systemd passed in; returns the
+    /// path listened on.
+    @discardableResult
+    func start(inheritedSocket: CInt? = nil) throws -> String {
         if let fd = inheritedSocket {
             guard fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 else { throw SystemError.socket("make non-blocking", "the socket passed by systemd") }
             listener = fd
             try loop.watch(fd, for: .readable) { [unowned self] _ in acceptClients() }
-            logger.info("listening on the socket passed by systemd")
-            return
+            let path = SocketFile.boundPath(of: fd) ?? "the socket passed by systemd"
+            logger.info("listening on \(path) (passed by systemd)")
+            return path
         }
         let path = settings.socketPath
         try SocketFile.prepare(path)
@@ -67,6 +70,7 @@ final class SocketServer {
         try SocketFile.setPermissions(path, mode: settings.socketMode, group: settings.socketGroup)
         try loop.watch(fd, for: .readable) { [unowned self] _ in acceptClients() }
         logger.info("listening on \(path)")
+        return path
     }
 
     /// Stops listening, disconnects the clients and removes the socket file.
@@ -164,6 +168,9 @@ private final class SocketClient: ClientConnection {
     private var isClosed = false
     /// One of the compositor's clients (set by the server).
     var isAdmitted = false
+    /// A request's reply comes later (`Compositor.handle` deferred it): the next lines wait,
+    /// and the socket is not read meanwhile.
+    private var awaitingReply = false
 
     init(fd: CInt, id: Int, server: SocketServer) {
         self.fd = fd
@@ -220,21 +227,26 @@ private final class SocketClient: ClientConnection {
     private func handleLines() {
         let limit = server.settings.limits.lineBytes
         var start = 0
-        while !isClosed, let newline = input[max(start, searched)...].firstIndex(of: UInt8(ascii: "\n")) {
+        while !isClosed, !awaitingReply, let newline = input[max(start, searched)...].firstIndex(of: UInt8(ascii: "\n")) {
             guard newline - start <= limit else { return refuseLongLine() }
             handle(input[start..<newline])
             start = newline + 1
         }
         guard !isClosed else { return }
         input.removeSubrange(0..<start)
-        searched = input.count
-        if input.count > limit { refuseLongLine() }
+        searched = awaitingReply ? 0 : input.count
+        if !awaitingReply, input.count > limit { refuseLongLine() }
     }
 
     private func handle(_ raw: ArraySlice<UInt8>) {
         let line = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw
         guard !line.isEmpty else { return }
-        send(server.compositor.handle(line: line, from: self))
+        guard let reply = server.compositor.handle(line: line, from: self) else {
+            awaitingReply = true
+            server.loop.change(fd, to: interest)
+            return
+        }
+        send(reply)
         // The change's frame (and the events it causes) follows its reply, before the
         // next request is applied.
         server.compositor.flush()
@@ -245,6 +257,22 @@ private final class SocketClient: ClientConnection {
         send(Wire.failure(id: nil, ProtocolError(.lineTooLong, "a request line is limited to \(limit) bytes (limits.line_bytes); the connection is closed")))
         server.logger.warning("client \(clientID) sent a line over \(limit) bytes: disconnected")
         finish()
+    }
+
+    func resume() {
+        guard awaitingReply, !isClosed else { return }
+        awaitingReply = false
+        server.loop.change(fd, to: interest)
+        if !finished { handleLines() }
+        server.compositor.flush()
+    }
+
+    /// What the socket is watched for: replies to write, and requests to read unless a
+    /// reply is awaited or the client is done.
+    private var interest: EventLoop.Events {
+        var events: EventLoop.Events = output.count > outputStart ? .writable : []
+        if !finished, !awaitingReply { events.insert(.readable) }
+        return events
     }
 
     /// No more requests: the replies already queued go out, then the connection closes
@@ -296,7 +324,7 @@ private final class SocketClient: ClientConnection {
                 if written == bytes.count + 1 { return }
                 if written < bytes.count { output += bytes[written...] }
                 output.append(UInt8(ascii: "\n"))
-                server.loop.change(fd, to: finished ? .writable : [.readable, .writable])
+                server.loop.change(fd, to: interest)
             } else {
                 output += bytes
                 output.append(UInt8(ascii: "\n"))
@@ -337,7 +365,7 @@ private final class SocketClient: ClientConnection {
         }
         output.removeAll(keepingCapacity: output.capacity <= 64 << 10)
         outputStart = 0
-        if finished { linger() } else { server.loop.change(fd, to: .readable) }
+        if finished { linger() } else { server.loop.change(fd, to: interest) }
     }
 
     /// After a failed write: true when the socket is only full for now; otherwise the

@@ -53,6 +53,29 @@ extension Surface {
         guard png_image_begin_read_from_file(&png.control, path) != 0 else {
             throw PNGError(path: path, operation: "open", reason: png.message)
         }
+        try self.init(reading: &png, name: path)
+    }
+
+    /// Decodes PNG data (a file's bytes) and premultiplies it; `name` is what errors call it.
+    ///
+    /// - Throws: `PNGError` when the data is not a PNG libpng can read, or is too large.
+    public convenience init(pngData data: [UInt8], name: String) throws {
+        var png = PNGImage()
+        let begun = data.withUnsafeBytes { png_image_begin_read_from_memory(&png.control, $0.baseAddress, $0.count) }
+        guard begun != 0 else { throw PNGError(path: name, operation: "decode", reason: png.message) }
+        // libpng reads from `data` until the image is finished: it stays alive through `reading`.
+        defer { withExtendedLifetime(data) {} }
+        try self.init(reading: &png, name: name)
+    }
+
+    /// The pixel size a PNG's header declares, without decoding it; nil when the data is no PNG.
+    public static func pngSize(of data: [UInt8]) -> (width: Int, height: Int)? {
+        var png = PNGImage()
+        let begun = data.withUnsafeBytes { png_image_begin_read_from_memory(&png.control, $0.baseAddress, $0.count) }
+        return begun != 0 ? (Int(png.control.width), Int(png.control.height)) : nil
+    }
+
+    private convenience init(reading png: inout PNGImage, name path: String) throws {
         let width = Int(png.control.width), height = Int(png.control.height)
         guard width > 0, height > 0, width <= 1 << 15, height <= 1 << 15, width * height <= PNGLimits.maximumPixels else {
             throw PNGError(
@@ -80,6 +103,31 @@ extension Surface {
     ///
     /// - Throws: `PNGError` naming the path when libpng cannot encode or write it.
     public func writePNG(to path: String) throws {
+        try withStraightRGBA(name: path) { png, bytes, rowBytes in
+            guard png_image_write_to_file(&png.control, path, 0, bytes, png_int_32(rowBytes), nil) != 0 else {
+                throw PNGError(path: path, operation: "write", reason: png.message)
+            }
+        }
+    }
+
+    /// The surface encoded as an 8-bit RGBA PNG with straight alpha, for a file written
+    /// elsewhere (atomically) or sent over the wire.
+    public func pngData() throws -> [UInt8] {
+        try withStraightRGBA(name: "the image") { png, bytes, rowBytes in
+            var size = 0
+            guard png_image_write_to_memory(&png.control, nil, &size, 0, bytes, png_int_32(rowBytes), nil) != 0 else {
+                throw PNGError(path: "the image", operation: "encode", reason: png.message)
+            }
+            var data = [UInt8](repeating: 0, count: size)
+            let written = data.withUnsafeMutableBytes { png_image_write_to_memory(&png.control, $0.baseAddress, &size, 0, bytes, png_int_32(rowBytes), nil) }
+            guard written != 0 else { throw PNGError(path: "the image", operation: "encode", reason: png.message) }
+            return Array(data.prefix(size))
+        }
+    }
+
+    /// Runs `body` with a libpng control block set up for this surface and its pixels as
+    /// straight RGBA rows.
+    private func withStraightRGBA<T>(name path: String, _ body: (inout PNGImage, UnsafeMutablePointer<UInt8>, Int) throws -> T) throws -> T {
         guard width > 0, height > 0 else {
             throw PNGError(path: path, operation: "encode", reason: "the surface is empty")
         }
@@ -97,8 +145,6 @@ extension Surface {
         png.control.width = png_uint_32(width)
         png.control.height = png_uint_32(height)
         png.control.format = formatRGBA
-        guard png_image_write_to_file(&png.control, path, 0, bytes, png_int_32(rowBytes), nil) != 0 else {
-            throw PNGError(path: path, operation: "write", reason: png.message)
-        }
+        return try body(&png, bytes, rowBytes)
     }
 }

@@ -51,7 +51,7 @@ private func rollingFrames(frames: Int) throws {
     let sink = Sink()
     compositor.connect(sink)
     func run(_ line: String) {
-        let reply = compositor.handle(line: Array(line.utf8), from: sink)
+        let reply = compositor.handle(line: Array(line.utf8), from: sink) ?? ""
         precondition(reply.contains("\"ok\":true"), reply)
         compositor.flush()
     }

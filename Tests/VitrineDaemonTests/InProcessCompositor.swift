@@ -32,7 +32,7 @@ final class InProcessCompositor: ClientConnection {
         nextID += 1
         guard case .object(var o) = try JSON(parsing: Data(text.utf8)) else { throw DaemonError("not an object: \(text)") }
         o["id"] = .number(Double(nextID))
-        let reply = try JSON(parsing: Data(compositor.handle(line: Array(JSON.object(o).text.utf8), from: self).utf8))
+        let reply = try JSON(parsing: Data((compositor.handle(line: Array(JSON.object(o).text.utf8), from: self) ?? "").utf8))
         compositor.flush()
         guard reply["ok"] == .bool(true), let result = reply["result"] else {
             Issue.record("\(text) failed: \(reply.text)", sourceLocation: sourceLocation)

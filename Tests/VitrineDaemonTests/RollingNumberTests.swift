@@ -138,7 +138,7 @@ import VitrineTestSupport
             #"{"id": 3, "cmd": "number.set", "layer": "plain"}"#,
             #"{"id": 4, "cmd": "number.set", "layer": "plain", "value": "ten"}"#,
         ] {
-            let reply = try JSON(parsing: Data(daemon.compositor.handle(line: Array(bad.utf8), from: daemon).utf8))
+            let reply = try JSON(parsing: Data((daemon.compositor.handle(line: Array(bad.utf8), from: daemon) ?? "").utf8))
             #expect(reply["ok"] == .bool(false), "\(bad)")
         }
     }

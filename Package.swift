@@ -140,7 +140,7 @@ let package = Package(
             name: "VitrineRenderTests",
             dependencies: ["VitrineRender", "VitrineProtocol", "VitrineOutput", "VitrineTestSupport"],
             exclude: ["References", "Scenes"]),
-        .testTarget(name: "VitrineProtocolTests", dependencies: ["VitrineProtocol"]),
+        .testTarget(name: "VitrineProtocolTests", dependencies: ["VitrineProtocol", "VitrineTestSupport"]),
         .testTarget(name: "VitrineTextTests", dependencies: ["VitrineText"]),
         .target(
             name: "VitrineConfig",

@@ -5,6 +5,7 @@
    module leaves out: epoll, eventfd, timerfd, signalfd, inotify, accept4 (a GNU
    extension), and the timer slack prctl (variadic, which Swift cannot call). */
 
+#include <malloc.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
@@ -25,6 +26,13 @@ static inline int vitrine_accept_nonblocking(int fd) {
    coalesce wake-ups. */
 static inline int vitrine_set_timer_slack(unsigned long nanoseconds) {
     return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
+}
+
+/* Makes every allocation of `bytes` or more its own mapping, returned to the system when
+   freed: glibc otherwise raises the threshold after the first such block is freed, and
+   later ones stay in its heaps. */
+static inline int vitrine_fix_mmap_threshold(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes);
 }
 
 #endif

@@ -31,9 +31,23 @@ extension Configuration {
     ///   - kinds: Extra layer kinds, as for `load(contentsOf:kinds:)`.
     public init(contents: Data, source: String, kinds: [LayerKind] = []) throws(ConfigError) {
         guard let text = String(validating: contents, as: UTF8.self) else {
-            throw ConfigError(file: source, message: "cannot read the configuration: the file is not UTF-8 text")
+            let offset = Self.firstInvalidUTF8(contents)
+            throw ConfigError(file: source, message: "cannot read the configuration: the file is not UTF-8 text (the byte at offset \(offset) is not valid UTF-8; is this a binary file?)")
         }
         try self.init(toml: text, source: source, kinds: kinds)
+    }
+
+    /// The offset of the first byte that does not continue valid UTF-8.
+    static func firstInvalidUTF8(_ data: Data) -> Int {
+        var decoder = UTF8()
+        var iterator = data.makeIterator()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput, .error: return offset
+            }
+        }
     }
 
     /// Parses and checks a configuration.
@@ -43,6 +57,9 @@ extension Configuration {
     ///   - source: The file's path, used in errors and to resolve a relative `scene.file`.
     ///   - kinds: Extra layer kinds, as for `load(contentsOf:kinds:)`.
     public init(toml: String, source: String, kinds: [LayerKind] = []) throws(ConfigError) {
+        if let mistake = TOMLGuard.firstMistake(in: toml) {
+            throw ConfigError(file: source, line: mistake.line, column: mistake.column, message: mistake.message)
+        }
         let root: [String: TOMLNode]
         do {
             root = TOMLNode.entries(try TOMLTable(string: toml))
@@ -60,15 +77,17 @@ extension Configuration {
         rollingNumber = try RollingNumber(reading: top.table("rolling_number"))
         fonts = try Fonts(reading: top.table("fonts"))
         limits = try Limits(reading: top.table("limits"))
+        content = try Content(reading: top.table("content"))
         logging = try Logging(reading: top.table("logging"))
+        state = try State(reading: top.table("state"))
         scene = try InitialScene(reading: top.table("scene"), source: source)
         try scene.tryOut(kinds: kinds, size: output.headlessSize, reader: top.table("scene"))
     }
 
     static let sections: [String: [String]] = [
         "output": Output.keys, "socket": Socket.keys, "animation": Animations.keys,
-        "rolling_number": RollingNumber.keys, "fonts": Fonts.keys, "limits": Limits.keys,
-        "logging": Logging.keys, "scene": InitialScene.keys,
+        "rolling_number": RollingNumber.keys, "fonts": Fonts.keys, "limits": Limits.keys, "content": Content.keys,
+        "logging": Logging.keys, "scene": InitialScene.keys, "state": State.keys,
     ]
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {
@@ -213,8 +232,20 @@ extension Configuration.Fonts {
     }
 }
 
+extension Configuration.State {
+    static let keys = ["directory", "journal"]
+
+    init(reading r: TableReader) throws(ConfigError) {
+        try r.refuseUnknownKeys(Self.keys)
+        directory = try r.absolutePath("directory", directory, allowEmpty: true)
+        journal = try r.value("journal", journal, expected: "true or false") { node in
+            if case .bool(let b) = node { b } else { nil }
+        }
+    }
+}
+
 extension Configuration.Limits {
-    static let keys = ["layers", "line_bytes", "clients", "subscriptions_per_client", "animations_per_layer", "outbound_bytes"]
+    static let keys = ["layers", "line_bytes", "clients", "subscriptions_per_client", "animations_per_layer", "outbound_bytes", "memory_mb", "scene_mb", "idle_seconds"]
 
     init(reading r: TableReader) throws(ConfigError) {
         try r.refuseUnknownKeys(Self.keys)
@@ -224,6 +255,22 @@ extension Configuration.Limits {
         subscriptionsPerClient = try r.integer("subscriptions_per_client", subscriptionsPerClient, in: 1...10_000)
         animationsPerLayer = try r.integer("animations_per_layer", animationsPerLayer, in: 1...100_000)
         outboundBytes = try r.integer("outbound_bytes", outboundBytes, in: 65536...1 << 30)
+        memoryMB = try r.integer("memory_mb", memoryMB, in: 16...65536)
+        sceneMB = try r.integer("scene_mb", sceneMB, in: 1...4096)
+        idleSeconds = try r.integer("idle_seconds", idleSeconds, in: 0...86_400)
+    }
+}
+
+extension Configuration.Content {
+    static let keys = ["roots"]
+
+    init(reading r: TableReader) throws(ConfigError) {
+        try r.refuseUnknownKeys(Self.keys)
+        roots = try r.value("roots", roots, expected: "an array of absolute directory paths, such as [\"/srv/signage\"]") { node in
+            guard let items = node.array else { return nil }
+            let paths = items.compactMap(\.string).filter { $0.hasPrefix("/") }
+            return paths.count == items.count ? paths : nil
+        }
     }
 }
 

@@ -24,8 +24,12 @@ public struct Configuration: Sendable, Equatable {
     public var fonts = Fonts()
     /// `[limits]`: how much one daemon and one client may hold.
     public var limits = Limits()
+    /// `[content]`: where images may be read from.
+    public var content = Content()
     /// `[logging]`: how much the daemon says.
     public var logging = Logging()
+    /// `[state]`: where the scene journal lives.
+    public var state = State()
     /// `[scene]`: what is shown before any script connects.
     public var scene = InitialScene()
 
@@ -42,6 +46,7 @@ public struct Configuration: Sendable, Equatable {
         c.implicitTimingFunction = animation.implicitTiming
         c.maximumLayers = limits.layers
         c.maximumAnimationsPerLayer = limits.animationsPerLayer
+        c.maximumValueBytes = limits.sceneMB << 20
         return c
     }
 }
@@ -227,6 +232,16 @@ extension Configuration {
         public init() {}
     }
 
+    /// `[content]`: the directories layers' `contents`, and nothing else, are read from.
+    public struct Content: Sendable, Hashable {
+        /// `roots`: absolute directories. Default: /usr/share/vitrine, /var/lib/vitrine/content
+        /// and /etc/vitrine (the scene file's directory is always one too).
+        public var roots = ["/usr/share/vitrine", "/var/lib/vitrine/content", "/etc/vitrine"]
+
+        /// Every key at its default.
+        public init() {}
+    }
+
     /// `[limits]`: what protects the daemon from a runaway script.
     public struct Limits: Sendable, Hashable {
         /// `layers`: the most layers in the scene, 1…1000000. Default 10000.
@@ -242,6 +257,16 @@ extension Configuration {
         /// `outbound_bytes`: a client whose unsent replies and events exceed this many bytes
         /// is disconnected, 65536…1073741824. Default 4 MiB.
         public var outboundBytes = 4_194_304
+        /// `idle_seconds`: a connection that sends no request for this long, or keeps half
+        /// a line for this long, is closed (a client subscribed to events may stay silent),
+        /// 0…86400, 0 for never. Default 60.
+        public var idleSeconds = 60
+        /// `memory_mb`: megabytes of decoded images the daemon holds at most, 16…65536.
+        /// Default 256.
+        public var memoryMB = 256
+        /// `scene_mb`: megabytes of text and custom property values the layers hold
+        /// together, 1…4096. Default 64.
+        public var sceneMB = 64
 
         /// Every key at its default.
         public init() {}
@@ -261,6 +286,19 @@ extension Configuration {
 
         /// `level`: the least severe level that is logged. Default "info".
         public var level: Level = .info
+
+        /// Every key at its default.
+        public init() {}
+    }
+
+    /// `[state]`: the scene journal, which brings the scene back after a restart.
+    public struct State: Sendable, Hashable {
+        /// `directory`: an absolute directory for `scene.json`; "" (the default) is
+        /// `$STATE_DIRECTORY` when systemd sets it, else /var/lib/vitrine, used only when
+        /// it exists.
+        public var directory = ""
+        /// `journal`: whether the scene is journaled and restored at start. Default true.
+        public var journal = true
 
         /// Every key at its default.
         public init() {}

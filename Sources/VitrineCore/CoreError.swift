@@ -15,6 +15,8 @@ public enum CoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidAnimation(String)
     case unknownAnimation(key: String, layer: String)
     case invalidTiming(String)
+    /// A configured bound on what the scene holds would be passed.
+    case limitExceeded(String)
 
     /// A stable identifier for the kind of error.
     public var code: String {
@@ -33,6 +35,7 @@ public enum CoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidAnimation: "invalid_animation"
         case .unknownAnimation: "unknown_animation"
         case .invalidTiming: "invalid_timing"
+        case .limitExceeded: "limit_exceeded"
         }
     }
 
@@ -66,6 +69,8 @@ public enum CoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "layer '\(layer)' has no animation '\(key)'; animation.list shows them"
         case .invalidTiming(let why):
             "invalid timing: \(why)"
+        case .limitExceeded(let why):
+            why
         }
     }
 

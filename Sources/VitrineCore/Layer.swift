@@ -40,6 +40,15 @@ public struct PropertyValues: Hashable, Sendable {
     /// The value of a base property.
     @inline(__always) public subscript(_ p: BaseProperty) -> Value { self[slot: p.rawValue] }
 
+    /// What the values hold beyond their fixed size (`Value.heapBytes`), custom keys
+    /// included.
+    public var heapBytes: Int {
+        var total = 0
+        for value in slots { total += value.heapBytes }
+        for (key, value) in custom { total += 32 + key.utf8.count + value.heapBytes }
+        return total
+    }
+
     public func number(_ p: BaseProperty) -> Double { self[p].number ?? 0 }
     public func bool(_ p: BaseProperty) -> Bool { self[p].bool ?? false }
     public func color(_ p: BaseProperty) -> Color { self[p].color ?? .clear }

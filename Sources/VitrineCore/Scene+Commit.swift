@@ -22,14 +22,20 @@ extension Scene {
             committingTransaction = nil
         }
         let base = TransactionSettings(duration: configuration.implicitDuration, timingFunction: nil, disableActions: false, isAnimated: false)
-        do {
+        let valueBytesBefore = valueBytes
+        do throws(CoreError) {
             try apply(transaction, settings: base.inheriting(transaction), transaction: id, time: time)
+            if valueBytes > configuration.maximumValueBytes, valueBytes > valueBytesBefore {
+                throw CoreError.limitExceeded("the layers' text and custom values would hold \(valueBytes >> 10) KB, over the scene's \(configuration.maximumValueBytes >> 10) KB (limits.scene_mb); remove layers or properties, or use shorter values")
+            }
         } catch {
+            valueBytes = valueBytesBefore
             for undo in undoLog!.reversed() { undo() }
             pendingEvents.removeSubrange(eventCount...)
             transactionWaits = waitsBefore
             throw error
         }
+        revision &+= 1
         if transactionWaits[id]?.isEmpty ?? true {
             transactionWaits[id] = nil
             pendingEvents.append(.transactionCompleted(transaction: id))
@@ -116,6 +122,7 @@ extension Scene {
             layer.model = try layer.model.validatedSetting(value, at: target, path: path, descriptor: layer.descriptor(for: target))
         }
         let index = try self.index(for: placement, in: parentLayer, moving: nil)
+        valueBytes += layer.model.heapBytes
         layers[id] = layer
         undoLog!.append { [unowned self] in self.layers[id] = nil }
         insert(layer, into: parentLayer, at: index)
@@ -129,6 +136,7 @@ extension Scene {
             stack.append(contentsOf: node.sublayers)
             for attached in node.animations { stopped(attached, on: node, finished: false) }
             setAnimations([], of: node)
+            valueBytes -= node.model.heapBytes
             layers[node.id] = nil
             undoLog!.append { [unowned self] in self.layers[node.id] = node }
         }
@@ -193,6 +201,7 @@ extension Scene {
         let shown = Self.presentation(of: layer, localTime: localTime).value(at: target)
         let old = layer.model
         undoLog!.append { layer.model = old }
+        valueBytes += newModel.heapBytes - old.heapBytes
         layer.model = newModel
         // zPosition orders siblings: the tree's shape may change.
         if case .slot(BaseProperty.zPosition.slot, _) = target { treeChanged() } else { layerChanged(layer) }

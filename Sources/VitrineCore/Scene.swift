@@ -25,6 +25,9 @@ public final class Scene {
         public var maximumLayers = 100_000
         /// The most animations one layer holds.
         public var maximumAnimationsPerLayer = 1_000
+        /// The most bytes of text and custom values (`PropertyValues.heapBytes`) the layers'
+        /// model values hold together.
+        public var maximumValueBytes = Int.max
 
         public init() {}
     }
@@ -56,8 +59,18 @@ public final class Scene {
     var renderCaches: [RenderCache] = []
     /// Render trees built by reusing the previous one, for tests and diagnostics.
     var treesReused = 0
+    /// Bytes of text and custom values the layers' model values hold (`heapBytes`).
+    public internal(set) var valueBytes = 0
+
+    /// Counts `valueBytes` afresh (after layers were put in place other than by commits).
+    func recountValueBytes() {
+        valueBytes = layers.values.reduce(0) { $0 + $1.model.heapBytes }
+    }
     /// Set by `advance(to:)`: some animation has not yet ended.
     public internal(set) var isAnimating = false
+    /// Counts the changes that a snapshot would see: committed transactions, restores and
+    /// roots added or resized (time moving on does not count).
+    public internal(set) var revision: UInt64 = 0
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -72,12 +85,14 @@ public final class Scene {
     public func addRoot(id: String, output: String, size: Size) throws(CoreError) {
         try validateNewID(id)
         treeChanged()
+        revision &+= 1
         let root = Layer(id: id, kind: .layer)
         root.rootOfOutput = output
         root.model.base[BaseProperty.bounds.slot] = .rect(Rect(origin: .zero, size: size))
         root.model.base[BaseProperty.position.slot] = .point(Point(x: size.width / 2, y: size.height / 2))
         layers[id] = root
         roots.append(root)
+        valueBytes += root.model.heapBytes
     }
 
     /// Changes the size of an output's root layer (a mode change, a rotation).
@@ -85,6 +100,7 @@ public final class Scene {
         let root = try layer(id)
         guard root.rootOfOutput != nil else { throw .unknownLayer(id) }
         treeChanged()
+        revision &+= 1
         root.model.base[BaseProperty.bounds.slot] = .rect(Rect(origin: .zero, size: size))
         root.model.base[BaseProperty.position.slot] = .point(Point(x: size.width / 2, y: size.height / 2))
     }
@@ -157,11 +173,16 @@ public final class Scene {
     }
 
     func validateNewID(_ id: String) throws(CoreError) {
+        try Self.validateID(id)
+        guard layers[id] == nil else { throw .duplicateLayer(id) }
+    }
+
+    /// Throws unless `id` is 1–128 of the characters a layer id may hold.
+    static func validateID(_ id: String) throws(CoreError) {
         let allowed = id.utf8.allSatisfy { c in
             (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 45 || c == 95 || c == 58 || c == 46
         }
         guard (1...128).contains(id.utf8.count), allowed else { throw .invalidLayerID(id) }
-        guard layers[id] == nil else { throw .duplicateLayer(id) }
     }
 
     // MARK: Geometry

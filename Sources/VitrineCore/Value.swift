@@ -16,6 +16,17 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
     /// A list, such as a gradient's colours or locations.
     case array([Value])
 
+    /// About how many bytes the value holds beyond its fixed size: the text of strings
+    /// and the contents of dictionaries and arrays, which a client chooses.
+    public var heapBytes: Int {
+        switch self {
+        case .string(let s): s.utf8.count
+        case .dictionary(let d): d.reduce(0) { $0 + 32 + $1.key.utf8.count + $1.value.heapBytes }
+        case .array(let a): a.reduce(0) { $0 + 32 + $1.heapBytes }
+        default: 0
+        }
+    }
+
     /// The kind of this value.
     public var type: ValueType {
         switch self {

@@ -18,6 +18,8 @@ extension Compositor {
             return .object([
                 "frames": .number(Double(framesRendered)), "pixels": .number(Double(pixelsRepainted)), "layers": .number(Double(scene.layerCount)),
                 "clients": .number(Double(clients.count)), "animating": .bool(scene.isAnimating), "time": .number(now),
+                "images": .number(Double(pipeline.renderer.images.paths.count)),
+                "imageBytes": .number(Double(pipeline.renderer.images.usedBytes)),
             ])
         case .layerAdd, .layerRemove, .layerMove, .layerActions, .layerPause, .layerResume, .layerSpeed:
             var builder = TransactionBuilder(compositor: self)
@@ -72,10 +74,10 @@ extension Compositor {
         case .unsubscribe(let patterns):
             clients[client]?.subscriptions.removeAll { patterns.contains($0) }
             return .object(["subscriptions": .array((clients[client]?.subscriptions ?? []).map(JSON.string))])
+        case .sceneReset:
+            return try resetScene()
         case .configReload:
-            if let error = reloadConfiguration() { throw error }
-            broadcast("config.reloaded", [:])
-            return .object(["reloaded": .bool(true)])
+            throw ProtocolError(.internalError, "config.reload is handled before execute")
         }
     }
 
@@ -195,33 +197,27 @@ extension Compositor {
             return Wire.failure(id: id, error)
         }
         let size = JSON.array([.number(Double(surface.width)), .number(Double(surface.height))])
-        var reply: String?
-        let queued = offload({ () -> Result<JSON, ProtocolError> in
-            let data: [UInt8]
-            do { data = try surface.pngData() } catch {
-                return .failure(ProtocolError(.internalError, "the screenshot could not be encoded: \(error)"))
+        return reply(to: client) { finish in
+            let queued = offload({ () -> Result<JSON, ProtocolError> in
+                let data: [UInt8]
+                do { data = try surface.pngData() } catch {
+                    return .failure(ProtocolError(.internalError, "the screenshot could not be encoded: \(error)"))
+                }
+                guard let target else { return .success(.object(["png": .string(Data(data).base64EncodedString()), "size": size])) }
+                do { try SafeFile.write(data, to: target) } catch {
+                    return .failure(ProtocolError(.pathNotAllowed, "cannot write the screenshot: \(error)"))
+                }
+                return .success(.object(["path": .string(target), "size": size]))
+            }) { result in
+                switch result {
+                case .success(let result): finish(Wire.reply(id: id, result: result))
+                case .failure(let error): finish(Wire.failure(id: id, error))
+                }
             }
-            guard let target else { return .success(.object(["png": .string(Data(data).base64EncodedString()), "size": size])) }
-            do { try SafeFile.write(data, to: target) } catch {
-                return .failure(ProtocolError(.pathNotAllowed, "cannot write the screenshot: \(error)"))
-            }
-            return .success(.object(["path": .string(target), "size": size]))
-        }) { [weak client] result in
-            let line = switch result {
-            case .success(let result): Wire.reply(id: id, result: result)
-            case .failure(let error): Wire.failure(id: id, error)
-            }
-            if self.workers == nil {
-                reply = line
-            } else {
-                client?.send(line)
-                client?.resume()
+            if !queued {
+                finish(Wire.failure(id: id, ProtocolError(.limitExceeded, "\(workers?.capacity ?? 0) file jobs are waiting already; try the screenshot again shortly")))
             }
         }
-        guard queued else {
-            return Wire.failure(id: id, ProtocolError(.limitExceeded, "\(workers?.capacity ?? 0) file jobs are waiting already; try the screenshot again shortly"))
-        }
-        return reply
     }
 
     /// `path` (relative ones start in the screenshot directory) if it names a `.png` file

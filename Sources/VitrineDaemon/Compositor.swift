@@ -34,6 +34,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     public let scene: Scene
     public let output: OutputBackend
     public let pipeline: FramePipeline
+    /// Reads layers' contents off the loop into the renderer's image store.
+    var content: ContentLoader!
     let logger: Logger
     /// The id of the output's root layer.
     public let root = "root"
@@ -52,7 +54,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     /// tests that embed a compositor without a loop).
     public var workers: WorkerPool?
     /// Set by the daemon: re-read the configuration; returns an error to report.
-    public var reloadConfiguration: () -> ProtocolError? = { nil }
+    public var reloadConfiguration: (_ done: @escaping (ProtocolError?) -> Void) -> Void = { $0(nil) }
     /// Real-time frame pacing: one frame in flight, the next on the output's `frameDone`.
     lazy var pacer: FramePacer = {
         let pacer = FramePacer(refreshRate: output.mode.refreshRate, now: { [unowned self] in clock.now }, schedule: { [unowned self] in schedule($0, $1) })
@@ -61,7 +63,10 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     }()
     /// A command changed something: a frame is due after the reply.
     var frameNeeded = false
-    private var animationKeys = 0
+    /// The last animation key picked by `nextAnimationKey` (journaled with the scene).
+    var animationKeys = 0
+    /// The scene journal, when the daemon keeps one (`DaemonSettings.stateDirectory`).
+    public internal(set) var journal: SceneJournal?
     /// Frames rendered and presented, for `hello` and benchmarks.
     public private(set) var framesRendered = 0
     /// Pixels those frames repainted, for `stats` and benchmarks.
@@ -87,15 +92,14 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         try scene.commit(setup, at: 0)
         let fonts = try? FontLibrary()
         for directory in settings.fontDirectories { try? fonts?.addFontDirectory(directory) }
-        pipeline = FramePipeline(renderer: StandardKinds.renderer(imageDirectory: settings.imageDirectory, fonts: fonts, rolling: settings.rolling), output: output)
+        let images = ImageStore(directory: settings.imageDirectory, budget: settings.limits.memoryMB << 20, loader: nil)
+        pipeline = FramePipeline(renderer: StandardKinds.renderer(images: images, fonts: fonts, rolling: settings.rolling), output: output)
         clock = FrameClock(mode: settings.clock)
-        if let initial = settings.initialScene {
-            do {
-                try initial.apply(to: scene, root: root, at: clock.now)
-            } catch {
-                throw SystemError("\(settings.initialSceneOrigin) cannot be shown: \(error.message)")
-            }
-        }
+        content = ContentLoader(roots: settings.contentRoots + [settings.imageDirectory], directory: settings.imageDirectory, images: images, compositor: self, logger: logger)
+        let restored = settings.stateDirectory.map {
+            openJournal(directory: $0, mustExist: settings.stateDirectoryIsDefault, fresh: settings.freshStart)
+        } ?? false
+        if !restored { try showInitialScene() }
         let previous = output.frameDone
         output.frameDone = { [weak self] in
             previous?()
@@ -105,6 +109,16 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
 
     /// The current media time.
     public var now: Double { clock.now }
+
+    /// Shows the configured initial scene, if any, at the current time.
+    func showInitialScene() throws(SystemError) {
+        guard let initial = settings.initialScene else { return }
+        do {
+            try initial.apply(to: scene, root: root, at: clock.now)
+        } catch {
+            throw SystemError("\(settings.initialSceneOrigin) cannot be shown: \(error.message)")
+        }
+    }
 
     // MARK: Clients
 
@@ -128,13 +142,90 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             if case .screenshot(let path, let output) = request.command {
                 return screenshot(id: request.id, path: path, output: output, for: client)
             }
-            do {
-                let result = try execute(request.command, from: client.clientID)
-                return Wire.reply(id: request.id, result: result)
-            } catch {
-                return Wire.failure(id: request.id, error)
+            if case .configReload = request.command {
+                return reply(to: client) { finish in
+                    reloadConfiguration { error in
+                        if let error { return finish(Wire.failure(id: request.id, error)) }
+                        finish(Wire.reply(id: request.id, result: .object(["reloaded": .bool(true)])))
+                    }
+                }
+            }
+            let references = Self.contents(in: request.command)
+            if !references.isEmpty {
+                return reply(to: client) { finish in
+                    content.load(references) { [unowned self] error in
+                        if let error { return finish(Wire.failure(id: request.id, error)) }
+                        finish(reply(to: request, from: client))
+                        flush()
+                    }
+                }
+            }
+            return reply(to: request, from: client)
+        }
+    }
+
+    /// Executes a decoded request and returns its reply line.
+    private func reply(to request: Request, from client: ClientConnection) -> String {
+        do {
+            let result = try execute(request.command, from: client.clientID)
+            return Wire.reply(id: request.id, result: result)
+        } catch {
+            return Wire.failure(id: request.id, error)
+        }
+    }
+
+    /// Runs `start`, which calls `finish` once with the reply line, at once or later on the
+    /// loop. Returns the reply when it came at once; otherwise nil, and the reply is sent
+    /// to `client` followed by `client.resume()`.
+    func reply(to client: ClientConnection, _ start: (_ finish: @escaping (String) -> Void) -> Void) -> String? {
+        var immediate: String?
+        var returned = false
+        start { [weak client] line in
+            if returned {
+                client?.send(line)
+                client?.resume()
+            } else {
+                immediate = line
             }
         }
+        returned = true
+        return immediate
+    }
+
+    /// The `contents` values a command sets.
+    static func contents(in command: Command) -> [String] {
+        switch command {
+        case .layerAdd(_, _, _, _, let properties), .layerSet(_, let properties, _, _):
+            return properties.compactMap { key, value in
+                guard key == "contents", case .string(let reference) = value, !reference.isEmpty else { return nil }
+                return reference
+            }
+        case .transaction(let spec):
+            return spec.commands.flatMap(contents(in:))
+        default:
+            return []
+        }
+    }
+
+    /// An image arrived or changed: the next frame is drawn whole with it.
+    func contentChanged(redraw: Bool = true) {
+        guard redraw else { return }
+        pipeline.invalidate()
+        requestFrame()
+    }
+
+    /// Tells subscribers that a layer's contents cannot be shown: what, where and why.
+    func contentFailed(reference: String, path: String, error: ProtocolError) {
+        var layers: [JSON] = []
+        var pending = scene.rootIDs
+        while let id = pending.popLast() {
+            if (try? scene.modelValues(of: id))?.string(.contents) == reference { layers.append(.string(id)) }
+            pending += (try? scene.sublayers(of: id)) ?? []
+        }
+        broadcast("content.failed", [
+            "layers": .array(layers), "contents": .string(reference), "path": .string(path),
+            "code": .string(error.code), "message": .string(error.message),
+        ])
     }
 
     /// Runs `job` on a worker and `completion` with its result back here; in place when
@@ -156,6 +247,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     /// Runs what the last requests left to do (a frame); call it after sending replies,
     /// so that a client sees its reply before the events the change causes.
     public func flush() {
+        journal?.noteChanges()
         guard frameNeeded else { return }
         frameNeeded = false
         requestFrame()
@@ -195,6 +287,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             logger.error("frame at \(time) s failed: \(error)")
         }
         if scene.isAnimating, clock.mode == .realtime { requestFrame() }
+        content.loadMisses()
         return presented
     }
 
@@ -263,20 +356,28 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
 }
 
 /// Media time: set by hand, or the monotonic clock since start (the event loop's, which
-/// its deadlines are on).
+/// its deadlines are on) plus where a restored scene's time had got to.
 struct FrameClock {
     let mode: DaemonSettings.ClockMode
     private var manualTime = 0.0
     private let start = EventLoop.monotonicNanoseconds()
+    /// Media time at start: 0, or a restored scene's.
+    private var offset = 0.0
 
     init(mode: DaemonSettings.ClockMode) { self.mode = mode }
 
     var now: Double {
         switch mode {
         case .manual: manualTime
-        case .realtime: Double(EventLoop.monotonicNanoseconds() - start) / 1e9
+        case .realtime: offset + Double(EventLoop.monotonicNanoseconds() - start) / 1e9
         }
     }
 
     mutating func set(_ time: Double) { manualTime = time }
+
+    /// Makes the time now `time`, in either mode; the real-time clock runs on from there.
+    mutating func resume(at time: Double) {
+        manualTime = time
+        offset = time - Double(EventLoop.monotonicNanoseconds() - start) / 1e9
+    }
 }

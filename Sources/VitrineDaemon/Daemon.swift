@@ -24,8 +24,9 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// Reads and writes files off the loop: screenshots, snapshots, content.
     private let workers: WorkerPool
     /// Re-reads the configuration for SIGHUP and `config.reload`: new settings, or an
-    /// error to report while the running ones stay.
-    public var reload: () -> Result<DaemonSettings, ProtocolError> = { .failure(ProtocolError(.invalidConfig, "vitrined was started without a configuration file (--config); there is nothing to reload")) }
+    /// error to report while the running ones stay. Runs on a worker thread (it reads a
+    /// file); its result is applied on the loop.
+    public var reload: @Sendable () -> Result<DaemonSettings, ProtocolError> = { .failure(ProtocolError(.invalidConfig, "vitrined was started without a configuration file (--config); there is nothing to reload")) }
     /// Reads SIGTERM / SIGINT (stop) and SIGHUP (reload) on the event loop (a signalfd)
     /// in `run`; a program that embeds the daemon and handles signals itself sets this to
     /// false and calls `stop()`. The signals must be blocked in every thread
@@ -50,9 +51,10 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         server = SocketServer(compositor: compositor, settings: settings, loop: loop, logger: logger)
         workers = WorkerPool(threads: 2, loop: loop)
         compositor.workers = workers
+        compositor.content.attach(to: loop)
         compositor.schedule = { seconds, body in loop.schedule(after: seconds, body) }
         output.attach(to: loop)
-        compositor.reloadConfiguration = { [unowned self] in self.applyReload() }
+        compositor.reloadConfiguration = { [unowned self] done in self.applyReload(done) }
         compositor.onFramePresented = { [unowned self] _ in self.frameWasPresented() }
     }
 
@@ -75,6 +77,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         }
         loop.run()
         systemd.notify("STOPPING=1\nSTATUS=stopping")
+        // The scene as it is now, whatever the coalesced writes have got to.
+        compositor.journal?.writeFinal()
         workers.stop()
         server.stop()
         // Gives the screen back (DRM: waits for the pending flip, restores the CRTC).
@@ -88,12 +92,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     private func watchSignals() throws {
         try loop.watchSignals([SIGTERM, SIGINT, SIGHUP]) { [unowned self] number in
             if number == SIGHUP {
-                systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(EventLoop.monotonicNanoseconds() / 1000)")
-                defer { systemd.notify("READY=1") }
-                if let error = applyReload() {
-                    logger.error("configuration not reloaded, keeping the running one: \(error.message)")
-                } else {
-                    compositor.broadcast("config.reloaded", [:])
+                applyReload { [unowned self] error in
+                    if let error { logger.error("configuration not reloaded, keeping the running one: \(error.message)") }
                 }
             } else {
                 logger.info("signal \(number): stopping")
@@ -102,17 +102,29 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         }
     }
 
-    /// Re-reads the configuration. Settings that can change while running (animation
-    /// defaults, limits, screenshot directory, background) take effect; the output and
-    /// the socket stay as they are until a restart.
-    private func applyReload() -> ProtocolError? {
-        switch reload() {
-        case .failure(let error):
-            return error
-        case .success(let fresh):
-            compositor.apply(reloaded: fresh)
-            logger.info("configuration reloaded")
-            return nil
+    /// Re-reads the configuration on a worker, then applies it here: settings that can
+    /// change while running (animation defaults, limits, screenshot directory, background)
+    /// take effect, and subscribers get `config.reloaded`; the output and the socket stay
+    /// as they are until a restart. `done` gets the error when the running configuration
+    /// stays. systemd hears RELOADING=1 … READY=1 around it.
+    private func applyReload(_ done: @escaping (ProtocolError?) -> Void) {
+        systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(EventLoop.monotonicNanoseconds() / 1000)")
+        let queued = compositor.offload(reload) { [unowned self] result in
+            defer { systemd.notify("READY=1") }
+            switch result {
+            case .failure(let error):
+                done(error)
+            case .success(let fresh):
+                compositor.apply(reloaded: fresh)
+                server.limitsChanged()
+                logger.info("configuration reloaded")
+                compositor.broadcast("config.reloaded", [:])
+                done(nil)
+            }
+        }
+        if !queued {
+            systemd.notify("READY=1")
+            done(ProtocolError(.limitExceeded, "the daemon's file workers are busy; reload again shortly"))
         }
     }
 
@@ -151,6 +163,10 @@ extension Compositor {
     func apply(reloaded fresh: DaemonSettings) {
         settings.screenshotDirectory = fresh.screenshotDirectory
         settings.limits.subscriptionsPerClient = fresh.limits.subscriptionsPerClient
+        settings.limits.idleSeconds = fresh.limits.idleSeconds
+        settings.limits.memoryMB = fresh.limits.memoryMB
+        pipeline.renderer.images.budget = fresh.limits.memoryMB << 20
+        content.retryFailures()
         settings.background = fresh.background
         settings.sceneConfiguration = fresh.sceneConfiguration
         scene.configuration.implicitDuration = fresh.sceneConfiguration.implicitDuration

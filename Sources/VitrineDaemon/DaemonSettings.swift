@@ -33,11 +33,20 @@ public struct DaemonSettings: Sendable {
     public var initialSceneOrigin = "the configuration's [scene]"
     /// Where relative image paths in scenes start.
     public var imageDirectory = "."
+    /// The directories layers' `contents` may be read from (`imageDirectory` is one too).
+    public var contentRoots = ["/usr/share/vitrine", "/var/lib/vitrine/content", "/etc/vitrine"]
     /// Extra font directories.
     public var fontDirectories: [String] = []
     public var limits = Limits()
     /// Rolling numbers' defaults.
     public var rolling = RollingNumberDefaults()
+    /// The directory of the scene journal (`scene.json`); nil keeps no journal.
+    public var stateDirectory: String?
+    /// `stateDirectory` is the default one, used only when it exists; a directory given
+    /// explicitly is created when missing.
+    public var stateDirectoryIsDefault = false
+    /// Start with the initial scene instead of the journal's, which is moved aside.
+    public var freshStart = false
 
     public init() {}
 
@@ -51,6 +60,11 @@ public struct DaemonSettings: Sendable {
         public var subscriptionsPerClient = 32
         /// A client whose unsent replies and events exceed this is cut off.
         public var outboundBytes = 4 << 20
+        /// A connection without a request for this many seconds (a listener: with half a
+        /// line) is closed; 0 never closes one.
+        public var idleSeconds = 60.0
+        /// Megabytes of decoded images held at most.
+        public var memoryMB = 256
 
         public init() {}
     }

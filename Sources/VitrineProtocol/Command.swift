@@ -61,6 +61,8 @@ public enum Command: Sendable {
     case subscribe(events: [String])
     case unsubscribe(events: [String])
     case configReload
+    /// Removes every layer and animation and shows the configured initial scene again.
+    case sceneReset
 
     /// The command's wire name.
     public var name: String {
@@ -90,6 +92,7 @@ public enum Command: Sendable {
         case .subscribe: "subscribe"
         case .unsubscribe: "unsubscribe"
         case .configReload: "config.reload"
+        case .sceneReset: "scene.reset"
         }
     }
 
@@ -324,6 +327,9 @@ extension Command {
         case "config.reload":
             try r.only([])
             self = .configReload
+        case "scene.reset":
+            try r.only([])
+            self = .sceneReset
         default:
             throw ProtocolError(.unknownCommand, "there is no command '\(name)'; \"hello\" lists the commands")
         }
@@ -334,7 +340,7 @@ extension Command {
         "hello", "ping", "stats", "layer.add", "layer.remove", "layer.move", "layer.set", "layer.get", "layer.tree",
         "layer.actions", "animation.add", "animation.remove", "animation.list", "number.set", "transaction", "layer.pause",
         "layer.resume", "layer.speed", "time", "clock.set", "clock.advance", "screenshot", "subscribe",
-        "unsubscribe", "config.reload",
+        "unsubscribe", "config.reload", "scene.reset",
     ]
 }
 

@@ -22,7 +22,7 @@ public enum Wire {
     }
 
     /// The events the daemon sends.
-    public static let eventNames = ["animation.started", "animation.finished", "transaction.completed", "number.completed", "config.reloaded"]
+    public static let eventNames = ["animation.started", "animation.finished", "transaction.completed", "number.completed", "config.reloaded", "content.failed"]
 
     /// True when `name` matches `pattern`: equal, `*` for everything, or `prefix.*` for
     /// every event under a prefix.

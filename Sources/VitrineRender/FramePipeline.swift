@@ -54,6 +54,7 @@ public final class FramePipeline {
         }
         history.insert(damage, at: 0)
         if history.count > maximumAge { forgotten = history.removeLast() }
+        renderer.images.beginFrame(tree)
         let buffer = try output.acquireBuffer()
         let region: [PixelRect] = switch buffer.age {
         case 0, history.count + 1 ... Int.max: [screen]

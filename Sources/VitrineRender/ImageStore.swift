@@ -1,53 +1,149 @@
+import VitrineCore
 import VitrineRaster
 
-/// Images for layers' `contents`, loaded from PNG files once and kept while in use.
+/// Decoded images for layers' `contents`, within a byte budget.
 ///
-/// A relative path is looked up in `directory`. An image that cannot be loaded is
-/// remembered as failed (so a bad path costs one attempt, not one per frame) and its
-/// error is kept in `failures` for the daemon to report.
+/// Layers name an image by the string they were given (`contents`); the store maps each
+/// such reference to a decoded file, and each file — by its canonical path, so that two
+/// spellings of one path share one image — to its pixels. It does no I/O of its own in the
+/// daemon: a reference the renderer asks for and does not find is remembered as a miss
+/// (`takeMisses`), and the daemon loads it off the frame loop and `store`s it. Programs
+/// without a loop (`vitrined render`, tests) set `loader`, and misses load in place.
+///
+/// Files are evicted least recently drawn first when a new one needs the room; a file
+/// drawn in the current frame is never evicted, so what is on screen stays.
 public final class ImageStore {
-    /// Where relative paths start.
+    /// Where relative references start (for `loader`).
     public var directory: String
-    /// The most images kept; the least recently used go first.
-    public var capacity: Int
+    /// Bytes of decoded pixels the store may hold.
+    public var budget: Int
+    /// Loads a reference in place, for programs without a worker pool; nil in the daemon.
+    public var loader: ((_ path: String) throws -> Surface)?
+    /// Why references failed to load in place, for `vitrined render` to report.
     public private(set) var failures: [String: String] = [:]
-    private var images: [String: Surface] = [:]
-    private var lastUse: [String: Int] = [:]
-    private var clock = 0
+    /// Bytes of decoded pixels held.
+    public private(set) var usedBytes = 0
 
-    public init(directory: String = ".", capacity: Int = 64) {
-        self.directory = directory
-        self.capacity = capacity
+    private struct File {
+        var surface: Surface
+        var lastUse: Int
+        var references: Set<String>
+        var bytes: Int { surface.width * surface.height * 4 }
     }
 
-    /// The image at `reference` (a PNG path), or nil when it cannot be loaded.
+    private var files: [String: File] = [:]
+    /// Reference → canonical path of its file.
+    private var aliases: [String: String] = [:]
+    private var misses: Set<String> = []
+    /// Counts frames (`beginFrame`), for least-recently-drawn eviction.
+    private var frame = 1
+
+    public init(directory: String = ".", budget: Int = 256 << 20, loader: ((String) throws -> Surface)? = ImageStore.readPNG) {
+        self.directory = directory
+        self.budget = budget
+        self.loader = loader
+    }
+
+    /// Reads a PNG file in place: the default loader of programs without a loop.
+    public static func readPNG(_ path: String) throws -> Surface { try Surface(contentsOfPNG: path) }
+
+    /// The image layers that say `reference` show, or nil (and a miss, or an in-place
+    /// load) when it is not loaded.
     public func image(_ reference: String) -> Surface? {
-        clock += 1
-        if let image = images[reference] {
-            lastUse[reference] = clock
-            return image
+        if let canonical = aliases[reference], let file = files[canonical] {
+            files[canonical]?.lastUse = frame
+            return file.surface
+        }
+        guard let loader else {
+            misses.insert(reference)
+            return nil
         }
         guard failures[reference] == nil else { return nil }
         let path = reference.hasPrefix("/") ? reference : directory + "/" + reference
         do {
-            let image = try Surface(contentsOfPNG: path)
-            if images.count >= capacity, let oldest = lastUse.min(by: { $0.value < $1.value })?.key {
-                images[oldest] = nil
-                lastUse[oldest] = nil
-            }
-            images[reference] = image
-            lastUse[reference] = clock
-            return image
+            _ = store(try loader(path), path: path, for: reference)
+            return files[path]?.surface
         } catch {
             failures[reference] = "\(error)"
             return nil
         }
     }
 
-    /// Forgets an image (and a failure), so that it is read again: the file changed.
-    public func invalidate(_ reference: String) {
-        images[reference] = nil
-        lastUse[reference] = nil
+    /// Whether `reference` shows a loaded image.
+    public func contains(_ reference: String) -> Bool {
+        aliases[reference].map { files[$0] != nil } ?? false
+    }
+
+    /// The canonical path `reference` is known as, when it is loaded.
+    public func path(of reference: String) -> String? {
+        aliases[reference].flatMap { files[$0] != nil ? $0 : nil }
+    }
+
+    /// References asked for and not found since the last call.
+    public func takeMisses() -> Set<String> {
+        defer { misses.removeAll() }
+        return misses
+    }
+
+    /// Marks the start of a frame: the images `tree` shows are in use, and are not
+    /// evicted until a later frame no longer shows them.
+    public func beginFrame(_ tree: RenderTree) {
+        frame += 1
+        guard !files.isEmpty else { return }
+        for node in tree.nodes {
+            let reference = node.values.string(.contents)
+            if !reference.isEmpty, let canonical = aliases[reference] { files[canonical]?.lastUse = frame }
+        }
+    }
+
+    /// Whether `bytes` more could be held, evicting files not drawn this frame.
+    public func canHold(_ bytes: Int) -> Bool {
+        bytes <= budget - files.values.filter { $0.lastUse >= frame }.reduce(0) { $0 + $1.bytes }
+    }
+
+    /// Keeps `surface` as the file at canonical `path`, which `reference` names, making
+    /// room by evicting the least recently drawn files. Returns false, keeping nothing,
+    /// when even then it does not fit the budget.
+    @discardableResult
+    public func store(_ surface: Surface, path: String, for reference: String) -> Bool {
+        let bytes = surface.width * surface.height * 4
+        let replaced = files[path]?.bytes ?? 0
+        while usedBytes - replaced + bytes > budget {
+            guard let victim = files.filter({ $0.key != path && $0.value.lastUse < frame }).min(by: { $0.value.lastUse < $1.value.lastUse })?.key else {
+                return false
+            }
+            evict(victim)
+        }
+        var file = files[path] ?? File(surface: surface, lastUse: 0, references: [])
+        file.surface = surface
+        file.references.insert(reference)
+        files[path] = file
+        usedBytes += bytes - replaced
+        aliases[reference] = path
         failures[reference] = nil
+        return true
+    }
+
+    /// Replaces the pixels of a file that changed on disk; false when it is not held or
+    /// the new pixels do not fit.
+    @discardableResult
+    public func replace(path: String, with surface: Surface) -> Bool {
+        guard let reference = files[path]?.references.first else { return false }
+        return store(surface, path: path, for: reference)
+    }
+
+    /// Canonical paths of the files held.
+    public var paths: [String] { Array(files.keys) }
+
+    /// Forgets a reference's failure or image, so that it is loaded again.
+    public func invalidate(_ reference: String) {
+        failures[reference] = nil
+        if let path = aliases.removeValue(forKey: reference) { files[path]?.references.remove(reference) }
+    }
+
+    private func evict(_ path: String) {
+        guard let file = files.removeValue(forKey: path) else { return }
+        usedBytes -= file.bytes
+        for reference in file.references { aliases[reference] = nil }
     }
 }

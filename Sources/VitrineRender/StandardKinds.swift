@@ -11,10 +11,11 @@ public enum StandardKinds {
         scene.register(RollingNumber.kind(defaults: rolling))
     }
 
-    /// A renderer with a content renderer for every kind, loading images relative to
-    /// `imageDirectory`.
-    public static func renderer(imageDirectory: String = ".", fonts: FontLibrary? = nil, rolling: RollingNumberDefaults = RollingNumberDefaults()) -> Renderer {
-        let renderer = Renderer(images: ImageStore(directory: imageDirectory))
+    /// A renderer with a content renderer for every kind. `images` holds the decoded
+    /// `contents`; by default one that loads PNG files in place, relative to
+    /// `imageDirectory` (the daemon passes a store its workers fill).
+    public static func renderer(imageDirectory: String = ".", images: ImageStore? = nil, fonts: FontLibrary? = nil, rolling: RollingNumberDefaults = RollingNumberDefaults()) -> Renderer {
+        let renderer = Renderer(images: images ?? ImageStore(directory: imageDirectory))
         if let library = fonts ?? (try? FontLibrary()) {
             renderer.register(TextRenderer(library: library), forKind: TextLayer.textLayerKind.name)
             renderer.register(RollingNumberRenderer(library: library, kind: RollingNumber.kind(defaults: rolling)), forKind: RollingNumber.kindName)

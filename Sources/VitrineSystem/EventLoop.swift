@@ -268,14 +268,16 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
         if stop { stopped = true }
     }
 
+    /// Runs the bodies due now, scheduled before this pass: one that schedules work for at
+    /// once (a yield) lets the descriptors ready meanwhile be served first.
     private func runDueTimers() {
         guard let last = timers.last else { return }
-        var now = Self.monotonicNanoseconds()
+        let now = Self.monotonicNanoseconds()
         guard last.deadline <= now else { return }
-        while let next = timers.last, next.deadline <= now, !stopped {
+        let scheduled = sequence
+        while let next = timers.last, next.deadline <= now, next.sequence <= scheduled, !stopped {
             timers.removeLast()
             next.body()
-            now = Self.monotonicNanoseconds()
         }
     }
 

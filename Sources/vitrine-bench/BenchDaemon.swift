@@ -185,6 +185,16 @@ enum SocketProbe {
     }
 }
 
+/// Writes all of `bytes` to the blocking socket `fd`.
+func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+        guard n > 0 else { throw BenchError("send: \(String(cString: strerror(errno)))") }
+        offset += n
+    }
+}
+
 func connectUnix(_ path: String) throws -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw BenchError("socket(): \(String(cString: strerror(errno)))") }
@@ -231,14 +241,7 @@ final class BlockingLineClient {
 
     deinit { close() }
 
-    func send(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw BenchError("send: \(String(cString: strerror(errno)))") }
-            offset += n
-        }
-    }
+    func send(_ bytes: [UInt8]) throws { try sendAll(fd, bytes) }
 
     /// Sends `line` and requires a successful reply to `id`.
     func expectOK(id: Int, _ line: String) throws {

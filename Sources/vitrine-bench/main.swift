@@ -2,7 +2,7 @@ import Foundation
 
 // vitrine-bench: release-build benchmarks that print one JSON object per line.
 //
-//     swift run -c release vitrine-bench core|raster|frame|protocol [--quick]
+//     swift run -c release vitrine-bench core|raster|frame|rolling|protocol|flood|restore [--quick]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: ([String]) -> Void] = [
@@ -11,6 +11,8 @@ let suites: [String: ([String]) -> Void] = [
     "frame": runFrameBenchmarks,
     "rolling": runRollingBenchmarks,
     "protocol": runProtocolBenchmarks,
+    "restore": runRestoreBenchmarks,
+    "flood": runFloodBenchmarks,
 ]
 guard let name = arguments.first, let suite = suites[name] else {
     let known = suites.keys.sorted().joined(separator: "|")

@@ -18,7 +18,7 @@ struct Vitrinectl: ParsableCommand {
             AddCommand.self, SetCommand.self, GetCommand.self, TreeCommand.self, RemoveCommand.self, MoveCommand.self,
             AnimateCommand.self, AnimationsCommand.self, StopCommand.self, NumberCommand.self,
             PauseCommand.self, ResumeCommand.self, SpeedCommand.self, TimeCommand.self, ClockCommand.self,
-            ScreenshotCommand.self, ReloadCommand.self,
+            ScreenshotCommand.self, ReloadCommand.self, ResetCommand.self,
             SendCommand.self, WatchCommand.self,
         ])
 

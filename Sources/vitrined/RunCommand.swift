@@ -47,8 +47,17 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Headless: write the latest frame to DIR/latest.png (at most once a second).")
     var snapshotDir: String?
 
-    @Option(help: "Scene to show at start (JSON), instead of the configuration's scene.")
+    @Option(help: "Scene to show at start (JSON), instead of the configuration's scene; a journaled scene is restored instead unless --fresh.")
     var scene: String?
+
+    @Option(help: "Directory of the scene journal, scene.json (overrides state.directory; made when missing).")
+    var stateDir: String?
+
+    @Flag(help: "Start with the initial scene: the scene journal is moved aside, not restored.")
+    var fresh = false
+
+    @Option(name: .customLong("content-root"), help: "A directory layers' contents may be read from (repeatable; adds to [content] roots).")
+    var contentRoots: [String] = []
 
     @Option(help: "trace, debug, info, notice, warning, error or critical (overrides logging.level).")
     var logLevel: Logger.Level?
@@ -68,6 +77,7 @@ struct RunCommand: ParsableCommand {
         // Before any thread starts: these reach the daemon only through its event loop's
         // signalfd, whichever thread the kernel picks.
         EventLoop.blockSignals([SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2])
+        ProcessMemory.returnLargeBlocks()
         let path = config ?? (FileManager.default.fileExists(atPath: Self.defaultConfigPath) ? Self.defaultConfigPath : nil)
         let configuration: Configuration
         do {
@@ -103,7 +113,7 @@ struct RunCommand: ParsableCommand {
             if let path {
                 daemon.reload = { () -> Result<DaemonSettings, ProtocolError> in
                     do {
-                        return .success(try self.settings(from: Configuration.loadForDaemon(path)))
+                        return .success(try self.settings(from: Configuration.loadForDaemon(path, reloading: true)))
                     } catch let error as ConfigError {
                         return .failure(ProtocolError(.invalidConfig, error.description))
                     } catch {
@@ -124,8 +134,11 @@ struct RunCommand: ParsableCommand {
     private func settings(from configuration: Configuration) throws -> DaemonSettings {
         var settings = DaemonSettings(configuration)
         settings.clock = clock
+        if let stateDir { (settings.stateDirectory, settings.stateDirectoryIsDefault) = (stateDir, false) }
+        settings.freshStart = fresh
         if let socket { settings.socketPath = socket }
         if let screenshotDir { settings.screenshotDirectory = screenshotDir }
+        settings.contentRoots += contentRoots
         if let size { (settings.headlessWidth, settings.headlessHeight) = (size.width, size.height) }
         if let scene {
             do { settings.initialScene = try SceneDescription(contentsOf: URL(fileURLWithPath: scene)) } catch {

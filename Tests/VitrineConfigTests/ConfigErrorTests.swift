@@ -132,6 +132,61 @@ import Testing
         #expect(duplicate.line == 3)
     }
 
+    /// Found by Fuzz/'s fuzz-config: toml++ failed an assertion, aborting the process,
+    /// on a table header whose name starts with another character (upstream
+    /// marzer/tomlplusplus#294), on a `}` where an array expects a value and on a bare
+    /// value that is no TOML value (`1979-05-27T:`).
+    @Test func whatTOMLPlusPlusWouldAbortOnIsRefused() throws {
+        for (text, line, column, written) in [
+            ("i=1979-05-27T:", 1, 3, "1979-05-27T:"), ("[output]\nbackend = drm\n", 2, 11, "drm"),
+            ("a = [1, 0x, 2]", 1, 9, "0x"), ("b = { c = 1979-05-27 07:32 }", 1, 11, "1979-05-27 07:32"),
+        ] {
+            let error = try #require(failure(text), "\(text)")
+            #expect(error.line == line && error.column == column && error.message == TOMLGuard.valueMessage(written), "\(text): \(error)")
+        }
+        for (text, line, column) in [("i=[}", 1, 4), ("a = [1,\n  }", 2, 3), ("b = [{}, }]", 1, 10), ("c = { d = [ } }", 1, 13)] {
+            let error = try #require(failure(text), "\(text)")
+            #expect(error.line == line && error.column == column && error.message == TOMLGuard.braceMessage, "\(text): \(error)")
+        }
+        for (text, line, column) in [
+            ("[{", 1, 2), ("[[=", 1, 3), ("[[[a]]]", 1, 3), ("[ &", 1, 3), ("\u{FEFF}[.a]", 1, 3),
+            ("a = 1 # [\n\n  [ \u{3000}b]", 3, 5), ("s = \"\"\"\n[x]\n\"\"\"\n[\n]", 4, 2),
+        ] {
+            let error = try #require(failure(text), "\(text)")
+            #expect(error.line == line && error.column == column && error.key == nil, "\(text): \(error)")
+            #expect(error.message == TOMLGuard.headerMessage)
+        }
+        for valid in [
+            "[output]\n[ \"quoted\" . key ]\n[[scene.layers]]\n['literal']\n[_]\n[-]\n[9]\n[[ a ]]",
+            "a = [\n[{ b = 1 }],\n  [ ],\n# [{\n{ c = \"[{\" }, ''']\n[{'''\n]\nd = \"\"\"\n[{\"\"\"\"\ne = '[{'",
+            "f = \"\\\"[{\"\ng = \"\"\"\\\n[{\"\"\"",
+            "h = [{ i = [] }, {}, [ [] ], ]\nj = { k = [{}], l = \"}\" }",
+            "m = [1, -2, +3, 0, 1_000, 0xDEAD_beef, 0o755, 0b1101, 1.0, -0.5e-3, 5e+22, 1e06, inf, -inf, +nan, -0.0, true, false]",
+            "n = [1979-05-27T07:32:00Z, 1979-05-27T00:32:00.999999-07:00, 1979-05-27 07:32:00Z, 1979-05-27t07:32:00, 1979-05-27, 00:32:00.5]",
+        ] {
+            #expect(TOMLGuard.firstMistake(in: valid) == nil, "\(valid)")
+            let error = try #require(failure(valid))
+            #expect(error.column == nil && error.message.hasPrefix("unknown"), "toml++ read it whole: \(valid): \(error)")
+        }
+    }
+
+    /// Found while writing Fuzz/'s fuzz-config: TOMLKit read the text only up to a NUL
+    /// byte, so whatever followed it was left out without a word.
+    @Test func nulBytesAreRefusedNotTheEndOfTheFile() throws {
+        let error = try #require(failure("[output]\nbackend = \"headless\"\0\n[socket]\npath = \"relative.sock\"\n"))
+        #expect(error.line == 2 && error.column == 21 && error.key == nil)
+        #expect(error.description == "/etc/vitrine/vitrine.toml:2:21: a NUL byte, which TOML does not allow (is this a binary file?)")
+        #expect(throws: ConfigError(file: configPath, line: 1, column: 1, message: "a NUL byte, which TOML does not allow (is this a binary file?)")) {
+            try Configuration(contents: Data([0, 0x0A]), source: configPath)
+        }
+        do {
+            _ = try Configuration(contents: Data([0x5B, 0xFF, 0x5D]), source: configPath)
+            Issue.record("parsed bytes that are not UTF-8")
+        } catch {
+            #expect(error.line == nil && error.message.hasPrefix("cannot read the configuration: the file is not UTF-8 text"))
+        }
+    }
+
     @Test func keysInInlineTablesPointAtTheirTable() throws {
         let error = try #require(failure("[output]\nbuffers = 2\n\n[animation]\nspring = { damping = -1 }\n"))
         #expect(error.key == "animation.spring.damping" && error.line == 5)

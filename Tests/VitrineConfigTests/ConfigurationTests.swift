@@ -74,9 +74,19 @@ import VitrineCore
         subscriptions_per_client = 4
         animations_per_layer = 50
         outbound_bytes = 1000000
+        idle_seconds = 30
+        memory_mb = 64
+        scene_mb = 8
+
+        [content]
+        roots = ["/srv/signage"]
 
         [logging]
         level = "debug"
+
+        [state]
+        directory = "/srv/vitrine-state"
+        journal = false
         """
 
     @Test func everyKeyReadsANonDefaultValue() throws {
@@ -116,7 +126,13 @@ import VitrineCore
         expected.limits.subscriptionsPerClient = 4
         expected.limits.animationsPerLayer = 50
         expected.limits.outboundBytes = 1_000_000
+        expected.limits.idleSeconds = 30
+        expected.limits.memoryMB = 64
+        expected.limits.sceneMB = 8
+        expected.content.roots = ["/srv/signage"]
         expected.logging.level = .debug
+        expected.state.directory = "/srv/vitrine-state"
+        expected.state.journal = false
 
         let parsed = try parse(Self.everyKeyChanged)
         #expect(parsed == expected)

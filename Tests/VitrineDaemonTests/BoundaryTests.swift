@@ -108,9 +108,10 @@ import VitrineProtocol
         // vitrined has no flag for limits.clients; its default (64) is small enough to reach.
         let daemon = try DaemonProcess()
         var clients: [SocketClient] = []
-        for _ in 0..<64 { clients.append(try Self.admittedClient(daemon.connect)) }
+        // 64 places, and one more for root or the daemon's own user (as these tests run).
+        for _ in 0..<65 { clients.append(try Self.admittedClient(daemon.connect)) }
         let refused = try daemon.connect()
-        let line = try #require(refused.readLine(), "the 65th client got no line")
+        let line = try #require(refused.readLine(), "the 66th client got no line")
         let reply = try JSON(parsing: Data(line.utf8))
         #expect(reply["error"]?["code"] == .string("limit_exceeded"), "\(reply)")
         #expect(reply["id"] == .null)
@@ -132,7 +133,8 @@ import VitrineProtocol
             $0.limits.clients = 3
             $0.limits.subscriptionsPerClient = 2
         }
-        let clients = try (0..<3).map { _ in try Self.admittedClient(daemon.connect) }
+        // Three places and the operator's (these tests run as the daemon's user).
+        let clients = try (0..<4).map { _ in try Self.admittedClient(daemon.connect) }
         let fourth = try daemon.connect()
         let refusal = try #require(fourth.readLine().flatMap { try? JSON(parsing: Data($0.utf8)) })
         #expect(refusal["error"]?["code"] == .string("limit_exceeded"), "\(refusal)")

@@ -140,6 +140,9 @@ final class DaemonProcess {
 
     var isRunning: Bool { process.isRunning }
 
+    /// What the daemon has written to standard error so far.
+    var standardError: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
     /// Waits until the daemon exits by itself (at most `timeout` seconds) and returns its
     /// status, or nil if it is still running.
     func waitForExit(timeout: Double = 10) -> Int32? { process.wait(timeout: timeout) }
@@ -235,6 +238,35 @@ final class SocketClient {
             guard n > 0 else { return nil }
             buffer += chunk[..<n]
         }
+    }
+
+    /// Reads up to `count` lines, handing each to `body` without its newline; stops early
+    /// when `timeout` seconds pass without a byte or the stream ends. Returns how many
+    /// lines were read. For many lines: the buffer is not shifted once per line.
+    func readLines(_ count: Int, timeout: Double = 30, _ body: (ArraySlice<UInt8>) -> Void) -> Int {
+        var lines = 0, start = 0
+        defer { buffer.removeSubrange(0..<start) }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while lines < count {
+            let newline = buffer.withUnsafeBufferPointer { bytes -> Int? in
+                guard start < bytes.count, let hit = memchr(bytes.baseAddress! + start, 10, bytes.count - start) else { return nil }
+                return UnsafeRawPointer(hit) - UnsafeRawPointer(bytes.baseAddress!)
+            }
+            if let newline {
+                body(buffer[start..<newline])
+                start = newline + 1
+                lines += 1
+                continue
+            }
+            buffer.removeSubrange(0..<start)
+            start = 0
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(timeout * 1000)) > 0 else { return lines }
+            let n = recv(fd, &chunk, chunk.count, 0)
+            guard n > 0 else { return lines }
+            buffer += chunk[..<n]
+        }
+        return lines
     }
 
     /// Sends a request object (its id is set here) and returns the reply, keeping the

@@ -59,9 +59,11 @@ import Testing
         try withScene(Self.number.replacingOccurrences(of: "CODE", with: "EURO")) { directory in
             let stderrPath = directory.appendingPathComponent("daemon.stderr").path
             let scene = directory.appendingPathComponent("scene.json").path
+            let config = directory.appendingPathComponent("empty.toml").path
+            FileManager.default.createFile(atPath: config, contents: Data())
             let child = try ChildProcess(
                 DaemonProcess.executable.path,
-                ["--backend", "headless", "--config", "/dev/null", "--socket", directory.appendingPathComponent("v.sock").path, "--scene", scene],
+                ["--backend", "headless", "--config", config, "--socket", directory.appendingPathComponent("v.sock").path, "--scene", scene],
                 stderrPath: stderrPath)
             let status = child.wait(timeout: 30)
             let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""

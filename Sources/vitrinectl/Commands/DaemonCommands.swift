@@ -46,3 +46,13 @@ struct ReloadCommand: RequestCommand {
 
     @OptionGroup var connection: ConnectionOptions
 }
+
+struct ResetCommand: RequestCommand {
+    static let protocolCommand = "scene.reset"
+    static let configuration = CommandConfiguration(
+        commandName: "reset",
+        abstract: "Remove every layer and animation and show the configured initial scene again (scene.reset).",
+        discussion: "Example: vitrinectl reset")
+
+    @OptionGroup var connection: ConnectionOptions
+}

@@ -1,0 +1,257 @@
+import CLinuxEvents
+import FoundationEssentials
+import Glibc
+import Logging
+import VitrineProtocol
+import VitrineRaster
+import VitrineRender
+import VitrineSystem
+
+/// Loads layers' `contents` for the compositor: only from the content roots, off the event
+/// loop, into the renderer's `ImageStore`, and again when a file changes on disk.
+///
+/// A reference (the string a layer's `contents` holds) is resolved to its canonical path
+/// (relative ones start in the scene's directory; links resolved) and must lie inside one
+/// of the configured roots. Its file is read (a regular file, size-capped, never a FIFO
+/// or a device) and decoded by a worker. Directories of loaded files are watched with
+/// inotify: a rewritten or replaced file is decoded again and shown when it decodes; one
+/// that no longer does keeps its old picture and is reported as `content.failed`.
+final class ContentLoader {
+    /// The canonical content roots.
+    let roots: [String]
+    let images: ImageStore
+    /// Where relative references start.
+    let directory: String
+    /// The largest file read.
+    static let fileLimit = 64 << 20
+    private unowned let compositor: Compositor
+    private let logger: Logger
+    private let inotify: CInt
+    /// Watched directories by watch descriptor, and the other way round.
+    private var watched: [CInt: String] = [:]
+    private var watches: [String: CInt] = [:]
+    /// References being loaded, and those whose last load failed (with the path they
+    /// resolved to, retried when that path changes), so a miss is not retried every frame.
+    private var loading: Set<String> = []
+    private var failed: [String: String] = [:]
+
+    init(roots: [String], directory: String, images: ImageStore, compositor: Compositor, logger: Logger) {
+        self.roots = roots.compactMap { Self.canonical($0) }
+        self.directory = directory
+        self.images = images
+        self.compositor = compositor
+        self.logger = logger
+        inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        for root in roots where Self.canonical(root) == nil {
+            logger.debug("content root \(root) does not exist; nothing is read from it")
+        }
+    }
+
+    deinit { if inotify >= 0 { close(inotify) } }
+
+    /// Starts reading inotify events on `loop`.
+    func attach(to loop: EventLoop) {
+        guard inotify >= 0 else {
+            logger.warning("inotify is unavailable (\(String(cString: strerror(errno)))): changed content files are not shown until set again")
+            return
+        }
+        do {
+            try loop.watch(inotify, for: .readable) { [unowned self] _ in readChanges() }
+        } catch {
+            logger.warning("changed content files are not noticed: \(error)")
+        }
+    }
+
+    // MARK: Resolving
+
+    /// The canonical path of `reference` if it is a regular file inside a content root.
+    /// - Throws: `path_not_allowed` outside the roots, `content_failed` when there is no
+    ///   such file or it is no regular file.
+    func resolve(_ reference: String) throws(ProtocolError) -> String {
+        let path = reference.hasPrefix("/") ? reference : directory + "/" + reference
+        guard let canonical = Self.canonical(path) else {
+            throw ProtocolError(.contentFailed, "contents '\(reference)': \(String(cString: strerror(errno))) (\(path))")
+        }
+        guard roots.contains(where: { canonical == $0 || canonical.hasPrefix($0 == "/" ? "/" : $0 + "/") }) else {
+            let list = roots.isEmpty ? "none exists" : roots.joined(separator: ", ")
+            throw ProtocolError(.pathNotAllowed, "contents '\(reference)' is \(canonical), outside the content roots (\(list)); put the file under one of them or add its directory to [content] roots")
+        }
+        var info = stat()
+        guard stat(canonical, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw ProtocolError(.contentFailed, "contents '\(reference)' (\(canonical)) is not a regular file")
+        }
+        return canonical
+    }
+
+    static func canonical(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    // MARK: Loading
+
+    /// Loads every reference in `references` not loaded yet; `done` gets nil once all are
+    /// in the store, or the first error (none is kept then). Errors known at once (outside
+    /// the roots, no such file) come before any work starts.
+    func load(_ references: [String], done: @escaping (ProtocolError?) -> Void) {
+        var paths: [(String, String)] = []
+        do throws(ProtocolError) {
+            for reference in Set(references) where !images.contains(reference) { paths.append((reference, try resolve(reference))) }
+        } catch {
+            return done(error)
+        }
+        guard !paths.isEmpty else { return done(nil) }
+        var remaining = paths.count
+        var firstError: ProtocolError?
+        var loaded: [(String, String, Surface)] = []
+        for (reference, path) in paths {
+            decode(reference, path) { [unowned self] result in
+                switch result {
+                case .success(let surface): loaded.append((reference, path, surface))
+                case .failure(let error): firstError = firstError ?? error
+                }
+                remaining -= 1
+                guard remaining == 0 else { return }
+                if firstError == nil {
+                    for (reference, path, surface) in loaded where !keep(surface, path: path, for: reference) {
+                        firstError = budgetError(path, surface)
+                        break
+                    }
+                }
+                done(firstError)
+            }
+        }
+    }
+
+    /// Loads the references a frame asked for and did not find (a scene restored or read
+    /// at start, an image evicted and shown again); reports those that fail.
+    func loadMisses() {
+        for reference in images.takeMisses() where !loading.contains(reference) && failed[reference] == nil {
+            let path: String
+            do { path = try resolve(reference) } catch {
+                fail(reference, path: reference.hasPrefix("/") ? reference : directory + "/" + reference, error)
+                continue
+            }
+            loading.insert(reference)
+            decode(reference, path) { [unowned self] result in
+                loading.remove(reference)
+                switch result {
+                case .success(let surface):
+                    if keep(surface, path: path, for: reference) {
+                        compositor.contentChanged()
+                    } else {
+                        fail(reference, path: path, budgetError(path, surface))
+                    }
+                case .failure(let error):
+                    fail(reference, path: path, error)
+                }
+            }
+        }
+    }
+
+    /// Forgets failures: the references are tried again the next time they are shown.
+    func retryFailures() { failed.removeAll() }
+
+    private func keep(_ surface: Surface, path: String, for reference: String) -> Bool {
+        guard images.store(surface, path: path, for: reference) else { return false }
+        failed[reference] = nil
+        watch(directoryOf: path)
+        return true
+    }
+
+    private func budgetError(_ path: String, _ surface: Surface) -> ProtocolError {
+        ProtocolError(.limitExceeded, "\(path) is \(surface.width)×\(surface.height), \(surface.width * surface.height * 4 >> 20) MB decoded; with the images on screen it does not fit limits.memory_mb (\(images.budget >> 20) MB of images, \(images.usedBytes >> 20) MB held)")
+    }
+
+    private func fail(_ reference: String, path: String, _ error: ProtocolError) {
+        failed[reference] = path
+        watch(directoryOf: path)
+        logger.warning("contents '\(reference)': \(error.message)")
+        compositor.contentFailed(reference: reference, path: path, error: error)
+    }
+
+    /// Reads and decodes `path` on a worker; `completion` on the loop.
+    private func decode(_ reference: String, _ path: String, completion: @escaping (Result<Surface, ProtocolError>) -> Void) {
+        let budget = images.budget
+        let queued = compositor.offload({ () -> Result<Surface, ProtocolError> in
+            Self.decode(path, budget: budget)
+        }, then: completion)
+        if !queued {
+            completion(.failure(ProtocolError(.limitExceeded, "too many files are being read; try '\(reference)' again shortly")))
+        }
+    }
+
+    /// Reads and decodes one file: a regular file within the size cap, a PNG whose pixels
+    /// fit the budget (checked from its header, before decoding).
+    static func decode(_ path: String, budget: Int) -> Result<Surface, ProtocolError> {
+        let bytes: [UInt8]
+        do { bytes = try SafeFile.read(path, limit: fileLimit).bytes } catch {
+            return .failure(ProtocolError(.contentFailed, error.message))
+        }
+        guard let size = Surface.pngSize(of: bytes) else {
+            return .failure(ProtocolError(.contentFailed, "\(path) is not a PNG image (or is corrupt); contents takes PNG files"))
+        }
+        guard size.width * size.height * 4 <= budget else {
+            return .failure(ProtocolError(.limitExceeded, "\(path) is \(size.width)×\(size.height), \(size.width * size.height * 4 >> 20) MB decoded, over limits.memory_mb (\(budget >> 20) MB of images)"))
+        }
+        do { return .success(try Surface(pngData: bytes, name: path)) } catch {
+            return .failure(ProtocolError(.contentFailed, "\(error)"))
+        }
+    }
+
+    // MARK: Changes on disk
+
+    private func watch(directoryOf path: String) {
+        guard inotify >= 0 else { return }
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+        guard watches[directory] == nil else { return }
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_ATTRIB)
+        let wd = inotify_add_watch(inotify, directory.isEmpty ? "/" : directory, mask)
+        guard wd >= 0 else { return }
+        watched[wd] = directory
+        watches[directory] = wd
+    }
+
+    private func readChanges() {
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        var changed: Set<String> = []
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            var offset = 0
+            buffer.withUnsafeBytes { raw in
+                while offset + MemoryLayout<inotify_event>.size <= count {
+                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    let nameStart = offset + MemoryLayout<inotify_event>.size
+                    let nameBytes = raw[nameStart..<min(nameStart + Int(event.len), count)].prefix { $0 != 0 }
+                    if let directory = watched[event.wd], !nameBytes.isEmpty {
+                        changed.insert(directory + "/" + String(decoding: nameBytes, as: UTF8.self))
+                    }
+                    if event.mask & UInt32(IN_IGNORED) != 0, let directory = watched.removeValue(forKey: event.wd) { watches[directory] = nil }
+                    offset = nameStart + Int(event.len)
+                }
+            }
+        }
+        guard !changed.isEmpty else { return }
+        for (reference, path) in failed where changed.contains(path) { failed[reference] = nil }
+        for path in images.paths where changed.contains(path) { reload(path) }
+        compositor.contentChanged(redraw: false)
+    }
+
+    /// Decodes a held file again after a change; keeps the old picture if it fails.
+    private func reload(_ path: String) {
+        decode(path, path) { [unowned self] result in
+            switch result {
+            case .success(let surface):
+                if images.replace(path: path, with: surface) {
+                    logger.info("contents \(path) changed on disk: shown anew")
+                    compositor.contentChanged()
+                }
+            case .failure(let error):
+                logger.warning("contents \(path) changed on disk and cannot be shown; the previous picture stays: \(error.message)")
+                compositor.contentFailed(reference: path, path: path, error: error)
+            }
+        }
+    }
+}

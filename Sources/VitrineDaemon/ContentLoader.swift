@@ -12,7 +12,9 @@ import VitrineSystem
 ///
 /// A reference (the string a layer's `contents` holds) is resolved to its canonical path
 /// (relative ones start in the scene's directory; links resolved) and must lie inside one
-/// of the configured roots. Its file is read (a regular file, size-capped, never a FIFO
+/// of the configured roots. Decoded images are known by the file's identity (device,
+/// inode, size, modification time): every spelling of a path, and every hard link, shares
+/// one image, and a file that changed is decoded again when it is set again. Its file is read (a regular file, size-capped, never a FIFO
 /// or a device) and decoded by a worker. Directories of loaded files are watched with
 /// inotify: a rewritten or replaced file is decoded again and shown when it decodes; one
 /// that no longer does keeps its old picture and is reported as `content.failed`.
@@ -34,6 +36,15 @@ final class ContentLoader {
     /// resolved to, retried when that path changes), so a miss is not retried every frame.
     private var loading: Set<String> = []
     private var failed: [String: String] = [:]
+    /// The identity of the file each held image was decoded from, and the other way round.
+    private var identities: [String: FileIdentity] = [:]
+    private var heldPaths: [FileIdentity: String] = [:]
+
+    /// A decoded file and the identity of what was read.
+    struct Decoded: Sendable {
+        let surface: Surface
+        let identity: FileIdentity
+    }
 
     init(roots: [String], directory: String, images: ImageStore, compositor: Compositor, logger: Logger) {
         self.roots = roots.compactMap { Self.canonical($0) }
@@ -91,31 +102,35 @@ final class ContentLoader {
 
     // MARK: Loading
 
-    /// Loads every reference in `references` not loaded yet; `done` gets nil once all are
-    /// in the store, or the first error (none is kept then). Errors known at once (outside
-    /// the roots, no such file) come before any work starts.
+    /// Loads every reference in `references` whose file is not held as it is on disk now;
+    /// `done` gets nil once all are in the store, or the first error (none is kept then).
+    /// Errors known at once (outside the roots, no such file) come before any work starts.
     func load(_ references: [String], done: @escaping (ProtocolError?) -> Void) {
         var paths: [(String, String)] = []
         do throws(ProtocolError) {
-            for reference in Set(references) where !images.contains(reference) { paths.append((reference, try resolve(reference))) }
+            for reference in Set(references) {
+                let path = try resolve(reference)
+                if let identity = FileIdentity(path: path), let held = heldPaths[identity], images.alias(reference, to: held) { continue }
+                paths.append((reference, path))
+            }
         } catch {
             return done(error)
         }
         guard !paths.isEmpty else { return done(nil) }
         var remaining = paths.count
         var firstError: ProtocolError?
-        var loaded: [(String, String, Surface)] = []
+        var loaded: [(String, String, Decoded)] = []
         for (reference, path) in paths {
             decode(reference, path) { [unowned self] result in
                 switch result {
-                case .success(let surface): loaded.append((reference, path, surface))
+                case .success(let decoded): loaded.append((reference, path, decoded))
                 case .failure(let error): firstError = firstError ?? error
                 }
                 remaining -= 1
                 guard remaining == 0 else { return }
                 if firstError == nil {
-                    for (reference, path, surface) in loaded where !keep(surface, path: path, for: reference) {
-                        firstError = budgetError(path, surface)
+                    for (reference, path, decoded) in loaded where !keep(decoded, path: path, for: reference) {
+                        firstError = budgetError(path, decoded.surface)
                         break
                     }
                 }
@@ -137,11 +152,11 @@ final class ContentLoader {
             decode(reference, path) { [unowned self] result in
                 loading.remove(reference)
                 switch result {
-                case .success(let surface):
-                    if keep(surface, path: path, for: reference) {
+                case .success(let decoded):
+                    if keep(decoded, path: path, for: reference) {
                         compositor.contentChanged()
                     } else {
-                        fail(reference, path: path, budgetError(path, surface))
+                        fail(reference, path: path, budgetError(path, decoded.surface))
                     }
                 case .failure(let error):
                     fail(reference, path: path, error)
@@ -153,8 +168,9 @@ final class ContentLoader {
     /// Forgets failures: the references are tried again the next time they are shown.
     func retryFailures() { failed.removeAll() }
 
-    private func keep(_ surface: Surface, path: String, for reference: String) -> Bool {
-        guard images.store(surface, path: path, for: reference) else { return false }
+    private func keep(_ decoded: Decoded, path: String, for reference: String) -> Bool {
+        guard images.store(decoded.surface, path: path, for: reference) else { return false }
+        remember(decoded.identity, of: path)
         failed[reference] = nil
         watch(directoryOf: path)
         return true
@@ -171,10 +187,15 @@ final class ContentLoader {
         compositor.contentFailed(reference: reference, path: path, error: error)
     }
 
+    private func remember(_ identity: FileIdentity, of path: String) {
+        if let old = identities.updateValue(identity, forKey: path) { heldPaths[old] = nil }
+        heldPaths[identity] = path
+    }
+
     /// Reads and decodes `path` on a worker; `completion` on the loop.
-    private func decode(_ reference: String, _ path: String, completion: @escaping (Result<Surface, ProtocolError>) -> Void) {
+    private func decode(_ reference: String, _ path: String, completion: @escaping (Result<Decoded, ProtocolError>) -> Void) {
         let budget = images.budget
-        let queued = compositor.offload({ () -> Result<Surface, ProtocolError> in
+        let queued = compositor.offload({ () -> Result<Decoded, ProtocolError> in
             Self.decode(path, budget: budget)
         }, then: completion)
         if !queued {
@@ -184,9 +205,9 @@ final class ContentLoader {
 
     /// Reads and decodes one file: a regular file within the size cap, a PNG whose pixels
     /// fit the budget (checked from its header, before decoding).
-    static func decode(_ path: String, budget: Int) -> Result<Surface, ProtocolError> {
-        let bytes: [UInt8]
-        do { bytes = try SafeFile.read(path, limit: fileLimit).bytes } catch {
+    static func decode(_ path: String, budget: Int) -> Result<Decoded, ProtocolError> {
+        let bytes: [UInt8], identity: FileIdentity
+        do { (bytes, identity) = try SafeFile.read(path, limit: fileLimit) } catch {
             return .failure(ProtocolError(.contentFailed, error.message))
         }
         guard let size = Surface.pngSize(of: bytes) else {
@@ -195,7 +216,7 @@ final class ContentLoader {
         guard size.width * size.height * 4 <= budget else {
             return .failure(ProtocolError(.limitExceeded, "\(path) is \(size.width)×\(size.height), \(size.width * size.height * 4 >> 20) MB decoded, over limits.memory_mb (\(budget >> 20) MB of images)"))
         }
-        do { return .success(try Surface(pngData: bytes, name: path)) } catch {
+        do { return .success(Decoded(surface: try Surface(pngData: bytes, name: path), identity: identity)) } catch {
             return .failure(ProtocolError(.contentFailed, "\(error)"))
         }
     }
@@ -243,8 +264,9 @@ final class ContentLoader {
     private func reload(_ path: String) {
         decode(path, path) { [unowned self] result in
             switch result {
-            case .success(let surface):
-                if images.replace(path: path, with: surface) {
+            case .success(let decoded):
+                if images.replace(path: path, with: decoded.surface) {
+                    remember(decoded.identity, of: path)
                     logger.info("contents \(path) changed on disk: shown anew")
                     compositor.contentChanged()
                 }

@@ -124,6 +124,15 @@ public final class ImageStore {
         return true
     }
 
+    /// Makes `reference` name the file held at canonical `path` (another spelling of it, or
+    /// a hard link); false when no such file is held.
+    public func alias(_ reference: String, to path: String) -> Bool {
+        guard files[path] != nil else { return false }
+        files[path]?.references.insert(reference)
+        aliases[reference] = path
+        return true
+    }
+
     /// Replaces the pixels of a file that changed on disk; false when it is not held or
     /// the new pixels do not fit.
     @discardableResult

@@ -71,14 +71,17 @@ import VitrineRaster
         }
     }
 
-    @Test func twoSpellingsOfOnePathShareOneImageAndARewriteIsShown() throws {
+    @Test func everyNameOfOneFileSharesOneImageAndARewriteIsShown() throws {
         let path = try writePNG("red.png", PremultipliedColor(straightRed: 255, green: 0, blue: 0, alpha: 255))
         let (daemon, c) = try start()
         #expect(try addImageLayer(c, "a", path, x: 10)["ok"] == .bool(true))
         let dotted = content.path + "/./red.png"
         #expect(try addImageLayer(c, "b", dotted, x: 30)["ok"] == .bool(true))
+        let hardLink = content.appendingPathComponent("same.png").path
+        #expect(link(path, hardLink) == 0)
+        #expect(try addImageLayer(c, "c", hardLink, x: 20)["ok"] == .bool(true))
         let stats = try #require(try c.exchange(#"{"id": 5, "cmd": "stats"}"#))
-        #expect(stats["result"]?["images"] == .number(1), "\(stats)")
+        #expect(stats["result"]?["images"] == .number(1), "three names of one file are one image: \(stats)")
         #expect(try pixel(c, daemon, x: 10, y: 10) == [255, 0, 0, 255])
 
         // Rewritten in place (not renamed): the daemon notices and shows the new picture.

@@ -264,7 +264,7 @@ extension Configuration {
         /// `memory_mb`: megabytes of decoded images the daemon holds at most, 16…65536.
         /// Default 256.
         public var memoryMB = 256
-        /// `scene_mb`: megabytes of text and custom property values the layers hold
+        /// `scene_mb`: megabytes of text, custom property and animation values the layers hold
         /// together, 1…4096. Default 64.
         public var sceneMB = 64
 

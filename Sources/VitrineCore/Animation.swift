@@ -82,6 +82,21 @@ public struct Animation: Sendable, Hashable {
 }
 
 /// A keyframe animation's frames.
+extension Animation {
+    /// About how many bytes the animation holds beyond its fixed size: its values (text,
+    /// lists), keyframe times and curves, and its children's.
+    public var heapBytes: Int {
+        switch kind {
+        case .basic(let e), .spring(let e, _):
+            return e.all.reduce(0) { $0 + $1.heapBytes }
+        case .keyframe(let k):
+            return k.values.reduce(0) { $0 + 48 + $1.heapBytes } + (k.keyTimes?.count ?? 0) * 8 + (k.timingFunctions?.count ?? 0) * 40
+        case .group(let children):
+            return children.reduce(0) { $0 + 200 + $1.heapBytes }
+        }
+    }
+}
+
 public struct Keyframes: Sendable, Hashable {
     /// How values between keyframes are found (CAAnimationCalculationMode).
     public enum CalculationMode: String, CaseIterable, Sendable {

@@ -275,11 +275,15 @@ final class Track: Sendable {
     let animation: Animation
     let target: PropertyTarget?
     let children: [Track]
+    /// What the animation holds beyond its fixed size (`Animation.heapBytes`), counted
+    /// against the scene's value budget while it is attached.
+    let heapBytes: Int
 
     init(animation: Animation, target: PropertyTarget?, children: [Track]) {
         self.animation = animation
         self.target = target
         self.children = children
+        heapBytes = animation.heapBytes
     }
 }
 

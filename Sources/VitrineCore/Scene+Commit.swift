@@ -26,7 +26,7 @@ extension Scene {
         do throws(CoreError) {
             try apply(transaction, settings: base.inheriting(transaction), transaction: id, time: time)
             if valueBytes > configuration.maximumValueBytes, valueBytes > valueBytesBefore {
-                throw CoreError.limitExceeded("the layers' text and custom values would hold \(valueBytes >> 10) KB, over the scene's \(configuration.maximumValueBytes >> 10) KB (limits.scene_mb); remove layers or properties, or use shorter values")
+                throw CoreError.limitExceeded("the layers' text, custom values and animation values would hold \(valueBytes >> 10) KB, over the scene's \(configuration.maximumValueBytes >> 10) KB (limits.scene_mb); remove layers, properties or animations, or use shorter values")
             }
         } catch {
             valueBytes = valueBytesBefore
@@ -319,6 +319,7 @@ extension Scene {
     /// of animated layers current.
     func setAnimations(_ list: [AttachedAnimation], of layer: Layer) {
         let old = layer.animations
+        valueBytes += list.reduce(0) { $0 + $1.track.heapBytes } - old.reduce(0) { $0 + $1.track.heapBytes }
         layer.animations = list
         treeChanged()
         updateAnimatedIndex(layer)

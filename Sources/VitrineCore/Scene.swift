@@ -25,8 +25,8 @@ public final class Scene {
         public var maximumLayers = 100_000
         /// The most animations one layer holds.
         public var maximumAnimationsPerLayer = 1_000
-        /// The most bytes of text and custom values (`PropertyValues.heapBytes`) the layers'
-        /// model values hold together.
+        /// The most bytes of text, custom values and animation values (`heapBytes`) the
+        /// layers hold together.
         public var maximumValueBytes = Int.max
 
         public init() {}
@@ -59,12 +59,13 @@ public final class Scene {
     var renderCaches: [RenderCache] = []
     /// Render trees built by reusing the previous one, for tests and diagnostics.
     var treesReused = 0
-    /// Bytes of text and custom values the layers' model values hold (`heapBytes`).
+    /// Bytes of text, custom values and animation values the layers hold (`heapBytes` of
+    /// their model values and attached animations).
     public internal(set) var valueBytes = 0
 
     /// Counts `valueBytes` afresh (after layers were put in place other than by commits).
     func recountValueBytes() {
-        valueBytes = layers.values.reduce(0) { $0 + $1.model.heapBytes }
+        valueBytes = layers.values.reduce(0) { $0 + $1.model.heapBytes + $1.animations.reduce(0) { $0 + $1.track.heapBytes } }
     }
     /// Set by `advance(to:)`: some animation has not yet ended.
     public internal(set) var isAnimating = false

@@ -185,6 +185,12 @@ import VitrineRaster
         // Making room lets it in.
         #expect(try c.exchange(#"{"id": 4, "cmd": "layer.set", "layer": "a", "properties": {"note": "short"}}"#)?["ok"] == .bool(true))
         #expect(try c.exchange(#"{"id": 5, "cmd": "layer.add", "layer": "b", "properties": {"note": "\#(big)"}}"#)?["ok"] == .bool(true))
+        // Animations' values count too: a keyframe list of long strings does not fit beside it.
+        let word = String(repeating: "y", count: 100_000)
+        let values = Array(repeating: "\"\(word)\"", count: 6).joined(separator: ", ")
+        let animation = try #require(try c.exchange(#"{"id": 6, "cmd": "animation.add", "layer": "a", "key": "k", "animation": {"keyPath": "note", "type": "keyframe", "values": [\#(values)], "duration": 100}}"#))
+        #expect(animation["error"]?["code"] == .string("limit_exceeded"), "\(animation)")
+        #expect(try c.exchange(#"{"id": 7, "cmd": "animation.list", "layer": "a"}"#)?["result"] == .array([]), "the refused animation is not attached")
     }
 
     @Test(arguments: ["empty", "whitespace", "NUL-filled", "binary"])

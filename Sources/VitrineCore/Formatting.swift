@@ -33,7 +33,7 @@ public struct NumberFormat: Hashable, Sendable {
     public var currencyCode: String
     public var locale: String
     /// How many fraction digits to show: trailing zeros up to the lower bound are kept.
-    /// Nil: the style's own (a currency's minor units).
+    /// Nil: the style's own, `ownFractionDigits` (a currency's minor units).
     public var fractionDigits: ClosedRange<Int>?
     /// Pads with leading zeros up to this many digits (fixed width); 0 drops the zero
     /// before a fraction.
@@ -53,12 +53,49 @@ public struct NumberFormat: Hashable, Sendable {
         self.usesGrouping = usesGrouping
     }
 
+    /// The fraction digits the style shows when none are set: a number formatter's own
+    /// (NumberFormatter's, which the original RollingNumbers used) — `decimal` 0…3,
+    /// `percent` 0, `plain` 0 (NumberFormatter's `.none`), `currency` the currency's minor
+    /// units from ICU's data (USD and EUR 2, JPY 0, BHD 3).
+    public var ownFractionDigits: ClosedRange<Int> {
+        switch style {
+        case .decimal: return 0...3
+        case .percent, .plain: return 0...0
+        case .currency:
+            let digits = Self.minorUnits(of: currencyCode)
+            return digits...digits
+        }
+    }
+
+    /// The fraction digits of a minimum and a maximum either of which may be unset (nil),
+    /// as a number formatter takes them: an unset bound is the style's own
+    /// (`ownFractionDigits`), and a minimum above the maximum raises it. Both unset: nil,
+    /// the style's own.
+    public func fractionDigits(minimum: Int?, maximum: Int?) -> ClosedRange<Int>? {
+        switch (minimum, maximum) {
+        case (nil, nil): return nil
+        case (let minimum?, let maximum?): return minimum...max(minimum, maximum)
+        case (let minimum?, nil): return minimum...max(minimum, ownFractionDigits.upperBound)
+        case (nil, let maximum?): return min(ownFractionDigits.lowerBound, maximum)...maximum
+        }
+    }
+
+    /// How many fraction digits ICU's currency style gives `code` (its minor units): the
+    /// digits after the point of one unit formatted in English ("$1.00", "¥1", "BHD 1.000").
+    static func minorUnits(of code: String) -> Int {
+        let one = 1.0.formatted(FloatingPointFormatStyle<Double>.Currency(code: code, locale: Locale(identifier: "en")).grouping(.never))
+        let digits = one.reversed().prefix { $0.isASCII && $0.isNumber }
+        return one.dropLast(digits.count).last == "." ? digits.count : 0
+    }
+
     /// `value` as text.
     public func string(for value: Double) -> String {
         let locale = Locale(identifier: locale)
         let integers = max(minimumIntegerDigits, 0)
+        // A currency without fraction digits is left to ICU, which gives its minor units.
+        let fractions = fractionDigits ?? (style == .currency ? nil : ownFractionDigits)
         let precision: NumberFormatStyleConfiguration.Precision? =
-            if let fractionDigits { .integerAndFractionLength(integerLimits: integers..., fractionLimits: fractionDigits) }
+            if let fractions { .integerAndFractionLength(integerLimits: integers..., fractionLimits: fractions) }
             else if integers != 1 { .integerLength(integers...) }
             else { nil }
         let grouping: NumberFormatStyleConfiguration.Grouping = usesGrouping && style != .plain ? .automatic : .never

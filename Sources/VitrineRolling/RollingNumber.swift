@@ -57,8 +57,9 @@ public enum RollingNumber {
             PropertyDescriptor("format", .string("decimal"), animatable: false, allowed: NumberFormat.Style.allCases.map(\.rawValue)),
             PropertyDescriptor("currencyCode", .string("USD"), animatable: false, check: Formatting.currencyProblem),
             PropertyDescriptor("locale", .string("en_US"), animatable: false, check: Formatting.localeProblem),
-            PropertyDescriptor("minimumFractionDigits", .number(0), animatable: false, range: 0...20, integer: true),
-            PropertyDescriptor("maximumFractionDigits", .number(0), animatable: false, range: 0...20, integer: true),
+            // -1: unset, the format's own (`NumberFormat.ownFractionDigits`).
+            PropertyDescriptor("minimumFractionDigits", .number(-1), animatable: false, range: -1...20, integer: true),
+            PropertyDescriptor("maximumFractionDigits", .number(-1), animatable: false, range: -1...20, integer: true),
             PropertyDescriptor("minimumIntegerDigits", .number(1), animatable: false, range: 0...40, integer: true),
             PropertyDescriptor("usesGrouping", .bool(true), animatable: false),
             PropertyDescriptor("font", .string(defaults.font), animatable: false),
@@ -105,13 +106,14 @@ public struct RollingNumberProperties: Sendable {
         func number(_ name: String, _ fallback: Double) -> Double { value(name)?.number ?? fallback }
         func string(_ name: String, _ fallback: String) -> String { value(name)?.string ?? fallback }
         self.value = number("value", 0)
-        let fractions = (minimum: Int(number("minimumFractionDigits", 0)), maximum: Int(number("maximumFractionDigits", 0)))
+        // A negative count is unset: the format's own.
+        func digits(_ name: String) -> Int? { Int(exactly: number(name, -1)).flatMap { $0 < 0 ? nil : $0 } }
         format = NumberFormat(
             style: NumberFormat.Style(rawValue: string("format", "decimal")) ?? .decimal,
             currencyCode: string("currencyCode", "USD"), locale: string("locale", "en_US"),
-            fractionDigits: fractions.minimum...max(fractions.minimum, fractions.maximum),
             minimumIntegerDigits: Int(number("minimumIntegerDigits", 1)),
             usesGrouping: value("usesGrouping")?.bool ?? true)
+        format.fractionDigits = format.fractionDigits(minimum: digits("minimumFractionDigits"), maximum: digits("maximumFractionDigits"))
         font = string("font", "DejaVu Sans")
         fontSize = number("fontSize", 96)
         textColor = value("textColor")?.color ?? .white

@@ -11,8 +11,11 @@ import VitrineCore
 /// dictionaries (`{touches.a.scale}`). Formats:
 /// - `%.0f`, `%.2f`, `%d`, `%x`… — printf style (numbers);
 /// - `decimal`, `decimal:2` — grouped, with that many fraction digits;
-/// - `currency:EUR` — money in that ISO 4217 currency;
-/// - `percent` — 0.25 is "25%".
+/// - `currency:EUR`, `currency:EUR:0` — money in that ISO 4217 currency;
+/// - `percent`, `percent:1` — 0.25 is "25%".
+/// Without a count of fraction digits a format shows the formatter's own
+/// (`NumberFormat.ownFractionDigits`): a currency's minor units, none for a percentage,
+/// up to 3 for a decimal.
 /// Numbers without a format print as integers when whole, else with up to 2 decimals.
 /// `{{` and `}}` are literal braces; an unknown key prints as `{key}` so the mistake shows.
 public struct TextTemplate: Hashable, Sendable {
@@ -29,8 +32,9 @@ public struct TextTemplate: Hashable, Sendable {
         /// A printf conversion whose modifiers are safe (`%.2f`; integer conversions
         /// already widened to `lld`).
         case printf(String, integer: Bool)
-        /// Money in this ISO 4217 code, or in the locale's currency when nil.
-        case currency(String?)
+        /// Money in this ISO 4217 code, or in the locale's currency when nil; nil digits:
+        /// the currency's minor units.
+        case currency(String?, fractionDigits: Int?)
         case percent(fractionDigits: Int?)
         case decimal(fractionDigits: Int?)
         /// A format that is not one: the placeholder prints as `{?format}`.
@@ -43,10 +47,16 @@ public struct TextTemplate: Hashable, Sendable {
                 return
             }
             let parts = format.split(separator: ":").map(String.init)
-            let digits = parts.count > 1 ? Int(parts[1]).map { max(0, min($0, 15)) } : nil
+            func count(_ part: String) -> Int? { Int(part).map { max(0, min($0, 15)) } }
+            let digits = parts.count > 1 ? count(parts[1]) : nil
             switch parts[0] {
-            // ICU would print the bare number for a code it does not know: show the mistake.
-            case "currency": self = parts.count > 1 && Formatting.currencyProblem(parts[1]) != nil ? .mistake(format) : .currency(parts.count > 1 ? parts[1] : nil)
+            case "currency":
+                let code = parts.count > 1 && !parts[1].isEmpty ? parts[1] : nil
+                let fractions = parts.count > 2 ? count(parts[2]) : nil
+                // ICU would print the bare number for a code it does not know: show the mistake.
+                if let code, Formatting.currencyProblem(code) != nil { self = .mistake(format); return }
+                if parts.count > 3 || (parts.count > 2 && fractions == nil) { self = .mistake(format); return }
+                self = .currency(code, fractionDigits: fractions)
             case "percent": self = .percent(fractionDigits: digits)
             case "decimal": self = .decimal(fractionDigits: digits)
             default: self = .mistake(format)
@@ -140,14 +150,13 @@ public struct TextTemplate: Hashable, Sendable {
             return text
         case .printf(let spec, let integer):
             return integer ? cFormat(spec, Int64(max(-9e18, min(9e18, number.rounded())))) : cFormat(spec, number)
-        case .currency(let code):
+        case .currency(let code, let digits):
             let code = code ?? Locale(identifier: locale).currency?.identifier ?? "USD"
-            return NumberFormat(style: .currency, currencyCode: code, locale: locale).string(for: number)
+            return NumberFormat(style: .currency, currencyCode: code, locale: locale, fractionDigits: digits.map { $0...$0 }).string(for: number)
         case .percent(let digits):
-            let digits = digits ?? 0
-            return NumberFormat(style: .percent, locale: locale, fractionDigits: digits...digits).string(for: number)
+            return NumberFormat(style: .percent, locale: locale, fractionDigits: digits.map { $0...$0 }).string(for: number)
         case .decimal(let digits):
-            return NumberFormat(style: .decimal, locale: locale, fractionDigits: digits.map { $0...$0 } ?? 0...3).string(for: number)
+            return NumberFormat(style: .decimal, locale: locale, fractionDigits: digits.map { $0...$0 }).string(for: number)
         case .mistake(let spec):
             return "{?\(spec)}"
         }

@@ -36,6 +36,63 @@ import VitrineCore
         #expect(NumberFormat(style: .plain, fractionDigits: 0...0).string(for: 1_234_567) == "1234567")
     }
 
+    /// Unset fraction digits are the formatter's own: a currency's minor units (ICU's
+    /// data: 2 for the dollar and the euro, 0 for the yen, rounding half to even as a
+    /// NumberFormatter does), none for a percentage, up to 3 for a decimal.
+    @Test(arguments: [
+        ("USD", "en_US", 1234.5, "$1,234.50"),
+        ("EUR", "de_DE", 1234.5, "1.234,50\u{a0}€"),
+        ("JPY", "ja_JP", 1234.5, "¥1,234"),
+        ("JPY", "en_US", 1234.5, "¥1,234"),
+        ("JPY", "en_US", 1234.6, "¥1,235"),
+        ("BHD", "en_US", 1234.5, "BHD\u{a0}1,234.500"),
+    ])
+    func currenciesShowTheirMinorUnitsUnlessTold(code: String, locale: String, value: Double, expected: String) {
+        #expect(NumberFormat(style: .currency, currencyCode: code, locale: locale).string(for: value) == expected)
+    }
+
+    @Test func minorUnitsComeFromTheFormatter() {
+        #expect(NumberFormat(style: .currency, currencyCode: "USD").ownFractionDigits == 2...2)
+        #expect(NumberFormat(style: .currency, currencyCode: "EUR").ownFractionDigits == 2...2)
+        #expect(NumberFormat(style: .currency, currencyCode: "JPY").ownFractionDigits == 0...0)
+        #expect(NumberFormat(style: .currency, currencyCode: "BHD").ownFractionDigits == 3...3)
+        #expect(NumberFormat(style: .decimal).ownFractionDigits == 0...3)
+        #expect(NumberFormat(style: .percent).ownFractionDigits == 0...0)
+        #expect(NumberFormat(style: .plain).ownFractionDigits == 0...0)
+    }
+
+    @Test func percentAndDecimalKeepTheirStylesDefaults() {
+        #expect(NumberFormat(style: .percent).string(for: 0.12345) == "12%")
+        #expect(NumberFormat(style: .percent, locale: "de_DE").string(for: 0.5) == "50\u{a0}%")
+        #expect(NumberFormat(style: .decimal).string(for: 1234.56789) == "1,234.568")
+        #expect(NumberFormat(style: .decimal, locale: "de_DE").string(for: 1234.5) == "1.234,5")
+        #expect(NumberFormat(style: .plain).string(for: 1234.5) == "1234")
+    }
+
+    @Test func explicitFractionDigitsWin() {
+        #expect(NumberFormat(style: .currency, currencyCode: "EUR", locale: "de_DE", fractionDigits: 0...0).string(for: 1234.5) == "1.234\u{a0}€")
+        #expect(NumberFormat(style: .currency, currencyCode: "JPY", locale: "en_US", fractionDigits: 2...2).string(for: 1234.5) == "¥1,234.50")
+        #expect(NumberFormat(style: .currency, currencyCode: "USD", fractionDigits: 0...3).string(for: 1234.5) == "$1,234.5")
+        #expect(NumberFormat(style: .percent, fractionDigits: 1...1).string(for: 0.12345) == "12.3%")
+        #expect(NumberFormat(style: .decimal, fractionDigits: 0...0).string(for: 1234.56789) == "1,235")
+        // Fixed width keeps the currency's own digits.
+        #expect(NumberFormat(style: .currency, currencyCode: "EUR", locale: "de_DE", minimumIntegerDigits: 4).string(for: 12.5) == "0.012,50\u{a0}€")
+    }
+
+    /// A minimum or a maximum alone, as a number formatter takes it: the other bound is
+    /// the style's own, and a minimum above it raises it.
+    @Test func oneBoundAloneKeepsTheStylesOther() {
+        let usd = NumberFormat(style: .currency, currencyCode: "USD")
+        #expect(usd.fractionDigits(minimum: nil, maximum: nil) == nil)
+        #expect(usd.fractionDigits(minimum: 0, maximum: nil) == 0...2)
+        #expect(usd.fractionDigits(minimum: 3, maximum: nil) == 3...3)
+        #expect(usd.fractionDigits(minimum: nil, maximum: 0) == 0...0)
+        #expect(usd.fractionDigits(minimum: nil, maximum: 4) == 2...4)
+        #expect(usd.fractionDigits(minimum: 3, maximum: 1) == 3...3)
+        #expect(NumberFormat(style: .currency, currencyCode: "JPY").fractionDigits(minimum: nil, maximum: 2) == 0...2)
+        #expect(NumberFormat(style: .decimal).fractionDigits(minimum: 1, maximum: nil) == 1...3)
+    }
+
     @Test func aPropertyWithTheCheckRefusesThemAndKeepsItsValue() throws {
         let scene = makeScene()
         let kind = LayerKind(name: "money", extraProperties: [

@@ -31,6 +31,21 @@ import VitrineText
         #expect(c == "€2.00 100% 2.0 002.0")
     }
 
+    /// Without a count of fraction digits a placeholder shows the formatter's own: the
+    /// currency's minor units, no digits for a percentage, up to 3 for a decimal; a count
+    /// wins.
+    @Test func formatsWithoutDigitsFollowTheFormatter() {
+        let custom: [String: Value] = ["price": .number(1234.5), "share": .number(0.12345), "n": .number(1234.56789)]
+        #expect(TextTemplate("{price:currency:USD}").render(custom, locale: "en_US") == "$1,234.50")
+        #expect(TextTemplate("{price:currency:EUR}").render(custom, locale: "de_DE") == "1.234,50\u{a0}€")
+        #expect(TextTemplate("{price:currency:JPY}").render(custom, locale: "ja_JP") == "¥1,234")
+        #expect(TextTemplate("{price:currency}").render(custom, locale: "ja_JP") == "¥1,234")
+        #expect(TextTemplate("{share:percent} {n:decimal}").render(custom, locale: "en_US") == "12% 1,234.568")
+        #expect(TextTemplate("{price:currency:EUR:0} {price:currency:JPY:2} {share:percent:1} {n:decimal:0}").render(custom, locale: "en_US")
+            == "€1,234 ¥1,234.50 12.3% 1,235")
+        #expect(TextTemplate("{price:currency:EUR:x} {price:currency:EUR:1:2}").render(custom) == "{?currency:EUR:x} {?currency:EUR:1:2}")
+    }
+
     /// A template whose filled-in text outgrows what a text layer sets is cut, so that one
     /// script cannot make every frame lay out megabytes.
     @Test func aFilledInTemplateIsCutAtTheLayersMaximum() throws {

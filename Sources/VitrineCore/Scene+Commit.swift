@@ -110,7 +110,7 @@ extension Scene {
         try validateNewID(id)
         guard let kind = kinds[kind] else { throw .unknownKind(kind, known: kinds.keys.sorted()) }
         guard layers.count < configuration.maximumLayers else {
-            throw .invalidValue(keyPath: "layers", "the scene holds its maximum of \(configuration.maximumLayers) layers; remove some first")
+            throw .limitExceeded("the scene holds its maximum of \(configuration.maximumLayers) layers (limits.layers); remove some first")
         }
         let parentLayer = try layer(parent)
         let layer = Layer(id: id, kind: kind)
@@ -308,7 +308,7 @@ extension Scene {
             stopped(list.remove(at: index), on: layer, finished: false)
         }
         guard list.count < configuration.maximumAnimationsPerLayer else {
-            throw .invalidAnimation("layer '\(layer.id)' has its maximum of \(configuration.maximumAnimationsPerLayer) animations")
+            throw .limitExceeded("layer '\(layer.id)' holds its maximum of \(configuration.maximumAnimationsPerLayer) animations (limits.animations_per_layer); remove some first")
         }
         list.append(AttachedAnimation(id: id, key: key, track: track, transaction: transaction))
         setAnimations(list, of: layer)

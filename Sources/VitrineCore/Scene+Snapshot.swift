@@ -120,7 +120,7 @@ extension Scene {
         var animationIDs = Set<UInt64>()
         var lastAnimation: UInt64 = 0, lastTransaction: UInt64 = 0
         guard snapshot.layers.count - snapshot.layers.count(where: { $0.parent == nil }) + roots.count <= configuration.maximumLayers else {
-            throw .invalidValue(keyPath: "layers", "the snapshot holds more than the scene's maximum of \(configuration.maximumLayers) layers")
+            throw .limitExceeded("the snapshot holds more than the scene's maximum of \(configuration.maximumLayers) layers (limits.layers)")
         }
         for state in snapshot.layers {
             let layer: Layer
@@ -148,7 +148,7 @@ extension Scene {
                 order.append((layer, built[state.parent!]!))
             }
             guard state.animations.count <= configuration.maximumAnimationsPerLayer else {
-                throw .invalidAnimation("layer '\(state.id)' has more than its maximum of \(configuration.maximumAnimationsPerLayer) animations")
+                throw .limitExceeded("layer '\(state.id)' has more than its maximum of \(configuration.maximumAnimationsPerLayer) animations (limits.animations_per_layer)")
             }
             for rule in state.actions.values {
                 if case .animation(let a) = rule { _ = try resolve(a, on: layer, settings: restoreSettings, parentDuration: nil, beginAt: 0, checkTarget: false) }

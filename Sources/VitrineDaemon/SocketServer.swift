@@ -452,7 +452,8 @@ private final class SocketClient: ClientConnection {
 
     private func handle(_ raw: ArraySlice<UInt8>) {
         let line = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw
-        guard !line.isEmpty else { return }
+        // Empty and whitespace-only lines are ignored: no reply.
+        guard !Request.isBlank(line) else { return }
         guard let reply = server.compositor.handle(line: line, from: self) else {
             awaitingReply = true
             return

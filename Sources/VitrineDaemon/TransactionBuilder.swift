@@ -156,12 +156,32 @@ struct TransactionBuilder {
             quiet.set(id, "speed", .number(0))
             quiet.set(id, "timeOffset", .number(local))
         } else {
+            // The local time continues only if the moved beginTime is a number the scene
+            // holds: a speed too near 0 is the client's "speed" at fault, not beginTime.
+            let beginTime = parentTime - local / speed
+            guard beginTime.isFinite, abs(beginTime) <= maximumMagnitude else {
+                let room = maximumMagnitude - abs(parentTime)
+                let least = room > 0 ? abs(local) / room : .infinity
+                let accepted = least < 1000 ? "0 (a pause) or of a magnitude within \(Self.roundedUp(least))…1000" : "0 (a pause)"
+                throw ProtocolError(.invalidValue, "layer.speed: \"speed\" \(JSON.number(speed).text) is too near 0: layer '\(id)' is at local time \(JSON.number(local).text) s, and its time continues from there only at a speed of \(accepted)")
+            }
             quiet.set(id, "speed", .number(speed))
             quiet.set(id, "timeOffset", .number(0))
-            quiet.set(id, "beginTime", .number(parentTime - local / speed))
+            quiet.set(id, "beginTime", .number(beginTime))
         }
         tx.nest(quiet)
         return .object(["layer": .string(id), "time": .number(local)])
+    }
+
+    /// A positive `x` rounded up to two significant digits, as text such as `2.1e-9`.
+    static func roundedUp(_ x: Double) -> String {
+        guard x.isFinite, x > 0 else { return x == 0 ? "0" : "\(x)" }
+        var mantissa = x * (1 + 1e-9), exponent = 1
+        while mantissa >= 100 { mantissa /= 10; exponent += 1 }
+        while mantissa < 10 { mantissa *= 10; exponent -= 1 }
+        var digits = Int(mantissa.rounded(.up))
+        if digits == 100 { digits = 10; exponent += 1 }
+        return digits % 10 == 0 ? "\(digits / 10)e\(exponent)" : "\(digits / 10).\(digits % 10)e\(exponent)"
     }
 
     /// An animation from `from` to `to` at `path`, timed and curved as `json` says.

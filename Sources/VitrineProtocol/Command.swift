@@ -153,8 +153,15 @@ extension Request {
     /// The largest nesting of transactions inside transactions.
     static let maximumNesting = 8
 
+    /// True when a line (without its newline) is empty or holds only JSON whitespace —
+    /// spaces, tabs, carriage returns: such a line is no request and gets no reply.
+    public static func isBlank(_ line: some Collection<UInt8>) -> Bool {
+        line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
+    }
+
     /// Decodes one request line (without its newline). On failure returns the error and,
-    /// when it could be read, the request's id so that the reply can carry it.
+    /// when it could be read, the request's id so that the reply can carry it. A blank
+    /// line (`isBlank`) is no request: callers skip it rather than decode it.
     public static func decode(_ line: some Collection<UInt8>) -> Result<Request, RequestError> {
         guard let text = String(validating: line, as: UTF8.self) else {
             return .failure(RequestError(id: nil, error: ProtocolError(.invalidUTF8, "the line is not valid UTF-8; send UTF-8 JSON, one object per line")))

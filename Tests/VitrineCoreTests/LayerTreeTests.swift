@@ -125,7 +125,7 @@ import VitrineCore
         configuration.maximumAnimationsPerLayer = 2
         let s = Scene(configuration: configuration)
         try s.addRoot(id: rootID, output: "X", size: Size(width: 10, height: 10))
-        expectError("invalid_value") {
+        expectError("limit_exceeded") {
             try commit(s, at: 0) {
                 $0.add(layer: "a", parent: rootID)
                 $0.add(layer: "b", parent: rootID)
@@ -137,7 +137,7 @@ import VitrineCore
             $0.add(layer: "a", parent: rootID)
             $0.add(layer: "b", parent: rootID)
         }
-        expectError("invalid_animation") {
+        expectError("limit_exceeded") {
             try commit(s, at: 0) {
                 for _ in 0..<3 { $0.addAnimation(.basic("zPosition", to: .number(1), duration: 1), to: "a") }
             }

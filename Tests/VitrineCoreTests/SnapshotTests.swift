@@ -97,7 +97,7 @@ import Testing
             #expect(try SceneSnapshot(scene) == before, "\(code)")
         }
         scene.configuration.maximumLayers = 3
-        expectError("invalid_value") { try scene.restore(good) }
+        expectError("limit_exceeded") { try scene.restore(good) }
         #expect(try SceneSnapshot(scene) == before)
     }
 }

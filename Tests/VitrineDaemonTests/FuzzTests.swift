@@ -235,7 +235,9 @@ struct Mutator {
             var count = 0
             for _ in 0..<50 {
                 var m = mutator.gentleMessage().map { $0 == 10 ? 32 : $0 }
-                if m.allSatisfy({ $0 == 13 }) || m.last == 13 { m.append(32) }
+                // Every message gets a reply: a blank one (ignored by the daemon) gets a
+                // byte that makes it malformed; a final \r would be taken for a line end's.
+                if Request.isBlank(m) { m.append(UInt8(ascii: "x")) } else if m.last == 13 { m.append(32) }
                 batch += m + [10]
                 count += 1
             }

@@ -107,8 +107,8 @@ let package = Package(
         // `vitrine-bench protocol` starts the `vitrined` built beside it, so it is built first.
         .executableTarget(
             name: "vitrinectl",
-            dependencies: ["VitrineProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .testTarget(name: "VitrinectlTests", dependencies: ["vitrinectl", "vitrined", "VitrineProtocol"]),
+            dependencies: ["VitrineJSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .testTarget(name: "VitrinectlTests", dependencies: ["vitrinectl", "vitrined", "VitrineProtocol", "VitrineJSON"]),
         .executableTarget(
             name: "vitrine-bench",
             dependencies: [
@@ -122,7 +122,9 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster", "VitrineTestSupport"], exclude: ["Golden"]),
-        .target(name: "VitrineProtocol", dependencies: ["VitrineCore"]),
+        .target(name: "VitrineProtocol", dependencies: ["VitrineCore", "VitrineJSON"]),
+        // JSON text without Foundation: the protocol's, and `vitrinectl`'s, which starts in a few ms.
+        .target(name: "VitrineJSON"),
         .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster", "VitrineSystem", "CLibDRM", "CLinuxConsole"], swiftSettings: [frameRelease()]),
         .systemLibrary(
             name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",

@@ -360,3 +360,24 @@ extension Configuration {
         return d
     }
 }
+
+extension Configuration {
+    /// The keys a running daemon takes only when it starts, each with what it reads.
+    private static let startKeys: [(key: String, value: @Sendable (Configuration) -> AnyHashable)] = [
+        ("output.backend", { $0.output.backend }), ("output.device", { $0.output.device }),
+        ("output.connector", { $0.output.connector }), ("output.mode", { $0.output.mode }),
+        ("output.rotation", { $0.output.rotation }), ("output.buffers", { $0.output.buffers }),
+        ("output.headless_size", { $0.output.headlessSize }), ("output.headless_rate", { $0.output.headlessRate }),
+        ("output.snapshot_dir", { $0.output.snapshotDirectory }),
+        ("socket.path", { $0.socket.path }), ("socket.mode", { $0.socket.mode }), ("socket.group", { $0.socket.group }),
+        ("fonts.default_family", { $0.fonts.defaultFamily }), ("fonts.directories", { $0.fonts.directories }),
+        ("content.roots", { $0.content.roots }), ("logging.level", { $0.logging.level }),
+        ("state.directory", { $0.state.directory }), ("state.journal", { $0.state.journal }),
+    ]
+
+    /// The keys whose values differ from `running`'s and that take effect only when the
+    /// daemon restarts (a reload applies every other key at once), in file order.
+    public func keysNeedingRestart(comparedWith running: Configuration) -> [String] {
+        Self.startKeys.filter { $0.value(self) != $0.value(running) }.map(\.key)
+    }
+}

@@ -9,6 +9,9 @@ public enum CoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case rootLayer(String)
     case invalidKeyPath(String, String)
     case unknownKeyPath(String, layer: String)
+    /// A new custom key that is a near miss of a property of the layer's kind: key, layer,
+    /// kind, the property it is probably a misspelling of.
+    case unknownProperty(String, layer: String, kind: String, suggestion: String)
     case typeMismatch(keyPath: String, expected: String, got: String)
     case invalidValue(keyPath: String, String)
     case notAnimatable(String)
@@ -29,6 +32,7 @@ public enum CoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .rootLayer: "root_layer"
         case .invalidKeyPath: "invalid_key_path"
         case .unknownKeyPath: "unknown_key_path"
+        case .unknownProperty: "unknown_property"
         case .typeMismatch: "wrong_type"
         case .invalidValue: "invalid_value"
         case .notAnimatable: "not_animatable"
@@ -57,6 +61,8 @@ public enum CoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "'\(path)' is not a valid key path: \(hint)"
         case .unknownKeyPath(let path, let layer):
             "layer '\(layer)' has no property '\(path)'"
+        case .unknownProperty(let key, let layer, let kind, let suggestion):
+            "layer '\(layer)' (\(kind)) has no property '\(key)'; did you mean '\(suggestion)'? To keep it as a custom property of your own, name it '\(LayerKind.customKeyPrefix)\(key)' (keys that start with '\(LayerKind.customKeyPrefix)' are never checked against the built-in names)"
         case .typeMismatch(let path, let expected, let got):
             "'\(path)' takes \(expected), not \(got)"
         case .invalidValue(let path, let why):

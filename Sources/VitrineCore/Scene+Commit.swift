@@ -119,6 +119,7 @@ extension Scene {
                 throw .invalidKeyPath(path.description, "a key path is one or more names joined by dots, such as position.x")
             }
             guard let target = layer.target(for: path, create: true) else { throw .unknownKeyPath(path.description, layer: id) }
+            if case .custom = target { try layer.checkNewCustomKey(path) }
             layer.model = try layer.model.validatedSetting(value, at: target, path: path, descriptor: layer.descriptor(for: target))
         }
         let index = try self.index(for: placement, in: parentLayer, moving: nil)
@@ -195,6 +196,8 @@ extension Scene {
 
     private func set(_ path: KeyPath, _ value: Value, of layer: Layer, settings: TransactionSettings, transaction: UInt64, time: Double) throws(CoreError) {
         guard let target = layer.target(for: path, create: true) else { throw .unknownKeyPath(path.description, layer: layer.id) }
+        // Only a key about to become a new custom one is compared with the built-in names.
+        if case .custom = target { try layer.checkNewCustomKey(path) }
         let descriptor = layer.descriptor(for: target)
         let newModel = try layer.model.validatedSetting(value, at: target, path: path, descriptor: descriptor)
         let localTime = currentTime(of: layer, at: time)
@@ -290,11 +293,21 @@ extension Scene {
         for v in a.values { try validateNumbers(v, at: path) }
         guard checkTarget else { return Track(animation: a, target: nil, children: []) }
         guard let target = layer.target(for: path, create: false), let current = layer.model.value(at: target) else {
+            if layer.kind.slot(of: path.property) == nil { try layer.checkNewCustomKey(path) }
             throw .unknownKeyPath(path.description + " (set a custom property before animating it)", layer: layer.id)
         }
         if let d = layer.descriptor(for: target), !d.isAnimatable { throw .notAnimatable(path.description) }
         for v in a.values where v.type != current.type {
             throw .typeMismatch(keyPath: path.description, expected: current.type.phrase, got: v.type.phrase)
+        }
+        // As for a set value: an array's elements must be of the property's element type
+        // (a gradient's colours), or the frames between would draw nothing.
+        if path.components.count == 1, let element = layer.descriptor(for: target)?.elementType {
+            for v in a.values {
+                if let bad = v.array?.first(where: { $0.type != element }) {
+                    throw .typeMismatch(keyPath: path.description, expected: "an array of \(element)s", got: "an array holding \(bad.type.phrase)")
+                }
+            }
         }
         return Track(animation: a, target: target, children: [])
     }

@@ -10,6 +10,9 @@ public struct Spring: Hashable, Sendable {
     public var damping: Double
     public var initialVelocity: Double
 
+    /// Core Animation's spring: mass 1, stiffness 100, damping 10, initial velocity 0.
+    public static let coreAnimation = try! Spring()
+
     /// CA's defaults: mass 1, stiffness 100, damping 10, initial velocity 0.
     public init(mass: Double = 1, stiffness: Double = 100, damping: Double = 10, initialVelocity: Double = 0) throws(CoreError) {
         guard mass > 0, stiffness > 0, damping >= 0, [mass, stiffness, damping, initialVelocity].allSatisfy(\.isFinite),

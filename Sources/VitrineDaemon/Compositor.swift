@@ -114,7 +114,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     func showInitialScene() throws(SystemError) {
         guard let initial = settings.initialScene else { return }
         do {
-            try initial.apply(to: scene, root: root, at: clock.now)
+            try initial.apply(to: scene, root: root, at: clock.now, springDefaults: settings.spring)
         } catch {
             throw SystemError("\(settings.initialSceneOrigin) cannot be shown: \(error.message)")
         }
@@ -146,7 +146,9 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
                 return reply(to: client) { finish in
                     reloadConfiguration { error in
                         if let error { return finish(Wire.failure(id: request.id, error)) }
-                        finish(Wire.reply(id: request.id, result: .object(["reloaded": .bool(true)])))
+                        finish(Wire.reply(id: request.id, result: .object([
+                            "reloaded": .bool(true), "restartNeeded": .array(self.settings.restartNeeded.map(JSON.string)),
+                        ])))
                     }
                 }
             }

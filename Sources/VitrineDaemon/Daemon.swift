@@ -4,6 +4,7 @@ import Logging
 import VitrineCore
 import VitrineOutput
 import VitrineProtocol
+import VitrineRender
 import VitrineSystem
 
 /// The running daemon: one event loop that owns the compositor and serves the socket.
@@ -118,7 +119,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
                 compositor.apply(reloaded: fresh)
                 server.limitsChanged()
                 logger.info("configuration reloaded")
-                compositor.broadcast("config.reloaded", [:])
+                compositor.broadcast("config.reloaded", ["restartNeeded": .array(fresh.restartNeeded.map(JSON.string))])
                 done(nil)
             }
         }
@@ -162,9 +163,11 @@ extension Compositor {
     /// Takes the reloadable parts of new settings.
     func apply(reloaded fresh: DaemonSettings) {
         settings.screenshotDirectory = fresh.screenshotDirectory
-        settings.limits.subscriptionsPerClient = fresh.limits.subscriptionsPerClient
-        settings.limits.idleSeconds = fresh.limits.idleSeconds
-        settings.limits.memoryMB = fresh.limits.memoryMB
+        settings.limits = fresh.limits
+        settings.restartNeeded = fresh.restartNeeded
+        settings.rolling = fresh.rolling
+        settings.spring = fresh.spring
+        StandardKinds.register(in: scene, rolling: fresh.rolling)
         pipeline.renderer.images.budget = fresh.limits.memoryMB << 20
         content.retryFailures()
         settings.background = fresh.background
@@ -173,6 +176,7 @@ extension Compositor {
         scene.configuration.implicitTimingFunction = fresh.sceneConfiguration.implicitTimingFunction
         scene.configuration.maximumLayers = fresh.sceneConfiguration.maximumLayers
         scene.configuration.maximumAnimationsPerLayer = fresh.sceneConfiguration.maximumAnimationsPerLayer
+        scene.configuration.maximumValueBytes = fresh.sceneConfiguration.maximumValueBytes
         var setup = Transaction(disableActions: true)
         setup.set(root, "backgroundColor", .color(fresh.background))
         _ = try? scene.commit(setup, at: now)

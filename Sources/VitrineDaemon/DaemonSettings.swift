@@ -38,6 +38,12 @@ public struct DaemonSettings: Sendable {
     /// Extra font directories.
     public var fontDirectories: [String] = []
     public var limits = Limits()
+    /// After a reload: the configuration keys that changed but take effect only when the
+    /// daemon restarts (`config.reload` and `config.reloaded` list them).
+    public var restartNeeded: [String] = []
+    /// The spring of a script's `{"type": "spring"}` where it leaves parameters out
+    /// (`[animation.spring]`).
+    public var spring = Spring.coreAnimation
     /// Rolling numbers' defaults.
     public var rolling = RollingNumberDefaults()
     /// The directory of the scene journal (`scene.json`); nil keeps no journal.

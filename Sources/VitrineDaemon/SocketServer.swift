@@ -23,6 +23,8 @@ import VitrineSystem
 final class SocketServer {
     let compositor: Compositor
     let settings: DaemonSettings
+    /// The limits in force: the compositor's, which a reload changes.
+    var limits: DaemonSettings.Limits { compositor.settings.limits }
     let loop: EventLoop
     let logger: Logger
     private var listener: CInt = -1
@@ -154,7 +156,7 @@ final class SocketServer {
             return
         }
         connections[client.clientID] = client
-        let limit = settings.limits.clients
+        let limit = limits.clients
         // One place more for the operator: root or the daemon's own user can always get in.
         guard admitted < limit || (admitted == limit && isOperator(fd)) else {
             logger.warning("refused a client: \(limit) clients are connected (limits.clients)")
@@ -356,7 +358,7 @@ private final class SocketClient: ClientConnection {
             } else if partialSince == nil {
                 partialSince = now
             }
-            if input.count - tailStart > server.settings.limits.lineBytes {
+            if input.count - tailStart > server.limits.lineBytes {
                 // The rest of that line is not kept; the lines before it still go first.
                 input.removeSubrange(tailStart...)
                 overlong = true
@@ -425,7 +427,7 @@ private final class SocketClient: ClientConnection {
         consumed = end + 1
         lineEnd = nil
         searched = consumed
-        guard end - start <= server.settings.limits.lineBytes else { return refuseLongLine() }
+        guard end - start <= server.limits.lineBytes else { return refuseLongLine() }
         handle(input[start..<end])
         guard !isClosed, !finished else { return }
         if consumed == input.count { compactInput() }
@@ -465,7 +467,7 @@ private final class SocketClient: ClientConnection {
     }
 
     private func refuseLongLine() {
-        let limit = server.settings.limits.lineBytes
+        let limit = server.limits.lineBytes
         send(Wire.failure(id: nil, ProtocolError(.lineTooLong, "a request line is limited to \(limit) bytes (limits.line_bytes); the connection is closed")))
         server.logger.warning("client \(clientID) sent a line over \(limit) bytes: disconnected")
         finish()
@@ -598,13 +600,13 @@ private final class SocketClient: ClientConnection {
                 output.append(UInt8(ascii: "\n"))
             }
         }
-        if output.count - outputStart > server.settings.limits.outboundBytes { cutOff() }
+        if output.count - outputStart > server.limits.outboundBytes { cutOff() }
     }
 
     /// The client does not read: the lines not begun are dropped for one saying why, which
     /// goes out if the socket still takes it; then the connection closes.
     private func cutOff() {
-        let limit = server.settings.limits.outboundBytes
+        let limit = server.limits.outboundBytes
         server.logger.warning("client \(clientID) is not reading its replies and events (over \(limit) bytes queued): disconnected")
         // The line at the head (perhaps partly written) stays, so that the reason arrives whole.
         let keep = output[outputStart...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? output.count

@@ -86,7 +86,7 @@ struct TransactionBuilder {
                     } else {
                         var object = json.object ?? [:]
                         object["keyPath"] = .string(key)
-                        rules[key] = .animation(try AnimationDescription(json: .object(object)) { path in try? self.shape(of: id, at: path)?.type }.animation)
+                        rules[key] = .animation(try AnimationDescription(json: .object(object), springDefaults: compositor.settings.spring) { path in try? self.shape(of: id, at: path) }.animation)
                     }
                 }
                 tx.operations.append(.setActions(layer: id, actions: rules))
@@ -102,7 +102,12 @@ struct TransactionBuilder {
             return .object(["layer": .string(id)])
         case .animationAdd(let layer, let key, let json):
             _ = try kind(of: layer)  // unknown_layer before any complaint about the animation
-            let description = try AnimationDescription(json: json) { path in try? self.shape(of: layer, at: path)?.type }
+            let description: AnimationDescription
+            do throws(ProtocolError) {
+                description = try AnimationDescription(json: json, springDefaults: compositor.settings.spring) { path in try? self.shape(of: layer, at: path) }
+            } catch {
+                throw try nearMiss(in: json, of: layer) ?? error
+            }
             var animation = description.animation
             if let delay = description.delay {
                 let local = (try? scene.localTime(of: layer, at: now)) ?? nil
@@ -191,7 +196,7 @@ struct TransactionBuilder {
             throw ProtocolError(.invalidValue, "layer.set: the animation takes timing only (duration, timing, type, spring fields…), not '\(field)'")
         }
         object["keyPath"] = .string(path.description)
-        let description = try AnimationDescription(json: .object(object)) { _ in to.type }
+        let description = try AnimationDescription(json: .object(object), springDefaults: compositor.settings.spring) { _ in to.type }
         var animation = description.animation
         switch animation.kind {
         case .basic: animation.kind = .basic(Animation.Endpoints(from: from, to: to))
@@ -209,6 +214,21 @@ struct TransactionBuilder {
     private func kind(of id: String) throws(ProtocolError) -> LayerKind {
         if let pending = pendingKinds[id] { return pending }
         return try core { () throws(CoreError) in try scene.kind(of: id) }
+    }
+
+    /// For an animation of layer `id` refused for a missing key path: `unknown_property`
+    /// with a suggestion when a key path in it (a group's children's too) is a near miss
+    /// of a property of the layer's kind, else nil.
+    private func nearMiss(in json: JSON, of id: String) throws(ProtocolError) -> ProtocolError? {
+        let kind = try kind(of: id)
+        if let text = json["keyPath"]?.string, let path = try? KeyPath(parsing: text),
+           (try? shape(of: id, at: path)) == nil, let suggestion = kind.nearMiss(for: path.property) {
+            return ProtocolError(CoreError.unknownProperty(path.property, layer: id, kind: kind.name, suggestion: suggestion))
+        }
+        for child in json["animations"]?.array ?? [] {
+            if let found = try nearMiss(in: child, of: id) { return found }
+        }
+        return nil
     }
 
     /// The shape a value at `path` of layer `id` must have: the kind's for built-in

@@ -19,12 +19,24 @@ public struct AnimationDescription: Sendable {
     ]
 
     /// Decodes an animation object. `typeOf` gives the value type at a key path of the
-    /// target layer (nil when it has no such property).
+    /// target layer (nil when it has no such property). A spring's mass, stiffness,
+    /// damping and initial velocity that the object leaves out come from `springDefaults`
+    /// (the configuration's `[animation.spring]` in the daemon; Core Animation's own by
+    /// default).
     ///
     /// ```json
     /// {"type": "spring", "keyPath": "position.y", "to": 500, "damping": 17, "duration": 1}
     /// ```
-    public init(json: JSON, typeOf: (KeyPath) -> ValueType?) throws(ProtocolError) {
+    public init(json: JSON, springDefaults: Spring = .coreAnimation, typeOf: (KeyPath) -> ValueType?) throws(ProtocolError) {
+        try self.init(json: json, springDefaults: springDefaults, shapeOf: { path in typeOf(path).map { ($0, nil) } })
+    }
+
+    /// Decodes an animation object as `init(json:springDefaults:typeOf:)` does, with
+    /// `shapeOf` giving the type and, for arrays, the element type at a key path (as
+    /// `LayerKind.valueShape(at:)` gives them): `from`, `to`, `by` and `values` are then
+    /// decoded as a property's value is, so that a gradient's `["red", "blue"]` are colours,
+    /// not strings.
+    public init(json: JSON, springDefaults: Spring = .coreAnimation, shapeOf: (KeyPath) -> (type: ValueType, element: ValueType?)?) throws(ProtocolError) {
         guard let o = json.object else { throw ProtocolError(.wrongType, "an animation is an object, not \(json.kindName)") }
         if let extra = o.keys.sorted().first(where: { !Self.fields.contains($0) }) {
             throw ProtocolError(.unknownField, "an animation has no field '\(extra)'; the fields are \(Self.fields.sorted().joined(separator: ", "))")
@@ -50,17 +62,17 @@ public struct AnimationDescription: Sendable {
         let timingFunction = try o["timing"].map { j throws(ProtocolError) in try Self.timingFunction(j) }
 
         var keyPath: KeyPath?
-        var valueType: ValueType?
+        var shape: (type: ValueType, element: ValueType?)?
         if type != "group" {
             guard let path = try reader.string("keyPath") else { throw ProtocolError(.missingField, "a \(type) animation needs a keyPath, e.g. \"position.x\"") }
             do { keyPath = try KeyPath(parsing: path) } catch { throw ProtocolError(error) }
-            valueType = typeOf(keyPath!)
-            guard valueType != nil else {
+            shape = shapeOf(keyPath!)
+            guard shape != nil else {
                 throw ProtocolError(.unknownKeyPath(path, layer: ""), message: "the layer has no property '\(path)' to animate (set a custom property first)")
             }
         }
         func value(_ field: String) throws(ProtocolError) -> Value? {
-            try o[field].map { j throws(ProtocolError) in try Value(json: j, as: valueType, at: keyPath!.description + " (" + field + ")") }
+            try o[field].map { j throws(ProtocolError) in try Value(json: j, shape: shape, at: keyPath!.description + " (" + field + ")") }
         }
         let kind: Animation.Kind
         switch type {
@@ -73,8 +85,9 @@ public struct AnimationDescription: Sendable {
                     spring = try Spring(perceptualDuration: d, bounce: try reader.number("bounce") ?? 0)
                 } else {
                     spring = try Spring(
-                        mass: try reader.number("mass") ?? 1, stiffness: try reader.number("stiffness") ?? 100,
-                        damping: try reader.number("damping") ?? 10, initialVelocity: try reader.number("initialVelocity") ?? 0)
+                        mass: try reader.number("mass") ?? springDefaults.mass, stiffness: try reader.number("stiffness") ?? springDefaults.stiffness,
+                        damping: try reader.number("damping") ?? springDefaults.damping,
+                        initialVelocity: try reader.number("initialVelocity") ?? springDefaults.initialVelocity)
                 }
             } catch let error as CoreError { throw ProtocolError(error) } catch let error as ProtocolError { throw error } catch { throw ProtocolError(.invalidValue, "\(error)") }
             kind = .spring(Animation.Endpoints(from: try value("from"), to: try value("to"), by: try value("by")), spring)
@@ -82,7 +95,7 @@ public struct AnimationDescription: Sendable {
             guard let items = o["values"]?.array, !items.isEmpty else { throw ProtocolError(.missingField, "a keyframe animation needs \"values\": [ … ]") }
             var values: [Value] = []
             for (i, item) in items.enumerated() {
-                values.append(try Value(json: item, as: valueType, at: "\(keyPath!) (values[\(i)])"))
+                values.append(try Value(json: item, shape: shape, at: "\(keyPath!) (values[\(i)])"))
             }
             var modes = Keyframes.CalculationMode.linear
             if let m = try reader.string("calculationMode") {
@@ -102,7 +115,7 @@ public struct AnimationDescription: Sendable {
         case "group":
             guard let items = o["animations"]?.array else { throw ProtocolError(.missingField, "a group needs \"animations\": [ … ]") }
             var children: [Animation] = []
-            for item in items { children.append(try AnimationDescription(json: item, typeOf: typeOf).animation) }
+            for item in items { children.append(try AnimationDescription(json: item, springDefaults: springDefaults, shapeOf: shapeOf).animation) }
             kind = .group(children)
         default:
             throw ProtocolError(.invalidValue, "animation type is one of basic, spring, keyframe, group, not '\(type)'")

@@ -88,7 +88,7 @@ public struct SceneDescription: Sendable {
 
     /// Adds the scene's layers under `root` and starts their animations at media time
     /// `time`, in two transactions without implicit actions. On error nothing is added.
-    public func apply(to scene: Scene, root: String, at time: Double) throws(ProtocolError) {
+    public func apply(to scene: Scene, root: String, at time: Double, springDefaults: Spring = .coreAnimation) throws(ProtocolError) {
         var setup = Transaction(disableActions: true)
         if let background { setup.set(root, "backgroundColor", .color(background)) }
         var customValues: [String: [String: Value]] = [:]
@@ -113,8 +113,8 @@ public struct SceneDescription: Sendable {
         for layer in layers {
             let kind = scene.kinds[layer.kind]!
             for json in layer.animations {
-                let description = try AnimationDescription(json: json) { path in
-                    kind.valueType(at: path) ?? customValues[layer.id]?[path.property]?.component(path.subpath)?.type
+                let description = try AnimationDescription(json: json, springDefaults: springDefaults) { path in
+                    kind.valueShape(at: path) ?? customValues[layer.id]?[path.property]?.component(path.subpath).map { ($0.type, nil) }
                 }
                 var animation = description.animation
                 if let delay = description.delay { animation.timing.beginTime = time + delay }

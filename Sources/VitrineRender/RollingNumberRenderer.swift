@@ -140,10 +140,12 @@ public final class RollingNumberRenderer: ContentRenderer {
         }
     }
 
-    /// The property values a layout's style is made from, as read.
+    /// The property values a layout's style is made from, as read, and the scale the
+    /// glyphs are rasterized at (the layer's on screen, `AffineTransform.glyphScale`).
     private struct StyleInputs: Equatable {
         let font: Value, fontSize: Value, spacing: Value, alignment: Value
         let width: Double
+        let scale: Double
     }
 
     /// A strip character's mask and left pixel at its column's pen; no mask when it has no
@@ -196,11 +198,12 @@ public final class RollingNumberRenderer: ContentRenderer {
     /// The storage `damage` collects its rectangles and a column's glyph boxes in.
     private var rectsScratch: [Rect] = [], inkScratch: [PixelRect] = []
 
-    private func placement(_ node: RenderTree.Node) -> Placement? {
+    /// Where `node`'s columns go, in pixels of its bounds at `scale` times their size.
+    private func placement(_ node: RenderTree.Node, scale: Double = 1) -> Placement? {
         // The same content object, not merely equal values: comparing a rolling number's
         // columns costs about as much as reading them.
-        if let hit = recent[node.content] { return hit }
-        guard let placement = computePlacement(node) else { return nil }
+        if let hit = recent[node.content], hit.layout.inputs.scale == scale { return hit }
+        guard let placement = computePlacement(node, scale: scale) else { return nil }
         recent.remember(placement, for: node.content)
         return placement
     }
@@ -215,13 +218,13 @@ public final class RollingNumberRenderer: ContentRenderer {
         return font
     }
 
-    private func computePlacement(_ node: RenderTree.Node) -> Placement? {
+    private func computePlacement(_ node: RenderTree.Node, scale: Double) -> Placement? {
         let v = node.values
         func value(_ slot: Int?) -> Value { slot.map { v[slot: $0] } ?? .bool(false) }
         let textColor = value(slots.textColor).color ?? .white
         let inputs = StyleInputs(
             font: value(slots.font), fontSize: value(slots.fontSize), spacing: value(slots.characterSpacing),
-            alignment: value(slots.alignment), width: v.rect(.bounds).width)
+            alignment: value(slots.alignment), width: v.rect(.bounds).width * scale, scale: scale)
         let state = v.custom[RollingNumber.stateKey]?.dictionary
         // The same layer's last placement: while the columns roll, only their positions
         // change from frame to frame, and its layout serves again.
@@ -237,7 +240,7 @@ public final class RollingNumberRenderer: ContentRenderer {
             return Placement(layout: layout, glyphs: glyphs, textColor: textColor)
         }
         let columns = RollColumns(v.custom, reusing: previous?.columns) ?? RollColumns(showing: RollingNumberProperties(v, kind: kind).text)
-        guard let font = font(inputs.font.string ?? "DejaVu Sans", inputs.fontSize.number ?? 96) else { return nil }
+        guard let font = font(inputs.font.string ?? "DejaVu Sans", (inputs.fontSize.number ?? 96) * scale) else { return nil }
         let style = LineStyle(font: font, spacing: inputs.spacing.number ?? 1, width: inputs.width, alignment: inputs.alignment.string ?? "left")
         let reusable = previous.flatMap { $0.layout.style == style && Self.restTheSame($0.columns, columns) ? $0 : nil }
         guard let line = reusable?.line ?? self.line(columns, style) else { return nil }
@@ -313,14 +316,14 @@ public final class RollingNumberRenderer: ContentRenderer {
     /// which no column's pixels change is not presented at all.
     public func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? {
         let t = new.transform
-        guard t.a == 1, t.b == 0, t.c == 0, t.d == 1, let valueSlot = slots.value,
+        guard t.translatesOnly, let valueSlot = slots.value,
               new.values.differingSlots(from: old.values).allSatisfy({ $0 == valueSlot }),
               let before = placement(old), let after = placement(new),
               before.layout === after.layout || before.line == after.line
         else { return nil }
         let bounds = new.values.rect(.bounds)
         let origin = (x: Int((t.tx + bounds.minX).rounded()), y: Int((t.ty + bounds.minY).rounded()))
-        let lineClip = lineRect(bounds: bounds, origin: origin, after)
+        let lineClip = lineRect(size: bounds.size, origin: origin, after)
         // The lists' storage is kept between frames: taken for this call, handed back at its
         // end (the caller is done with the returned list by the next frame).
         var rects = rectsScratch
@@ -362,23 +365,24 @@ public final class RollingNumberRenderer: ContentRenderer {
     }
 
     public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
-        guard let place = placement(node), place.textColor.alpha > 0, opacity > 0 else { return }
+        // Under rotation or scale the number is drawn offscreen at its scale on screen
+        // (as text layers are), then through the transform.
+        guard let scale = transform.glyphScale, let place = placement(node, scale: scale), place.textColor.alpha > 0, opacity > 0 else { return }
         let bounds = node.values.rect(.bounds)
-        let axisAligned = transform.a == 1 && transform.b == 0 && transform.c == 0 && transform.d == 1
-        // Under rotation or scale the number is drawn at layer size offscreen, then
-        // through the transform.
+        let axisAligned = transform.translatesOnly
         let target: Surface
         let origin: (x: Int, y: Int)
+        var offscreen: ScaledOffscreen?
         if axisAligned {
             target = surface
             origin = (Int((transform.tx + bounds.minX).rounded()), Int((transform.ty + bounds.minY).rounded()))
         } else {
-            let w = Int(bounds.width.rounded(.up)), h = Int(bounds.height.rounded(.up))
-            guard w > 0, h > 0, w <= 16384, h <= 16384 else { return }
-            target = Surface(width: w, height: h)
+            guard let scaled = ScaledOffscreen(bounds: bounds, scale: scale) else { return }
+            offscreen = scaled
+            target = scaled.surface
             origin = (0, 0)
         }
-        let lineClip = lineRect(bounds: bounds, origin: origin, place)
+        let lineClip = lineRect(size: Size(width: bounds.width * scale, height: bounds.height * scale), origin: origin, place)
         let fullColor = premultiplied(place.textColor, opacity)
         for k in place.columns.columns.indices.reversed() {
             let column = place.columns.columns[k]
@@ -396,14 +400,13 @@ public final class RollingNumberRenderer: ContentRenderer {
                 }
             }
         }
-        if !axisAligned {
-            surface.draw(image: target, in: Rect(origin: bounds.origin, size: Size(width: Double(target.width), height: Double(target.height))), transform: transform, clip: clip)
-        }
+        offscreen?.draw(on: surface, transform: transform, clip: clip)
     }
 
-    /// The pixels of the number's line, its bounds' top-left at `origin`.
-    private func lineRect(bounds: Rect, origin: (x: Int, y: Int), _ place: Placement) -> PixelRect {
-        PixelRect(x: origin.x, y: origin.y, width: Int(bounds.width.rounded(.up)), height: Int(min(bounds.height, place.line.lineHeight).rounded(.up)))
+    /// The pixels of the number's line, its bounds (`size`, in the placement's pixels)
+    /// top-left at `origin`.
+    private func lineRect(size: Size, origin: (x: Int, y: Int), _ place: Placement) -> PixelRect {
+        PixelRect(x: origin.x, y: origin.y, width: Int(size.width.rounded(.up)), height: Int(min(size.height, place.line.lineHeight).rounded(.up)))
     }
 
     /// The pixels column `k` may draw in: the line, narrowed to the column's width while

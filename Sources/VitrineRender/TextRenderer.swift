@@ -44,27 +44,23 @@ public final class TextRenderer: ContentRenderer {
         guard !content.string.isEmpty, content.foregroundColor.alpha > 0, opacity > 0 else { return }
         let color = premultiplied(content.foregroundColor, opacity)
         let bounds = node.values.rect(.bounds)
-        if transform.a == 1, transform.b == 0, transform.c == 0, transform.d == 1 {
+        if transform.translatesOnly {
             guard let layout = layout(content, scale: 1) else { return }
             let ox = Int((transform.tx + bounds.minX).rounded()), oy = Int((transform.ty + bounds.minY).rounded())
             blit(layout, on: surface, x: ox, y: oy, color: color, clip: clip)
             return
         }
-        let scale = abs(transform.determinant).squareRoot()
-        guard scale.isFinite, scale > 1e-3, let layout = layout(content, scale: scale) else { return }
-        let width = Int((bounds.width * scale).rounded(.up)), height = Int((bounds.height * scale).rounded(.up))
-        guard width > 0, height > 0, width <= 16384, height <= 16384 else { return }
-        let offscreen = Surface(width: width, height: height)
-        blit(layout, on: offscreen, x: 0, y: 0, color: color, clip: nil)
-        surface.draw(image: offscreen, in: Rect(origin: bounds.origin, size: Size(width: Double(width) / scale, height: Double(height) / scale)),
-                     transform: transform, clip: clip)
+        guard let scale = transform.glyphScale, let layout = layout(content, scale: scale),
+              let offscreen = ScaledOffscreen(bounds: bounds, scale: scale) else { return }
+        blit(layout, on: offscreen.surface, x: 0, y: 0, color: color, clip: nil)
+        offscreen.draw(on: surface, transform: transform, clip: clip)
     }
 
     /// When only the string changed and the layer's glyphs are blitted (a translation),
     /// the ink of the glyphs that are not drawn identically, at the same place, in both.
     public func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? {
         let t = new.transform
-        guard t.a == 1, t.b == 0, t.c == 0, t.d == 1, let slot = slots.string,
+        guard t.translatesOnly, let slot = slots.string,
             new.values.differingSlots(from: old.values) == [slot],
             let before = try? text(old), let after = try? text(new),
             let oldLayout = before.string.isEmpty ? nil : layout(before, scale: 1),

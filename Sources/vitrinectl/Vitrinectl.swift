@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import Glibc
 
 /// `vitrinectl`: drives a running `vitrined` over its socket, one subcommand per protocol
 /// command (docs/PROTOCOL.md, docs/VITRINECTL.md).
@@ -10,7 +10,8 @@ struct Vitrinectl: ParsableCommand {
         abstract: "Control the Vitrine display daemon.",
         discussion: """
             Exit status: 0 on success, 1 when the daemon refuses a request, 2 for usage \
-            errors, 3 when the daemon cannot be reached.
+            errors, 3 when the daemon cannot be reached, 4 when --wait or watch --count \
+            runs out of --timeout.
             """,
         version: "0.1.0",
         subcommands: [
@@ -32,11 +33,11 @@ struct Vitrinectl: ParsableCommand {
             try command.run()
         } catch let failure as Failure {
             Output.error(failure.message)
-            Foundation.exit(failure.exitCode)
+            Glibc.exit(failure.exitCode)
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(usageError)
+                Output.write(fullMessage(for: error) + "\n", to: STDERR_FILENO)
+                Glibc.exit(usageError)
             }
             exit(withError: error)
         }

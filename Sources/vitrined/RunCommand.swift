@@ -113,7 +113,11 @@ struct RunCommand: ParsableCommand {
             if let path {
                 daemon.reload = { () -> Result<DaemonSettings, ProtocolError> in
                     do {
-                        return .success(try self.settings(from: Configuration.loadForDaemon(path, reloading: true)))
+                        let fresh = try Configuration.loadForDaemon(path, reloading: true)
+                        var settings = try self.settings(from: fresh)
+                        // Keys read only at start are compared with what the daemon started with.
+                        settings.restartNeeded = fresh.keysNeedingRestart(comparedWith: configuration)
+                        return .success(settings)
                     } catch let error as ConfigError {
                         return .failure(ProtocolError(.invalidConfig, error.description))
                     } catch {

@@ -34,6 +34,7 @@ extension DaemonSettings {
         limits.memoryMB = c.limits.memoryMB
         contentRoots = c.content.roots
         rolling = c.rollingNumberDefaults
+        spring = c.animation.spring.model
         if c.state.journal {
             let systemd = ProcessInfo.processInfo.environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
             stateDirectory = c.state.directory.isEmpty ? systemd ?? "/var/lib/vitrine" : c.state.directory

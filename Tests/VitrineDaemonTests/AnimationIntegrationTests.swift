@@ -73,7 +73,7 @@ import VitrineProtocol
         let daemon = try DaemonProcess(arguments: ["--size", "64x48"])
         let c = try daemon.connect()
         _ = try Self.ok(c, #"{"id": 1, "cmd": "layer.add", "layer": "box", "properties": {"bounds": [0, 0, 10, 10], "position": [0, 0]}}"#)
-        _ = try Self.ok(c, #"{"id": 2, "cmd": "animation.add", "layer": "box", "key": "drop", "animation": {"type": "spring", "keyPath": "position.y", "from": 0, "to": 100, "mass": 1, "stiffness": 100, "damping": 10, "duration": 3}}"#)
+        _ = try Self.ok(c, #"{"id": 2, "cmd": "animation.add", "layer": "box", "key": "drop", "animation": {"type": "spring", "keyPath": "position.y", "from": 0, "to": 100, "mass": 1, "stiffness": 100, "damping": 10, "initialVelocity": 0, "duration": 3}}"#)
         for t in [0.05, 0.1, 0.25, 0.3628, 0.5, 0.75, 1.0, 1.5, 2.0, 2.9] {
             let want = Self.spring(mass: 1, stiffness: 100, damping: 10, from: 0, to: 100, at: t)
             Self.expectNear(try Self.shown(c, "box", "position.y", at: t), want, tolerance: 1e-6, "spring at \(t) s")

@@ -99,6 +99,7 @@ import VitrineProtocol
             ("root_layer", "removing the root", Array(#"{"id": 1, "cmd": "layer.remove", "layer": "root"}"#.utf8)),
             ("invalid_key_path", "an empty key", Array(#"{"id": 1, "cmd": "layer.set", "layer": "box", "properties": {"position..x": 3}}"#.utf8)),
             ("unknown_key_path", "no such property", Array(#"{"id": 1, "cmd": "layer.get", "layer": "box", "keys": ["nothing"]}"#.utf8)),
+            ("unknown_property", "a misspelt property", Array(#"{"id": 1, "cmd": "layer.set", "layer": "box", "properties": {"cornerRaduis": 4}}"#.utf8)),
             ("not_animatable", "animating a string", Array(#"{"id": 1, "cmd": "animation.add", "layer": "t", "animation": {"keyPath": "string", "from": "a", "to": "b", "duration": 1}}"#.utf8)),
             ("invalid_animation", "keyTimes not matching values", Array(#"{"id": 1, "cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacity", "values": [0, 1, 0], "keyTimes": [0, 1], "duration": 1}}"#.utf8)),
             ("unknown_animation", "no animation under that key", Array(#"{"id": 1, "cmd": "animation.remove", "layer": "box", "key": "nope"}"#.utf8)),

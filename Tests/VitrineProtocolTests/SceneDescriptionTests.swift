@@ -63,4 +63,24 @@ import VitrineCore
             try AnimationDescription(json: JSON(parsing: Data(#"{"keyPath": "x", "timing": "bouncy"}"#.utf8))) { _ in .number }
         }
     }
+
+    /// Issue 22 item 8: an animation's array values decode with the property's element
+    /// type, so CSS colour names in a gradient's `colors` are colours (as hex ones are), and
+    /// the model refuses an array holding strings instead of drawing nothing mid-flight.
+    @Test func gradientColorNamesInAnAnimationAreColors() throws {
+        let j = try JSON(parsing: Data(##"{"keyPath": "colors", "from": ["red", "blue"], "to": ["lime", "#000080"], "duration": 1}"##.utf8))
+        let d = try AnimationDescription(json: j) { path in LayerKind.gradient.valueShape(at: path) }
+        guard case .basic(let e) = d.animation.kind else { Issue.record("not basic"); return }
+        #expect(e.from == .array([.color(Color(css: "red")!), .color(Color(css: "blue")!)]))
+        #expect(e.to == .array([.color(Color(css: "lime")!), .color(Color(css: "#000080")!)]))
+
+        let s = try rootScene()
+        s.register(.gradient)
+        var add = Transaction(disableActions: true)
+        add.add(layer: "g", kind: "gradient", parent: "root", properties: ["colors": .array([.color(.white)])])
+        try s.commit(add, at: 0)
+        var bad = Transaction(disableActions: true)
+        bad.addAnimation(Animation(kind: .basic(Animation.Endpoints(to: .array([.string("lime")]))), keyPath: "colors", timing: { var t = MediaTiming(); t.duration = 1; return t }()), forKey: "c", to: "g")
+        #expect(throws: CoreError.self) { try s.commit(bad, at: 0) }
+    }
 }

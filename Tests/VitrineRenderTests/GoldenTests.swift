@@ -8,7 +8,7 @@ import VitrineRender
 /// Every scene in `Scenes/` rendered at its time and compared with its reference image.
 @Suite struct GoldenTests {
     /// Scenes drawn at a time other than 0.
-    static let times: [String: Double] = ["animation-midflight": 0.5, "text-color-animation": 0.5]
+    static let times: [String: Double] = ["animation-midflight": 0.5, "text-color-animation": 0.5, "gradient-color-names-animation": 0.5]
 
     static var sceneNames: [String] {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: Golden.scenesDirectory.path)) ?? []

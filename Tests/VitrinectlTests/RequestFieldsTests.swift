@@ -1,6 +1,6 @@
 import ArgumentParser
 import Testing
-import VitrineProtocol
+import VitrineJSON
 @testable import vitrinectl
 
 /// What each command line asks the daemon, without a daemon: the request fields.

@@ -124,6 +124,48 @@ import VitrineProtocol
         #expect(refused.status == 1 && refused.stderr.hasPrefix("vitrinectl: invalid_value: animationType is one of"), "\(refused)")
     }
 
+    /// `--timeout` bounds every wait in real seconds, on a manual clock that never moves
+    /// too: `--wait` ends with status 4 and says so; `watch` stops (status 4 if --count
+    /// events have not come).
+    @Test func waitsEndAfterTimeoutOnAManualClock() throws {
+        let daemon = try Daemon()
+        try daemon.ctl("add", "n", "--kind", "rolling-number", "bounds", "[0,0,600,120]", "value", "1")
+        try daemon.ctl("add", "box")
+        func timed(_ arguments: String...) throws -> (Ctl.Result, Double) {
+            let start = Date()
+            let result = try daemon.ctl(arguments)
+            return (result, Date().timeIntervalSince(start))
+        }
+        for arguments in [
+            ["number", "n", "10", "--wait", "--timeout", "1"],
+            ["set", "box", "opacity", "0", "--duration", "5", "--wait", "--timeout", "1"],
+            ["animate", "box", "position.x", "--to", "500", "--duration", "5", "--wait", "--timeout", "1"],
+        ] {
+            let start = Date()
+            let result = try daemon.ctl(arguments)
+            let elapsed = Date().timeIntervalSince(start)
+            #expect(result.status == 4, "\(arguments): \(result)")
+            #expect(elapsed >= 0.95 && elapsed < 5, "\(arguments) took \(elapsed) s")
+            #expect(result.stderr.hasPrefix("vitrinectl: transaction ") && result.stderr.hasSuffix(" did not complete within 1 s (see --timeout); its animations go on\n"), "\(result.stderr)")
+        }
+        // What number printed before it waited stays printed.
+        #expect(try daemon.ctl("number", "n", "11", "--wait", "--timeout", "0.5").lines == ["11"])
+        // Time moved: the same waits end as before.
+        let rolls = try daemon.start("number", "n", "12", "--wait", "--timeout", "20")
+        var rounds = 0
+        while rolls.isRunning, rounds < 100 {
+            try daemon.ctl("clock", "advance", "2")
+            rounds += 1
+        }
+        #expect(try rolls.wait(timeout: 10).lines == ["12", "settled"])
+
+        let (watch, watched) = try timed("watch", "--timeout", "1")
+        #expect(watch.status == 0 && watch.stdout.isEmpty && watch.stderr.isEmpty, "\(watch)")
+        #expect(watched >= 0.95 && watched < 5)
+        let (counted, _) = try timed("watch", "animation.*", "--count", "1", "--timeout", "0.5")
+        #expect(counted.status == 4 && counted.stderr == "vitrinectl: 0 of 1 events came within 0.5 s (see --timeout)\n", "\(counted)")
+    }
+
     @Test func watchPrintsEvents() throws {
         let daemon = try Daemon()
         try daemon.ctl("add", "a")

@@ -1,5 +1,4 @@
-import Foundation
-import VitrineProtocol
+import VitrineJSON
 
 /// One line from the daemon: the text as it came and its JSON.
 struct Message {
@@ -16,22 +15,25 @@ struct Message {
     }
 }
 
-/// A session with `vitrined`: numbered requests, their replies in order, and the events
-/// that arrive in between.
+/// A session with `vitrined`: numbered requests, their replies in order, and the
+/// events that arrive in between. Every wait is bounded in real (monotonic) seconds.
 final class Connection {
     private let socket: LineSocket
-    /// Seconds to wait for a reply.
+    /// Seconds to wait for each reply.
     let timeout: Double
+    /// Seconds `--wait` waits for a transaction to complete; nil: as long as it takes.
+    let waitTimeout: Double?
     private var lastID = 0
 
     /// Connects to the daemon's socket at `path`.
-    init(path: String, timeout: Double) throws(Failure) {
+    init(path: String, timeout: Double, waitTimeout: Double? = nil) throws(Failure) {
         do {
             socket = try LineSocket(path: path)
         } catch {
             throw Self.failure(error, path: path, timeout: timeout)
         }
         self.timeout = timeout
+        self.waitTimeout = waitTimeout
     }
 
     var path: String { socket.path }
@@ -60,10 +62,12 @@ final class Connection {
         do { try socket.send(line: line) } catch { throw Self.failure(error, path: path, timeout: timeout) }
     }
 
-    /// The next reply (replies come in request order), passing events before it to `onEvent`.
+    /// The next reply (replies come in request order), passing events before it to
+    /// `onEvent`; within `timeout` seconds, or status 3.
     func reply(onEvent: (Message) -> Void) throws(Failure) -> Message {
+        let deadline = Deadline(in: timeout)
         while true {
-            guard let message = try next(timeout: timeout) else {
+            guard let message = try next(until: deadline) else {
                 throw Self.failure(.timedOut, path: path, timeout: timeout)
             }
             if !message.isEvent { return message }
@@ -71,25 +75,30 @@ final class Connection {
         }
     }
 
-    /// The next line, or nil when none came within `timeout` seconds (nil: wait for ever).
-    func next(timeout: Double?) throws(Failure) -> Message? {
+    /// The next line, or nil when none came by `deadline` (nil: wait for ever).
+    func next(until deadline: Deadline?) throws(Failure) -> Message? {
         let line: String
         do {
-            line = try socket.readLine(timeout: timeout)
+            line = try socket.readLine(until: deadline)
         } catch .timedOut {
             return nil
         } catch {
-            throw Self.failure(error, path: path, timeout: self.timeout)
+            throw Self.failure(error, path: path, timeout: timeout)
         }
-        guard let json = try? JSON(parsing: Data(line.utf8)) else {
+        guard let json = try? JSON(parsing: line) else {
             throw .local("vitrined sent a line that is not JSON: \(line.prefix(200))")
         }
         return Message(line: line, json: json)
     }
 
-    /// Waits for `transaction.completed` of `transaction`, passing other events to `onEvent`.
+    /// Waits for `transaction.completed` of `transaction`, passing other events to
+    /// `onEvent`; for `waitTimeout` seconds at most, then throws `Failure.waitTimedOut`.
     func waitForCompletion(of transaction: JSON, onEvent: (Message) -> Void = { _ in }) throws(Failure) {
-        while let message = try next(timeout: nil) {
+        let deadline = waitTimeout.map { Deadline(in: $0) }
+        while true {
+            guard let message = try next(until: deadline) else {
+                throw .waitTimedOut("transaction \(transaction.text) did not complete within \(JSON.number(waitTimeout ?? 0).text) s (see --timeout); its animations go on")
+            }
             if message.json["event"]?.string == "transaction.completed", message.json["transaction"] == transaction { return }
             onEvent(message)
         }

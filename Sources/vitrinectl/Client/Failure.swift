@@ -14,6 +14,11 @@ struct Failure: Error {
         Failure(message: message, exitCode: 1)
     }
 
+    /// A wait (`--wait`, `watch --count`) did not end within `--timeout` seconds: status 4.
+    static func waitTimedOut(_ message: String) -> Failure {
+        Failure(message: message, exitCode: 4)
+    }
+
     /// The daemon could not be reached or stopped answering: status 3, and a hint.
     /// `problem` names the socket's path.
     static func unreachable(_ problem: String) -> Failure {

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// A connected Unix stream socket that carries lines: the whole transport of `vitrinectl`.
 ///
@@ -35,7 +35,7 @@ final class LineSocket {
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .system(call: "socket", reason: Self.errorText()) }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
@@ -62,9 +62,8 @@ final class LineSocket {
         }
     }
 
-    /// The next line without its newline. Waits at most `timeout` seconds (nil: for ever).
-    func readLine(timeout: Double?) throws(Failure) -> String {
-        let deadline = timeout.map { Date().addingTimeInterval($0) }
+    /// The next line without its newline, waiting until `deadline` at most (nil: for ever).
+    func readLine(until deadline: Deadline?) throws(Failure) -> String {
         while true {
             if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 var end = newline
@@ -81,13 +80,18 @@ final class LineSocket {
         }
     }
 
-    private func waitForInput(until deadline: Date?) throws(Failure) {
+    private func waitForInput(until deadline: Deadline?) throws(Failure) {
         var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         while true {
-            let milliseconds = deadline.map { Int32(max(0, min($0.timeIntervalSinceNow * 1000, 86_400_000)).rounded(.up)) } ?? -1
+            // poll's own timeout runs on the monotonic clock; after EINTR it is measured
+            // again from the deadline.
+            let milliseconds = deadline.map { Int32(min($0.remaining * 1000, 86_400_000).rounded(.up)) } ?? -1
             let ready = poll(&request, 1, milliseconds)
             if ready > 0 { return }
-            if ready == 0 { throw .timedOut }
+            if ready == 0 {
+                if let deadline, deadline.remaining > 0 { continue }
+                throw .timedOut
+            }
             if errno != EINTR { throw .system(call: "poll", reason: Self.errorText()) }
         }
     }
@@ -105,5 +109,5 @@ final class LineSocket {
         }
     }
 
-    private static func errorText() -> String { String(cString: strerror(errno)) }
+    static func errorText() -> String { String(cString: strerror(errno)) }
 }

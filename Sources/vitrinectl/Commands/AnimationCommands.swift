@@ -1,5 +1,5 @@
+import VitrineJSON
 import ArgumentParser
-import VitrineProtocol
 
 struct AnimateCommand: RequestCommand {
     static let protocolCommand = "animation.add"

@@ -1,5 +1,5 @@
+import VitrineJSON
 import ArgumentParser
-import VitrineProtocol
 
 struct HelloCommand: RequestCommand {
     static let protocolCommand = "hello"

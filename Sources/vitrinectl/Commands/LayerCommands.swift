@@ -1,5 +1,5 @@
+import VitrineJSON
 import ArgumentParser
-import VitrineProtocol
 
 /// The properties of `add` and `set`: KEY VALUE pairs.
 private let propertiesHelp = ArgumentHelp(

@@ -1,5 +1,5 @@
+import VitrineJSON
 import ArgumentParser
-import VitrineProtocol
 
 struct NumberCommand: RequestCommand {
     static let protocolCommand = "number.set"
@@ -9,7 +9,8 @@ struct NumberCommand: RequestCommand {
         discussion: """
             Each column rolls from the digit it shows to its new one with the layer's spring and \
             animation type, or as the options here say. Prints the formatted text; with --wait, \
-            also whether the roll settled or a newer value took over (number.completed).
+            also whether the roll settled or a newer value took over (number.completed); \
+            --timeout S bounds that wait to S real seconds (status 4 after), on any clock.
             Example: vitrinectl number counter 245699 --direction up --speed 1 --wait
             """)
 

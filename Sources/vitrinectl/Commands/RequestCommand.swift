@@ -1,5 +1,5 @@
+import VitrineJSON
 import ArgumentParser
-import VitrineProtocol
 
 /// A subcommand that is one request to the daemon, declared as data: the protocol
 /// command, the fields its arguments make, and how its result reads.

@@ -1,6 +1,6 @@
+import VitrineJSON
 import ArgumentParser
-import Foundation
-import VitrineProtocol
+import Glibc
 
 struct SendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,9 +32,9 @@ struct SendCommand: ParsableCommand {
         var arguments = requests.makeIterator()
         let nextLine: () -> String? = requests.isEmpty ? { readLine() } : { arguments.next() }
         while let line = nextLine() {
-            let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = line.trimmed(\.isWhitespace)
             guard !text.isEmpty else { continue }
-            try session.send(line: Self.numbered(text, by: session))
+            try session.send(line: Self.numbered(String(text), by: session))
             let reply = try session.reply { Output.line($0.line) }
             Output.line(reply.line)
             if let failure = reply.failure {
@@ -42,8 +42,8 @@ struct SendCommand: ParsableCommand {
                 failed = true
             }
         }
-        let deadline = Date().addingTimeInterval(linger)
-        while case let remaining = deadline.timeIntervalSinceNow, remaining > 0, let message = try session.next(timeout: remaining) {
+        let deadline = Deadline(in: linger)
+        while deadline.remaining > 0, let message = try session.next(until: deadline) {
             Output.line(message.line)
         }
         if failed { throw ExitCode.failure }
@@ -52,7 +52,7 @@ struct SendCommand: ParsableCommand {
     /// The request with an id added when it is an object without one; anything else is
     /// sent as written, for the daemon to judge.
     private static func numbered(_ text: String, by session: Connection) -> String {
-        guard case .object(let object)? = try? JSON(parsing: Data(text.utf8)), object["id"] == nil else { return text }
+        guard case .object(let object)? = try? JSON(parsing: text), object["id"] == nil else { return text }
         return JSON.object(session.numbered(object)).text
     }
 }
@@ -63,9 +63,13 @@ struct WatchCommand: ParsableCommand {
         abstract: "Subscribe to events and print them as JSON lines until interrupted.",
         discussion: """
             Patterns are event names or prefixes such as animation.*; the events are \
-            \(Wire.eventNames.joined(separator: ", ")).
-            Example: vitrinectl watch 'animation.*' --count 2
+            \(eventNames.joined(separator: ", ")). With --timeout S it stops after S seconds: \
+            with status 4 if --count events have not come by then.
+            Example: vitrinectl watch 'animation.*' --count 2 --timeout 30
             """)
+
+    /// The daemon's events (VitrineProtocol's `Wire.eventNames`, which a test compares).
+    static let eventNames = ["animation.started", "animation.finished", "transaction.completed", "number.completed", "config.reloaded", "content.failed"]
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -92,7 +96,12 @@ struct WatchCommand: ParsableCommand {
             done = done || show($0)
         }
         if let failure = reply.failure { throw failure }
-        while !done, let message = try session.next(timeout: nil) {
+        let deadline = connection.givenTimeout.map { Deadline(in: $0) }
+        while !done {
+            guard let message = try session.next(until: deadline) else {
+                guard let count else { return }
+                throw Failure.waitTimedOut("\(seen) of \(count) events came within \(JSON.number(connection.timeout).text) s (see --timeout)")
+            }
             if message.isEvent { done = show(message) }
         }
     }

@@ -1,5 +1,5 @@
+import VitrineJSON
 import ArgumentParser
-import VitrineProtocol
 
 struct PauseCommand: RequestCommand {
     static let protocolCommand = "layer.pause"
@@ -103,7 +103,9 @@ struct ClockCommand: ParsableCommand {
 
     struct Set: RequestCommand {
         static let protocolCommand = "clock.set"
+        // Named here, not from the type's name: deriving it reflects on the type at every start.
         static let configuration = CommandConfiguration(
+            commandName: "set",
             abstract: "Set the media time (clock.set).",
             discussion: "Example: vitrinectl clock set 10")
 
@@ -118,6 +120,7 @@ struct ClockCommand: ParsableCommand {
     struct Advance: RequestCommand {
         static let protocolCommand = "clock.advance"
         static let configuration = CommandConfiguration(
+            commandName: "advance",
             abstract: "Advance the media time (clock.advance).",
             discussion: "Example: vitrinectl clock advance 0.5")
 

@@ -1,21 +1,30 @@
+import VitrineJSON
 import ArgumentParser
-import Foundation
-import VitrineProtocol
+import Glibc
 
 /// The options every subcommand shares: where the daemon is and how to print its replies.
 struct ConnectionOptions: ParsableArguments {
     static let defaultSocket = "/run/vitrine/vitrine.sock"
+    /// Seconds to wait for each reply without `--timeout`.
+    static let defaultTimeout = 10.0
 
     @Option(
         help: ArgumentHelp("The daemon's socket: $VITRINE_SOCKET if set, else \(defaultSocket).", valueName: "path"),
         completion: .file())
-    var socket: String = ProcessInfo.processInfo.environment["VITRINE_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultSocket
+    var socket: String = getenv("VITRINE_SOCKET").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? defaultSocket
 
     @Flag(help: "Print the daemon's reply line as it came (JSON) instead of a summary.")
     var json = false
 
-    @Option(help: ArgumentHelp("Seconds to wait for each reply.", valueName: "seconds"))
-    var timeout: Double = 10
+    @Option(
+        name: .customLong("timeout"),
+        help: ArgumentHelp(
+            "Real seconds (on any daemon clock) to wait for each reply (default 10), and for --wait or watch to end (default: no limit).",
+            valueName: "seconds"))
+    var givenTimeout: Double?
+
+    /// Seconds to wait for each reply.
+    var timeout: Double { givenTimeout ?? Self.defaultTimeout }
 
     func validate() throws {
         guard timeout.isFinite, timeout > 0, timeout <= 86_400 else {
@@ -24,7 +33,7 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     func connect() throws(Failure) -> Connection {
-        try Connection(path: socket, timeout: timeout)
+        try Connection(path: socket, timeout: timeout, waitTimeout: givenTimeout)
     }
 
     /// Sends one request and returns its result. With `--json` the reply line is printed

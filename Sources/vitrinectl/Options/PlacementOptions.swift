@@ -1,5 +1,5 @@
+import VitrineJSON
 import ArgumentParser
-import VitrineProtocol
 
 /// Where a layer goes among its siblings: at most one of `--above`, `--below`, `--index`
 /// (default: on top).

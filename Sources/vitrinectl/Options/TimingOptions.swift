@@ -1,5 +1,5 @@
+import VitrineJSON
 import ArgumentParser
-import VitrineProtocol
 
 /// How an animation runs: a duration and a curve, or a spring. Shared by `set` (its
 /// `animation` object) and `animate`.

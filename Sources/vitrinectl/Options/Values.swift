@@ -1,6 +1,5 @@
+import VitrineJSON
 import ArgumentParser
-import Foundation
-import VitrineProtocol
 
 /// A property value on the command line: JSON when the text parses as JSON (`500`,
 /// `'[100,200]'`, `true`, `'"quoted"'`), otherwise the text as a string (`red`,
@@ -9,7 +8,7 @@ struct ValueArgument: ExpressibleByArgument {
     let json: JSON
 
     init(argument: String) {
-        json = (try? JSON(parsing: Data(argument.utf8))) ?? .string(argument)
+        json = (try? JSON(parsing: argument)) ?? .string(argument)
     }
 
     var defaultValueDescription: String { json.text }
@@ -70,8 +69,8 @@ enum TimingCurve: ExpressibleByArgument {
             self = .named(name)
             return
         }
-        let trimmed = argument.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
-        let numbers = trimmed.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let trimmed = argument.trimmed { $0 == "[" || $0 == "]" || $0 == " " }
+        let numbers = trimmed.split(separator: ",").compactMap { Double($0.trimmed { $0 == " " || $0 == "\t" }) }
         guard numbers.count == 4, numbers.allSatisfy(\.isFinite) else { return nil }
         self = .bezier(numbers)
     }
@@ -112,4 +111,13 @@ enum RepeatCount: ExpressibleByArgument {
 /// CAMediaTiming's fill modes.
 enum FillMode: String, CaseIterable, ExpressibleByArgument {
     case removed, forwards, backwards, both
+}
+
+extension StringProtocol {
+    /// The text without the characters at either end that `isTrimmed` says go.
+    func trimmed(_ isTrimmed: (Character) -> Bool) -> Substring {
+        let text = Substring(self)
+        guard let first = text.firstIndex(where: { !isTrimmed($0) }), let last = text.lastIndex(where: { !isTrimmed($0) }) else { return "" }
+        return text[first...last]
+    }
 }

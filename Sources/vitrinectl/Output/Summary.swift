@@ -1,5 +1,5 @@
-import Foundation
-import VitrineProtocol
+import VitrineJSON
+
 
 /// The human-readable forms of results (without `--json`). Values are printed as JSON
 /// text, so that they can be pasted back as VALUE arguments.
@@ -45,10 +45,9 @@ enum Summary {
         let columns = ["key", "keyPath", "type", "duration", "beginTime", "repeatCount", "speed"]
         let rows = [columns.map { $0.uppercased() }] + items.map { item in columns.map { item[$0].map { $0.string ?? $0.text } ?? "-" } }
         let widths = columns.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        func padded(_ cell: String, _ column: Int) -> String {
+            column == columns.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+        }
+        return rows.map { row in row.enumerated().map { padded($1, $0) }.joined(separator: "  ") }.joined(separator: "\n")
     }
 }

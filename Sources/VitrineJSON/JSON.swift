@@ -1,9 +1,7 @@
-import FoundationEssentials
-import Glibc
 
 /// Any JSON value, as it arrives on the wire or in a scene file. The wire reads and writes
 /// it with `JSONText`; it is `Encodable` too, so that a library user's Codable types can
-/// hold it.
+/// hold it. This module needs no Foundation, so that `vitrinectl` starts without it.
 public enum JSON: Hashable, Sendable, Encodable, CustomStringConvertible {
     case null
     case bool(Bool)
@@ -21,22 +19,6 @@ public enum JSON: Hashable, Sendable, Encodable, CustomStringConvertible {
         case .string(let s): try c.encode(s)
         case .array(let a): try c.encode(a)
         case .object(let o): try c.encode(o)
-        }
-    }
-
-    /// Parses one JSON text (RFC 8259: no trailing commas, no key twice in an object).
-    public init(parsing data: Data) throws(ProtocolError) {
-        let parsed = data.withUnsafeBytes { raw in
-            Result { () throws(JSONText.Failure) in try JSONText.parse(raw.bindMemory(to: UInt8.self)) }
-        }
-        switch parsed {
-        case .success(let value):
-            self = value
-        case .failure(.numberOutOfRange(let path)):
-            let place = path.isEmpty ? "" : " at \"\(path.joined(separator: "."))\""
-            throw ProtocolError(.invalidValue, "the number\(place) is out of range: numbers must be finite and within ±1e9")
-        case .failure(.syntax(let reason, let offset)):
-            throw ProtocolError(.malformedJSON, "the text is not valid JSON (\(reason), at byte \(offset))")
         }
     }
 
@@ -70,4 +52,13 @@ public enum JSON: Hashable, Sendable, Encodable, CustomStringConvertible {
     }
 
     public subscript(key: String) -> JSON? { object?[key] }
+}
+
+extension JSON {
+    /// Parses one JSON text (RFC 8259: no trailing commas, no key twice in an object).
+    public init(parsing text: String) throws(JSONText.Failure) {
+        var text = text
+        let parsed = text.withUTF8 { bytes in Result { () throws(JSONText.Failure) in try JSONText.parse(bytes) } }
+        self = try parsed.get()
+    }
 }

@@ -5,12 +5,12 @@
 /// answers for. The writer's output is what `JSONEncoder` writes with sorted keys and
 /// unescaped slashes; the reader is strict where it was lenient (no trailing commas)
 /// and refuses what it passed over in silence (a key twice in one object).
-enum JSONText {
+public enum JSONText {
     /// How deep arrays and objects may nest: deeper input is refused, not recursed into.
-    static let maximumDepth = 512
+    public static let maximumDepth = 512
 
     /// Why a text is not JSON, or holds a number no Double represents.
-    enum Failure: Error {
+    public enum Failure: Error, Sendable {
         /// Not JSON: what was found, and where (a byte offset).
         case syntax(String, offset: Int)
         /// A number beyond the Double range, at this path of keys and indices.
@@ -19,7 +19,7 @@ enum JSONText {
 
     // MARK: Reading
 
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSON {
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSON {
         var reader = Reader(bytes: bytes)
         reader.skipSpace()
         let value = try reader.value(depth: 0)
@@ -226,7 +226,7 @@ enum JSONText {
 
     /// Appends the compact text of `value`: keys sorted by their UTF-8 bytes, `/` as it
     /// is, a number without a trailing `.0`, and `null` for one that is not finite.
-    static func write(_ value: JSON, to out: inout [UInt8]) {
+    public static func write(_ value: JSON, to out: inout [UInt8]) {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)

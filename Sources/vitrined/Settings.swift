@@ -4,6 +4,7 @@ import VitrineConfig
 import VitrineCore
 import VitrineDaemon
 import VitrineProtocol
+import VitrineRolling
 import VitrineSystem
 import VitrineText
 
@@ -58,7 +59,7 @@ extension Configuration {
         if reloading, bytes.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 10 || $0 == 13 }) {
             throw ConfigError(file: path, message: "the file is empty; the running configuration stays (write the file whole, then reload)")
         }
-        return try Configuration(contents: Data(bytes), source: path, kinds: [TextLayer.textLayerKind])
+        return try Configuration(contents: Data(bytes), source: path, kinds: [TextLayer.textLayerKind, VitrineRolling.RollingNumber.kind()])
     }
 
     /// The largest configuration file read.

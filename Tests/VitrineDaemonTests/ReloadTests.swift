@@ -73,3 +73,26 @@ import VitrineRaster
         #expect(long["error"]?["code"] == .string("line_too_long"), "\(long)")
     }
 }
+
+/// The configuration's initial scene is checked whole when the file is read, every layer
+/// kind the daemon draws included.
+@Suite struct InitialSceneCheckTests {
+    @Test func aMistakeInARollingNumberOfTheConfigsSceneNamesTheFileAndLine() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-scene-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("vitrine.toml").path
+        try """
+            [[scene.layers]]
+            id = "count"
+            kind = "rolling-number"
+            [scene.layers.properties]
+            animationType = "sideways"
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let run = try DaemonProcess.runToExit(["--backend", "headless", "--config", config, "--socket", directory.appendingPathComponent("v.sock").path])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stderr.contains("\(config):"), "the error names the file: \(run.stderr)")
+        #expect(run.stderr.contains("sideways"), "\(run.stderr)")
+        #expect(!run.stderr.contains("cannot be shown"), "refused when the file is read, not when the scene is shown: \(run.stderr)")
+    }
+}

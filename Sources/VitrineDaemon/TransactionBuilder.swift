@@ -147,7 +147,7 @@ struct TransactionBuilder {
         }
     }
 
-    /// Changes a layer's speed without a jump in its local time (seed 004): speed 0
+    /// Changes a layer's speed without a jump in its local time (CAMediaTiming): speed 0
     /// pauses (timeOffset holds the time), another speed moves beginTime so that the
     /// local time continues from where it is.
     private func changeSpeed(of id: String, to speed: Double, in tx: inout Transaction) throws(ProtocolError) -> JSON {

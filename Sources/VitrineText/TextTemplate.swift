@@ -4,8 +4,8 @@ import FoundationInternationalization
 import Synchronization
 import VitrineCore
 
-/// A string with `{key}` placeholders filled from custom properties (seed 000's "It took
-/// {count} seconds").
+/// A string with `{key}` placeholders filled from custom properties, such as "It took
+/// {count} seconds" counting while a custom `count` property animates.
 ///
 /// A placeholder is `{keyPath}` or `{keyPath:format}`; the key path may reach into
 /// dictionaries (`{touches.a.scale}`). Formats:

@@ -3,7 +3,7 @@ import PropertyBased
 import Testing
 import VitrineCore
 
-/// Transactions and implicit actions (seed 002): the default 0.25 s animation, inherited
+/// Transactions and implicit actions (CATransaction, actions): the default 0.25 s animation, inherited
 /// transaction settings, disableActions, actions maps, borrowed action rules with the
 /// explicit-only policy, and retargeting mid-animation without a jump.
 @Suite struct ImplicitActionTests {

@@ -3,7 +3,7 @@ import PropertyBased
 import Testing
 import VitrineCore
 
-/// Hierarchical layer time (seed 004): t = (t_parent − beginTime) × speed + timeOffset down
+/// Hierarchical layer time (CAMediaTiming): t = (t_parent − beginTime) × speed + timeOffset down
 /// the tree, convertTime, speed 0, and Apple's pause / resume / change-speed recipes,
 /// which must never make a presentation value jump.
 @Suite struct LayerTimeTests {

@@ -3,7 +3,7 @@ import Foundation
 import PackageDescription
 
 /// Release builds of the modules a frame's logic runs through are optimized with the
-/// profile of a daemon at work (`config/frame.profdata`, made by `config/frame-profile.py`,
+/// profile of a daemon at work (`perf/frame.profdata`, made by `perf/frame-profile.py`,
 /// LLVM's IR-level profile-guided optimization): a frame runs with cold caches, so the
 /// compiler's knowing which paths it takes, to lay them out straight and together, shows
 /// in its CPU time. Without the file they are built as without a profile, and so they are
@@ -11,7 +11,7 @@ import PackageDescription
 /// its format.
 let profileUse: [String] = {
     #if compiler(>=6.3)
-    let profile = Context.packageDirectory + "/config/frame.profdata"
+    let profile = Context.packageDirectory + "/perf/frame.profdata"
     return FileManager.default.fileExists(atPath: profile) ? ["-Xfrontend", "-ir-profile-use=" + profile] : []
     #else
     return []

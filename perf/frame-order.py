@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates config/frame-order.txt, the order in which the release link places functions.
+"""Regenerates perf/frame-order.txt, the order in which the release link places functions.
 
 A rolling frame runs about 1 300 cache lines of code spread over the executable's 16 MB of
 text; on a machine whose caches and TLBs are cold by the next frame, every scattered line
@@ -9,17 +9,17 @@ running, animating daemon executes lie together, hottest first.
 
 The list comes from a profile: valgrind's callgrind counts the instructions of each
 function while `vitrined` (headless, real-time clock) rolls an 8-digit counter once a
-second, as `vitrine-bench rolling` does (config/workload.py). Functions that are not alone
+second, as `vitrine-bench rolling` does (perf/workload.py). Functions that are not alone
 in their section (most of the Swift standard library's private ones) would drag their
 whole object file along, so they are left out, and so is any function the link shows
 followed by more than 4 KB of code the list does not name.
 
 A stale list is harmless: names that no longer exist are skipped (--no-warn-symbol-ordering).
-Run it after changes to the frame's path, and after config/frame-profile.py (the
+Run it after changes to the frame's path, and after perf/frame-profile.py (the
 profile-guided build inlines and lays out code differently), from the package root:
 
     swift build -c release --toolset config/release-toolset.json
-    python3 config/frame-order.py
+    python3 perf/frame-order.py
 
 Needs valgrind, python3 and binutils (nm, readelf, objcopy).
 """
@@ -34,7 +34,7 @@ import tempfile
 
 import workload
 
-ORDER = "config/frame-order.txt"
+ORDER = "perf/frame-order.txt"
 BINARY = ".build/release/vitrined"
 BUILD = ["swift", "build", "-c", "release", "--toolset", "config/release-toolset.json", "--product", "vitrined"]
 STDLIB = "/opt/swift/usr/lib/swift_static/linux"

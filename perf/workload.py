@@ -1,5 +1,5 @@
-"""The daemon at work, as the release build's profiles see it (config/frame-order.py and
-config/frame-profile.py): `vitrined` on the headless backend at 1080p with the real-time
+"""The daemon at work, as the release build's profiles see it (perf/frame-order.py and
+perf/frame-profile.py): `vitrined` on the headless backend at 1080p with the real-time
 clock, showing what `vitrine-bench rolling` measures — an 8-digit counter that changes once
 a second, then the demo's bound label counting while it moves.
 """

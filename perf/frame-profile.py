@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates config/frame.profdata, the profile that release builds of the frame's logic are
+"""Regenerates perf/frame.profdata, the profile that release builds of the frame's logic are
 optimized with (LLVM's IR-level profile-guided optimization).
 
 A rolling frame runs with caches, TLBs and branch predictors that the machine has cooled
@@ -15,12 +15,12 @@ fills and glyphs, and a profile that never saw an image or gradient drawn would 
 compiler treat those kernels as cold code.
 
 The profile comes from an instrumented release build (in .build-profile) of `vitrined`
-at work: the counter and the label of config/workload.py. Functions whose code changed
+at work: the counter and the label of perf/workload.py. Functions whose code changed
 since have no profile and are compiled as without one, so a stale profile costs speed,
-never correctness. Run it after changes to the frame's path, then config/frame-order.py,
+never correctness. Run it after changes to the frame's path, then perf/frame-order.py,
 from the package root:
 
-    python3 config/frame-profile.py
+    python3 perf/frame-profile.py
 
 Needs the toolchain's llvm-profdata (beside swift) and python3.
 """
@@ -34,7 +34,7 @@ import tempfile
 
 import workload
 
-PROFILE = "config/frame.profdata"
+PROFILE = "perf/frame.profdata"
 SCRATCH = ".build-profile"
 SECONDS = 12
 BUILD = ["swift", "build", "-c", "release", "--toolset", "config/release-toolset.json", "--scratch-path", SCRATCH,
@@ -66,7 +66,7 @@ def main():
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     forget_release_objects()
-    print(f"frame-profile: {PROFILE} written; build the release again, then run config/frame-order.py")
+    print(f"frame-profile: {PROFILE} written; build the release again, then run perf/frame-order.py")
 
 
 def forget_release_objects():

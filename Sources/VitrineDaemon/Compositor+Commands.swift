@@ -197,7 +197,7 @@ extension Compositor {
             return Wire.failure(id: id, error)
         }
         let size = JSON.array([.number(Double(surface.width)), .number(Double(surface.height))])
-        return reply(to: client) { finish in
+        return deferredReply(to: client) { finish in
             let queued = offload({ () -> Result<JSON, ProtocolError> in
                 let data: [UInt8]
                 do { data = try surface.pngData() } catch {

@@ -143,7 +143,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
                 return screenshot(id: request.id, path: path, output: output, for: client)
             }
             if case .configReload = request.command {
-                return reply(to: client) { finish in
+                return deferredReply(to: client) { finish in
                     reloadConfiguration { error in
                         if let error { return finish(Wire.failure(id: request.id, error)) }
                         finish(Wire.reply(id: request.id, result: .object([
@@ -154,7 +154,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             }
             let references = Self.contents(in: request.command)
             if !references.isEmpty {
-                return reply(to: client) { finish in
+                return deferredReply(to: client) { finish in
                     content.load(references) { [unowned self] error in
                         if let error { return finish(Wire.failure(id: request.id, error)) }
                         finish(reply(to: request, from: client))
@@ -179,7 +179,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     /// Runs `start`, which calls `finish` once with the reply line, at once or later on the
     /// loop. Returns the reply when it came at once; otherwise nil, and the reply is sent
     /// to `client` followed by `client.resume()`.
-    func reply(to client: ClientConnection, _ start: (_ finish: @escaping (String) -> Void) -> Void) -> String? {
+    func deferredReply(to client: ClientConnection, _ start: (_ finish: @escaping (String) -> Void) -> Void) -> String? {
         var immediate: String?
         var returned = false
         start { [weak client] line in

@@ -37,6 +37,8 @@ public final class ImageStore {
     private var misses: Set<String> = []
     /// Counts frames (`beginFrame`), for least-recently-drawn eviction.
     private var frame = 1
+    /// The tree of the frame being drawn: what is on screen, read only when room is made.
+    private var shown: RenderTree?
 
     public init(directory: String = ".", budget: Int = 256 << 20, loader: ((String) throws -> Surface)? = ImageStore.readPNG) {
         self.directory = directory
@@ -69,16 +71,6 @@ public final class ImageStore {
         }
     }
 
-    /// Whether `reference` shows a loaded image.
-    public func contains(_ reference: String) -> Bool {
-        aliases[reference].map { files[$0] != nil } ?? false
-    }
-
-    /// The canonical path `reference` is known as, when it is loaded.
-    public func path(of reference: String) -> String? {
-        aliases[reference].flatMap { files[$0] != nil ? $0 : nil }
-    }
-
     /// References asked for and not found since the last call.
     public func takeMisses() -> Set<String> {
         defer { misses.removeAll() }
@@ -86,19 +78,20 @@ public final class ImageStore {
     }
 
     /// Marks the start of a frame: the images `tree` shows are in use, and are not
-    /// evicted until a later frame no longer shows them.
+    /// evicted until a later frame no longer shows them. (The tree is read only when room
+    /// has to be made, not every frame.)
     public func beginFrame(_ tree: RenderTree) {
         frame += 1
-        guard !files.isEmpty else { return }
+        shown = tree
+    }
+
+    /// Marks the files the frame's tree shows as in use, whether drawn yet or not.
+    private func markShown() {
+        guard let tree = shown else { return }
         for node in tree.nodes {
             let reference = node.values.string(.contents)
             if !reference.isEmpty, let canonical = aliases[reference] { files[canonical]?.lastUse = frame }
         }
-    }
-
-    /// Whether `bytes` more could be held, evicting files not drawn this frame.
-    public func canHold(_ bytes: Int) -> Bool {
-        bytes <= budget - files.values.filter { $0.lastUse >= frame }.reduce(0) { $0 + $1.bytes }
     }
 
     /// Keeps `surface` as the file at canonical `path`, which `reference` names, making
@@ -108,6 +101,7 @@ public final class ImageStore {
     public func store(_ surface: Surface, path: String, for reference: String) -> Bool {
         let bytes = surface.width * surface.height * 4
         let replaced = files[path]?.bytes ?? 0
+        if usedBytes - replaced + bytes > budget { markShown() }
         while usedBytes - replaced + bytes > budget {
             guard let victim = files.filter({ $0.key != path && $0.value.lastUse < frame }).min(by: { $0.value.lastUse < $1.value.lastUse })?.key else {
                 return false
@@ -143,12 +137,6 @@ public final class ImageStore {
 
     /// Canonical paths of the files held.
     public var paths: [String] { Array(files.keys) }
-
-    /// Forgets a reference's failure or image, so that it is loaded again.
-    public func invalidate(_ reference: String) {
-        failures[reference] = nil
-        if let path = aliases.removeValue(forKey: reference) { files[path]?.references.remove(reference) }
-    }
 
     private func evict(_ path: String) {
         guard let file = files.removeValue(forKey: path) else { return }

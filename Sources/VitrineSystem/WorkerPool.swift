@@ -28,8 +28,6 @@ public final class WorkerPool: @unchecked Sendable {  // the queue is behind `st
         var jobs: [@Sendable () -> Void] = []
         var head = 0
         var stopped = false
-        /// Jobs queued or running.
-        var busy = 0
     }
 
     /// Starts `threads` worker threads that hand their results to `loop`.
@@ -50,9 +48,6 @@ public final class WorkerPool: @unchecked Sendable {  // the queue is behind `st
         conditionLock.deallocate()
     }
 
-    /// Jobs queued or running.
-    public var pending: Int { state.withLock { $0.busy } }
-
     /// Runs `job` on a worker thread, then `completion` with its result on the loop.
     /// Returns false, and runs neither, when `capacity` jobs are already waiting or the
     /// pool has stopped.
@@ -67,7 +62,6 @@ public final class WorkerPool: @unchecked Sendable {  // the queue is behind `st
         let accepted = state.withLock { state -> Bool in
             guard !state.stopped, state.jobs.count - state.head < capacity else { return false }
             state.jobs.append(work)
-            state.busy += 1
             return true
         }
         guard accepted else { return false }
@@ -104,10 +98,7 @@ public final class WorkerPool: @unchecked Sendable {  // the queue is behind `st
     }
 
     private func work() {
-        while let job = next() {
-            job()
-            state.withLock { $0.busy -= 1 }
-        }
+        while let job = next() { job() }
     }
 
     /// The next job, waiting for one; nil once the pool has stopped and the queue is empty.

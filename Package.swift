@@ -122,7 +122,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster", "VitrineTestSupport"], exclude: ["Golden"]),
-        .target(name: "VitrineProtocol", dependencies: ["VitrineCore", "VitrineJSON"]),
+        .target(name: "VitrineProtocol", dependencies: ["VitrineCore", "VitrineJSON", "VitrineRolling"]),
         // JSON text without Foundation: the protocol's, and `vitrinectl`'s, which starts in a few ms.
         .target(name: "VitrineJSON"),
         .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster", "VitrineSystem", "CLibDRM", "CLinuxConsole"], swiftSettings: [frameRelease()]),

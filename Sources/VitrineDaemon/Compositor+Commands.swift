@@ -32,7 +32,7 @@ extension Compositor {
             var tx = Transaction()
             var result = try builder.append(command, to: &tx)
             let id = try commit(tx, owner: client)
-            if case .numberSet(let spec) = command { trackNumber(spec, transaction: id) }
+            if case .numberSet(let layer, let change) = command { trackNumber(layer: layer, value: change.value, transaction: id) }
             if case .object(var o) = result { o["transaction"] = .number(Double(id)); result = .object(o) }
             return result
         case .transaction(let spec):

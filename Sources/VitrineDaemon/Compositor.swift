@@ -332,9 +332,9 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     }
 
     /// Remembers a `number.set` so that `number.completed` follows when it settles.
-    func trackNumber(_ spec: NumberSetSpec, transaction: UInt64) {
-        numberSets[transaction] = (spec.layer, spec.value, true)
-        for info in (try? scene.animations(of: spec.layer)) ?? [] where info.transaction == transaction {
+    func trackNumber(layer: String, value: Double, transaction: UInt64) {
+        numberSets[transaction] = (layer, value, true)
+        for info in (try? scene.animations(of: layer)) ?? [] where info.transaction == transaction {
             numberAnimations[info.id] = transaction
         }
     }

@@ -4,46 +4,15 @@ import VitrineRolling
 
 /// Rolling numbers: a new value (or format) becomes a plan of column animations.
 extension TransactionBuilder {
-    /// Appends the plan that makes rolling number `id` show `values`' text: animated
-    /// with `request`'s overrides, or at once.
+    /// Appends the plan that makes rolling number `id` show `change`'s value, rolling as
+    /// the layer's properties and the change's overrides say; without a change, `values`'
+    /// value at once.
     mutating func appendRoll(
-        layer id: String, kind: LayerKind, values: PropertyValues, animated: Bool, overrides: NumberSetSpec?, to tx: inout Transaction
+        layer id: String, kind: LayerKind, values: PropertyValues, change: RollRequest?, to tx: inout Transaction
     ) throws(ProtocolError) {
         let p = RollingNumberProperties(values, kind: kind)
-        var request = RollRequest(
-            value: p.value, animated: animated, animationType: p.animationType, direction: p.direction,
-            rollThroughDigits: p.rollThroughDigits, spring: p.spring)
-        if let o = overrides {
-            request.value = o.value
-            if let t = o.animationType {
-                guard let type = RollAnimationType(rawValue: t) else {
-                    throw ProtocolError(.invalidValue, "animationType is one of \(RollAnimationType.allCases.map(\.rawValue).joined(separator: ", ")), not '\(t)'")
-                }
-                request.animationType = type
-            }
-            if let d = o.direction {
-                guard let direction = RollDirection(rawValue: d) else {
-                    throw ProtocolError(.invalidValue, "direction is one of up, down, auto, not '\(d)'")
-                }
-                request.direction = direction
-            }
-            if let through = o.rollThroughDigits { request.rollThroughDigits = through }
-            var s = request.spring
-            for (key, v) in o.spring {
-                switch key {
-                case "duration": s.duration = v
-                case "speed": s.speed = v
-                case "damping": s.damping = v
-                case "initialVelocity": s.initialVelocity = v
-                case "mass": s.mass = v
-                default: s.stiffness = v
-                }
-            }
-            guard s.duration > 0, s.duration <= 60, s.speed > 0, s.speed <= 100 else {
-                throw ProtocolError(.invalidValue, "spring duration must lie within (0, 60] s and speed within (0, 100]")
-            }
-            request.spring = s
-        }
+        let request = change ?? RollRequest(value: p.value, animated: false)
+        let style = RollStyle(animationType: p.animationType, direction: p.direction, rollThroughDigits: p.rollThroughDigits, spring: p.spring)
         var format = p
         format.value = request.value
         let existing = pendingKinds[id] == nil
@@ -55,7 +24,7 @@ extension TransactionBuilder {
         let begin = existing ? ((try? scene.localTime(of: id, at: now)) ?? nil) ?? now : now
         let plan = try core { () throws(CoreError) in
             try RollPlanner.plan(
-                layer: id, text: format.text, oldValue: p.value, request: request, model: model,
+                layer: id, text: format.text, oldValue: p.value, request: request, style: style, model: model,
                 presentation: presentation, running: running, begin: begin)
         }
         tx.nest(plan)
@@ -67,7 +36,7 @@ extension TransactionBuilder {
     /// set as usual, then the number re-plans — animated when the value changes (unless
     /// actions are off), at once when only the format does.
     mutating func setRollingNumber(
-        _ id: String, kind: LayerKind, properties: [(String, JSON)], animation: JSON?, actions: Bool, to tx: inout Transaction
+        _ id: String, kind: LayerKind, properties: [(String, JSON)], actions: Bool, to tx: inout Transaction
     ) throws(ProtocolError) -> JSON {
         var values = try core { () throws(CoreError) in try scene.modelValues(of: id) }
         var quiet = Transaction(disableActions: true)
@@ -87,8 +56,7 @@ extension TransactionBuilder {
         }
         tx.nest(quiet)
         let newValue = values[slot: kind.slot(of: "value")!].number ?? 0
-        let spec = NumberSetSpec(layer: id, value: newValue, animated: valueChanged && actions, animationType: nil, direction: nil, rollThroughDigits: nil, spring: [:])
-        try appendRoll(layer: id, kind: kind, values: values, animated: spec.animated, overrides: spec, to: &tx)
+        try appendRoll(layer: id, kind: kind, values: values, change: RollRequest(value: newValue, animated: valueChanged && actions), to: &tx)
         return .object(["layer": .string(id)])
     }
 }

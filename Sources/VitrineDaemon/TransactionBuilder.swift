@@ -18,8 +18,7 @@ struct TransactionBuilder {
 
     /// A model transaction with a `transaction` command's settings.
     func transaction(_ spec: TransactionSpec) throws(ProtocolError) -> Transaction {
-        let timing = try spec.timing.map { j throws(ProtocolError) in try AnimationDescription.timingFunction(j) }
-        return Transaction(animationDuration: spec.duration, timingFunction: timing, disableActions: spec.disableActions, isAnimated: spec.animated)
+        Transaction(animationDuration: spec.duration, timingFunction: spec.timing, disableActions: spec.disableActions, isAnimated: spec.animated)
     }
 
     /// Appends the operations of a scene-changing command to `tx`; returns the result the
@@ -44,7 +43,7 @@ struct TransactionBuilder {
                 for (path, value) in values where path.components.count == 1 {
                     if let slot = kind.slot(of: path.property), value.type == initial[slot: slot].type { initial.slots[slot] = value }
                 }
-                try appendRoll(layer: id, kind: kind, values: initial, animated: false, overrides: nil, to: &tx)
+                try appendRoll(layer: id, kind: kind, values: initial, change: nil, to: &tx)
             }
             return .object(["layer": .string(id)])
         case .layerRemove(let id):
@@ -56,7 +55,7 @@ struct TransactionBuilder {
         case .layerSet(let id, let properties, let animation, let actions):
             let layerKind = try kind(of: id)
             if layerKind.name == RollingNumber.kindName, properties.contains(where: { RollingNumber.formattingKeys.contains($0.0) }) {
-                return try setRollingNumber(id, kind: layerKind, properties: properties, animation: animation, actions: actions, to: &tx)
+                return try setRollingNumber(id, kind: layerKind, properties: properties, actions: actions, to: &tx)
             }
             var inner = Transaction(disableActions: actions ? nil : true)
             for (key, json) in properties {
@@ -71,7 +70,7 @@ struct TransactionBuilder {
                 var quiet = Transaction(disableActions: true)
                 quiet.set(id, path, value)
                 if let shown, shown.type == value.type {
-                    quiet.addAnimation(try template(animation, for: id, path: path, from: shown, to: value), forKey: key, to: id)
+                    quiet.addAnimation(try template(animation, path: path, from: shown, to: value), forKey: key, to: id)
                 }
                 inner.nest(quiet)
             }
@@ -80,33 +79,26 @@ struct TransactionBuilder {
         case .layerActions(let id, let actions, let actionsFrom, let policy, let displayKeys):
             if let actions {
                 var rules: [String: ActionRule?] = [:]
-                for (key, json) in actions {
-                    if json == .null {
+                for (key, template) in actions {
+                    guard let template else {
                         rules[key] = ActionRule.none
-                    } else {
-                        var object = json.object ?? [:]
-                        object["keyPath"] = .string(key)
-                        rules[key] = .animation(try AnimationDescription(json: .object(object), springDefaults: compositor.settings.spring) { path in try? self.shape(of: id, at: path) }.animation)
+                        continue
                     }
+                    rules[key] = .animation(try AnimationDescription(template: template, springDefaults: compositor.settings.spring) { path in try? self.shape(of: id, at: path) }.animation)
                 }
                 tx.operations.append(.setActions(layer: id, actions: rules))
             }
-            if let actionsFrom { tx.operations.append(.setActionsFrom(layer: id, source: actionsFrom.string)) }
-            if let policy {
-                guard let p = ActionPolicy(rawValue: policy) else {
-                    throw ProtocolError(.invalidValue, "policy is one of \(ActionPolicy.allCases.map(\.rawValue).joined(separator: ", ")), not '\(policy)'")
-                }
-                tx.operations.append(.setActionPolicy(layer: id, policy: p))
-            }
+            if let actionsFrom { tx.operations.append(.setActionsFrom(layer: id, source: actionsFrom)) }
+            if let policy { tx.operations.append(.setActionPolicy(layer: id, policy: policy)) }
             if let displayKeys { tx.operations.append(.setDisplayKeys(layer: id, keys: Set(displayKeys))) }
             return .object(["layer": .string(id)])
-        case .animationAdd(let layer, let key, let json):
-            _ = try kind(of: layer)  // unknown_layer before any complaint about the animation
+        case .animationAdd(let layer, let key, let template):
+            _ = try kind(of: layer)  // unknown_layer before any complaint about the animated property
             let description: AnimationDescription
             do throws(ProtocolError) {
-                description = try AnimationDescription(json: json, springDefaults: compositor.settings.spring) { path in try? self.shape(of: layer, at: path) }
+                description = try AnimationDescription(template: template, springDefaults: compositor.settings.spring) { path in try? self.shape(of: layer, at: path) }
             } catch {
-                throw try nearMiss(in: json, of: layer) ?? error
+                throw try nearMiss(in: template, of: layer) ?? error
             }
             var animation = description.animation
             if let delay = description.delay {
@@ -129,14 +121,14 @@ struct TransactionBuilder {
             return try changeSpeed(of: id, to: 1, in: &tx)
         case .layerSpeed(let id, let speed):
             return try changeSpeed(of: id, to: speed, in: &tx)
-        case .numberSet(let spec):
-            let layerKind = try kind(of: spec.layer)
+        case .numberSet(let layer, let change):
+            let layerKind = try kind(of: layer)
             guard layerKind.name == RollingNumber.kindName else {
-                throw ProtocolError(.invalidValue, "number.set needs a layer of kind \(RollingNumber.kindName); '\(spec.layer)' is a \(layerKind.name)")
+                throw ProtocolError(.invalidValue, "number.set needs a layer of kind \(RollingNumber.kindName); '\(layer)' is a \(layerKind.name)")
             }
-            let values = try core { () throws(CoreError) in try scene.modelValues(of: spec.layer) }
-            try appendRoll(layer: spec.layer, kind: layerKind, values: values, animated: spec.animated, overrides: spec, to: &tx)
-            return .object(["layer": .string(spec.layer), "text": .string(RollingNumberProperties(values, kind: layerKind).format.string(for: spec.value))])
+            let values = try core { () throws(CoreError) in try scene.modelValues(of: layer) }
+            try appendRoll(layer: layer, kind: layerKind, values: values, change: change, to: &tx)
+            return .object(["layer": .string(layer), "text": .string(RollingNumberProperties(values, kind: layerKind).format.string(for: change.value))])
         case .transaction(let spec):
             var inner = try transaction(spec)
             for command in spec.commands { _ = try append(command, to: &inner) }
@@ -189,19 +181,17 @@ struct TransactionBuilder {
         return digits % 10 == 0 ? "\(digits / 10)e\(exponent)" : "\(digits / 10).\(digits % 10)e\(exponent)"
     }
 
-    /// An animation from `from` to `to` at `path`, timed and curved as `json` says.
-    private func template(_ json: JSON, for layer: String, path: KeyPath, from: Value, to: Value) throws(ProtocolError) -> Animation {
-        var object = json.object ?? [:]
-        for field in ["keyPath", "from", "to", "by", "values", "animations", "key"] where object[field] != nil {
-            throw ProtocolError(.invalidValue, "layer.set: the animation takes timing only (duration, timing, type, spring fields…), not '\(field)'")
-        }
-        object["keyPath"] = .string(path.description)
-        let description = try AnimationDescription(json: .object(object), springDefaults: compositor.settings.spring) { _ in to.type }
+    /// An animation from `from` to `to` at `path`, timed and curved as `layer.set`'s
+    /// template (a basic or spring one) says.
+    private func template(_ template: AnimationTemplate, path: KeyPath, from: Value, to: Value) throws(ProtocolError) -> Animation {
+        var template = template
+        template.keyPath = path
+        let description = try AnimationDescription(template: template, springDefaults: compositor.settings.spring) { _ in (to.type, nil) }
         var animation = description.animation
-        switch animation.kind {
-        case .basic: animation.kind = .basic(Animation.Endpoints(from: from, to: to))
-        case .spring(_, let spring): animation.kind = .spring(Animation.Endpoints(from: from, to: to), spring)
-        default: throw ProtocolError(.invalidValue, "layer.set animates with type basic or spring")
+        if case .spring(_, let spring) = animation.kind {
+            animation.kind = .spring(Animation.Endpoints(from: from, to: to), spring)
+        } else {
+            animation.kind = .basic(Animation.Endpoints(from: from, to: to))
         }
         if let delay = description.delay { animation.timing.beginTime = now + delay }
         return animation
@@ -219,14 +209,15 @@ struct TransactionBuilder {
     /// For an animation of layer `id` refused for a missing key path: `unknown_property`
     /// with a suggestion when a key path in it (a group's children's too) is a near miss
     /// of a property of the layer's kind, else nil.
-    private func nearMiss(in json: JSON, of id: String) throws(ProtocolError) -> ProtocolError? {
+    private func nearMiss(in template: AnimationTemplate, of id: String) throws(ProtocolError) -> ProtocolError? {
         let kind = try kind(of: id)
-        if let text = json["keyPath"]?.string, let path = try? KeyPath(parsing: text),
-           (try? shape(of: id, at: path)) == nil, let suggestion = kind.nearMiss(for: path.property) {
+        if let path = template.keyPath, (try? shape(of: id, at: path)) == nil, let suggestion = kind.nearMiss(for: path.property) {
             return ProtocolError(CoreError.unknownProperty(path.property, layer: id, kind: kind.name, suggestion: suggestion))
         }
-        for child in json["animations"]?.array ?? [] {
-            if let found = try nearMiss(in: child, of: id) { return found }
+        if case .group(let children) = template.kind {
+            for child in children {
+                if let found = try nearMiss(in: child, of: id) { return found }
+            }
         }
         return nil
     }

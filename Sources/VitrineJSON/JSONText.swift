@@ -19,6 +19,8 @@ public enum JSONText {
 
     // MARK: Reading
 
+    /// Parses one JSON text. It succeeds only on valid UTF-8: strings are checked, and
+    /// outside them JSON is ASCII.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSON {
         var reader = Reader(bytes: bytes)
         reader.skipSpace()
@@ -119,16 +121,17 @@ public enum JSONText {
             at += 1
             let start = at
             while at < bytes.count, bytes[at] != UInt8(ascii: "\""), bytes[at] != UInt8(ascii: "\\"), bytes[at] >= 0x20 { at += 1 }
+            if peek == UInt8(ascii: "\"") {
+                at += 1
+                return try text(UnsafeBufferPointer(rebasing: bytes[start..<at - 1]), from: start)
+            }
             var utf8 = Array(bytes[start..<at])
             while true {
                 guard let byte = peek else { throw .syntax("a string is not closed", offset: start - 1) }
                 switch byte {
                 case UInt8(ascii: "\""):
                     at += 1
-                    guard let text = String(validating: utf8, as: UTF8.self) else {
-                        throw .syntax("a string is not valid UTF-8", offset: start - 1)
-                    }
-                    return text
+                    return try text(utf8, from: start)
                 case UInt8(ascii: "\\"):
                     at += 1
                     try escape(into: &utf8)
@@ -139,6 +142,12 @@ public enum JSONText {
                     at += 1
                 }
             }
+        }
+
+        /// The string of the bytes between the quotes of the string that starts at `start`.
+        func text(_ utf8: some Collection<UInt8>, from start: Int) throws(Failure) -> String {
+            guard let text = String(validating: utf8, as: UTF8.self) else { throw .syntax("a string is not valid UTF-8", offset: start - 1) }
+            return text
         }
 
         mutating func escape(into utf8: inout [UInt8]) throws(Failure) {

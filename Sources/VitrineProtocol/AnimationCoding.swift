@@ -37,93 +37,55 @@ public struct AnimationDescription: Sendable {
     /// decoded as a property's value is, so that a gradient's `["red", "blue"]` are colours,
     /// not strings.
     public init(json: JSON, springDefaults: Spring = .coreAnimation, shapeOf: (KeyPath) -> (type: ValueType, element: ValueType?)?) throws(ProtocolError) {
-        guard let o = json.object else { throw ProtocolError(.wrongType, "an animation is an object, not \(json.kindName)") }
-        if let extra = o.keys.sorted().first(where: { !Self.fields.contains($0) }) {
-            throw ProtocolError(.unknownField, "an animation has no field '\(extra)'; the fields are \(Self.fields.sorted().joined(separator: ", "))")
-        }
-        let reader = FieldReader(object: o, context: "animation")
-        let type = try reader.string("type") ?? (o["values"] != nil ? "keyframe" : o["animations"] != nil ? "group" : "basic")
-        key = try reader.string("key")
-        delay = try reader.number("delay")
-        var timing = MediaTiming()
-        timing.duration = try reader.number("duration") ?? 0
-        timing.beginTime = try reader.number("beginTime") ?? 0
-        timing.speed = try reader.number("speed") ?? 1
-        timing.timeOffset = try reader.number("timeOffset") ?? 0
-        if o["repeatCount"]?.string == "infinity" { timing.repeatCount = .infinity } else { timing.repeatCount = try reader.number("repeatCount") ?? 0 }
-        timing.repeatDuration = try reader.number("repeatDuration") ?? 0
-        timing.autoreverses = try reader.bool("autoreverses") ?? false
-        if let fill = try reader.string("fillMode") {
-            guard let mode = FillMode(rawValue: fill) else {
-                throw ProtocolError(.invalidValue, "fillMode is one of \(FillMode.allCases.map(\.rawValue).joined(separator: ", ")), not '\(fill)'")
-            }
-            timing.fillMode = mode
-        }
-        let timingFunction = try o["timing"].map { j throws(ProtocolError) in try Self.timingFunction(j) }
+        try self.init(template: AnimationTemplate(json: json), springDefaults: springDefaults, shapeOf: shapeOf)
+    }
 
-        var keyPath: KeyPath?
+    /// Completes a template for the layer `shapeOf` describes (see
+    /// `init(json:springDefaults:shapeOf:)`): checks that it has the property to animate,
+    /// decodes the values by the property's type and makes the spring with
+    /// `springDefaults` where the template leaves parameters out.
+    public init(template t: AnimationTemplate, springDefaults: Spring = .coreAnimation, shapeOf: (KeyPath) -> (type: ValueType, element: ValueType?)?) throws(ProtocolError) {
+        key = t.key
+        delay = t.delay
         var shape: (type: ValueType, element: ValueType?)?
-        if type != "group" {
-            guard let path = try reader.string("keyPath") else { throw ProtocolError(.missingField, "a \(type) animation needs a keyPath, e.g. \"position.x\"") }
-            do { keyPath = try KeyPath(parsing: path) } catch { throw ProtocolError(error) }
-            shape = shapeOf(keyPath!)
+        if case .group = t.kind {
+        } else if t.keyPath == nil {
+            throw AnimationTemplate.missingKeyPath(t.typeName)
+        }
+        if let keyPath = t.keyPath {
+            shape = shapeOf(keyPath)
             guard shape != nil else {
-                throw ProtocolError(.unknownKeyPath(path, layer: ""), message: "the layer has no property '\(path)' to animate (set a custom property first)")
+                throw ProtocolError(.unknownKeyPath(keyPath.description, layer: ""), message: "the layer has no property '\(keyPath)' to animate (set a custom property first)")
             }
         }
-        func value(_ field: String) throws(ProtocolError) -> Value? {
-            try o[field].map { j throws(ProtocolError) in try Value(json: j, shape: shape, at: keyPath!.description + " (" + field + ")") }
+        func value(_ json: JSON?, _ field: String) throws(ProtocolError) -> Value? {
+            try json.map { j throws(ProtocolError) in try Value(json: j, shape: shape, at: t.keyPath!.description + " (" + field + ")") }
+        }
+        func endpoints() throws(ProtocolError) -> Animation.Endpoints {
+            Animation.Endpoints(from: try value(t.from, "from"), to: try value(t.to, "to"), by: try value(t.by, "by"))
         }
         let kind: Animation.Kind
-        switch type {
-        case "basic":
-            kind = .basic(Animation.Endpoints(from: try value("from"), to: try value("to"), by: try value("by")))
-        case "spring":
-            let spring: Spring
-            do {
-                if let d = try reader.number("perceptualDuration") {
-                    spring = try Spring(perceptualDuration: d, bounce: try reader.number("bounce") ?? 0)
-                } else {
-                    spring = try Spring(
-                        mass: try reader.number("mass") ?? springDefaults.mass, stiffness: try reader.number("stiffness") ?? springDefaults.stiffness,
-                        damping: try reader.number("damping") ?? springDefaults.damping,
-                        initialVelocity: try reader.number("initialVelocity") ?? springDefaults.initialVelocity)
-                }
-            } catch let error as CoreError { throw ProtocolError(error) } catch let error as ProtocolError { throw error } catch { throw ProtocolError(.invalidValue, "\(error)") }
-            kind = .spring(Animation.Endpoints(from: try value("from"), to: try value("to"), by: try value("by")), spring)
-        case "keyframe":
-            guard let items = o["values"]?.array, !items.isEmpty else { throw ProtocolError(.missingField, "a keyframe animation needs \"values\": [ … ]") }
+        switch t.kind {
+        case .basic:
+            kind = .basic(try endpoints())
+        case .spring(let parameters):
+            let spring = try parameters.spring(defaults: springDefaults)
+            kind = .spring(try endpoints(), spring)
+        case .keyframe(let items, let keyTimes, let functions, let mode):
             var values: [Value] = []
             for (i, item) in items.enumerated() {
-                values.append(try Value(json: item, shape: shape, at: "\(keyPath!) (values[\(i)])"))
+                values.append(try Value(json: item, shape: shape, at: "\(t.keyPath!) (values[\(i)])"))
             }
-            var modes = Keyframes.CalculationMode.linear
-            if let m = try reader.string("calculationMode") {
-                guard let mode = Keyframes.CalculationMode(rawValue: m) else {
-                    throw ProtocolError(.invalidValue, "calculationMode is one of linear, discrete, paced, cubic, not '\(m)'")
-                }
-                modes = mode
-            }
-            let keyTimes = try reader.numbers("keyTimes")
-            var functions: [TimingFunction]?
-            if let list = o["timingFunctions"] {
-                guard let items = list.array else { throw ProtocolError(.wrongType, "timingFunctions is an array of timing names or [x1, y1, x2, y2]") }
-                functions = []
-                for item in items { functions!.append(try Self.timingFunction(item)) }
-            }
-            kind = .keyframe(Keyframes(values: values, keyTimes: keyTimes, timingFunctions: functions, calculationMode: modes))
-        case "group":
-            guard let items = o["animations"]?.array else { throw ProtocolError(.missingField, "a group needs \"animations\": [ … ]") }
+            kind = .keyframe(Keyframes(values: values, keyTimes: keyTimes, timingFunctions: functions, calculationMode: mode))
+        case .group(let templates):
             var children: [Animation] = []
-            for item in items { children.append(try AnimationDescription(json: item, springDefaults: springDefaults, shapeOf: shapeOf).animation) }
+            for child in templates { children.append(try AnimationDescription(template: child, springDefaults: springDefaults, shapeOf: shapeOf).animation) }
             kind = .group(children)
-        default:
-            throw ProtocolError(.invalidValue, "animation type is one of basic, spring, keyframe, group, not '\(type)'")
         }
-        var animation = Animation(kind: kind, keyPath: keyPath, timing: timing, timingFunction: timingFunction)
-        animation.isAdditive = try reader.bool("additive") ?? false
-        animation.isCumulative = try reader.bool("cumulative") ?? false
-        animation.isRemovedOnCompletion = try reader.bool("removedOnCompletion") ?? true
+        var animation = Animation(kind: kind, keyPath: t.keyPath, timing: t.timing, timingFunction: t.timingFunction)
+        animation.isAdditive = t.isAdditive
+        animation.isCumulative = t.isCumulative
+        animation.isRemovedOnCompletion = t.isRemovedOnCompletion
         self.animation = animation
     }
 
@@ -139,6 +101,149 @@ public struct AnimationDescription: Sendable {
             throw ProtocolError(.wrongType, "timing is a name such as \"easeOut\" or four numbers [x1, y1, x2, y2]")
         }
         do { return try TimingFunction(controlPoints: v[0], v[1], v[2], v[3]) } catch { throw ProtocolError(error) }
+    }
+}
+
+/// An animation object decoded as far as it can be without the layer it goes to: its
+/// type, key path, timing, curve, spring and keyframe settings. `from`, `to`, `by` and
+/// keyframe `values` stay JSON: their type is that of the property they animate, known
+/// once the layer is (`AnimationDescription(template:springDefaults:shapeOf:)`).
+public struct AnimationTemplate: Hashable, Sendable {
+    /// The animation's type with its type's settings.
+    public enum Kind: Hashable, Sendable {
+        case basic
+        case spring(SpringParameters)
+        case keyframe(values: [JSON], keyTimes: [Double]?, timingFunctions: [TimingFunction]?, calculationMode: Keyframes.CalculationMode)
+        case group([AnimationTemplate])
+    }
+
+    /// A spring as the object gives it: a perceptual duration and bounce make the whole
+    /// spring; mass, stiffness, damping and initial velocity left out come from the
+    /// defaults where the animation is applied.
+    public enum SpringParameters: Hashable, Sendable {
+        case perceptual(Spring)
+        case physical(mass: Double?, stiffness: Double?, damping: Double?, initialVelocity: Double?)
+
+        /// The spring, with `defaults` for the parameters left out.
+        public func spring(defaults: Spring) throws(ProtocolError) -> Spring {
+            switch self {
+            case .perceptual(let spring):
+                return spring
+            case .physical(let mass, let stiffness, let damping, let initialVelocity):
+                do {
+                    return try Spring(
+                        mass: mass ?? defaults.mass, stiffness: stiffness ?? defaults.stiffness, damping: damping ?? defaults.damping,
+                        initialVelocity: initialVelocity ?? defaults.initialVelocity)
+                } catch { throw ProtocolError(error) }
+            }
+        }
+    }
+
+    public var kind: Kind
+    /// nil for a group, and for a template whose key path is given where it is used.
+    public var keyPath: KeyPath?
+    public var key: String?
+    /// Seconds after the commit at which it begins.
+    public var delay: Double?
+    public var timing: MediaTiming
+    public var timingFunction: TimingFunction?
+    public var isAdditive: Bool
+    public var isCumulative: Bool
+    public var isRemovedOnCompletion: Bool
+    /// A basic or spring animation's endpoints, typed once the property is known.
+    public var from: JSON?
+    public var to: JSON?
+    public var by: JSON?
+
+    /// Decodes an animation object (`AnimationDescription.fields`); `keyPathRequired`
+    /// false lets an animation other than a group leave its key path to where it is used.
+    public init(json: JSON, keyPathRequired: Bool = true) throws(ProtocolError) {
+        guard let o = json.object else { throw ProtocolError(.wrongType, "an animation is an object, not \(json.kindName)") }
+        if let extra = o.keys.sorted().first(where: { !AnimationDescription.fields.contains($0) }) {
+            throw ProtocolError(.unknownField, "an animation has no field '\(extra)'; the fields are \(AnimationDescription.fields.sorted().joined(separator: ", "))")
+        }
+        let reader = FieldReader(object: o, context: "animation")
+        let type = try reader.string("type") ?? (o["values"] != nil ? "keyframe" : o["animations"] != nil ? "group" : "basic")
+        key = try reader.string("key")
+        delay = try reader.number("delay")
+        timing = MediaTiming()
+        timing.duration = try reader.number("duration") ?? 0
+        timing.beginTime = try reader.number("beginTime") ?? 0
+        timing.speed = try reader.number("speed") ?? 1
+        timing.timeOffset = try reader.number("timeOffset") ?? 0
+        if o["repeatCount"]?.string == "infinity" { timing.repeatCount = .infinity } else { timing.repeatCount = try reader.number("repeatCount") ?? 0 }
+        timing.repeatDuration = try reader.number("repeatDuration") ?? 0
+        timing.autoreverses = try reader.bool("autoreverses") ?? false
+        if let fill = try reader.string("fillMode") {
+            guard let mode = FillMode(rawValue: fill) else {
+                throw ProtocolError(.invalidValue, "fillMode is one of \(FillMode.allCases.map(\.rawValue).joined(separator: ", ")), not '\(fill)'")
+            }
+            timing.fillMode = mode
+        }
+        timingFunction = try o["timing"].map { j throws(ProtocolError) in try AnimationDescription.timingFunction(j) }
+
+        if type != "group" {
+            if let path = try reader.string("keyPath") {
+                do { keyPath = try KeyPath(parsing: path) } catch { throw ProtocolError(error) }
+            } else if keyPathRequired {
+                throw Self.missingKeyPath(type)
+            }
+        }
+        (from, to, by) = (o["from"], o["to"], o["by"])
+        switch type {
+        case "basic":
+            kind = .basic
+        case "spring":
+            if let d = try reader.number("perceptualDuration") {
+                let bounce = try reader.number("bounce") ?? 0
+                do { kind = .spring(.perceptual(try Spring(perceptualDuration: d, bounce: bounce))) } catch { throw ProtocolError(error) }
+            } else {
+                kind = .spring(.physical(
+                    mass: try reader.number("mass"), stiffness: try reader.number("stiffness"), damping: try reader.number("damping"),
+                    initialVelocity: try reader.number("initialVelocity")))
+            }
+        case "keyframe":
+            guard let items = o["values"]?.array, !items.isEmpty else { throw ProtocolError(.missingField, "a keyframe animation needs \"values\": [ … ]") }
+            var mode = Keyframes.CalculationMode.linear
+            if let m = try reader.string("calculationMode") {
+                guard let given = Keyframes.CalculationMode(rawValue: m) else {
+                    throw ProtocolError(.invalidValue, "calculationMode is one of linear, discrete, paced, cubic, not '\(m)'")
+                }
+                mode = given
+            }
+            let keyTimes = try reader.numbers("keyTimes")
+            var functions: [TimingFunction]?
+            if let list = o["timingFunctions"] {
+                guard let items = list.array else { throw ProtocolError(.wrongType, "timingFunctions is an array of timing names or [x1, y1, x2, y2]") }
+                functions = []
+                for item in items { functions!.append(try AnimationDescription.timingFunction(item)) }
+            }
+            kind = .keyframe(values: items, keyTimes: keyTimes, timingFunctions: functions, calculationMode: mode)
+        case "group":
+            guard let items = o["animations"]?.array else { throw ProtocolError(.missingField, "a group needs \"animations\": [ … ]") }
+            var children: [AnimationTemplate] = []
+            for item in items { children.append(try AnimationTemplate(json: item)) }
+            kind = .group(children)
+        default:
+            throw ProtocolError(.invalidValue, "animation type is one of basic, spring, keyframe, group, not '\(type)'")
+        }
+        isAdditive = try reader.bool("additive") ?? false
+        isCumulative = try reader.bool("cumulative") ?? false
+        isRemovedOnCompletion = try reader.bool("removedOnCompletion") ?? true
+    }
+
+    /// The type's name on the wire.
+    public var typeName: String {
+        switch kind {
+        case .basic: "basic"
+        case .spring: "spring"
+        case .keyframe: "keyframe"
+        case .group: "group"
+        }
+    }
+
+    static func missingKeyPath(_ type: String) -> ProtocolError {
+        ProtocolError(.missingField, "a \(type) animation needs a keyPath, e.g. \"position.x\"")
     }
 }
 

@@ -1,21 +1,79 @@
 import VitrineCore
 
-/// A request to show a new value.
-public struct RollRequest: Sendable {
+/// A change of a rolling number's value — `number.set`'s, or the one a change of its value
+/// or format makes — and how it rolls where it differs from the layer's own style.
+public struct RollRequest: Hashable, Sendable {
     public var value: Double
+    /// false: the new value shows at once.
     public var animated: Bool
-    public var animationType: RollAnimationType
-    public var direction: RollDirection
-    public var rollThroughDigits: Bool
-    public var spring: RollSpring
+    /// Overrides of the layer's style; nil keeps the layer's.
+    public var animationType: RollAnimationType?
+    public var direction: RollDirection?
+    public var rollThroughDigits: Bool?
+    public var spring: RollSpringOverrides
 
-    public init(value: Double, animated: Bool, animationType: RollAnimationType, direction: RollDirection, rollThroughDigits: Bool, spring: RollSpring) {
+    public init(
+        value: Double, animated: Bool, animationType: RollAnimationType? = nil, direction: RollDirection? = nil,
+        rollThroughDigits: Bool? = nil, spring: RollSpringOverrides = RollSpringOverrides()
+    ) {
         self.value = value
         self.animated = animated
         self.animationType = animationType
         self.direction = direction
         self.rollThroughDigits = rollThroughDigits
         self.spring = spring
+    }
+
+    /// `style` (the layer's) with this request's overrides.
+    public func style(over style: RollStyle) -> RollStyle {
+        RollStyle(
+            animationType: animationType ?? style.animationType, direction: direction ?? style.direction,
+            rollThroughDigits: rollThroughDigits ?? style.rollThroughDigits, spring: spring.applied(to: style.spring))
+    }
+}
+
+/// How a rolling number's columns roll to a new value.
+public struct RollStyle: Hashable, Sendable {
+    public var animationType: RollAnimationType
+    public var direction: RollDirection
+    public var rollThroughDigits: Bool
+    public var spring: RollSpring
+
+    public init(animationType: RollAnimationType, direction: RollDirection, rollThroughDigits: Bool, spring: RollSpring) {
+        self.animationType = animationType
+        self.direction = direction
+        self.rollThroughDigits = rollThroughDigits
+        self.spring = spring
+    }
+}
+
+/// A request's changes to the spring a number rolls with; nil keeps the layer's.
+public struct RollSpringOverrides: Hashable, Sendable {
+    public var duration: Double?
+    public var speed: Double?
+    public var damping: Double?
+    public var initialVelocity: Double?
+    public var mass: Double?
+    public var stiffness: Double?
+
+    public init(
+        duration: Double? = nil, speed: Double? = nil, damping: Double? = nil, initialVelocity: Double? = nil,
+        mass: Double? = nil, stiffness: Double? = nil
+    ) {
+        (self.duration, self.speed, self.damping, self.initialVelocity, self.mass, self.stiffness) =
+            (duration, speed, damping, initialVelocity, mass, stiffness)
+    }
+
+    /// `spring` with these changes.
+    public func applied(to spring: RollSpring) -> RollSpring {
+        var s = spring
+        s.duration = duration ?? s.duration
+        s.speed = speed ?? s.speed
+        s.damping = damping ?? s.damping
+        s.initialVelocity = initialVelocity ?? s.initialVelocity
+        s.mass = mass ?? s.mass
+        s.stiffness = stiffness ?? s.stiffness
+        return s
     }
 }
 
@@ -39,7 +97,8 @@ public enum RollPlanner {
         return Int(parts[2])
     }
 
-    /// The transaction that makes layer `id` show `text` for `request`.
+    /// The transaction that makes layer `id` show `text` for `request`, rolling as
+    /// `style` (the layer's) with the request's overrides.
     ///
     /// - Parameters:
     ///   - oldValue: the value shown so far (for the `auto` direction).
@@ -47,9 +106,10 @@ public enum RollPlanner {
     ///   - running: keys of the layer's animations, to remove the ones that must stop.
     ///   - begin: the layer's local time now, when the animations begin.
     public static func plan(
-        layer id: String, text: String, oldValue: Double, request: RollRequest, model: RollColumns?,
+        layer id: String, text: String, oldValue: Double, request: RollRequest, style layerStyle: RollStyle, model: RollColumns?,
         presentation: RollColumns?, running: Set<String>, begin: Double
     ) throws(CoreError) -> Transaction {
+        let style = request.style(over: layerStyle)
         let base = model ?? RollColumns(showing: "")
         let shown = presentation ?? base
         var columns = base.columns
@@ -64,8 +124,8 @@ public enum RollPlanner {
         columns.removeLast(columns.count - count)
 
         let chars = Array(text.reversed())
-        let animate = request.animated && request.animationType != .noAnimation
-        let up: Bool = switch request.direction {
+        let animate = request.animated && style.animationType != .noAnimation
+        let up: Bool = switch style.direction {
         case .up: true
         case .down: false
         case .auto: request.value >= oldValue
@@ -83,7 +143,7 @@ public enum RollPlanner {
                 if columns[k].presence != 0 {
                     columns[k].presence = 0
                     if animate, let v = visual {
-                        animations.append((presenceKey(k), try request.spring.animation(KeyPath(stringLiteral: presenceKey(k)), from: v.presence, to: 0, begin: begin)))
+                        animations.append((presenceKey(k), try style.spring.animation(KeyPath(stringLiteral: presenceKey(k)), from: v.presence, to: 0, begin: begin)))
                     } else {
                         stops.append(presenceKey(k))
                     }
@@ -92,7 +152,7 @@ public enum RollPlanner {
             }
             let c = chars[k]
             let isDigit = c.isASCII && c.isNumber
-            let rolls: Bool = switch request.animationType {
+            let rolls: Bool = switch style.animationType {
             case .allNumbers: changed[k] || isDigit
             case .onlyChangedNumbers: changed[k]
             case .allAfterFirstChangedNumber: k <= firstChanged && (changed[k] || isDigit)
@@ -103,16 +163,16 @@ public enum RollPlanner {
                 if k < columns.count { columns[k] = RollColumn(showing: c) } else { columns.append(RollColumn(showing: c)) }
                 if animate {
                     columns[k].presence = 1
-                    animations.append((presenceKey(k), try request.spring.animation(KeyPath(stringLiteral: presenceKey(k)), from: 0, to: 1, begin: begin)))
+                    animations.append((presenceKey(k), try style.spring.animation(KeyPath(stringLiteral: presenceKey(k)), from: 0, to: 1, begin: begin)))
                 }
                 continue
             }
             let moving = abs(v.position - columns[k].position) > 1e-9 || v.strip != columns[k].strip
             if animate, rolls || moving {
-                let (strip, from, to) = roll(from: v, to: c, up: up, throughDigits: request.rollThroughDigits, fullTurn: !changed[k] && !moving && isDigit)
+                let (strip, from, to) = roll(from: v, to: c, up: up, throughDigits: style.rollThroughDigits, fullTurn: !changed[k] && !moving && isDigit)
                 columns[k] = RollColumn(strip: strip, position: to, presence: 1)
                 if from != to {
-                    animations.append((positionKey(k), try request.spring.animation(KeyPath(stringLiteral: positionKey(k)), from: from, to: to, begin: begin)))
+                    animations.append((positionKey(k), try style.spring.animation(KeyPath(stringLiteral: positionKey(k)), from: from, to: to, begin: begin)))
                 } else {
                     stops.append(positionKey(k))
                 }
@@ -122,7 +182,7 @@ public enum RollPlanner {
             }
             if v.presence != 1 {
                 if animate {
-                    animations.append((presenceKey(k), try request.spring.animation(KeyPath(stringLiteral: presenceKey(k)), from: v.presence, to: 1, begin: begin)))
+                    animations.append((presenceKey(k), try style.spring.animation(KeyPath(stringLiteral: presenceKey(k)), from: v.presence, to: 1, begin: begin)))
                 } else {
                     stops.append(presenceKey(k))
                 }

@@ -185,9 +185,10 @@ struct Mutator {
     @Test(arguments: seeds.prefix(1))
     func decoderSurvivesRandomAndMutatedMessages(seed: UInt64) {
         var mutator = Mutator(seed: seed)
+        // Animations' timing, curves and key paths are decoded here too, with the model's codes.
         let codes: Set = [
             "malformed_json", "invalid_utf8", "not_an_object", "missing_field", "unknown_field", "wrong_type",
-            "invalid_value", "unknown_command",
+            "invalid_value", "unknown_command", "invalid_timing", "invalid_key_path", "invalid_animation",
         ]
         var decoded = 0, refused: [String: Int] = [:], bad = 0
         for n in 0..<100_000 {

@@ -86,7 +86,7 @@ let package = Package(
         .target(
             name: "VitrineDaemon",
             dependencies: [
-                "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineSystem", "CLinuxEvents",
+                "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineSystem", "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [frameRelease()]),

@@ -194,6 +194,7 @@ extension Configuration.SpringDefaults {
 
     init(reading r: TableReader) throws(ConfigError) {
         try r.refuseUnknownKeys(Self.keys)
+        self.init()
         duration = try r.number("duration", duration, expected: "seconds, 0…3600 (0: until the spring settles)") { (0...3600).contains($0) }
         speed = try r.number("speed", speed, expected: "a number > 0 and ≤ 100") { $0 > 0 && $0 <= 100 }
         damping = try r.number("damping", damping, expected: "a number ≥ 0") { $0 >= 0 && $0 <= 1e9 }
@@ -213,7 +214,7 @@ extension Configuration.RollingNumber {
         characterSpacing = try r.number("character_spacing", characterSpacing, expected: "a multiple of the glyph width, 0.1…10") {
             (0.1...10).contains($0)
         }
-        font = try r.string("font", font, expected: "a font family name such as \"DejaVu Sans\"") { !$0.isEmpty }
+        font = try r.string("font", font, expected: "a font family name such as \"DejaVu Sans\", or \"\" for [fonts] default_family") { _ in true }
         fontSize = try r.number("font_size", fontSize, expected: "a size in pixels > 0 and ≤ 4096") { $0 > 0 && $0 <= 4096 }
     }
 }

@@ -164,10 +164,10 @@ extension Configuration {
     /// `[animation]`: the defaults of implicit and spring animations.
     public struct Animations: Sendable, Hashable {
         /// `implicit_duration`: seconds an implicit animation lasts, 0…3600. Default 0.25.
-        public var implicitDuration = 0.25
+        public var implicitDuration = VitrineCore.Scene.Configuration().implicitDuration
         /// `implicit_timing`: the curve of implicit animations, a name ("linear", "easeIn",
         /// "easeOut", "easeInEaseOut", "default") or [x1, y1, x2, y2]. Default "default".
-        public var implicitTiming: TimingFunction = .default
+        public var implicitTiming = VitrineCore.Scene.Configuration().implicitTimingFunction
         /// `[animation.spring]`: the spring used when a script asks for one without
         /// parameters.
         public var spring = SpringDefaults()
@@ -176,46 +176,27 @@ extension Configuration {
         public init() {}
     }
 
-    /// `[animation.spring]`: CASpringAnimation parameters; the defaults are the
-    /// RollingNumbers ones.
-    public struct SpringDefaults: Sendable, Hashable {
-        /// `duration`: seconds, 0…3600; 0 uses the spring's settling duration. Default 1.
-        public var duration = 1.0
-        /// `speed`: the animation's speed, above 0 and at most 100. Default 0.3.
-        public var speed = 0.3
-        /// `damping`: ≥ 0. Default 17.
-        public var damping = 17.0
-        /// `initial_velocity`: in distances per second, within ±1e6. Default 1.
-        public var initialVelocity = 1.0
-        /// `mass`: above 0 and at most 1e6. Default 1.
-        public var mass = 1.0
-        /// `stiffness`: above 0 and at most 1e9. Default 100.
-        public var stiffness = 100.0
-
-        /// Every key at its default.
-        public init() {}
-
-        /// The oscillator these parameters describe (they were checked when read).
-        public var model: Spring {
-            (try? Spring(mass: mass, stiffness: stiffness, damping: damping, initialVelocity: initialVelocity))
-                ?? (try! Spring())
-        }
-    }
+    /// `[animation.spring]`: the spring of scripts' spring animations and rolling
+    /// numbers where they leave parameters out — `duration` (seconds, 0…3600, 0 until the
+    /// spring settles), `speed` (above 0, at most 100), `damping` (≥ 0), `initial_velocity`
+    /// (within ±1e6), `mass` (above 0, at most 1e6) and `stiffness` (above 0, at most 1e9);
+    /// the defaults are `SpringSettings()`'s.
+    public typealias SpringDefaults = SpringSettings
 
     /// `[rolling_number]`: defaults of rolling-number layers (digits that roll like an
     /// odometer when the number changes).
     public struct RollingNumber: Sendable, Hashable {
         /// `animation_type`. Default "allAfterFirstChangedNumber".
-        public var animationType: RollAnimationType = .allAfterFirstChangedNumber
+        public var animationType = RollingNumberDefaults().animationType
         /// `direction`. Default "auto".
-        public var direction: RollDirection = .auto
+        public var direction = RollingNumberDefaults().direction
         /// `character_spacing`: advance per character as a multiple of the glyph width,
         /// 0.1…10. Default 1.
-        public var characterSpacing = 1.0
-        /// `font`: the font family. Default "DejaVu Sans".
-        public var font = "DejaVu Sans"
+        public var characterSpacing = RollingNumberDefaults().characterSpacing
+        /// `font`: the font family; "" (the default) is `[fonts] default_family`.
+        public var font = ""
         /// `font_size`: in pixels, above 0 and at most 4096. Default 96.
-        public var fontSize = 96.0
+        public var fontSize = RollingNumberDefaults().fontSize
 
         /// Every key at its default.
         public init() {}
@@ -223,8 +204,9 @@ extension Configuration {
 
     /// `[fonts]`: where text layers find fonts.
     public struct Fonts: Sendable, Hashable {
-        /// `default_family`: the family of text without one. Default "DejaVu Sans".
-        public var defaultFamily = "DejaVu Sans"
+        /// `default_family`: the family of text layers and rolling numbers that name none.
+        /// Default "DejaVu Sans".
+        public var defaultFamily = RollingNumberDefaults().font
         /// `directories`: absolute directories searched besides fontconfig's. Default none.
         public var directories: [String] = []
 
@@ -245,7 +227,7 @@ extension Configuration {
     /// `[limits]`: what protects the daemon from a runaway script.
     public struct Limits: Sendable, Hashable {
         /// `layers`: the most layers in the scene, 1…1000000. Default 10000.
-        public var layers = 10_000
+        public var layers = VitrineCore.Scene.Configuration().maximumLayers
         /// `line_bytes`: the longest request line in bytes, 1024…1073741824. Default 1 MiB.
         public var lineBytes = 1_048_576
         /// `clients`: the most connected clients, 1…10000. Default 64.
@@ -253,7 +235,7 @@ extension Configuration {
         /// `subscriptions_per_client`: 1…10000. Default 32.
         public var subscriptionsPerClient = 32
         /// `animations_per_layer`: 1…100000. Default 1000.
-        public var animationsPerLayer = 1_000
+        public var animationsPerLayer = VitrineCore.Scene.Configuration().maximumAnimationsPerLayer
         /// `outbound_bytes`: a client whose unsent replies and events exceed this many bytes
         /// is disconnected, 65536…1073741824. Default 4 MiB.
         public var outboundBytes = 4_194_304
@@ -266,7 +248,7 @@ extension Configuration {
         public var memoryMB = 256
         /// `scene_mb`: megabytes of text, custom property and animation values the layers hold
         /// together, 1…4096. Default 64.
-        public var sceneMB = 64
+        public var sceneMB = VitrineCore.Scene.Configuration().maximumValueBytes >> 20
 
         /// Every key at its default.
         public init() {}
@@ -349,14 +331,9 @@ extension Configuration {
         d.animationType = rollingNumber.animationType
         d.direction = rollingNumber.direction
         d.characterSpacing = rollingNumber.characterSpacing
-        d.font = rollingNumber.font
+        d.font = rollingNumber.font.isEmpty ? fonts.defaultFamily : rollingNumber.font
         d.fontSize = rollingNumber.fontSize
-        d.springDuration = animation.spring.duration
-        d.springSpeed = animation.spring.speed
-        d.damping = animation.spring.damping
-        d.initialVelocity = animation.spring.initialVelocity
-        d.mass = animation.spring.mass
-        d.stiffness = animation.spring.stiffness
+        d.spring = animation.spring
         return d
     }
 }
@@ -370,10 +347,24 @@ extension Configuration {
         ("output.headless_size", { $0.output.headlessSize }), ("output.headless_rate", { $0.output.headlessRate }),
         ("output.snapshot_dir", { $0.output.snapshotDirectory }),
         ("socket.path", { $0.socket.path }), ("socket.mode", { $0.socket.mode }), ("socket.group", { $0.socket.group }),
-        ("fonts.default_family", { $0.fonts.defaultFamily }), ("fonts.directories", { $0.fonts.directories }),
+        ("fonts.directories", { $0.fonts.directories }),
         ("content.roots", { $0.content.roots }), ("logging.level", { $0.logging.level }),
         ("state.directory", { $0.state.directory }), ("state.journal", { $0.state.journal }),
+        // A scene file in another directory moves the root that relative image paths start from.
+        ("scene.file", { $0.scene.file.prefix(upTo: $0.scene.file.lastIndex(of: "/") ?? $0.scene.file.endIndex) }),
     ]
+
+    /// The keys read only when the daemon starts; a reload applies every other key.
+    public static var restartKeys: [String] { startKeys.map(\.key) }
+
+    /// Every key of the file, dotted ("animation.spring.damping"), sections in name order.
+    public static var allKeys: [String] {
+        sections.keys.sorted().flatMap { section in
+            sections[section]!.flatMap { key in
+                key == "spring" && section == "animation" ? SpringDefaults.keys.map { "animation.spring.\($0)" } : ["\(section).\(key)"]
+            }
+        }
+    }
 
     /// The keys whose values differ from `running`'s and that take effect only when the
     /// daemon restarts (a reload applies every other key at once), in file order.

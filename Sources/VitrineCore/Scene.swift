@@ -16,18 +16,20 @@
 /// ```
 public final class Scene {
     /// Defaults that the configuration file sets.
+    /// These defaults are the configuration file's too (`[animation]`, `[limits]`): an
+    /// empty file gives a scene configured as `Configuration()`.
     public struct Configuration: Sendable {
         /// Seconds an implicit animation (and an animation of duration 0) lasts.
         public var implicitDuration: Double = 0.25
         /// The curve of implicit animations when the transaction names none.
         public var implicitTimingFunction: TimingFunction = .default
         /// The most layers the scene holds.
-        public var maximumLayers = 100_000
+        public var maximumLayers = 10_000
         /// The most animations one layer holds.
         public var maximumAnimationsPerLayer = 1_000
         /// The most bytes of text, custom values and animation values (`heapBytes`) the
         /// layers hold together.
-        public var maximumValueBytes = Int.max
+        public var maximumValueBytes = 64 << 20
 
         public init() {}
     }

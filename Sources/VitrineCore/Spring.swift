@@ -1,5 +1,36 @@
 import Glibc
 
+/// A spring animation's settings where a script, a layer or the configuration leaves
+/// them out: the oscillator's parameters plus the animation's duration and speed. The
+/// defaults are the original RollingNumbers' spring (one second of spring time at speed
+/// 0.3, damping 17, initial velocity 1), and the configuration's `[animation.spring]`
+/// defaults are these.
+public struct SpringSettings: Hashable, Sendable {
+    /// Seconds of spring time the animation lasts; 0 lasts until the spring settles.
+    public var duration = 1.0
+    /// The animation's speed (0.3 plays at 30 %).
+    public var speed = 0.3
+    public var damping = 17.0
+    /// In distances per second towards the target.
+    public var initialVelocity = 1.0
+    public var mass = 1.0
+    public var stiffness = 100.0
+
+    /// The defaults.
+    public init() {}
+
+    /// Settings with every value given.
+    public init(duration: Double, speed: Double, damping: Double, initialVelocity: Double, mass: Double, stiffness: Double) {
+        (self.duration, self.speed, self.damping, self.initialVelocity, self.mass, self.stiffness) =
+            (duration, speed, damping, initialVelocity, mass, stiffness)
+    }
+
+    /// The oscillator; throws when the parameters describe none.
+    public func spring() throws(CoreError) -> Spring {
+        try Spring(mass: mass, stiffness: stiffness, damping: damping, initialVelocity: initialVelocity)
+    }
+}
+
 /// A damped harmonic oscillator as CASpringAnimation models it, solved in closed form.
 ///
 /// `progress(at:)` runs from 0 at t = 0 towards 1; `initialVelocity` is in units of the

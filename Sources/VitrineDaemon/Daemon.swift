@@ -160,14 +160,20 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
 }
 
 extension Compositor {
-    /// Takes the reloadable parts of new settings.
+    /// Takes the reloadable parts of new settings: every one but the output, the socket,
+    /// the content roots, the font directories, logging and the journal. The initial scene
+    /// is what `scene.reset` shows next; the running scene stays.
     func apply(reloaded fresh: DaemonSettings) {
         settings.screenshotDirectory = fresh.screenshotDirectory
         settings.limits = fresh.limits
         settings.restartNeeded = fresh.restartNeeded
         settings.rolling = fresh.rolling
         settings.spring = fresh.spring
-        StandardKinds.register(in: scene, rolling: fresh.rolling)
+        settings.defaultFontFamily = fresh.defaultFontFamily
+        StandardKinds.register(in: scene, rolling: fresh.rolling, fontFamily: fresh.defaultFontFamily)
+        if fresh.imageDirectory == settings.imageDirectory {
+            (settings.initialScene, settings.initialSceneOrigin) = (fresh.initialScene, fresh.initialSceneOrigin)
+        }
         pipeline.renderer.images.budget = fresh.limits.memoryMB << 20
         content.retryFailures()
         settings.background = fresh.background

@@ -1,3 +1,4 @@
+import VitrineConfig
 import VitrineCore
 import VitrineProtocol
 import VitrineRolling
@@ -13,39 +14,41 @@ public struct DaemonSettings: Sendable {
         case realtime
     }
 
-    public var socketPath = "/run/vitrine/vitrine.sock"
+    public var socketPath: String
     /// Permission bits of the socket file.
-    public var socketMode: UInt16 = 0o660
+    public var socketMode: UInt16
     /// Group that owns the socket file; nil keeps the daemon's.
     public var socketGroup: String?
     /// The only directory `screenshot` writes into.
-    public var screenshotDirectory = "/var/lib/vitrine/screenshots"
+    public var screenshotDirectory: String
     public var clock: ClockMode = .realtime
     /// Headless output size and rate.
-    public var headlessWidth = 1280
-    public var headlessHeight = 800
-    public var headlessRate = 60.0
+    public var headlessWidth: Int
+    public var headlessHeight: Int
+    public var headlessRate: Double
     /// Output background (the root layer's colour).
-    public var background = Color.black
-    public var sceneConfiguration = Scene.Configuration()
+    public var background: Color
+    public var sceneConfiguration: Scene.Configuration
     public var initialScene: SceneDescription?
     /// Where `initialScene` came from, for the error when it cannot be shown.
     public var initialSceneOrigin = "the configuration's [scene]"
     /// Where relative image paths in scenes start.
     public var imageDirectory = "."
     /// The directories layers' `contents` may be read from (`imageDirectory` is one too).
-    public var contentRoots = ["/usr/share/vitrine", "/var/lib/vitrine/content", "/etc/vitrine"]
+    public var contentRoots: [String]
     /// Extra font directories.
-    public var fontDirectories: [String] = []
-    public var limits = Limits()
+    public var fontDirectories: [String]
+    /// The family of text layers that name none (`[fonts] default_family`).
+    public var defaultFontFamily: String
+    public var limits: Limits
     /// After a reload: the configuration keys that changed but take effect only when the
     /// daemon restarts (`config.reload` and `config.reloaded` list them).
     public var restartNeeded: [String] = []
     /// The spring of a script's `{"type": "spring"}` where it leaves parameters out
     /// (`[animation.spring]`).
-    public var spring = Spring.coreAnimation
+    public var spring: Spring
     /// Rolling numbers' defaults.
-    public var rolling = RollingNumberDefaults()
+    public var rolling: RollingNumberDefaults
     /// The directory of the scene journal (`scene.json`); nil keeps no journal.
     public var stateDirectory: String?
     /// `stateDirectory` is the default one, used only when it exists; a directory given
@@ -54,24 +57,31 @@ public struct DaemonSettings: Sendable {
     /// Start with the initial scene instead of the journal's, which is moved aside.
     public var freshStart = false
 
-    public init() {}
-
-    /// Bounds on what one client may ask for.
-    public struct Limits: Sendable {
-        /// Longest request line in bytes; a longer line gets an error and the connection closes.
-        public var lineBytes = 1 << 20
-        /// Most clients connected at once.
-        public var clients = 64
-        /// Most event patterns one client may subscribe to.
-        public var subscriptionsPerClient = 32
-        /// A client whose unsent replies and events exceed this is cut off.
-        public var outboundBytes = 4 << 20
-        /// A connection without a request for this many seconds (a listener: with half a
-        /// line) is closed; 0 never closes one.
-        public var idleSeconds = 60.0
-        /// Megabytes of decoded images held at most.
-        public var memoryMB = 256
-
-        public init() {}
+    /// The settings a configuration gives (every default is the configuration's); the
+    /// journal's directory is left to the caller, who knows the environment.
+    public init(configuration c: Configuration = .default) {
+        socketPath = c.socket.path
+        socketMode = c.socket.mode
+        socketGroup = c.socket.group.isEmpty ? nil : c.socket.group
+        screenshotDirectory = c.socket.screenshotDirectory
+        headlessWidth = c.output.headlessSize.width
+        headlessHeight = c.output.headlessSize.height
+        headlessRate = c.output.headlessRate
+        background = c.scene.background ?? c.output.background
+        sceneConfiguration = c.sceneConfiguration
+        initialScene = c.scene.content
+        if !c.scene.file.isEmpty {
+            initialSceneOrigin = "the scene \(c.scene.file) ([scene] file)"
+            imageDirectory = String(c.scene.file.prefix(upTo: c.scene.file.lastIndex(of: "/") ?? c.scene.file.endIndex))
+        }
+        fontDirectories = c.fonts.directories
+        defaultFontFamily = c.fonts.defaultFamily
+        limits = c.limits
+        contentRoots = c.content.roots
+        rolling = c.rollingNumberDefaults
+        spring = (try? c.animation.spring.spring()) ?? Spring.coreAnimation
     }
+
+    /// Bounds on what one client and the whole scene may hold (`[limits]`).
+    public typealias Limits = Configuration.Limits
 }

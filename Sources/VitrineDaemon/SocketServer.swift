@@ -239,7 +239,7 @@ final class SocketServer {
     /// Keeps one sweep scheduled while clients are connected and `limits.idle_seconds` is
     /// set, at the earliest moment a connection may have been idle for that long.
     private func scheduleSweep(at deadline: UInt64? = nil) {
-        let idle = compositor.settings.limits.idleSeconds
+        let idle = Double(compositor.settings.limits.idleSeconds)
         guard !sweepScheduled, idle > 0, admitted > 0 else { return }
         sweepScheduled = true
         let now = EventLoop.monotonicNanoseconds()
@@ -254,7 +254,7 @@ final class SocketServer {
 
     /// Closes the connections idle for `limits.idle_seconds`, with the reason.
     private func sweep() {
-        let idle = compositor.settings.limits.idleSeconds
+        let idle = Double(compositor.settings.limits.idleSeconds)
         guard idle > 0 else { return }
         let span = UInt64(idle * 1e9)
         let now = EventLoop.monotonicNanoseconds()

@@ -5,9 +5,11 @@ import VitrineText
 /// The layer kinds Vitrine draws, and a renderer that draws them all.
 public enum StandardKinds {
     /// Registers every drawable kind (beyond "layer" and "gradient", which every scene
-    /// has) in `scene`.
-    public static func register(in scene: Scene, rolling: RollingNumberDefaults = RollingNumberDefaults()) {
-        scene.register(TextLayer.textLayerKind)
+    /// has) in `scene`, with `rolling` as rolling numbers' defaults and `fontFamily` as
+    /// the family of text layers that name none. Registering again changes the defaults
+    /// of layers added afterwards.
+    public static func register(in scene: Scene, rolling: RollingNumberDefaults = RollingNumberDefaults(), fontFamily: String = FontLibrary.defaultFamily) {
+        scene.register(TextLayer.kind(defaultFamily: fontFamily))
         scene.register(RollingNumber.kind(defaults: rolling))
     }
 

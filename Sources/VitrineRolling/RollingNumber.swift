@@ -33,13 +33,8 @@ public struct RollingNumberDefaults: Sendable {
     public var characterSpacing = 1.0
     public var font = "DejaVu Sans"
     public var fontSize = 96.0
-    /// RollingNumbers' spring: one second of spring time at speed 0.3.
-    public var springDuration = 1.0
-    public var springSpeed = 0.3
-    public var damping = 17.0
-    public var initialVelocity = 1.0
-    public var mass = 1.0
-    public var stiffness = 100.0
+    /// The spring the columns roll with.
+    public var spring = SpringSettings()
 
     public init() {}
 }
@@ -70,12 +65,12 @@ public enum RollingNumber {
             PropertyDescriptor("animationType", .string(defaults.animationType.rawValue), animatable: false, allowed: RollAnimationType.allCases.map(\.rawValue)),
             PropertyDescriptor("direction", .string(defaults.direction.rawValue), animatable: false, allowed: RollDirection.allCases.map(\.rawValue)),
             PropertyDescriptor("rollThroughDigits", .bool(true), animatable: false),
-            PropertyDescriptor("springDuration", .number(defaults.springDuration), animatable: false, range: 0.01...60),
-            PropertyDescriptor("springSpeed", .number(defaults.springSpeed), animatable: false, range: 0.01...100),
-            PropertyDescriptor("damping", .number(defaults.damping), animatable: false, range: 0...1e6),
-            PropertyDescriptor("initialVelocity", .number(defaults.initialVelocity), animatable: false, range: -1e4...1e4),
-            PropertyDescriptor("mass", .number(defaults.mass), animatable: false, range: 0.001...1e6),
-            PropertyDescriptor("stiffness", .number(defaults.stiffness), animatable: false, range: 0.001...1e9),
+            PropertyDescriptor("springDuration", .number(defaults.spring.duration), animatable: false, range: 0.01...60),
+            PropertyDescriptor("springSpeed", .number(defaults.spring.speed), animatable: false, range: 0.01...100),
+            PropertyDescriptor("damping", .number(defaults.spring.damping), animatable: false, range: 0...1e6),
+            PropertyDescriptor("initialVelocity", .number(defaults.spring.initialVelocity), animatable: false, range: -1e4...1e4),
+            PropertyDescriptor("mass", .number(defaults.spring.mass), animatable: false, range: 0.001...1e6),
+            PropertyDescriptor("stiffness", .number(defaults.spring.stiffness), animatable: false, range: 0.001...1e9),
         ], customPropertiesAffectDisplay: true)
     }
 
@@ -105,6 +100,7 @@ public struct RollingNumberProperties: Sendable {
         func value(_ name: String) -> Value? { kind.slot(of: name).map { v[slot: $0] } }
         func number(_ name: String, _ fallback: Double) -> Double { value(name)?.number ?? fallback }
         func string(_ name: String, _ fallback: String) -> String { value(name)?.string ?? fallback }
+        let defaults = RollingNumberDefaults()
         self.value = number("value", 0)
         // A negative count is unset: the format's own.
         func digits(_ name: String) -> Int? { Int(exactly: number(name, -1)).flatMap { $0 < 0 ? nil : $0 } }
@@ -114,44 +110,33 @@ public struct RollingNumberProperties: Sendable {
             minimumIntegerDigits: Int(number("minimumIntegerDigits", 1)),
             usesGrouping: value("usesGrouping")?.bool ?? true)
         format.fractionDigits = format.fractionDigits(minimum: digits("minimumFractionDigits"), maximum: digits("maximumFractionDigits"))
-        font = string("font", "DejaVu Sans")
-        fontSize = number("fontSize", 96)
+        font = string("font", defaults.font)
+        fontSize = number("fontSize", defaults.fontSize)
         textColor = value("textColor")?.color ?? .white
         alignment = string("alignmentMode", "left")
-        characterSpacing = number("characterSpacing", 1)
-        animationType = RollAnimationType(rawValue: string("animationType", "")) ?? .allAfterFirstChangedNumber
-        direction = RollDirection(rawValue: string("direction", "")) ?? .auto
+        characterSpacing = number("characterSpacing", defaults.characterSpacing)
+        animationType = RollAnimationType(rawValue: string("animationType", "")) ?? defaults.animationType
+        direction = RollDirection(rawValue: string("direction", "")) ?? defaults.direction
         rollThroughDigits = value("rollThroughDigits")?.bool ?? true
+        let d = defaults.spring
         spring = RollSpring(
-            duration: number("springDuration", 1), speed: number("springSpeed", 0.3), damping: number("damping", 17),
-            initialVelocity: number("initialVelocity", 1), mass: number("mass", 1), stiffness: number("stiffness", 100))
+            duration: number("springDuration", d.duration), speed: number("springSpeed", d.speed), damping: number("damping", d.damping),
+            initialVelocity: number("initialVelocity", d.initialVelocity), mass: number("mass", d.mass), stiffness: number("stiffness", d.stiffness))
     }
 
     /// The text the number shows.
     public var text: String { format.string(for: value) }
 }
 
-/// The spring that moves the columns, in CASpringAnimation's terms plus the animation's
-/// duration and speed.
-public struct RollSpring: Hashable, Sendable {
-    public var duration: Double
-    public var speed: Double
-    public var damping: Double
-    public var initialVelocity: Double
-    public var mass: Double
-    public var stiffness: Double
+/// The spring that moves the columns.
+public typealias RollSpring = SpringSettings
 
-    public init(duration: Double, speed: Double, damping: Double, initialVelocity: Double, mass: Double, stiffness: Double) {
-        (self.duration, self.speed, self.damping, self.initialVelocity, self.mass, self.stiffness) =
-            (duration, speed, damping, initialVelocity, mass, stiffness)
-    }
-
+extension SpringSettings {
     /// A spring animation of `keyPath` from `from` to `to` beginning at `begin`.
     func animation(_ keyPath: KeyPath, from: Double, to: Double, begin: Double) throws(CoreError) -> Animation {
         var a = Animation.spring(
             keyPath, from: .number(from), to: .number(to),
-            spring: try Spring(mass: mass, stiffness: stiffness, damping: damping, initialVelocity: initialVelocity),
-            duration: duration)
+            spring: try spring(), duration: duration)
         a.timing.speed = speed
         a.timing.beginTime = begin
         return a

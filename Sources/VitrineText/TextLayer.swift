@@ -8,9 +8,14 @@ public enum TextLayer {
     /// `template`, when not empty, replaces `string`: it is drawn every frame with its
     /// `{key}` placeholders filled from the layer's custom properties' presentation
     /// values (see `TextTemplate`), so animating a custom property animates the text.
-    public static let textLayerKind = LayerKind(name: "text", extraProperties: [
+    public static let textLayerKind = kind()
+
+    /// The text kind whose layers that name no `font` take `defaultFamily`
+    /// (`[fonts] default_family`).
+    public static func kind(defaultFamily: String = FontLibrary.defaultFamily) -> LayerKind {
+        LayerKind(name: "text", extraProperties: [
         PropertyDescriptor("string", .string(""), animatable: false, check: lengthProblem),
-        PropertyDescriptor("font", .string(FontLibrary.defaultFamily), animatable: false),
+        PropertyDescriptor("font", .string(defaultFamily), animatable: false),
         PropertyDescriptor("fontSize", .number(36), range: 0...maximumFontSize),
         PropertyDescriptor("foregroundColor", .color(.white), aliases: ["textColor"]),
         PropertyDescriptor(
@@ -22,7 +27,8 @@ public enum TextLayer {
             allowed: TruncationMode.allCases.map(\.rawValue)),
         PropertyDescriptor("template", .string(""), animatable: false, check: lengthProblem),
         PropertyDescriptor("locale", .string("en_US"), animatable: false, check: Formatting.localeProblem),
-    ], customPropertiesAffectDisplay: true)
+        ], customPropertiesAffectDisplay: true)
+    }
 }
 
 extension TextLayer {

@@ -9,33 +9,10 @@ import VitrineSystem
 import VitrineText
 
 extension DaemonSettings {
-    /// The daemon's settings from a configuration.
+    /// The daemon's settings from a configuration, with the journal's directory from
+    /// the environment systemd gives.
     init(_ c: Configuration) {
-        self.init()
-        socketPath = c.socket.path
-        socketMode = c.socket.mode
-        socketGroup = c.socket.group.isEmpty ? nil : c.socket.group
-        screenshotDirectory = c.socket.screenshotDirectory
-        headlessWidth = c.output.headlessSize.width
-        headlessHeight = c.output.headlessSize.height
-        headlessRate = c.output.headlessRate
-        background = c.scene.background ?? c.output.background
-        sceneConfiguration = c.sceneConfiguration
-        initialScene = c.scene.content
-        if !c.scene.file.isEmpty {
-            initialSceneOrigin = "the scene \(c.scene.file) ([scene] file)"
-            imageDirectory = String(c.scene.file.prefix(upTo: c.scene.file.lastIndex(of: "/") ?? c.scene.file.endIndex))
-        }
-        fontDirectories = c.fonts.directories
-        limits.lineBytes = c.limits.lineBytes
-        limits.clients = c.limits.clients
-        limits.subscriptionsPerClient = c.limits.subscriptionsPerClient
-        limits.outboundBytes = c.limits.outboundBytes
-        limits.idleSeconds = Double(c.limits.idleSeconds)
-        limits.memoryMB = c.limits.memoryMB
-        contentRoots = c.content.roots
-        rolling = c.rollingNumberDefaults
-        spring = c.animation.spring.model
+        self.init(configuration: c)
         if c.state.journal {
             let systemd = ProcessInfo.processInfo.environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
             stateDirectory = c.state.directory.isEmpty ? systemd ?? "/var/lib/vitrine" : c.state.directory

@@ -169,7 +169,7 @@ import VitrineCore
         #expect(model.implicitTimingFunction == config.animation.implicitTiming)
         #expect(model.maximumLayers == 500)
         #expect(model.maximumAnimationsPerLayer == 50)
-        let spring = config.animation.spring.model
+        let spring = try config.animation.spring.spring()
         #expect(spring.mass == 2 && spring.stiffness == 300 && spring.damping == 10.5 && spring.initialVelocity == -2)
     }
 }

@@ -40,3 +40,53 @@ import Testing
         }
     }
 }
+
+/// docs/CONFIG.md's defaults are the configuration's: each key written into a file with the
+/// default its table shows configures the same as leaving the key out.
+@Suite struct DocumentedDefaultsTests {
+    /// The `(section, key, default)` of every table row under a `## [section]` or
+    /// `### [section]` heading, the default being the cell under the table's "default".
+    static func documentedDefaults() -> [(section: String, key: String, value: String)] {
+        var rows: [(String, String, String)] = []
+        var section: String?
+        var column: Int?
+        for line in DocsTests.docs.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("## [") || line.hasPrefix("### [") {
+                section = line.split(separator: "[").last.map { String($0.prefix { $0 != "]" }) }
+                column = nil
+            } else if line.hasPrefix("## ") {
+                section = nil
+            } else if section != nil, line.hasPrefix("| key |") {
+                column = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.firstIndex(of: "default")
+            } else if let section, let column, line.hasPrefix("| `") {
+                let cells = line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }
+                guard cells.count > column else { continue }
+                let key = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+                let value = cells[column]
+                guard value.hasPrefix("`"), value.hasSuffix("`") else { continue }
+                rows.append((section, key, String(value.dropFirst().dropLast())))
+            }
+        }
+        return rows
+    }
+
+    @Test func everyDocumentedDefaultConfiguresWhatLeavingTheKeyOutDoes() throws {
+        let rows = Self.documentedDefaults()
+        let documented = Set(rows.map { "\($0.section).\($0.key)" })
+        // [scene]'s defaults are "none", and [animation.spring] has a table of its own.
+        for (section, keys) in Configuration.sections where section != "scene" {
+            for key in keys where key != "spring" {
+                #expect(documented.contains("\(section).\(key)"), "docs/CONFIG.md shows no default for \(section).\(key)")
+            }
+        }
+        for (section, key, value) in rows {
+            let toml = "[\(section)]\n\(key) = \(value)\n"
+            let parsed: Configuration
+            do { parsed = try Configuration(toml: toml, source: "CONFIG.md") } catch {
+                Issue.record("docs/CONFIG.md's default of \(section).\(key), \(value), is refused: \(error)")
+                continue
+            }
+            #expect(parsed == Configuration.default, "docs/CONFIG.md's default of \(section).\(key), \(value), is not the default")
+        }
+    }
+}

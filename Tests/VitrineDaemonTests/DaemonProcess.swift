@@ -107,16 +107,20 @@ final class DaemonProcess {
 
     /// `socketPath` defaults to a fresh one; the daemon is ready when a connection to it
     /// succeeds (a stale socket file may be there before it starts).
+    /// `screenshotDirectory: ""` leaves the directory to the configuration.
     init(clock: String = "manual", screenshotDirectory: String? = nil, socketPath: String? = nil, arguments: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.socketPath = socketPath ?? directory.appendingPathComponent("v.sock").path
         self.screenshotDirectory = screenshotDirectory ?? directory.path
-        try FileManager.default.createDirectory(atPath: self.screenshotDirectory, withIntermediateDirectories: true)
+        let screenshots = self.screenshotDirectory.isEmpty ? [] : ["--screenshot-dir", self.screenshotDirectory]
+        if !self.screenshotDirectory.isEmpty {
+            try FileManager.default.createDirectory(atPath: self.screenshotDirectory, withIntermediateDirectories: true)
+        }
         stderrPath = directory.appendingPathComponent("vitrined.stderr").path
         process = try ChildProcess(
             Self.executable.path,
-            ["--backend", "headless", "--socket", self.socketPath, "--clock", clock, "--screenshot-dir", self.screenshotDirectory, "--log-level", "error"] + arguments,
+            ["--backend", "headless", "--socket", self.socketPath, "--clock", clock, "--log-level", "error"] + screenshots + arguments,
             stderrPath: stderrPath)
         let deadline = Date().addingTimeInterval(20)
         while (try? SocketClient(path: self.socketPath)) == nil {

@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(
             name: "VitrineDaemonTests",
             dependencies: [
-                "VitrineDaemon", "VitrineProtocol", "VitrineOutput", "VitrineRaster", "VitrineTestSupport", "vitrined",
+                "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineTestSupport", "vitrined",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["References"]),
@@ -135,12 +135,12 @@ let package = Package(
         .target(name: "VitrineRolling", dependencies: ["VitrineCore"], swiftSettings: [frameRelease()]),
         .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling"]),
         .target(
-            name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineOutput"],
+            name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineText", "VitrineRolling"],
             swiftSettings: [optimizedInDebug, frameRelease()]),
         .target(name: "VitrineTestSupport", dependencies: ["VitrineRaster"], path: "Tests/VitrineTestSupport"),
         .testTarget(
             name: "VitrineRenderTests",
-            dependencies: ["VitrineRender", "VitrineProtocol", "VitrineOutput", "VitrineTestSupport"],
+            dependencies: ["VitrineRender", "VitrineProtocol", "VitrineTestSupport"],
             exclude: ["References", "Scenes"]),
         .testTarget(name: "VitrineProtocolTests", dependencies: ["VitrineProtocol", "VitrineTestSupport"]),
         .testTarget(name: "VitrineTextTests", dependencies: ["VitrineText"]),

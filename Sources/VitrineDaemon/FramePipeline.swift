@@ -1,6 +1,7 @@
 import VitrineCore
 import VitrineOutput
 import VitrineRaster
+import VitrineRender
 
 /// Turns render trees into presented frames, repainting only what changed.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import VitrineCore
+import VitrineDaemon
 import VitrineOutput
 import VitrineProtocol
 import VitrineRaster

@@ -1,5 +1,6 @@
 import Testing
 import VitrineCore
+import VitrineDaemon
 import VitrineOutput
 import VitrineRaster
 import VitrineRender
@@ -71,7 +72,7 @@ import VitrineTestSupport
             if frame + 1 >= bufferCount {
                 #expect(report.repaintedPixels < 320 * 200, "\(name) repainted the whole screen")
             }
-            try Golden.expectSamePixels(
+            try GoldenImage.expectSamePixels(
                 output.frontBuffer, as: full.snapshot(scene, root: "root", at: time), name: "damage-\(name)-buffers\(bufferCount)",
                 "\(name) with \(bufferCount) buffers: the partial repaint")
         }
@@ -100,7 +101,7 @@ import VitrineTestSupport
             let t = Double(frame) / 12
             _ = scene.advance(to: t)
             try pipeline.render(scene.renderTree(root: "root", at: t))
-            try Golden.expectSamePixels(output.frontBuffer, as: full.snapshot(scene, root: "root", at: t), name: "damage-animated-\(frame)", "frame \(frame)")
+            try GoldenImage.expectSamePixels(output.frontBuffer, as: full.snapshot(scene, root: "root", at: t), name: "damage-animated-\(frame)", "frame \(frame)")
         }
     }
 
@@ -140,7 +141,7 @@ import VitrineTestSupport
             } else if text.count == 7 {
                 #expect(report.presented && damaged > 0 && damaged < layerArea / 2, "\(text): \(report.damage)")
             }
-            try Golden.expectSamePixels(
+            try GoldenImage.expectSamePixels(
                 output.frontBuffer, as: full.snapshot(scene, root: "root", at: time), name: "damage-digits-\(frame)-buffers\(bufferCount)",
                 "\(text) with \(bufferCount) buffers: the partial repaint")
         }

@@ -1,6 +1,6 @@
 import Testing
+@testable import VitrineDaemon
 import VitrineRaster
-@testable import VitrineRender
 import VitrineTestSupport
 
 /// The frame pipeline paints each damaged pixel once: `disjoint` must cover exactly the

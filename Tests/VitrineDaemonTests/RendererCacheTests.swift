@@ -1,8 +1,10 @@
 import Testing
 import VitrineCore
+import VitrineDaemon
 import VitrineOutput
 import VitrineRaster
 import VitrineRender
+import VitrineTestSupport
 
 /// The renderer's shadow and gradient caches across frames: static shadows are blurred
 /// once, a changed shadow is blurred again, and the frames equal fresh full repaints.
@@ -50,7 +52,7 @@ import VitrineRender
             try pipeline.render(scene.renderTree(root: "root", at: change.1))
             #expect(shadows.misses == missesBefore + (change.0 == "move" ? 0 : 1), "\(change.0)")
             #expect(gradients.misses == 1)
-            try Golden.expectSamePixels(
+            try GoldenImage.expectSamePixels(
                 output.frontBuffer, as: StandardKinds.renderer().snapshot(scene, root: "root", at: change.1),
                 name: "renderer-cache-\(frame)", "frame \(frame): \(change.0)")
         }

@@ -1,8 +1,10 @@
 import Testing
 import VitrineCore
+import VitrineDaemon
 import VitrineOutput
 import VitrineRaster
 import VitrineRender
+import VitrineTestSupport
 
 /// The rolling number renderer keeps fonts, glyphs, resting advances and placements
 /// between frames: after any change the frames must still equal a fresh renderer's.
@@ -68,7 +70,7 @@ import VitrineRender
             try scene.commit(tx, at: time)
             let report = try pipeline.render(scene.renderTree(root: "root", at: time))
             #expect(report.presented, "change \(i): \(key)")
-            try Golden.expectSamePixels(
+            try GoldenImage.expectSamePixels(
                 output.frontBuffer, as: StandardKinds.renderer().snapshot(scene, root: "root", at: time),
                 name: "rolling-cache-\(i)-buffers\(bufferCount)", "change \(i): \(key) = \(value)")
         }
@@ -89,7 +91,7 @@ import VitrineRender
         let damage = output.lastDamage
         #expect(!damage.isEmpty)
         #expect(damage.allSatisfy { $0.width < 40 }, "\(damage)")
-        try Golden.expectSamePixels(
+        try GoldenImage.expectSamePixels(
             output.frontBuffer, as: StandardKinds.renderer().snapshot(scene, root: "root", at: 1), name: "rolling-column-move", "the column move")
     }
 
@@ -105,7 +107,7 @@ import VitrineRender
             tx.set("n", "roll", Self.roll([("4567", pos, 1), ("3", 0, 1), ("2", 0, 1), ("1", 0, 1)]))
             try scene.commit(tx, at: Double(i))
             reports.append(try pipeline.render(scene.renderTree(root: "root", at: Double(i))))
-            try Golden.expectSamePixels(
+            try GoldenImage.expectSamePixels(
                 output.frontBuffer, as: StandardKinds.renderer().snapshot(scene, root: "root", at: Double(i)),
                 name: "rolling-subpixel-\(i)", "step \(i)")
         }
@@ -145,7 +147,7 @@ import VitrineRender
                 try scene.commit(change, at: time)
             }
             if try pipeline.render(scene.renderTree(root: "root", at: time)).presented { presented += 1 }
-            try Golden.expectSamePixels(
+            try GoldenImage.expectSamePixels(
                 output.frontBuffer, as: StandardKinds.renderer().snapshot(scene, root: "root", at: time),
                 name: "rolling-animated-\(frame)-buffers\(bufferCount)", "frame \(frame)")
         }

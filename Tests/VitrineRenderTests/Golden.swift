@@ -18,18 +18,6 @@ enum Golden {
         }
     }
 
-    /// Records an issue when `actual` differs from `expected` in any pixel, with the actual
-    /// image and a diff written where `GoldenImage` writes failures (`name` names them).
-    static func expectSamePixels(
-        _ actual: Surface?, as expected: Surface, name: String, _ comment: String,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
-        let actual = try #require(actual, sourceLocation: sourceLocation)
-        guard !actual.hasSamePixels(as: expected) else { return }
-        let paths = try GoldenImage.writeMismatch(actual, expected: expected, name: name)
-        Issue.record(Comment(rawValue: "\(comment): differs from the expected pixels; see \(paths)"), sourceLocation: sourceLocation)
-    }
-
     /// A scene from `Scenes/<name>.json` on a fresh model, started at time 0.
     static func loadScene(_ name: String) throws -> (Scene, SceneDescription) {
         let description = try SceneDescription(contentsOf: scenesDirectory.appendingPathComponent(name + ".json"))

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import VitrineCore
-import VitrineOutput
 import VitrineRaster
 import VitrineRender
 

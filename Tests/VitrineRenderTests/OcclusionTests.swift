@@ -2,6 +2,7 @@ import Testing
 import VitrineCore
 import VitrineRaster
 import VitrineRender
+import VitrineTestSupport
 
 /// Repaints skip clearing only when a layer overwrites every pixel: drawn over stale
 /// pixels, each scene must look the same as drawn on a fresh surface.
@@ -54,7 +55,7 @@ import VitrineRender
             stale.clear(PremultipliedColor(Color(css: "magenta")!))
             renderer.render(tree, into: stale, region: [stale.bounds])
             let fresh = try StandardKinds.renderer().snapshot(scene, root: "root", at: 0)
-            try Golden.expectSamePixels(
+            try GoldenImage.expectSamePixels(
                 stale, as: fresh, name: "occlusion-\(name)\(roundedParent ? "-rounded-parent" : "")",
                 "\(name)\(roundedParent ? " in a rounded parent" : "")")
         }

@@ -133,6 +133,8 @@ let package = Package(
         .systemLibrary(name: "CLinuxEvents", path: "Sources/CLinuxEvents"),
         .testTarget(name: "VitrineOutputTests", dependencies: ["VitrineOutput", "VitrineRaster"]),
         .target(name: "VitrineRolling", dependencies: ["VitrineCore"], swiftSettings: [frameRelease()]),
+        // Input devices (libinput, xkbcommon) and what touches mean (gestures): below the daemon.
+        .target(name: "VitrineInput", dependencies: ["VitrineCore", "VitrineSystem"], swiftSettings: [frameRelease()]),
         .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling"]),
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineText", "VitrineRolling"],

@@ -12,7 +12,6 @@ extension TransactionBuilder {
     ) throws(ProtocolError) {
         let p = RollingNumberProperties(values, kind: kind)
         let request = change ?? RollRequest(value: p.value, animated: false)
-        let style = RollStyle(animationType: p.animationType, direction: p.direction, rollThroughDigits: p.rollThroughDigits, spring: p.spring)
         var format = p
         format.value = request.value
         let existing = pendingKinds[id] == nil
@@ -24,7 +23,7 @@ extension TransactionBuilder {
         let begin = existing ? ((try? scene.localTime(of: id, at: now)) ?? nil) ?? now : now
         let plan = try core { () throws(CoreError) in
             try RollPlanner.plan(
-                layer: id, text: format.text, oldValue: p.value, request: request, style: style, model: model,
+                layer: id, text: format.text, oldValue: p.value, request: request, style: p.style, model: model,
                 presentation: presentation, running: running, begin: begin)
         }
         tx.nest(plan)

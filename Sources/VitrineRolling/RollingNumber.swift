@@ -90,10 +90,8 @@ public struct RollingNumberProperties: Sendable {
     public var textColor: Color
     public var alignment: String
     public var characterSpacing: Double
-    public var animationType: RollAnimationType
-    public var direction: RollDirection
-    public var rollThroughDigits: Bool
-    public var spring: RollSpring
+    /// How its columns roll to a new value.
+    public var style: RollStyle
 
     /// Reads the properties of a layer of a kind made by `RollingNumber.kind`.
     public init(_ v: PropertyValues, kind: LayerKind) {
@@ -115,13 +113,14 @@ public struct RollingNumberProperties: Sendable {
         textColor = value("textColor")?.color ?? .white
         alignment = string("alignmentMode", "left")
         characterSpacing = number("characterSpacing", defaults.characterSpacing)
-        animationType = RollAnimationType(rawValue: string("animationType", "")) ?? defaults.animationType
-        direction = RollDirection(rawValue: string("direction", "")) ?? defaults.direction
-        rollThroughDigits = value("rollThroughDigits")?.bool ?? true
         let d = defaults.spring
-        spring = RollSpring(
-            duration: number("springDuration", d.duration), speed: number("springSpeed", d.speed), damping: number("damping", d.damping),
-            initialVelocity: number("initialVelocity", d.initialVelocity), mass: number("mass", d.mass), stiffness: number("stiffness", d.stiffness))
+        style = RollStyle(
+            animationType: RollAnimationType(rawValue: string("animationType", "")) ?? defaults.animationType,
+            direction: RollDirection(rawValue: string("direction", "")) ?? defaults.direction,
+            rollThroughDigits: value("rollThroughDigits")?.bool ?? true,
+            spring: RollSpring(
+                duration: number("springDuration", d.duration), speed: number("springSpeed", d.speed), damping: number("damping", d.damping),
+                initialVelocity: number("initialVelocity", d.initialVelocity), mass: number("mass", d.mass), stiffness: number("stiffness", d.stiffness)))
     }
 
     /// The text the number shows.

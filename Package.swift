@@ -35,6 +35,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "VitrineCore", targets: ["VitrineCore"]),
+        .library(name: "VitrineFormat", targets: ["VitrineFormat"]),
         .library(name: "VitrineSystem", targets: ["VitrineSystem"]),
         .library(name: "VitrineRaster", targets: ["VitrineRaster"]),
         .library(name: "VitrineProtocol", targets: ["VitrineProtocol"]),
@@ -58,6 +59,9 @@ let package = Package(
         .target(
             name: "VitrineCore",
             swiftSettings: [frameRelease()]),
+        // Number formatting (ICU's, through FoundationInternationalization): rolling numbers' and text templates'.
+        .target(name: "VitrineFormat", swiftSettings: [frameRelease()]),
+        .testTarget(name: "VitrineFormatTests", dependencies: ["VitrineFormat", "VitrineCore"]),
         .target(name: "VitrineSystem", dependencies: ["CLinuxEvents"], swiftSettings: [frameRelease()]),
         .testTarget(name: "VitrineSystemTests", dependencies: ["VitrineSystem"]),
         .target(
@@ -72,7 +76,7 @@ let package = Package(
             name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1",
             providers: [.apt(["libpixman-1-dev"])]),
         .target(
-            name: "VitrineText", dependencies: ["VitrineCore", "CFreeType", "CHarfBuzz", "CFontconfig"],
+            name: "VitrineText", dependencies: ["VitrineCore", "VitrineFormat", "CFreeType", "CHarfBuzz", "CFontconfig"],
             swiftSettings: [optimizedInDebug, frameRelease()]),
         .systemLibrary(
             name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
@@ -132,10 +136,10 @@ let package = Package(
         .systemLibrary(name: "CLinuxConsole", path: "Sources/CLinuxConsole"),
         .systemLibrary(name: "CLinuxEvents", path: "Sources/CLinuxEvents"),
         .testTarget(name: "VitrineOutputTests", dependencies: ["VitrineOutput", "VitrineRaster"]),
-        .target(name: "VitrineRolling", dependencies: ["VitrineCore"], swiftSettings: [frameRelease()]),
+        .target(name: "VitrineRolling", dependencies: ["VitrineCore", "VitrineFormat"], swiftSettings: [frameRelease()]),
         // Input devices (libinput, xkbcommon) and what touches mean (gestures): below the daemon.
         .target(name: "VitrineInput", dependencies: ["VitrineCore", "VitrineSystem"], swiftSettings: [frameRelease()]),
-        .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling"]),
+        .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling", "VitrineFormat"]),
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineText", "VitrineRolling"],
             swiftSettings: [optimizedInDebug, frameRelease()]),

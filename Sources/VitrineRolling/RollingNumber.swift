@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import VitrineCore
+import VitrineFormat
 
 /// How a change of value animates its digit columns (RollingNumbers' animation types).
 public enum RollAnimationType: String, CaseIterable, Sendable {

@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrineFormat
 
 /// The text layer kind: CATextLayer's properties on top of CALayer's.
 public enum TextLayer {

@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Glibc
-import FoundationInternationalization
 import Synchronization
 import VitrineCore
+import VitrineFormat
 
 /// A string with `{key}` placeholders filled from custom properties, such as "It took
 /// {count} seconds" counting while a custom `count` property animates.
@@ -151,7 +151,7 @@ public struct TextTemplate: Hashable, Sendable {
         case .printf(let spec, let integer):
             return integer ? cFormat(spec, Int64(max(-9e18, min(9e18, number.rounded())))) : cFormat(spec, number)
         case .currency(let code, let digits):
-            let code = code ?? Locale(identifier: locale).currency?.identifier ?? "USD"
+            let code = code ?? Formatting.currency(of: locale) ?? "USD"
             return NumberFormat(style: .currency, currencyCode: code, locale: locale, fractionDigits: digits.map { $0...$0 }).string(for: number)
         case .percent(let digits):
             return NumberFormat(style: .percent, locale: locale, fractionDigits: digits.map { $0...$0 }).string(for: number)

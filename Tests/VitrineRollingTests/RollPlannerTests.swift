@@ -1,5 +1,6 @@
 import Testing
 import VitrineCore
+import VitrineFormat
 @testable import VitrineRolling
 
 @Suite struct RollPlannerTests {

@@ -19,6 +19,11 @@ public enum Formatting {
         if locale.language.languageCode?.isISOLanguage == true, locale.region?.isISORegion ?? true { return nil }
         return "'\(identifier)' is not a locale with formatting data; give a language and region such as en_US, de_DE or fr_CH"
     }
+
+    /// The currency of `locale`'s region (EUR for de_DE), or nil when it has none.
+    public static func currency(of locale: String) -> String? {
+        Locale(identifier: locale).currency?.identifier
+    }
 }
 
 /// Number formatting with Foundation's format styles: decimal, currency, percent or plain

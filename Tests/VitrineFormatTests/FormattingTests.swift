@@ -1,5 +1,6 @@
 import Testing
 import VitrineCore
+import VitrineFormat
 
 /// Currency codes and locales are checked against ICU's data when a property is set: one
 /// it does not know would not fail, it would format the number wrongly.
@@ -94,15 +95,23 @@ import VitrineCore
     }
 
     @Test func aPropertyWithTheCheckRefusesThemAndKeepsItsValue() throws {
-        let scene = makeScene()
+        let scene = Scene()
+        try scene.addRoot(id: "screen", output: "TEST-1", size: Size(width: 800, height: 600))
         let kind = LayerKind(name: "money", extraProperties: [
             PropertyDescriptor("currencyCode", .string("USD"), animatable: false, check: Formatting.currencyProblem),
         ])
         scene.register(kind)
-        try commit(scene, at: 0) { $0.add(layer: "m", kind: "money", parent: rootID) }
-        #expect(throws: CoreError.self) { try commit(scene, at: 0) { $0.set("m", "currencyCode", .string("€")) } }
+        func set(_ code: String) throws(CoreError) {
+            var tx = Transaction()
+            tx.set("m", "currencyCode", .string(code))
+            try scene.commit(tx, at: 0)
+        }
+        var add = Transaction()
+        add.add(layer: "m", kind: "money", parent: "screen")
+        try scene.commit(add, at: 0)
+        #expect(throws: CoreError.self) { try set("€") }
         #expect(try scene.modelValue("currencyCode", of: "m") == .string("USD"))
-        try commit(scene, at: 0) { $0.set("m", "currencyCode", .string("EUR")) }
+        try set("EUR")
         #expect(try scene.modelValue("currencyCode", of: "m") == .string("EUR"))
     }
 }

@@ -44,9 +44,7 @@ import VitrineTestSupport
         let daemon = try InProcessCompositor()
         for request in c.requests { try daemon.run(request) }
         if c.advance > 0 { try daemon.run(#"{"cmd": "clock.advance", "seconds": \#(c.advance)}"#) }
-        if let failure = try GoldenImage.check(daemon.snapshot(), named: c.name, in: Self.references) {
-            Issue.record(Comment(rawValue: failure))
-        }
+        try GoldenImage.expectMatches(daemon.snapshot(), named: c.name, in: Self.references)
     }
 
     @Test func aSettledNumberIsPixelIdenticalToTextOfTheSameString() throws {
@@ -59,10 +57,8 @@ import VitrineTestSupport
             let text = try InProcessCompositor()
             let string = try number.run(#"{"cmd": "number.set", "layer": "n", "value": \#(value), "animated": false}"#)["text"]?.string ?? ""
             try text.run(#"{"cmd": "layer.add", "layer": "t", "kind": "text", "properties": {"bounds": [0, 0, 380, 90], "position": [200, 60], "fontSize": 64, "alignmentMode": "center", "string": "\#(string)"}}"#)
-            let a = try number.snapshot(), b = try text.snapshot()
-            if !a.hasSamePixels(as: b) {
-                Issue.record("the settled number \(string) differs from text: see \(try GoldenImage.writeMismatch(a, expected: b, name: "rolling-vs-text-\(value)"))")
-            }
+            try GoldenImage.expectSamePixels(
+                try number.snapshot(), as: try text.snapshot(), name: "rolling-vs-text-\(value)", "the settled number \(string) differs from text")
         }
     }
 
@@ -87,7 +83,7 @@ import VitrineTestSupport
         let before = try daemon.snapshot()
         try daemon.run(#"{"cmd": "number.set", "layer": "n", "value": 190}"#)
         let after = try daemon.snapshot()
-        #expect(after.hasSamePixels(as: before), "a new value must not make the digits jump")
+        try GoldenImage.expectSamePixels(after, as: before, name: "rolling-retarget", "a new value must not make the digits jump")
     }
 
     @Test func partialRepaintsWhileRollingEqualFullRepaints() throws {
@@ -99,8 +95,8 @@ import VitrineTestSupport
             if step == 15 { try daemon.run(#"{"cmd": "number.set", "layer": "n", "value": 129000, "direction": "down"}"#) }
             let shown = try #require(daemon.output.frontBuffer)
             let full = try daemon.snapshot()
-            if !shown.hasSamePixels(as: full) {
-                Issue.record("step \(step): the repainted columns differ from a full repaint; see \(try GoldenImage.writeMismatch(shown, expected: full, name: "rolling-damage-\(step)"))")
+            if let failure = try GoldenImage.mismatch(shown, expected: full, name: "rolling-damage-\(step)") {
+                Issue.record("step \(step): the repainted columns differ from a full repaint: \(failure)")
                 break
             }
         }

@@ -195,21 +195,6 @@ import VitrineTestSupport
 
     /// Records an issue unless the two images agree within the golden images' tolerance.
     static func expectSame(_ actual: Surface, _ expected: Surface, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        try #require(actual.width == expected.width && actual.height == expected.height, sourceLocation: sourceLocation)
-        var differing = 0, worst = 0
-        for y in 0..<actual.height {
-            for x in 0..<actual.width {
-                let a = actual.pixel(x: x, y: y).argb, e = expected.pixel(x: x, y: y).argb
-                for shift in stride(from: 0, to: 32, by: 8) {
-                    let d = abs(Int((a >> UInt32(shift)) & 0xff) - Int((e >> UInt32(shift)) & 0xff))
-                    worst = max(worst, d)
-                    if d > GoldenImage.tolerance { differing += 1; break }
-                }
-            }
-        }
-        if differing > 0 {
-            let paths = try GoldenImage.writeMismatch(actual, expected: expected, name: "journal-" + name)
-            Issue.record("\(name): \(differing) pixels differ by more than \(GoldenImage.tolerance)/255 (worst \(worst)); see \(paths)", sourceLocation: sourceLocation)
-        }
+        try GoldenImage.expectSamePixels(actual, as: expected, name: "journal-" + name, tolerance: GoldenImage.tolerance, name, sourceLocation: sourceLocation)
     }
 }

@@ -2,16 +2,14 @@ import Foundation
 import Testing
 import VitrineProtocol
 import VitrineRaster
+import VitrineTestSupport
 
 /// A screenshot taken through the socket at an exact manual-clock time, compared with
-/// `References/<name>.png` within ±2/255 per channel (as the render tests' golden images;
-/// that helper lives in another test target, so the PNG is decoded with
-/// `Surface(contentsOfPNG:)` and compared here). A missing reference is written and the
-/// test fails until it is looked at and committed; `VITRINE_UPDATE_REFERENCES=1` rewrites.
+/// `References/<name>.png` by `GoldenImage` (within ±2/255 per channel, as every golden
+/// image). A missing reference is written and the test fails until it is looked at and
+/// committed; `VITRINE_UPDATE_REFERENCES=1` rewrites.
 @Suite struct ScreenshotTests {
     static let references = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("References")
-    static let failures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/golden-failures")
 
     /// Straight RGBA bytes of a pixel.
     static func rgba(_ surface: Surface, _ x: Int, _ y: Int) -> [Int] {
@@ -24,39 +22,6 @@ import VitrineRaster
     static func expectPixel(_ surface: Surface, _ x: Int, _ y: Int, _ want: [Int], _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let got = rgba(surface, x, y)
         #expect(zip(got, want).allSatisfy { abs($0 - $1) <= 2 }, "\(what) at (\(x), \(y)): \(got), expected \(want)", sourceLocation: sourceLocation)
-    }
-
-    /// Compares with the reference; on a difference writes the actual image for a person.
-    static func compare(_ actual: Surface, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let reference = references.appendingPathComponent(name + ".png").path
-        if ProcessInfo.processInfo.environment["VITRINE_UPDATE_REFERENCES"] == "1" || !FileManager.default.fileExists(atPath: reference) {
-            let existed = FileManager.default.fileExists(atPath: reference)
-            try FileManager.default.createDirectory(at: references, withIntermediateDirectories: true)
-            try actual.writePNG(to: reference)
-            if !existed { Issue.record("no reference for \(name): wrote \(reference); look at it, then commit it", sourceLocation: sourceLocation) }
-            return
-        }
-        let expected = try Surface(contentsOfPNG: reference)
-        try #require(expected.width == actual.width && expected.height == actual.height, "size \(actual.width)x\(actual.height), reference \(expected.width)x\(expected.height)", sourceLocation: sourceLocation)
-        var differing = 0, worst = 0
-        for y in 0..<actual.height {
-            for x in 0..<actual.width {
-                let a = actual.pixel(x: x, y: y).argb, e = expected.pixel(x: x, y: y).argb
-                var d = 0
-                for shift: UInt32 in [0, 8, 16, 24] {
-                    let ca = Int((a >> shift) & 0xff), ce = Int((e >> shift) & 0xff)
-                    d = max(d, abs(ca - ce))
-                }
-                worst = max(worst, d)
-                if d > 2 { differing += 1 }
-            }
-        }
-        if differing > 0 {
-            try FileManager.default.createDirectory(at: failures, withIntermediateDirectories: true)
-            let path = failures.appendingPathComponent("daemon-" + name + ".actual.png").path
-            try actual.writePNG(to: path)
-            Issue.record("\(name): \(differing) pixels differ by more than 2/255 (worst \(worst)); the screenshot is at \(path)", sourceLocation: sourceLocation)
-        }
     }
 
     @Test func screenshotMidAnimationMatchesTheReference() throws {
@@ -96,11 +61,11 @@ import VitrineRaster
         Self.expectPixel(shot, 140, 14, [255, 255, 255, 255], "tilted square's centre")
         Self.expectPixel(shot, 21, 21, [0, 0, 0, 255], "panel's rounded corner")
 
-        try Self.compare(shot, named: "midflight")
+        try GoldenImage.expectMatches(shot, named: "midflight", in: Self.references)
 
         // The same time gives the same picture; another time another one.
         let again = try #require(try c.exchange(#"{"id": 10, "cmd": "screenshot", "path": "again.png"}"#)?["result"]?["path"]?.string)
-        try Self.compare(try Surface(contentsOfPNG: again), named: "midflight")
+        try GoldenImage.expectMatches(try Surface(contentsOfPNG: again), named: "midflight", in: Self.references)
         _ = try c.exchange(#"{"id": 11, "cmd": "clock.set", "time": 1.5}"#)
         let later = try Surface(contentsOfPNG: try #require(try c.exchange(#"{"id": 12, "cmd": "screenshot", "path": "later.png"}"#)?["result"]?["path"]?.string))
         Self.expectPixel(later, 72, 42, Self.rgba(later, 30, 30), "the dot has moved on at t = 1.5")

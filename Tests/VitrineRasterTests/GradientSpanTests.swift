@@ -1,6 +1,7 @@
 import Testing
 import VitrineCore
 @testable import VitrineRaster
+import VitrineTestSupport
 
 /// The gradient span loops against the obvious per-pixel versions.
 @Suite struct GradientSpanTests {
@@ -40,7 +41,7 @@ import VitrineCore
 
     /// Opaque gradients are shaded straight into the surface when fully covered; the
     /// result is the same as through the scratch row and the OVER kernel.
-    @Test func opaqueSpansEqualBlendedSpans() {
+    @Test func opaqueSpansEqualBlendedSpans() throws {
         let g = Gradient(colors: [Color(css: "#0f2027")!, Color(css: "#203a43")!, Color(css: "#2c5364")!],
                          startPoint: Point(x: 0, y: 0), endPoint: Point(x: 1, y: 1))
         let direct = Surface(width: 700, height: 90), blended = Surface(width: 700, height: 90)
@@ -58,7 +59,7 @@ import VitrineCore
             }
             for x in 0..<700 { blended.setPixel(x: x, y: y, PremultipliedColor(unchecked: row[x])) }
         }
-        #expect(direct.hasSamePixels(as: blended))
+        try GoldenImage.expectSamePixels(direct, as: blended, name: "gradient-opaque-spans", "shaded straight into the surface")
     }
 }
 
@@ -77,7 +78,7 @@ import VitrineCore
                  startPoint: Point(x: 0, y: 0), endPoint: Point(x: 1, y: 1))
     }
 
-    @Test func sameColoursHitWithTheSamePixels() {
+    @Test func sameColoursHitWithTheSamePixels() throws {
         let cache = GradientCache()
         let a = gradient("#0f2027")
         let first = draw(a, cache: cache)
@@ -85,25 +86,25 @@ import VitrineCore
         moved.startPoint = Point(x: 1, y: 0)  // geometry is not part of the key
         let second = draw(moved, cache: cache)
         #expect((cache.misses, cache.hits, cache.count) == (1, 1, 1))
-        #expect(first.hasSamePixels(as: draw(a, cache: nil)))
-        #expect(second.hasSamePixels(as: draw(moved, cache: nil)))
+        try GoldenImage.expectSamePixels(first, as: draw(a, cache: nil), name: "gradient-cache-hit-1", "the first drawing")
+        try GoldenImage.expectSamePixels(second, as: draw(moved, cache: nil), name: "gradient-cache-hit-2", "the moved gradient from the cache")
     }
 
-    @Test func changedColoursOrLocationsRedraw() {
+    @Test func changedColoursOrLocationsRedraw() throws {
         let cache = GradientCache()
         let base = draw(gradient("#0f2027"), cache: cache)
         let recoloured = draw(gradient("#ff2027"), cache: cache)
         let relocated = draw(gradient("#0f2027", [0.2, 0.8]), cache: cache)
         #expect((cache.misses, cache.hits) == (3, 0))
-        #expect(recoloured.hasSamePixels(as: draw(gradient("#ff2027"), cache: nil)))
-        #expect(relocated.hasSamePixels(as: draw(gradient("#0f2027", [0.2, 0.8]), cache: nil)))
+        try GoldenImage.expectSamePixels(recoloured, as: draw(gradient("#ff2027"), cache: nil), name: "gradient-cache-recoloured", "the recoloured gradient")
+        try GoldenImage.expectSamePixels(relocated, as: draw(gradient("#0f2027", [0.2, 0.8]), cache: nil), name: "gradient-cache-relocated", "the gradient with new locations")
         #expect(!recoloured.hasSamePixels(as: base) && !relocated.hasSamePixels(as: base))
         // Explicit even locations are the same table as none.
         _ = draw(gradient("#0f2027", [0, 1]), cache: cache)
         #expect(cache.hits == 1)
     }
 
-    @Test func leastRecentlyUsedIsEvicted() {
+    @Test func leastRecentlyUsedIsEvicted() throws {
         let cache = GradientCache(capacity: 2)
         _ = draw(gradient("#000000"), cache: cache)
         _ = draw(gradient("#111111"), cache: cache)
@@ -115,6 +116,6 @@ import VitrineCore
         #expect((cache.misses, cache.hits) == (3, 2))
         let again = draw(gradient("#111111"), cache: cache)
         #expect((cache.misses, cache.hits) == (4, 2))
-        #expect(again.hasSamePixels(as: draw(gradient("#111111"), cache: nil)))
+        try GoldenImage.expectSamePixels(again, as: draw(gradient("#111111"), cache: nil), name: "gradient-cache-evicted", "the evicted gradient drawn again")
     }
 }

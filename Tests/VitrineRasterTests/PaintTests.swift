@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VitrineCore
 @testable import VitrineRaster
+import VitrineTestSupport
 
 @Suite struct GradientTests {
     let red = Color(red: 1, green: 0, blue: 0), blue = Color(red: 0, green: 0, blue: 1)
@@ -62,7 +63,7 @@ import VitrineCore
         let path = outputDirectory.appendingPathComponent("roundtrip.png").path
         try s.writePNG(to: path)
         let back = try Surface(contentsOfPNG: path)
-        #expect(back.hasSamePixels(as: s))
+        try GoldenImage.expectSamePixels(back, as: s, name: "png-round-trip", "the PNG read back")
     }
 
     @Test func pngErrorsNameThePath() {
@@ -77,20 +78,20 @@ import VitrineCore
         #expect(throws: PNGError.self) { _ = try Surface(contentsOfPNG: notPNG) }
     }
 
-    @Test func bilinearIdentityEqualsCopy() {
+    @Test func bilinearIdentityEqualsCopy() throws {
         let image = Self.pattern(45, 30)
         let a = Surface(width: 45, height: 30), b = Surface(width: 45, height: 30)
         a.draw(image: image, in: Rect(x: 0, y: 0, width: 45, height: 30), filter: .bilinear)
         b.composite(image, x: 0, y: 0)
-        #expect(a.hasSamePixels(as: b))
-        #expect(b.hasSamePixels(as: image))
+        try GoldenImage.expectSamePixels(a, as: b, name: "bilinear-identity", "bilinear at scale 1 against a composite")
+        try GoldenImage.expectSamePixels(b, as: image, name: "bilinear-identity-composite", "the composite against the image")
     }
 
-    @Test func integerTranslationIsAPlainCopy() {
+    @Test func integerTranslationIsAPlainCopy() throws {
         let image = Self.pattern(10, 10)
         let s = Surface(width: 30, height: 30)
         s.draw(image: image, in: Rect(x: 0, y: 0, width: 10, height: 10), transform: AffineTransform(translationX: 7, y: 12))
-        #expect(s.copy(PixelRect(x: 7, y: 12, width: 10, height: 10)).hasSamePixels(as: image))
+        try GoldenImage.expectSamePixels(s.copy(PixelRect(x: 7, y: 12, width: 10, height: 10)), as: image, name: "integer-translation", "the image moved by whole pixels")
         #expect(s.pixel(x: 6, y: 12) == .transparent)
     }
 

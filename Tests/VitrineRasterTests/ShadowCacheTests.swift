@@ -1,6 +1,7 @@
 import Testing
 import VitrineCore
 @testable import VitrineRaster
+import VitrineTestSupport
 
 /// The shadow cache: hits, eviction, a changed key redrawing, and the same pixels as
 /// drawing without a cache.
@@ -18,26 +19,26 @@ import VitrineCore
         return s
     }
 
-    @Test func secondDrawIsAHitWithTheSamePixels() {
+    @Test func secondDrawIsAHitWithTheSamePixels() throws {
         let cache = ShadowCache()
         let first = draw(cache: cache)
         #expect((cache.misses, cache.hits, cache.count) == (1, 0, 1))
         let second = draw(cache: cache)
         #expect((cache.misses, cache.hits, cache.count) == (1, 1, 1))
-        #expect(first.hasSamePixels(as: draw(cache: nil)))
-        #expect(second.hasSamePixels(as: first))
+        try GoldenImage.expectSamePixels(first, as: draw(cache: nil), name: "shadow-cache-first", "the first drawing")
+        try GoldenImage.expectSamePixels(second, as: first, name: "shadow-cache-hit", "the drawing from the cache")
     }
 
-    @Test func movingByWholePixelsReusesTheBlur() {
+    @Test func movingByWholePixelsReusesTheBlur() throws {
         let cache = ShadowCache()
         _ = draw(cache: cache)
         let moved = AffineTransform(translationX: 37, y: -11)
         let cached = draw(transform: moved, cache: cache)
         #expect((cache.misses, cache.hits) == (1, 1))
-        #expect(cached.hasSamePixels(as: draw(transform: moved, cache: nil)))
+        try GoldenImage.expectSamePixels(cached, as: draw(transform: moved, cache: nil), name: "shadow-cache-moved", "the shadow moved by whole pixels")
     }
 
-    @Test func changedKeyRedraws() {
+    @Test func changedKeyRedraws() throws {
         let cache = ShadowCache()
         _ = draw(cache: cache)
         let changes: [(String, Surface, Surface)] = [
@@ -55,23 +56,23 @@ import VitrineCore
         #expect(cache.misses == 1 + changes.count)
         #expect(cache.hits == 0)
         for (name, cached, fresh) in changes {
-            #expect(cached.hasSamePixels(as: fresh), "\(name)")
+            try GoldenImage.expectSamePixels(cached, as: fresh, name: "shadow-cache-changed-\(name)", name)
             #expect(!cached.hasSamePixels(as: draw(cache: nil)), "\(name) drew the old shadow")
         }
     }
 
     /// Only the corners are blurred (the middle is stretched), so a rectangle resized by
     /// whole pixels has the same blurred corners.
-    @Test func resizingByWholePixelsReusesTheBlur() {
+    @Test func resizingByWholePixelsReusesTheBlur() throws {
         let cache = ShadowCache()
         _ = draw(cache: cache)
         let wider = ShadowShape.roundedRect(Rect(x: 40.25, y: 30.5, width: 300, height: 170), radii: CornerRadii(20), corners: .all)
         let cached = draw(wider, cache: cache)
         #expect((cache.misses, cache.hits) == (1, 1))
-        #expect(cached.hasSamePixels(as: draw(wider, cache: nil)))
+        try GoldenImage.expectSamePixels(cached, as: draw(wider, cache: nil), name: "shadow-cache-resized", "the shadow resized by whole pixels")
     }
 
-    @Test func leastRecentlyUsedIsEvicted() {
+    @Test func leastRecentlyUsedIsEvicted() throws {
         let cache = ShadowCache(capacity: 2)
         let radii = [10.0, 12, 14]
         func shadow(_ r: Double) -> Shadow { Shadow(color: .black, opacity: 0.6, offset: .zero, radius: r) }
@@ -85,10 +86,10 @@ import VitrineCore
         #expect((cache.misses, cache.hits) == (3, 2))
         let again = draw(shadow: shadow(radii[1]), cache: cache)
         #expect((cache.misses, cache.hits) == (4, 2))
-        #expect(again.hasSamePixels(as: draw(shadow: shadow(radii[1]), cache: nil)))
+        try GoldenImage.expectSamePixels(again, as: draw(shadow: shadow(radii[1]), cache: nil), name: "shadow-cache-evicted", "the evicted shadow drawn again")
     }
 
-    @Test func byteLimitEvictsAndRefusesHugeMasks() {
+    @Test func byteLimitEvictsAndRefusesHugeMasks() throws {
         let cache = ShadowCache(capacity: 100, byteLimit: 64 << 10)
         for r in stride(from: 10.0, through: 30, by: 2) {
             _ = draw(shadow: Shadow(color: .black, opacity: 0.6, offset: .zero, radius: r), cache: cache)
@@ -100,18 +101,18 @@ import VitrineCore
         let turned = AffineTransform(rotationAngle: 0.1)
         let drawn = draw(transform: turned, cache: big)
         #expect(big.count == 0)
-        #expect(drawn.hasSamePixels(as: draw(transform: turned, cache: nil)))
+        try GoldenImage.expectSamePixels(drawn, as: draw(transform: turned, cache: nil), name: "shadow-cache-not-kept", "the shadow too large to keep")
     }
 
-    @Test func rotatedShadowsAreCachedAndMatchTheUncachedBlur() {
+    @Test func rotatedShadowsAreCachedAndMatchTheUncachedBlur() throws {
         let cache = ShadowCache()
         let turned = AffineTransform(rotationAngle: 0.1)
         let first = draw(transform: turned, cache: cache)
         let moved = turned.concatenating(AffineTransform(translationX: 20, y: 10))
         let second = draw(transform: moved, cache: cache)
         #expect((cache.misses, cache.hits) == (1, 1))
-        #expect(maxDifference(first, draw(transform: turned, cache: nil)) <= 1)
-        #expect(maxDifference(second, draw(transform: moved, cache: nil)) <= 1)
+        try GoldenImage.expectSamePixels(first, as: draw(transform: turned, cache: nil), name: "shadow-cache-rotated", tolerance: 1, "the rotated shadow")
+        try GoldenImage.expectSamePixels(second, as: draw(transform: moved, cache: nil), name: "shadow-cache-rotated-moved", tolerance: 1, "the rotated shadow moved, from the cache")
     }
 
     @Test func shadowOutsideTheClipIsNotBlurred() {
@@ -120,18 +121,5 @@ import VitrineCore
         _ = draw(clip: far, cache: cache)
         _ = draw(transform: AffineTransform(rotationAngle: 0.1), clip: far, cache: cache)
         #expect(cache.misses == 0)
-    }
-
-    func maxDifference(_ a: Surface, _ b: Surface) -> Int {
-        var worst = 0
-        for y in 0..<a.height {
-            for x in 0..<a.width {
-                let p = a.pixel(x: x, y: y).argb, q = b.pixel(x: x, y: y).argb
-                for shift in stride(from: 0, to: 32, by: 8) {
-                    worst = max(worst, abs(Int((p >> UInt32(shift)) & 0xFF) - Int((q >> UInt32(shift)) & 0xFF)))
-                }
-            }
-        }
-        return worst
     }
 }

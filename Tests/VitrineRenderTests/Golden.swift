@@ -13,9 +13,7 @@ enum Golden {
     static let scenesDirectory = testsDirectory.appendingPathComponent("Scenes")
 
     static func check(_ actual: Surface, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        if let failure = try GoldenImage.check(actual, named: name, in: referencesDirectory) {
-            Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation)
-        }
+        try GoldenImage.expectMatches(actual, named: name, in: referencesDirectory, sourceLocation: sourceLocation)
     }
 
     /// A scene from `Scenes/<name>.json` on a fresh model, started at time 0.

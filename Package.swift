@@ -54,6 +54,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.7.0"),
     ],
     targets: [
         .target(
@@ -62,7 +63,10 @@ let package = Package(
         // Number formatting (ICU's, through FoundationInternationalization): rolling numbers' and text templates'.
         .target(name: "VitrineFormat", swiftSettings: [frameRelease()]),
         .testTarget(name: "VitrineFormatTests", dependencies: ["VitrineFormat", "VitrineCore"]),
-        .target(name: "VitrineSystem", dependencies: ["CLinuxEvents"], swiftSettings: [frameRelease()]),
+        // The one layer over file descriptors and errno: SystemError, with swift-system's FileDescriptor and Errno.
+        .target(
+            name: "VitrineSystem", dependencies: ["CLinuxEvents", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: [frameRelease()]),
         .testTarget(name: "VitrineSystemTests", dependencies: ["VitrineSystem"]),
         .target(
             name: "VitrineRaster", dependencies: ["VitrineCore", "CPNG"],
@@ -91,7 +95,7 @@ let package = Package(
             name: "VitrineDaemon",
             dependencies: [
                 "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineSystem", "CLinuxEvents",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: [frameRelease()]),
         .testTarget(
@@ -126,16 +130,22 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster", "VitrineTestSupport"], exclude: ["Golden"]),
-        .target(name: "VitrineProtocol", dependencies: ["VitrineCore", "VitrineJSON", "VitrineRolling"]),
+        .target(
+            name: "VitrineProtocol",
+            dependencies: ["VitrineCore", "VitrineJSON", "VitrineRolling", .product(name: "SystemPackage", package: "swift-system")]),
         // JSON text without Foundation: the protocol's, and `vitrinectl`'s, which starts in a few ms.
         .target(name: "VitrineJSON"),
-        .target(name: "VitrineOutput", dependencies: ["VitrineCore", "VitrineRaster", "VitrineSystem", "CLibDRM", "CLinuxConsole"], swiftSettings: [frameRelease()]),
+        .target(
+            name: "VitrineOutput",
+            dependencies: ["VitrineCore", "VitrineRaster", "VitrineSystem", "CLibDRM", "CLinuxConsole", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: [frameRelease()]),
         .systemLibrary(
             name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CLinuxConsole", path: "Sources/CLinuxConsole"),
         .systemLibrary(name: "CLinuxEvents", path: "Sources/CLinuxEvents"),
-        .testTarget(name: "VitrineOutputTests", dependencies: ["VitrineOutput", "VitrineRaster"]),
+        .testTarget(
+            name: "VitrineOutputTests", dependencies: ["VitrineOutput", "VitrineRaster", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "VitrineRolling", dependencies: ["VitrineCore", "VitrineFormat"], swiftSettings: [frameRelease()]),
         // Input devices (libinput, xkbcommon) and what touches mean (gestures): below the daemon.
         .target(name: "VitrineInput", dependencies: ["VitrineCore", "VitrineSystem"], swiftSettings: [frameRelease()]),

@@ -2,6 +2,7 @@ import CLinuxEvents
 import FoundationEssentials
 import Glibc
 import Logging
+import SystemPackage
 import VitrineProtocol
 import VitrineRaster
 import VitrineRender
@@ -63,7 +64,7 @@ final class ContentLoader {
     /// Starts reading inotify events on `loop`.
     func attach(to loop: EventLoop) {
         guard inotify >= 0 else {
-            logger.warning("inotify is unavailable (\(String(cString: strerror(errno)))): changed content files are not shown until set again")
+            logger.warning("inotify is unavailable (\(Errno.last)): changed content files are not shown until set again")
             return
         }
         do {
@@ -81,7 +82,7 @@ final class ContentLoader {
     func resolve(_ reference: String) throws(ProtocolError) -> String {
         let path = reference.hasPrefix("/") ? reference : directory + "/" + reference
         guard let canonical = Self.canonical(path) else {
-            throw ProtocolError(.contentFailed, "contents '\(reference)': \(String(cString: strerror(errno))) (\(path))")
+            throw ProtocolError(.contentFailed, "contents '\(reference)': \(Errno.last) (\(path))")
         }
         guard roots.contains(where: { canonical == $0 || canonical.hasPrefix($0 == "/" ? "/" : $0 + "/") }) else {
             let list = roots.isEmpty ? "none exists" : roots.joined(separator: ", ")

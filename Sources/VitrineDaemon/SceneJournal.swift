@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import Synchronization
+import SystemPackage
 import VitrineCore
 import VitrineProtocol
 import VitrineSystem
@@ -100,8 +101,8 @@ public final class SceneJournal {
         var info = stat()
         if stat(directory, &info) != 0 {
             guard !mustExist else { return "\(directory) does not exist" }
-            guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-                return "cannot create \(directory): \(String(cString: strerror(errno)))"
+            guard mkdir(directory, 0o700) == 0 || Errno.last == .fileExists else {
+                return "cannot create \(directory): \(Errno.last)"
             }
         }
         do { try SafeFile.checkDirectory(directory) } catch { return error.message }
@@ -124,7 +125,7 @@ public final class SceneJournal {
         do {
             bytes = try SafeFile.read(path, limit: Self.sizeLimit).bytes
         } catch {
-            if error.code == ENOENT { return nil }
+            if error.code == .noSuchFileOrDirectory { return nil }
             moveAside("corrupt", because: "cannot be read (\(error.message))")
             return nil
         }
@@ -154,8 +155,8 @@ public final class SceneJournal {
         if rename(path, target) == 0 {
             let level: Logger.Level = label == "corrupt" ? .warning : .info
             logger.log(level: level, "scene journal \(path) \(reason); moved aside to \(target)")
-        } else if errno != ENOENT {
-            logger.warning("scene journal \(path) \(reason), and it cannot be moved aside (\(String(cString: strerror(errno)))); it is not used")
+        } else if Errno.last != .noSuchFileOrDirectory {
+            logger.warning("scene journal \(path) \(reason), and it cannot be moved aside (\(Errno.last)); it is not used")
         }
     }
 

@@ -1,15 +1,16 @@
 import FoundationEssentials
 import Glibc
+import SystemPackage
 import VitrineSystem
 
 extension SystemError {
-    /// An error for `errno` after `operation` on the socket file `path`, with advice for
-    /// the common cases.
-    static func socket(_ operation: String, _ path: String, _ code: Int32 = Glibc.errno) -> SystemError {
+    /// An error for `code` (the last call's by default) after `operation` on the socket
+    /// file `path`, with advice for the common cases.
+    static func socket(_ operation: String, _ path: String, _ code: Errno = .last) -> SystemError {
         let advice: String = switch code {
-        case EACCES, EPERM: "run vitrined as a user that may write there, or choose another socket.path"
-        case ENOENT: "create the directory first (systemd's RuntimeDirectory=vitrine does)"
-        case EADDRINUSE: "another program holds this address"
+        case .permissionDenied, .notPermitted: "run vitrined as a user that may write there, or choose another socket.path"
+        case .noSuchFileOrDirectory: "create the directory first (systemd's RuntimeDirectory=vitrine does)"
+        case .addressInUse: "another program holds this address"
         default: ""
         }
         return .errno(operation, path, code, advice: advice)
@@ -25,7 +26,7 @@ enum SocketFile {
         guard path.utf8.count < 108 else { throw SystemError("\(path): a socket path is limited to 107 bytes; choose a shorter socket.path") }
         var info = stat()
         guard lstat(path, &info) == 0 else {
-            if Glibc.errno == ENOENT { return }
+            if Errno.last == .noSuchFileOrDirectory { return }
             throw SystemError.socket("inspect", path)
         }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Glibc
+import SystemPackage
 
 /// Why a file could not be read, in words for an error message ("no such file",
 /// "permission denied", "it is a directory").
@@ -9,34 +9,32 @@ public struct FileReadFailure: Error, Sendable {
 
 /// The contents of the file at `path`.
 public func readFile(_ path: String) throws(FileReadFailure) -> Data {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw FileReadFailure(errno: errno) }
-    defer { close(fd) }
-    var status = stat()
-    guard fstat(fd, &status) == 0 else { throw FileReadFailure(errno: errno) }
-    guard status.st_mode & UInt32(S_IFMT) != UInt32(S_IFDIR) else { throw FileReadFailure(reason: "it is a directory") }
-    var bytes = [UInt8]()
-    bytes.reserveCapacity(Int(status.st_size))
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n == 0 { break }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw FileReadFailure(errno: errno)
+    do {
+        let fd = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec])
+        defer { try? fd.close() }
+        let status = try fd.stat()
+        guard status.type != .directory else { throw Errno.isDirectory }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(Int(status.size))
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0, retryOnInterrupt: true) }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
         }
-        bytes += chunk[0..<n]
+        return Data(bytes)
+    } catch {
+        throw FileReadFailure(error as? Errno ?? .ioError)
     }
-    return Data(bytes)
 }
 
 extension FileReadFailure {
-    init(errno code: Int32) {
+    init(_ code: Errno) {
         switch code {
-        case ENOENT: reason = "no such file"
-        case EACCES, EPERM: reason = "permission denied"
-        case EISDIR: reason = "it is a directory"
-        default: reason = String(cString: strerror(code)).lowercased()
+        case .noSuchFileOrDirectory: reason = "no such file"
+        case .permissionDenied, .notPermitted: reason = "permission denied"
+        case .isDirectory: reason = "it is a directory"
+        default: reason = code.description.lowercased()
         }
     }
 }

@@ -1,6 +1,7 @@
 import CLinuxEvents
 import Glibc
 import Synchronization
+import SystemPackage
 
 /// The daemon's one thread of work: an epoll over every file descriptor it serves (the
 /// listening socket, the clients, the DRM device, signals through a signalfd, inotify) with
@@ -89,7 +90,7 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
         wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         guard wake >= 0, timer >= 0 else {
-            let code = errno
+            let code = Errno.last
             for fd in [epoll, wake, timer] where fd >= 0 { close(fd) }
             throw SystemError.errno("create", "the event loop's eventfd and timerfd", code)
         }
@@ -217,12 +218,13 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
             let count = events.withUnsafeMutableBufferPointer { wait(into: $0) }
             wakeUps += 1
             guard count >= 0 else {
-                if errno == EINTR { continue }
-                if errno == ENOSYS, waitsWithTimeout {
+                let code = Errno.last
+                if code == .interrupted { continue }
+                if code == .noFunction, waitsWithTimeout {
                     waitsWithTimeout = false
                     continue
                 }
-                fatalError("waiting on epoll: \(String(cString: strerror(errno)))")
+                fatalError("waiting on epoll: \(code)")
             }
             for i in 0..<Int(count) {
                 let fd = events[i].data.fd

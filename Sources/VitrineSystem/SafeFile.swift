@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// What identifies a file's contents on disk: a cache keyed by it reads a file again when
 /// it is replaced or rewritten, and never twice for two spellings of one path.
@@ -37,22 +38,33 @@ public enum SafeFile {
     /// - Throws: `SystemError` naming the path and what is wrong (not a regular file, too
     ///   large, unreadable) and what to do.
     public static func read(_ path: String, limit: Int) throws(SystemError) -> (bytes: [UInt8], identity: FileIdentity) {
-        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
-        guard fd >= 0 else { throw .errno("read", path, advice: openAdvice(Glibc.errno)) }
-        defer { close(fd) }
+        let fd: FileDescriptor
+        do {
+            fd = try .open(path, .readOnly, options: [.nonBlocking, .closeOnExec, .init(rawValue: O_NOCTTY)], retryOnInterrupt: true)
+        } catch {
+            let code = Errno(thrown: error)
+            throw .errno("read", path, code, advice: openAdvice(code))
+        }
+        defer { try? fd.close() }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .errno("inspect", path) }
+        guard fstat(fd.rawValue, &info) == 0 else { throw .errno("inspect", path) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw SystemError("\(path) is \(kindName(info.st_mode)), not a regular file; only regular files are read", code: EINVAL)
+            throw SystemError("\(path) is \(kindName(info.st_mode)), not a regular file; only regular files are read", code: .invalidArgument)
         }
         guard info.st_size <= limit else {
-            throw SystemError("\(path) is \(info.st_size) bytes, over the \(limit) bytes a file may have here", code: EFBIG)
+            throw SystemError("\(path) is \(info.st_size) bytes, over the \(limit) bytes a file may have here", code: .fileTooLarge)
         }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var filled = 0
         while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { raw in retryingOnInterrupt { Glibc.read(fd, raw.baseAddress! + filled, raw.count - filled) } }
-            guard count >= 0 else { throw .errno("read", path) }
+            let count: Int
+            do {
+                count = try bytes.withUnsafeMutableBytes { raw in
+                    try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), retryOnInterrupt: true)
+                }
+            } catch {
+                throw .errno("read", path, Errno(thrown: error))
+            }
             if count == 0 { break }
             filled += count
         }
@@ -71,29 +83,38 @@ public enum SafeFile {
         try checkDirectory(directory)
         var existing = stat()
         if lstat(path, &existing) == 0, (existing.st_mode & S_IFMT) != S_IFREG {
-            throw SystemError("\(path) is \(kindName(existing.st_mode)); only a regular file is replaced there", code: EINVAL)
+            throw SystemError("\(path) is \(kindName(existing.st_mode)); only a regular file is replaced there", code: .invalidArgument)
         }
-        let dirFD = retryingOnInterrupt { open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard dirFD >= 0 else { throw .errno("open the directory", directory) }
-        defer { close(dirFD) }
-        let temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = retryingOnInterrupt { openat(dirFD, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
-        guard fd >= 0 else { throw .errno("create a temporary file in", directory) }
-        var renamed = false
-        defer { if !renamed { unlinkat(dirFD, temporary, 0) } }
+        let directoryFD: FileDescriptor
         do {
-            defer { close(fd) }
-            var written = 0
-            while written < bytes.count {
-                let count = bytes.withUnsafeBytes { raw in retryingOnInterrupt { Glibc.write(fd, raw.baseAddress! + written, raw.count - written) } }
-                guard count > 0 else { throw SystemError.errno("write", path, advice: Glibc.errno == ENOSPC ? "the disk is full" : "") }
-                written += count
-            }
-            guard fsync(fd) == 0 else { throw SystemError.errno("flush to disk", path) }
+            directoryFD = try .open(directory, .readOnly, options: [.directory, .closeOnExec], retryOnInterrupt: true)
+        } catch {
+            throw .errno("open the directory", directory, Errno(thrown: error))
         }
-        guard renameat(dirFD, temporary, dirFD, name) == 0 else { throw .errno("rename the new file over", path) }
+        defer { try? directoryFD.close() }
+        let temporary = ".\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        // swift-system opens no path relative to a directory descriptor: openat by hand.
+        let fd: FileDescriptor
+        do {
+            fd = FileDescriptor(rawValue: try valueOrErrno { openat(directoryFD.rawValue, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) })
+        } catch {
+            throw .errno("create a temporary file in", directory, error)
+        }
+        var renamed = false
+        defer { if !renamed { unlinkat(directoryFD.rawValue, temporary, 0) } }
+        do {
+            defer { try? fd.close() }
+            do {
+                try fd.writeAll(bytes)
+            } catch {
+                let code = Errno(thrown: error)
+                throw SystemError.errno("write", path, code, advice: code == .noSpace ? "the disk is full" : "")
+            }
+            guard fsync(fd.rawValue) == 0 else { throw SystemError.errno("flush to disk", path) }
+        }
+        guard renameat(directoryFD.rawValue, temporary, directoryFD.rawValue, name) == 0 else { throw .errno("rename the new file over", path) }
         renamed = true
-        _ = fsync(dirFD)
+        _ = fsync(directoryFD.rawValue)
     }
 
     /// Throws unless `directory` is a directory that no other user can write into: owned
@@ -103,14 +124,14 @@ public enum SafeFile {
     public static func checkDirectory(_ directory: String) throws(SystemError) {
         var info = stat()
         guard stat(directory, &info) == 0 else { throw .errno("use the directory", directory, advice: "create it first") }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw SystemError("\(directory) is not a directory", code: ENOTDIR) }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw SystemError("\(directory) is not a directory", code: .notDirectory) }
         let me = geteuid()
         guard info.st_uid == 0 || info.st_uid == me else {
-            throw SystemError("\(directory) belongs to user \(info.st_uid), not to root or to the daemon's user \(me); files are written only into directories that no other user controls", code: EPERM)
+            throw SystemError("\(directory) belongs to user \(info.st_uid), not to root or to the daemon's user \(me); files are written only into directories that no other user controls", code: .notPermitted)
         }
         guard info.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
             let mode = String(info.st_mode & 0o7777, radix: 8)
-            throw SystemError("\(directory) is writable by \(info.st_mode & S_IWOTH != 0 ? "every user" : "its group") (mode \(mode)); files are written only into directories that no other user can write — chmod go-w \(directory)", code: EPERM)
+            throw SystemError("\(directory) is writable by \(info.st_mode & S_IWOTH != 0 ? "every user" : "its group") (mode \(mode)); files are written only into directories that no other user can write — chmod go-w \(directory)", code: .notPermitted)
         }
     }
 
@@ -121,11 +142,11 @@ public enum SafeFile {
         return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
     }
 
-    private static func openAdvice(_ code: Int32) -> String {
+    private static func openAdvice(_ code: Errno) -> String {
         switch code {
-        case EACCES, EPERM: "the daemon's user may not read it; make it readable by that user"
-        case ENOENT: "there is no such file"
-        case ELOOP: "too many levels of symbolic links"
+        case .permissionDenied, .notPermitted: "the daemon's user may not read it; make it readable by that user"
+        case .noSuchFileOrDirectory: "there is no such file"
+        case .tooManySymbolicLinkLevels: "too many levels of symbolic links"
         default: ""
         }
     }

@@ -1,3 +1,4 @@
+import SystemPackage
 import Testing
 import VitrineOutput
 
@@ -46,7 +47,7 @@ import VitrineOutput
         var fbdevTried = false
         let output = try AutoBackend.choose(
             cardsPresent: true,
-            drm: { throw DisplayError.masterHeld(path: "/dev/dri/card0", errno: 16) },
+            drm: { throw DisplayError.masterHeld(path: "/dev/dri/card0", errno: .resourceBusy) },
             fbdev: { fbdevTried = true; return try HeadlessOutput(width: 20, height: 10) },
             headless: { try HeadlessOutput(width: 30, height: 10) }, log: { lines.append($0) })
         #expect(!fbdevTried)

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 import Testing
 @testable import VitrineOutput
 
@@ -18,7 +19,7 @@ import Testing
         do {
             _ = try DeviceProbe.first(of: ["/dev/dri/card0", "/dev/dri/card1"]) { (path: String) throws(DisplayError) -> Int in
                 if path.hasSuffix("0") { throw .noConnectedConnector(path: path, requested: nil, connectors: [.init(name: "DP-1", state: "disconnected")]) }
-                throw .system(what: "drmModeGetResources", path: path, errno: EOPNOTSUPP)
+                throw .system(what: "drmModeGetResources", path: path, errno: .notSupported)
             }
             Issue.record("no error")
         } catch {
@@ -37,8 +38,8 @@ import Testing
 
     /// One card: its own error, not a list.
     @Test func oneCardGivesItsOwnError() {
-        #expect(throws: DisplayError.masterHeld(path: "/dev/dri/card0", errno: EBUSY)) {
-            try DeviceProbe.first(of: ["/dev/dri/card0"]) { (path: String) throws(DisplayError) -> Int in throw .masterHeld(path: path, errno: EBUSY) }
+        #expect(throws: DisplayError.masterHeld(path: "/dev/dri/card0", errno: .resourceBusy)) {
+            try DeviceProbe.first(of: ["/dev/dri/card0"]) { (path: String) throws(DisplayError) -> Int in throw .masterHeld(path: path, errno: .resourceBusy) }
         }
     }
 
@@ -55,13 +56,13 @@ import Testing
     }
 
     @Test func masterHeldSaysWhoToBlame() {
-        let text = DisplayError.masterHeld(path: "/dev/dri/card0", errno: EACCES).description
+        let text = DisplayError.masterHeld(path: "/dev/dri/card0", errno: .permissionDenied).description
         #expect(text.hasPrefix("/dev/dri/card0: cannot become DRM master (drmSetMaster failed: "))
         #expect(text.contains("another compositor or X server owns the screen"))
     }
 
     @Test func missingDeviceNamesThePath() {
-        #expect(throws: DisplayError.system(what: "open", path: "/nonexistent/card0", errno: ENOENT)) {
+        #expect(throws: DisplayError.system(what: "open", path: "/nonexistent/card0", errno: .noSuchFileOrDirectory)) {
             try DRMDevice(path: "/nonexistent/card0")
         }
     }

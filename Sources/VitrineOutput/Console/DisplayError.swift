@@ -1,5 +1,7 @@
 import FoundationEssentials
 import Glibc
+import SystemPackage
+import VitrineSystem
 
 /// Why a screen (DRM or fbdev) could not be opened or driven. Each case's message says
 /// what was tried, on which path, and what to do about it.
@@ -15,7 +17,7 @@ public enum DisplayError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The screen does not offer the configured mode.
     case modeUnavailable(connector: String, requested: String, available: [OutputMode])
     /// Another process is DRM master.
-    case masterHeld(path: String, errno: Int32)
+    case masterHeld(path: String, errno: Errno)
     /// No display controller (CRTC) can drive the connector.
     case noCRTC(path: String, connector: String)
     /// The framebuffer's pixel format is not 32-bit XRGB.
@@ -23,7 +25,7 @@ public enum DisplayError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The framebuffer is 32-bit but not XRGB (e.g. BGR order).
     case unsupportedFormat(path: String, detail: String)
     /// A system call failed.
-    case system(what: String, path: String, errno: Int32)
+    case system(what: String, path: String, errno: Errno)
 
     /// One device that was tried.
     public struct Attempt: Sendable, Equatable, CustomStringConvertible {
@@ -59,7 +61,7 @@ public enum DisplayError: Error, CustomStringConvertible, Sendable, Equatable {
         case .modeUnavailable(let connector, let requested, let available):
             return "\(connector): the screen has no mode \(requested); it offers \(available.map(\.description).joined(separator: ", "))"
         case .masterHeld(let path, let errno):
-            return "\(path): cannot become DRM master (drmSetMaster failed: \(String(cString: strerror(errno)))) — another compositor or X server owns the screen; stop it (systemctl stop display-manager) or switch to a free VT"
+            return "\(path): cannot become DRM master (drmSetMaster failed: \(errno)) — another compositor or X server owns the screen; stop it (systemctl stop display-manager) or switch to a free VT"
         case .noCRTC(let path, let connector):
             return "\(path): no display controller (CRTC) is free to drive \(connector)"
         case .unsupportedDepth(let path, let bits):
@@ -67,7 +69,7 @@ public enum DisplayError: Error, CustomStringConvertible, Sendable, Equatable {
         case .unsupportedFormat(let path, let detail):
             return "\(path): the framebuffer's pixel format is \(detail); vitrine draws XRGB8888 (red at bit 16, green at 8, blue at 0) only — use the drm backend"
         case .system(let what, let path, let errno):
-            return "\(path): \(what) failed: \(String(cString: strerror(errno)))"
+            return "\(path): \(what) failed: \(errno)"
         }
     }
 
@@ -80,12 +82,10 @@ public enum DisplayError: Error, CustomStringConvertible, Sendable, Equatable {
 /// `DisplayError.system` naming `what` and `path`.
 @discardableResult
 func systemCall(_ what: String, _ path: String, _ body: () -> Int32) throws(DisplayError) -> Int32 {
-    while true {
-        let result = body()
-        if result >= 0 { return result }
-        let code = errno
-        if code == EINTR { continue }
-        throw .system(what: what, path: path, errno: code)
+    do {
+        return try valueOrErrno(body)
+    } catch {
+        throw .system(what: what, path: path, errno: error)
     }
 }
 

@@ -77,7 +77,7 @@ public final class VirtualTerminal {
         } catch {
             _ = vitrine_vt_set_mode(fd, &old)
             savedVTMode = nil
-            throw .system(what: "reading VT switch signals (signalfd)", path: path, errno: error.code ?? EINVAL)
+            throw .system(what: "reading VT switch signals (signalfd)", path: path, errno: error.code ?? .invalidArgument)
         }
         self.loop = loop
     }

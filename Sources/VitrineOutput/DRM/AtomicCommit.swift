@@ -1,6 +1,7 @@
 import CLibDRM
 import FoundationEssentials
 import Glibc
+import SystemPackage
 import VitrineRaster
 
 /// One atomic request per frame: the primary plane's FB_ID; the first one also sets the
@@ -30,7 +31,7 @@ final class AtomicCommitter: KMSCommitter {
         self.target = target
         let device = target.device
         guard let planes = drmModeGetPlaneResources(device.fd) else {
-            throw .system(what: "drmModeGetPlaneResources", path: device.path, errno: errno)
+            throw .system(what: "drmModeGetPlaneResources", path: device.path, errno: .last)
         }
         defer { drmModeFreePlaneResources(planes) }
         var primary: UInt32?
@@ -43,7 +44,7 @@ final class AtomicCommitter: KMSCommitter {
             if primary == nil || p.pointee.crtc_id == target.selection.crtcID { primary = p.pointee.plane_id }
         }
         guard let primary else {
-            throw .system(what: "finding the primary plane of CRTC \(target.selection.crtcID)", path: device.path, errno: ENOENT)
+            throw .system(what: "finding the primary plane of CRTC \(target.selection.crtcID)", path: device.path, errno: .noSuchFileOrDirectory)
         }
         plane = primary
         props = (device.properties(of: target.selection.connector.id, type: UInt32(DRM_MODE_OBJECT_CONNECTOR)),
@@ -51,7 +52,7 @@ final class AtomicCommitter: KMSCommitter {
                  device.properties(of: primary, type: UInt32(DRM_MODE_OBJECT_PLANE)))
         for (name, table) in [("CRTC_ID", props.connector), ("MODE_ID", props.crtc), ("ACTIVE", props.crtc), ("FB_ID", props.plane), ("CRTC_ID", props.plane)]
         where table[name] == nil {
-            throw .system(what: "reading the atomic property \(name)", path: device.path, errno: ENOENT)
+            throw .system(what: "reading the atomic property \(name)", path: device.path, errno: .noSuchFileOrDirectory)
         }
         self.rotation = rotation
         rotationBit = rotation.kmsRotationBit
@@ -80,7 +81,7 @@ final class AtomicCommitter: KMSCommitter {
     }
 
     func modeset(framebuffer: UInt32, userData: UnsafeMutableRawPointer?) throws(DisplayError) -> Bool {
-        guard let request = fullState(framebuffer: framebuffer) else { throw .system(what: "drmModeAtomicAlloc", path: target.path, errno: ENOMEM) }
+        guard let request = fullState(framebuffer: framebuffer) else { throw .system(what: "drmModeAtomicAlloc", path: target.path, errno: .noMemory) }
         defer { drmModeAtomicFree(request) }
         let fd = target.fd
         try systemCall("atomic modeset (mode \(target.selection.mode.outputMode) on \(target.selection.connector.name))", target.path) {
@@ -90,7 +91,7 @@ final class AtomicCommitter: KMSCommitter {
     }
 
     func flip(framebuffer: UInt32, damage: [PixelRect], userData: UnsafeMutableRawPointer?) throws(DisplayError) {
-        guard let request = drmModeAtomicAlloc() else { throw .system(what: "drmModeAtomicAlloc", path: target.path, errno: ENOMEM) }
+        guard let request = drmModeAtomicAlloc() else { throw .system(what: "drmModeAtomicAlloc", path: target.path, errno: .noMemory) }
         defer { drmModeAtomicFree(request) }
         drmModeAtomicAddProperty(request, plane, props.plane["FB_ID"]!.id, UInt64(framebuffer))
         let fd = target.fd

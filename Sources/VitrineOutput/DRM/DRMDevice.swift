@@ -1,6 +1,8 @@
 import CLibDRM
 import FoundationEssentials
 import Glibc
+import SystemPackage
+import VitrineSystem
 
 /// An open DRM card: owns the file descriptor and closes it in `deinit`.
 public final class DRMDevice {
@@ -10,17 +12,19 @@ public final class DRMDevice {
     /// Opens `path` read-write and non-blocking (flip events are read when the event
     /// loop says the descriptor is readable).
     public init(path: String) throws(DisplayError) {
-        let fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
-        if fd < 0 {
-            let code = errno
-            if code == EACCES || code == EPERM { throw .permissionDenied(path: path, group: owningGroup(of: path)) }
+        let file: FileDescriptor
+        do {
+            file = try .open(path, .readWrite, options: [.closeOnExec, .nonBlocking])
+        } catch {
+            let code = Errno(thrown: error)
+            if code == .permissionDenied || code == .notPermitted { throw .permissionDenied(path: path, group: owningGroup(of: path)) }
             throw .system(what: "open", path: path, errno: code)
         }
         self.path = path
-        self.fd = fd
+        self.fd = file.rawValue
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { try? FileDescriptor(rawValue: fd).close() }
 
     /// `/dev/dri/card*` in numeric order (card0 before card10).
     public static func candidates(directory: String = "/dev/dri") -> [String] {
@@ -34,7 +38,7 @@ public final class DRMDevice {
     /// of a card is master already; this fails when another process holds it.
     public func becomeMaster() throws(DisplayError) {
         if drmSetMaster(fd) == 0 || drmIsMaster(fd) != 0 { return }
-        throw .masterHeld(path: path, errno: errno)
+        throw .masterHeld(path: path, errno: .last)
     }
 
     /// Gives up master (on a VT switch away); errors are of no use there.
@@ -58,13 +62,13 @@ public final class DRMDevice {
     public func readCard() throws(DisplayError) -> KMSCard {
         var dumb: UInt64 = 0
         if drmGetCap(fd, UInt64(DRM_CAP_DUMB_BUFFER), &dumb) != 0 {
-            throw .system(what: "DRM_IOCTL_GET_CAP (is it a DRM device?)", path: path, errno: errno)
+            throw .system(what: "DRM_IOCTL_GET_CAP (is it a DRM device?)", path: path, errno: .last)
         }
         if dumb == 0 {
-            throw .system(what: "dumb buffers (DRM_CAP_DUMB_BUFFER: the driver has none, a render-only GPU?)", path: path, errno: ENOTSUP)
+            throw .system(what: "dumb buffers (DRM_CAP_DUMB_BUFFER: the driver has none, a render-only GPU?)", path: path, errno: .notSupported)
         }
         guard let resources = drmModeGetResources(fd) else {
-            throw .system(what: "drmModeGetResources (is it a KMS display device, not a render node?)", path: path, errno: errno)
+            throw .system(what: "drmModeGetResources (is it a KMS display device, not a render node?)", path: path, errno: .last)
         }
         defer { drmModeFreeResources(resources) }
         let r = resources.pointee

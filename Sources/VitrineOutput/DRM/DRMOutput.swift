@@ -1,6 +1,7 @@
 import CLibDRM
 import FoundationEssentials
 import Glibc
+import SystemPackage
 import VitrineRaster
 import VitrineSystem
 
@@ -101,7 +102,7 @@ public final class DRMOutput: OutputBackend {
             return LegacyCommitter(target: target)
         case .on:
             guard target.device.enableAtomic() else {
-                throw .system(what: "enabling atomic modesetting (DRM_CLIENT_CAP_ATOMIC, asked for by VITRINE_DRM_ATOMIC=on)", path: target.path, errno: EOPNOTSUPP)
+                throw .system(what: "enabling atomic modesetting (DRM_CLIENT_CAP_ATOMIC, asked for by VITRINE_DRM_ATOMIC=on)", path: target.path, errno: .notSupported)
             }
             return try AtomicCommitter(target: target, rotation: options.rotation)
         case .auto:

@@ -1,6 +1,8 @@
 import CLibDRM
 import FoundationEssentials
 import Glibc
+import SystemPackage
+import VitrineSystem
 
 /// A CPU-drawable scan-out buffer: a dumb buffer, its mapping, and its framebuffer id.
 /// `deinit` removes the framebuffer, unmaps and destroys the buffer.
@@ -38,7 +40,7 @@ final class DumbBuffer {
         map.handle = create.handle
         try systemCall("mapping a dumb buffer (DRM_IOCTL_MODE_MAP_DUMB)", path) { vitrine_drm_map_dumb(fd, &map) }
         let address = mmap(nil, Int(create.size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(map.offset))
-        guard let address, address != MAP_FAILED else { throw .system(what: "mmap of a dumb buffer", path: path, errno: errno) }
+        guard let address, address != MAP_FAILED else { throw .system(what: "mmap of a dumb buffer", path: path, errno: .last) }
         mapping = address
         made.map = true
         var handles: (UInt32, UInt32, UInt32, UInt32) = (create.handle, 0, 0, 0)

@@ -1,6 +1,7 @@
 import CLinuxConsole
 import FoundationEssentials
 import Glibc
+import SystemPackage
 import VitrineRaster
 import VitrineSystem
 
@@ -65,11 +66,13 @@ public final class FBDevOutput: OutputBackend {
 
     /// Opens and maps `path` (default /dev/fb0).
     public convenience init(path: String = "/dev/fb0", rotation: ScreenRotation = .none, useVT: Bool = true, log: @escaping @Sendable (String) -> Void) throws(DisplayError) {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        if fd < 0 {
-            let code = errno
-            if code == EACCES || code == EPERM { throw .permissionDenied(path: path, group: owningGroup(of: path)) }
-            throw .noDevice(tried: [.init(path: path, reason: String(cString: strerror(code)))])
+        let fd: Int32
+        do {
+            fd = try FileDescriptor.open(path, .readWrite, options: [.closeOnExec]).rawValue
+        } catch {
+            let code = Errno(thrown: error)
+            if code == .permissionDenied || code == .notPermitted { throw .permissionDenied(path: path, group: owningGroup(of: path)) }
+            throw .noDevice(tried: [.init(path: path, reason: code.description)])
         }
         var variable = fb_var_screeninfo()
         var fixed = fb_fix_screeninfo()
@@ -80,7 +83,7 @@ public final class FBDevOutput: OutputBackend {
             try systemCall("FBIOGET_FSCREENINFO", path) { vitrine_fb_get_fscreeninfo(fd, &fixed) }
             layout = try FramebufferLayout(path: path, variable: variable, fixed: fixed)
             let mapped = mmap(nil, layout.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-            guard let mapped, mapped != MAP_FAILED else { throw .system(what: "mmap", path: path, errno: errno) }
+            guard let mapped, mapped != MAP_FAILED else { throw .system(what: "mmap", path: path, errno: .last) }
             address = mapped
         } catch {
             Glibc.close(fd)

@@ -2,6 +2,7 @@ import FoundationEssentials
 import CLinuxEvents
 import Glibc
 import Logging
+import SystemPackage
 import VitrineProtocol
 import VitrineSystem
 
@@ -126,13 +127,14 @@ final class SocketServer {
         for _ in 0..<16 {
             let fd = vitrine_accept_nonblocking(listener)
             guard fd >= 0 else {
-                switch errno {
-                case EAGAIN, EWOULDBLOCK, EINTR, ECONNABORTED, EPROTO:
+                let code = Errno.last
+                switch code {
+                case .resourceTemporarilyUnavailable, .wouldBlock, .interrupted, .connectionAbort, .protocolError:
                     return
                 default:
                     // Out of descriptors or memory: stop accepting for a moment rather than
                     // spin on a listener that stays readable.
-                    logger.warning("cannot accept a client: \(String(cString: strerror(errno))); accepting again in a second")
+                    logger.warning("cannot accept a client: \(code); accepting again in a second")
                     loop.unwatch(listener)
                     loop.schedule(after: 1) { [weak self] in
                         guard let self, listener >= 0 else { return }
@@ -376,11 +378,11 @@ private final class SocketClient: ClientConnection {
             proceed()
             updateInterest()
         } else {
-            let code = errno
+            let code = Errno.last
             switch code {
-            case EAGAIN, EWOULDBLOCK, EINTR: break
-            case ECONNRESET, EPIPE: server.logger.debug("client \(clientID) went away: \(String(cString: strerror(code)))"); close()
-            default: server.logger.warning("client \(clientID): read: \(String(cString: strerror(code)))"); close()
+            case .resourceTemporarilyUnavailable, .wouldBlock, .interrupted: break
+            case .connectionReset, .brokenPipe: server.logger.debug("client \(clientID) went away: \(code)"); close()
+            default: server.logger.warning("client \(clientID): read: \(code)"); close()
             }
         }
     }
@@ -573,7 +575,7 @@ private final class SocketClient: ClientConnection {
         for _ in 0..<4 {
             let count = server.readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count > 0 { continue }
-            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+            if count < 0, Errno.last.meansTryAgain || Errno.last == .interrupted { return }
             return close()
         }
     }
@@ -656,12 +658,12 @@ private final class SocketClient: ClientConnection {
     /// After a failed write: true when the socket is only full for now; otherwise the
     /// connection is closed.
     private func failedWrite() -> Bool {
-        let code = errno
-        if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return true }
-        if code == EPIPE || code == ECONNRESET {
-            server.logger.debug("client \(clientID) went away: \(String(cString: strerror(code)))")
+        let code = Errno.last
+        if code.meansTryAgain || code == .interrupted { return true }
+        if code == .brokenPipe || code == .connectionReset {
+            server.logger.debug("client \(clientID) went away: \(code)")
         } else {
-            server.logger.warning("client \(clientID): write: \(String(cString: strerror(code)))")
+            server.logger.warning("client \(clientID): write: \(code)")
         }
         close()
         return false

@@ -3,13 +3,17 @@
 virtio-gpu and with a standard VGA (bochs-drm), runs a guest program that puts frames on
 the screen through DRM/KMS, and compares QMP screendumps with the expected images.
 
-    drmtest.py [--guest pattern|vitrined] [--gpu virtio,vga] [--out DIR] [--cache DIR]
+    drmtest.py [--guest pattern|vitrined|input] [--gpu virtio,vga] [--out DIR] [--cache DIR]
 
 Guests:
   pattern   .ci/qemu/guest/drm-pattern.c: a dumb buffer with pattern 1 (SetCrtc), then
             page flips ending on pattern 2; expected images are computed (pattern.h).
   vitrined  vitrined --backend drm --clock manual --scene cards.json, driven with
             vitrinectl; expected image: `vitrined render` of the same scene and time.
+  input     (virtio-gpu only by default) uinput devices (uinput-replay.c), systemd-udevd,
+            libinput and xkbcommon (guest/input-probe.c): taps, keys through a German
+            keymap, bad input, hot-plug, latencies; then, once vitrined takes input (--e2e),
+            taps on a moving button and typing through vitrined (guest/input-e2e.sh).
 
 Protocol on the serial console: the guest prints "VITRINE-STEP n what" and waits for a
 line on the console; the host takes a screendump, compares it, and sends "go".
@@ -45,6 +49,11 @@ GPUS = {
     "vga": ("VGA", "bochs"),
 }
 MODULES = ["virtio_pci", "virtio_gpu", "bochs"]
+# The input guest's too: evdev (/dev/input/event*) and uinput are modules in Debian's kernel.
+INPUT_MODULES = ["evdev", "uinput"]
+# Debian's udev rules the input guest's systemd-udevd runs: what tags input devices
+# (input_id: ID_INPUT, ID_INPUT_TOUCHSCREEN, ID_INPUT_KEYBOARD…) and names them.
+UDEV_RULES = ["50-udev-default.rules", "60-input-id.rules", "60-persistent-input.rules"]
 
 
 # Step 2 of the vitrined guest: a rolling number from COUNTER_START, set three times
@@ -278,9 +287,10 @@ def shared_libraries(binary):
     return libs
 
 
-def build_initramfs(path, busybox, modules, programs, files, guest_script):
+def build_initramfs(path, busybox, modules, programs, files, guest_script, links=()):
     """PROGRAMS: host binaries put into /usr/bin with the libraries they need;
-    FILES: (host path, guest path) pairs, directories copied whole."""
+    FILES: (host path, guest path) pairs, directories copied whole; LINKS: (guest path,
+    target) symbolic links."""
     c = Cpio()
     for d in ("proc", "sys", "dev", "run", "tmp", "var/cache", "root", "usr/lib", "usr/bin", "usr/sbin", "bin", "sbin"):
         c.mkdir("/" + d)
@@ -315,6 +325,8 @@ def build_initramfs(path, busybox, modules, programs, files, guest_script):
             c.tree(src, dest)
         else:
             c.file(dest, open(src, "rb").read(), os.stat(src).st_mode & 0o777)
+    for link, target in links:
+        c.symlink(link, target)
     c.file("/init", open(os.path.join(HERE, "guest/init"), "rb").read(), 0o755)
     c.file("/guest.sh", open(guest_script, "rb").read(), 0o755)
     data = c.finish()
@@ -500,6 +512,8 @@ def check_step(gpu, n, what, qmp, outdir, expected_for, imgcmp):
             return False, f"FAIL guest screenshot (headless): {text}; actual {guest_file}"
         return True, f"guest screenshot (headless, no screendump) {text}"
     ppm = base + ".ppm"
+    if callable(expected_for(n, None)):
+        return check_screendump(qmp, ppm, base, lambda: expected_for(n, None)(ppm, what))
     attempts = 0
     # The guest prints its step once the frame is committed; the emulated GPU may show
     # it a moment later, so a differing screendump is taken again (up to 3 times).
@@ -524,6 +538,153 @@ def check_step(gpu, n, what, qmp, outdir, expected_for, imgcmp):
     return True, "screendump " + text
 
 
+def check_screendump(qmp, ppm, base, check):
+    """A screendump checked by CHECK() -> (ok, text) instead of imgcmp; taken again up to 3
+    times, 0.5 s apart, while it fails. Kept as BASE.png."""
+    for attempt in range(1, 4):
+        qmp.command("screendump", filename=ppm)
+        ok, text = check()
+        if ok or attempt == 3:
+            break
+        time.sleep(0.5)
+    write_png(base + ".png", *read_ppm(ppm))
+    os.unlink(ppm)
+    text += f" (screendump {attempt})" if attempt > 1 else ""
+    return ok, ("screendump " if ok else "FAIL ") + text + ("" if ok else f"; actual {base}.png")
+
+
+def write_png(path, w, h, rgb):
+    """RGB pixels as an 8-bit PNG (no filter)."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    raw = b"".join(b"\0" + rgb[y * w * 3:(y + 1) * w * 3] for y in range(h))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
+
+
+def read_ppm(path):
+    """(width, height, RGB bytes) of a binary PPM (P6, maxval 255) as QMP writes it."""
+    data = open(path, "rb").read()
+    m = re.match(rb"P6\s+(\d+)\s+(\d+)\s+(\d+)\s", data)
+    if not m or m.group(3) != b"255":
+        raise Failure(f"{path}: not a P6 PPM with maxval 255")
+    w, h = int(m.group(1)), int(m.group(2))
+    return w, h, data[m.end():m.end() + w * h * 3]
+
+
+def colour_counts(path, colours):
+    """{"#rrggbb": pixels of exactly that colour} in the PPM at PATH."""
+    _, _, rgb = read_ppm(path)
+    counts = {}
+    for c in colours:
+        want = bytes.fromhex(c[1:])
+        # Pixels are 3 bytes: count the matches that start on a pixel boundary.
+        n, i = 0, rgb.find(want)
+        while i >= 0:
+            if i % 3 == 0:
+                n += 1
+                i = rgb.find(want, i + 3)
+            else:
+                i = rgb.find(want, i + 1)
+        counts[c] = n
+    return counts
+
+
+def colour_check(ppm, what):
+    """The input guest's steps: WHAT holds terms like #00ff00>=18000 or #ff0000=0 (pixels
+    of exactly that colour on the screen)."""
+    terms = re.findall(r"(#[0-9a-fA-F]{6})(>=|<=|=)(\d+)", what)
+    if not terms:
+        return False, f"no colour terms in '{what}'"
+    counts = colour_counts(ppm, {c.lower() for c, _, _ in terms})
+    ok = True
+    for c, op, n in terms:
+        have, n = counts[c.lower()], int(n)
+        ok &= have >= n if op == ">=" else have <= n if op == "<=" else have == n
+    return ok, ", ".join(f"{c}: {counts[c.lower()]} px (want {op}{n})" for c, op, n in terms)
+
+
+# ---------------------------------------------------------------- the input guest
+
+def input_config(layout):
+    """vitrined's configuration in the input guest's end-to-end part. [input] holds the keys
+    issue 23 plans (docs/CONFIG.md once vitrined has them); calibration is left out: the
+    device's own (identity) mapping is what the taps are computed with."""
+    return f"""# The DRM test's input guest (.ci/qemu/drmtest.py --guest input)
+[output]
+backend = "drm"
+background = "#101010"
+
+[socket]
+path = "/run/vitrine.sock"
+mode = "0600"
+screenshot_dir = "/tmp/shots"
+
+[state]
+journal = false
+
+[input]
+enabled = true
+seat = "seat0"
+xkb_layout = "{layout}"
+xkb_variant = ""
+xkb_options = ""
+repeat_delay_ms = 600
+repeat_rate = 25
+vt_switching = false
+tap_slop = 12
+long_press_seconds = 0.5
+"""
+
+
+def input_guest(args, cache, tools):
+    """(programs, files, links) of the input guest: udev from Debian's package (cached like
+    the kernel: nothing installed on the host), uinput-replay (static), input-probe
+    (libinput, libudev, xkbcommon), xkeyboard-config's data and libinput's quirks; vitrined
+    and vitrinectl for the end-to-end part unless --e2e off."""
+    udev = fetch(cache, "udev")
+    udevadm = next((p for p in (os.path.join(udev, "usr/bin/udevadm"), os.path.join(udev, "bin/udevadm")) if os.path.exists(p)), None)
+    rules = next((d for d in (os.path.join(udev, "usr/lib/udev/rules.d"), os.path.join(udev, "lib/udev/rules.d")) if os.path.isdir(d)), None)
+    if not udevadm or not rules:
+        raise SystemExit(f"drm-test: no udevadm or rules.d in Debian's udev package ({udev})")
+    programs = [udevadm]
+    # systemd-udevd is udevadm under another name (one multi-call binary).
+    links = [("/usr/bin/systemd-udevd", "udevadm")]
+    files = [(os.path.join(rules, r), "/usr/lib/udev/rules.d/" + r) for r in UDEV_RULES]
+    programs.append(compile_c(os.path.join(tools, "uinput-replay"), [os.path.join(HERE, "uinput-replay.c")], ["-static"]))
+    pc = subprocess.run(["pkg-config", "--cflags", "--libs", "libinput", "libudev", "xkbcommon"], capture_output=True, text=True)
+    if pc.returncode != 0:
+        raise SystemExit("drm-test: pkg-config libinput libudev xkbcommon failed (apt-get install libinput-dev libudev-dev "
+                         f"libxkbcommon-dev): {pc.stderr.strip()}")
+    programs.append(compile_c(os.path.join(tools, "input-probe"), [os.path.join(HERE, "guest/input-probe.c")], pc.stdout.split()))
+    if not os.path.isdir("/usr/share/X11/xkb/rules"):
+        raise SystemExit("drm-test: no /usr/share/X11/xkb (apt-get install xkb-data)")
+    # The whole of xkeyboard-config (4 MB): what xkbcommon opens for a layout follows from
+    # its rules and includes; libinput's quirks and libwacom's tablets, as installed.
+    for d in ("/usr/share/X11/xkb", "/usr/share/libinput", "/usr/share/libwacom"):
+        if os.path.isdir(d):
+            files.append((d, d))
+    e2e = args.e2e
+    vitrined, vitrinectl = os.path.join(args.bin, "vitrined"), os.path.join(args.bin, "vitrinectl")
+    if e2e != "off":
+        if all(os.access(b, os.X_OK) for b in (vitrined, vitrinectl)):
+            programs += [vitrined, vitrinectl]
+            files += [("/etc/fonts", "/etc/fonts")] + [(d, d) for d in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fontconfig") if os.path.isdir(d)]
+            files.append((os.path.join(HERE, "guest/input-e2e.sh"), "/guest-e2e.sh"))
+            config = os.path.join(args.out, "vitrine-input.toml")
+            open(config, "w").write(input_config(args.layout))
+            files.append((config, "/etc/vitrine-input.toml"))
+        elif e2e == "on":
+            raise SystemExit(f"drm-test: --e2e on needs {vitrined} and {vitrinectl}")
+        else:
+            log(f"no {vitrined}: the input guest runs without its end-to-end part")
+    env = os.path.join(args.out, "guest.env")
+    open(env, "w").write(f"LAYOUT={args.layout}\nTAPS={args.taps}\nE2E={e2e}\nE2E_TAPS=5\n")
+    files.append((env, "/etc/vitrine-test.env"))
+    return programs, files, links
+
+
 # ---------------------------------------------------------------- main
 
 def compile_c(out, sources, flags):
@@ -541,11 +702,17 @@ def compile_c(out, sources, flags):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--guest", choices=["pattern", "vitrined"], default="pattern")
-    p.add_argument("--gpu", default="virtio,vga", help="comma-separated: virtio, vga (default both)")
+    p.add_argument("--guest", choices=["pattern", "vitrined", "input"], default="pattern")
+    p.add_argument("--gpu", help="comma-separated: virtio, vga (default both; the input guest: virtio)")
     p.add_argument("--cache", default=os.environ.get("VITRINE_QEMU_CACHE", os.path.expanduser("~/.cache/vitrine-qemu")))
     p.add_argument("--out", help="screendumps, console logs (default .build/drm-test/GUEST)")
-    p.add_argument("--bin", default=os.path.join(ROOT, ".build/release"), help="where vitrined and vitrinectl are (--guest vitrined)")
+    p.add_argument("--bin", default=os.path.join(ROOT, ".build/release"), help="where vitrined and vitrinectl are (--guest vitrined, input)")
+    p.add_argument("--e2e", choices=["auto", "on", "off", "rehearse"], default="auto",
+                   help="input guest: the end-to-end part through vitrined: auto (when vitrined accepts [input] and its "
+                        "hello lists binding.add, layer.tap and input.key), on (required), off (not even vitrined in the "
+                        "guest), rehearse (what needs no input, on a vitrined without [input])")
+    p.add_argument("--layout", default="de", help="input guest: the xkb layout typed through (de or us)")
+    p.add_argument("--taps", type=int, default=20, help="input guest: taps read through libinput for the latency figures")
     p.add_argument("--scene", default=os.path.join(ROOT, "docs/examples/cards.json"))
     p.add_argument("--time", default="0.5", help="manual-clock time of the vitrined screendump")
     p.add_argument("--backend", default="drm", help="vitrined --backend in the guest: drm (default), fbdev, headless (a rehearsal)")
@@ -556,6 +723,8 @@ def main():
     p.add_argument("--append", default="", help="more kernel arguments")
     p.add_argument("-v", "--verbose", action="store_true", help="echo the serial console")
     args = p.parse_args()
+    if args.gpu is None:
+        args.gpu = "virtio" if args.guest == "input" else "virtio,vga"
     gpus = [g.strip() for g in args.gpu.split(",") if g.strip()]
     for g in gpus:
         if g not in GPUS:
@@ -582,7 +751,7 @@ def main():
     os.makedirs(tools, exist_ok=True)
     imgcmp = compile_c(os.path.join(tools, "imgcmp"), [os.path.join(HERE, "imgcmp.c")], ["-lpng"])
 
-    files, programs = [], []
+    files, programs, links, modules = [], [], [], MODULES
     if args.guest == "pattern":
         programs.append(compile_c(os.path.join(tools, "drm-pattern"), [os.path.join(HERE, "guest/drm-pattern.c")],
                                   ["-I/usr/include/libdrm", "-ldrm"]))
@@ -590,7 +759,7 @@ def main():
 
         def expected_for(n, size):
             return ["--pattern", str(n)] if n in (1, 2) else None
-    else:
+    elif args.guest == "vitrined":
         vitrined = os.path.join(args.bin, "vitrined")
         vitrinectl = os.path.join(args.bin, "vitrinectl")
         for b in (vitrined, vitrinectl):
@@ -623,13 +792,21 @@ def main():
                 scene, at = (args.scene, args.time) if n == 1 else (final_scene, "0")
                 run([vitrined, "render", "--scene", scene, "--time", at, "--size", size, "--out", png])
             return ["--expected", png]
+    else:
+        modules = MODULES + INPUT_MODULES
+        script = os.path.join(HERE, "guest/input.sh")
+        programs, files, links = input_guest(args, cache, tools)
+
+        def expected_for(n, size):
+            return colour_check
 
     busybox = os.path.join(bbroot, "bin/busybox")
     t1 = time.time()
     initramfs = os.path.join(args.out, "initramfs.cpio")
-    size = build_initramfs(initramfs, busybox, resolve_modules(kroot, MODULES), programs, files, script)
+    size = build_initramfs(initramfs, busybox, resolve_modules(kroot, modules), programs, files, script, links)
     t_initramfs = time.time() - t1
     guest = args.guest + (f" --backend {args.backend}" if args.guest == "vitrined" else "")
+    guest += f" --layout {args.layout} --e2e {args.e2e}" if args.guest == "input" else ""
     log(f"kernel {kpkg}, initramfs {size / 1e6:.1f} MB ({t_initramfs:.1f} s), guest {guest}")
 
     all_ok, results = True, []
@@ -640,6 +817,15 @@ def main():
             log(line)
         steps = ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
         log(f"{gpu} ({GPUS[gpu][1]}): {'PASS' if ok else 'FAIL'} — {steps}")
+        if not ok:
+            console = os.path.join(args.out, f"{gpu}-console.log")
+            text = open(console, "rb").read().decode("utf-8", "replace") if os.path.exists(console) else ""
+            # without the files the guest sent (base64), which are in the output directory
+            text = re.sub(r"VITRINE-FILE (\S+)\r?\n.*?VITRINE-FILE-END", r"VITRINE-FILE \1 (sent)", text, flags=re.S)
+            tail = text.splitlines()[-30:]
+            log(f"{gpu}: the serial console's last {len(tail)} lines ({console}):")
+            for line in tail:
+                print(f"  | {line}", flush=True)
         results.append((gpu, ok))
     os.unlink(initramfs)
     total = time.time() - started

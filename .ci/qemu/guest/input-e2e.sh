@@ -40,7 +40,35 @@ if [ "$E2E" = rehearse ]; then
     config=/tmp/vitrine-rehearse.toml
 fi
 
-ctl() { vitrinectl send --json --timeout 10 "$@"; }
+# One vitrinectl session for the script's requests (a process per request costs a few
+# hundred milliseconds under TCG): requests go through a FIFO with ids of their own.
+ctl_start() {
+    rm -f /tmp/ctl.fifo
+    mkfifo /tmp/ctl.fifo
+    vitrinectl send --json --timeout 10 </tmp/ctl.fifo >/tmp/ctl.out 2>&1 3>&- &
+    ctlpid=$!
+    exec 4>/tmp/ctl.fifo
+    echo 0 >/tmp/ctl.seq
+}
+ctl() { # REQUEST…: sent in order; prints their replies; status 1 when one is not ok
+    _first=$(($(cat /tmp/ctl.seq) + 1)) _last=${_first}
+    for r in "$@"; do
+        echo "{\"id\":\"q${_last}\",${r#\{}" >&4
+        _last=$((_last + 1))
+    done
+    _last=$((_last - 1))
+    echo ${_last} >/tmp/ctl.seq
+    _w=0
+    until grep -q "\"id\":\"q${_last}\"" /tmp/ctl.out; do
+        kill -0 $ctlpid 2>/dev/null || { echo "vitrinectl send ended: $(tail -n 2 /tmp/ctl.out)"; return 1; }
+        [ $_w -lt 750 ] || { echo "no reply to q${_last} in 15 s"; return 1; }
+        usleep 20000; _w=$((_w + 1))
+    done
+    _ids=$(seq ${_first} ${_last} | sed 's/^/q/' | tr '\n' '|')
+    grep -E "\"id\":\"(${_ids%|})\"" /tmp/ctl.out >/tmp/ctl.reply
+    cat /tmp/ctl.reply
+    ! grep -q '"ok":false' /tmp/ctl.reply
+}
 pres() { # LAYER KEY: the presentation value (numbers)
     ctl "{\"cmd\":\"layer.get\",\"layer\":\"$1\",\"keys\":[\"$2\"],\"presentation\":true}" |
         sed -n "s/.*\"$2\":\([-0-9.e]*\).*/\1/p"
@@ -53,13 +81,16 @@ frames() { ctl '{"cmd":"stats"}' | sed -n 's/.*"frames":\([0-9]*\).*/\1/p'; }
 step() { echo "VITRINE-STEP $1 $2"; read -r _; }
 e2e_skip() {
     info "end to end: skipped — $*"
+    [ -n "$ctlpid" ] && exec 4>&-
     [ -n "$pid" ] && kill $pid 2>/dev/null && wait $pid
     pid=
 }
 
 e2e() {
     echo "--- vitrined --config $config --backend drm" >>$V
-    vitrined --config $config --backend drm --clock realtime --socket "$VITRINE_SOCKET" >>$V 2>&1 &
+    # (background processes get no copy of the FIFOs' write ends, fds 3 and 4: the readers
+    # must see their end)
+    vitrined --config $config --backend drm --clock realtime --socket "$VITRINE_SOCKET" >>$V 2>&1 3>&- &
     pid=$!
     i=0
     while [ ! -S "$VITRINE_SOCKET" ]; do
@@ -74,6 +105,7 @@ e2e() {
         [ $i -lt 300 ] || fail "vitrined: no socket after 30 s"
         usleep 100000; i=$((i + 1))
     done
+    ctl_start
     hello=$(ctl '{"cmd":"hello"}')
     info "vitrined up after $((i / 10)).$((i % 10)) s: $(echo "$hello" | sed -n 's/.*"outputs":\(\[[^]]*\]\).*/outputs \1/p')"
     missing=
@@ -101,7 +133,7 @@ e2e() {
             '{"cmd":"binding.add","layer":"dial","on":"tap","commands":[{"cmd":"layer.set","layer":"dial","properties":{"backgroundColor":"#ffff00"},"actions":false}]}' \
             >/tmp/ctl.log || fail "binding.add: $(cat /tmp/ctl.log)"
         # Each event line prefixed with its CLOCK_MONOTONIC arrival (uinput-replay --stamp).
-        vitrinectl watch layer.tap input.key --json | uinput-replay --stamp >$E 2>&1 &
+        { vitrinectl watch layer.tap input.key --json 2>&1 | uinput-replay --stamp >$E 2>&1; } 3>&- 4>&- &
         i=0
         until ctl '{"cmd":"stats"}' | grep -q '"clients":[2-9]'; do
             [ $i -lt 50 ] || fail "vitrinectl watch did not connect"
@@ -145,7 +177,7 @@ e2e() {
             echo "$ev" | sed -n 's/.*"point":\[\([^],]*\),\([^]]*\)\].*/\1 \2/p' |
                 awk -v tx=$tx -v ty=$ty -v xb=$xb -v xa=$xa -v by=$by '{
                     lo = xb < xa ? xb : xa; hi = xb < xa ? xa : xb
-                    ok = $1 >= tx + 0.5 - (hi - 100) - 2 && $1 <= tx + 0.5 - (lo - 100) + 2 && ($2 - (ty + 0.5 - (by - 50))) ^ 2 <= 4
+                    ok = $1 >= tx + 0.5 - (hi - 100) - 2 && $1 <= tx + 0.5 - (lo - 100) + 2 && ($2 - (ty + 0.5 - (by - 50))) * ($2 - (ty + 0.5 - (by - 50))) <= 4
                     exit !ok }' ||
                 fail "tap $n at ($tx,$ty), button x $xb…$xa: $ev, expected point [$(echo "$tx $xb $xa" | awk '{ printf "%.1f…%.1f", $1 + 0.5 - ($3 > $2 ? $3 : $2) + 100, $1 + 0.5 - ($3 > $2 ? $2 : $3) + 100 }'), $((ty - by + 50)).5] ±2"
             # kernel time of the touch up (uinput-replay's write) -> the event at a client
@@ -177,7 +209,7 @@ e2e() {
         expect=$(echo "$tx $xp $ty $by" | awk '{ printf "%.2f %.2f", $1 + 0.5 - ($2 - 100), $3 + 0.5 - ($4 - 50) }')
         echo "$ev" | grep -q '"layer":"button"' || fail "tap on the paused button: $ev"
         echo "$ev" | sed -n 's/.*"point":\[\([^],]*\),\([^]]*\)\].*/\1 \2/p' |
-            awk -v e="$expect" '{ split(e, p, " "); exit !(($1 - p[1]) ^ 2 <= 1 && ($2 - p[2]) ^ 2 <= 1) }' ||
+            awk -v e="$expect" '{ split(e, p, " "); dx = $1 - p[1]; dy = $2 - p[2]; exit !(dx * dx <= 1 && dy * dy <= 1) }' ||
             fail "tap on the paused button at x $xp: $ev, expected point [$expect] ±1"
         info "tap on the paused button (x $xp): $(echo "$ev" | sed 's/^[0-9.]* //'), expected [$expect] ±1"
     fi
@@ -195,10 +227,11 @@ e2e() {
         wait_more $E '"layer.tap"' $t0 5 || fail "tap on the dial: no layer.tap event"
         ev=$(grep '"layer.tap"' $E | tail -n 1)
         echo "$ev" | grep -q '"layer":"dial"' || fail "tap on the dial: $ev"
-        expect=$(awk 'BEGIN { a = 30 * atan2(0, -1) / 180; x = 30.5; y = -19.5
-            printf "%.2f %.2f", (x * cos(a) + y * sin(a)) / 1.3 + 100, (-x * sin(a) + y * cos(a)) / 1.3 + 100 }')
+        # (busybox awk has no cos/sin: cos 30° = 0.8660254, sin 30° = 0.5)
+        expect=$(awk 'BEGIN { c = 0.8660254037844386; s = 0.5; x = 30.5; y = -19.5
+            printf "%.2f %.2f", (x * c + y * s) / 1.3 + 100, (-x * s + y * c) / 1.3 + 100 }')
         echo "$ev" | sed -n 's/.*"point":\[\([^],]*\),\([^]]*\)\].*/\1 \2/p' |
-            awk -v e="$expect" '{ split(e, p, " "); exit !(($1 - p[1]) ^ 2 <= 4 && ($2 - p[2]) ^ 2 <= 4) }' ||
+            awk -v e="$expect" '{ split(e, p, " "); dx = $1 - p[1]; dy = $2 - p[2]; exit !(dx * dx <= 4 && dy * dy <= 4) }' ||
             fail "tap on the dial: $ev, expected point [$expect] ±2"
         info "tap on the transformed dial: $(echo "$ev" | sed 's/^[0-9.]* //'), expected [$expect]"
     fi
@@ -262,14 +295,16 @@ e2e() {
         [ "$now" = "$last" ] && break
         last=$now i=$((i + 1))
     done
-    s0=$(awk '/ctxt_switches/ { n += $2 } END { print n }' /proc/$pid/status)
+    s0=$(cat /proc/$pid/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }')
     sleep 3
-    s1=$(awk '/ctxt_switches/ { n += $2 } END { print n }' /proc/$pid/status)
+    s1=$(cat /proc/$pid/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }')
     f1=$(frames)
     # (the stats request itself wakes the daemon once: counted after the second read)
     [ "$f1" = "$last" ] || fail "$((f1 - last)) frames presented in 3 idle seconds (expected 0)"
-    info "idle with input devices open: 0 frames and $((s1 - s0)) context switches of vitrined in 3 s"
+    info "idle$([ "$E2E" = rehearse ] && echo ' (rehearsal: vitrined has no input devices open)' || echo ' with the input devices open'): 0 frames and $((s1 - s0)) context switches of vitrined's $(ls /proc/$pid/task | wc -l) threads in 3 s"
 
+    exec 4>&-
+    wait $ctlpid
     kill $pid; wait $pid; pid=
     grep -i "warning\|error" $V | head -n 5 | sed 's/^/VITRINE-INFO vitrined log: /'
 }

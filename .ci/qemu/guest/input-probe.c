@@ -8,15 +8,18 @@
  *
  * --seat (default seat0) uses libinput's udev backend (devices plugged in later are added),
  * --path its path backend on the given /dev/input/event* nodes. Runs until SIGTERM or N
- * seconds (default 60). Prints one line per event, flushed, with the CLOCK_MONOTONIC time
+ * seconds (default 60; 0 dispatches once: the devices added, then the end). Prints one line per event, flushed, with the CLOCK_MONOTONIC time
  * it was read (NOW) and the event's own kernel time (T, from the device), both in seconds:
  *
- *   PROBE keymap LAYOUT(VARIANT) compiled: N keys, M layouts
+ *   PROBE keymap LAYOUT(VARIANT) compiled: N keys, M layouts, T ms
+ *   PROBE NOW ready (udev backend|path backend)
  *   PROBE NOW added SYSNAME "NAME" caps=touch,keyboard,pointer size=WxHmm
  *   PROBE NOW removed SYSNAME "NAME"
- *   PROBE NOW touch down|motion|up|cancel|frame T slot=S seat_slot=N x=X y=Y   (x y in
- *             screen pixels for --screen; down and motion only)
- *   PROBE NOW key T CODE pressed|released sym=NAME text="UTF-8"
+ *   PROBE NOW touch down|motion T slot=S seat_slot=N x=X y=Y   (X Y: screen pixels, --screen)
+ *   PROBE NOW touch up|cancel T slot=S seat_slot=N
+ *   PROBE NOW touch frame T
+ *   PROBE NOW key T CODE pressed|released sym=NAME text="UTF-8"   (text for presses only)
+ *   PROBE NOW end
  *   PROBE-LOG libinput: message                 (libinput's own log, info and up)
  *   PROBE-FAIL what                             (then exit 1)
  *

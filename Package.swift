@@ -47,6 +47,7 @@ let package = Package(
         .library(name: "VitrineText", targets: ["VitrineText"]),
         .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
         .library(name: "VitrineConfig", targets: ["VitrineConfig"]),
+        .library(name: "VitrineInput", targets: ["VitrineInput"]),
         .executable(name: "vitrinectl", targets: ["vitrinectl"]),
     ],
     dependencies: [
@@ -148,7 +149,25 @@ let package = Package(
             name: "VitrineOutputTests", dependencies: ["VitrineOutput", "VitrineRaster", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "VitrineRolling", dependencies: ["VitrineCore", "VitrineFormat"], swiftSettings: [frameRelease()]),
         // Input devices (libinput, xkbcommon) and what touches mean (gestures): below the daemon.
-        .target(name: "VitrineInput", dependencies: ["VitrineCore", "VitrineSystem"], swiftSettings: [frameRelease()]),
+        .target(
+            name: "VitrineInput",
+            dependencies: [
+                "VitrineCore", "VitrineSystem", "CLinuxEvents", "CLibInput", "CXKBCommon", "CLibSeat",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [frameRelease()]),
+        .testTarget(
+            name: "VitrineInputTests",
+            dependencies: ["VitrineInput", "VitrineCore", "VitrineSystem", .product(name: "Logging", package: "swift-log")]),
+        .systemLibrary(
+            name: "CLibInput", path: "Sources/CLibInput", pkgConfig: "libinput",
+            providers: [.apt(["libinput-dev", "libudev-dev"])]),
+        .systemLibrary(
+            name: "CXKBCommon", path: "Sources/CXKBCommon", pkgConfig: "xkbcommon",
+            providers: [.apt(["libxkbcommon-dev"])]),
+        .systemLibrary(
+            name: "CLibSeat", path: "Sources/CLibSeat", pkgConfig: "libseat",
+            providers: [.apt(["libseat-dev"])]),
         .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling", "VitrineFormat"]),
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineText", "VitrineRolling"],

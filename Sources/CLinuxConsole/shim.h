@@ -42,6 +42,23 @@ static inline int vitrine_vt_get_state(int fd, struct vt_stat *state) {
     return ioctl(fd, VT_GETSTATE, state);
 }
 
+/* The keyboard mode (K_XLATE, K_UNICODE, K_OFF…): K_OFF keeps keystrokes from the VT
+   while the daemon reads the keyboards itself. */
+static inline int vitrine_kd_get_keyboard_mode(int fd, int *mode) {
+    return ioctl(fd, KDGKBMODE, mode);
+}
+
+static inline int vitrine_kd_set_keyboard_mode(int fd, int mode) {
+    return ioctl(fd, KDSKBMODE, mode);
+}
+
+/* Asks the kernel to switch to VT `number` (1-based); with VT_PROCESS the switch waits
+   for the release signal's answer. */
+static inline int vitrine_vt_activate(int fd, int number) {
+    return ioctl(fd, VT_ACTIVATE, number);
+}
+
+static inline int vitrine_kd_keyboard_off(void) { return K_OFF; }
 static inline int vitrine_kd_graphics(void) { return KD_GRAPHICS; }
 static inline int vitrine_kd_text(void) { return KD_TEXT; }
 static inline int vitrine_vt_process(void) { return VT_PROCESS; }

@@ -58,9 +58,14 @@ public protocol OutputBackend: AnyObject {
     /// Gives the screen back: waits for a pending flip, restores what was shown before,
     /// frees buffers. The daemon calls it on stop; the backend is unusable afterwards.
     func close()
+    /// The VT the output shows on (DRM and fbdev started on one), for the input side: its
+    /// keyboard mode (`silenceKeyboard`), switches asked for by Ctrl+Alt+Fn (`activate`)
+    /// and switch notices (`switched`). nil for other outputs.
+    var virtualTerminal: VirtualTerminal? { get }
 }
 
 extension OutputBackend {
     public func attach(to loop: EventLoop) {}
     public func close() {}
+    public var virtualTerminal: VirtualTerminal? { nil }
 }

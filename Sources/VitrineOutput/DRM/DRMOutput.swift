@@ -131,6 +131,8 @@ public final class DRMOutput: OutputBackend {
         try chain.frameRendered(damage: damage)
     }
 
+    public var virtualTerminal: VirtualTerminal? { vt }
+
     public func attach(to loop: EventLoop) {
         let fd = device.fd, counter = flips, weak = WeakOutput(self)
         do {

@@ -132,6 +132,8 @@ public final class FBDevOutput: OutputBackend {
         frameDone?()
     }
 
+    public var virtualTerminal: VirtualTerminal? { vt }
+
     public func attach(to loop: EventLoop) {
         let weak = WeakFBDev(self)
         do {

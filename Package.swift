@@ -181,7 +181,7 @@ let package = Package(
         .testTarget(name: "VitrineTextTests", dependencies: ["VitrineText"]),
         .target(
             name: "VitrineConfig",
-            dependencies: ["VitrineCore", "VitrineProtocol", "VitrineRolling", .product(name: "TOMLKit", package: "TOMLKit")]),
+            dependencies: ["VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", .product(name: "TOMLKit", package: "TOMLKit")]),
         .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig"]),
     ]
 )

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import TOMLKit
 import VitrineCore
+import VitrineInput
 import VitrineRolling
 import VitrineProtocol
 
@@ -80,6 +81,7 @@ extension Configuration {
         content = try Content(reading: top.table("content"))
         logging = try Logging(reading: top.table("logging"))
         state = try State(reading: top.table("state"))
+        input = try Input(reading: top.table("input"))
         scene = try InitialScene(reading: top.table("scene"), source: source)
         try scene.tryOut(kinds: kinds, size: output.headlessSize, reader: top.table("scene"))
     }
@@ -87,7 +89,7 @@ extension Configuration {
     static let sections: [String: [String]] = [
         "output": Output.keys, "socket": Socket.keys, "animation": Animations.keys,
         "rolling_number": RollingNumber.keys, "fonts": Fonts.keys, "limits": Limits.keys, "content": Content.keys,
-        "logging": Logging.keys, "scene": InitialScene.keys, "state": State.keys,
+        "logging": Logging.keys, "scene": InitialScene.keys, "state": State.keys, "input": Input.keys,
     ]
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {
@@ -239,9 +241,7 @@ extension Configuration.State {
     init(reading r: TableReader) throws(ConfigError) {
         try r.refuseUnknownKeys(Self.keys)
         directory = try r.absolutePath("directory", directory, allowEmpty: true)
-        journal = try r.value("journal", journal, expected: "true or false") { node in
-            if case .bool(let b) = node { b } else { nil }
-        }
+        journal = try r.boolean("journal", journal)
     }
 }
 
@@ -272,6 +272,42 @@ extension Configuration.Content {
             let paths = items.compactMap(\.string).filter { $0.hasPrefix("/") }
             return paths.count == items.count ? paths : nil
         }
+    }
+}
+
+extension Configuration.Input {
+    static let keys = [
+        "enabled", "seat", "xkb_rules", "xkb_model", "xkb_layout", "xkb_variant", "xkb_options",
+        "repeat_delay_ms", "repeat_rate", "calibration", "vt_switching", "tap_slop", "long_press_seconds",
+    ]
+
+    init(reading r: TableReader) throws(ConfigError) {
+        try r.refuseUnknownKeys(Self.keys)
+        self.init()
+        enabled = try r.boolean("enabled", enabled)
+        seat = try r.string("seat", seat, expected: "a seat name such as \"seat0\" (letters, digits, - and _)") { name in
+            !name.isEmpty && name.utf8.count <= 64 && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "-_".unicodeScalars.contains($0)) }
+        }
+        let names = "xkb names (letters, digits and ,:()+-_), such as \"de\", \"nodeadkeys\" or \"ctrl:nocaps,compose:ralt\", or \"\" for the system's default"
+        let xkbName = { (text: String) in
+            text.utf8.count <= 256 && text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || ",:()+-_".unicodeScalars.contains($0)) }
+        }
+        keymap.rules = try r.string("xkb_rules", keymap.rules, expected: names, where: xkbName)
+        keymap.model = try r.string("xkb_model", keymap.model, expected: names, where: xkbName)
+        keymap.layout = try r.string("xkb_layout", keymap.layout, expected: names, where: xkbName)
+        keymap.variant = try r.string("xkb_variant", keymap.variant, expected: names, where: xkbName)
+        keymap.options = try r.string("xkb_options", keymap.options, expected: names, where: xkbName)
+        repeatDelayMilliseconds = try r.integer("repeat_delay_ms", repeatDelayMilliseconds, in: 0...10_000)
+        repeatRate = try r.integer("repeat_rate", repeatRate, in: 0...1000, expected: "repeats a second, 0…1000 (0: keys do not repeat)")
+        calibration = try r.value("calibration", calibration, expected: "six numbers [a, b, c, d, e, f] within ±100 (libinput's calibration matrix), or [] for the device's own") { node in
+            guard let items = node.array else { return nil }
+            let numbers = items.compactMap(\.number).filter { $0.isFinite && abs($0) <= 100 }
+            guard numbers.count == items.count, numbers.count == 6 || numbers.isEmpty else { return [Double]??.none }
+            return numbers.isEmpty ? [Double]?.none : numbers
+        }
+        vtSwitching = try r.boolean("vt_switching", vtSwitching)
+        tapSlop = try r.number("tap_slop", tapSlop, expected: "pixels, 0…1000") { (0...1000).contains($0) }
+        longPressSeconds = try r.number("long_press_seconds", longPressSeconds, expected: "seconds, 0.05…60") { (0.05...60).contains($0) }
     }
 }
 

@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrineInput
 import VitrineRolling
 import VitrineProtocol
 
@@ -32,6 +33,8 @@ public struct Configuration: Sendable, Equatable {
     public var state = State()
     /// `[scene]`: what is shown before any script connects.
     public var scene = InitialScene()
+    /// `[input]`: keyboards, touchscreens and pointers.
+    public var input = Input()
 
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()
@@ -182,6 +185,15 @@ extension Configuration {
     /// (within ±1e6), `mass` (above 0, at most 1e6) and `stiffness` (above 0, at most 1e9);
     /// the defaults are `SpringSettings()`'s.
     public typealias SpringDefaults = SpringSettings
+
+    /// `[input]`: the input devices of the seat and what they mean — `enabled`, `seat`, the
+    /// keymap (`xkb_rules`, `xkb_model`, `xkb_layout`, `xkb_variant`, `xkb_options`; ""
+    /// for the system's default), key repeat (`repeat_delay_ms`, 0…10000, and
+    /// `repeat_rate`, 0…1000 a second, 0 for none), a touchscreen's `calibration` (six
+    /// numbers, [] for the device's own), `vt_switching` (Ctrl+Alt+F1…F12), `tap_slop`
+    /// (pixels, 0…1000) and `long_press_seconds` (0.05…60); the defaults are
+    /// `InputSettings()`'s.
+    public typealias Input = InputSettings
 
     /// `[rolling_number]`: defaults of rolling-number layers (digits that roll like an
     /// odometer when the number changes).
@@ -352,6 +364,14 @@ extension Configuration {
         ("state.directory", { $0.state.directory }), ("state.journal", { $0.state.journal }),
         // A scene file in another directory moves the root that relative image paths start from.
         ("scene.file", { $0.scene.file.prefix(upTo: $0.scene.file.lastIndex(of: "/") ?? $0.scene.file.endIndex) }),
+        // The devices are opened with the keymap, repeat and calibration once, at start.
+        ("input.enabled", { $0.input.enabled }), ("input.seat", { $0.input.seat }),
+        ("input.xkb_rules", { $0.input.keymap.rules }), ("input.xkb_model", { $0.input.keymap.model }),
+        ("input.xkb_layout", { $0.input.keymap.layout }), ("input.xkb_variant", { $0.input.keymap.variant }),
+        ("input.xkb_options", { $0.input.keymap.options }), ("input.repeat_delay_ms", { $0.input.repeatDelayMilliseconds }),
+        ("input.repeat_rate", { $0.input.repeatRate }), ("input.calibration", { $0.input.calibration }),
+        ("input.vt_switching", { $0.input.vtSwitching }), ("input.tap_slop", { $0.input.tapSlop }),
+        ("input.long_press_seconds", { $0.input.longPressSeconds }),
     ]
 
     /// The keys read only when the daemon starts; a reload applies every other key.

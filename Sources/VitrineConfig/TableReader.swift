@@ -163,6 +163,13 @@ struct TableReader {
         try value(name, fallback, expected: expected) { node in node.string.flatMap { valid($0) ? $0 : nil } }
     }
 
+    /// `true` or `false`.
+    func boolean(_ name: String, _ fallback: Bool) throws(ConfigError) -> Bool {
+        try value(name, fallback, expected: "true or false") { node in
+            if case .bool(let b) = node { b } else { nil }
+        }
+    }
+
     /// A string that names a case of `E`.
     func choice<E: RawRepresentable & CaseIterable>(_ name: String, _ fallback: E) throws(ConfigError) -> E where E.RawValue == String {
         let names = E.allCases.map { "\"\($0.rawValue)\"" }

@@ -87,6 +87,21 @@ import VitrineCore
         [state]
         directory = "/srv/vitrine-state"
         journal = false
+
+        [input]
+        enabled = false
+        seat = "seat1"
+        xkb_rules = "evdev"
+        xkb_model = "pc104"
+        xkb_layout = "de,us"
+        xkb_variant = "nodeadkeys,"
+        xkb_options = "ctrl:nocaps,grp:alt_shift_toggle"
+        repeat_delay_ms = 250
+        repeat_rate = 40
+        calibration = [0, 1, 0, -1, 0, 1]
+        vt_switching = false
+        tap_slop = 20.5
+        long_press_seconds = 1
         """
 
     @Test func everyKeyReadsANonDefaultValue() throws {
@@ -133,6 +148,15 @@ import VitrineCore
         expected.logging.level = .debug
         expected.state.directory = "/srv/vitrine-state"
         expected.state.journal = false
+        expected.input.enabled = false
+        expected.input.seat = "seat1"
+        expected.input.keymap = .init(rules: "evdev", model: "pc104", layout: "de,us", variant: "nodeadkeys,", options: "ctrl:nocaps,grp:alt_shift_toggle")
+        expected.input.repeatDelayMilliseconds = 250
+        expected.input.repeatRate = 40
+        expected.input.calibration = [0, 1, 0, -1, 0, 1]
+        expected.input.vtSwitching = false
+        expected.input.tapSlop = 20.5
+        expected.input.longPressSeconds = 1
 
         let parsed = try parse(Self.everyKeyChanged)
         #expect(parsed == expected)

@@ -297,6 +297,8 @@ struct LayerGeometry {
     private(set) var opacity: Double
     let isHidden: Bool
     let masksToBounds: Bool
+    /// `userInteractionEnabled`: hit testing reaches the layer and its sublayers.
+    let isInteractive: Bool
     let zPosition: Double
     /// The area the shadow can reach, in bounds space; nil without a visible shadow.
     let shadowReach: Rect?
@@ -331,6 +333,7 @@ struct LayerGeometry {
         opacity = v.number(.opacity)
         isHidden = v.bool(.hidden)
         masksToBounds = v.bool(.masksToBounds)
+        isInteractive = v.bool(.userInteractionEnabled)
         zPosition = v.number(.zPosition)
         if v.number(.shadowOpacity) * v.color(.shadowColor).alpha > 0 {
             let offset = v.size(.shadowOffset), reach = shadowExtent(radius: v.number(.shadowRadius)) + 1

@@ -152,6 +152,9 @@ public enum BaseProperty: Int, CaseIterable, Sendable {
     case opacity, hidden, backgroundColor, cornerRadius, maskedCorners, borderWidth, borderColor
     case masksToBounds, shadowColor, shadowOpacity, shadowOffset, shadowRadius
     case contents, contentsGravity, allowsGroupOpacity
+    /// UIView's isUserInteractionEnabled: false makes hit testing pass over the layer and
+    /// its sublayers.
+    case userInteractionEnabled
     case beginTime, speed, timeOffset, duration, repeatCount, repeatDuration, autoreverses, fillMode
 
     /// The slot index.
@@ -187,6 +190,7 @@ public enum BaseProperty: Int, CaseIterable, Sendable {
         case .contents: return .init(name, .string(""), animatable: false)
         case .contentsGravity: return .init(name, .string("resize"), animatable: false, allowed: Self.gravities)
         case .allowsGroupOpacity: return .init(name, .bool(true), animatable: false)
+        case .userInteractionEnabled: return .init(name, .bool(true), animatable: false)
         case .beginTime, .timeOffset: return .init(name, .number(0), animatable: false)
         case .speed: return .init(name, .number(1), animatable: false, range: -1000...1000)
         case .duration, .repeatDuration: return .init(name, .number(0), animatable: false, range: 0...maximumMagnitude)

@@ -237,6 +237,7 @@ import VitrineCore
         #expect(v[.maskedCorners] == .number(15))
         #expect(v[.contentsGravity] == .string("resize"))
         #expect(v[.allowsGroupOpacity] == .bool(true))
+        #expect(v[.userInteractionEnabled] == .bool(true))
         #expect(v.timing == MediaTiming())
         #expect(v.timing.speed == 1 && v.timing.fillMode == .removed)
         #expect(v.custom.isEmpty)

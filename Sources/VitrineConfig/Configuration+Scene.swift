@@ -4,16 +4,18 @@ import VitrineCore
 import VitrineProtocol
 
 extension Configuration.InitialScene {
-    static let keys = ["file", "background", "layers"]
+    static let keys = ["file", "background", "layers", "bindings"]
 
     /// Reads `[scene]`: a scene file (relative paths are relative to the configuration's
     /// directory) or inline `[[scene.layers]]`, each layer checked as `SceneDescription`
-    /// checks a layer object.
+    /// checks a layer object, and `[[scene.bindings]]` (added to the file's), each checked
+    /// as `binding.add` checks its fields.
     init(reading r: TableReader, source: String) throws(ConfigError) {
         try r.refuseUnknownKeys(Self.keys)
         let written = try r.string("file", "", expected: "the path of a JSON scene file, such as \"/etc/vitrine/scene.json\"")
         background = try r.value("background", nil, expected: colourForm) { readColour($0).map { Optional($0) } }
         layers = try Self.inlineLayers(r)
+        bindings = try Self.inlineBindings(r)
         if !written.isEmpty && !layers.isEmpty {
             throw r.error("file", "give either file (a JSON scene) or [[scene.layers]] tables, not both")
         }
@@ -33,6 +35,10 @@ extension Configuration.InitialScene {
         } else if !layers.isEmpty {
             content = try? SceneDescription(json: .object(["layers": .array(layers)]))
         }
+        if !bindings.isEmpty {
+            if content == nil { content = try? SceneDescription(json: .object([:])) }
+            content?.bindings += bindings.compactMap { json in json.object.flatMap { try? BindingSpec(object: $0, context: "bindings") } }
+        }
         if let background {
             if content == nil { content = try? SceneDescription(json: .object([:])) }
             content?.background = background
@@ -40,22 +46,38 @@ extension Configuration.InitialScene {
     }
 
     private static func inlineLayers(_ r: TableReader) throws(ConfigError) -> [JSON] {
-        guard let node = r.entries["layers"] else { return [] }
-        guard let items = node.array, items.allSatisfy({ $0.table != nil }) else {
-            throw r.error("layers", "must be [[scene.layers]] tables, each with an id, got \(node.written)")
+        try inlineTables(r, "layers", holding: "an id") { json throws(ProtocolError) in
+            _ = try SceneDescription(json: .object(["layers": .array([json])]))
         }
-        var layers: [JSON] = []
+    }
+
+    private static func inlineBindings(_ r: TableReader) throws(ConfigError) -> [JSON] {
+        try inlineTables(r, "bindings", holding: "on, layer (or key) and commands") { json throws(ProtocolError) in
+            _ = try BindingSpec(object: json.object ?? [:], context: "binding")
+        }
+    }
+
+    /// The `[[scene.NAME]]` tables as JSON objects, each checked by `check`, whose error
+    /// names the table.
+    private static func inlineTables(
+        _ r: TableReader, _ name: String, holding fields: String, check: (JSON) throws(ProtocolError) -> Void
+    ) throws(ConfigError) -> [JSON] {
+        guard let node = r.entries[name] else { return [] }
+        guard let items = node.array, items.allSatisfy({ $0.table != nil }) else {
+            throw r.error(name, "must be [[scene.\(name)]] tables, each with \(fields), got \(node.written)")
+        }
+        var tables: [JSON] = []
         for (i, item) in items.enumerated() {
-            let key = r.key("layers") + "[\(i)]"
+            let key = r.key(name) + "[\(i)]"
             guard let json = item.json else { throw r.context.error(key, "dates and times are not scene values") }
             do {
-                _ = try SceneDescription(json: .object(["layers": .array([json])]))
+                try check(json)
             } catch {
                 throw r.context.error(key, error.message)
             }
-            layers.append(json)
+            tables.append(json)
         }
-        return layers
+        return tables
     }
 
     /// Applies the scene to a scratch model when every layer's kind is known, so that bad
@@ -66,7 +88,9 @@ extension Configuration.InitialScene {
         guard let content else { return }
         let known = Set(VitrineCore.Scene().kinds.keys).union(kinds.map(\.name))
         guard content.layers.allSatisfy({ known.contains($0.kind) }) else { return }
-        guard let failure = Self.failure(applying: content, kinds: kinds, size: size) else { return }
+        guard let failure = Self.failure(applying: content, kinds: kinds, size: size) else {
+            return try checkBindings(of: content, reader: r)
+        }
         if !file.isEmpty { throw r.error("file", "\(file): \(failure.message)") }
         for end in layers.indices {
             guard let prefix = try? SceneDescription(json: .object(["layers": .array(Array(layers[...end]))])),
@@ -74,6 +98,19 @@ extension Configuration.InitialScene {
             throw r.context.error(r.key("layers") + "[\(end)]", error.message)
         }
         throw r.error("layers", failure.message)
+    }
+
+    /// Every binding's layer is one of the scene's: the error names the binding at fault.
+    private func checkBindings(of content: SceneDescription, reader r: TableReader) throws(ConfigError) {
+        // "root" is the daemon's root layer.
+        let ids = Set(content.layers.map(\.id) + ["root"])
+        let fromFile = content.bindings.count - bindings.count
+        for (i, binding) in content.bindings.enumerated() {
+            guard let layer = binding.layer, !ids.contains(layer) else { continue }
+            let message = "binding on \(binding.trigger.rawValue) of layer '\(layer)': the scene has no layer '\(layer)'"
+            if i < fromFile { throw r.error("file", "\(file): bindings[\(i)]: \(message)") }
+            throw r.context.error(r.key("bindings") + "[\(i - fromFile)]", message)
+        }
     }
 
     private static func failure(applying content: SceneDescription, kinds: [LayerKind], size: PixelSize) -> ProtocolError? {

@@ -308,6 +308,9 @@ extension Configuration {
         public var background: Color?
         /// `[[scene.layers]]`: the inline layers as JSON layer objects.
         public var layers: [JSON] = []
+        /// `[[scene.bindings]]`: inline bindings as JSON objects in `binding.add`'s
+        /// vocabulary, added after the scene file's.
+        public var bindings: [JSON] = []
         /// The scene read from `file` or built from `layers`, with `background` applied;
         /// nil when there is neither.
         public var content: SceneDescription?
@@ -317,7 +320,7 @@ extension Configuration {
 
         /// Equal sources and equal scene content.
         public static func == (a: InitialScene, b: InitialScene) -> Bool {
-            a.file == b.file && a.background == b.background && a.layers == b.layers
+            a.file == b.file && a.background == b.background && a.layers == b.layers && a.bindings == b.bindings
                 && SceneDescription.sameContent(a.content, b.content)
         }
     }
@@ -327,7 +330,9 @@ extension SceneDescription {
     /// Whether two scenes describe the same layers, properties and animations.
     static func sameContent(_ a: SceneDescription?, _ b: SceneDescription?) -> Bool {
         guard let a, let b else { return a == nil && b == nil }
-        guard a.size == b.size, a.background == b.background, a.layers.count == b.layers.count else { return false }
+        guard a.size == b.size, a.background == b.background, a.layers.count == b.layers.count,
+            a.bindings.map(\.json) == b.bindings.map(\.json), a.bindings.map(\.id) == b.bindings.map(\.id)
+        else { return false }
         return zip(a.layers, b.layers).allSatisfy { x, y in
             x.id == y.id && x.kind == y.kind && x.parent == y.parent && x.animations == y.animations
                 && x.displayKeys == y.displayKeys && x.properties.map(\.0) == y.properties.map(\.0)

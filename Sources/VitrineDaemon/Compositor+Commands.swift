@@ -19,7 +19,7 @@ extension Compositor {
                 "frames": .number(Double(framesRendered)), "pixels": .number(Double(pixelsRepainted)), "layers": .number(Double(scene.layerCount)),
                 "clients": .number(Double(clients.count)), "animating": .bool(scene.isAnimating), "time": .number(now),
                 "images": .number(Double(pipeline.renderer.images.paths.count)),
-                "imageBytes": .number(Double(pipeline.renderer.images.usedBytes)),
+                "imageBytes": .number(Double(pipeline.renderer.images.usedBytes)), "input": input.statistics,
             ])
         case .layerAdd, .layerRemove, .layerMove, .layerActions, .layerPause, .layerResume, .layerSpeed:
             var builder = TransactionBuilder(compositor: self)
@@ -63,29 +63,35 @@ extension Compositor {
             return .object(result)
         case .clockSet(let time):
             try setClock(time)
+            input.clockMoved()
             return .object(["time": .number(now)])
         case .clockAdvance(let seconds):
             try setClock(now + seconds)
+            input.clockMoved()
             return .object(["time": .number(now)])
         case .screenshot:
             throw ProtocolError(.internalError, "screenshot is handled before execute")
-        case .subscribe(let patterns):
-            return try subscribe(client, patterns)
+        case .subscribe(let patterns, let layers):
+            return try subscribe(client, patterns, layers: layers)
         case .unsubscribe(let patterns):
             clients[client]?.subscriptions.removeAll { patterns.contains($0) }
-            return .object(["subscriptions": .array((clients[client]?.subscriptions ?? []).map(JSON.string))])
+            for pattern in patterns { clients[client]?.layerFilters[pattern] = nil }
+            return subscriptions(of: client)
         case .sceneReset:
             return try resetScene()
         case .configReload:
             throw ProtocolError(.internalError, "config.reload is handled before execute")
+        case .bindingAdd, .bindingRemove, .bindingList, .inputInject:
+            return try executeInput(command)
         }
     }
 
-    /// Commits `tx` now; `owner` receives its completion event.
+    /// Commits `tx` at `time` (default now); `owner` receives its completion event.
     @discardableResult
-    func commit(_ tx: Transaction, owner: Int?) throws(ProtocolError) -> UInt64 {
-        let id = try core { () throws(CoreError) in try scene.commit(tx, at: now) }
+    func commit(_ tx: Transaction, owner: Int?, at time: Double? = nil) throws(ProtocolError) -> UInt64 {
+        let id = try core { () throws(CoreError) in try scene.commit(tx, at: time ?? now) }
         if let owner { transactionOwners[id] = owner }
+        if !input.bindings.isEmpty, tx.removesLayers { pruneBindings() }
         frameNeeded = true
         return id
     }
@@ -113,7 +119,7 @@ extension Compositor {
         ])
     }
 
-    private func subscribe(_ client: Int, _ patterns: [String]) throws(ProtocolError) -> JSON {
+    private func subscribe(_ client: Int, _ patterns: [String], layers: [String]?) throws(ProtocolError) -> JSON {
         for p in patterns where !Wire.eventNames.contains(where: { Wire.matches(p, $0) }) {
             throw ProtocolError(.invalidValue, "'\(p)' matches no event; the events are \(Wire.eventNames.joined(separator: ", ")), and patterns such as \"animation.*\" or \"*\"")
         }
@@ -123,8 +129,19 @@ extension Compositor {
             throw ProtocolError(.limitExceeded, "a client may hold \(settings.limits.subscriptionsPerClient) subscriptions; unsubscribe some first")
         }
         state?.subscriptions = merged
+        for pattern in patterns { state?.layerFilters[pattern] = layers.map(Set.init) }
         clients[client] = state
-        return .object(["subscriptions": .array(merged.map(JSON.string))])
+        return subscriptions(of: client)
+    }
+
+    /// `subscribe`'s reply: the patterns, and the `layers` filters there are.
+    private func subscriptions(of client: Int) -> JSON {
+        let state = clients[client]
+        var result: [String: JSON] = ["subscriptions": .array((state?.subscriptions ?? []).map(JSON.string))]
+        if let filters = state?.layerFilters, !filters.isEmpty {
+            result["layers"] = .object(filters.mapValues { .array($0.sorted().map(JSON.string)) })
+        }
+        return .object(result)
     }
 
     // MARK: Reading the scene

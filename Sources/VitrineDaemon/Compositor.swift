@@ -73,11 +73,16 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     public private(set) var pixelsRepainted = 0
     /// Called after each presented frame with the media time it showed.
     public var onFramePresented: ((Double) -> Void)?
+    /// Input: events for scripts, gestures, bindings.
+    lazy var input = InputRouter(compositor: self)
 
     /// What the compositor keeps per client.
     struct ClientState {
         let connection: ClientConnection
         var subscriptions: [String] = []
+        /// The layers (and their sublayers) whose `layer.*` events a pattern brings; a
+        /// pattern without a filter brings them all.
+        var layerFilters: [String: Set<String>] = [:]
     }
 
     public init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
@@ -115,6 +120,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         guard let initial = settings.initialScene else { return }
         do {
             try initial.apply(to: scene, root: root, at: clock.now, springDefaults: settings.spring)
+            try addBindings(initial.bindings)
         } catch {
             throw SystemError("\(settings.initialSceneOrigin) cannot be shown: \(error.message)")
         }
@@ -204,6 +210,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             }
         case .transaction(let spec):
             return spec.commands.flatMap(contents(in:))
+        case .bindingAdd(let binding):
+            return contents(in: .transaction(binding.transaction))
         default:
             return []
         }
@@ -249,6 +257,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     /// Runs what the last requests left to do (a frame); call it after sending replies,
     /// so that a client sees its reply before the events the change causes.
     public func flush() {
+        input.sendPending()
         journal?.noteChanges()
         guard frameNeeded else { return }
         frameNeeded = false
@@ -376,6 +385,15 @@ struct FrameClock {
     }
 
     mutating func set(_ time: Double) { manualTime = time }
+
+    /// The media time at CLOCK_MONOTONIC `seconds` (an input event's kernel time); with
+    /// the manual clock, the time it is now.
+    func mediaTime(monotonic seconds: Double) -> Double {
+        switch mode {
+        case .manual: manualTime
+        case .realtime: offset + seconds - Double(start) / 1e9
+        }
+    }
 
     /// Makes the time now `time`, in either mode; the real-time clock runs on from there.
     mutating func resume(at time: Double) {

@@ -54,6 +54,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         compositor.workers = workers
         compositor.content.attach(to: loop)
         compositor.schedule = { seconds, body in loop.schedule(after: seconds, body) }
+        compositor.input.arm = { seconds, body in loop.schedule(after: seconds, body) }
+        compositor.input.disarm = { ticket in loop.cancel(ticket) }
         output.attach(to: loop)
         compositor.reloadConfiguration = { [unowned self] done in self.applyReload(done) }
         compositor.onFramePresented = { [unowned self] _ in self.frameWasPresented() }
@@ -67,6 +69,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         if handlesSignals { try watchSignals() }
         let address = try server.start(inheritedSocket: inheritedSocket)
         compositor.renderFrame()
+        let devices = compositor.openInputDevices(loop: loop)
         systemd.notify("READY=1\nSTATUS=serving \(address), \(compositor.output.name) \(compositor.output.mode)")
         if let interval = systemd.watchdogInterval { petWatchdog(every: interval / 2) }
         if releasesStartupMemory {
@@ -77,6 +80,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             }
         }
         loop.run()
+        devices?.stop()
         systemd.notify("STOPPING=1\nSTATUS=stopping")
         // The scene as it is now, whatever the coalesced writes have got to.
         compositor.journal?.writeFinal()

@@ -1,5 +1,6 @@
 import VitrineConfig
 import VitrineCore
+import VitrineInput
 import VitrineProtocol
 import VitrineRolling
 
@@ -56,6 +57,14 @@ public struct DaemonSettings: Sendable {
     public var stateDirectoryIsDefault = false
     /// Start with the initial scene instead of the journal's, which is moved aside.
     public var freshStart = false
+    /// `[input]`: the devices' settings, the keymap injected key codes are read through,
+    /// and what makes a tap, a long press and a drag.
+    public var input: InputSettings
+    /// Whether the input devices are opened: the caller decides (`vitrined`: `[input]
+    /// enabled` on a screen, never with the headless output).
+    public var opensInputDevices = false
+    /// How the output is turned, degrees clockwise: touches are turned with it.
+    public var outputRotation = 0
 
     /// The settings a configuration gives (every default is the configuration's); the
     /// journal's directory is left to the caller, who knows the environment.
@@ -80,6 +89,8 @@ public struct DaemonSettings: Sendable {
         contentRoots = c.content.roots
         rolling = c.rollingNumberDefaults
         spring = (try? c.animation.spring.spring()) ?? Spring.coreAnimation
+        input = c.input
+        outputRotation = c.output.rotation.rawValue
     }
 
     /// Bounds on what one client and the whole scene may hold (`[limits]`).

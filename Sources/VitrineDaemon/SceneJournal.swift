@@ -26,25 +26,31 @@ public final class SceneJournal {
         public var wallClock: Double
         /// The compositor's counter for the animation keys it picks.
         public var animationKeys: Int
+        /// The bindings, in the order they were added, each with its id.
+        public var bindings: [BindingSpec]
 
-        public init(scene: Scene.Snapshot, mediaTime: Double, wallClock: Double, animationKeys: Int) {
+        public init(scene: Scene.Snapshot, mediaTime: Double, wallClock: Double, animationKeys: Int, bindings: [BindingSpec] = []) {
             (self.scene, self.mediaTime, self.wallClock, self.animationKeys) = (scene, mediaTime, wallClock, animationKeys)
+            self.bindings = bindings
         }
 
         /// The file's bytes: one JSON object, `{"format": 1, "mediaTime": …, "wallClock":
-        /// …, "animationKeys": …, "scene": {…}}` (`Scene.Snapshot.json`).
+        /// …, "animationKeys": …, "scene": {…}}` (`Scene.Snapshot.json`), with
+        /// `"bindings": […]` (as `binding.list` gives them) when there are any.
         public func encoded() -> [UInt8] {
-            Array(JSON.object([
+            var object: [String: JSON] = [
                 "format": .number(Double(SceneJournal.format)), "vitrine": .string(vitrineVersion), "mediaTime": .number(mediaTime),
                 "wallClock": .number(wallClock), "animationKeys": .number(Double(animationKeys)), "scene": scene.json,
-            ]).text.utf8) + [10]
+            ]
+            if !bindings.isEmpty { object["bindings"] = .array(bindings.map { $0.described(id: $0.id ?? "") }) }
+            return Array(JSON.object(object).text.utf8) + [10]
         }
 
         /// Reads what `encoded()` writes; strict, with errors that say where.
         public init(decoding bytes: [UInt8]) throws(ProtocolError) {
             let json = try JSON(parsing: Data(bytes))
             guard let o = json.object else { throw ProtocolError(.wrongType, "the journal is a JSON object, not \(json.kindName)") }
-            let known: Set = ["format", "vitrine", "mediaTime", "wallClock", "animationKeys", "scene"]
+            let known: Set = ["format", "vitrine", "mediaTime", "wallClock", "animationKeys", "scene", "bindings"]
             if let extra = o.keys.sorted().first(where: { !known.contains($0) }) { throw ProtocolError(.unknownField, "the journal has no field '\(extra)'") }
             guard o["format"] == .number(Double(SceneJournal.format)) else {
                 throw ProtocolError(.invalidValue, "the journal's format is \(o["format"]?.text ?? "missing"); this vitrined reads format \(SceneJournal.format)")
@@ -55,7 +61,12 @@ public final class SceneJournal {
                 throw ProtocolError(.invalidValue, "animationKeys is a whole number ≥ 0")
             }
             guard let scene = o["scene"] else { throw ProtocolError(.missingField, "the journal has no scene") }
-            self.init(scene: try Scene.Snapshot(json: scene), mediaTime: media, wallClock: wall, animationKeys: Int(keys))
+            var bindings: [BindingSpec] = []
+            for (i, item) in (o["bindings"]?.array ?? []).enumerated() {
+                guard let object = item.object, object["binding"]?.string != nil else { throw ProtocolError(.wrongType, "the journal's bindings[\(i)] is a binding with its id") }
+                bindings.append(try BindingSpec(object: object, context: "the journal's bindings[\(i)]"))
+            }
+            self.init(scene: try Scene.Snapshot(json: scene), mediaTime: media, wallClock: wall, animationKeys: Int(keys), bindings: bindings)
         }
     }
 
@@ -72,8 +83,8 @@ public final class SceneJournal {
     public let path: String
     private let logger: Logger
     private unowned let compositor: Compositor
-    /// The revision and manual time the last snapshot saw.
-    private var captured: (revision: UInt64, time: Double)?
+    /// The scene's and the bindings' revisions and the manual time the last snapshot saw.
+    private var captured: (revision: UInt64, bindings: UInt64, time: Double)?
     private var dirty = false
     private var writing = false
     private var scheduled = false
@@ -166,7 +177,7 @@ public final class SceneJournal {
     /// last snapshot, a write is due.
     func noteChanges() {
         let time = compositor.clock.mode == .manual ? compositor.now : 0
-        let stamp = (compositor.scene.revision, time)
+        let stamp = (compositor.scene.revision, compositor.input.bindings.revision, time)
         guard captured.map({ $0 != stamp }) ?? true else { return }
         captured = stamp
         dirty = true
@@ -175,7 +186,7 @@ public final class SceneJournal {
 
     /// Treats the scene as written: what was restored is on disk already.
     func markClean() {
-        captured = (compositor.scene.revision, compositor.clock.mode == .manual ? compositor.now : 0)
+        captured = (compositor.scene.revision, compositor.input.bindings.revision, compositor.clock.mode == .manual ? compositor.now : 0)
         dirty = false
     }
 
@@ -220,9 +231,14 @@ public final class SceneJournal {
     private func capture() -> Record {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
+        let bindings = compositor.input.bindings.entries.map { entry in
+            var spec = entry.spec
+            spec.id = entry.id
+            return spec
+        }
         return Record(
             scene: compositor.scene.snapshot(), mediaTime: compositor.now,
-            wallClock: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, animationKeys: compositor.animationKeys)
+            wallClock: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, animationKeys: compositor.animationKeys, bindings: bindings)
     }
 
     private func report(_ failure: String?) {
@@ -284,6 +300,12 @@ extension Compositor {
     func restore(_ record: SceneJournal.Record) throws(CoreError) {
         try scene.restore(record.scene)
         animationKeys = max(animationKeys, record.animationKeys)
+        input.bindings = BindingTable()
+        for binding in record.bindings {
+            do { _ = try addBinding(binding) } catch {
+                logger.warning("the journal's binding '\(binding.id ?? "")' is not restored: \(error.message)")
+            }
+        }
         switch clock.mode {
         case .manual:
             clock.set(record.mediaTime)
@@ -313,6 +335,7 @@ extension Compositor {
         var setup = Transaction(disableActions: true)
         setup.set(root, "backgroundColor", .color(settings.background))
         try commit(setup, owner: nil)
+        input.bindings.remove { _ in true }
         do { try showInitialScene() } catch { throw ProtocolError(.invalidConfig, error.message) }
         frameNeeded = true
         return .object(["removed": .number(Double(removed)), "layers": .number(Double(scene.layerCount - scene.rootIDs.count))])

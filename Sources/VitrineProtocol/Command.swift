@@ -62,11 +62,21 @@ public enum Command: Sendable {
     case clockSet(time: Double)
     case clockAdvance(seconds: Double)
     case screenshot(path: String?, output: String?)
-    case subscribe(events: [String])
+    /// `layers`: the `layer.*` events these patterns bring come only for those layers and
+    /// their sublayers.
+    case subscribe(events: [String], layers: [String]?)
     case unsubscribe(events: [String])
     case configReload
     /// Removes every layer and animation and shows the configured initial scene again.
     case sceneReset
+    /// Adds a reaction to a gesture on a layer, or to a key.
+    case bindingAdd(BindingSpec)
+    /// Removes one binding, or every binding of a layer.
+    case bindingRemove(binding: String?, layer: String?)
+    /// The bindings (of one layer).
+    case bindingList(layer: String?)
+    /// Feeds a synthetic event to the input pipeline.
+    case inputInject(InjectedInput)
 
     /// The command's wire name.
     public var name: String {
@@ -97,6 +107,10 @@ public enum Command: Sendable {
         case .unsubscribe: "unsubscribe"
         case .configReload: "config.reload"
         case .sceneReset: "scene.reset"
+        case .bindingAdd: "binding.add"
+        case .bindingRemove: "binding.remove"
+        case .bindingList: "binding.list"
+        case .inputInject: "input.inject"
         }
     }
 

@@ -95,12 +95,16 @@ extension Command {
             try r.only(["path", "output"])
             self = .screenshot(path: try r.string("path"), output: try r.string("output"))
         case "subscribe", "unsubscribe":
-            try r.only(["events"])
+            try r.only(name == "subscribe" ? ["events", "layers"] : ["events"])
             guard let events = try r.strings("events"), !events.isEmpty else {
                 throw ProtocolError(.missingField, "\(name) needs \"events\": a list of event names or patterns such as \"animation.*\"")
             }
-            self = name == "subscribe" ? .subscribe(events: events) : .unsubscribe(events: events)
+            self = name == "subscribe" ? .subscribe(events: events, layers: try r.layerIDs("layers")) : .unsubscribe(events: events)
         default:
+            if let command = try Self.decodeInput(name, r) {
+                self = command
+                return
+            }
             throw ProtocolError(.unknownCommand, "there is no command '\(name)'; \"hello\" lists the commands")
         }
     }
@@ -194,7 +198,7 @@ extension Command {
         return .numberSet(layer: layer, change: change)
     }
 
-    private static func decodeTransaction(_ r: Fields, depth: Int) throws(ProtocolError) -> Command {
+    static func decodeTransaction(_ r: Fields, depth: Int) throws(ProtocolError) -> Command {
         try r.only(["duration", "timing", "disableActions", "animated", "commands"])
         guard depth < Request.maximumNesting else { throw ProtocolError(.invalidValue, "transactions nest at most \(Request.maximumNesting) deep") }
         guard let list = r.object["commands"]?.array else { throw ProtocolError(.missingField, "transaction needs \"commands\": [ {\"cmd\": …}, … ]") }
@@ -217,12 +221,12 @@ extension Command {
         "hello", "ping", "stats", "layer.add", "layer.remove", "layer.move", "layer.set", "layer.get", "layer.tree",
         "layer.actions", "animation.add", "animation.remove", "animation.list", "number.set", "transaction", "layer.pause",
         "layer.resume", "layer.speed", "time", "clock.set", "clock.advance", "screenshot", "subscribe",
-        "unsubscribe", "config.reload", "scene.reset",
+        "unsubscribe", "config.reload", "scene.reset", "binding.add", "binding.remove", "binding.list", "input.inject",
     ]
 }
 
 /// Reads a command's fields with errors that name the command and the field.
-private struct Fields {
+struct Fields {
     let object: [String: JSON]
     let command: String
 

@@ -39,7 +39,7 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
     }
 
     /// A core error's code with a message of its own.
-    init(_ error: CoreError, message: String) {
+    public init(_ error: CoreError, message: String) {
         code = error.code
         self.message = message
     }

@@ -34,8 +34,11 @@ public struct SceneDescription: Sendable {
     public var size: Size?
     public var background: Color?
     public var layers: [LayerDescription] = []
+    /// Reactions to gestures and keys, in `binding.add`'s vocabulary; the daemon adds them
+    /// after the layers (`vitrined render` draws without them).
+    public var bindings: [BindingSpec] = []
 
-    static let sceneFields: Set = ["size", "background", "layers"]
+    static let sceneFields: Set = ["size", "background", "layers", "bindings"]
     static let layerFields: Set = ["id", "kind", "parent", "properties", "animations", "displayKeys", "sublayers"]
 
     /// Reads a scene file.
@@ -50,7 +53,7 @@ public struct SceneDescription: Sendable {
     public init(json: JSON) throws(ProtocolError) {
         guard let o = json.object else { throw ProtocolError(.notAnObject, "a scene is a JSON object with \"layers\"") }
         if let extra = o.keys.sorted().first(where: { !Self.sceneFields.contains($0) }) {
-            throw ProtocolError(.unknownField, "a scene has no field '\(extra)'; it has size, background and layers")
+            throw ProtocolError(.unknownField, "a scene has no field '\(extra)'; it has size, background, layers and bindings")
         }
         if let s = o["size"] {
             guard case .size(let size) = try Value(json: s, as: .size, at: "size"), size.width >= 1, size.height >= 1, size.width <= 16384, size.height <= 16384 else {
@@ -61,6 +64,13 @@ public struct SceneDescription: Sendable {
         if let b = o["background"] {
             guard case .color(let c) = try Value(json: b, as: .color, at: "background") else { throw ProtocolError(.wrongType, "background is a colour") }
             background = c
+        }
+        if let list = o["bindings"] {
+            guard let items = list.array else { throw ProtocolError(.wrongType, "bindings is an array of binding objects") }
+            for (i, item) in items.enumerated() {
+                guard let object = item.object else { throw ProtocolError(.notAnObject, "bindings[\(i)] is an object such as {\"layer\": …, \"on\": \"tap\", \"commands\": […]}") }
+                bindings.append(try BindingSpec(object: object, context: "bindings[\(i)]"))
+            }
         }
         guard let list = o["layers"]?.array else {
             if o["layers"] == nil { return }

@@ -22,7 +22,11 @@ public enum Wire {
     }
 
     /// The events the daemon sends.
-    public static let eventNames = ["animation.started", "animation.finished", "transaction.completed", "number.completed", "config.reloaded", "content.failed"]
+    public static let eventNames = [
+        "animation.started", "animation.finished", "transaction.completed", "number.completed", "config.reloaded", "content.failed",
+        "input.key", "input.touch", "input.pointer", "layer.press", "layer.release", "layer.tap", "layer.longPress", "layer.drag",
+        "layer.cancel", "binding.failed",
+    ]
 
     /// True when `name` matches `pattern`: equal, `*` for everything, or `prefix.*` for
     /// every event under a prefix.

@@ -181,13 +181,22 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
 
     /// Runs `body` on the loop after `seconds` (at once for 0 or less, after what is
     /// ready now). Bodies due at the same time run in the order they were scheduled.
-    public func schedule(after seconds: Double, _ body: @escaping () -> Void) {
+    /// Returns a ticket that `cancel` takes.
+    @discardableResult
+    public func schedule(after seconds: Double, _ body: @escaping () -> Void) -> UInt64 {
         let delay = seconds > 0 ? UInt64(min(seconds, 1e6) * 1e9) : 0
         sequence += 1
         let entry = Timer(deadline: Self.monotonicNanoseconds() + delay, sequence: sequence, body: body)
         // Kept sorted, latest first: the next due is popped from the end.
         let index = timers.firstIndex { ($0.deadline, $0.sequence) < (entry.deadline, entry.sequence) } ?? timers.count
         timers.insert(entry, at: index)
+        return sequence
+    }
+
+    /// Forgets a body `schedule` returned `ticket` for, unless it has run: the loop does
+    /// not wake for it.
+    public func cancel(_ ticket: UInt64) {
+        timers.removeAll { $0.sequence == ticket }
     }
 
     /// Runs `body` on the loop soon; callable from any thread.

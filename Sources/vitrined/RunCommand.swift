@@ -89,7 +89,7 @@ struct RunCommand: ParsableCommand {
         let level = logLevel ?? configuration.logLevel
         LoggingSystem.bootstrap { _ in StderrLogHandler(logLevel: level) }
         let logger = Logger(label: "vitrined")
-        let settings = try settings(from: configuration)
+        var settings = try settings(from: configuration)
         var screen = configuration.output
         if let device { screen.device = device }
         if let connector { screen.connector = connector }
@@ -103,6 +103,9 @@ struct RunCommand: ParsableCommand {
             logger.critical("\(chosen.rawValue) output: \(error)")
             throw ExitCode(1)
         }
+        // Input devices go with a screen; the headless output has none.
+        settings.opensInputDevices = configuration.input.enabled && !(output is HeadlessOutput)
+        settings.outputRotation = screen.rotation.rawValue
         do {
             let daemon = try Daemon(settings: settings, output: output, logger: logger)
             daemon.releasesStartupMemory = true

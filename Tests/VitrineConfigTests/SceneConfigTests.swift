@@ -151,6 +151,43 @@ import VitrineProtocol
         #expect(notTables.line == 2 && notTables.key == "scene.layers")
     }
 
+    @Test func bindingsAreReadAndCheckedWithTheTableAtFault() throws {
+        let scene = """
+            [[scene.layers]]
+            id = "button"
+            [[scene.bindings]]
+            layer = "button"
+            on = "press"
+            duration = 0.1
+            commands = [{ cmd = "layer.set", layer = "button", properties = { opacity = 0.6 } }]
+            [[scene.bindings]]
+            binding = "home"
+            on = "key"
+            key = "Home"
+            commands = [{ cmd = "layer.set", layer = "root", properties = { opacity = 1 } }]
+            """
+        let bindings = try #require(try parse(scene).scene.content?.bindings)
+        #expect(bindings.map(\.trigger) == [.press, .key] && bindings.map(\.id) == [nil, "home"])
+        #expect(bindings.first?.transaction.duration == 0.1 && bindings.last?.key == "Home")
+
+        let badField = try #require(failure(scene + "\n[[scene.bindings]]\nlayer = \"button\"\non = \"tap\"\nwhen = 1\ncommands = []\n"))
+        #expect(badField.line == 13 && badField.key == "scene.bindings[2]" && badField.message.contains("when"), "\(badField)")
+        let noLayer = try #require(failure("[[scene.bindings]]\nlayer = \"ghost\"\non = \"tap\"\ncommands = [{ cmd = \"layer.remove\", layer = \"ghost\" }]\n"))
+        #expect(noLayer.line == 1 && noLayer.key == "scene.bindings[0]" && noLayer.message.contains("no layer 'ghost'"), "\(noLayer)")
+        let notTables = try #require(failure("[scene]\nbindings = [1]\n"))
+        #expect(notTables.line == 2 && notTables.key == "scene.bindings")
+        let fromFile = try #require(failure("[scene]\nfile = \"x.json\"\n", source: try sceneFile(#"{"layers": [{"id": "a"}], "bindings": [{"layer": "b", "on": "tap", "commands": [{"cmd": "layer.remove", "layer": "a"}]}]}"#)))
+        #expect(fromFile.key == "scene.file" && fromFile.message.contains("bindings[0]") && fromFile.message.contains("no layer 'b'"), "\(fromFile)")
+    }
+
+    /// A configuration path in a fresh directory holding `x.json` with `json`.
+    private func sceneFile(_ json: String) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-config-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try json.write(to: directory.appendingPathComponent("x.json"), atomically: true, encoding: .utf8)
+        return directory.appendingPathComponent("vitrine.toml").path
+    }
+
     @Test func unknownKindsAreLeftToTheDaemonUnlessGiven() throws {
         let text = "[[scene.layers]]\nid = \"t\"\nkind = \"text\"\nproperties = { string = 5 }\n"
         #expect(try parse(text).scene.content?.layers.first?.kind == "text")

@@ -185,10 +185,11 @@ struct Mutator {
     @Test(arguments: seeds.prefix(1))
     func decoderSurvivesRandomAndMutatedMessages(seed: UInt64) {
         var mutator = Mutator(seed: seed)
-        // Animations' timing, curves and key paths are decoded here too, with the model's codes.
+        // Animations' timing, curves and key paths are decoded here too, with the model's codes,
+        // and binding ids and the layer ids of subscribe's "layers" are checked as layer ids.
         let codes: Set = [
             "malformed_json", "invalid_utf8", "not_an_object", "missing_field", "unknown_field", "wrong_type",
-            "invalid_value", "unknown_command", "invalid_timing", "invalid_key_path", "invalid_animation",
+            "invalid_value", "unknown_command", "invalid_timing", "invalid_key_path", "invalid_animation", "invalid_id",
         ]
         var decoded = 0, refused: [String: Int] = [:], bad = 0
         for n in 0..<100_000 {

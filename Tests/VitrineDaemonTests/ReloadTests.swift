@@ -17,6 +17,7 @@ import VitrineRaster
         "rolling_number.character_spacing", "rolling_number.font", "rolling_number.font_size", "fonts.default_family",
         "limits.layers", "limits.line_bytes", "limits.clients", "limits.subscriptions_per_client", "limits.animations_per_layer",
         "limits.outbound_bytes", "limits.idle_seconds", "limits.memory_mb", "limits.scene_mb", "scene.background", "scene.layers",
+        "scene.bindings",
     ]
 
     static func before(_ shots: String) -> String {
@@ -92,6 +93,11 @@ import VitrineRaster
         scene_mb = 1
         [[scene.layers]]
         id = "second"
+        [[scene.bindings]]
+        binding = "second-tap"
+        layer = "second"
+        on = "tap"
+        commands = [{ cmd = "layer.set", layer = "second", properties = { opacity = 0.5 } }]
         """
     }
 
@@ -219,6 +225,8 @@ import VitrineRaster
         try Self.expectOK(c2, #"{"id": 18, "cmd": "scene.reset"}"#)
         let tree = try #require(try c2.exchange(#"{"id": 19, "cmd": "layer.tree"}"#))
         #expect("\(tree)".contains("second") && !"\(tree)".contains("first"), "scene.layers: \(tree)")
+        let bindings = try #require(try c2.exchange(#"{"id": "b", "cmd": "binding.list"}"#))
+        #expect(bindings["result"]?.array?.map { $0["binding"] } == [.string("second-tap")], "scene.bindings: \(bindings)")
 
         // scene.background, which overrides output.background, in a second reload.
         try (Self.after(directory.path) + "\n[scene]\nbackground = \"#00ff00\"\n").write(toFile: config, atomically: true, encoding: .utf8)

@@ -34,6 +34,23 @@ import VitrineSystem
         #expect(Date().timeIntervalSince(start) >= 0.05, "a timer ran before its deadline")
     }
 
+    @Test(arguments: Self.sleeps) func aCancelledTimerNeitherRunsNorWakesTheLoop(sleep: EventLoop.Sleep) throws {
+        let loop = try EventLoop(sleep: sleep)
+        nonisolated(unsafe) var ran: [String] = []
+        let cancelled = loop.schedule(after: 0.05) { ran.append("cancelled") }
+        loop.schedule(after: 0.01) { ran.append("kept") }
+        loop.cancel(cancelled)
+        loop.cancel(cancelled)
+        Thread {
+            Thread.sleep(forTimeInterval: 0.2)
+            loop.stop()
+        }.start()
+        Self.runToStop(loop)
+        #expect(ran == ["kept"])
+        // The first pass, the kept timer, the stop: not the cancelled deadline.
+        #expect(loop.wakeUps <= 3, "the loop woke \(loop.wakeUps) times")
+    }
+
     @Test(arguments: Self.sleeps) func workFromOtherThreadsRunsOnTheLoopsThread(sleep: EventLoop.Sleep) throws {
         let loop = try EventLoop(sleep: sleep)
         let ran = Mutex<[Bool]>([])

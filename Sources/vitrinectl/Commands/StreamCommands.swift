@@ -69,7 +69,11 @@ struct WatchCommand: ParsableCommand {
             """)
 
     /// The daemon's events (VitrineProtocol's `Wire.eventNames`, which a test compares).
-    static let eventNames = ["animation.started", "animation.finished", "transaction.completed", "number.completed", "config.reloaded", "content.failed"]
+    static let eventNames = [
+        "animation.started", "animation.finished", "transaction.completed", "number.completed", "config.reloaded", "content.failed",
+        "input.key", "input.touch", "input.pointer", "layer.press", "layer.release", "layer.tap", "layer.longPress", "layer.drag",
+        "layer.cancel", "binding.failed",
+    ]
 
     @OptionGroup var connection: ConnectionOptions
 

@@ -1,0 +1,409 @@
+import Logging
+import VitrineCore
+import VitrineInput
+import VitrineProtocol
+
+/// Input from devices and from `input.inject`, made into events for scripts and into the
+/// reactions of bindings, on the compositor's loop.
+///
+/// An event's kernel time becomes media time (the real-time clock runs on CLOCK_MONOTONIC;
+/// with the manual clock an event happens at the time it is now). Touches and the
+/// pointer's left button are hit-tested on the output's root layer at that time and go
+/// through the `GestureRecognizer`; each gesture is an event (`layer.tap`, …) and fires the
+/// bindings of its layer — or of the nearest ancestor with bindings for it — as one
+/// transaction at the gesture's time, so the change is in the next frame. While a long
+/// press is pending one loop timer is armed for it, otherwise none; motion events go to
+/// scripts at most once a frame per touch (the latest). Nothing is computed for events
+/// nobody subscribed to.
+final class InputRouter {
+    unowned let compositor: Compositor
+    /// The bindings in force.
+    var bindings = BindingTable()
+    let recognizer: GestureRecognizer
+    /// Runs `body` on the loop after `seconds`; returns a ticket for `disarm` (set by the
+    /// daemon; without a loop, nothing is armed and the manual clock drives long presses).
+    var arm: (_ seconds: Double, _ body: @escaping () -> Void) -> UInt64 = { _, _ in 0 }
+    var disarm: (_ ticket: UInt64) -> Void = { _ in }
+    /// The long-press timer: its ticket and the deadline (media time) it is armed for.
+    private var longPressTimer: (ticket: UInt64, deadline: Double)?
+    /// The timer that sends held motion, when some is held.
+    private var motionTimer: UInt64?
+    /// Events for scripts, sent when the compositor flushes (after the reply to the request
+    /// that caused them).
+    private var outbox: [(name: String, fields: [String: JSON], layer: String?)] = []
+    /// The latest motion event not sent yet, and when a motion event was last sent, by
+    /// touch id (`pointerKey` for the pointer).
+    private var heldMotion: [Int: (name: String, fields: [String: JSON])] = [:]
+    private var motionSent: [Int: Double] = [:]
+    private static let pointerKey = Int.min
+    /// Touches down and where they were last, in the output's pixels.
+    private(set) var touches: [Int: Point] = [:]
+    /// Where the pointer is, in the output's pixels.
+    private(set) var pointer: Point
+    /// The media time of the last event: events never go back in time.
+    private var lastTime = -Double.infinity
+    /// The keymap injected key codes are read through, made when first needed.
+    private var injectionKeyboard: Keyboard?
+    /// Counters for `stats`.
+    private(set) var eventCount = 0, gestureCount = 0, firedCount = 0, failedCount = 0
+    /// What opening the devices gave, for `stats`: "opened", "not opened" (the headless
+    /// output, `[input] enabled = false`), or why they could not be.
+    var deviceStatus = "not opened"
+    /// The most touches followed for `input.inject`'s checks.
+    static let maximumTouches = 64
+
+    init(compositor: Compositor) {
+        self.compositor = compositor
+        recognizer = GestureRecognizer(settings: compositor.settings.input)
+        let size = compositor.output.mode
+        pointer = Point(x: Double(size.width) / 2, y: Double(size.height) / 2)
+        recognizer.area = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
+    }
+
+    /// One frame's time: motion goes out at most this often per touch.
+    var framePeriod: Double {
+        let rate = compositor.output.mode.refreshRate
+        return rate > 0 ? 1 / rate : 1.0 / 60
+    }
+
+    // MARK: Events in
+
+    /// Handles one event from a device or `input.inject` (kernel time); returns the media
+    /// time it happened at. Its events wait for `sendPending`.
+    @discardableResult
+    func handle(_ event: InputEvent) -> Double {
+        eventCount += 1
+        let time = mediaTime(ofKernelTime: event.time)
+        let event = event.at(time)
+        switch event {
+        case .key(let key):
+            let index = post("input.key", keyFields(key), layer: nil)
+            if key.pressed, !key.isRepeat, bindings.hasKeyBindings {
+                let matching = bindings.matching(key: key.keysym)
+                if !matching.isEmpty { note(fire(matching, at: time, on: nil, what: "key \(key.keysym)"), in: index) }
+            }
+        case .touch(let touch):
+            track(touch)
+            report(touch)
+        case .pointer(let motion):
+            pointer = motion.point
+            report(motion)
+        }
+        let scene = compositor.scene, root = compositor.root
+        let gestures = recognizer.handle(
+            event, hitTest: { p in scene.hitTest(p, root: root, at: time).map { ($0.layer, $0.point) } },
+            convert: { p, layer in scene.convert(p, fromRoot: root, to: layer, at: time) },
+            bounds: { layer in try? scene.presentationValue("bounds", of: layer, at: time).rect })
+        for gesture in gestures { deliver(gesture) }
+        scheduleLongPress()
+        return time
+    }
+
+    /// The media time of an event stamped with CLOCK_MONOTONIC `seconds`: never later
+    /// than now, nor earlier than the event before.
+    private func mediaTime(ofKernelTime seconds: Double) -> Double {
+        let now = compositor.now
+        var time = compositor.clock.mediaTime(monotonic: seconds)
+        if !time.isFinite || time > now { time = now }
+        time = max(time, lastTime)
+        lastTime = time
+        return time
+    }
+
+    private func track(_ touch: TouchEvent) {
+        switch touch.phase {
+        case .down:
+            if touches[touch.id] == nil, touches.count >= Self.maximumTouches, let any = touches.keys.min() { touches[any] = nil }
+            touches[touch.id] = touch.point
+        case .motion:
+            if touches[touch.id] != nil { touches[touch.id] = touch.point }
+        case .up, .cancel:
+            touches[touch.id] = nil
+        }
+    }
+
+    /// The long-press timer armed for the recognizer's next deadline, or none. With the
+    /// manual clock there is none: the clock's moves fire long presses (`clockMoved`).
+    private func scheduleLongPress() {
+        let deadline = compositor.clock.mode == .realtime ? recognizer.nextDeadline : nil
+        if let armed = longPressTimer {
+            if armed.deadline == deadline { return }
+            disarm(armed.ticket)
+            longPressTimer = nil
+        }
+        guard let deadline else { return }
+        let ticket = arm(max(0, deadline - compositor.now)) { [unowned self] in
+            longPressTimer = nil
+            // The loop's deadline and the media clock are one clock; a rounding error
+            // must not leave the deadline unpassed.
+            let now = max(compositor.now, deadline)
+            for gesture in recognizer.advance(to: now) { deliver(gesture) }
+            scheduleLongPress()
+            compositor.flush()
+        }
+        longPressTimer = (ticket, deadline)
+    }
+
+    /// The manual clock moved: long presses due by now fire, held motion goes out.
+    func clockMoved() {
+        let now = compositor.now
+        lastTime = min(lastTime, now)
+        for gesture in recognizer.advance(to: now) { deliver(gesture) }
+        releaseHeldMotion()
+    }
+
+    // MARK: Events out
+
+    /// Sends the events waiting to their subscribers (the compositor's `flush`).
+    func sendPending() {
+        guard !outbox.isEmpty else { return }
+        let pending = outbox
+        outbox.removeAll(keepingCapacity: true)
+        for event in pending { compositor.deliver(event.name, event.fields, layer: event.layer) }
+    }
+
+    /// Queues an event for its subscribers; `layer` is the one `layers` filters look at.
+    /// Returns where it waits in the outbox.
+    @discardableResult
+    private func post(_ name: String, _ fields: [String: JSON], layer: String?) -> Int {
+        outbox.append((name, fields, layer))
+        return outbox.count - 1
+    }
+
+    /// Adds the transactions bindings committed to the event at `index` of the outbox
+    /// (nil: not posted).
+    private func note(_ transactions: [UInt64], in index: Int?) {
+        guard let index, !transactions.isEmpty else { return }
+        outbox[index].fields["transactions"] = .array(transactions.map { .number(Double($0)) })
+    }
+
+    private func keyFields(_ key: KeyEvent) -> [String: JSON] {
+        var fields: [String: JSON] = [
+            "keysym": .string(key.keysym), "text": .string(key.text), "keycode": .number(Double(key.keycode)), "pressed": .bool(key.pressed),
+            "repeat": .bool(key.isRepeat), "modifiers": .array(key.modifiers.map(JSON.string)), "time": .number(key.time),
+        ]
+        if !key.device.isEmpty { fields["device"] = .string(key.device) }
+        return fields
+    }
+
+    /// `input.touch`, when anyone listens: the point, and the layer under it with the
+    /// point in its coordinates.
+    private func report(_ touch: TouchEvent) {
+        let name = "input.touch"
+        if touch.phase != .motion { releaseHeldMotion(touch.id) }
+        guard compositor.hasSubscribers(name) else { return }
+        var fields = pointFields(touch.point, time: touch.time, device: touch.device)
+        fields["phase"] = .string(touch.phase.rawValue)
+        fields["touch"] = .number(Double(touch.id))
+        if touch.phase == .motion {
+            postMotion(name, fields, key: touch.id, time: touch.time)
+        } else {
+            post(name, fields, layer: nil)
+            if touch.phase != .down { motionSent[touch.id] = nil }
+        }
+    }
+
+    /// `input.pointer`, when anyone listens.
+    private func report(_ pointer: PointerEvent) {
+        let name = "input.pointer"
+        if pointer.kind != .motion { releaseHeldMotion(Self.pointerKey) }
+        guard compositor.hasSubscribers(name) else { return }
+        var fields = pointFields(pointer.point, time: pointer.time, device: pointer.device)
+        switch pointer.kind {
+        case .motion:
+            fields["action"] = .string("motion")
+            return postMotion(name, fields, key: Self.pointerKey, time: pointer.time)
+        case .button(let code, let pressed):
+            fields["action"] = .string("button")
+            fields["button"] = .number(Double(code))
+            fields["pressed"] = .bool(pressed)
+        case .axis(let dx, let dy):
+            fields["action"] = .string("axis")
+            fields["delta"] = .array([.number(dx), .number(dy)])
+        }
+        post(name, fields, layer: nil)
+    }
+
+    private func pointFields(_ point: Point, time: Double, device: String) -> [String: JSON] {
+        var fields: [String: JSON] = ["point": point.json, "time": .number(time), "layer": .null]
+        if let hit = compositor.scene.hitTest(point, root: compositor.root, at: time) {
+            fields["layer"] = .string(hit.layer)
+            fields["layerPoint"] = hit.point.json
+        }
+        if !device.isEmpty { fields["device"] = .string(device) }
+        return fields
+    }
+
+    /// Sends a motion event now if none went out for its touch in this frame; else holds
+    /// it (in place of one held before) until the frame is over.
+    private func postMotion(_ name: String, _ fields: [String: JSON], key: Int, time: Double) {
+        let realtime = compositor.clock.mode == .realtime
+        if let sent = motionSent[key], realtime ? time < sent + framePeriod : time <= sent {
+            heldMotion[key] = (name, fields)
+            if realtime, motionTimer == nil {
+                motionTimer = arm(max(0, sent + framePeriod - compositor.now)) { [unowned self] in
+                    motionTimer = nil
+                    releaseHeldMotion()
+                    compositor.flush()
+                }
+            }
+            return
+        }
+        motionSent[key] = time
+        post(name, fields, layer: nil)
+    }
+
+    /// Sends the motion held for `key` (every key when nil).
+    private func releaseHeldMotion(_ key: Int? = nil) {
+        guard !heldMotion.isEmpty else { return }
+        let keys = key.map { [$0] } ?? heldMotion.keys.sorted()
+        for key in keys {
+            guard let held = heldMotion.removeValue(forKey: key) else { continue }
+            motionSent[key] = compositor.now
+            post(held.name, held.fields, layer: nil)
+        }
+        if heldMotion.isEmpty, let motionTimer {
+            disarm(motionTimer)
+            self.motionTimer = nil
+        }
+    }
+
+    /// A gesture's event, and the bindings it fires.
+    private func deliver(_ gesture: Gesture) {
+        gestureCount += 1
+        let (name, fields) = Self.event(of: gesture)
+        let index = compositor.hasSubscribers(name) ? post(name, fields, layer: gesture.layer) : nil
+        guard !bindings.isEmpty else { return }
+        let trigger: BindingSpec.Trigger
+        switch gesture {
+        case .press: trigger = .press
+        case .release, .cancel: trigger = .release
+        case .tap: trigger = .tap
+        case .longPress: trigger = .longPress
+        case .dragBegan, .dragChanged, .dragEnded: return
+        }
+        note(fire(trigger, on: gesture.layer, at: gesture.time), in: index)
+    }
+
+    /// A gesture as the event scripts get: its name and fields.
+    static func event(of gesture: Gesture) -> (String, [String: JSON]) {
+        var fields: [String: JSON] = ["layer": .string(gesture.layer), "touch": .number(Double(gesture.touch)), "time": .number(gesture.time)]
+        func drag(_ phase: String, _ point: Point, _ translation: Point, _ velocity: Point) -> (String, [String: JSON]) {
+            fields["phase"] = .string(phase)
+            fields["point"] = point.json
+            fields["translation"] = translation.json
+            fields["velocity"] = velocity.json
+            return ("layer.drag", fields)
+        }
+        switch gesture {
+        case .press(_, let point, _, _):
+            fields["point"] = point.json
+            return ("layer.press", fields)
+        case .release(_, let point, let inside, _, _):
+            fields["point"] = point.json
+            fields["inside"] = .bool(inside)
+            return ("layer.release", fields)
+        case .tap(_, let point, _, _):
+            fields["point"] = point.json
+            return ("layer.tap", fields)
+        case .longPress(_, let point, _, _):
+            fields["point"] = point.json
+            return ("layer.longPress", fields)
+        case .dragBegan(_, let point, let translation, let velocity, _, _):
+            return drag("began", point, translation, velocity)
+        case .dragChanged(_, let point, let translation, let velocity, _, _):
+            return drag("changed", point, translation, velocity)
+        case .dragEnded(_, let point, let translation, let velocity, _, _):
+            return drag("ended", point, translation, velocity)
+        case .cancel:
+            return ("layer.cancel", fields)
+        }
+    }
+
+    // MARK: Bindings
+
+    /// Fires the bindings for `trigger` of `layer`, or of its nearest ancestor that has
+    /// some: a tap on a button's label fires the button's. Returns the transactions committed.
+    private func fire(_ trigger: BindingSpec.Trigger, on layer: String, at time: Double) -> [UInt64] {
+        var current: String? = layer
+        while let id = current {
+            if bindings.hasBindings(on: id) {
+                let matching = bindings.matching(trigger, on: id)
+                if !matching.isEmpty { return fire(matching, at: time, on: id, what: "\(trigger.rawValue) on '\(id)'") }
+            }
+            current = (try? compositor.scene.parent(of: id)) ?? nil
+        }
+        return []
+    }
+
+    /// Applies each binding's commands as one transaction, as a client's `transaction`,
+    /// at the gesture's time (at most one frame before now: a change never starts further
+    /// back than the frame on screen). A failure is logged and sent as `binding.failed`.
+    /// Returns the transactions committed.
+    private func fire(_ entries: [BindingTable.Entry], at time: Double, on layer: String?, what: String) -> [UInt64] {
+        let now = compositor.now
+        let at = min(now, max(time, now - framePeriod))
+        var committed: [UInt64] = []
+        for entry in entries {
+            do {
+                committed.append(try compositor.apply(entry.spec.transaction, at: at))
+                firedCount += 1
+            } catch {
+                failedCount += 1
+                compositor.logger.warning("binding '\(entry.id)' (\(what)) failed: \(error.message)")
+                var fields: [String: JSON] = [
+                    "binding": .string(entry.id), "on": .string(entry.spec.trigger.rawValue), "time": .number(time),
+                    "code": .string(error.code), "message": .string(error.message),
+                ]
+                if let layer { fields["layer"] = .string(layer) }
+                if let key = entry.spec.key { fields["key"] = .string(key) }
+                post("binding.failed", fields, layer: nil)
+            }
+        }
+        return committed
+    }
+
+    // MARK: Injection
+
+    /// The keyboard that reads injected key codes through the configured keymap.
+    func keyboardForInjection() throws(ProtocolError) -> Keyboard {
+        if let injectionKeyboard { return injectionKeyboard }
+        do {
+            let keyboard = try Keyboard(keymap: compositor.settings.input.keymap)
+            injectionKeyboard = keyboard
+            return keyboard
+        } catch {
+            throw ProtocolError(.invalidValue, "input.inject: key codes are read through the keymap, which does not compile: \(error.message); inject the key by \"keysym\" instead")
+        }
+    }
+
+    /// Counters for `stats`.
+    var statistics: JSON {
+        .object([
+            "events": .number(Double(eventCount)), "gestures": .number(Double(gestureCount)), "bindings": .number(Double(bindings.count)),
+            "fired": .number(Double(firedCount)), "failed": .number(Double(failedCount)), "devices": .string(deviceStatus),
+        ])
+    }
+}
+
+extension InputEvent {
+    /// The event at `time` instead of its own.
+    func at(_ time: Double) -> InputEvent {
+        switch self {
+        case .key(var e):
+            e.time = time
+            return .key(e)
+        case .touch(var e):
+            e.time = time
+            return .touch(e)
+        case .pointer(var e):
+            e.time = time
+            return .pointer(e)
+        }
+    }
+}
+
+extension Point {
+    /// `[x, y]`, as `Value.point`'s JSON.
+    fileprivate var json: JSON { Value.point(self).json }
+}

@@ -38,6 +38,7 @@ let package = Package(
         .library(name: "VitrineFormat", targets: ["VitrineFormat"]),
         .library(name: "VitrineSystem", targets: ["VitrineSystem"]),
         .library(name: "VitrineRaster", targets: ["VitrineRaster"]),
+        .library(name: "VitrineImage", targets: ["VitrineImage"]),
         .library(name: "VitrineProtocol", targets: ["VitrineProtocol"]),
         .library(name: "VitrineRender", targets: ["VitrineRender"]),
         .library(name: "VitrineOutput", targets: ["VitrineOutput"]),
@@ -77,6 +78,25 @@ let package = Package(
         .systemLibrary(
             name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]),
+        // Image files' decoders (JPEG, WebP, GIF, SVG; PNG is the raster module's), between
+        // the raster module and the renderer. Built with -O in debug too: they convert pixels.
+        .target(
+            name: "VitrineImage", dependencies: ["VitrineCore", "VitrineRaster", "VitrineSystem", "CJPEG", "CWebP", "CGIF", "CRSVG"],
+            swiftSettings: [optimizedInDebug, frameRelease(profiled: false)]),
+        .testTarget(
+            name: "VitrineImageTests", dependencies: ["VitrineImage", "VitrineRaster", "VitrineRender", "VitrineCore", "VitrineTestSupport", "CJPEG", "CWebP", "CGIF"],
+            exclude: ["References"]),
+        .systemLibrary(
+            name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg-dev"])]),
+        .systemLibrary(
+            name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"])]),
+        // giflib has no pkg-config file on every distribution: its header is in /usr/include.
+        .systemLibrary(name: "CGIF", path: "Sources/CGIF", providers: [.apt(["libgif-dev"])]),
+        .systemLibrary(
+            name: "CRSVG", path: "Sources/CRSVG", pkgConfig: "librsvg-2.0",
+            providers: [.apt(["librsvg2-dev"])]),
         .systemLibrary(
             name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1",
             providers: [.apt(["libpixman-1-dev"])]),
@@ -172,7 +192,7 @@ let package = Package(
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineText", "VitrineRolling"],
             swiftSettings: [optimizedInDebug, frameRelease()]),
-        .target(name: "VitrineTestSupport", dependencies: ["VitrineRaster"], path: "Tests/VitrineTestSupport"),
+        .target(name: "VitrineTestSupport", dependencies: ["VitrineRaster", "CJPEG", "CWebP", "CGIF"], path: "Tests/VitrineTestSupport"),
         .testTarget(
             name: "VitrineRenderTests",
             dependencies: ["VitrineRender", "VitrineProtocol", "VitrineTestSupport"],

@@ -169,6 +169,70 @@ import VitrineRaster
         #expect(events[4]["delta"] == .array([.number(0), .number(15)]))
     }
 
+    @Test func inRealTimeALongPressFiresByTheLoopsTimerAndATapLeavesNoTimerBehind() throws {
+        let daemon = try DaemonProcess(clock: "realtime", arguments: ["--size", "320x200"])
+        let c = try daemon.connect()
+        try c.ok(#"{"cmd": "subscribe", "events": ["layer.*"]}"#)
+        try c.ok(#"{"cmd": "layer.add", "layer": "card", "properties": {"bounds": [0, 0, 100, 100], "position": [100, 100]}}"#)
+        // An event 20 ms old happened 20 ms ago in media time too.
+        let media = try #require(try c.request(#"{"cmd": "time"}"#)["result"]?["time"]?.number)
+        let kernel = Self.monotonic()
+        let stamped = try c.request(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [100, 100], "time": \#(kernel - 0.02)}"#)
+        let at = try #require(stamped["result"]?["time"]?.number)
+        #expect(at > media - 0.025 && at < media + 0.5, "the event's media time \(at), media time before it \(media)")
+        var events: [JSON] = c.takeEvents()
+        let deadline = Date().addingTimeInterval(3)
+        while !events.contains(where: { $0["event"] == .string("layer.longPress") }), Date() < deadline, let line = c.readLine(timeout: 3) {
+            events.append(try JSON(parsing: Data(line.utf8)))
+        }
+        let press = try #require(events.first { $0["event"] == .string("layer.press") }?["time"]?.number, "\(events)")
+        let long = try #require(events.first { $0["event"] == .string("layer.longPress") }?["time"]?.number, "\(events)")
+        #expect(abs(long - press - 0.5) < 1e-9, "the long press is due 0.5 s after the press: \(press) → \(long)")
+        try c.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "up"}"#)
+        // A tap arms the long-press timer and disarms it: the idle daemon sleeps through its deadline.
+        try c.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [100, 100]}"#)
+        try c.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "up"}"#)
+        #expect(try c.drain().map { $0["event"]?.string } == ["layer.release", "layer.press", "layer.release", "layer.tap"])
+        usleep(100_000)  // the loop goes back to sleep after its last reply
+        let before = try Self.wakeUps(of: daemon.pid)
+        usleep(700_000)
+        let after = try Self.wakeUps(of: daemon.pid)
+        #expect(after == before, "the daemon's loop woke \(after - before) times in 0.7 s of nothing")
+    }
+
+    @Test func inRealTimeAFastPointerSendsAtMostOneMotionAFrameAndItsLatestPositionLast() throws {
+        let daemon = try DaemonProcess(clock: "realtime", arguments: ["--size", "320x200"])
+        let c = try daemon.connect()
+        try c.ok(#"{"cmd": "subscribe", "events": ["input.pointer"]}"#)
+        let count = 200
+        let start = Date()
+        c.write(Array((1...count).map { #"{"id": \#($0), "cmd": "input.inject", "type": "pointer", "point": [\#($0), 100]}"# + "\n" }.joined().utf8))
+        var replies = 0, motion: [JSON] = []
+        while replies < count || motion.last?["point"] != .array([.number(Double(count)), .number(100)]), let line = c.readLine(timeout: 2) {
+            let json = try JSON(parsing: Data(line.utf8))
+            if json["event"] != nil { motion.append(json) } else { replies += 1 }
+        }
+        let frames = Date().timeIntervalSince(start) * 60
+        #expect(replies == count)
+        #expect(motion.last?["point"] == .array([.number(Double(count)), .number(100)]), "the latest position last: \(String(describing: motion.last))")
+        #expect(Double(motion.count) <= frames + 2, "\(motion.count) motion events in \(frames) frames")
+        #expect(motion.count < count / 4, "\(motion.count) motion events for \(count) moves")
+    }
+
+    /// CLOCK_MONOTONIC in seconds, as devices stamp events.
+    static func monotonic() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// How often the daemon's main thread (its event loop) went to sleep and woke.
+    static func wakeUps(of pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") })
+        return try #require(Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)))
+    }
+
     @Test func badInjectedInputIsRefusedAndTheDaemonGoesOn() throws {
         let daemon = try DaemonProcess(arguments: ["--size", "320x200"])
         let c = try daemon.connect()

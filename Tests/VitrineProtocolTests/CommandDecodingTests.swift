@@ -30,6 +30,37 @@ import VitrineRolling
         #expect(quiet == RollRequest(value: 5, animated: false))
     }
 
+    @Test func bindingsKeepTheirFieldsAndDecodeTheirCommandsAsATransaction() throws {
+        let c = try command(#"{"id": 1, "cmd": "binding.add", "binding": "dim", "layer": "b", "on": "press", "duration": 0.1, "timing": "easeOut", "commands": [{"cmd": "layer.set", "layer": "b", "properties": {"opacity": 0.6}}]}"#)
+        guard case .bindingAdd(let spec) = c else { Issue.record("\(c)"); return }
+        #expect(spec.id == "dim" && spec.layer == "b" && spec.trigger == .press && spec.key == nil)
+        #expect(spec.transaction.duration == 0.1 && spec.transaction.commands.map(\.name) == ["layer.set"])
+        #expect(spec.json.keys.sorted() == ["commands", "duration", "layer", "on", "timing"], "no id, no cmd, no binding")
+        let again = try BindingSpec(object: spec.described(id: "dim").object!, context: "journal")
+        #expect(again.id == "dim" && again.json == spec.json)
+        #expect(refusal(#"{"id": 2, "cmd": "binding.add", "layer": "b", "on": "tap", "key": "a", "commands": [{"cmd": "layer.remove", "layer": "b"}]}"#)?.code == "invalid_value")
+        #expect(refusal(#"{"id": 3, "cmd": "binding.add", "on": "key", "key": "", "commands": [{"cmd": "layer.remove", "layer": "b"}]}"#)?.code == "missing_field")
+        #expect(refusal(#"{"id": 4, "cmd": "binding.add", "layer": "b", "on": "tap", "commands": [{"cmd": "clock.set", "time": 1}]}"#)?.code == "invalid_value")
+        #expect(refusal(#"{"id": 5, "cmd": "binding.remove", "binding": "a", "layer": "b"}"#)?.code == "missing_field")
+    }
+
+    @Test func injectedInputIsTyped() throws {
+        let touch = try command(#"{"id": 1, "cmd": "input.inject", "type": "touch", "phase": "down", "touch": 4, "point": [10, 20], "time": 12.5}"#)
+        guard case .inputInject(let t) = touch else { Issue.record("\(touch)"); return }
+        #expect(t == .touch(phase: .down, id: 4, point: Point(x: 10, y: 20), time: 12.5))
+        let up = try command(#"{"id": 2, "cmd": "input.inject", "type": "touch", "phase": "up"}"#)
+        guard case .inputInject(let u) = up else { Issue.record("\(up)"); return }
+        #expect(u == .touch(phase: .up, id: 0, point: nil, time: nil))
+        let button = try command(#"{"id": 3, "cmd": "input.inject", "type": "pointer", "action": "button", "button": "right", "pressed": true}"#)
+        guard case .inputInject(let b) = button else { Issue.record("\(button)"); return }
+        #expect(b == .pointer(.button(0x111, pressed: true), point: nil, time: nil))
+        let key = try command(#"{"id": 4, "cmd": "input.inject", "type": "key", "keysym": "Return"}"#)
+        guard case .inputInject(let k) = key else { Issue.record("\(key)"); return }
+        #expect(k == .key(.keysym("Return", text: ""), pressed: nil, time: nil))
+        #expect(refusal(#"{"id": 5, "cmd": "input.inject", "type": "key", "keycode": 768}"#)?.code == "invalid_value")
+        #expect(refusal(#"{"id": 6, "cmd": "input.inject", "type": "pointer", "action": "axis", "delta": "down"}"#)?.code == "wrong_type")
+    }
+
     @Test func aChangeOverridesOnlyWhatItGives() {
         let layer = RollStyle(
             animationType: .allNumbers, direction: .auto, rollThroughDigits: true,

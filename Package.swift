@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "VitrineDaemon",
             dependencies: [
-                "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineSystem", "VitrineInput", "CLinuxEvents",
+                "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineSystem", "VitrineInput", "VitrineImage", "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: [frameRelease()]),
@@ -190,7 +190,7 @@ let package = Package(
             providers: [.apt(["libseat-dev"])]),
         .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling", "VitrineFormat"]),
         .target(
-            name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineText", "VitrineRolling"],
+            name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineImage", "VitrineText", "VitrineRolling"],
             swiftSettings: [optimizedInDebug, frameRelease()]),
         .target(name: "VitrineTestSupport", dependencies: ["VitrineRaster", "CJPEG", "CWebP", "CGIF"], path: "Tests/VitrineTestSupport"),
         .testTarget(

@@ -73,6 +73,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     public private(set) var pixelsRepainted = 0
     /// Called after each presented frame with the media time it showed.
     public var onFramePresented: ((Double) -> Void)?
+    /// When the frame asked for an animated picture's next frame is due (media time).
+    var pictureFrameDue: Double?
     /// Input: events for scripts, gestures, bindings.
     lazy var input = InputRouter(compositor: self)
 
@@ -105,6 +107,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             openJournal(directory: $0, mustExist: settings.stateDirectoryIsDefault, fresh: settings.freshStart)
         } ?? false
         if !restored { try showInitialScene() }
+        pipeline.renderer.animations.clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) }
         let previous = output.frameDone
         output.frameDone = { [weak self] in
             previous?()
@@ -285,6 +288,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         let time = clock.now
         var presented = false
         route(scene.advance(to: time))
+        pipeline.renderer.animations.time = time
         do {
             let tree = try scene.renderTree(root: root, at: time)
             let report = try pipeline.render(tree)
@@ -298,8 +302,23 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             logger.error("frame at \(time) s failed: \(error)")
         }
         if scene.isAnimating, clock.mode == .realtime { requestFrame() }
+        if !scene.isAnimating, clock.mode == .realtime, let delay = pipeline.renderer.animations.nextChange { schedulePictureFrame(after: delay, now: time) }
         content.loadMisses()
         return presented
+    }
+
+    /// Asks for a frame when an animated picture on screen shows its next one (a GIF plays
+    /// while nothing else animates); one such request is pending at a time.
+    private func schedulePictureFrame(after delay: Double, now: Double) {
+        let due = now + delay
+        if let pending = pictureFrameDue, pending <= due + 1e-4 { return }
+        pictureFrameDue = due
+        // A millisecond late, so that the frame is past the picture's frame boundary.
+        schedule(delay + 0.001) { [weak self] in
+            guard let self, pictureFrameDue == due else { return }
+            pictureFrameDue = nil
+            requestFrame()
+        }
     }
 
     // MARK: Events

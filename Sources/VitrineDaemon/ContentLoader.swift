@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import SystemPackage
+import VitrineImage
 import VitrineProtocol
 import VitrineRaster
 import VitrineRender
@@ -16,7 +17,9 @@ import VitrineSystem
 /// of the configured roots. Decoded images are known by the file's identity (device,
 /// inode, size, modification time): every spelling of a path, and every hard link, shares
 /// one image, and a file that changed is decoded again when it is set again. Its file is read (a regular file, size-capped, never a FIFO
-/// or a device) and decoded by a worker. Directories of loaded files are watched with
+/// or a device) and decoded by a worker (`ImageDecoder`: PNG, JPEG, WebP, GIF, SVG), at the
+/// output's size until the size a layer shows it at is known, then again at that size when
+/// the picture can be (`ImageStore.takeResizes`). Directories of loaded files are watched with
 /// inotify: a rewritten or replaced file is decoded again and shown when it decodes; one
 /// that no longer does keeps its old picture and is reported as `content.failed`.
 final class ContentLoader {
@@ -26,7 +29,7 @@ final class ContentLoader {
     /// Where relative references start.
     let directory: String
     /// The largest file read.
-    static let fileLimit = 64 << 20
+    static let fileLimit = ImageDecoder.fileLimit
     private unowned let compositor: Compositor
     private let logger: Logger
     private let inotify: CInt
@@ -43,7 +46,7 @@ final class ContentLoader {
 
     /// A decoded file and the identity of what was read.
     struct Decoded: Sendable {
-        let surface: Surface
+        let picture: Picture
         let identity: FileIdentity
     }
 
@@ -131,7 +134,7 @@ final class ContentLoader {
                 guard remaining == 0 else { return }
                 if firstError == nil {
                     for (reference, path, decoded) in loaded where !keep(decoded, path: path, for: reference) {
-                        firstError = budgetError(path, decoded.surface)
+                        firstError = budgetError(path, decoded.picture)
                         break
                     }
                 }
@@ -141,23 +144,26 @@ final class ContentLoader {
     }
 
     /// Loads the references a frame asked for and did not find (a scene restored or read
-    /// at start, an image evicted and shown again); reports those that fail.
+    /// at start, an image evicted and shown again), at the size the layer asking shows
+    /// them; reports those that fail. Decodes again the pictures shown at another size than
+    /// they were decoded for.
     func loadMisses() {
-        for reference in images.takeMisses() where !loading.contains(reference) && failed[reference] == nil {
+        resize()
+        for (reference, target) in images.takeMisses() where !loading.contains(reference) && failed[reference] == nil {
             let path: String
             do { path = try resolve(reference) } catch {
                 fail(reference, path: reference.hasPrefix("/") ? reference : directory + "/" + reference, error)
                 continue
             }
             loading.insert(reference)
-            decode(reference, path) { [unowned self] result in
+            decode(reference, path, target: target ?? outputSize) { [unowned self] result in
                 loading.remove(reference)
                 switch result {
                 case .success(let decoded):
                     if keep(decoded, path: path, for: reference) {
                         compositor.contentChanged()
                     } else {
-                        fail(reference, path: path, budgetError(path, decoded.surface))
+                        fail(reference, path: path, budgetError(path, decoded.picture))
                     }
                 case .failure(let error):
                     fail(reference, path: path, error)
@@ -166,19 +172,44 @@ final class ContentLoader {
         }
     }
 
+    /// Decodes again, on a worker, the pictures shown at a size they should be decoded for
+    /// (a JPEG shown larger than decoded, an SVG scaled); the picture held shows until the
+    /// new one is kept. A failure leaves it, logged.
+    private func resize() {
+        for (reference, target) in images.takeResizes() where !loading.contains(reference) {
+            guard let path = try? resolve(reference) else { continue }
+            loading.insert(reference)
+            decode(reference, path, target: target) { [unowned self] result in
+                loading.remove(reference)
+                switch result {
+                case .success(let decoded):
+                    if keep(decoded, path: path, for: reference) { compositor.contentChanged() }
+                case .failure(let error):
+                    logger.info("contents '\(reference)' stays at the size it has: \(error.message)")
+                }
+            }
+        }
+    }
+
+    /// The output's size: what a picture is decoded for before a layer shows it.
+    private var outputSize: TargetSize {
+        TargetSize(width: compositor.output.mode.width, height: compositor.output.mode.height)
+    }
+
     /// Forgets failures: the references are tried again the next time they are shown.
     func retryFailures() { failed.removeAll() }
 
     private func keep(_ decoded: Decoded, path: String, for reference: String) -> Bool {
-        guard images.store(decoded.surface, path: path, for: reference) else { return false }
+        guard images.store(decoded.picture, path: path, for: reference) else { return false }
         remember(decoded.identity, of: path)
         failed[reference] = nil
         watch(directoryOf: path)
         return true
     }
 
-    private func budgetError(_ path: String, _ surface: Surface) -> ProtocolError {
-        ProtocolError(.limitExceeded, "\(path) is \(surface.width)×\(surface.height), \(surface.width * surface.height * 4 >> 20) MB decoded; with the images on screen it does not fit limits.memory_mb (\(images.budget >> 20) MB of images, \(images.usedBytes >> 20) MB held)")
+    private func budgetError(_ path: String, _ picture: Picture) -> ProtocolError {
+        let frames = picture.frames.count > 1 ? " in \(picture.frames.count) frames" : ""
+        return ProtocolError(.limitExceeded, "\(path) is \(picture.frames[0].width)×\(picture.frames[0].height)\(frames), \(picture.bytes >> 20) MB decoded; with the images on screen it does not fit limits.memory_mb (\(images.budget >> 20) MB of images, \(images.usedBytes >> 20) MB held)")
     }
 
     private func fail(_ reference: String, path: String, _ error: ProtocolError) {
@@ -193,32 +224,38 @@ final class ContentLoader {
         heldPaths[identity] = path
     }
 
-    /// Reads and decodes `path` on a worker; `completion` on the loop.
-    private func decode(_ reference: String, _ path: String, completion: @escaping (Result<Decoded, ProtocolError>) -> Void) {
-        let budget = images.budget
+    /// Reads and decodes `path` on a worker for `target` (the output's size when nil);
+    /// `completion` on the loop.
+    private func decode(_ reference: String, _ path: String, target: TargetSize? = nil, completion: @escaping (Result<Decoded, ProtocolError>) -> Void) {
+        let budget = images.budget, target = target ?? outputSize
         let queued = compositor.offload({ () -> Result<Decoded, ProtocolError> in
-            Self.decode(path, budget: budget)
+            Self.decode(path, budget: budget, target: target)
         }, then: completion)
         if !queued {
             completion(.failure(ProtocolError(.limitExceeded, "too many files are being read; try '\(reference)' again shortly")))
         }
     }
 
-    /// Reads and decodes one file: a regular file within the size cap, a PNG whose pixels
-    /// fit the budget (checked from its header, before decoding).
-    static func decode(_ path: String, budget: Int) -> Result<Decoded, ProtocolError> {
+    /// Reads and decodes one file for `target`: a regular file within the size cap, an
+    /// image whose pixels (every frame of an animation) fit the budget, checked from its
+    /// header before anything is decoded.
+    static func decode(_ path: String, budget: Int, target: TargetSize?) -> Result<Decoded, ProtocolError> {
         let bytes: [UInt8], identity: FileIdentity
         do { (bytes, identity) = try SafeFile.read(path, limit: fileLimit) } catch {
             return .failure(ProtocolError(.contentFailed, error.message))
         }
-        guard let size = Surface.pngSize(of: bytes) else {
-            return .failure(ProtocolError(.contentFailed, "\(path) is not a PNG image (or is corrupt); contents takes PNG files"))
-        }
-        guard size.width * size.height * 4 <= budget else {
-            return .failure(ProtocolError(.limitExceeded, "\(path) is \(size.width)×\(size.height), \(size.width * size.height * 4 >> 20) MB decoded, over limits.memory_mb (\(budget >> 20) MB of images)"))
-        }
-        do { return .success(Decoded(surface: try Surface(pngData: bytes, name: path), identity: identity)) } catch {
-            return .failure(ProtocolError(.contentFailed, "\(error)"))
+        do throws(ImageError) {
+            let probe = try ImageDecoder.probe(bytes)
+            let needed = ImageDecoder.decodedBytes(of: probe, fitting: target)
+            guard needed <= budget else {
+                let frames = probe.frames > 1 ? " in \(probe.frames) frames" : ""
+                return .failure(ProtocolError(.limitExceeded, "\(path) is a \(probe.format.name) of \(probe.width)×\(probe.height)\(frames), \(needed >> 20) MB decoded, over limits.memory_mb (\(budget >> 20) MB of images); nothing was decoded"))
+            }
+            return .success(Decoded(picture: try ImageDecoder.decode(bytes, fitting: target, byteLimit: budget), identity: identity))
+        } catch {
+            let code: ProtocolError.Code = error.kind == .tooLarge ? .limitExceeded : .contentFailed
+            let hint = error.kind == .unsupported ? "; contents takes PNG, JPEG, WebP, GIF and SVG files" : ""
+            return .failure(ProtocolError(code, "\(path): \(error.message)\(hint)"))
         }
     }
 
@@ -261,12 +298,15 @@ final class ContentLoader {
         compositor.contentChanged(redraw: false)
     }
 
-    /// Decodes a held file again after a change; keeps the old picture if it fails.
+    /// Decodes a held file again after a change, at the size its picture was decoded for;
+    /// keeps the old picture if it fails.
     private func reload(_ path: String) {
-        decode(path, path) { [unowned self] result in
+        let held = images.held(path: path)
+        let target = held.flatMap { $0.scaling == .fixed ? nil : TargetSize(width: $0.frames[0].width, height: $0.frames[0].height) }
+        decode(path, path, target: target) { [unowned self] result in
             switch result {
             case .success(let decoded):
-                if images.replace(path: path, with: decoded.surface) {
+                if images.replace(path: path, with: decoded.picture) {
                     remember(decoded.identity, of: path)
                     logger.info("contents \(path) changed on disk: shown anew")
                     compositor.contentChanged()

@@ -40,7 +40,8 @@ public final class FramePipeline {
     @discardableResult
     public func render(_ tree: RenderTree) throws -> Report {
         let screen = PixelRect(x: 0, y: 0, width: output.mode.width, height: output.mode.height)
-        let changed = tree.damage(since: previous, refine: renderer.contentDamage)
+        var changed = tree.damage(since: previous, refine: renderer.contentDamage)
+        changed += renderer.animations.damage(in: tree, images: renderer.images)
         // In the storage of the list the history forgot last.
         var damage = forgotten
         forgotten = []

@@ -32,6 +32,8 @@ public final class Renderer {
     public let shadows = ShadowCache()
     /// Gradient colour tables kept between frames.
     public let gradients = GradientCache()
+    /// Animated pictures on screen, and the clock they play by.
+    public let animations = PictureAnimations()
     private var contentRenderers: [String: ContentRenderer] = [:]
     /// Storage for `render`'s per-node lists, kept between frames.
     private var reachScratch: [Rect] = [], contentsScratch: [ContentRenderer?] = []
@@ -138,10 +140,8 @@ public final class Renderer {
             inner = clip.intersecting(Clip(path: shape, transform: transform, within: clip.rect))
         }
         let contents = v.string(.contents)
-        if !contents.isEmpty, let image = images.image(contents) {
-            let gravity = ContentsGravity(rawValue: v.string(.contentsGravity)) ?? .resize
-            let rect = gravity.rect(contentSize: Size(width: Double(image.width), height: Double(image.height)), bounds: bounds)
-            surface.draw(image: image, in: rect, transform: transform, opacity: opacity, clip: inner)
+        if !contents.isEmpty {
+            drawPicture(contents, node, bounds: bounds, on: surface, transform: transform, opacity: opacity, clip: inner)
         }
         if node.kind == LayerKind.gradient.name {
             drawGradient(v, bounds: bounds, radii: radii, corners: corners, on: surface, transform: transform, opacity: opacity, clip: inner)
@@ -210,7 +210,7 @@ extension Renderer {
     public func snapshot(_ scene: Scene, root: String, at time: Double) throws -> Surface {
         let tree = try scene.renderTree(root: root, at: time)
         let surface = Surface(width: max(1, Int(tree.size.width.rounded())), height: max(1, Int(tree.size.height.rounded())))
-        render(tree, into: surface, region: [surface.bounds])
+        animations.aside(scene: scene, at: time) { render(tree, into: surface, region: [surface.bounds]) }
         return surface
     }
 }

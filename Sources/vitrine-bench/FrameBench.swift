@@ -108,6 +108,13 @@ private func grouped(_ n: Int) -> String {
     return out
 }
 
+/// The reference kiosk's six cards, as JSON layer objects.
+private let kioskCards = (0..<6).map { i in
+    let x = 330 + (i % 3) * 630, y = 420 + (i / 3) * 330
+    return ##"{"id": "card\##(i)", "properties": {"bounds": [0, 0, 560, 280], "position": [\##(x), \##(y)], "cornerRadius": 28, "##
+        + ##""backgroundColor": "#ffffff22", "shadowOpacity": 0.45, "shadowRadius": 18, "shadowOffset": [0, 10]}}"##
+}.joined(separator: ",\n  ")
+
 /// The reference kiosk: a background gradient, six rounded cards with shadows, three
 /// text blocks and a large number.
 private let kioskSceneJSON = """
@@ -120,13 +127,7 @@ private let kioskSceneJSON = """
      "string": "Updated every minute. Platforms may change at short notice.", "fontSize": 28, "foregroundColor": "#b0c4de"}},
   {"id": "footer", "kind": "text", "properties": {"bounds": [0, 0, 1800, 40], "position": [960, 1040],
      "string": "Free Wi-Fi: Station-Guest · Lost property: desk 4 · Tickets: hall A", "fontSize": 24, "foregroundColor": "#dddddd"}},
-  \((0..<6).map { i in
-    let x = 330 + (i % 3) * 630, y = 420 + (i / 3) * 330
-    return """
-    {"id": "card\(i)", "properties": {"bounds": [0, 0, 560, 280], "position": [\(x), \(y)], "cornerRadius": 28,
-       "backgroundColor": "#ffffff22", "shadowOpacity": 0.45, "shadowRadius": 18, "shadowOffset": [0, 10]}}
-    """
-  }.joined(separator: ",\n  ")),
+  \(kioskCards),
   {"id": "number", "kind": "text", "properties": {"bounds": [0, 0, 560, 160], "position": [960, 420],
      "string": "245 699", "fontSize": 120, "alignmentMode": "center", "foregroundColor": "#ffd166"}}
 ]}

@@ -39,6 +39,7 @@ let package = Package(
         .library(name: "VitrineSystem", targets: ["VitrineSystem"]),
         .library(name: "VitrineRaster", targets: ["VitrineRaster"]),
         .library(name: "VitrineImage", targets: ["VitrineImage"]),
+        .library(name: "VitrineVideo", targets: ["VitrineVideo"]),
         .library(name: "VitrineProtocol", targets: ["VitrineProtocol"]),
         .library(name: "VitrineRender", targets: ["VitrineRender"]),
         .library(name: "VitrineOutput", targets: ["VitrineOutput"]),
@@ -97,6 +98,16 @@ let package = Package(
         .systemLibrary(
             name: "CRSVG", path: "Sources/CRSVG", pkgConfig: "librsvg-2.0",
             providers: [.apt(["librsvg2-dev"])]),
+        // Video layers: GStreamer players paced by the layers' time, between the renderer
+        // and the daemon.
+        .target(
+            name: "VitrineVideo", dependencies: ["VitrineCore", "VitrineRaster", "VitrineRender", "CGStreamer"],
+            swiftSettings: [frameRelease(profiled: false)]),
+        // (gstreamer-video-1.0's flags include gstreamer-1.0's and GLib's; the app library
+        // shares its headers' directory)
+        .systemLibrary(
+            name: "CGStreamer", path: "Sources/CGStreamer", pkgConfig: "gstreamer-video-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
         .systemLibrary(
             name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1",
             providers: [.apt(["libpixman-1-dev"])]),
@@ -115,7 +126,7 @@ let package = Package(
         .target(
             name: "VitrineDaemon",
             dependencies: [
-                "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineSystem", "VitrineInput", "VitrineImage", "CLinuxEvents",
+                "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineVideo", "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: [frameRelease()]),

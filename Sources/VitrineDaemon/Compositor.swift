@@ -8,6 +8,7 @@ import VitrineSystem
 import VitrineRaster
 import VitrineRender
 import VitrineText
+import VitrineVideo
 
 /// A connected client as the compositor sees it: where its replies and events go.
 public protocol ClientConnection: AnyObject {
@@ -77,6 +78,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     var pictureFrameDue: Double?
     /// Input: events for scripts, gestures, bindings.
     lazy var input = InputRouter(compositor: self)
+    /// Video layers' players.
+    var videos: VideoRenderer!
 
     /// What the compositor keeps per client.
     struct ClientState {
@@ -108,6 +111,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         } ?? false
         if !restored { try showInitialScene() }
         pipeline.renderer.animations.clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) }
+        videos = attachVideos()
         let previous = output.frameDone
         output.frameDone = { [weak self] in
             previous?()
@@ -303,6 +307,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         }
         if scene.isAnimating, clock.mode == .realtime { requestFrame() }
         if !scene.isAnimating, clock.mode == .realtime, let delay = pipeline.renderer.animations.nextChange { schedulePictureFrame(after: delay, now: time) }
+        if !scene.isAnimating, clock.mode == .realtime, let delay = videos.nextChange { schedulePictureFrame(after: delay, now: time) }
         content.loadMisses()
         return presented
     }

@@ -20,6 +20,8 @@ public final class FramePipeline {
     /// The list the history dropped last, kept for its storage.
     private var forgotten: [PixelRect] = []
     private let maximumAge = 4
+    /// Damage of content that changes by itself (video frames), and brings it to the frame.
+    public var extraDamage: ((RenderTree) -> [Rect])?
 
     public init(renderer: Renderer, output: OutputBackend) {
         self.renderer = renderer
@@ -42,6 +44,7 @@ public final class FramePipeline {
         let screen = PixelRect(x: 0, y: 0, width: output.mode.width, height: output.mode.height)
         var changed = tree.damage(since: previous, refine: renderer.contentDamage)
         changed += renderer.animations.damage(in: tree, images: renderer.images)
+        if let extraDamage { changed += extraDamage(tree) }
         // In the storage of the list the history forgot last.
         var damage = forgotten
         forgotten = []

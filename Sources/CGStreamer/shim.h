@@ -1,0 +1,122 @@
+#ifndef VITRINE_CGSTREAMER_SHIM_H
+#define VITRINE_CGSTREAMER_SHIM_H
+
+/* GStreamer for VitrineVideo's players. Swift cannot call varargs functions
+ * (g_object_set) or GStreamer's macros, so what a player needs of them is here:
+ * building its pipeline, taking errors off its bus, copying a decoded frame. */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <gst/gst.h>
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+
+/* playbin's GstPlayFlags (not in a public header). */
+enum { VITRINE_PLAY_VIDEO = 1 << 0, VITRINE_PLAY_AUDIO = 1 << 1, VITRINE_PLAY_TEXT = 1 << 2, VITRINE_PLAY_SOFT_VOLUME = 1 << 4 };
+
+/* A playbin playing `uri` into an appsink (returned in `sink`, a new reference) of
+ * BGRA frames (premultiplied ARGB32 on a little-endian machine: video is opaque) of
+ * width × height, letterboxed in black when `letterbox` (else stretched). Audio: 0 off
+ * (no audio branch), 1 muted, 2 to the default sink. The appsink keeps at most
+ * `queued` frames and blocks the decoder when full (its reader paces it), and does not
+ * sync to GStreamer's clock. NULL with `error` set when an element is missing. */
+static inline GstElement *vitrine_video_pipeline(const char *uri, int width, int height, int letterbox, int audio, int queued, GstElement **sink, GError **error) {
+    GstElement *playbin = gst_element_factory_make("playbin", NULL);
+    if (!playbin) {
+        g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN, "GStreamer has no playbin element (is gstreamer1.0-plugins-base installed?)");
+        return NULL;
+    }
+    char description[512];
+    snprintf(description, sizeof description,
+        "videoscale add-borders=%s ! videoconvert ! video/x-raw,format=BGRA,width=%d,height=%d,pixel-aspect-ratio=1/1 ! "
+        "appsink name=vitrine-frames max-buffers=%d drop=false sync=false enable-last-sample=false",
+        letterbox ? "true" : "false", width, height, queued);
+    GstElement *bin = gst_parse_bin_from_description(description, TRUE, error);
+    if (!bin) {
+        gst_object_unref(playbin);
+        return NULL;
+    }
+    *sink = gst_bin_get_by_name(GST_BIN(bin), "vitrine-frames");
+    guint flags = 0;
+    g_object_get(playbin, "flags", &flags, NULL);
+    flags &= ~(guint)VITRINE_PLAY_TEXT;
+    if (audio == 0) flags &= ~(guint)(VITRINE_PLAY_AUDIO | VITRINE_PLAY_SOFT_VOLUME);
+    else flags |= VITRINE_PLAY_AUDIO | VITRINE_PLAY_SOFT_VOLUME;
+    g_object_set(playbin, "uri", uri, "video-sink", bin, "flags", flags, "mute", audio == 1 ? TRUE : FALSE, NULL);
+    return playbin;
+}
+
+/* Mutes or unmutes a playbin. */
+static inline void vitrine_video_set_mute(GstElement *playbin, int mute) {
+    g_object_set(playbin, "mute", mute ? TRUE : FALSE, NULL);
+}
+
+/* The next error, end of stream or finished state change on `bus`, without waiting;
+ * NULL when none. */
+static inline GstMessage *vitrine_bus_pop(GstBus *bus) {
+    return gst_bus_pop_filtered(bus, (GstMessageType)(GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_ASYNC_DONE));
+}
+
+static inline int vitrine_message_is_error(GstMessage *m) { return GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR; }
+static inline int vitrine_message_is_eos(GstMessage *m) { return GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS; }
+
+/* An error message's text and debug string (g_free both). */
+static inline void vitrine_message_error(GstMessage *m, char **text, char **debug) {
+    GError *error = NULL;
+    gst_message_parse_error(m, &error, debug);
+    *text = g_strdup(error ? error->message : "unknown error");
+    if (error) g_error_free(error);
+}
+
+static inline void vitrine_message_unref(GstMessage *m) { gst_message_unref(m); }
+static inline void vitrine_sample_unref(GstSample *s) { gst_sample_unref(s); }
+static inline void vitrine_object_unref(gpointer o) { gst_object_unref(o); }
+
+/* A sample's stream time in nanoseconds; -1 when it has none. */
+static inline int64_t vitrine_sample_time(GstSample *sample) {
+    GstBuffer *buffer = gst_sample_get_buffer(sample);
+    if (!buffer || !GST_BUFFER_PTS_IS_VALID(buffer)) return -1;
+    const GstSegment *segment = gst_sample_get_segment(sample);
+    guint64 pts = GST_BUFFER_PTS(buffer);
+    if (segment && segment->format == GST_FORMAT_TIME) {
+        guint64 t = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, pts);
+        if (t != GST_CLOCK_TIME_NONE) return (int64_t)t;
+    }
+    return (int64_t)pts;
+}
+
+/* Copies a BGRA sample's pixels into `pixels` (`stride` UInt32s a row, width × height),
+ * its rows and columns beyond the sample's left as they are; 0 on success. */
+static inline int vitrine_sample_copy(GstSample *sample, uint32_t *pixels, int stride, int width, int height) {
+    GstBuffer *buffer = gst_sample_get_buffer(sample);
+    GstCaps *caps = gst_sample_get_caps(sample);
+    GstVideoInfo info;
+    if (!buffer || !caps || !gst_video_info_from_caps(&info, caps)) return -1;
+    GstVideoFrame frame;
+    if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ)) return -1;
+    int w = GST_VIDEO_FRAME_WIDTH(&frame) < width ? GST_VIDEO_FRAME_WIDTH(&frame) : width;
+    int h = GST_VIDEO_FRAME_HEIGHT(&frame) < height ? GST_VIDEO_FRAME_HEIGHT(&frame) : height;
+    const guint8 *data = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA(&frame, 0);
+    int sourceStride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0);
+    for (int y = 0; y < h; y++) memcpy(pixels + (size_t)y * stride, data + (size_t)y * sourceStride, (size_t)w * 4);
+    gst_video_frame_unmap(&frame);
+    return 0;
+}
+
+/* A flushing, accurate seek to `nanoseconds`; 0 when GStreamer refused it. */
+static inline int vitrine_seek(GstElement *pipeline, int64_t nanoseconds) {
+    return gst_element_seek_simple(pipeline, GST_FORMAT_TIME, (GstSeekFlags)(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE), nanoseconds);
+}
+
+/* The stream's duration in nanoseconds; -1 when unknown (a live stream, or not yet). */
+static inline int64_t vitrine_duration(GstElement *pipeline) {
+    gint64 d = -1;
+    if (!gst_element_query_duration(pipeline, GST_FORMAT_TIME, &d)) return -1;
+    return d;
+}
+
+/* A path as a file:// URI (g_free it); NULL on error. */
+static inline char *vitrine_file_uri(const char *path) { return gst_filename_to_uri(path, NULL); }
+
+#endif

@@ -1,0 +1,287 @@
+import CGStreamer
+import Glibc
+import VitrineRaster
+
+/// GStreamer, initialized once for the process.
+private let gstreamerReady: Bool = {
+    gst_init(nil, nil)
+    return true
+}()
+
+/// What a video layer asks of its player: the source, and how it is shown and heard.
+public struct VideoSource: Hashable, Sendable {
+    /// What to play (a file:// URI, or a stream's).
+    public var uri: String
+    /// Pixels of the frames decoded: the layer's size on screen.
+    public var width: Int, height: Int
+    /// Black bars keep the video's aspect ratio; false stretches it to the layer.
+    public var letterbox: Bool
+    public var audio: VideoAudio
+
+    public init(uri: String, width: Int, height: Int, letterbox: Bool = true, audio: VideoAudio = .off) {
+        (self.uri, self.width, self.height) = (uri, width, height)
+        (self.letterbox, self.audio) = (letterbox, audio)
+    }
+}
+
+/// Where a video's sound goes.
+public enum VideoAudio: String, CaseIterable, Sendable {
+    /// No audio branch at all (nothing decoded).
+    case off
+    /// Decoded and synchronized, silent.
+    case muted
+    /// To the default sink (autoaudiosink).
+    case on
+
+    var code: Int32 {
+        switch self {
+        case .off: 0
+        case .muted: 1
+        case .on: 2
+        }
+    }
+}
+
+/// Something a player has to tell: it showed its first frame, played to its end, or
+/// failed (with GStreamer's message and debug string).
+public enum VideoEvent: Equatable, Sendable {
+    case started(duration: Double?)
+    case ended
+    case error(message: String, debug: String)
+}
+
+/// One video decoded by GStreamer (`playbin` into an `appsink` of BGRA frames at the
+/// layer's size), paced by its reader, not by GStreamer's clock.
+///
+/// The reader (the daemon's loop) calls `advance(to:)` with the video time a frame shows;
+/// the player takes decoded frames off the appsink up to the latest whose time is at most
+/// that (frames are dropped when the position runs ahead, repeated when it stands still)
+/// and keeps the next one back. The appsink holds at most `queued` frames and blocks the
+/// decoder when full, so a paused video decodes nothing and memory stays bounded: the
+/// appsink's frames, the one held back, and the one shown, all of the layer's size.
+/// Nothing here blocks unless `advance` is asked to wait.
+public final class VideoPlayer {
+    public let source: VideoSource
+    /// Loop at the end (the position is taken modulo the duration).
+    public var loops = false
+    /// The frame shown: its video time in seconds, and a counter that changes with it.
+    public private(set) var frame: (time: Double, serial: Int)?
+    /// The pixels of the frame shown (nil before the first).
+    public private(set) var surface: Surface?
+    /// The stream's duration in seconds, once known.
+    public private(set) var duration: Double?
+    /// Failed: nothing more is decoded; the last frame stays.
+    public private(set) var failed = false
+    /// The end of the stream has been reached and shown (without looping).
+    public private(set) var ended = false
+    /// Events since the last `takeEvents`.
+    private var events: [VideoEvent] = []
+    /// Frames the appsink may hold.
+    public static let queued = 3
+
+    private let pipeline: UnsafeMutablePointer<GstElement>
+    private let sink: UnsafeMutablePointer<GstElement>
+    private let bus: UnsafeMutablePointer<GstBus>
+    /// The frame taken off the appsink ahead of the position, with its time.
+    private var next: (sample: OpaquePointer, time: Double)?
+    /// The appsink has given its last frame.
+    private var drained = false
+    /// Prerolled: seeks are possible.
+    private var ready = false
+    /// A seek asked for before the pipeline could take one.
+    private var pendingSeek: Double?
+    private var serial = 0
+    /// Where the last seek went, until a frame after it shows.
+    private var seekTarget: Double?
+    private var playing = true
+
+    /// Starts playing `source` (asynchronously: its first frame comes later).
+    public init(_ source: VideoSource) throws(VideoError) {
+        _ = gstreamerReady
+        self.source = source
+        var error: UnsafeMutablePointer<GError>?
+        var sink: UnsafeMutablePointer<GstElement>?
+        guard let pipeline = vitrine_video_pipeline(source.uri, Int32(source.width), Int32(source.height), source.letterbox ? 1 : 0, source.audio.code, Int32(Self.queued), &sink, &error),
+            let sink
+        else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "GStreamer cannot build a player"
+            if let error { g_error_free(error) }
+            throw VideoError(message: message, debug: "")
+        }
+        self.pipeline = pipeline
+        self.sink = sink
+        bus = gst_element_get_bus(pipeline)
+        gst_element_set_state(pipeline, GST_STATE_PLAYING)
+    }
+
+    deinit {
+        if let next { vitrine_sample_unref(next.sample) }
+        gst_element_set_state(pipeline, GST_STATE_NULL)
+        vitrine_object_unref(bus)
+        vitrine_object_unref(sink)
+        vitrine_object_unref(pipeline)
+    }
+
+    /// The events since the last call, oldest first.
+    public func takeEvents() -> [VideoEvent] {
+        defer { events.removeAll() }
+        return events
+    }
+
+    /// Whether the player still has work to show: it has not shown its first frame, not
+    /// failed and not ended.
+    public var isStarting: Bool { frame == nil && !failed }
+
+    /// Plays (the position moves) or pauses: only the audio cares, which GStreamer's clock
+    /// plays; video frames are taken by position either way.
+    public func setPlaying(_ on: Bool) {
+        guard on != playing, source.audio != .off, !failed else { return }
+        playing = on
+        gst_element_set_state(pipeline, on ? GST_STATE_PLAYING : GST_STATE_PAUSED)
+    }
+
+    /// Shows the frame due at video time `position` (seconds): the latest decoded frame
+    /// whose time is at most it. Jumps back, or more than a second ahead of what is
+    /// decoded, seek. Waits up to `wait` seconds for the frame due (a manual clock's
+    /// exact frames); 0 never blocks. Returns whether the frame shown changed.
+    @discardableResult
+    public func advance(to position: Double, wait: Double = 0) -> Bool {
+        pollBus()
+        guard !failed, position.isFinite else { return false }
+        var position = max(0, position)
+        if loops, let duration, duration > 0 { position = position.truncatingRemainder(dividingBy: duration) }
+        let before = frame?.serial
+        // (not again while a seek that lands at or shortly before the position is under way)
+        let underWay = seekTarget.map { $0 <= position + 1e-4 && $0 > position - 1 } ?? false
+        if let shown = frame?.time, !underWay, position < shown - 1e-4 || position > max(shown, next?.time ?? shown) + 1 {
+            seek(to: position)
+        }
+        let deadline = wait > 0 ? monotonic() + wait : 0
+        var taken: OpaquePointer?
+        var takenTime = 0.0
+        while true {
+            if next == nil, !drained {
+                var sample = gst_app_sink_try_pull_sample(appsink, 0)
+                while sample == nil, wait > 0, gst_app_sink_is_eos(appsink) == 0 {
+                    let left = deadline - monotonic()
+                    if left <= 0 || pollBus() { break }
+                    sample = gst_app_sink_try_pull_sample(appsink, GstClockTime(min(left, 0.01) * 1e9))
+                }
+                if let sample {
+                    let t = Double(vitrine_sample_time(sample))
+                    next = (sample, t < 0 ? takenTime : t / 1e9)
+                    if !ready { becomeReady() }
+                } else if gst_app_sink_is_eos(appsink) != 0 {
+                    drained = true
+                }
+            }
+            guard let candidate = next else { break }
+            // A first frame shows even when it starts after the position.
+            let early = candidate.time > position + 5e-4
+            if early, frame != nil || taken != nil { break }
+            next = nil
+            if let taken { vitrine_sample_unref(taken) }
+            (taken, takenTime) = (candidate.sample, candidate.time)
+            if early { break }
+        }
+        if let taken {
+            show(taken, time: takenTime)
+            vitrine_sample_unref(taken)
+        }
+        if drained, next == nil, !ended {
+            if loops, let duration, duration > 0 {
+                seek(to: 0)
+            } else if frame != nil, duration.map({ position >= $0 - 1e-3 }) ?? true {
+                ended = true
+                events.append(.ended)
+            }
+        }
+        return frame?.serial != before
+    }
+
+    /// When the frame after the one shown is due, in video seconds, if it is decoded.
+    public var nextFrameTime: Double? { next?.time }
+
+    private var appsink: UnsafeMutablePointer<GstAppSink> { UnsafeMutableRawPointer(sink).assumingMemoryBound(to: GstAppSink.self) }
+
+    private func show(_ sample: OpaquePointer, time: Double) {
+        let surface = self.surface ?? Surface(width: source.width, height: source.height)
+        guard vitrine_sample_copy(sample, surface.pixels, Int32(surface.stride), Int32(surface.width), Int32(surface.height)) == 0 else { return }
+        self.surface = surface
+        serial += 1
+        seekTarget = nil
+        let first = frame == nil
+        frame = (time, serial)
+        if first { events.append(.started(duration: duration)) }
+    }
+
+    private func becomeReady() {
+        ready = true
+        let d = vitrine_duration(pipeline)
+        if d > 0 { duration = Double(d) / 1e9 }
+        if let pendingSeek {
+            self.pendingSeek = nil
+            seek(to: pendingSeek)
+        }
+    }
+
+    /// A file's path as a file:// URI.
+    public static func fileURI(_ path: String) -> String? {
+        _ = gstreamerReady
+        guard let uri = vitrine_file_uri(path) else { return nil }
+        defer { g_free(uri) }
+        return String(cString: uri)
+    }
+
+    /// A flushing seek; what was decoded ahead is dropped.
+    public func seek(to position: Double) {
+        guard !failed else { return }
+        guard ready else {
+            pendingSeek = position
+            return
+        }
+        if let next { vitrine_sample_unref(next.sample) }
+        next = nil
+        drained = false
+        ended = false
+        seekTarget = position
+        _ = vitrine_seek(pipeline, Int64(max(0, position) * 1e9))
+    }
+
+    /// Takes errors and state changes off the bus; true when the player failed.
+    @discardableResult
+    private func pollBus() -> Bool {
+        while !failed, let message = vitrine_bus_pop(bus) {
+            defer { vitrine_message_unref(message) }
+            if vitrine_message_is_error(message) != 0 {
+                var text: UnsafeMutablePointer<CChar>?
+                var debug: UnsafeMutablePointer<CChar>?
+                vitrine_message_error(message, &text, &debug)
+                failed = true
+                events.append(.error(message: text.map { String(cString: $0) } ?? "", debug: debug.map { String(cString: $0) } ?? ""))
+                g_free(text)
+                g_free(debug)
+                gst_element_set_state(pipeline, GST_STATE_NULL)
+            } else if vitrine_message_is_eos(message) == 0, duration == nil {
+                // ASYNC_DONE: prerolled, the duration may be known now.
+                let d = vitrine_duration(pipeline)
+                if d > 0 { duration = Double(d) / 1e9 }
+            }
+        }
+        return failed
+    }
+
+    private func monotonic() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+/// A player could not be made.
+public struct VideoError: Error, Sendable {
+    public let message: String
+    public let debug: String
+
+    public init(message: String, debug: String) { (self.message, self.debug) = (message, debug) }
+}

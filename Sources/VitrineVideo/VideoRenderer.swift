@@ -1,0 +1,190 @@
+import VitrineCore
+import VitrineRaster
+import VitrineRender
+
+/// The `video` layer kind: a video file or stream played by the layer's time.
+public enum VideoLayer {
+    public static let kindName = "video"
+
+    public static let kind = LayerKind(name: kindName, extraProperties: [
+        // A path under the content roots, or a stream's URI (rtsp, http, https) where allowed.
+        PropertyDescriptor("src", .string(""), animatable: false),
+        PropertyDescriptor("loop", .bool(false), animatable: false),
+        PropertyDescriptor("audio", .string(VideoAudio.off.rawValue), animatable: false, allowed: VideoAudio.allCases.map(\.rawValue)),
+        PropertyDescriptor("videoGravity", .string("resizeAspect"), animatable: false, allowed: ["resizeAspect", "resize"]),
+        // The video time shown when the player starts, or when this is set: a seek.
+        PropertyDescriptor("start", .number(0), animatable: false, range: 0...1e9),
+    ])
+}
+
+/// Draws video layers: each layer on screen has a `VideoPlayer`, made when it first shows
+/// and dropped when it leaves the tree or its `src`, `audio` or `videoGravity` changes.
+///
+/// A video plays by its layer's time (the clock of `PictureAnimations`, as animated
+/// pictures do): its position is `start` plus the layer's local time since the player
+/// started (or since `start` was last set), so the layer's speed is the rate (0 pauses,
+/// 0.5 plays at half speed), and each frame of ours shows the video frame due at its
+/// media time, dropping or repeating frames, never bending the clock.
+public final class VideoRenderer: ContentRenderer {
+    /// The clock and the media time of the frame being drawn.
+    public let animations: PictureAnimations
+    /// Turns a layer's `src` into a URI GStreamer opens, or says why it may not be played.
+    public var resolve: (String) -> Result<String, VideoError> = { .failure(VideoError(message: "no source may be played: \($0)", debug: "")) }
+    /// Seconds a frame waits for the video frame it is due to show (set with a manual
+    /// clock, whose frames are then exact); 0 never blocks.
+    public var wait = 0.0
+    /// Called with a layer's player's events (started, ended, error).
+    public var onEvent: ((_ layer: String, _ src: String, _ event: VideoEvent) -> Void)?
+    /// Media seconds until a video on screen shows another frame; nil when none will
+    /// (none on screen, all paused, ended or failed).
+    public private(set) var nextChange: Double?
+
+    private let slots: (src: Int, loop: Int, audio: Int, gravity: Int, start: Int)
+
+    private struct Key: Equatable {
+        var src: String
+        var audio: VideoAudio
+        var letterbox: Bool
+    }
+
+    private final class Entry {
+        let key: Key
+        var player: VideoPlayer?
+        /// The layer's local time when `start` took effect.
+        var origin: Double
+        var start: Double
+        /// The serial of the frame drawn, where.
+        var shownSerial: Int?
+        var area: Rect = .zero
+        /// The media time it was brought up to.
+        var time = -Double.infinity
+        var rate = 0.0
+        var position = 0.0
+
+        init(key: Key, origin: Double, start: Double) {
+            self.key = key
+            self.origin = origin
+            self.start = start
+        }
+    }
+
+    private var entries: [String: Entry] = [:]
+
+    public init(animations: PictureAnimations, kind: LayerKind = VideoLayer.kind) {
+        self.animations = animations
+        slots = (kind.slot(of: "src")!, kind.slot(of: "loop")!, kind.slot(of: "audio")!, kind.slot(of: "videoGravity")!, kind.slot(of: "start")!)
+    }
+
+    /// Players alive (for tests and stats).
+    public var players: Int { entries.values.count { $0.player != nil } }
+
+    public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
+        guard let entry = update(node, transform: transform), let image = entry.player?.surface, opacity > 0 else { return }
+        surface.draw(image: image, in: node.values.rect(.bounds), transform: transform, opacity: opacity, clip: clip)
+    }
+
+    /// The screen rectangles of the video layers in `tree` whose frame changed since they
+    /// were drawn; brings every player up to the frame's time, forgets the layers no
+    /// longer in the tree, and sets `nextChange`.
+    public func damage(in tree: RenderTree) -> [Rect] {
+        nextChange = nil
+        var rects: [Rect] = []
+        var seen = 0
+        for node in tree.nodes where node.kind == VideoLayer.kindName {
+            guard let entry = update(node, transform: node.transform) else { continue }
+            seen += 1
+            if let player = entry.player, let frame = player.frame, frame.serial != entry.shownSerial {
+                rects.append(node.visualBounds)
+                if entry.area != node.visualBounds, entry.shownSerial != nil { rects.append(entry.area) }
+                entry.shownSerial = frame.serial
+                entry.area = node.visualBounds
+            }
+            note(entry)
+        }
+        if seen < entries.count {
+            let ids = Set(tree.nodes.lazy.filter { $0.kind == VideoLayer.kindName }.map(\.id))
+            entries = entries.filter { ids.contains($0.key) }
+        }
+        return rects
+    }
+
+    /// Lowers `nextChange` to when `entry`'s player shows its next frame.
+    private func note(_ entry: Entry) {
+        guard let player = entry.player, !player.failed else { return }
+        var delay: Double?
+        if player.isStarting {
+            delay = 1.0 / 30
+        } else if entry.rate != 0, !player.ended {
+            if let next = player.nextFrameTime, entry.rate > 0, next > entry.position {
+                delay = min(1.0 / 30, (next - entry.position) / entry.rate)
+            } else {
+                delay = 1.0 / 60
+            }
+        }
+        if let delay { nextChange = min(nextChange ?? .infinity, max(0.001, delay)) }
+    }
+
+    /// Brings the player of `node` to the current media time: makes it (or a new one when
+    /// its source changed), applies `start` and `loop`, and advances it. Nil when the
+    /// layer shows no video.
+    private func update(_ node: RenderTree.Node, transform: AffineTransform) -> Entry? {
+        let v = node.values
+        let src = v[slot: slots.src].string ?? ""
+        guard !src.isEmpty else {
+            entries[node.id] = nil
+            return nil
+        }
+        let key = Key(
+            src: src, audio: VideoAudio(rawValue: v[slot: slots.audio].string ?? "") ?? .off,
+            letterbox: v[slot: slots.gravity].string != "resize")
+        let start = v[slot: slots.start].number ?? 0
+        let time = animations.time
+        let clock = animations.clock?(node.id, time)
+        var entry = entries[node.id]
+        if let existing = entry, existing.key != key { entry = nil }
+        if entry == nil {
+            let made = Entry(key: key, origin: clock?.time ?? 0, start: start)
+            entries[node.id] = made
+            entry = made
+            if let player = makePlayer(node, key: key, transform: transform) {
+                made.player = player
+            }
+        }
+        guard let entry else { return nil }
+        guard entry.time != time else { return entry }
+        entry.time = time
+        if start != entry.start {
+            entry.start = start
+            entry.origin = clock?.time ?? entry.origin
+            entry.player?.seek(to: start)
+        }
+        guard let clock, let player = entry.player else { return entry }
+        player.loops = v[slot: slots.loop].bool ?? false
+        entry.rate = clock.rate
+        entry.position = entry.start + (clock.time - entry.origin)
+        player.setPlaying(clock.rate != 0)
+        player.advance(to: entry.position, wait: wait)
+        for event in player.takeEvents() { onEvent?(node.id, src, event) }
+        return entry
+    }
+
+    private func makePlayer(_ node: RenderTree.Node, key: Key, transform: AffineTransform) -> VideoPlayer? {
+        let uri: String
+        switch resolve(key.src) {
+        case .success(let resolved): uri = resolved
+        case .failure(let error):
+            onEvent?(node.id, key.src, .error(message: error.message, debug: error.debug))
+            return nil
+        }
+        let bounds = node.values.rect(.bounds)
+        let scale = (x: (transform.a * transform.a + transform.b * transform.b).squareRoot(), y: (transform.c * transform.c + transform.d * transform.d).squareRoot())
+        func side(_ v: Double) -> Int { v.isFinite ? max(2, min(4096, Int(v.rounded(.up)))) : 2 }
+        let source = VideoSource(uri: uri, width: side(bounds.width * scale.x), height: side(bounds.height * scale.y), letterbox: key.letterbox, audio: key.audio)
+        do {
+            return try VideoPlayer(source)
+        } catch {
+            onEvent?(node.id, key.src, .error(message: error.message, debug: error.debug))
+            return nil
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+import VitrineProtocol
+import VitrineRaster
+
+/// Video layers against the real daemon with a manual clock: a video made at test time by
+/// GStreamer (60 frames at 30 fps, frame i one solid colour that names i) is checked frame
+/// by frame at clock times, paused, at half speed, looping, at its end, and a file that is
+/// no video fails with GStreamer's message.
+@Suite(.serialized) struct VideoTests {
+    let content: URL
+    static let fps = 30.0, frames = 60
+
+    init() throws {
+        content = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-video-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: content, withIntermediateDirectories: true)
+    }
+
+    /// Frame i's colour: each channel one of four levels, so 64 frames are told apart
+    /// through a lossy codec.
+    static func color(_ i: Int) -> [Int] { [(i % 4) * 80, (i / 4 % 4) * 80, (i / 16 % 4) * 80] }
+
+    /// The frame whose colour is nearest to `rgb`.
+    static func frame(_ rgb: [Int]) -> Int {
+        func level(_ v: Int) -> Int { min(3, max(0, Int((Double(v) / 80).rounded()))) }
+        return level(rgb[0]) + 4 * level(rgb[1]) + 16 * level(rgb[2])
+    }
+
+    /// Writes the raw frames and encodes them (MPEG-4 part 2 in AVI, whose frames are timed by their index) with
+    /// gst-launch-1.0; returns the video's path.
+    func makeVideo() throws -> String {
+        let (w, h) = (64, 48)
+        var raw = [UInt8]()
+        raw.reserveCapacity(Self.frames * w * h * 4)
+        for i in 0..<Self.frames {
+            let c = Self.color(i)
+            for _ in 0..<(w * h) { raw += [UInt8(c[2]), UInt8(c[1]), UInt8(c[0]), 255] }
+        }
+        let rawPath = content.appendingPathComponent("frames.bgrx").path
+        try Data(raw).write(to: URL(fileURLWithPath: rawPath))
+        let path = content.appendingPathComponent("count.avi").path
+        let launch = Process()
+        launch.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
+        launch.arguments = [
+            "-q", "filesrc", "location=\(rawPath)", "!", "rawvideoparse", "width=\(w)", "height=\(h)", "format=bgrx", "framerate=30/1",
+            "!", "videoconvert", "!", "avenc_mpeg4", "bitrate=2000000", "!", "avimux", "!", "filesink", "location=\(path)",
+        ]
+        try launch.run()
+        launch.waitUntilExit()
+        try #require(launch.terminationStatus == 0, "gst-launch-1.0 failed")
+        return path
+    }
+
+    func start() throws -> (DaemonProcess, SocketClient) {
+        let daemon = try DaemonProcess(arguments: ["--size", "64x48", "--content-root", content.path])
+        let c = try daemon.connect()
+        #expect(try c.request(#"{"cmd": "subscribe", "events": ["video.*"]}"#)["ok"] == .bool(true))
+        return (daemon, c)
+    }
+
+    func addVideo(_ c: SocketClient, _ src: String, _ extra: String = "") throws {
+        let reply = try c.request(#"{"cmd": "layer.add", "layer": "v", "kind": "video", "properties": {"bounds": [0, 0, 64, 48], "position": [32, 24], "src": "\#(src)"\#(extra)}}"#)
+        try #require(reply["ok"] == .bool(true), "\(reply)")
+    }
+
+    /// The frame the screen shows at clock time `t`.
+    func frame(at t: Double, _ c: SocketClient) throws -> Int {
+        #expect(try c.request(#"{"cmd": "clock.set", "time": \#(t)}"#)["ok"] == .bool(true))
+        let reply = try c.request(#"{"cmd": "screenshot", "path": "shot.png"}"#)
+        let shot = try Surface(contentsOfPNG: try #require(reply["result"]?["path"]?.string, "\(reply)"))
+        return Self.frame(ScreenshotTests.rgba(shot, 32, 24))
+    }
+
+    func events(_ c: SocketClient) throws -> [String] {
+        _ = try c.request(#"{"cmd": "ping"}"#)
+        return c.takeEvents().compactMap { $0["event"]?.string }
+    }
+
+    @Test func eachClockTimeShowsTheFrameDueForwardsAndBack() throws {
+        let video = try makeVideo()
+        let (daemon, c) = try start()
+        defer { withExtendedLifetime(daemon) {} }
+        try addVideo(c, video)
+        for t in [0.01, 0.2, 0.51, 1.0 + 1.0 / 60, 0.77, 0.05, 1.62, 1.95] {
+            #expect(try frame(at: t, c) == Int(t * Self.fps), "at \(t) s")
+        }
+        let started = c.takeEvents().filter { $0["event"] == .string("video.started") }
+        #expect(started.count == 1)
+        #expect(started.first?["duration"]?.number.map { abs($0 - 2) < 0.05 } == true, "\(started)")
+    }
+
+    @Test func aPausedLayerFreezesAndHalfSpeedShowsHalfTheFrames() throws {
+        let video = try makeVideo()
+        let (daemon, c) = try start()
+        defer { withExtendedLifetime(daemon) {} }
+        try addVideo(c, video)
+        #expect(try frame(at: 0.51, c) == 15)
+        #expect(try c.request(#"{"cmd": "layer.pause", "layer": "v"}"#)["ok"] == .bool(true))
+        #expect(try frame(at: 1.2, c) == 15)
+        #expect(try frame(at: 5, c) == 15)
+        #expect(try c.request(#"{"cmd": "layer.resume", "layer": "v"}"#)["ok"] == .bool(true))
+        #expect(try frame(at: 5.2, c) == 21)
+        // From here at half speed: 0.71 + (t − 5.2) / 2 seconds into the video.
+        #expect(try c.request(#"{"cmd": "layer.speed", "layer": "v", "speed": 0.5}"#)["ok"] == .bool(true))
+        for t in [5.3, 5.6, 6.0, 6.41] {
+            #expect(try frame(at: t, c) == Int((0.71 + (t - 5.2) / 2) * Self.fps), "at \(t) s")
+        }
+    }
+
+    @Test func aLayerAtHalfSpeedFromItsStart() throws {
+        let video = try makeVideo()
+        let (daemon, c) = try start()
+        defer { withExtendedLifetime(daemon) {} }
+        try addVideo(c, video, #", "speed": 0.5"#)
+        for t in [0.1, 0.5, 1.01, 2.5, 3.9] {
+            #expect(try frame(at: t, c) == Int(t * Self.fps / 2), "at \(t) s")
+        }
+    }
+
+    @Test func theEndIsToldAndALoopStartsAgain() throws {
+        let video = try makeVideo()
+        let (daemon, c) = try start()
+        defer { withExtendedLifetime(daemon) {} }
+        try addVideo(c, video)
+        #expect(try frame(at: 1.9, c) == 57)
+        #expect(try frame(at: 2.5, c) == 59)
+        #expect(try events(c).contains("video.ended"))
+        #expect(try c.request(#"{"cmd": "layer.remove", "layer": "v"}"#)["ok"] == .bool(true))
+        try addVideo(c, video, #", "loop": true"#)
+        // Added at 2.5 s: the video starts at its beginning then.
+        for t in [2.62, 4.0, 4.55, 5.9, 7.01] {
+            #expect(try frame(at: t, c) == Int(((t - 2.5).truncatingRemainder(dividingBy: 2)) * Self.fps), "at \(t) s")
+        }
+        #expect(try !events(c).contains("video.ended"))
+    }
+
+    @Test func aFileThatIsNoVideoFailsWithGStreamersMessage() throws {
+        let bad = content.appendingPathComponent("bad.mkv").path
+        try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: bad))
+        let (daemon, c) = try start()
+        defer { withExtendedLifetime(daemon) {} }
+        try addVideo(c, bad)
+        _ = try frame(at: 0.1, c)
+        let errors = c.takeEvents().filter { $0["event"] == .string("video.error") }
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?["message"]?.string?.isEmpty == false, "\(errors)")
+        #expect(try c.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
+        // Outside the content roots: the same event, with the content loader's reason.
+        try #require(try c.request(#"{"cmd": "layer.remove", "layer": "v"}"#)["ok"] == .bool(true))
+        try addVideo(c, "/etc/passwd")
+        _ = try frame(at: 0.2, c)
+        let outside = c.takeEvents().filter { $0["event"] == .string("video.error") }
+        #expect(outside.first?["message"]?.string?.contains("outside the content roots") == true, "\(outside)")
+    }
+}

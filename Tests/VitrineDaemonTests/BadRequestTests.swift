@@ -127,7 +127,7 @@ import VitrineProtocol
         Case("duplicate id late in a transaction", #"{"id": 7, "cmd": "transaction", "commands": [{"cmd": "layer.add", "layer": "new"}, {"cmd": "layer.set", "layer": "a", "properties": {"opacity": 0.1}}, {"cmd": "layer.add", "layer": "new"}]}"#, "duplicate_id"),
         Case("invalid layer id", #"{"id": 7, "cmd": "layer.add", "layer": "no spaces!"}"#, "invalid_id"),
         Case("empty layer id", #"{"id": 7, "cmd": "layer.add", "layer": ""}"#, "invalid_id"),
-        Case("unknown kind", #"{"id": 7, "cmd": "layer.add", "layer": "new", "kind": "video"}"#, "unknown_kind"),
+        Case("unknown kind", #"{"id": 7, "cmd": "layer.add", "layer": "new", "kind": "hologram"}"#, "unknown_kind"),
         Case("move into itself", #"{"id": 7, "cmd": "layer.move", "layer": "a", "parent": "a"}"#, "cycle"),
         Case("move into its own child", #"{"id": 7, "cmd": "layer.move", "layer": "a", "parent": "b"}"#, "cycle"),
         Case("cycle after a valid move in a transaction", #"{"id": 7, "cmd": "transaction", "commands": [{"cmd": "layer.move", "layer": "t", "parent": "b"}, {"cmd": "layer.move", "layer": "b", "parent": "t"}]}"#, "cycle"),

@@ -94,7 +94,7 @@ import VitrineProtocol
             ("unknown_layer", "no such layer", Array(#"{"id": 1, "cmd": "layer.get", "layer": "ghost"}"#.utf8)),
             ("duplicate_id", "a layer id taken", Array(#"{"id": 1, "cmd": "layer.add", "layer": "box"}"#.utf8)),
             ("invalid_id", "spaces in a layer id", Array(#"{"id": 1, "cmd": "layer.add", "layer": "no spaces!"}"#.utf8)),
-            ("unknown_kind", "no such kind", Array(#"{"id": 1, "cmd": "layer.add", "layer": "new", "kind": "video"}"#.utf8)),
+            ("unknown_kind", "no such kind", Array(#"{"id": 1, "cmd": "layer.add", "layer": "new", "kind": "hologram"}"#.utf8)),
             ("cycle", "a move into itself", Array(#"{"id": 1, "cmd": "layer.move", "layer": "box", "parent": "box"}"#.utf8)),
             ("root_layer", "removing the root", Array(#"{"id": 1, "cmd": "layer.remove", "layer": "root"}"#.utf8)),
             ("invalid_key_path", "an empty key", Array(#"{"id": 1, "cmd": "layer.set", "layer": "box", "properties": {"position..x": 3}}"#.utf8)),

@@ -152,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "vitrine-bench",
             dependencies: [
-                "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman", "VitrineDaemon", "VitrineSystem", "vitrined",
+                "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman", "VitrineDaemon", "VitrineSystem", "VitrineImage", "CJPEG", "vitrined",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -156,7 +156,7 @@ final class ContentLoader {
                 continue
             }
             loading.insert(reference)
-            decode(reference, path, target: target ?? outputSize) { [unowned self] result in
+            decode(reference, path, target: target) { [unowned self] result in
                 loading.remove(reference)
                 switch result {
                 case .success(let decoded):
@@ -224,28 +224,30 @@ final class ContentLoader {
         heldPaths[identity] = path
     }
 
-    /// Reads and decodes `path` on a worker for `target` (the output's size when nil);
-    /// `completion` on the loop.
+    /// Reads and decodes `path` on a worker for `target`, the size a layer shows it at (nil:
+    /// not known yet); `completion` on the loop.
     private func decode(_ reference: String, _ path: String, target: TargetSize? = nil, completion: @escaping (Result<Decoded, ProtocolError>) -> Void) {
-        let budget = images.budget, target = target ?? outputSize
+        let budget = images.budget, output = outputSize
         let queued = compositor.offload({ () -> Result<Decoded, ProtocolError> in
-            Self.decode(path, budget: budget, target: target)
+            Self.decode(path, budget: budget, target: target, output: output)
         }, then: completion)
         if !queued {
             completion(.failure(ProtocolError(.limitExceeded, "too many files are being read; try '\(reference)' again shortly")))
         }
     }
 
-    /// Reads and decodes one file for `target`: a regular file within the size cap, an
-    /// image whose pixels (every frame of an animation) fit the budget, checked from its
-    /// header before anything is decoded.
-    static func decode(_ path: String, budget: Int, target: TargetSize?) -> Result<Decoded, ProtocolError> {
+    /// Reads and decodes one file for `target`, the size a layer shows it at (when nil, a
+    /// raster image is decoded for the `output`'s size and an SVG at its own): a regular
+    /// file within the size cap, an image whose pixels (every frame of an animation) fit
+    /// the budget, checked from its header before anything is decoded.
+    static func decode(_ path: String, budget: Int, target: TargetSize?, output: TargetSize) -> Result<Decoded, ProtocolError> {
         let bytes: [UInt8], identity: FileIdentity
         do { (bytes, identity) = try SafeFile.read(path, limit: fileLimit) } catch {
             return .failure(ProtocolError(.contentFailed, error.message))
         }
         do throws(ImageError) {
             let probe = try ImageDecoder.probe(bytes)
+            let target = target ?? (probe.format == .svg ? nil : output)
             let needed = ImageDecoder.decodedBytes(of: probe, fitting: target)
             guard needed <= budget else {
                 let frames = probe.frames > 1 ? " in \(probe.frames) frames" : ""

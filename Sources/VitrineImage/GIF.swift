@@ -51,11 +51,13 @@ private final class GIFFile {
 /// (transparency, disposal to background or to the previous picture), with its delay and
 /// the NETSCAPE2.0 loop count.
 enum GIFDecoder {
-    /// The logical screen's size and the frames counted by walking the file's blocks,
+    /// The logical screen's size (grown to cover any frame that reaches past it: giflib
+    /// allocates each frame's pixels) and the frames counted by walking the file's blocks,
     /// decoding nothing.
     static func probe(_ data: [UInt8]) throws(ImageError) -> ImageProbe {
         guard data.count >= 13 else { throw ImageError(.corrupt, "GIF: the header is truncated (\(data.count) bytes)") }
-        let width = Int(data[6]) | Int(data[7]) << 8, height = Int(data[8]) | Int(data[9]) << 8
+        func u16(_ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 }
+        var width = u16(6), height = u16(8)
         var at = 13 + (data[10] & 0x80 != 0 ? 3 << (Int(data[10] & 7) + 1) : 0)
         var frames = 0
         func skipSubBlocks() {
@@ -70,6 +72,8 @@ enum GIFDecoder {
             case 0x2C:
                 guard at + 10 <= data.count else { break walk }
                 let packed = data[at + 9]
+                width = max(width, u16(at + 1) + u16(at + 5))
+                height = max(height, u16(at + 3) + u16(at + 7))
                 at += 10 + (packed & 0x80 != 0 ? 3 << (Int(packed & 7) + 1) : 0) + 1
                 frames += 1
                 skipSubBlocks()

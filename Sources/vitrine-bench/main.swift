@@ -13,6 +13,7 @@ let suites: [String: ([String]) -> Void] = [
     "protocol": runProtocolBenchmarks,
     "restore": runRestoreBenchmarks,
     "flood": runFloodBenchmarks,
+    "image": runImageBenchmarks,
 ]
 guard let name = arguments.first, let suite = suites[name] else {
     let known = suites.keys.sorted().joined(separator: "|")

@@ -74,6 +74,30 @@ import VitrineTestSupport
         #expect(try pixel(c, x: 30, y: 10) == blue)
     }
 
+    @Test func anSVGIsDrawnAgainOnAWorkerAtTheSizeItIsShown() throws {
+        let svg = try write("art.svg", Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><rect width="100" height="50" fill="blue"/></svg>"#.utf8))
+        let (daemon, c) = try start()
+        defer { withExtendedLifetime(daemon) {} }
+        func imageBytes(becoming expected: Double) throws -> Double {
+            var bytes = 0.0
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline {
+                bytes = try #require(try request(c, #"{"id": 7, "cmd": "stats"}"#)["result"]?["imageBytes"]?.number)
+                if bytes == expected { break }
+                usleep(20_000)
+            }
+            return bytes
+        }
+        #expect(try request(c, #"{"id": 1, "cmd": "layer.add", "layer": "art", "properties": {"bounds": [0, 0, 20, 10], "position": [10, 5], "contents": "\#(svg)"}}"#)["ok"] == .bool(true))
+        // Read at its own 100×50, then drawn again for the 20×10 it is shown at.
+        #expect(try imageBytes(becoming: 20 * 10 * 4) == 20 * 10 * 4)
+        #expect(try request(c, #"{"id": 2, "cmd": "layer.set", "layer": "art", "properties": {"transform": {"scale": 2}}}"#)["ok"] == .bool(true))
+        try at(c, 1)  // past the implicit animation
+        let scaled = try imageBytes(becoming: 40 * 20 * 4)
+        #expect(scaled == 40 * 20 * 4, "\(scaled)")
+        #expect(try pixel(c, x: 10, y: 5) == [0, 0, 255, 255])
+    }
+
     @Test func inRealTimeAGIFAsksForAFrameWhenItsFrameChangesAndNoMore() throws {
         // Four frames of 0.1 s: about ten frames a second while it shows, not sixty.
         let gif = try write("clock.gif", ImageFixtures.gif(

@@ -61,6 +61,11 @@ let red: UInt32 = 0xFFFF_0000, green: UInt32 = 0xFF00_FF00, blue: UInt32 = 0xFF0
         #expect(error?.message.contains("100000×100000") == true, "\(String(describing: error))")
         let gif = failure(ImageFixtures.hugeGIFHeader())
         #expect(gif?.kind == .tooLarge, "\(String(describing: gif))")
+        // A small screen with a frame that claims to be huge: giflib would allocate it.
+        var frame = ImageFixtures.hugeGIFHeader(width: 4, height: 4)
+        frame.replaceSubrange(18..<22, with: [0x60, 0xEA, 0x60, 0xEA])  // the frame: 60 000 × 60 000
+        #expect(try ImageDecoder.probe(frame).width == 60_000)
+        #expect(failure(frame)?.kind == .tooLarge)
         // Within the side limit but not the budget: every frame counts.
         let frames = (0..<4).map { _ in ImageFixtures.GIFFrame(rect: PixelRect(x: 0, y: 0, width: 1, height: 1), index: 1, delay: 10) }
         let animation = ImageFixtures.gif(width: 1000, height: 1000, palette: [0, 0xFF0000], frames: frames)
@@ -82,7 +87,7 @@ let red: UInt32 = 0xFFFF_0000, green: UInt32 = 0xFF00_FF00, blue: UInt32 = 0xFF0
         try GoldenImage.expectMatches(image, named: "jpeg-quadrants", in: references, tolerance: 8)
     }
 
-    @Test func scaledDecodingPicksTheSmallestEighthThatCovers() throws {
+    @Test func scaledDecodingPicksTheSmallestScaleThatCovers() throws {
         let data = ImageFixtures.jpeg(ImageFixtures.quadrants(width: 1600, height: 1200), quality: 80)
         func size(_ target: TargetSize?) throws -> (Int, Int) {
             let image = try decode(data, fitting: target).frames[0]
@@ -90,7 +95,7 @@ let red: UInt32 = 0xFFFF_0000, green: UInt32 = 0xFF00_FF00, blue: UInt32 = 0xFF0
         }
         #expect(try size(nil) == (1600, 1200))
         #expect(try size(TargetSize(width: 400, height: 300)) == (400, 300))  // 2/8
-        #expect(try size(TargetSize(width: 401, height: 300)) == (600, 450))  // 3/8
+        #expect(try size(TargetSize(width: 401, height: 300)) == (800, 600))  // 1/2
         #expect(try size(TargetSize(width: 100, height: 10)) == (200, 150))  // 1/8
         #expect(try size(TargetSize(width: 4000, height: 3000)) == (1600, 1200))  // never larger
         let picture = try decode(data, fitting: TargetSize(width: 400, height: 300))

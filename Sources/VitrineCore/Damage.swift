@@ -53,10 +53,21 @@ extension RenderTree {
                 rects.append(nodes[j].visualBounds)
             } else if let difference = nodeDiffers(j, from: previous, i) {
                 if difference == .slotsOnly, let refine, let narrowed = refine(previous.nodes[i], nodes[j]) {
-                    rects += narrowed
+                    // The shadows cast from those pixels change as far as they spread.
+                    let spread = nodes[j].shadowSpread
+                    if spread == .zero {
+                        rects += narrowed
+                    } else {
+                        let shelter = self.shelter(of: j)
+                        for r in narrowed { rects.append(shelter.contains(r) ? r : spread.grow(r)) }
+                    }
                 } else {
                     rects.append(previous.nodes[i].visualBounds)
                     rects.append(nodes[j].visualBounds)
+                    // A shadow drawn from the sublayers' pixels too: its colour or
+                    // strength may have changed under every one of them.
+                    if let r = sublayersShadowed(j) { rects.append(r) }
+                    if let r = previous.sublayersShadowed(i) { rects.append(r) }
                 }
             }
             lastCommonOld = max(lastCommonOld, i)
@@ -72,6 +83,27 @@ extension RenderTree {
         }
         rects.removeLast(rects.count - kept)
         return mergeDamage(consume rects)
+    }
+
+    /// The pixels of node `j`'s sublayers, when its own shadow is drawn from them; nil
+    /// otherwise.
+    func sublayersShadowed(_ j: Int) -> Rect? {
+        let node = nodes[j], end = node.subtreeEnd
+        guard node.shadowsSublayers, end > j + 1 else { return nil }
+        var box = Rect.null
+        for k in (j + 1)..<end { box = box.union(nodes[k].visualBounds) }
+        return box
+    }
+
+    /// Where node `j`'s pixels change no shadow: the opaque part of the background of its
+    /// nearest ancestor whose shadow is drawn from content; `.null` when that background
+    /// is not opaque, or when `j` casts such a shadow itself.
+    func shelter(of j: Int) -> Rect {
+        guard !nodes[j].castsFromContent else { return .null }
+        var parent = nodes[j].parent
+        while let p = parent, !nodes[p].castsFromContent { parent = nodes[p].parent }
+        guard let p = parent else { return .null }
+        return TreeBuilder.opaqueBox(nodes[p].values, bounds: nodes[p].values.rect(.bounds), under: nodes[p].transform)
     }
 
     /// How two versions of a node differ.
@@ -90,7 +122,8 @@ extension RenderTree {
             old.nodes.withUnsafeBufferPointer { old in
                 let a = new.baseAddress! + j, b = old.baseAddress! + i
                 if a.pointee.transform != b.pointee.transform || a.pointee.inheritedOpacity != b.pointee.inheritedOpacity
-                    || a.pointee.clip != b.pointee.clip {
+                    || a.pointee.clip != b.pointee.clip || a.pointee.shadowSpread != b.pointee.shadowSpread
+                    || a.pointee.shadowsSublayers != b.pointee.shadowsSublayers {
                     return .other
                 }
                 let pa = a.pointee.parentIndex, pb = b.pointee.parentIndex

@@ -170,7 +170,8 @@ final class Layer {
     var model: PropertyValues {
         didSet {
             timing = model.timing
-            geometry = LayerGeometry(model)
+            let samePath = oldValue.string(.shadowPath) == model.string(.shadowPath)
+            geometry = LayerGeometry(model, pathBounds: samePath ? .some(geometry.shadowPathBounds) : nil)
             cachedContent = nil
         }
     }
@@ -302,6 +303,11 @@ struct LayerGeometry {
     let zPosition: Double
     /// The area the shadow can reach, in bounds space; nil without a visible shadow.
     let shadowReach: Rect?
+    /// The shadow's offset and radius when it is drawn from what the layer and its
+    /// sublayers show (a visible shadow, no `shadowPath`, no `masksToBounds`).
+    let contentShadow: (offset: Size, radius: Double)?
+    /// The control bounds of the `shadowPath`; nil when there is none (or it is empty).
+    let shadowPathBounds: Rect?
 
     /// The geometry of presentation values `v` of a layer whose model geometry is
     /// `model`: when the animations touch none of its slots, or only opacity, the
@@ -313,7 +319,8 @@ struct LayerGeometry {
             return
         }
         guard first.slot == BaseProperty.opacity.slot, touched.next() == nil else {
-            self.init(v)
+            // shadowPath does not animate: the model's is the presentation's.
+            self.init(v, pathBounds: .some(model.shadowPathBounds))
             return
         }
         self = model
@@ -323,10 +330,12 @@ struct LayerGeometry {
     /// The slots the geometry is decoded from.
     private static let slots: Set<Int> = Set([
         BaseProperty.bounds, .position, .anchorPoint, .zPosition, .transform, .sublayerTransform, .opacity, .hidden,
-        .masksToBounds, .shadowColor, .shadowOpacity, .shadowOffset, .shadowRadius,
+        .masksToBounds, .shadowColor, .shadowOpacity, .shadowOffset, .shadowRadius, .shadowPath,
     ].map(\.slot))
 
-    init(_ v: PropertyValues) {
+    /// The geometry of `v`; `pathBounds`, when given, is the bounds of its `shadowPath`,
+    /// known from values with the same one, so that the path is not parsed again.
+    init(_ v: PropertyValues, pathBounds: Rect?? = nil) {
         bounds = v.rect(.bounds)
         toParent = Scene.transformToParent(v, parent: nil)
         sublayerMatrix = Scene.sublayerMatrix(v)
@@ -335,11 +344,23 @@ struct LayerGeometry {
         masksToBounds = v.bool(.masksToBounds)
         isInteractive = v.bool(.userInteractionEnabled)
         zPosition = v.number(.zPosition)
+        let path = pathBounds ?? Self.bounds(ofShadowPath: v.string(.shadowPath))
+        shadowPathBounds = path
         if v.number(.shadowOpacity) * v.color(.shadowColor).alpha > 0 {
-            let offset = v.size(.shadowOffset), reach = shadowExtent(radius: v.number(.shadowRadius)) + 1
-            shadowReach = bounds.offsetBy(dx: offset.width, dy: offset.height).insetBy(dx: -reach, dy: -reach)
+            let offset = v.size(.shadowOffset), radius = v.number(.shadowRadius), reach = shadowExtent(radius: radius) + 1
+            shadowReach = (path ?? bounds).offsetBy(dx: offset.width, dy: offset.height).insetBy(dx: -reach, dy: -reach)
+            contentShadow = path == nil && !masksToBounds ? (offset, radius) : nil
         } else {
             shadowReach = nil
+            contentShadow = nil
         }
+    }
+
+    /// The control bounds of SVG path data; nil for none, an empty path or one that does
+    /// not parse (the property refuses those).
+    static func bounds(ofShadowPath text: String) -> Rect? {
+        guard !text.isEmpty, let data = try? PathData(parsing: text) else { return nil }
+        let box = data.controlBounds
+        return box.isNull ? nil : box
     }
 }

@@ -150,7 +150,7 @@ public struct LayerKind: Sendable {
 public enum BaseProperty: Int, CaseIterable, Sendable {
     case bounds, position, anchorPoint, zPosition, transform, sublayerTransform
     case opacity, hidden, backgroundColor, cornerRadius, maskedCorners, borderWidth, borderColor
-    case masksToBounds, shadowColor, shadowOpacity, shadowOffset, shadowRadius
+    case masksToBounds, shadowColor, shadowOpacity, shadowOffset, shadowRadius, shadowPath
     case contents, contentsGravity, allowsGroupOpacity
     /// UIView's isUserInteractionEnabled: false makes hit testing pass over the layer and
     /// its sublayers.
@@ -187,6 +187,7 @@ public enum BaseProperty: Int, CaseIterable, Sendable {
         case .shadowOpacity: return .init(name, .number(0), range: 0...1)
         case .shadowOffset: return .init(name, .size(Size(width: 0, height: -3)))
         case .shadowRadius: return .init(name, .number(3), range: 0...10_000)
+        case .shadowPath: return .init(name, .string(""), animatable: false, check: PathData.problem(in:))
         case .contents: return .init(name, .string(""), animatable: false)
         case .contentsGravity: return .init(name, .string("resize"), animatable: false, allowed: Self.gravities)
         case .allowsGroupOpacity: return .init(name, .bool(true), animatable: false)

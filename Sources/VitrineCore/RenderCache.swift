@@ -133,7 +133,9 @@ extension RenderTree.Node {
     /// The node moved `offset` places down the tree, under the node at `parent`.
     func shifted(by offset: Int32, parent: Int32) -> Self {
         Self(content: content, transform: transform, inheritedOpacity: inheritedOpacity, clip: clip,
-             visualBounds: visualBounds, parentIndex: parent, end: end + offset)
+             visualBounds: visualBounds, shadowSpread: shadowSpread, castsFromContent: castsFromContent,
+             shadowsSublayers: shadowsSublayers, parentIndex: parent,
+             end: end + offset)
     }
 }
 
@@ -141,6 +143,7 @@ extension TreeBuilder.ParentFrame {
     /// The frame of a node moved `offset` places down the tree.
     func shifted(by offset: Int32) -> Self {
         Self(node: node + offset, localTime: localTime, isMediaTime: isMediaTime, transform: transform,
-             sublayerTransform: sublayerTransform, childClip: childClip, opacity: opacity, inheritedOpacity: inheritedOpacity)
+             sublayerTransform: sublayerTransform, childClip: childClip, opacity: opacity, inheritedOpacity: inheritedOpacity,
+             spread: spread, shelter: shelter)
     }
 }

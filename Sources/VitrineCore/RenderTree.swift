@@ -36,8 +36,18 @@ public struct RenderTree: Sendable {
         public let inheritedOpacity: Double
         /// The screen-space box that ancestors with masksToBounds confine it to.
         public let clip: Rect
-        /// Screen pixels its own drawing (bounds, border, shadow) can touch, whole pixels.
+        /// Screen pixels its own drawing (bounds, border, shadow) can touch, whole pixels,
+        /// grown by `shadowSpread`.
         public let visualBounds: Rect
+        /// How far the shadows drawn from its pixels can reach past them: those of the
+        /// ancestors (and its own) whose shadows are drawn from what their subtrees show,
+        /// unless it lies where the nearest such ancestor's background is opaque.
+        public let shadowSpread: ShadowSpread
+        /// Its shadow is drawn from what it shows (not from its bounds or a path).
+        let castsFromContent: Bool
+        /// Its shadow is drawn from what it and its sublayers show: it has sublayers, shown
+        /// or not, so that the way its shadow is drawn does not change when one hides.
+        public let shadowsSublayers: Bool
         /// One past the index of its last descendant: its subtree is `index..<subtreeEnd`.
         public var subtreeEnd: Int { Int(end) }
         let parentIndex: Int32
@@ -62,6 +72,44 @@ public struct RenderTree: Sendable {
 
 /// The display keys of a layer whose every custom property affects its content.
 let allDisplayKeys: Set<String> = ["*"]
+
+/// How far the shadows cast from a layer's pixels reach past them on screen, on each
+/// side: a shadow drawn from what a layer and its sublayers show is the alpha of those
+/// pixels moved by the shadow's offset and blurred, so whatever changes them changes
+/// the shadow that far away.
+public struct ShadowSpread: Hashable, Sendable {
+    /// Pixels past each edge of what is drawn.
+    public var left, top, right, bottom: Float
+
+    /// A spread of so many pixels past each edge.
+    public init(left: Float, top: Float, right: Float, bottom: Float) {
+        (self.left, self.top, self.right, self.bottom) = (left, top, right, bottom)
+    }
+
+    /// No shadow reaches past the pixels.
+    public static let zero = ShadowSpread(left: 0, top: 0, right: 0, bottom: 0)
+
+    /// The spread of a shadow moved by `offset` and blurred `extent` pixels past it
+    /// (screen space).
+    init(offset: Point, extent: Double) {
+        func f(_ v: Double) -> Float { Float(min(1e7, v.isFinite ? v : 1e7)) }
+        self.init(
+            left: f(max(0, -offset.x) + extent), top: f(max(0, -offset.y) + extent),
+            right: f(max(0, offset.x) + extent), bottom: f(max(0, offset.y) + extent))
+    }
+
+    /// Both spreads in turn: the shadow of a shadow.
+    static func + (a: ShadowSpread, b: ShadowSpread) -> ShadowSpread {
+        ShadowSpread(left: a.left + b.left, top: a.top + b.top, right: a.right + b.right, bottom: a.bottom + b.bottom)
+    }
+
+    /// `rect` grown by the spread (whole pixels outward); `rect` itself when zero.
+    public func grow(_ rect: Rect) -> Rect {
+        guard self != .zero, !rect.isNull else { return rect }
+        let x0 = rect.minX - Double(left), y0 = rect.minY - Double(top)
+        return Rect(x: x0, y: y0, width: rect.maxX + Double(right) - x0, height: rect.maxY + Double(bottom) - y0).integral
+    }
+}
 
 /// How far a shadow reaches past its shape: three standard deviations, with
 /// σ = shadowRadius / 2 (the rasterizer blurs with the same σ).
@@ -146,6 +194,11 @@ struct TreeBuilder {
         let childClip: Rect
         let opacity: Double
         let inheritedOpacity: Double
+        /// The shadow spread its sublayers' pixels have (`RenderTree.Node.shadowSpread`).
+        let spread: ShadowSpread
+        /// Where the background of the nearest layer whose shadow is drawn from content
+        /// (this one or an ancestor) is opaque, on screen; `.null` for nowhere.
+        let shelter: Rect
     }
 
     /// An animated layer met while building: where its node is (or would be) and what
@@ -231,12 +284,27 @@ struct TreeBuilder {
         if let shadow = g.shadowReach, !g.masksToBounds {
             visual = visual.union(toScreen.boundingBox(of: shadow))
         }
+        let sublayers = layer.sublayers
+        let inheritedSpread = hasParent ? frames[f].spread : .zero, shelter = hasParent ? frames[f].shelter : .null
+        var own = ShadowSpread.zero, childShelter = shelter
+        // A plain layer without sublayers or contents casts the shadow of its bounds,
+        // which `shadowReach` already holds.
+        if let cast = g.contentShadow, !sublayers.isEmpty || layer.kindName != LayerKind.layer.name || !content.values.string(.contents).isEmpty {
+            own = Self.spread(of: cast, under: toScreen)
+            childShelter = Self.opaqueBox(content.values, bounds: g.bounds, under: toScreen)
+        }
+        // Where the nearest shadow drawn from content has an opaque background, what is
+        // drawn over it changes neither that shadow nor those of the layers above.
+        let sheltered = !shelter.isNull && shelter.contains(own.grow(visual))
+        let spread = sheltered ? own : inheritedSpread + own
+        visual = spread.grow(visual)
         let index = Int32(nodes.count)
         let inherited = hasParent ? frames[f].inheritedOpacity * frames[f].opacity : 1
         nodes.append(RenderTree.Node(
             content: content, transform: toScreen, inheritedOpacity: inherited, clip: clip,
-            visualBounds: visual.intersection(clip).integral, parentIndex: hasParent ? frames[f].node : -1, end: index + 1))
-        let sublayers = layer.sublayers
+            visualBounds: visual.intersection(clip).integral, shadowSpread: spread, castsFromContent: own != .zero,
+            shadowsSublayers: own != .zero && !sublayers.isEmpty,
+            parentIndex: hasParent ? frames[f].node : -1, end: index + 1))
         if let build {
             layer.renderSlot = RenderSlot(build: build, node: index, parentFrame: Int32(f), ownFrame: sublayers.isEmpty ? -1 : Int32(frames.count))
         }
@@ -244,7 +312,8 @@ struct TreeBuilder {
         let isMediaTime = (hasParent ? frames[f].isMediaTime : true) && layer.timing.isIdentity
         frames.append(ParentFrame(
             node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: g.sublayerMatrix,
-            childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited))
+            childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited,
+            spread: inheritedSpread + own, shelter: childShelter))
         let frame = Int32(frames.count - 1)
         if sublayers.contains(where: { $0.geometry.zPosition != 0 }) {
             for sublayer in Self.drawingOrder(sublayers).reversed() {
@@ -255,6 +324,30 @@ struct TreeBuilder {
                 stack.append((Unmanaged.passUnretained(sublayers[i]), frame))
             }
         }
+    }
+
+    /// The screen spread of a shadow with `offset` and `radius` in the space of a layer
+    /// drawn through `toScreen`: the offset turns and scales with the layer, and the blur
+    /// reaches 3σ (σ = radius / 2 times the layer's scale, at most 256) and a pixel more.
+    static func spread(of shadow: (offset: Size, radius: Double), under toScreen: AffineTransform) -> ShadowSpread {
+        let t = toScreen, o = shadow.offset
+        let offset = Point(x: t.a * o.width + t.c * o.height, y: t.b * o.width + t.d * o.height)
+        let scale = abs(t.determinant).squareRoot()
+        let sigma = min(256, max(0, shadow.radius / 2) * (scale.isFinite ? scale : 1))
+        return ShadowSpread(offset: offset, extent: (3 * sigma).rounded(.up) + 1)
+    }
+
+    /// Where the background of a layer with values `v` drawn through `toScreen` is surely
+    /// opaque, on screen: its bounds less the rounded corners; `.null` unless the colour
+    /// is opaque and the transform keeps rectangles upright.
+    static func opaqueBox(_ v: PropertyValues, bounds: Rect, under toScreen: AffineTransform) -> Rect {
+        guard toScreen.isAxisAligned, v.color(.backgroundColor).clamped.alpha >= 1 else { return .null }
+        let radius = min(v.number(.cornerRadius), bounds.width / 2, bounds.height / 2)
+        // A rounded corner leaves (1 − 1/√2)·r of the diagonal uncovered; a pixel more for
+        // anti-aliasing.
+        let inset = max(0, radius) * 0.293 * max(abs(toScreen.a), abs(toScreen.d)) + 1
+        let box = toScreen.boundingBox(of: bounds).insetBy(dx: inset, dy: inset)
+        return box.isEmpty ? .null : box
     }
 
     /// Sets each node's subtree end: a node's subtree ends where its last descendant's

@@ -11,14 +11,8 @@ import VitrineCore
 /// p.close()
 /// ```
 public struct Path: Sendable, Hashable {
-    /// One drawing command.
-    public enum Element: Sendable, Hashable {
-        case move(Point)
-        case line(Point)
-        case quad(Point, control: Point)
-        case cubic(Point, control1: Point, control2: Point)
-        case close
-    }
+    /// One drawing command: `move`, `line`, `quad`, `cubic` or `close`.
+    public typealias Element = PathData.Element
 
     /// The commands, in order.
     public private(set) var elements: [Element] = []
@@ -44,6 +38,9 @@ public struct Path: Sendable, Hashable {
     /// Appends every subpath of `other`.
     public mutating func addPath(_ other: Path) { elements += other.elements }
 
+    /// The outline of SVG path data (a layer's `shadowPath`).
+    public init(_ data: PathData) { elements = data.elements }
+
     /// The path with every point mapped through `t`.
     public func applying(_ t: AffineTransform) -> Path {
         var out = Path()
@@ -61,19 +58,7 @@ public struct Path: Sendable, Hashable {
     }
 
     /// The bounding box of all points, control points included (`.null` when empty).
-    public var controlBounds: Rect {
-        var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
-        func add(_ p: Point) { x0 = min(x0, p.x); y0 = min(y0, p.y); x1 = max(x1, p.x); y1 = max(y1, p.y) }
-        for e in elements {
-            switch e {
-            case .move(let p), .line(let p): add(p)
-            case .quad(let p, let c): add(p); add(c)
-            case .cubic(let p, let c1, let c2): add(p); add(c1); add(c2)
-            case .close: break
-            }
-        }
-        return x0 > x1 ? .null : Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-    }
+    public var controlBounds: Rect { elements.controlBounds }
 
     // MARK: Shapes
 

@@ -225,7 +225,25 @@ extension A8Mask {
     }
 }
 
+extension A8Mask {
+    /// Sets the mask's coverage to the alpha of `surface`'s pixels in `rect` (clipped to
+    /// the surface), whose top-left lands at mask-local (x, y): the silhouette of what
+    /// was drawn, for a shadow of it. Pixels that fall outside the mask are skipped.
+    public func copyAlpha(of surface: Surface, _ rect: PixelRect, toX x: Int, y: Int) {
+        let from = rect.intersection(surface.bounds)
+        let to = PixelRect(x: x + from.x - rect.x, y: y + from.y - rect.y, width: from.width, height: from.height)
+            .intersection(PixelRect(x: 0, y: 0, width: width, height: height))
+        guard !to.isEmpty else { return }
+        // Mask-local (u, v) shows surface pixel (u - x + rect.x, v - y + rect.y).
+        let dx = rect.x - x, dy = rect.y - y
+        for row in to.y..<to.maxY {
+            let src = surface.row(row + dy) + (to.x + dx), dst = self.row(row) + to.x
+            for i in 0..<to.width { dst[i] = UInt8(truncatingIfNeeded: src[i] >> 24) }
+        }
+    }
+}
+
 extension PixelRect {
     /// Grown by `n` pixels on every side.
-    func expanded(by n: Int) -> PixelRect { PixelRect(x: x - n, y: y - n, width: width + 2 * n, height: height + 2 * n) }
+    public func expanded(by n: Int) -> PixelRect { PixelRect(x: x - n, y: y - n, width: width + 2 * n, height: height + 2 * n) }
 }

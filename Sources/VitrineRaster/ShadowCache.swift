@@ -38,6 +38,8 @@ public final class ShadowCache {
             case roundedRect(width: Double, height: Double, radii: CornerRadii, corners: MaskedCorners)
             /// A path in layer space under the linear part (a, b, c, d) of its transform.
             case path(Path, a: Double, b: Double, c: Double, d: Double)
+            /// Rendered content: the one mask `owner` keeps (see `contentMask`).
+            case content(owner: AnyHashable)
         }
         var shape: Shape
         /// The shape's offset from whole pixels, 0 ≤ x, y < 1.
@@ -48,6 +50,8 @@ public final class ShadowCache {
     private struct Entry {
         let mask: A8Mask
         var lastUse: UInt64
+        /// For rendered content: what the mask was made from.
+        var content: AnyHashable?
     }
 
     private var entries: [Key: Entry] = [:]
@@ -69,7 +73,7 @@ public final class ShadowCache {
     }
 
     /// True when a mask covering `frame` may be kept.
-    func admits(_ frame: PixelRect) -> Bool {
+    public func admits(_ frame: PixelRect) -> Bool {
         !frame.isEmpty && frame.width <= 1 << 14 && frame.height <= 1 << 14
             && ((frame.width + 15) & ~15) * frame.height <= byteLimit / 4
     }
@@ -87,6 +91,31 @@ public final class ShadowCache {
         let bytes = mask.stride * mask.height
         guard bytes <= byteLimit / 4 else { return mask }
         entries[key] = Entry(mask: mask, lastUse: clock)
+        byteCount += bytes
+        while entries.count > capacity || byteCount > byteLimit { evictOldest() }
+        return mask
+    }
+
+    /// The blurred mask of rendered content — a layer's shadow drawn from what it shows —
+    /// that `owner` keeps, when it was made from `content`. Otherwise `make` is called;
+    /// what it returns is kept as the owner's one mask in place of any other (a layer
+    /// whose content changed has no use for the shadow of the old one), and nil drops the
+    /// old one and keeps nothing. `content` must tell apart everything the mask depends
+    /// on, its place included.
+    public func contentMask(owner: AnyHashable, content: AnyHashable, make: () -> A8Mask?) -> A8Mask? {
+        clock &+= 1
+        let key = Key(shape: .content(owner: owner), fractionX: 0, fractionY: 0, sigma: 0)
+        if let hit = entries[key], hit.content == content {
+            hits += 1
+            entries[key]!.lastUse = clock
+            return hit.mask
+        }
+        misses += 1
+        if let old = entries.removeValue(forKey: key) { byteCount -= old.mask.stride * old.mask.height }
+        guard let mask = make() else { return nil }
+        let bytes = mask.stride * mask.height
+        guard bytes <= byteLimit / 4 else { return mask }
+        entries[key] = Entry(mask: mask, lastUse: clock, content: content)
         byteCount += bytes
         while entries.count > capacity || byteCount > byteLimit { evictOldest() }
         return mask

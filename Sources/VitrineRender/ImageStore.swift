@@ -31,6 +31,9 @@ public final class ImageStore {
     public private(set) var failures: [String: String] = [:]
     /// Bytes of decoded pixels held.
     public private(set) var usedBytes = 0
+    /// Counts changes of what references show (a file stored, replaced, aliased or
+    /// evicted), so that what was drawn from images can tell it may be stale.
+    public private(set) var generation = 0
 
     private struct File {
         var picture: Picture
@@ -186,6 +189,7 @@ public final class ImageStore {
         file.references.insert(reference)
         files[path] = file
         usedBytes += bytes - replaced
+        generation &+= 1
         aliases[reference] = path
         failures[reference] = nil
         return true
@@ -203,6 +207,7 @@ public final class ImageStore {
         guard files[path] != nil else { return false }
         files[path]?.references.insert(reference)
         aliases[reference] = path
+        generation &+= 1
         return true
     }
 
@@ -224,6 +229,7 @@ public final class ImageStore {
     private func evict(_ path: String) {
         guard let file = files.removeValue(forKey: path) else { return }
         usedBytes -= file.bytes
+        generation &+= 1
         for reference in file.references { aliases[reference] = nil }
     }
 }

@@ -13,10 +13,16 @@ public protocol ContentRenderer: AnyObject {
     /// layer's visual bounds; nil when the change may reach anywhere in them (the
     /// default). A text renderer, for example, damages only the glyphs that changed.
     func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]?
+
+    /// What `node`'s content shows beyond its values (a video's frame), which changes
+    /// without the node changing; nil when it is drawn from its values alone (the
+    /// default). A shadow drawn from the content is made again when this changes.
+    func contentVersion(of node: RenderTree.Node) -> AnyHashable?
 }
 
 extension ContentRenderer {
     public func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? { nil }
+    public func contentVersion(of node: RenderTree.Node) -> AnyHashable? { nil }
 }
 
 /// Draws render trees as Core Animation composites layers: for each layer its shadow,
@@ -30,6 +36,8 @@ public final class Renderer {
     /// Blurred shadows kept between frames: a card's shadow is blurred once, not on
     /// every repaint of every damage rectangle it reaches.
     public let shadows = ShadowCache()
+    /// Which shadows drawn from content changed lately, and parsed shadow paths.
+    let shadowState = ShadowState()
     /// Gradient colour tables kept between frames.
     public let gradients = GradientCache()
     /// Animated pictures on screen, and the clock they play by.
@@ -58,6 +66,7 @@ public final class Renderer {
     /// Draws `tree` into `surface` (whose pixels map 1:1 to the tree's screen space),
     /// touching only the pixels inside `region`.
     public func render(_ tree: RenderTree, into surface: Surface, region: [PixelRect]) {
+        shadowState.beginFrame()
         guard !tree.nodes.isEmpty else {
             for rect in region { surface.fill(rect.intersection(surface.bounds), clearColor, mode: .source) }
             return
@@ -82,7 +91,7 @@ public final class Renderer {
     }
 
     /// What one repaint of one damage rectangle needs to know.
-    private struct Pass {
+    struct Pass {
         let tree: RenderTree
         /// Per node: the screen pixels it and its descendants can touch.
         let reach: [Rect]
@@ -111,7 +120,8 @@ public final class Renderer {
         }
     }
 
-    private func drawContents(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double) {
+    /// Draws node `i` (its shadow too unless `castsShadow` is false) and its descendants.
+    func drawContents(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double, castsShadow: Bool = true) {
         let node = pass.tree.nodes[i]
         let v = node.values
         let transform = node.transform.concatenating(offset)
@@ -121,10 +131,9 @@ public final class Renderer {
         let masks = v.bool(.masksToBounds)
         let background = v.color(.backgroundColor)
 
-        if !masks, v.number(.shadowOpacity) > 0, background.alpha > 0 || v.number(.borderWidth) > 0 {
-            let shadow = Shadow(color: v.color(.shadowColor), opacity: v.number(.shadowOpacity) * opacity, offset: v.size(.shadowOffset), radius: v.number(.shadowRadius))
-            let shape: ShadowShape = radii.maximum > 0 ? .roundedRect(bounds, radii: radii, corners: corners) : .rect(bounds)
-            surface.drawShadow(shadow, of: shape, transform: transform, clip: clip, cache: shadows)
+        if castsShadow, !masks, v.number(.shadowOpacity) > 0 {
+            let outline = ShadowOutline(bounds: bounds, radii: radii, corners: corners)
+            drawShadow(pass, i, outline, on: surface, offset: offset, transform: transform, clip: clip, opacity: opacity)
         }
         if background.alpha > 0 {
             let color = premultiplied(background, opacity)

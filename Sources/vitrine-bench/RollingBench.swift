@@ -37,24 +37,9 @@ func runRollingBenchmarks(_ options: [String]) {
     }
 }
 
-/// A client of an in-process compositor.
-private final class Sink: ClientConnection {
-    let clientID = 1
-    func send(_ line: String) {}
-}
-
 private func rollingFrames(frames: Int) throws {
-    var settings = DaemonSettings()
-    settings.clock = .manual
-    let output = try HeadlessOutput(width: 1920, height: 1080, bufferCount: 2)
-    let compositor = try Compositor(settings: settings, output: output, logger: Logger(label: "bench"))
-    let sink = Sink()
-    compositor.connect(sink)
-    func run(_ line: String) {
-        let reply = compositor.handle(line: Array(line.utf8), from: sink) ?? ""
-        precondition(reply.contains("\"ok\":true"), reply)
-        compositor.flush()
-    }
+    let bench = try InProcessCompositor(width: 1920, height: 1080)
+    let compositor = bench.compositor, run = bench.run
     run(##"{"id": 1, "cmd": "layer.add", "layer": "bg", "kind": "gradient", "properties": {"bounds": [0, 0, 1920, 1080], "position": [960, 540], "colors": ["#12324a", "#0b1622"]}}"##)
     run(##"{"id": 2, "cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1800, 200], "position": [960, 540], "fontSize": 160, "alignment": "center", "format": "plain", "value": 123456789012, "textColor": "#ffd166"}}"##)
     var id = 3

@@ -2,7 +2,7 @@ import Foundation
 
 // vitrine-bench: release-build benchmarks that print one JSON object per line.
 //
-//     swift run -c release vitrine-bench core|raster|frame|rolling|protocol|flood|restore [--quick]
+//     swift run -c release vitrine-bench core|raster|frame|rolling|protocol|flood|restore|shadow [--quick]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: ([String]) -> Void] = [
@@ -14,6 +14,7 @@ let suites: [String: ([String]) -> Void] = [
     "restore": runRestoreBenchmarks,
     "flood": runFloodBenchmarks,
     "image": runImageBenchmarks,
+    "shadow": runShadowBenchmarks,
 ]
 guard let name = arguments.first, let suite = suites[name] else {
     let known = suites.keys.sorted().joined(separator: "|")

@@ -170,7 +170,9 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
                 return deferredReply(to: client) { finish in
                     content.load(references) { [unowned self] error in
                         if let error { return finish(Wire.failure(id: request.id, error)) }
+                        let fades = contentFades(in: request.command)
                         finish(reply(to: request, from: client))
+                        start(fades)
                         flush()
                     }
                 }

@@ -300,8 +300,8 @@ final class ContentLoader {
         compositor.contentChanged(redraw: false)
     }
 
-    /// Decodes a held file again after a change, at the size its picture was decoded for;
-    /// keeps the old picture if it fails.
+    /// Decodes a held file again after a change, at the size its picture was decoded for,
+    /// and fades the new picture in over the old; keeps the old picture if it fails.
     private func reload(_ path: String) {
         let held = images.held(path: path)
         let target = held.flatMap { $0.scaling == .fixed ? nil : TargetSize(width: $0.frames[0].width, height: $0.frames[0].height) }
@@ -309,6 +309,7 @@ final class ContentLoader {
             switch result {
             case .success(let decoded):
                 if images.replace(path: path, with: decoded.picture) {
+                    if let held { compositor.fadeChangedFile(path, from: held) }
                     remember(decoded.identity, of: path)
                     logger.info("contents \(path) changed on disk: shown anew")
                     compositor.contentChanged()

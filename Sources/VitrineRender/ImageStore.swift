@@ -223,6 +223,9 @@ public final class ImageStore {
     /// at its size).
     public func held(path: String) -> Picture? { files[path]?.picture }
 
+    /// The references that name the file held at canonical `path`.
+    public func references(of path: String) -> Set<String> { files[path]?.references ?? [] }
+
     /// Canonical paths of the files held.
     public var paths: [String] { Array(files.keys) }
 

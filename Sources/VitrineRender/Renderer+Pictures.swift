@@ -11,6 +11,16 @@ extension Renderer {
         let scale = (x: (transform.a * transform.a + transform.b * transform.b).squareRoot(), y: (transform.c * transform.c + transform.d * transform.d).squareRoot())
         let shown = Size(width: bounds.width * scale.x, height: bounds.height * scale.y)
         guard let picture = images.picture(reference, shownIn: (shown, gravity)) else { return }
+        var opacity = opacity
+        if let fade = animations.fades[node.id], case let progress = (animations.time - fade.start) / fade.duration, progress < 1 {
+            // The old picture whole under the new one fading in: a cross-dissolve, exact
+            // where the new one is opaque.
+            let old = fade.from
+            let frame = old.isAnimated ? old.frames[animations.frame(of: old, layer: node.id).index] : old.frames[0]
+            surface.draw(image: frame, in: gravity.rect(contentSize: old.naturalSize, bounds: bounds), transform: transform, opacity: opacity, clip: clip)
+            opacity *= max(0, progress)
+            animations.note(0)
+        }
         let rect = gravity.rect(contentSize: picture.naturalSize, bounds: bounds)
         var image = picture.frames[0]
         if picture.isAnimated {
@@ -26,7 +36,8 @@ extension Renderer {
 /// The animated pictures on screen: which frame each layer showed, and when one shows the
 /// next. A frame shows an animation's frame for its layer's local time (the layer's
 /// beginTime, speed, timeOffset and its ancestors' apply: a paused layer freezes it, speed
-/// 2 plays it twice as fast). While no animated picture is on screen this costs nothing.
+/// 2 plays it twice as fast). Also the layers whose picture fades in over the one they
+/// showed (`fade`). While no animated or fading picture is on screen this costs nothing.
 public final class PictureAnimations {
     /// The clock animated pictures play by: a layer's local time at media time `time`, and
     /// how fast it runs against media time (0 while paused); nil while the layer is
@@ -37,11 +48,20 @@ public final class PictureAnimations {
     /// Per layer showing an animated picture: the picture, the frame it showed, and where
     /// on screen.
     var shown: [String: (picture: Picture, frame: Int, area: Rect)] = [:]
+    /// Layers whose picture fades in over the one they showed: that one, and when the fade
+    /// starts and how long it lasts (media time, seconds).
+    var fades: [String: (from: Picture, start: Double, duration: Double)] = [:]
     /// Media seconds from `time` until a picture on screen shows another frame; nil when
-    /// none will (none on screen, paused, played out).
+    /// none will (none on screen, paused, played out). 0 while a picture fades.
     public private(set) var nextChange: Double?
 
     public init() {}
+
+    /// Fades `layer`'s picture in over `from`, the one it showed, from media time `start`
+    /// for `duration` seconds: Core Animation's fade transition on `contents`.
+    public func fade(layer: String, from: Picture, start: Double, duration: Double) {
+        if duration > 0 { fades[layer] = (from, start, duration) }
+    }
 
     /// The frame of `picture` that `layer` shows now, and media seconds until the next.
     func frame(of picture: Picture, layer: String) -> (index: Int, untilNext: Double?) {
@@ -55,11 +75,11 @@ public final class PictureAnimations {
     /// Runs `draw`, a drawing apart from the frames on screen (a screenshot), at media time
     /// `time` of `scene`, leaving what the frames showed as it was.
     func aside(scene: Scene, at time: Double, _ draw: () -> Void) {
-        let kept = (clock, self.time, shown, nextChange)
+        let kept = (clock, self.time, shown, nextChange, fades)
         if clock == nil { clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) } }
         self.time = time
         draw()
-        (clock, self.time, shown, nextChange) = kept
+        (clock, self.time, shown, nextChange, fades) = kept
     }
 
     /// Takes `delay` into the time of the next change.
@@ -68,14 +88,20 @@ public final class PictureAnimations {
     }
 
     /// The screen rectangles of the animated pictures in `tree` whose frame changed since
-    /// they were drawn, to repaint; forgets the layers that no longer show one, and sets
-    /// `nextChange` (which drawing lowers when another starts showing).
+    /// they were drawn, and of the fading ones, to repaint; forgets the layers that no
+    /// longer show one and the fades that are over, and sets `nextChange` (which drawing
+    /// lowers when another starts showing).
     public func damage(in tree: RenderTree, images: ImageStore) -> [Rect] {
         nextChange = nil
-        guard !shown.isEmpty else { return [] }
+        guard !shown.isEmpty || !fades.isEmpty else { return [] }
         var rects: [Rect] = []
-        var seen = 0
+        var seen = 0, fading = 0
         for node in tree.nodes {
+            if let fade = fades[node.id] {
+                fading += 1
+                rects.append(node.visualBounds)
+                if time >= fade.start + fade.duration { fades[node.id] = nil } else { note(0) }
+            }
             guard let entry = shown[node.id] else { continue }
             seen += 1
             guard let picture = images.held(node.values.string(.contents)), picture.isAnimated else {
@@ -90,9 +116,10 @@ public final class PictureAnimations {
             }
             note(frame.untilNext)
         }
-        if seen < shown.count {
+        if seen < shown.count || fading < fades.count {
             let ids = Set(tree.nodes.lazy.map(\.id))
             shown = shown.filter { ids.contains($0.key) }
+            fades = fades.filter { ids.contains($0.key) }
         }
         return rects
     }

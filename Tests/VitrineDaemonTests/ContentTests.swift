@@ -84,13 +84,17 @@ import VitrineRaster
         #expect(stats["result"]?["images"] == .number(1), "three names of one file are one image: \(stats)")
         #expect(try pixel(c, daemon, x: 10, y: 10) == [255, 0, 0, 255])
 
-        // Rewritten in place (not renamed): the daemon notices and shows the new picture.
+        // Rewritten in place (not renamed): the daemon notices and fades the new picture in
+        // (the manual clock is moved on past the fade).
         let blue = Surface(width: 8, height: 8)
         blue.fill(PixelRect(x: 0, y: 0, width: 8, height: 8), PremultipliedColor(straightRed: 0, green: 0, blue: 255, alpha: 255), mode: .source)
         try Data(try blue.pngData()).write(to: URL(fileURLWithPath: path))
         let deadline = Date().addingTimeInterval(5)
         var seen: [Int] = []
+        var time = 0.0
         while Date() < deadline {
+            time += 1
+            _ = try c.exchange(#"{"id": 8, "cmd": "clock.set", "time": \#(time)}"#)
             seen = try pixel(c, daemon, x: 30, y: 10)
             if seen == [0, 0, 255, 255] { break }
             usleep(50_000)
@@ -135,6 +139,7 @@ import VitrineRaster
         #expect(held <= 16 * 1_048_576, "\(held) bytes of images held")
         let grown = try residentKB() - before
         #expect(grown < 24 * 1024, "resident memory grew by \(grown) KB for a 16 MB image budget")
+        _ = try c.exchange(#"{"id": 4, "cmd": "clock.set", "time": 1}"#)  // past the last image's fade
         #expect(try pixel(c, daemon, x: 10, y: 10) == [220, 0, 0, 255], "the last image is shown")
     }
 

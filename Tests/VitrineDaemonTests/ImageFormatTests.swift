@@ -21,9 +21,19 @@ import VitrineTestSupport
         return path
     }
 
-    func start() throws -> (DaemonProcess, SocketClient) {
-        let daemon = try DaemonProcess(arguments: ["--size", "40x20", "--content-root", content.path])
+    /// A PNG of one colour.
+    func solidPNG(_ name: String, _ argb: UInt32) throws -> String {
+        try write(name, try ImageFixtures.solid(argb, width: 8, height: 8).pngData())
+    }
+
+    func start(clock: String = "manual") throws -> (DaemonProcess, SocketClient) {
+        let daemon = try DaemonProcess(clock: clock, arguments: ["--size", "40x20", "--content-root", content.path])
         return (daemon, try daemon.connect())
+    }
+
+    /// Frames presented so far.
+    func frames(_ c: SocketClient) throws -> Double {
+        try #require(try request(c, #"{"id": 7, "cmd": "stats"}"#)["result"]?["frames"]?.number)
     }
 
     func request(_ c: SocketClient, _ line: String) throws -> JSON {
@@ -103,24 +113,71 @@ import VitrineTestSupport
         let gif = try write("clock.gif", ImageFixtures.gif(
             width: 4, height: 4, palette: [0xFF0000, 0x00FF00, 0x0000FF, 0xFFFFFF],
             frames: (0..<4).map { ImageFixtures.GIFFrame(rect: PixelRect(x: 0, y: 0, width: 4, height: 4), index: UInt8($0), delay: 10) }))
-        let daemon = try DaemonProcess(clock: "realtime", arguments: ["--size", "40x20", "--content-root", content.path])
-        let c = try daemon.connect()
-        func frames() throws -> Double { try #require(try request(c, #"{"id": 7, "cmd": "stats"}"#)["result"]?["frames"]?.number) }
+        let (daemon, c) = try start(clock: "realtime")
+        defer { withExtendedLifetime(daemon) {} }
         #expect(try addLayer(c, "anim", gif, x: 10)["ok"] == .bool(true))
         usleep(200_000)
-        let before = try frames()
+        let before = try frames(c)
         usleep(1_000_000)
-        let played = try frames() - before
+        let played = try frames(c) - before
         #expect(played >= 6 && played <= 14, "\(played) frames in a second of a 10 frames-a-second GIF")
         #expect(try request(c, #"{"id": 8, "cmd": "layer.remove", "layer": "anim"}"#)["ok"] == .bool(true))
         usleep(300_000)
-        let still = try frames()
+        let still = try frames(c)
         usleep(500_000)
-        #expect(try frames() == still, "a still screen draws no frames")
+        #expect(try frames(c) == still, "a still screen draws no frames")
+    }
+
+    @Test func anotherImageFadesInOverTheImplicitDurationUnlessActionsSayNot() throws {
+        let (red, blue) = (try solidPNG("red.png", 0xFFFF_0000), try solidPNG("blue.png", 0xFF00_00FF))
+        let (daemon, c) = try start()
+        defer { withExtendedLifetime(daemon) {} }
+        func set(_ contents: String, _ extra: String = "") throws {
+            let reply = try request(c, #"{"id": 3, "cmd": "layer.set", "layer": "a", "properties": {"contents": "\#(contents)"}\#(extra)}"#)
+            #expect(reply["ok"] == .bool(true), "\(reply)")
+        }
+        #expect(try addLayer(c, "a", red, x: 10)["ok"] == .bool(true))
+        try set(blue)
+        #expect(try pixel(c, x: 10, y: 10) == [255, 0, 0, 255])  // the fade begins at the old picture
+        try at(c, 0.125)
+        let half = try pixel(c, x: 10, y: 10)
+        #expect(abs(half[0] - 128) <= 2 && half[1] == 0 && abs(half[2] - 128) <= 2, "\(half)")
+        try at(c, 0.25)
+        #expect(try pixel(c, x: 10, y: 10) == [0, 0, 255, 255])
+        // Actions off: at once.
+        try set(red, #", "actions": false"#)
+        #expect(try pixel(c, x: 10, y: 10) == [255, 0, 0, 255])
+        // A transaction's duration.
+        #expect(try request(c, #"{"id": 4, "cmd": "transaction", "duration": 1, "commands": [{"cmd": "layer.set", "layer": "a", "properties": {"contents": "\#(blue)"}}]}"#)["ok"] == .bool(true))
+        try at(c, 0.5)
+        let quarter = try pixel(c, x: 10, y: 10)
+        #expect(abs(quarter[0] - 191) <= 2 && abs(quarter[2] - 64) <= 2, "\(quarter)")
+        try at(c, 1.25)
+        #expect(try pixel(c, x: 10, y: 10) == [0, 0, 255, 255])
+        // A layer whose rules say no action for contents.
+        #expect(try request(c, #"{"id": 5, "cmd": "layer.actions", "layer": "a", "actions": {"contents": null}}"#)["ok"] == .bool(true))
+        try set(red)
+        #expect(try pixel(c, x: 10, y: 10) == [255, 0, 0, 255])
+    }
+
+    @Test func inRealTimeAFadeDrawsFramesUntilItEnds() throws {
+        let (red, blue) = (try solidPNG("red.png", 0xFFFF_0000), try solidPNG("blue.png", 0xFF00_00FF))
+        let (daemon, c) = try start(clock: "realtime")
+        defer { withExtendedLifetime(daemon) {} }
+        #expect(try addLayer(c, "a", red, x: 10)["ok"] == .bool(true))
+        usleep(100_000)
+        let before = try frames(c)
+        #expect(try request(c, #"{"id": 3, "cmd": "layer.set", "layer": "a", "properties": {"contents": "\#(blue)"}}"#)["ok"] == .bool(true))
+        usleep(600_000)
+        let after = try frames(c)
+        #expect(after - before >= 5, "\(after - before) frames for a 0.25 s fade")
+        #expect(try pixel(c, x: 10, y: 10) == [0, 0, 255, 255])
+        usleep(300_000)
+        #expect(try frames(c) == after, "the fade is over: no more frames")
     }
 
     @Test func brokenAndHostileFilesAreRefusedWithTheLibrarysReason() throws {
-        let good = try write("good.png", try ImageFixtures.solid(0xFF00_FF00, width: 8, height: 8).pngData())
+        let good = try solidPNG("good.png", 0xFF00_FF00)
         let jpeg = ImageFixtures.jpeg(ImageFixtures.quadrants(width: 64, height: 64))
         let gif = ImageFixtures.gif(width: 8, height: 8, palette: [0, 0xFF0000], frames: [.init(rect: PixelRect(x: 0, y: 0, width: 8, height: 8), index: 1, delay: 10)])
         let cases: [(String, [UInt8], String, String)] = [

@@ -149,7 +149,10 @@ public final class VideoPlayer {
         pollBus()
         guard !failed, position.isFinite else { return false }
         var position = max(0, position)
-        if loops, let duration, duration > 0 { position = position.truncatingRemainder(dividingBy: duration) }
+        if let duration, duration > 0 {
+            // (past the end of a video that does not loop, its end: no seek beyond it)
+            position = loops ? position.truncatingRemainder(dividingBy: duration) : min(position, duration)
+        }
         let before = frame?.serial
         // (not again while a seek that lands at or shortly before the position is under way)
         let underWay = seekTarget.map { $0 <= position + 1e-4 && $0 > position - 1 } ?? false

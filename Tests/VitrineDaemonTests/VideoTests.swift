@@ -124,12 +124,15 @@ import VitrineRaster
         try addVideo(c, video)
         #expect(try frame(at: 1.9, c) == 57)
         #expect(try frame(at: 2.5, c) == 59)
-        #expect(try events(c).contains("video.ended"))
+        #expect(try events(c).filter { $0 == "video.ended" }.count == 1)
+        // Past its end it stays at its last frame, and the end is told once.
+        #expect(try frame(at: 3.5, c) == 59)
+        #expect(try !events(c).contains("video.ended"))
         #expect(try c.request(#"{"cmd": "layer.remove", "layer": "v"}"#)["ok"] == .bool(true))
         try addVideo(c, video, #", "loop": true"#)
-        // Added at 2.5 s: the video starts at its beginning then.
-        for t in [2.62, 4.0, 4.55, 5.9, 7.01] {
-            #expect(try frame(at: t, c) == Int(((t - 2.5).truncatingRemainder(dividingBy: 2)) * Self.fps), "at \(t) s")
+        // Added at 3.5 s: the video starts at its beginning then.
+        for t in [3.62, 5.0, 5.55, 6.9, 8.01] {
+            #expect(try frame(at: t, c) == Int(((t - 3.5).truncatingRemainder(dividingBy: 2)) * Self.fps), "at \(t) s")
         }
         #expect(try !events(c).contains("video.ended"))
     }

@@ -131,8 +131,8 @@ public final class ImageStore {
         return TargetSize(width: Int((natural.width * needed).rounded(.up)), height: Int((natural.height * needed).rounded(.up)))
     }
 
-    /// A picture that has been drawn and that nothing replaced: for the renderer's
-    /// bookkeeping of animations, without marking anything used or missing.
+    /// The picture `reference` names if it is held, without marking it used or recording
+    /// a miss: for the renderer's bookkeeping of animations and fades.
     public func held(_ reference: String) -> Picture? {
         aliases[reference].flatMap { files[$0]?.picture }
     }
@@ -177,8 +177,8 @@ public final class ImageStore {
         let replaced = files[path]?.bytes ?? 0
         if usedBytes - replaced + bytes > budget { markShown() }
         while usedBytes - replaced + bytes > budget {
+            // A resize that does not fit stays pending: it is not asked for again every frame.
             guard let victim = files.filter({ $0.key != path && $0.value.lastUse < frame }).min(by: { $0.value.lastUse < $1.value.lastUse })?.key else {
-                files[path]?.pendingResize = nil
                 return false
             }
             evict(victim)

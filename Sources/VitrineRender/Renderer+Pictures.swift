@@ -12,7 +12,7 @@ extension Renderer {
         let shown = Size(width: bounds.width * scale.x, height: bounds.height * scale.y)
         guard let picture = images.picture(reference, shownIn: (shown, gravity)) else { return }
         var opacity = opacity
-        if let fade = animations.fades[node.id], case let progress = (animations.time - fade.start) / fade.duration, progress < 1 {
+        if !animations.fades.isEmpty, let fade = animations.fades[node.id], case let progress = (animations.time - fade.start) / fade.duration, progress < 1 {
             // The old picture whole under the new one fading in: a cross-dissolve, exact
             // where the new one is opaque.
             let old = fade.from

@@ -263,7 +263,7 @@ extension Configuration.Limits {
 }
 
 extension Configuration.Content {
-    static let keys = ["roots"]
+    static let keys = ["roots", "network_video"]
 
     init(reading r: TableReader) throws(ConfigError) {
         try r.refuseUnknownKeys(Self.keys)
@@ -272,6 +272,7 @@ extension Configuration.Content {
             let paths = items.compactMap(\.string).filter { $0.hasPrefix("/") }
             return paths.count == items.count ? paths : nil
         }
+        networkVideo = try r.boolean("network_video", networkVideo)
     }
 }
 

@@ -231,6 +231,9 @@ extension Configuration {
         /// `roots`: absolute directories. Default: /usr/share/vitrine, /var/lib/vitrine/content
         /// and /etc/vitrine (the scene file's directory is always one too).
         public var roots = ["/usr/share/vitrine", "/var/lib/vitrine/content", "/etc/vitrine"]
+        /// `network_video`: video layers may play network streams (rtsp, rtsps, http and
+        /// https URIs, HLS among them), not only files. Default false.
+        public var networkVideo = false
 
         /// Every key at its default.
         public init() {}
@@ -365,7 +368,7 @@ extension Configuration {
         ("output.snapshot_dir", { $0.output.snapshotDirectory }),
         ("socket.path", { $0.socket.path }), ("socket.mode", { $0.socket.mode }), ("socket.group", { $0.socket.group }),
         ("fonts.directories", { $0.fonts.directories }),
-        ("content.roots", { $0.content.roots }), ("logging.level", { $0.logging.level }),
+        ("content.roots", { $0.content.roots }), ("content.network_video", { $0.content.networkVideo }), ("logging.level", { $0.logging.level }),
         ("state.directory", { $0.state.directory }), ("state.journal", { $0.state.journal }),
         // A scene file in another directory moves the root that relative image paths start from.
         ("scene.file", { $0.scene.file.prefix(upTo: $0.scene.file.lastIndex(of: "/") ?? $0.scene.file.endIndex) }),

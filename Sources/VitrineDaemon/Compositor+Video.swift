@@ -15,7 +15,7 @@ extension Compositor {
         pipeline.extraDamage = { [unowned videos] in videos.damage(in: $0) }
         // With a manual clock every frame shows exactly the video frame due.
         videos.wait = clock.mode == .manual ? 2 : 0
-        videos.resolve = { [unowned self] src in Self.videoURI(src, content: content) }
+        videos.resolve = { [unowned self] src in Self.videoURI(src, content: content, network: settings.networkVideo) }
         videos.onEvent = { [unowned self] layer, src, event in
             var fields: [String: JSON] = ["layer": .string(layer), "src": .string(src)]
             switch event {
@@ -33,13 +33,23 @@ extension Compositor {
         return videos
     }
 
-    /// A video layer's `src` as a URI: a path (or file:// URI) inside the content roots.
-    /// Network streams are refused for now.
-    static func videoURI(_ src: String, content: ContentLoader) -> Result<String, VideoError> {
+    /// The schemes of the network streams `[content] network_video` allows.
+    static let streamSchemes: Set<String> = ["rtsp", "rtsps", "rtspt", "http", "https"]
+
+    /// A video layer's `src` as a URI: a path (or file:// URI) inside the content roots, or
+    /// with `network` a stream's URI.
+    static func videoURI(_ src: String, content: ContentLoader, network: Bool) -> Result<String, VideoError> {
         var path = src
         if let colon = src.firstIndex(of: ":"), src[..<colon].allSatisfy({ $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." }), src[colon...].hasPrefix("://") {
-            guard src.hasPrefix("file://") else {
-                return .failure(VideoError(message: "src '\(src)': only files under the content roots are played (network streams are not enabled)", debug: ""))
+            let scheme = src[..<colon].lowercased()
+            if streamSchemes.contains(scheme) {
+                guard network else {
+                    return .failure(VideoError(message: "src '\(src)': network streams are off; [content] network_video = true allows them", debug: ""))
+                }
+                return .success(src)
+            }
+            guard scheme == "file" else {
+                return .failure(VideoError(message: "src '\(src)': a video is a file under the content roots or an rtsp, rtsps, http or https stream", debug: ""))
             }
             path = String(src.dropFirst("file://".count))
         }

@@ -37,6 +37,8 @@ public struct DaemonSettings: Sendable {
     public var imageDirectory = "."
     /// The directories layers' `contents` may be read from (`imageDirectory` is one too).
     public var contentRoots: [String]
+    /// Video layers may play network streams (`[content] network_video`).
+    public var networkVideo = false
     /// Extra font directories.
     public var fontDirectories: [String]
     /// The family of text layers that name none (`[fonts] default_family`).
@@ -87,6 +89,7 @@ public struct DaemonSettings: Sendable {
         defaultFontFamily = c.fonts.defaultFamily
         limits = c.limits
         contentRoots = c.content.roots
+        networkVideo = c.content.networkVideo
         rolling = c.rollingNumberDefaults
         spring = (try? c.animation.spring.spring()) ?? Spring.coreAnimation
         input = c.input

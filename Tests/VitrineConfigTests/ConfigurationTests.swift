@@ -80,6 +80,7 @@ import VitrineCore
 
         [content]
         roots = ["/srv/signage"]
+        network_video = true
 
         [logging]
         level = "debug"
@@ -145,6 +146,7 @@ import VitrineCore
         expected.limits.memoryMB = 64
         expected.limits.sceneMB = 8
         expected.content.roots = ["/srv/signage"]
+        expected.content.networkVideo = true
         expected.logging.level = .debug
         expected.state.directory = "/srv/vitrine-state"
         expected.state.journal = false

@@ -28,7 +28,7 @@ import VitrineRaster
 
     /// Writes the raw frames and encodes them (MPEG-4 part 2 in AVI, whose frames are timed by their index) with
     /// gst-launch-1.0; returns the video's path.
-    func makeVideo() throws -> String {
+    func makeVideo(sound: Bool = false) throws -> String {
         let (w, h) = (64, 48)
         var raw = [UInt8]()
         raw.reserveCapacity(Self.frames * w * h * 4)
@@ -38,21 +38,27 @@ import VitrineRaster
         }
         let rawPath = content.appendingPathComponent("frames.bgrx").path
         try Data(raw).write(to: URL(fileURLWithPath: rawPath))
-        let path = content.appendingPathComponent("count.avi").path
+        let path = content.appendingPathComponent(sound ? "sound.avi" : "count.avi").path
         let launch = Process()
         launch.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
         launch.arguments = [
             "-q", "filesrc", "location=\(rawPath)", "!", "rawvideoparse", "width=\(w)", "height=\(h)", "format=bgrx", "framerate=30/1",
-            "!", "videoconvert", "!", "avenc_mpeg4", "bitrate=2000000", "!", "avimux", "!", "filesink", "location=\(path)",
+            "!", "videoconvert", "!", "avenc_mpeg4", "bitrate=2000000", "!", "avimux", "name=mux", "!", "filesink", "location=\(path)",
         ]
+        // Two seconds of a tone beside the pictures.
+        if sound {
+            launch.arguments! += [
+                "audiotestsrc", "num-buffers=20", "samplesperbuffer=4410", "!", "audio/x-raw,format=S16LE,rate=44100,channels=1", "!", "mux.",
+            ]
+        }
         try launch.run()
         launch.waitUntilExit()
         try #require(launch.terminationStatus == 0, "gst-launch-1.0 failed")
         return path
     }
 
-    func start() throws -> (DaemonProcess, SocketClient) {
-        let daemon = try DaemonProcess(arguments: ["--size", "64x48", "--content-root", content.path])
+    func start(_ arguments: [String] = []) throws -> (DaemonProcess, SocketClient) {
+        let daemon = try DaemonProcess(arguments: ["--size", "64x48", "--content-root", content.path] + arguments)
         let c = try daemon.connect()
         #expect(try c.request(#"{"cmd": "subscribe", "events": ["video.*"]}"#)["ok"] == .bool(true))
         return (daemon, c)
@@ -137,6 +143,18 @@ import VitrineRaster
         #expect(try !events(c).contains("video.ended"))
     }
 
+    @Test func aMutedVideoWithSoundShowsTheSameFrames() throws {
+        let video = try makeVideo(sound: true)
+        let (daemon, c) = try start()
+        defer { withExtendedLifetime(daemon) {} }
+        try addVideo(c, video, #", "audio": "muted""#)
+        for t in [0.2, 1.01, 0.51, 1.62] {
+            #expect(try frame(at: t, c) == Int(t * Self.fps), "at \(t) s")
+        }
+        #expect(try frame(at: 2.5, c) == 59)
+        #expect(try events(c).filter { $0.hasPrefix("video.") } == ["video.started", "video.ended"])
+    }
+
     @Test func aFileThatIsNoVideoFailsWithGStreamersMessage() throws {
         let bad = content.appendingPathComponent("bad.mkv").path
         try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: bad))
@@ -154,5 +172,28 @@ import VitrineRaster
         _ = try frame(at: 0.2, c)
         let outside = c.takeEvents().filter { $0["event"] == .string("video.error") }
         #expect(outside.first?["message"]?.string?.contains("outside the content roots") == true, "\(outside)")
+    }
+
+    @Test func streamsArePlayedOnlyWhereTheConfigurationAllowsThem() throws {
+        let (daemon, c) = try start()
+        try addVideo(c, "http://127.0.0.1:9/clip.mp4")
+        _ = try frame(at: 0.1, c)
+        let refused = c.takeEvents().filter { $0["event"] == .string("video.error") }
+        #expect(refused.first?["message"]?.string?.contains("network_video") == true, "\(refused)")
+        withExtendedLifetime(daemon) {}
+        // Allowed: GStreamer opens it, and says why it cannot (nothing listens on port 9).
+        let config = content.appendingPathComponent("network.toml").path
+        try Data("[content]\nnetwork_video = true\n".utf8).write(to: URL(fileURLWithPath: config))
+        let (allowing, d) = try start(["--config", config])
+        defer { withExtendedLifetime(allowing) {} }
+        try addVideo(d, "http://127.0.0.1:9/clip.mp4")
+        var failed: [JSON] = []
+        for t in 1...50 where failed.isEmpty {
+            _ = try frame(at: Double(t) / 10, d)
+            failed = d.takeEvents().filter { $0["event"] == .string("video.error") }
+        }
+        #expect(failed.count == 1, "\(failed)")
+        #expect(failed.first?["message"]?.string?.contains("network_video") == false, "\(failed)")
+        #expect(failed.first?["debug"]?.string?.isEmpty == false, "\(failed)")
     }
 }

@@ -111,8 +111,9 @@ extension Renderer {
     }
 
     /// What node `i` and its sublayers show beyond their values: the image store's
-    /// generation when they show pictures, the frame each animated picture is at, and
-    /// what content renderers say (a video's frame). Empty for most.
+    /// generation when they show pictures, the frame each animated picture is at, the
+    /// time while a picture fades in, and what content renderers say (a video's frame).
+    /// Empty for most.
     private func contentVersions(_ pass: Pass, _ i: Int) -> [AnyHashable] {
         var versions: [AnyHashable] = []
         for j in i..<pass.tree.nodes[i].subtreeEnd {
@@ -121,6 +122,9 @@ extension Renderer {
                 if versions.isEmpty { versions.append(images.generation) }
                 if let picture = images.held(reference), picture.isAnimated {
                     versions += [j, animations.frame(of: picture, layer: node.id).index]
+                }
+                if let fade = animations.fades[node.id], animations.time < fade.start + fade.duration {
+                    versions += [j, animations.time]
                 }
             }
             if let version = pass.contents[j]?.contentVersion(of: node) { versions += [j, version] }

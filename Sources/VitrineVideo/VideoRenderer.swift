@@ -78,6 +78,10 @@ public final class VideoRenderer: ContentRenderer {
     /// Players alive (for tests and stats).
     public var players: Int { entries.values.count { $0.player != nil } }
 
+    /// The serial of the video frame the layer shows: a shadow drawn from it is made again
+    /// when it changes.
+    public func contentVersion(of node: RenderTree.Node) -> AnyHashable? { entries[node.id]?.player?.frame?.serial }
+
     public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
         guard let entry = update(node, transform: transform), let image = entry.player?.surface, opacity > 0 else { return }
         surface.draw(image: image, in: node.values.rect(.bounds), transform: transform, opacity: opacity, clip: clip)

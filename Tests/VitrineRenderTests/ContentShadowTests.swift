@@ -105,4 +105,41 @@ import VitrineTestSupport
         #expect(renderer.shadows.misses == misses)
         #expect(renderer.shadows.count == 1)
     }
+
+    /// Content that changes without its layer changing (as a video's frames do): a square
+    /// shown or not, with the state as its version.
+    final class Blinker: ContentRenderer {
+        var on = false
+        func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
+            if on { surface.fill(Rect(x: 10, y: 10, width: 30, height: 30), color: .white, transform: transform, clip: clip) }
+        }
+        func contentVersion(of node: RenderTree.Node) -> AnyHashable? { on }
+    }
+
+    @Test func contentThatChangesByItselfMakesTheShadowAgain() throws {
+        let scene = Scene()
+        scene.register(LayerKind(name: "blinker"))
+        try scene.addRoot(id: "root", output: "test", size: Size(width: 120, height: 100))
+        var tx = Transaction(disableActions: true)
+        tx.add(layer: "b", kind: "blinker", parent: "root", properties: [
+            "bounds": .rect(Rect(x: 0, y: 0, width: 50, height: 50)), "position": .point(Point(x: 50, y: 40)),
+            "shadowOpacity": .number(1), "shadowRadius": .number(4), "shadowOffset": .size(Size(width: 0, height: 8)),
+        ])
+        try scene.commit(tx, at: 0)
+        let tree = try scene.renderTree(root: "root", at: 0)
+        /// A renderer drawing the tree with the square `on` or not, and its drawing.
+        func drawn(_ on: Bool, by renderer: Renderer? = nil) -> (Surface, Renderer) {
+            let blinker = Blinker()
+            blinker.on = on
+            let renderer = renderer ?? Renderer()
+            renderer.register(blinker, forKind: "blinker")
+            let surface = Surface(width: 120, height: 100)
+            renderer.render(tree, into: surface, region: [surface.bounds])
+            return (surface, renderer)
+        }
+        let (_, kept) = drawn(false)
+        let (shown, _) = drawn(true, by: kept)
+        #expect(kept.shadows.misses == 2)
+        try GoldenImage.expectSamePixels(shown, as: drawn(true).0, name: "content-shadow-blinker", "the square's shadow")
+    }
 }

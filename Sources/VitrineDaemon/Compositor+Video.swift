@@ -16,6 +16,12 @@ extension Compositor {
         // With a manual clock every frame shows exactly the video frame due.
         videos.wait = clock.mode == .manual ? 2 : 0
         videos.resolve = { [unowned self] src in Self.videoURI(src, content: content, network: settings.networkVideo) }
+        // Video frames count in limits.memory_mb with the images: the store's budget is
+        // what the players leave.
+        videos.memoryAvailable = { [unowned self, unowned videos] in
+            (settings.limits.memoryMB << 20) - videos.bytes - pipeline.renderer.images.usedBytes
+        }
+        videos.onMemory = { [unowned self] bytes in pipeline.renderer.images.budget = max(0, (settings.limits.memoryMB << 20) - bytes) }
         videos.onEvent = { [unowned self] layer, src, event in
             var fields: [String: JSON] = ["layer": .string(layer), "src": .string(src)]
             switch event {

@@ -178,7 +178,7 @@ extension Compositor {
         if fresh.imageDirectory == settings.imageDirectory {
             (settings.initialScene, settings.initialSceneOrigin) = (fresh.initialScene, fresh.initialSceneOrigin)
         }
-        pipeline.renderer.images.budget = fresh.limits.memoryMB << 20
+        pipeline.renderer.images.budget = max(0, (fresh.limits.memoryMB << 20) - videos.bytes)
         content.retryFailures()
         settings.background = fresh.background
         settings.sceneConfiguration = fresh.sceneConfiguration

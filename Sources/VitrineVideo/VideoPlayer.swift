@@ -79,6 +79,10 @@ public final class VideoPlayer {
     /// Frames the appsink may hold.
     public static let queued = 3
 
+    /// Bytes of the frames a player of `source` holds at most: the appsink's, the one
+    /// taken ahead, the one shown.
+    public static func bytes(of source: VideoSource) -> Int { (queued + 2) * source.width * source.height * 4 }
+
     private let pipeline: UnsafeMutablePointer<GstElement>
     private let sink: UnsafeMutablePointer<GstElement>
     private let bus: UnsafeMutablePointer<GstBus>

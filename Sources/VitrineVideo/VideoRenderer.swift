@@ -35,6 +35,14 @@ public final class VideoRenderer: ContentRenderer {
     public var wait = 0.0
     /// Called with a layer's player's events (started, ended, error).
     public var onEvent: ((_ layer: String, _ src: String, _ event: VideoEvent) -> Void)?
+    /// Bytes the players may still take (`limits.memory_mb` less what the images hold); a
+    /// player whose frames (`VideoPlayer.bytes(of:)`) do not fit is not made, and its layer
+    /// gets `video.error`.
+    public var memoryAvailable: () -> Int = { .max }
+    /// Called when the bytes the players hold change, with the new total.
+    public var onMemory: ((Int) -> Void)?
+    /// Bytes of frames the players hold at most.
+    public private(set) var bytes = 0
     /// Media seconds until a video on screen shows another frame; nil when none will
     /// (none on screen, all paused, ended or failed).
     public private(set) var nextChange: Double?
@@ -109,6 +117,7 @@ public final class VideoRenderer: ContentRenderer {
             let ids = Set(tree.nodes.lazy.filter { $0.kind == VideoLayer.kindName }.map(\.id))
             entries = entries.filter { ids.contains($0.key) }
         }
+        countBytes()
         return rects
     }
 
@@ -150,9 +159,8 @@ public final class VideoRenderer: ContentRenderer {
             let made = Entry(key: key, origin: clock?.time ?? 0, start: start)
             entries[node.id] = made
             entry = made
-            if let player = makePlayer(node, key: key, transform: transform) {
-                made.player = player
-            }
+            made.player = makePlayer(node, key: key, transform: transform)
+            countBytes()
         }
         guard let entry else { return nil }
         guard entry.time != time else { return entry }
@@ -172,6 +180,14 @@ public final class VideoRenderer: ContentRenderer {
         return entry
     }
 
+    /// Sums the players' bytes, and tells `onMemory` when the sum changed.
+    private func countBytes() {
+        let total = entries.values.reduce(0) { $0 + ($1.player.map { VideoPlayer.bytes(of: $0.source) } ?? 0) }
+        guard total != bytes else { return }
+        bytes = total
+        onMemory?(total)
+    }
+
     private func makePlayer(_ node: RenderTree.Node, key: Key, transform: AffineTransform) -> VideoPlayer? {
         let uri: String
         switch resolve(key.src) {
@@ -184,6 +200,12 @@ public final class VideoRenderer: ContentRenderer {
         let scale = (x: (transform.a * transform.a + transform.b * transform.b).squareRoot(), y: (transform.c * transform.c + transform.d * transform.d).squareRoot())
         func side(_ v: Double) -> Int { v.isFinite ? max(2, min(4096, Int(v.rounded(.up)))) : 2 }
         let source = VideoSource(uri: uri, width: side(bounds.width * scale.x), height: side(bounds.height * scale.y), letterbox: key.letterbox, audio: key.audio)
+        let needed = VideoPlayer.bytes(of: source), available = memoryAvailable()
+        guard needed <= available else {
+            let message = "\(source.width)×\(source.height) frames take \(needed >> 20) MB; limits.memory_mb leaves \(max(0, available) >> 20) MB beside the images and videos held"
+            onEvent?(node.id, key.src, .error(message: message, debug: ""))
+            return nil
+        }
         do {
             return try VideoPlayer(source)
         } catch {

@@ -196,4 +196,21 @@ import VitrineRaster
         #expect(failed.first?["message"]?.string?.contains("network_video") == false, "\(failed)")
         #expect(failed.first?["debug"]?.string?.isEmpty == false, "\(failed)")
     }
+
+    @Test func framesThatDoNotFitTheMemoryLimitAreRefused() throws {
+        let video = try makeVideo()
+        let config = content.appendingPathComponent("small.toml").path
+        try Data("[limits]\nmemory_mb = 16\n".utf8).write(to: URL(fileURLWithPath: config))
+        let (daemon, c) = try start(["--config", config])
+        defer { withExtendedLifetime(daemon) {} }
+        // 2000 × 2000 pixels, five frames: 80 MB.
+        let reply = try c.request(#"{"cmd": "layer.add", "layer": "big", "kind": "video", "properties": {"bounds": [0, 0, 2000, 2000], "position": [32, 24], "src": "\#(video)"}}"#)
+        #expect(reply["ok"] == .bool(true), "\(reply)")
+        _ = try frame(at: 0.1, c)
+        let errors = c.takeEvents().filter { $0["event"] == .string("video.error") }
+        #expect(errors.first?["message"]?.string?.contains("limits.memory_mb") == true, "\(errors)")
+        // A small one fits, and plays (from 0.1 s, when it was added).
+        try addVideo(c, video)
+        #expect(try frame(at: 0.61, c) == 15)
+    }
 }

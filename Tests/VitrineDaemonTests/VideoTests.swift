@@ -137,7 +137,7 @@ import VitrineRaster
         #expect(try c.request(#"{"cmd": "layer.remove", "layer": "v"}"#)["ok"] == .bool(true))
         try addVideo(c, video, #", "loop": true"#)
         // Added at 3.5 s: the video starts at its beginning then.
-        for t in [3.62, 5.0, 5.55, 6.9, 8.01] {
+        for t in [3.62, 5.0, 5.55, 6.9, 8.01, 3600.51, 3600.52 + 1.0 / 30] {
             #expect(try frame(at: t, c) == Int(((t - 3.5).truncatingRemainder(dividingBy: 2)) * Self.fps), "at \(t) s")
         }
         #expect(try !events(c).contains("video.ended"))
@@ -212,5 +212,20 @@ import VitrineRaster
         // A small one fits, and plays (from 0.1 s, when it was added).
         try addVideo(c, video)
         #expect(try frame(at: 0.61, c) == 15)
+    }
+
+    @Test func opacityCornersAndMasksApplyAsToAnyLayer() throws {
+        let video = try makeVideo()
+        let (daemon, c) = try start()
+        defer { withExtendedLifetime(daemon) {} }
+        try addVideo(c, video, #", "opacity": 0.5, "cornerRadius": 16, "masksToBounds": true"#)
+        #expect(try c.request(#"{"cmd": "clock.set", "time": 0.51}"#)["ok"] == .bool(true))
+        let reply = try c.request(#"{"cmd": "screenshot", "path": "shot.png"}"#)
+        let shot = try Surface(contentsOfPNG: try #require(reply["result"]?["path"]?.string, "\(reply)"))
+        // Frame 15 is (240, 240, 0): half of it over the black root in the middle, the
+        // root's black in the rounded-off corner.
+        let middle = ScreenshotTests.rgba(shot, 32, 24)
+        #expect(abs(middle[0] - 120) <= 12 && abs(middle[1] - 120) <= 12 && middle[2] <= 12, "\(middle)")
+        #expect(ScreenshotTests.rgba(shot, 1, 1) == [0, 0, 0, 255])
     }
 }

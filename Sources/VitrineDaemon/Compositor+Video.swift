@@ -6,10 +6,10 @@ import VitrineVideo
 /// Video layers: their kind, their renderer (players paced by the layers' time), and the
 /// events their players send.
 extension Compositor {
-    /// Registers the `video` kind and its renderer, which reads sources through the content
+    /// Registers the renderer of the `video` kind (registered in the scene before a
+    /// journal or an initial scene is read), which reads sources through the content
     /// loader's checks and reports to subscribers of `video.*`.
     func attachVideos() -> VideoRenderer {
-        scene.register(VideoLayer.kind)
         let videos = VideoRenderer(animations: pipeline.renderer.animations)
         pipeline.renderer.register(videos, forKind: VideoLayer.kindName)
         pipeline.extraDamage = { [unowned videos] in videos.damage(in: $0) }

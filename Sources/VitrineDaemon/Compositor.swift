@@ -96,6 +96,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         self.logger = logger
         scene = Scene(configuration: settings.sceneConfiguration)
         StandardKinds.register(in: scene, rolling: settings.rolling, fontFamily: settings.defaultFontFamily)
+        scene.register(VideoLayer.kind)
         try scene.addRoot(id: root, output: output.name, size: Size(width: Double(output.mode.width), height: Double(output.mode.height)))
         var setup = Transaction(disableActions: true)
         setup.set(root, "backgroundColor", .color(settings.background))

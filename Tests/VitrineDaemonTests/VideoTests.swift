@@ -228,4 +228,20 @@ import VitrineRaster
         #expect(abs(middle[0] - 120) <= 12 && abs(middle[1] - 120) <= 12 && middle[2] <= 12, "\(middle)")
         #expect(ScreenshotTests.rgba(shot, 1, 1) == [0, 0, 0, 255])
     }
+
+    @Test func aRestartRestoresTheLayerAndPlaysItFromItsStart() throws {
+        let video = try makeVideo()
+        let state = try SceneJournalTests.stateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let (first, c) = try start(["--state-dir", state])
+        try addVideo(c, video, #", "loop": true"#)
+        #expect(try frame(at: 0.51, c) == 15)
+        try SceneJournalTests.waitForJournal(in: state, mediaTime: 0.51, layers: 2)
+        #expect(first.stop() == 0)
+        let (second, d) = try start(["--state-dir", state])
+        defer { withExtendedLifetime(second) {} }
+        #expect(try d.request(#"{"cmd": "layer.get", "layer": "v"}"#)["result"]?["kind"] == .string("video"))
+        // Its player starts again at its start when the restored scene is first drawn.
+        #expect(try frame(at: 0.71, d) == 6)
+    }
 }

@@ -14,6 +14,9 @@ public enum VideoLayer {
         PropertyDescriptor("videoGravity", .string("resizeAspect"), animatable: false, allowed: ["resizeAspect", "resize"]),
         // The video time shown when the player starts, or when this is set: a seek.
         PropertyDescriptor("start", .number(0), animatable: false, range: 0...1e9),
+        // Sources played one after another (each as `src` is); when not empty, `src` is
+        // not played. `loop` plays the list again from its first.
+        PropertyDescriptor("playlist", .array([]), animatable: false, element: .string),
     ])
 }
 
@@ -47,10 +50,11 @@ public final class VideoRenderer: ContentRenderer {
     /// (none on screen, all paused, ended or failed).
     public private(set) var nextChange: Double?
 
-    private let slots: (src: Int, loop: Int, audio: Int, gravity: Int, start: Int)
+    private let slots: (src: Int, loop: Int, audio: Int, gravity: Int, start: Int, playlist: Int)
 
     private struct Key: Equatable {
-        var src: String
+        /// The sources played in turn (`src` alone, or the playlist).
+        var items: [String]
         var audio: VideoAudio
         var letterbox: Bool
     }
@@ -60,9 +64,17 @@ public final class VideoRenderer: ContentRenderer {
         var player: VideoPlayer?
         /// The layer's local time when `start` took effect.
         var origin: Double
+        /// The video time at `origin`.
+        var offset: Double
+        /// `start` as last seen.
         var start: Double
-        /// The serial of the frame drawn, where.
+        /// The playlist's item playing.
+        var item = 0
+        /// The frame drawn (its player and serial), where.
         var shownSerial: Int?
+        var shownPlayer: ObjectIdentifier?
+        /// The last frame of a playlist's previous item, shown until the next one's first.
+        var held: Surface?
         var area: Rect = .zero
         /// The media time it was brought up to.
         var time = -Double.infinity
@@ -73,6 +85,7 @@ public final class VideoRenderer: ContentRenderer {
             self.key = key
             self.origin = origin
             self.start = start
+            offset = start
         }
     }
 
@@ -80,7 +93,7 @@ public final class VideoRenderer: ContentRenderer {
 
     public init(animations: PictureAnimations, kind: LayerKind = VideoLayer.kind) {
         self.animations = animations
-        slots = (kind.slot(of: "src")!, kind.slot(of: "loop")!, kind.slot(of: "audio")!, kind.slot(of: "videoGravity")!, kind.slot(of: "start")!)
+        slots = (kind.slot(of: "src")!, kind.slot(of: "loop")!, kind.slot(of: "audio")!, kind.slot(of: "videoGravity")!, kind.slot(of: "start")!, kind.slot(of: "playlist")!)
     }
 
     /// Players alive (for tests and stats).
@@ -91,7 +104,7 @@ public final class VideoRenderer: ContentRenderer {
     public func contentVersion(of node: RenderTree.Node) -> AnyHashable? { entries[node.id]?.player?.frame?.serial }
 
     public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
-        guard let entry = update(node, transform: transform), let image = entry.player?.surface, opacity > 0 else { return }
+        guard let entry = update(node, transform: transform), let image = entry.player?.surface ?? entry.held, opacity > 0 else { return }
         surface.draw(image: image, in: node.values.rect(.bounds), transform: transform, opacity: opacity, clip: clip)
     }
 
@@ -105,10 +118,12 @@ public final class VideoRenderer: ContentRenderer {
         for node in tree.nodes where node.kind == VideoLayer.kindName {
             guard let entry = update(node, transform: node.transform) else { continue }
             seen += 1
-            if let player = entry.player, let frame = player.frame, frame.serial != entry.shownSerial {
+            if let player = entry.player, let frame = player.frame, frame.serial != entry.shownSerial || ObjectIdentifier(player) != entry.shownPlayer {
                 rects.append(node.visualBounds)
                 if entry.area != node.visualBounds, entry.shownSerial != nil { rects.append(entry.area) }
                 entry.shownSerial = frame.serial
+                entry.shownPlayer = ObjectIdentifier(player)
+                entry.held = nil
                 entry.area = node.visualBounds
             }
             note(entry)
@@ -142,13 +157,14 @@ public final class VideoRenderer: ContentRenderer {
     /// layer shows no video.
     private func update(_ node: RenderTree.Node, transform: AffineTransform) -> Entry? {
         let v = node.values
-        let src = v[slot: slots.src].string ?? ""
-        guard !src.isEmpty else {
+        let list = v[slot: slots.playlist].array?.compactMap(\.string).filter { !$0.isEmpty } ?? []
+        let items = list.isEmpty ? [v[slot: slots.src].string ?? ""].filter { !$0.isEmpty } : list
+        guard !items.isEmpty else {
             entries[node.id] = nil
             return nil
         }
         let key = Key(
-            src: src, audio: VideoAudio(rawValue: v[slot: slots.audio].string ?? "") ?? .off,
+            items: items, audio: VideoAudio(rawValue: v[slot: slots.audio].string ?? "") ?? .off,
             letterbox: v[slot: slots.gravity].string != "resize")
         let start = v[slot: slots.start].number ?? 0
         let time = animations.time
@@ -159,24 +175,39 @@ public final class VideoRenderer: ContentRenderer {
             let made = Entry(key: key, origin: clock?.time ?? 0, start: start)
             entries[node.id] = made
             entry = made
-            made.player = makePlayer(node, key: key, transform: transform)
+            made.player = makePlayer(node, src: items[0], key: key, transform: transform)
             countBytes()
         }
         guard let entry else { return nil }
         guard entry.time != time else { return entry }
         entry.time = time
         if start != entry.start {
-            entry.start = start
+            (entry.start, entry.offset) = (start, start)
             entry.origin = clock?.time ?? entry.origin
             entry.player?.seek(to: start)
         }
-        guard let clock, let player = entry.player else { return entry }
-        player.loops = v[slot: slots.loop].bool ?? false
+        guard let clock else { return entry }
+        let loops = v[slot: slots.loop].bool ?? false
         entry.rate = clock.rate
-        entry.position = entry.start + (clock.time - entry.origin)
-        player.setPlaying(clock.rate != 0)
-        player.advance(to: entry.position, wait: wait)
-        for event in player.takeEvents() { onEvent?(node.id, src, event) }
+        // Each item of a playlist takes over at the time the one before ended.
+        for _ in 0..<items.count {
+            guard let player = entry.player else { break }
+            player.loops = loops && items.count == 1
+            entry.position = entry.offset + (clock.time - entry.origin)
+            player.setPlaying(clock.rate != 0)
+            player.advance(to: entry.position, wait: wait)
+            let next = items.count > 1 && player.ended && (loops || entry.item + 1 < items.count) ? player.duration : nil
+            for event in player.takeEvents() where !(next != nil && event == .ended) { onEvent?(node.id, items[entry.item], event) }
+            guard let duration = next else { break }
+            entry.origin += duration - entry.offset
+            entry.offset = 0
+            entry.item = (entry.item + 1) % items.count
+            // (the frame shown stays until the next item's first)
+            let previous = entry.player
+            entry.held = previous?.surface ?? entry.held
+            entry.player = makePlayer(node, src: items[entry.item], key: key, transform: transform, replacing: previous)
+            countBytes()
+        }
         return entry
     }
 
@@ -188,28 +219,30 @@ public final class VideoRenderer: ContentRenderer {
         onMemory?(total)
     }
 
-    private func makePlayer(_ node: RenderTree.Node, key: Key, transform: AffineTransform) -> VideoPlayer? {
+    /// A player of `src` for `node`; `replacing` is the one it takes over from (a
+    /// playlist's previous item), whose frames no longer count.
+    private func makePlayer(_ node: RenderTree.Node, src: String, key: Key, transform: AffineTransform, replacing: VideoPlayer? = nil) -> VideoPlayer? {
         let uri: String
-        switch resolve(key.src) {
+        switch resolve(src) {
         case .success(let resolved): uri = resolved
         case .failure(let error):
-            onEvent?(node.id, key.src, .error(message: error.message, debug: error.debug))
+            onEvent?(node.id, src, .error(message: error.message, debug: error.debug))
             return nil
         }
         let bounds = node.values.rect(.bounds)
         let scale = (x: (transform.a * transform.a + transform.b * transform.b).squareRoot(), y: (transform.c * transform.c + transform.d * transform.d).squareRoot())
         func side(_ v: Double) -> Int { v.isFinite ? max(2, min(4096, Int(v.rounded(.up)))) : 2 }
         let source = VideoSource(uri: uri, width: side(bounds.width * scale.x), height: side(bounds.height * scale.y), letterbox: key.letterbox, audio: key.audio)
-        let needed = VideoPlayer.bytes(of: source), available = memoryAvailable()
+        let needed = VideoPlayer.bytes(of: source), available = memoryAvailable() + (replacing.map { VideoPlayer.bytes(of: $0.source) } ?? 0)
         guard needed <= available else {
             let message = "\(source.width)×\(source.height) frames take \(needed >> 20) MB; limits.memory_mb leaves \(max(0, available) >> 20) MB beside the images and videos held"
-            onEvent?(node.id, key.src, .error(message: message, debug: ""))
+            onEvent?(node.id, src, .error(message: message, debug: ""))
             return nil
         }
         do {
             return try VideoPlayer(source)
         } catch {
-            onEvent?(node.id, key.src, .error(message: error.message, debug: error.debug))
+            onEvent?(node.id, src, .error(message: error.message, debug: error.debug))
             return nil
         }
     }

@@ -28,17 +28,17 @@ import VitrineRaster
 
     /// Writes the raw frames and encodes them (MPEG-4 part 2 in AVI, whose frames are timed by their index) with
     /// gst-launch-1.0; returns the video's path.
-    func makeVideo(sound: Bool = false) throws -> String {
+    func makeVideo(sound: Bool = false, reversed: Bool = false) throws -> String {
         let (w, h) = (64, 48)
         var raw = [UInt8]()
         raw.reserveCapacity(Self.frames * w * h * 4)
         for i in 0..<Self.frames {
-            let c = Self.color(i)
+            let c = Self.color(reversed ? Self.frames - 1 - i : i)
             for _ in 0..<(w * h) { raw += [UInt8(c[2]), UInt8(c[1]), UInt8(c[0]), 255] }
         }
         let rawPath = content.appendingPathComponent("frames.bgrx").path
         try Data(raw).write(to: URL(fileURLWithPath: rawPath))
-        let path = content.appendingPathComponent(sound ? "sound.avi" : "count.avi").path
+        let path = content.appendingPathComponent(sound ? "sound.avi" : reversed ? "down.avi" : "count.avi").path
         let launch = Process()
         launch.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
         launch.arguments = [
@@ -243,5 +243,27 @@ import VitrineRaster
         #expect(try d.request(#"{"cmd": "layer.get", "layer": "v"}"#)["result"]?["kind"] == .string("video"))
         // Its player starts again at its start when the restored scene is first drawn.
         #expect(try frame(at: 0.71, d) == 6)
+    }
+
+    @Test func aPlaylistPlaysItsItemsOneAfterAnotherAndLoops() throws {
+        let up = try makeVideo(), down = try makeVideo(reversed: true)
+        let (daemon, c) = try start()
+        defer { withExtendedLifetime(daemon) {} }
+        try addVideo(c, "", #", "playlist": ["\#(up)", "\#(down)"]"#)
+        #expect(try frame(at: 0.51, c) == 15)
+        // The second takes over at 2 s: its frame 15 is the colour of frame 44.
+        #expect(try frame(at: 2.51, c) == 44)
+        #expect(try frame(at: 3.95, c) == 1)
+        #expect(try frame(at: 4.5, c) == 0)
+        let names = try events(c)
+        #expect(names.filter { $0 == "video.started" }.count == 2 && names.filter { $0 == "video.ended" }.count == 1, "\(names)")
+        try #require(try c.request(#"{"cmd": "layer.set", "layer": "v", "properties": {"loop": true}}"#)["ok"] == .bool(true))
+        try #require(try c.request(#"{"cmd": "layer.remove", "layer": "v"}"#)["ok"] == .bool(true))
+        try addVideo(c, "", #", "loop": true, "playlist": ["\#(up)", "\#(down)"]"#)
+        // Added at 4.5 s: the first again from 8.5 s.
+        for (t, shown) in [(5.01, 15), (7.01, 44), (9.01, 15), (11.01, 44)] {
+            #expect(try frame(at: t, c) == shown, "at \(t) s")
+        }
+        #expect(try !events(c).contains("video.ended"))
     }
 }

@@ -2,8 +2,8 @@
 import Foundation
 import PackageDescription
 
-/// Coverage-guided fuzzers (libFuzzer) for the three parsers that read outside input: the
-/// request decoder, the TOML configuration and scene files. Kept apart from the root package
+/// Coverage-guided fuzzers (libFuzzer) for what reads outside input: the request decoder,
+/// the TOML configuration, scene files and image files. Kept apart from the root package
 /// so that its build and `swift test` do not change; `Fuzz/run` builds and runs them
 /// (docs/FUZZING.md).
 
@@ -32,6 +32,9 @@ let package = Package(
                 .product(name: "VitrineCore", package: vitrine),
                 .product(name: "VitrineProtocol", package: vitrine),
             ]),
+        .executableTarget(
+            name: "fuzz-image",
+            dependencies: [.product(name: "VitrineImage", package: vitrine)]),
         .target(
             name: "FuzzSupport",
             dependencies: [

@@ -11,10 +11,10 @@ import PackageDescription
 /// its format.
 let profileUse: [String] = {
     #if compiler(>=6.3)
-    let profile = Context.packageDirectory + "/perf/frame.profdata"
-    return FileManager.default.fileExists(atPath: profile) ? ["-Xfrontend", "-ir-profile-use=" + profile] : []
+        let profile = Context.packageDirectory + "/perf/frame.profdata"
+        return FileManager.default.fileExists(atPath: profile) ? ["-Xfrontend", "-ir-profile-use=" + profile] : []
     #else
-    return []
+        return []
     #endif
 }()
 
@@ -85,7 +85,8 @@ let package = Package(
             name: "VitrineImage", dependencies: ["VitrineCore", "VitrineRaster", "VitrineSystem", "CJPEG", "CWebP", "CGIF", "CRSVG"],
             swiftSettings: [optimizedInDebug, frameRelease(profiled: false)]),
         .testTarget(
-            name: "VitrineImageTests", dependencies: ["VitrineImage", "VitrineRaster", "VitrineRender", "VitrineCore", "VitrineTestSupport", "CJPEG", "CWebP", "CGIF"],
+            name: "VitrineImageTests",
+            dependencies: ["VitrineImage", "VitrineRaster", "VitrineRender", "VitrineCore", "VitrineTestSupport", "CJPEG", "CWebP", "CGIF"],
             exclude: ["References"]),
         .systemLibrary(
             name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg",
@@ -126,7 +127,8 @@ let package = Package(
         .target(
             name: "VitrineDaemon",
             dependencies: [
-                "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineVideo", "CLinuxEvents",
+                "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
+                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineVideo", "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: [frameRelease()]),
@@ -140,7 +142,8 @@ let package = Package(
         .executableTarget(
             name: "vitrined",
             dependencies: [
-                "VitrineDaemon", "VitrineConfig", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineSystem",
+                "VitrineDaemon", "VitrineConfig", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText",
+                "VitrineRolling", "VitrineSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -152,7 +155,8 @@ let package = Package(
         .executableTarget(
             name: "vitrine-bench",
             dependencies: [
-                "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman", "VitrineDaemon", "VitrineSystem", "VitrineImage", "CJPEG", "vitrined",
+                "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman", "VitrineDaemon", "VitrineSystem",
+                "VitrineImage", "CJPEG", "vitrined",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -169,7 +173,9 @@ let package = Package(
         .target(name: "VitrineJSON"),
         .target(
             name: "VitrineOutput",
-            dependencies: ["VitrineCore", "VitrineRaster", "VitrineSystem", "CLibDRM", "CLinuxConsole", .product(name: "SystemPackage", package: "swift-system")],
+            dependencies: [
+                "VitrineCore", "VitrineRaster", "VitrineSystem", "CLibDRM", "CLinuxConsole", .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: [frameRelease()]),
         .systemLibrary(
             name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",

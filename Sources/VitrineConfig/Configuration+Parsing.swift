@@ -33,7 +33,9 @@ extension Configuration {
     public init(contents: Data, source: String, kinds: [LayerKind] = []) throws(ConfigError) {
         guard let text = String(validating: contents, as: UTF8.self) else {
             let offset = Self.firstInvalidUTF8(contents)
-            throw ConfigError(file: source, message: "cannot read the configuration: the file is not UTF-8 text (the byte at offset \(offset) is not valid UTF-8; is this a binary file?)")
+            throw ConfigError(
+                file: source,
+                message: "cannot read the configuration: the file is not UTF-8 text (the byte at offset \(offset) is not valid UTF-8; is this a binary file?)")
         }
         try self.init(toml: text, source: source, kinds: kinds)
     }
@@ -97,10 +99,13 @@ extension Configuration {
         for name in top.keysInFileOrder where sections[name] == nil {
             if top.entries[name]?.table != nil {
                 let all = TableReader.list(names.map { "[\($0)]" })
-                let guess = TableReader.closest(to: name, in: names)
+                let guess =
+                    TableReader.closest(to: name, in: names)
                     ?? names.first(where: { sections[$0]!.contains(name) }).map { "\($0).\(name)" }
-                throw top.error(name, guess.map { "unknown section; did you mean [\($0)]? The sections are \(all)." }
-                    ?? "unknown section; the sections are \(all).")
+                throw top.error(
+                    name,
+                    guess.map { "unknown section; did you mean [\($0)]? The sections are \(all)." }
+                        ?? "unknown section; the sections are \(all).")
             }
             let homes = names.filter { sections[$0]!.contains(name) }.map { "[\($0)]" }
             if !homes.isEmpty {
@@ -246,7 +251,9 @@ extension Configuration.State {
 }
 
 extension Configuration.Limits {
-    static let keys = ["layers", "line_bytes", "clients", "subscriptions_per_client", "animations_per_layer", "outbound_bytes", "memory_mb", "scene_mb", "idle_seconds"]
+    static let keys = [
+        "layers", "line_bytes", "clients", "subscriptions_per_client", "animations_per_layer", "outbound_bytes", "memory_mb", "scene_mb", "idle_seconds",
+    ]
 
     init(reading r: TableReader) throws(ConfigError) {
         try r.refuseUnknownKeys(Self.keys)
@@ -287,11 +294,17 @@ extension Configuration.Input {
         self.init()
         enabled = try r.boolean("enabled", enabled)
         seat = try r.string("seat", seat, expected: "a seat name such as \"seat0\" (letters, digits, - and _)") { name in
-            !name.isEmpty && name.utf8.count <= 64 && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "-_".unicodeScalars.contains($0)) }
+            !name.isEmpty && name.utf8.count <= 64
+                && name.unicodeScalars.allSatisfy {
+                    $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "-_".unicodeScalars.contains($0))
+                }
         }
         let names = "xkb names (letters, digits and ,:()+-_), such as \"de\", \"nodeadkeys\" or \"ctrl:nocaps,compose:ralt\", or \"\" for the system's default"
         let xkbName = { (text: String) in
-            text.utf8.count <= 256 && text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || ",:()+-_".unicodeScalars.contains($0)) }
+            text.utf8.count <= 256
+                && text.unicodeScalars.allSatisfy {
+                    $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || ",:()+-_".unicodeScalars.contains($0))
+                }
         }
         keymap.rules = try r.string("xkb_rules", keymap.rules, expected: names, where: xkbName)
         keymap.model = try r.string("xkb_model", keymap.model, expected: names, where: xkbName)
@@ -300,7 +313,9 @@ extension Configuration.Input {
         keymap.options = try r.string("xkb_options", keymap.options, expected: names, where: xkbName)
         repeatDelayMilliseconds = try r.integer("repeat_delay_ms", repeatDelayMilliseconds, in: 0...10_000)
         repeatRate = try r.integer("repeat_rate", repeatRate, in: 0...1000, expected: "repeats a second, 0…1000 (0: keys do not repeat)")
-        calibration = try r.value("calibration", calibration, expected: "six numbers [a, b, c, d, e, f] within ±100 (libinput's calibration matrix), or [] for the device's own") { node in
+        calibration = try r.value(
+            "calibration", calibration, expected: "six numbers [a, b, c, d, e, f] within ±100 (libinput's calibration matrix), or [] for the device's own"
+        ) { node in
             guard let items = node.array else { return nil }
             let numbers = items.compactMap(\.number).filter { $0.isFinite && abs($0) <= 100 }
             guard numbers.count == items.count, numbers.count == 6 || numbers.isEmpty else { return [Double]??.none }

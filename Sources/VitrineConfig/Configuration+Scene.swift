@@ -20,7 +20,8 @@ extension Configuration.InitialScene {
             throw r.error("file", "give either file (a JSON scene) or [[scene.layers]] tables, not both")
         }
         if !written.isEmpty {
-            file = written.hasPrefix("/")
+            file =
+                written.hasPrefix("/")
                 ? written
                 : URL(fileURLWithPath: source).deletingLastPathComponent().appendingPathComponent(written).standardizedFileURL.path
             let data: Data
@@ -94,7 +95,8 @@ extension Configuration.InitialScene {
         if !file.isEmpty { throw r.error("file", "\(file): \(failure.message)") }
         for end in layers.indices {
             guard let prefix = try? SceneDescription(json: .object(["layers": .array(Array(layers[...end]))])),
-                  let error = Self.failure(applying: prefix, kinds: kinds, size: size) else { continue }
+                let error = Self.failure(applying: prefix, kinds: kinds, size: size)
+            else { continue }
             throw r.context.error(r.key("layers") + "[\(end)]", error.message)
         }
         throw r.error("layers", failure.message)

@@ -159,7 +159,8 @@ struct TableReader {
         }
     }
 
-    func string(_ name: String, _ fallback: String, expected: String = "a string", where valid: (String) -> Bool = { _ in true }) throws(ConfigError) -> String {
+    func string(_ name: String, _ fallback: String, expected: String = "a string", where valid: (String) -> Bool = { _ in true }) throws(ConfigError) -> String
+    {
         try value(name, fallback, expected: expected) { node in node.string.flatMap { valid($0) ? $0 : nil } }
     }
 

@@ -51,8 +51,11 @@ public struct Animation: Sendable, Hashable {
     }
 
     /// A CABasicAnimation of `keyPath`.
-    public static func basic(_ keyPath: KeyPath, from: Value? = nil, to: Value? = nil, by: Value? = nil, duration: Double = 0, timingFunction: TimingFunction? = nil) -> Animation {
-        Animation(kind: .basic(Endpoints(from: from, to: to, by: by)), keyPath: keyPath, timing: MediaTiming(duration: duration), timingFunction: timingFunction)
+    public static func basic(
+        _ keyPath: KeyPath, from: Value? = nil, to: Value? = nil, by: Value? = nil, duration: Double = 0, timingFunction: TimingFunction? = nil
+    ) -> Animation {
+        Animation(
+            kind: .basic(Endpoints(from: from, to: to, by: by)), keyPath: keyPath, timing: MediaTiming(duration: duration), timingFunction: timingFunction)
     }
 
     /// A CASpringAnimation of `keyPath`; a duration of 0 becomes the spring's settling

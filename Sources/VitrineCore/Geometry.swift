@@ -68,8 +68,10 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
     public var height: Double { abs(size.height) }
 
     public var description: String {
-        isNull ? "null" : "[\(origin.x.shortDescription), \(origin.y.shortDescription), "
-            + "\(size.width.shortDescription), \(size.height.shortDescription)]"
+        isNull
+            ? "null"
+            : "[\(origin.x.shortDescription), \(origin.y.shortDescription), "
+                + "\(size.width.shortDescription), \(size.height.shortDescription)]"
     }
 
     /// The smallest rectangle containing both.

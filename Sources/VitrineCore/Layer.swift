@@ -219,7 +219,8 @@ final class Layer {
 
     /// Render tree content showing `values`.
     func content(values: PropertyValues) -> RenderTree.Content {
-        RenderTree.Content(layer: ObjectIdentifier(self), id: id, kind: kindName, values: values, displayKeys: customAffectsDisplay ? allDisplayKeys : displayKeys)
+        RenderTree.Content(
+            layer: ObjectIdentifier(self), id: id, kind: kindName, values: values, displayKeys: customAffectsDisplay ? allDisplayKeys : displayKeys)
     }
 
     /// True when `self` is `other` or one of its ancestors.
@@ -328,10 +329,11 @@ struct LayerGeometry {
     }
 
     /// The slots the geometry is decoded from.
-    private static let slots: Set<Int> = Set([
-        BaseProperty.bounds, .position, .anchorPoint, .zPosition, .transform, .sublayerTransform, .opacity, .hidden,
-        .masksToBounds, .shadowColor, .shadowOpacity, .shadowOffset, .shadowRadius, .shadowPath,
-    ].map(\.slot))
+    private static let slots: Set<Int> = Set(
+        [
+            BaseProperty.bounds, .position, .anchorPoint, .zPosition, .transform, .sublayerTransform, .opacity, .hidden,
+            .masksToBounds, .shadowColor, .shadowOpacity, .shadowOffset, .shadowRadius, .shadowPath,
+        ].map(\.slot))
 
     /// The geometry of `v`; `pathBounds`, when given, is the bounds of its `shadowPath`,
     /// known from values with the same one, so that the path is not parsed again.

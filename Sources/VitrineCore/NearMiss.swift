@@ -22,7 +22,7 @@ extension LayerKind {
             for name in [descriptor.name] + descriptor.aliases {
                 let limit = min(wanted.count, name.unicodeScalars.count) >= 6 ? 2 : 1
                 guard let d = nearMissDistance(wanted, Array(name.lowercased().unicodeScalars), limit: limit),
-                      d < (best?.distance ?? .max)
+                    d < (best?.distance ?? .max)
                 else { continue }
                 best = (name, d)
             }

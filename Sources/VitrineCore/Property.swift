@@ -62,7 +62,8 @@ public struct PropertyDescriptor: Sendable {
             throw .invalidValue(keyPath: path.description, problem)
         }
         if let range, let v = value.number, !range.contains(v) {
-            throw .invalidValue(keyPath: path.description, "\(v.shortDescription) is outside \(range.lowerBound.shortDescription)…\(range.upperBound.shortDescription)")
+            throw .invalidValue(
+                keyPath: path.description, "\(v.shortDescription) is outside \(range.lowerBound.shortDescription)…\(range.upperBound.shortDescription)")
         }
         if isInteger, let v = value.number, v != v.rounded() {
             throw .invalidValue(keyPath: path.description, "\(v) is not a whole number")
@@ -202,7 +203,6 @@ public enum BaseProperty: Int, CaseIterable, Sendable {
     }
 }
 
-
 extension LayerKind {
     /// The type of the value at `keyPath` for a built-in property of this kind (or a part
     /// of one); nil for custom keys.
@@ -223,11 +223,13 @@ extension LayerKind {
 extension LayerKind {
     /// CAGradientLayer: `colors` drawn along `startPoint` → `endPoint` (unit coordinates of
     /// the bounds) at `locations` (evenly spaced when empty); `type` axial or radial.
-    public static let gradient = LayerKind(name: "gradient", extraProperties: [
-        PropertyDescriptor("colors", .array([]), element: .color),
-        PropertyDescriptor("locations", .array([]), element: .number),
-        PropertyDescriptor("startPoint", .point(Point(x: 0.5, y: 0))),
-        PropertyDescriptor("endPoint", .point(Point(x: 0.5, y: 1))),
-        PropertyDescriptor("type", .string("axial"), animatable: false, allowed: ["axial", "radial"]),
-    ])
+    public static let gradient = LayerKind(
+        name: "gradient",
+        extraProperties: [
+            PropertyDescriptor("colors", .array([]), element: .color),
+            PropertyDescriptor("locations", .array([]), element: .number),
+            PropertyDescriptor("startPoint", .point(Point(x: 0.5, y: 0))),
+            PropertyDescriptor("endPoint", .point(Point(x: 0.5, y: 1))),
+            PropertyDescriptor("type", .string("axial"), animatable: false, allowed: ["axial", "radial"]),
+        ])
 }

@@ -32,7 +32,10 @@ struct RenderCache {
     /// The builder of the last update, kept for its arrays' storage.
     private var scratch: TreeBuilder?
 
-    init(root: String, generation: UInt64, build: UInt64, tree: RenderTree, frames: [TreeBuilder.ParentFrame], animated: [TreeBuilder.AnimatedLayer], changesSeen: Int) {
+    init(
+        root: String, generation: UInt64, build: UInt64, tree: RenderTree, frames: [TreeBuilder.ParentFrame], animated: [TreeBuilder.AnimatedLayer],
+        changesSeen: Int
+    ) {
         self.root = root
         self.generation = generation
         self.build = build
@@ -132,18 +135,20 @@ struct RenderCache {
 extension RenderTree.Node {
     /// The node moved `offset` places down the tree, under the node at `parent`.
     func shifted(by offset: Int32, parent: Int32) -> Self {
-        Self(content: content, transform: transform, inheritedOpacity: inheritedOpacity, clip: clip,
-             visualBounds: visualBounds, shadowSpread: shadowSpread, castsFromContent: castsFromContent,
-             shadowsSublayers: shadowsSublayers, parentIndex: parent,
-             end: end + offset)
+        Self(
+            content: content, transform: transform, inheritedOpacity: inheritedOpacity, clip: clip,
+            visualBounds: visualBounds, shadowSpread: shadowSpread, castsFromContent: castsFromContent,
+            shadowsSublayers: shadowsSublayers, parentIndex: parent,
+            end: end + offset)
     }
 }
 
 extension TreeBuilder.ParentFrame {
     /// The frame of a node moved `offset` places down the tree.
     func shifted(by offset: Int32) -> Self {
-        Self(node: node + offset, localTime: localTime, isMediaTime: isMediaTime, transform: transform,
-             sublayerTransform: sublayerTransform, childClip: childClip, opacity: opacity, inheritedOpacity: inheritedOpacity,
-             spread: spread, shelter: shelter)
+        Self(
+            node: node + offset, localTime: localTime, isMediaTime: isMediaTime, transform: transform,
+            sublayerTransform: sublayerTransform, childClip: childClip, opacity: opacity, inheritedOpacity: inheritedOpacity,
+            spread: spread, shelter: shelter)
     }
 }

@@ -141,9 +141,10 @@ extension Scene {
         builder.build(from: root, parent: nil, at: time)
         let tree = RenderTree(output: output, size: size, nodes: builder.nodes)
         renderCaches.removeAll { $0.root == rootID }
-        renderCaches.append(RenderCache(
-            root: rootID, generation: treeGeneration, build: fullBuilds, tree: tree, frames: builder.frames, animated: builder.records,
-            changesSeen: changedLayers.count))
+        renderCaches.append(
+            RenderCache(
+                root: rootID, generation: treeGeneration, build: fullBuilds, tree: tree, frames: builder.frames, animated: builder.records,
+                changesSeen: changedLayers.count))
         forgetConsumedChanges()
         return tree
     }
@@ -300,20 +301,22 @@ struct TreeBuilder {
         visual = spread.grow(visual)
         let index = Int32(nodes.count)
         let inherited = hasParent ? frames[f].inheritedOpacity * frames[f].opacity : 1
-        nodes.append(RenderTree.Node(
-            content: content, transform: toScreen, inheritedOpacity: inherited, clip: clip,
-            visualBounds: visual.intersection(clip).integral, shadowSpread: spread, castsFromContent: own != .zero,
-            shadowsSublayers: own != .zero && !sublayers.isEmpty,
-            parentIndex: hasParent ? frames[f].node : -1, end: index + 1))
+        nodes.append(
+            RenderTree.Node(
+                content: content, transform: toScreen, inheritedOpacity: inherited, clip: clip,
+                visualBounds: visual.intersection(clip).integral, shadowSpread: spread, castsFromContent: own != .zero,
+                shadowsSublayers: own != .zero && !sublayers.isEmpty,
+                parentIndex: hasParent ? frames[f].node : -1, end: index + 1))
         if let build {
             layer.renderSlot = RenderSlot(build: build, node: index, parentFrame: Int32(f), ownFrame: sublayers.isEmpty ? -1 : Int32(frames.count))
         }
         guard !sublayers.isEmpty else { return }
         let isMediaTime = (hasParent ? frames[f].isMediaTime : true) && layer.timing.isIdentity
-        frames.append(ParentFrame(
-            node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: g.sublayerMatrix,
-            childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited,
-            spread: inheritedSpread + own, shelter: childShelter))
+        frames.append(
+            ParentFrame(
+                node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: g.sublayerMatrix,
+                childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited,
+                spread: inheritedSpread + own, shelter: childShelter))
         let frame = Int32(frames.count - 1)
         if sublayers.contains(where: { $0.geometry.zPosition != 0 }) {
             for sublayer in Self.drawingOrder(sublayers).reversed() {

@@ -26,7 +26,9 @@ extension Scene {
         do throws(CoreError) {
             try apply(transaction, settings: base.inheriting(transaction), transaction: id, time: time)
             if valueBytes > configuration.maximumValueBytes, valueBytes > valueBytesBefore {
-                throw CoreError.limitExceeded("the layers' text, custom values and animation values would hold \(valueBytes >> 10) KB, over the scene's \(configuration.maximumValueBytes >> 10) KB (limits.scene_mb); remove layers, properties or animations, or use shorter values")
+                throw CoreError.limitExceeded(
+                    "the layers' text, custom values and animation values would hold \(valueBytes >> 10) KB, over the scene's \(configuration.maximumValueBytes >> 10) KB (limits.scene_mb); remove layers, properties or animations, or use shorter values"
+                )
             }
         } catch {
             valueBytes = valueBytesBefore
@@ -209,7 +211,7 @@ extension Scene {
         // zPosition orders siblings: the tree's shape may change.
         if case .slot(BaseProperty.zPosition.slot, _) = target { treeChanged() } else { layerChanged(layer) }
         guard let shown, shown != value, shown.type == value.type,
-              var animation = action(for: path, of: layer, descriptor: descriptor, settings: settings)
+            var animation = action(for: path, of: layer, descriptor: descriptor, settings: settings)
         else { return }
         animation.keyPath = path
         switch animation.kind {
@@ -259,11 +261,13 @@ extension Scene {
     /// Checks an animation against the layer and fills in what CA fills in when it is
     /// added: a duration (the spring's settling duration, the group's, or the
     /// transaction's), the begin time, and the key path's target.
-    func resolve(_ animation: Animation, on layer: Layer, settings: TransactionSettings, parentDuration: Double?, beginAt now: Double?, checkTarget: Bool = true) throws(CoreError) -> Track {
+    func resolve(
+        _ animation: Animation, on layer: Layer, settings: TransactionSettings, parentDuration: Double?, beginAt now: Double?, checkTarget: Bool = true
+    ) throws(CoreError) -> Track {
         var a = animation
         let t = a.timing
         guard [t.beginTime, t.duration, t.speed, t.timeOffset, t.repeatDuration].allSatisfy({ $0.isFinite && abs($0) <= maximumMagnitude }),
-              t.duration >= 0, t.repeatDuration >= 0, abs(t.speed) <= 1000, t.repeatCount >= 0, !t.repeatCount.isNaN
+            t.duration >= 0, t.repeatDuration >= 0, abs(t.speed) <= 1000, t.repeatCount >= 0, !t.repeatCount.isNaN
         else {
             throw .invalidTiming("durations and repeats must be finite and ≥ 0, speed within ±1000, times within ±1e9")
         }
@@ -321,7 +325,9 @@ extension Scene {
             stopped(list.remove(at: index), on: layer, finished: false)
         }
         guard list.count < configuration.maximumAnimationsPerLayer else {
-            throw .limitExceeded("layer '\(layer.id)' holds its maximum of \(configuration.maximumAnimationsPerLayer) animations (limits.animations_per_layer); remove some first")
+            throw .limitExceeded(
+                "layer '\(layer.id)' holds its maximum of \(configuration.maximumAnimationsPerLayer) animations (limits.animations_per_layer); remove some first"
+            )
         }
         list.append(AttachedAnimation(id: id, key: key, track: track, transaction: transaction))
         setAnimations(list, of: layer)
@@ -409,6 +415,7 @@ extension PropertyValues {
             value = next
             prefix.append(part)
         }
-        return .typeMismatch(keyPath: path.description, expected: "a path through objects and array indices", got: "a path into \(value?.type.phrase ?? "nothing")")
+        return .typeMismatch(
+            keyPath: path.description, expected: "a path through objects and array indices", got: "a path into \(value?.type.phrase ?? "nothing")")
     }
 }

@@ -90,14 +90,15 @@ extension Scene {
             for (slot, descriptor) in layer.kind.properties.enumerated() where layer.model.base[slot] != descriptor.defaultValue {
                 properties[descriptor.name] = layer.model.base[slot]
             }
-            states.append(Snapshot.LayerState(
-                id: layer.id, kind: layer.kindName, parent: layer.parent?.id, properties: properties, custom: layer.model.custom,
-                actions: layer.actions, actionsFrom: layer.actionsFrom, actionPolicy: layer.actionPolicy, displayKeys: layer.displayKeys,
-                animations: layer.animations.map {
-                    Snapshot.AnimationState(
-                        id: $0.id, key: $0.key, animation: $0.track.animation, transaction: $0.transaction,
-                        hasStarted: $0.hasStarted, hasFinished: $0.hasFinished)
-                }))
+            states.append(
+                Snapshot.LayerState(
+                    id: layer.id, kind: layer.kindName, parent: layer.parent?.id, properties: properties, custom: layer.model.custom,
+                    actions: layer.actions, actionsFrom: layer.actionsFrom, actionPolicy: layer.actionPolicy, displayKeys: layer.displayKeys,
+                    animations: layer.animations.map {
+                        Snapshot.AnimationState(
+                            id: $0.id, key: $0.key, animation: $0.track.animation, transaction: $0.transaction,
+                            hasStarted: $0.hasStarted, hasFinished: $0.hasFinished)
+                    }))
             stack.append(contentsOf: layer.sublayers.reversed())
         }
         return Snapshot(layers: states, nextAnimationID: nextAnimationID, nextTransactionID: nextTransactionID)
@@ -148,10 +149,13 @@ extension Scene {
                 order.append((layer, built[state.parent!]!))
             }
             guard state.animations.count <= configuration.maximumAnimationsPerLayer else {
-                throw .limitExceeded("layer '\(state.id)' has more than its maximum of \(configuration.maximumAnimationsPerLayer) animations (limits.animations_per_layer)")
+                throw .limitExceeded(
+                    "layer '\(state.id)' has more than its maximum of \(configuration.maximumAnimationsPerLayer) animations (limits.animations_per_layer)")
             }
             for rule in state.actions.values {
-                if case .animation(let a) = rule { _ = try resolve(a, on: layer, settings: restoreSettings, parentDuration: nil, beginAt: 0, checkTarget: false) }
+                if case .animation(let a) = rule {
+                    _ = try resolve(a, on: layer, settings: restoreSettings, parentDuration: nil, beginAt: 0, checkTarget: false)
+                }
             }
             for a in state.animations {
                 guard animationIDs.insert(a.id).inserted, state.animations.count(where: { $0.key == a.key }) == 1 else {
@@ -170,12 +174,14 @@ extension Scene {
             var list: [AttachedAnimation] = []
             for a in state.animations {
                 let track = try restoredTrack(a.animation, on: layer)
-                list.append(AttachedAnimation(id: a.id, key: a.key, track: track, transaction: a.transaction, hasStarted: a.hasStarted, hasFinished: a.hasFinished))
+                list.append(
+                    AttachedAnimation(id: a.id, key: a.key, track: track, transaction: a.transaction, hasStarted: a.hasStarted, hasFinished: a.hasFinished))
             }
             attached.append((layer, list))
         }
         let unnamedRoots = roots.filter { built[$0.id] == nil }
-        let bytes = order.reduce(0) { $0 + $1.layer.model.heapBytes } + rootStates.reduce(0) { $0 + $1.1.heapBytes }
+        let bytes =
+            order.reduce(0) { $0 + $1.layer.model.heapBytes } + rootStates.reduce(0) { $0 + $1.1.heapBytes }
             + unnamedRoots.reduce(0) { $0 + $1.model.heapBytes }
         guard bytes <= configuration.maximumValueBytes else {
             throw .limitExceeded("the snapshot's text and custom values hold \(bytes >> 10) KB, over the scene's \(configuration.maximumValueBytes >> 10) KB")
@@ -260,7 +266,8 @@ extension Scene {
                 throw .unknownKeyPath(track.animation.keyPath?.description ?? "", layer: layer.id)
             }
             if case .slot = target, let expected = layer.descriptor(for: target)?.defaultValue.component(path.subpath),
-               let wrong = track.animation.values.first(where: { $0.type != expected.type }) {
+                let wrong = track.animation.values.first(where: { $0.type != expected.type })
+            {
                 throw .typeMismatch(keyPath: path.description, expected: expected.type.phrase, got: wrong.type.phrase)
             }
             return Track(animation: track.animation, target: target, children: [])

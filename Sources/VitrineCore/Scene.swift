@@ -196,7 +196,8 @@ public final class Scene {
         let bounds = v.rect(.bounds), anchor = v.point(.anchorPoint), position = v.point(.position)
         let ax = bounds.origin.x + anchor.x * bounds.size.width, ay = bounds.origin.y + anchor.y * bounds.size.height
         let t = v.transform(.transform)
-        var m = t.isIdentity
+        var m =
+            t.isIdentity
             ? AffineTransform(translationX: position.x - ax, y: position.y - ay)
             : AffineTransform(translationX: -ax, y: -ay).concatenating(t).concatenating(AffineTransform(translationX: position.x, y: position.y))
         if let parent, let s = sublayerMatrix(parent) { m = m.concatenating(s) }
@@ -216,11 +217,12 @@ public final class Scene {
     /// from presentation values at `time`.
     func transformToRoot(_ layer: Layer, at time: Double?) -> AffineTransform {
         let chain = layer.ancestry
-        let values: [PropertyValues] = if let time {
-            zip(chain, localTimes(of: chain, at: time)).map { Self.presentation(of: $0, localTime: $1) }
-        } else {
-            chain.map(\.model)
-        }
+        let values: [PropertyValues] =
+            if let time {
+                zip(chain, localTimes(of: chain, at: time)).map { Self.presentation(of: $0, localTime: $1) }
+            } else {
+                chain.map(\.model)
+            }
         var m = AffineTransform.identity
         for i in stride(from: values.count - 1, to: 0, by: -1) {
             m = m.concatenating(Self.transformToParent(values[i], parent: values[i - 1]))

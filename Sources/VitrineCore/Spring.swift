@@ -47,7 +47,7 @@ public struct Spring: Hashable, Sendable {
     /// CA's defaults: mass 1, stiffness 100, damping 10, initial velocity 0.
     public init(mass: Double = 1, stiffness: Double = 100, damping: Double = 10, initialVelocity: Double = 0) throws(CoreError) {
         guard mass > 0, stiffness > 0, damping >= 0, [mass, stiffness, damping, initialVelocity].allSatisfy(\.isFinite),
-              mass <= 1e6, stiffness <= 1e9, damping <= 1e9, abs(initialVelocity) <= 1e6
+            mass <= 1e6, stiffness <= 1e9, damping <= 1e9, abs(initialVelocity) <= 1e6
         else {
             throw .invalidAnimation("a spring needs mass > 0, stiffness > 0 and damping ≥ 0, all finite and of sane size")
         }

@@ -11,7 +11,7 @@ public struct TimingFunction: Hashable, Sendable, CustomStringConvertible {
     /// must lie in 0…1 so that the curve is a function of time; y may overshoot.
     public init(controlPoints c1x: Double, _ c1y: Double, _ c2x: Double, _ c2y: Double) throws(CoreError) {
         guard [c1x, c1y, c2x, c2y].allSatisfy(\.isFinite), (0...1).contains(c1x), (0...1).contains(c2x),
-              abs(c1y) <= 100, abs(c2y) <= 100
+            abs(c1y) <= 100, abs(c2y) <= 100
         else {
             throw .invalidTiming("control points need x in 0…1 and finite y, got [\(c1x), \(c1y), \(c2x), \(c2y)]")
         }

@@ -243,14 +243,15 @@ extension Value {
     /// (keyframe calculationMode cubic); linear for values without components.
     static func catmullRom(_ p0: Value, _ p1: Value, _ p2: Value, _ p3: Value, _ t: Double) -> Value {
         guard p1.type == p2.type, p0.type == p1.type, p3.type == p1.type,
-              case .some = p1.components, p1.type != .transform, p1.type != .color,
-              let c0 = p0.components, let c1 = p1.components, let c2 = p2.components, let c3 = p3.components
+            case .some = p1.components, p1.type != .transform, p1.type != .color,
+            let c0 = p0.components, let c1 = p1.components, let c2 = p2.components, let c3 = p3.components
         else { return interpolate(p1, p2, t) }
         let t2 = t * t, t3 = t2 * t
         let out = (0..<c1.count).map { i -> Double in
-            0.5 * ((2 * c1[i]) + (-c0[i] + c2[i]) * t
-                + (2 * c0[i] - 5 * c1[i] + 4 * c2[i] - c3[i]) * t2
-                + (-c0[i] + 3 * c1[i] - 3 * c2[i] + c3[i]) * t3)
+            0.5
+                * ((2 * c1[i]) + (-c0[i] + c2[i]) * t
+                    + (2 * c0[i] - 5 * c1[i] + 4 * c2[i] - c3[i]) * t2
+                    + (-c0[i] + 3 * c1[i] - 3 * c2[i] + c3[i]) * t3)
         }
         return p1.withComponents(out)
     }

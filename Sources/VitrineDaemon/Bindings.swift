@@ -32,14 +32,18 @@ struct BindingTable {
     /// `maximumCount` bindings or `maximumBytes` of them; returns the id.
     mutating func add(_ spec: BindingSpec, maximumCount: Int, maximumBytes: Int) throws(ProtocolError) -> String {
         if let id = spec.id, entries.contains(where: { $0.id == id }) {
-            throw ProtocolError(CoreError.duplicateLayer(id), message: "a binding '\(id)' exists already; choose another id or remove it first (binding.remove)")
+            throw ProtocolError(
+                CoreError.duplicateLayer(id), message: "a binding '\(id)' exists already; choose another id or remove it first (binding.remove)")
         }
         guard entries.count < maximumCount else {
-            throw ProtocolError(.limitExceeded, "the scene holds its maximum of \(maximumCount) bindings (as many as limits.layers allows layers); remove some first")
+            throw ProtocolError(
+                .limitExceeded, "the scene holds its maximum of \(maximumCount) bindings (as many as limits.layers allows layers); remove some first")
         }
         let bytes = JSON.object(spec.json).text.utf8.count
         guard totalBytes + bytes <= maximumBytes else {
-            throw ProtocolError(.limitExceeded, "the bindings would hold \((totalBytes + bytes) >> 10) KB of commands, over limits.scene_mb (\(maximumBytes >> 20) MB); remove some first")
+            throw ProtocolError(
+                .limitExceeded,
+                "the bindings would hold \((totalBytes + bytes) >> 10) KB of commands, over limits.scene_mb (\(maximumBytes >> 20) MB); remove some first")
         }
         let id = spec.id ?? nextID()
         entries.append(Entry(id: id, spec: spec, bytes: bytes))

@@ -56,7 +56,10 @@ extension Compositor {
             if let c = convert {
                 let converted = try core { () throws(CoreError) in try scene.convertTime(c.time, from: c.from, to: c.to) }
                 guard converted.isFinite else {
-                    throw ProtocolError(.invalidValue, "converting \(c.time) from \(c.from.map { "'\($0)'" } ?? "media time") to \(c.to.map { "'\($0)'" } ?? "media time") gives no finite time: a layer between them runs at a speed too near 0 or too large; give it a usable speed")
+                    throw ProtocolError(
+                        .invalidValue,
+                        "converting \(c.time) from \(c.from.map { "'\($0)'" } ?? "media time") to \(c.to.map { "'\($0)'" } ?? "media time") gives no finite time: a layer between them runs at a speed too near 0 or too large; give it a usable speed"
+                    )
                 }
                 result["converted"] = .number(converted)
             }
@@ -108,11 +111,13 @@ extension Compositor {
     private func hello() -> JSON {
         .object([
             "protocol": .number(1), "version": .string(vitrineVersion),
-            "outputs": .array([.object([
-                "name": .string(output.name), "root": .string(root),
-                "size": .array([.number(Double(output.mode.width)), .number(Double(output.mode.height))]),
-                "rate": .number(output.mode.refreshRate),
-            ])]),
+            "outputs": .array([
+                .object([
+                    "name": .string(output.name), "root": .string(root),
+                    "size": .array([.number(Double(output.mode.width)), .number(Double(output.mode.height))]),
+                    "rate": .number(output.mode.refreshRate),
+                ])
+            ]),
             "clock": .string(clock.mode.rawValue), "time": .number(now),
             "commands": .array(Command.names.map(JSON.string)), "events": .array(Wire.eventNames.map(JSON.string)),
             "kinds": .array(scene.kinds.keys.sorted().map(JSON.string)),
@@ -121,7 +126,9 @@ extension Compositor {
 
     private func subscribe(_ client: Int, _ patterns: [String], layers: [String]?) throws(ProtocolError) -> JSON {
         for p in patterns where !Wire.eventNames.contains(where: { Wire.matches(p, $0) }) {
-            throw ProtocolError(.invalidValue, "'\(p)' matches no event; the events are \(Wire.eventNames.joined(separator: ", ")), and patterns such as \"animation.*\" or \"*\"")
+            throw ProtocolError(
+                .invalidValue,
+                "'\(p)' matches no event; the events are \(Wire.eventNames.joined(separator: ", ")), and patterns such as \"animation.*\" or \"*\"")
         }
         var state = clients[client]
         let merged = (state?.subscriptions ?? []) + patterns.filter { !(state?.subscriptions ?? []).contains($0) }
@@ -179,12 +186,13 @@ extension Compositor {
 
     private func animationDescription(_ info: Scene.AnimationInfo) -> JSON {
         let a = info.animation
-        let type = switch a.kind {
-        case .basic: "basic"
-        case .spring: "spring"
-        case .keyframe: "keyframe"
-        case .group: "group"
-        }
+        let type =
+            switch a.kind {
+            case .basic: "basic"
+            case .spring: "spring"
+            case .keyframe: "keyframe"
+            case .group: "group"
+            }
         return .object([
             "key": .string(info.key), "animation": .number(Double(info.id)),
             "keyPath": a.keyPath.map { .string($0.description) } ?? .null, "type": .string(type),
@@ -232,7 +240,9 @@ extension Compositor {
                 }
             }
             if !queued {
-                finish(Wire.failure(id: id, ProtocolError(.limitExceeded, "\(workers?.capacity ?? 0) file jobs are waiting already; try the screenshot again shortly")))
+                finish(
+                    Wire.failure(
+                        id: id, ProtocolError(.limitExceeded, "\(workers?.capacity ?? 0) file jobs are waiting already; try the screenshot again shortly")))
             }
         }
     }
@@ -249,7 +259,8 @@ extension Compositor {
             throw ProtocolError(.invalidValue, "a screenshot path names a .png file, got '\(path)'")
         }
         guard parent == directory || parent.hasPrefix(directory + "/") else {
-            throw ProtocolError(.pathNotAllowed, "screenshots may only be written under \(settings.screenshotDirectory) (socket.screenshot_dir); '\(path)' is outside it")
+            throw ProtocolError(
+                .pathNotAllowed, "screenshots may only be written under \(settings.screenshotDirectory) (socket.screenshot_dir); '\(path)' is outside it")
         }
         var isDirectory = false
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory else {
@@ -258,7 +269,9 @@ extension Compositor {
         // The file itself may be a symbolic link to anywhere: writing would follow it.
         var info = stat()
         if lstat(parent + "/" + file, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
-            throw ProtocolError(.pathNotAllowed, "'\(path)' is a symbolic link; screenshots are written only to files inside \(settings.screenshotDirectory) (socket.screenshot_dir)")
+            throw ProtocolError(
+                .pathNotAllowed,
+                "'\(path)' is a symbolic link; screenshots are written only to files inside \(settings.screenshotDirectory) (socket.screenshot_dir)")
         }
         return parent + "/" + file
     }

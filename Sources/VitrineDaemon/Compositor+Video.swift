@@ -46,7 +46,8 @@ extension Compositor {
     /// with `network` a stream's URI.
     static func videoURI(_ src: String, content: ContentLoader, network: Bool) -> Result<String, VideoError> {
         var path = src
-        if let colon = src.firstIndex(of: ":"), src[..<colon].allSatisfy({ $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." }), src[colon...].hasPrefix("://") {
+        if let colon = src.firstIndex(of: ":"), src[..<colon].allSatisfy({ $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." }), src[colon...].hasPrefix("://")
+        {
             let scheme = src[..<colon].lowercased()
             if streamSchemes.contains(scheme) {
                 guard network else {
@@ -55,7 +56,8 @@ extension Compositor {
                 return .success(src)
             }
             guard scheme == "file" else {
-                return .failure(VideoError(message: "src '\(src)': a video is a file under the content roots or an rtsp, rtsps, http or https stream", debug: ""))
+                return .failure(
+                    VideoError(message: "src '\(src)': a video is a file under the content roots or an rtsp, rtsps, http or https stream", debug: ""))
             }
             path = String(src.dropFirst("file://".count))
         }

@@ -89,7 +89,10 @@ final class ContentLoader {
         }
         guard roots.contains(where: { canonical == $0 || canonical.hasPrefix($0 == "/" ? "/" : $0 + "/") }) else {
             let list = roots.isEmpty ? "none exists" : roots.joined(separator: ", ")
-            throw ProtocolError(.pathNotAllowed, "contents '\(reference)' is \(canonical), outside the content roots (\(list)); put the file under one of them or add its directory to [content] roots")
+            throw ProtocolError(
+                .pathNotAllowed,
+                "contents '\(reference)' is \(canonical), outside the content roots (\(list)); put the file under one of them or add its directory to [content] roots"
+            )
         }
         var info = stat()
         guard stat(canonical, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
@@ -209,7 +212,10 @@ final class ContentLoader {
 
     private func budgetError(_ path: String, _ picture: Picture) -> ProtocolError {
         let frames = picture.frames.count > 1 ? " in \(picture.frames.count) frames" : ""
-        return ProtocolError(.limitExceeded, "\(path) is \(picture.frames[0].width)×\(picture.frames[0].height)\(frames), \(picture.bytes >> 20) MB decoded; with the images on screen it does not fit limits.memory_mb (\(images.budget >> 20) MB of images, \(images.usedBytes >> 20) MB held)")
+        return ProtocolError(
+            .limitExceeded,
+            "\(path) is \(picture.frames[0].width)×\(picture.frames[0].height)\(frames), \(picture.bytes >> 20) MB decoded; with the images on screen it does not fit limits.memory_mb (\(images.budget >> 20) MB of images, \(images.usedBytes >> 20) MB held)"
+        )
     }
 
     private func fail(_ reference: String, path: String, _ error: ProtocolError) {
@@ -228,9 +234,10 @@ final class ContentLoader {
     /// not known yet); `completion` on the loop.
     private func decode(_ reference: String, _ path: String, target: TargetSize? = nil, completion: @escaping (Result<Decoded, ProtocolError>) -> Void) {
         let budget = images.budget, output = outputSize
-        let queued = compositor.offload({ () -> Result<Decoded, ProtocolError> in
-            Self.decode(path, budget: budget, target: target, output: output)
-        }, then: completion)
+        let queued = compositor.offload(
+            { () -> Result<Decoded, ProtocolError> in
+                Self.decode(path, budget: budget, target: target, output: output)
+            }, then: completion)
         if !queued {
             completion(.failure(ProtocolError(.limitExceeded, "too many files are being read; try '\(reference)' again shortly")))
         }
@@ -251,7 +258,11 @@ final class ContentLoader {
             let needed = ImageDecoder.decodedBytes(of: probe, fitting: target)
             guard needed <= budget else {
                 let frames = probe.frames > 1 ? " in \(probe.frames) frames" : ""
-                return .failure(ProtocolError(.limitExceeded, "\(path) is a \(probe.format.name) of \(probe.width)×\(probe.height)\(frames), \(needed >> 20) MB decoded, over limits.memory_mb (\(budget >> 20) MB of images); nothing was decoded"))
+                return .failure(
+                    ProtocolError(
+                        .limitExceeded,
+                        "\(path) is a \(probe.format.name) of \(probe.width)×\(probe.height)\(frames), \(needed >> 20) MB decoded, over limits.memory_mb (\(budget >> 20) MB of images); nothing was decoded"
+                    ))
             }
             return .success(Decoded(picture: try ImageDecoder.decode(bytes, fitting: target, byteLimit: budget), identity: identity))
         } catch {

@@ -27,7 +27,9 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// Re-reads the configuration for SIGHUP and `config.reload`: new settings, or an
     /// error to report while the running ones stay. Runs on a worker thread (it reads a
     /// file); its result is applied on the loop.
-    public var reload: @Sendable () -> Result<DaemonSettings, ProtocolError> = { .failure(ProtocolError(.invalidConfig, "vitrined was started without a configuration file (--config); there is nothing to reload")) }
+    public var reload: @Sendable () -> Result<DaemonSettings, ProtocolError> = {
+        .failure(ProtocolError(.invalidConfig, "vitrined was started without a configuration file (--config); there is nothing to reload"))
+    }
     /// Reads SIGTERM / SIGINT (stop) and SIGHUP (reload) on the event loop (a signalfd)
     /// in `run`; a program that embeds the daemon and handles signals itself sets this to
     /// false and calls `stop()`. The signals must be blocked in every thread

@@ -61,11 +61,12 @@ public final class FramePipeline {
         if history.count > maximumAge { forgotten = history.removeLast() }
         renderer.images.beginFrame(tree)
         let buffer = try output.acquireBuffer()
-        let region: [PixelRect] = switch buffer.age {
-        case 0, history.count + 1 ... Int.max: [screen]
-        case 1: disjoint(damage)
-        default: disjoint(history.prefix(buffer.age).flatMap { $0 })
-        }
+        let region: [PixelRect] =
+            switch buffer.age {
+            case 0, history.count + 1...Int.max: [screen]
+            case 1: disjoint(damage)
+            default: disjoint(history.prefix(buffer.age).flatMap { $0 })
+            }
         renderer.render(tree, into: buffer.surface, region: region)
         try output.present(damage: damage)
         previous = tree

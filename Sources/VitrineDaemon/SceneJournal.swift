@@ -53,9 +53,12 @@ public final class SceneJournal {
             let known: Set = ["format", "vitrine", "mediaTime", "wallClock", "animationKeys", "scene", "bindings"]
             if let extra = o.keys.sorted().first(where: { !known.contains($0) }) { throw ProtocolError(.unknownField, "the journal has no field '\(extra)'") }
             guard o["format"] == .number(Double(SceneJournal.format)) else {
-                throw ProtocolError(.invalidValue, "the journal's format is \(o["format"]?.text ?? "missing"); this vitrined reads format \(SceneJournal.format)")
+                throw ProtocolError(
+                    .invalidValue, "the journal's format is \(o["format"]?.text ?? "missing"); this vitrined reads format \(SceneJournal.format)")
             }
-            guard let media = o["mediaTime"]?.number, media >= 0, media <= 1e12 else { throw ProtocolError(.invalidValue, "mediaTime is a number of seconds within 0…1e12") }
+            guard let media = o["mediaTime"]?.number, media >= 0, media <= 1e12 else {
+                throw ProtocolError(.invalidValue, "mediaTime is a number of seconds within 0…1e12")
+            }
             guard let wall = o["wallClock"]?.number else { throw ProtocolError(.invalidValue, "wallClock is a number of seconds") }
             guard let keys = o["animationKeys"]?.number, keys >= 0, keys < 1e15, keys == keys.rounded() else {
                 throw ProtocolError(.invalidValue, "animationKeys is a whole number ≥ 0")
@@ -63,7 +66,9 @@ public final class SceneJournal {
             guard let scene = o["scene"] else { throw ProtocolError(.missingField, "the journal has no scene") }
             var bindings: [BindingSpec] = []
             for (i, item) in (o["bindings"]?.array ?? []).enumerated() {
-                guard let object = item.object, object["binding"]?.string != nil else { throw ProtocolError(.wrongType, "the journal's bindings[\(i)] is a binding with its id") }
+                guard let object = item.object, object["binding"]?.string != nil else {
+                    throw ProtocolError(.wrongType, "the journal's bindings[\(i)] is a binding with its id")
+                }
                 bindings.append(try BindingSpec(object: object, context: "the journal's bindings[\(i)]"))
             }
             self.init(scene: try Scene.Snapshot(json: scene), mediaTime: media, wallClock: wall, animationKeys: Int(keys), bindings: bindings)

@@ -7,12 +7,13 @@ extension SystemError {
     /// An error for `code` (the last call's by default) after `operation` on the socket
     /// file `path`, with advice for the common cases.
     static func socket(_ operation: String, _ path: String, _ code: Errno = .last) -> SystemError {
-        let advice: String = switch code {
-        case .permissionDenied, .notPermitted: "run vitrined as a user that may write there, or choose another socket.path"
-        case .noSuchFileOrDirectory: "create the directory first (systemd's RuntimeDirectory=vitrine does)"
-        case .addressInUse: "another program holds this address"
-        default: ""
-        }
+        let advice: String =
+            switch code {
+            case .permissionDenied, .notPermitted: "run vitrined as a user that may write there, or choose another socket.path"
+            case .noSuchFileOrDirectory: "create the directory first (systemd's RuntimeDirectory=vitrine does)"
+            case .addressInUse: "another program holds this address"
+            default: ""
+            }
         return .errno(operation, path, code, advice: advice)
     }
 }

@@ -68,7 +68,9 @@ final class SocketServer {
     @discardableResult
     func start(inheritedSocket: CInt? = nil) throws -> String {
         if let fd = inheritedSocket {
-            guard fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 else { throw SystemError.socket("make non-blocking", "the socket passed by systemd") }
+            guard fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 else {
+                throw SystemError.socket("make non-blocking", "the socket passed by systemd")
+            }
             listener = fd
             try loop.watch(fd, for: .readable) { [unowned self] _ in acceptClients() }
             let path = SocketFile.boundPath(of: fd) ?? "the socket passed by systemd"
@@ -613,7 +615,12 @@ private final class SocketClient: ClientConnection {
         // The line at the head (perhaps partly written) stays, so that the reason arrives whole.
         let keep = output[outputStart...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? output.count
         output.removeSubrange(keep...)
-        output += Array(Wire.failure(id: nil, ProtocolError(.limitExceeded, "more than \(limit) bytes of replies and events were left unread (limits.outbound_bytes); the connection is closed")).utf8)
+        output += Array(
+            Wire.failure(
+                id: nil,
+                ProtocolError(
+                    .limitExceeded, "more than \(limit) bytes of replies and events were left unread (limits.outbound_bytes); the connection is closed")
+            ).utf8)
         output.append(UInt8(ascii: "\n"))
         finished = true
         writeQueued()

@@ -84,7 +84,9 @@ struct TransactionBuilder {
                         rules[key] = ActionRule.none
                         continue
                     }
-                    rules[key] = .animation(try AnimationDescription(template: template, springDefaults: compositor.settings.spring) { path in try? self.shape(of: id, at: path) }.animation)
+                    rules[key] = .animation(
+                        try AnimationDescription(template: template, springDefaults: compositor.settings.spring) { path in try? self.shape(of: id, at: path) }
+                            .animation)
                 }
                 tx.operations.append(.setActions(layer: id, actions: rules))
             }
@@ -96,7 +98,9 @@ struct TransactionBuilder {
             _ = try kind(of: layer)  // unknown_layer before any complaint about the animated property
             let description: AnimationDescription
             do throws(ProtocolError) {
-                description = try AnimationDescription(template: template, springDefaults: compositor.settings.spring) { path in try? self.shape(of: layer, at: path) }
+                description = try AnimationDescription(template: template, springDefaults: compositor.settings.spring) { path in
+                    try? self.shape(of: layer, at: path)
+                }
             } catch {
                 throw try nearMiss(in: template, of: layer) ?? error
             }
@@ -160,7 +164,10 @@ struct TransactionBuilder {
                 let room = maximumMagnitude - abs(parentTime)
                 let least = room > 0 ? abs(local) / room : .infinity
                 let accepted = least < 1000 ? "0 (a pause) or of a magnitude within \(Self.roundedUp(least))…1000" : "0 (a pause)"
-                throw ProtocolError(.invalidValue, "layer.speed: \"speed\" \(JSON.number(speed).text) is too near 0: layer '\(id)' is at local time \(JSON.number(local).text) s, and its time continues from there only at a speed of \(accepted)")
+                throw ProtocolError(
+                    .invalidValue,
+                    "layer.speed: \"speed\" \(JSON.number(speed).text) is too near 0: layer '\(id)' is at local time \(JSON.number(local).text) s, and its time continues from there only at a speed of \(accepted)"
+                )
             }
             quiet.set(id, "speed", .number(speed))
             quiet.set(id, "timeOffset", .number(0))

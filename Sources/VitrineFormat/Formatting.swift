@@ -100,9 +100,9 @@ public struct NumberFormat: Hashable, Sendable {
         // A currency without fraction digits is left to ICU, which gives its minor units.
         let fractions = fractionDigits ?? (style == .currency ? nil : ownFractionDigits)
         let precision: NumberFormatStyleConfiguration.Precision? =
-            if let fractions { .integerAndFractionLength(integerLimits: integers..., fractionLimits: fractions) }
-            else if integers != 1 { .integerLength(integers...) }
-            else { nil }
+            if let fractions { .integerAndFractionLength(integerLimits: integers..., fractionLimits: fractions) } else if integers != 1 {
+                .integerLength(integers...)
+            } else { nil }
         let grouping: NumberFormatStyleConfiguration.Grouping = usesGrouping && style != .plain ? .automatic : .never
         switch style {
         case .decimal, .plain:

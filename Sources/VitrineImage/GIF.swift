@@ -20,16 +20,18 @@ private final class GIFFile {
     init(_ data: [UInt8]) throws(ImageError) {
         source = GIFSource(data)
         var error: Int32 = 0
-        let opened = DGifOpen(Unmanaged.passUnretained(source).toOpaque(), { file, buffer, count in
-            guard let file, let buffer, count > 0 else { return 0 }
-            let source = Unmanaged<GIFSource>.fromOpaque(file.pointee.UserData).takeUnretainedValue()
-            let n = min(Int(count), source.data.count - source.offset)
-            if n < Int(count) { source.ranOut = true }
-            guard n > 0 else { return 0 }
-            source.data.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + source.offset, count: n) }
-            source.offset += n
-            return Int32(n)
-        }, &error)
+        let opened = DGifOpen(
+            Unmanaged.passUnretained(source).toOpaque(),
+            { file, buffer, count in
+                guard let file, let buffer, count > 0 else { return 0 }
+                let source = Unmanaged<GIFSource>.fromOpaque(file.pointee.UserData).takeUnretainedValue()
+                let n = min(Int(count), source.data.count - source.offset)
+                if n < Int(count) { source.ranOut = true }
+                guard n > 0 else { return 0 }
+                source.data.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + source.offset, count: n) }
+                source.offset += n
+                return Int32(n)
+            }, &error)
         guard let opened else { throw Self.failure(error, source) }
         file = opened
         guard DGifSlurp(file) == GIF_OK else { throw Self.failure(file.pointee.Error, source) }
@@ -103,7 +105,8 @@ enum GIFDecoder {
             guard let colors = image.ImageDesc.ColorMap ?? file.SColorMap else {
                 throw ImageError(.corrupt, "GIF: frame \(i + 1) has no colour table")
             }
-            let area = PixelRect(x: Int(image.ImageDesc.Left), y: Int(image.ImageDesc.Top), width: Int(image.ImageDesc.Width), height: Int(image.ImageDesc.Height))
+            let area = PixelRect(
+                x: Int(image.ImageDesc.Left), y: Int(image.ImageDesc.Top), width: Int(image.ImageDesc.Width), height: Int(image.ImageDesc.Height))
             let saved = control.DisposalMode == DISPOSE_PREVIOUS ? canvas.copy(area.intersection(canvas.bounds)) : nil
             draw(image, area: area, colors: colors.pointee, transparent: Int(control.TransparentColor), on: canvas)
             frames.append(canvas.copy(canvas.bounds))
@@ -112,7 +115,9 @@ enum GIFDecoder {
             if control.DisposalMode == DISPOSE_BACKGROUND {
                 canvas.fill(visible, .transparent, mode: .source)
             } else if let saved {
-                for y in 0..<saved.height { (canvas.pixels + (visible.y + y) * canvas.stride + visible.x).update(from: saved.pixels + y * saved.stride, count: saved.width) }
+                for y in 0..<saved.height {
+                    (canvas.pixels + (visible.y + y) * canvas.stride + visible.x).update(from: saved.pixels + y * saved.stride, count: saved.width)
+                }
             }
         }
         return Picture(frames: frames, durations: durations, plays: plays(file), format: .gif)

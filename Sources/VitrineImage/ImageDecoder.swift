@@ -130,7 +130,9 @@ public enum ImageDecoder {
         switch format {
         case .png:
             // The IHDR chunk, read here: libpng wants more of the file than a header.
-            guard data.count >= 24, data[12..<16].elementsEqual("IHDR".utf8) else { throw ImageError(.corrupt, "PNG: the file has no IHDR chunk after its signature") }
+            guard data.count >= 24, data[12..<16].elementsEqual("IHDR".utf8) else {
+                throw ImageError(.corrupt, "PNG: the file has no IHDR chunk after its signature")
+            }
             func u32(_ at: Int) -> Int { data[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
             return ImageProbe(format: .png, width: u32(16), height: u32(20), frames: 1)
         case .jpeg: return try JPEGDecoder.probe(data)
@@ -167,7 +169,8 @@ public enum ImageDecoder {
         let probe = try probe(data)
         guard probe.width > 0, probe.height > 0 else { throw ImageError(.corrupt, "\(probe.format.name): the image is empty (\(probe.width)×\(probe.height))") }
         guard probe.width <= maximumSide, probe.height <= maximumSide else {
-            throw ImageError(.tooLarge, "\(probe.format.name): \(probe.width)×\(probe.height) is larger than \(maximumSide) pixels a side", bytes: probe.fullBytes)
+            throw ImageError(
+                .tooLarge, "\(probe.format.name): \(probe.width)×\(probe.height) is larger than \(maximumSide) pixels a side", bytes: probe.fullBytes)
         }
         let needed = decodedBytes(of: probe, fitting: target)
         guard needed <= byteLimit else { throw tooLarge(probe, needed, byteLimit) }
@@ -200,7 +203,9 @@ public enum ImageDecoder {
 
     static func tooLarge(_ probe: ImageProbe, _ bytes: Int, _ limit: Int) -> ImageError {
         let frames = probe.frames > 1 ? " in \(probe.frames) frames" : ""
-        return ImageError(.tooLarge, "\(probe.format.name) of \(probe.width)×\(probe.height)\(frames) needs \(bytes >> 20) MB decoded, over the \(limit >> 20) MB allowed", bytes: bytes)
+        return ImageError(
+            .tooLarge, "\(probe.format.name) of \(probe.width)×\(probe.height)\(frames) needs \(bytes >> 20) MB decoded, over the \(limit >> 20) MB allowed",
+            bytes: bytes)
     }
 
     private static func unsupported(_ data: [UInt8]) -> ImageError {

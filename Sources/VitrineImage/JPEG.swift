@@ -73,7 +73,8 @@ enum JPEGDecoder {
         let space = cmyk ? JCS_CMYK : (UInt32(1).littleEndian == 1 ? JCS_EXT_BGRX : JCS_EXT_XRGB)
         guard vitrine_jpeg_start(&jpeg.info, &jpeg.error, UInt32(n), space) != 0 else { throw jpeg.failure() }
         let surface = Surface(width: Int(jpeg.info.output_width), height: Int(jpeg.info.output_height))
-        let read = vitrine_jpeg_read_all(&jpeg.info, &jpeg.error, UnsafeMutableRawPointer(surface.pixels).assumingMemoryBound(to: UInt8.self), surface.stride * 4)
+        let read = vitrine_jpeg_read_all(
+            &jpeg.info, &jpeg.error, UnsafeMutableRawPointer(surface.pixels).assumingMemoryBound(to: UInt8.self), surface.stride * 4)
         guard read != 0 else { throw jpeg.failure() }
         if cmyk { convertCMYK(surface, inverted: jpeg.info.saw_Adobe_marker != 0) }
         let natural = swaps ? Size(width: Double(height), height: Double(width)) : Size(width: Double(width), height: Double(height))
@@ -133,15 +134,16 @@ extension Surface {
         for y in 0..<out.height {
             let dst = out.pixels + y * out.stride
             for x in 0..<out.width {
-                let (sx, sy): (Int, Int) = switch orientation {
-                case 2: (w - 1 - x, y)
-                case 3: (w - 1 - x, h - 1 - y)
-                case 4: (x, h - 1 - y)
-                case 5: (y, x)
-                case 6: (y, h - 1 - x)
-                case 7: (w - 1 - y, h - 1 - x)
-                default: (w - 1 - y, x)
-                }
+                let (sx, sy): (Int, Int) =
+                    switch orientation {
+                    case 2: (w - 1 - x, y)
+                    case 3: (w - 1 - x, h - 1 - y)
+                    case 4: (x, h - 1 - y)
+                    case 5: (y, x)
+                    case 6: (y, h - 1 - x)
+                    case 7: (w - 1 - y, h - 1 - x)
+                    default: (w - 1 - y, x)
+                    }
                 dst[x] = pixels[sy * stride + sx]
             }
         }

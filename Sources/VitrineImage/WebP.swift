@@ -123,16 +123,17 @@ enum WebPDecoder {
     }
 
     private static func failure(_ status: VP8StatusCode) -> ImageError {
-        let reason = switch status {
-        case VP8_STATUS_OUT_OF_MEMORY: "out of memory"
-        case VP8_STATUS_INVALID_PARAM: "invalid parameter"
-        case VP8_STATUS_BITSTREAM_ERROR: "bitstream error (corrupt data)"
-        case VP8_STATUS_UNSUPPORTED_FEATURE: "unsupported feature"
-        case VP8_STATUS_SUSPENDED: "decoding suspended"
-        case VP8_STATUS_USER_ABORT: "decoding aborted"
-        case VP8_STATUS_NOT_ENOUGH_DATA: "not enough data (the file is truncated)"
-        default: "status \(status.rawValue)"
-        }
+        let reason =
+            switch status {
+            case VP8_STATUS_OUT_OF_MEMORY: "out of memory"
+            case VP8_STATUS_INVALID_PARAM: "invalid parameter"
+            case VP8_STATUS_BITSTREAM_ERROR: "bitstream error (corrupt data)"
+            case VP8_STATUS_UNSUPPORTED_FEATURE: "unsupported feature"
+            case VP8_STATUS_SUSPENDED: "decoding suspended"
+            case VP8_STATUS_USER_ABORT: "decoding aborted"
+            case VP8_STATUS_NOT_ENOUGH_DATA: "not enough data (the file is truncated)"
+            default: "status \(status.rawValue)"
+            }
         return ImageError(.corrupt, "WebP: libwebp says \(reason)")
     }
 }

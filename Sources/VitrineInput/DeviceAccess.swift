@@ -31,20 +31,21 @@ final class DeviceAccess {
         self.logger = logger
         guard Self.seatManagerRuns() else { return }
         let listener = UnsafeMutablePointer<libseat_seat_listener>.allocate(capacity: 1)
-        listener.initialize(to: libseat_seat_listener(
-            enable_seat: { _, data in
-                guard let data else { return }
-                let access = Unmanaged<DeviceAccess>.fromOpaque(data).takeUnretainedValue()
-                access.enabled = true
-                access.onEnable?()
-            },
-            disable_seat: { seat, data in
-                guard let data else { return }
-                let access = Unmanaged<DeviceAccess>.fromOpaque(data).takeUnretainedValue()
-                access.enabled = false
-                access.onDisable?()
-                _ = libseat_disable_seat(seat)
-            }))
+        listener.initialize(
+            to: libseat_seat_listener(
+                enable_seat: { _, data in
+                    guard let data else { return }
+                    let access = Unmanaged<DeviceAccess>.fromOpaque(data).takeUnretainedValue()
+                    access.enabled = true
+                    access.onEnable?()
+                },
+                disable_seat: { seat, data in
+                    guard let data else { return }
+                    let access = Unmanaged<DeviceAccess>.fromOpaque(data).takeUnretainedValue()
+                    access.enabled = false
+                    access.onDisable?()
+                    _ = libseat_disable_seat(seat)
+                }))
         self.listener = listener
         // The seat is enabled by a callback, which may come while it is being opened.
         enabled = false
@@ -55,7 +56,9 @@ final class DeviceAccess {
         }
         self.seat = seat
         _ = libseat_dispatch(seat, 0)
-        logger.info("input: devices opened through the seat manager (libseat, seat \(String(cString: libseat_seat_name(seat))))\(enabled ? "" : "; the session is not active yet")")
+        logger.info(
+            "input: devices opened through the seat manager (libseat, seat \(String(cString: libseat_seat_name(seat))))\(enabled ? "" : "; the session is not active yet")"
+        )
     }
 
     deinit {

@@ -105,15 +105,16 @@ public final class InputDevices {
         guard let udev = udev_new() else { throw .failed("creating a udev context (udev_new)", errno) }
         self.udev = udev
         let interface = UnsafeMutablePointer<libinput_interface>.allocate(capacity: 1)
-        interface.initialize(to: libinput_interface(
-            open_restricted: { path, flags, data in
-                guard let path, let data else { return -EINVAL }
-                return Unmanaged<DeviceAccess>.fromOpaque(data).takeUnretainedValue().open(String(cString: path), flags: flags)
-            },
-            close_restricted: { fd, data in
-                guard let data else { return }
-                Unmanaged<DeviceAccess>.fromOpaque(data).takeUnretainedValue().close(fd)
-            }))
+        interface.initialize(
+            to: libinput_interface(
+                open_restricted: { path, flags, data in
+                    guard let path, let data else { return -EINVAL }
+                    return Unmanaged<DeviceAccess>.fromOpaque(data).takeUnretainedValue().open(String(cString: path), flags: flags)
+                },
+                close_restricted: { fd, data in
+                    guard let data else { return }
+                    Unmanaged<DeviceAccess>.fromOpaque(data).takeUnretainedValue().close(fd)
+                }))
         self.interface = interface
         // libinput's callbacks (opening, closing, logging) reach the device access, which
         // outlives the context.
@@ -149,7 +150,9 @@ public final class InputDevices {
         guard let libinput, !assigned else { return }
         let name = seat.settings.seat
         guard libinput_udev_assign_seat(libinput, name) == 0 else {
-            throw InputError("cannot read the input devices of seat \(name) through udev — is systemd-udevd running, and is [input] seat the seat's name (loginctl seat-status)?")
+            throw InputError(
+                "cannot read the input devices of seat \(name) through udev — is systemd-udevd running, and is [input] seat the seat's name (loginctl seat-status)?"
+            )
         }
         assigned = true
         quiet = true
@@ -283,22 +286,25 @@ public final class InputDevices {
             removed(id)
         case LIBINPUT_EVENT_KEYBOARD_KEY:
             guard let key = libinput_event_get_keyboard_event(event) else { return }
-            seat.key(libinput_event_keyboard_get_key(key), pressed: libinput_event_keyboard_get_key_state(key) == LIBINPUT_KEY_STATE_PRESSED,
-                     time: Self.seconds(libinput_event_keyboard_get_time_usec(key)), device: id)
+            seat.key(
+                libinput_event_keyboard_get_key(key), pressed: libinput_event_keyboard_get_key_state(key) == LIBINPUT_KEY_STATE_PRESSED,
+                time: Self.seconds(libinput_event_keyboard_get_time_usec(key)), device: id)
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
             guard let touch = libinput_event_get_touch_event(event) else { return }
             let output = seat.output
-            seat.touch(libinput_event_touch_get_seat_slot(touch), down: type == LIBINPUT_EVENT_TOUCH_DOWN,
-                       panelX: libinput_event_touch_get_x_transformed(touch, UInt32(output.panelWidth)),
-                       panelY: libinput_event_touch_get_y_transformed(touch, UInt32(output.panelHeight)),
-                       time: Self.seconds(libinput_event_touch_get_time_usec(touch)), device: id)
+            seat.touch(
+                libinput_event_touch_get_seat_slot(touch), down: type == LIBINPUT_EVENT_TOUCH_DOWN,
+                panelX: libinput_event_touch_get_x_transformed(touch, UInt32(output.panelWidth)),
+                panelY: libinput_event_touch_get_y_transformed(touch, UInt32(output.panelHeight)),
+                time: Self.seconds(libinput_event_touch_get_time_usec(touch)), device: id)
         case LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
             // Lifted because the device is going away: cancelled, not a tap.
             guard let touch = libinput_event_get_touch_event(event) else { return }
-            seat.touchEnded(libinput_event_touch_get_seat_slot(touch), cancelled: type == LIBINPUT_EVENT_TOUCH_CANCEL || gone.contains(id),
-                            time: Self.seconds(libinput_event_touch_get_time_usec(touch)), device: id)
+            seat.touchEnded(
+                libinput_event_touch_get_seat_slot(touch), cancelled: type == LIBINPUT_EVENT_TOUCH_CANCEL || gone.contains(id),
+                time: Self.seconds(libinput_event_touch_get_time_usec(touch)), device: id)
         case LIBINPUT_EVENT_POINTER_MOTION, LIBINPUT_EVENT_POINTER_MOTION_ABSOLUTE, LIBINPUT_EVENT_POINTER_BUTTON,
-             LIBINPUT_EVENT_POINTER_SCROLL_WHEEL, LIBINPUT_EVENT_POINTER_SCROLL_FINGER, LIBINPUT_EVENT_POINTER_SCROLL_CONTINUOUS:
+            LIBINPUT_EVENT_POINTER_SCROLL_WHEEL, LIBINPUT_EVENT_POINTER_SCROLL_FINGER, LIBINPUT_EVENT_POINTER_SCROLL_CONTINUOUS:
             guard let pointer = libinput_event_get_pointer_event(event) else { return }
             self.pointer(pointer, type, device: id)
         default:
@@ -315,11 +321,13 @@ public final class InputDevices {
             seat.pointerMoved(dx: libinput_event_pointer_get_dx(event), dy: libinput_event_pointer_get_dy(event), time: time, device: id)
         case LIBINPUT_EVENT_POINTER_MOTION_ABSOLUTE:
             let output = seat.output
-            seat.pointerMoved(panelX: libinput_event_pointer_get_absolute_x_transformed(event, UInt32(output.panelWidth)),
-                              panelY: libinput_event_pointer_get_absolute_y_transformed(event, UInt32(output.panelHeight)), time: time, device: id)
+            seat.pointerMoved(
+                panelX: libinput_event_pointer_get_absolute_x_transformed(event, UInt32(output.panelWidth)),
+                panelY: libinput_event_pointer_get_absolute_y_transformed(event, UInt32(output.panelHeight)), time: time, device: id)
         case LIBINPUT_EVENT_POINTER_BUTTON:
-            seat.button(libinput_event_pointer_get_button(event), pressed: libinput_event_pointer_get_button_state(event) == LIBINPUT_BUTTON_STATE_PRESSED,
-                        time: time, device: id)
+            seat.button(
+                libinput_event_pointer_get_button(event), pressed: libinput_event_pointer_get_button_state(event) == LIBINPUT_BUTTON_STATE_PRESSED,
+                time: time, device: id)
         default:
             let amount = { (axis: libinput_pointer_axis) -> Double in
                 libinput_event_pointer_has_axis(event, axis) != 0 ? libinput_event_pointer_get_scroll_value(event, axis) : 0
@@ -356,7 +364,8 @@ public final class InputDevices {
     /// Sets `[input] calibration` on a touchscreen that takes one, or puts its own back.
     private func calibrate(_ id: Int) {
         guard let handle = handles[id], seat.members[id]?.device.capabilities.contains(.touch) == true,
-              libinput_device_config_calibration_has_matrix(handle) != 0 else { return }
+            libinput_device_config_calibration_has_matrix(handle) != 0
+        else { return }
         var matrix = [Float](repeating: 0, count: 6)
         if let calibration = seat.settings.calibration, calibration.count == 6 {
             matrix = calibration.map { Float($0) }

@@ -26,7 +26,9 @@ public struct InputError: Error, CustomStringConvertible, Sendable, Equatable {
         } else {
             reason = "is xkeyboard-config installed (/usr/share/X11/xkb), and are XKB_DEFAULT_* right?"
         }
-        return InputError("cannot compile \(what): \(reason) — see `localectl list-x11-keymap-layouts`, `localectl list-x11-keymap-variants LAYOUT` and `localectl list-x11-keymap-options`")
+        return InputError(
+            "cannot compile \(what): \(reason) — see `localectl list-x11-keymap-layouts`, `localectl list-x11-keymap-variants LAYOUT` and `localectl list-x11-keymap-options`"
+        )
     }
 
     /// A system or library call that failed with `code` (an errno).

@@ -36,7 +36,9 @@ public struct KeyEvent: Sendable, Equatable {
     /// The device's name, as the kernel gives it.
     public var device: String
 
-    public init(time: Double, keycode: UInt32, keysym: String, text: String, pressed: Bool, isRepeat: Bool = false, modifiers: [String] = [], device: String = "") {
+    public init(
+        time: Double, keycode: UInt32, keysym: String, text: String, pressed: Bool, isRepeat: Bool = false, modifiers: [String] = [], device: String = ""
+    ) {
         (self.time, self.keycode, self.keysym, self.text, self.pressed, self.isRepeat, self.modifiers, self.device) =
             (time, keycode, keysym, text, pressed, isRepeat, modifiers, device)
     }

@@ -73,8 +73,9 @@ public final class Keyboard {
     /// The event a held key repeats with, read with the modifiers in effect now.
     public func repeated(_ code: UInt32, time: Double, device: String = "") -> KeyEvent {
         let keycode = code + 8
-        return KeyEvent(time: time, keycode: code, keysym: name(of: xkb_state_key_get_one_sym(state, keycode)), text: text(of: keycode),
-                        pressed: true, isRepeat: true, modifiers: modifiers, device: device)
+        return KeyEvent(
+            time: time, keycode: code, keysym: name(of: xkb_state_key_get_one_sym(state, keycode)), text: text(of: keycode),
+            pressed: true, isRepeat: true, modifiers: modifiers, device: device)
     }
 
     /// Whether the keymap says the key repeats while held (letters do, modifiers do not).
@@ -104,7 +105,9 @@ public final class Keyboard {
 
     /// The keymap named by `names`; nil when it does not compile.
     private static func compile(_ names: InputSettings.Keymap, in context: OpaquePointer) -> OpaquePointer? {
-        let fields = [names.rules, names.model, names.layout, names.variant, names.options].map { (name: String) -> UnsafeMutablePointer<CChar>? in name.isEmpty ? nil : strdup(name) }
+        let fields = [names.rules, names.model, names.layout, names.variant, names.options].map { (name: String) -> UnsafeMutablePointer<CChar>? in
+            name.isEmpty ? nil : strdup(name)
+        }
         defer { fields.forEach { free($0) } }
         var rules = xkb_rule_names(rules: fields[0], model: fields[1], layout: fields[2], variant: fields[3], options: fields[4])
         return xkb_keymap_new_from_names(context, &rules, XKB_KEYMAP_COMPILE_NO_FLAGS)

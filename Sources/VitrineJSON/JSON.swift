@@ -1,4 +1,3 @@
-
 /// Any JSON value, as it arrives on the wire or in a scene file. The wire reads and writes
 /// it with `JSONText`; it is `Encodable` too, so that a library user's Codable types can
 /// hold it. This module needs no Foundation, so that `vitrinectl` starts without it.

@@ -44,7 +44,9 @@ public struct AnimationDescription: Sendable {
     /// `init(json:springDefaults:shapeOf:)`): checks that it has the property to animate,
     /// decodes the values by the property's type and makes the spring with
     /// `springDefaults` where the template leaves parameters out.
-    public init(template t: AnimationTemplate, springDefaults: Spring = .coreAnimation, shapeOf: (KeyPath) -> (type: ValueType, element: ValueType?)?) throws(ProtocolError) {
+    public init(template t: AnimationTemplate, springDefaults: Spring = .coreAnimation, shapeOf: (KeyPath) -> (type: ValueType, element: ValueType?)?)
+        throws(ProtocolError)
+    {
         key = t.key
         delay = t.delay
         var shape: (type: ValueType, element: ValueType?)?
@@ -55,7 +57,8 @@ public struct AnimationDescription: Sendable {
         if let keyPath = t.keyPath {
             shape = shapeOf(keyPath)
             guard shape != nil else {
-                throw ProtocolError(.unknownKeyPath(keyPath.description, layer: ""), message: "the layer has no property '\(keyPath)' to animate (set a custom property first)")
+                throw ProtocolError(
+                    .unknownKeyPath(keyPath.description, layer: ""), message: "the layer has no property '\(keyPath)' to animate (set a custom property first)")
             }
         }
         func value(_ json: JSON?, _ field: String) throws(ProtocolError) -> Value? {
@@ -93,7 +96,8 @@ public struct AnimationDescription: Sendable {
     public static func timingFunction(_ json: JSON) throws(ProtocolError) -> TimingFunction {
         if let name = json.string {
             guard let f = TimingFunction.named[name] else {
-                throw ProtocolError(.invalidTiming("timing is one of \(TimingFunction.named.keys.sorted().joined(separator: ", ")) or [x1, y1, x2, y2], not '\(name)'"))
+                throw ProtocolError(
+                    .invalidTiming("timing is one of \(TimingFunction.named.keys.sorted().joined(separator: ", ")) or [x1, y1, x2, y2], not '\(name)'"))
             }
             return f
         }
@@ -160,7 +164,8 @@ public struct AnimationTemplate: Hashable, Sendable {
     public init(json: JSON, keyPathRequired: Bool = true) throws(ProtocolError) {
         guard let o = json.object else { throw ProtocolError(.wrongType, "an animation is an object, not \(json.kindName)") }
         if let extra = o.keys.sorted().first(where: { !AnimationDescription.fields.contains($0) }) {
-            throw ProtocolError(.unknownField, "an animation has no field '\(extra)'; the fields are \(AnimationDescription.fields.sorted().joined(separator: ", "))")
+            throw ProtocolError(
+                .unknownField, "an animation has no field '\(extra)'; the fields are \(AnimationDescription.fields.sorted().joined(separator: ", "))")
         }
         let reader = FieldReader(object: o, context: "animation")
         let type = try reader.string("type") ?? (o["values"] != nil ? "keyframe" : o["animations"] != nil ? "group" : "basic")
@@ -198,9 +203,10 @@ public struct AnimationTemplate: Hashable, Sendable {
                 let bounce = try reader.number("bounce") ?? 0
                 do { kind = .spring(.perceptual(try Spring(perceptualDuration: d, bounce: bounce))) } catch { throw ProtocolError(error) }
             } else {
-                kind = .spring(.physical(
-                    mass: try reader.number("mass"), stiffness: try reader.number("stiffness"), damping: try reader.number("damping"),
-                    initialVelocity: try reader.number("initialVelocity")))
+                kind = .spring(
+                    .physical(
+                        mass: try reader.number("mass"), stiffness: try reader.number("stiffness"), damping: try reader.number("damping"),
+                        initialVelocity: try reader.number("initialVelocity")))
             }
         case "keyframe":
             guard let items = o["values"]?.array, !items.isEmpty else { throw ProtocolError(.missingField, "a keyframe animation needs \"values\": [ … ]") }

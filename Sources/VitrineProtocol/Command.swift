@@ -118,7 +118,7 @@ public enum Command: Sendable {
     public var changesScene: Bool {
         switch self {
         case .layerAdd, .layerRemove, .layerMove, .layerSet, .layerActions, .animationAdd, .animationRemove,
-             .layerPause, .layerResume, .layerSpeed, .transaction, .numberSet:
+            .layerPause, .layerResume, .layerSpeed, .transaction, .numberSet:
             true
         default:
             false
@@ -173,7 +173,9 @@ extension Request {
             return .failure(RequestError(id: nil, error: error))
         }
         guard let object = json.object else {
-            return .failure(RequestError(id: nil, error: ProtocolError(.notAnObject, "a request is a JSON object such as {\"id\": 1, \"cmd\": \"ping\"}, not \(json.kindName)")))
+            return .failure(
+                RequestError(
+                    id: nil, error: ProtocolError(.notAnObject, "a request is a JSON object such as {\"id\": 1, \"cmd\": \"ping\"}, not \(json.kindName)")))
         }
         let id = object["id"]
         if let id, id != .null, id.number == nil, id.string == nil {
@@ -195,4 +197,3 @@ public struct RequestError: Error, Sendable {
     public let id: JSON?
     public let error: ProtocolError
 }
-

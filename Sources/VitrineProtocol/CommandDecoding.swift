@@ -70,7 +70,9 @@ extension Command {
             try r.only(["layer", "convert"])
             var conversion: TimeConversion?
             if let c = o["convert"] {
-                guard let co = c.object else { throw ProtocolError(.wrongType, "time: \"convert\" is {\"time\": t, \"from\": layer or null, \"to\": layer or null}") }
+                guard let co = c.object else {
+                    throw ProtocolError(.wrongType, "time: \"convert\" is {\"time\": t, \"from\": layer or null, \"to\": layer or null}")
+                }
                 let cr = Fields(object: co, command: "time.convert")
                 try cr.only(["time", "from", "to"], envelope: false)
                 guard let t = try cr.number("time") else { throw ProtocolError(.missingField, "time: \"convert\" needs a \"time\"") }
@@ -161,7 +163,8 @@ extension Command {
             }
             policy = p
         }
-        return .layerActions(id: try r.requiredString("layer"), actions: actions, actionsFrom: actionsFrom, policy: policy, displayKeys: try r.strings("displayKeys"))
+        return .layerActions(
+            id: try r.requiredString("layer"), actions: actions, actionsFrom: actionsFrom, policy: policy, displayKeys: try r.strings("displayKeys"))
     }
 
     private static func decodeNumberSet(_ r: Fields) throws(ProtocolError) -> Command {
@@ -211,9 +214,11 @@ extension Command {
             }
             commands.append(command)
         }
-        return .transaction(TransactionSpec(
-            duration: try r.nonNegative("duration"), timing: try r.object["timing"].map { j throws(ProtocolError) in try AnimationDescription.timingFunction(j) },
-            disableActions: try r.bool("disableActions"), animated: try r.bool("animated"), commands: commands))
+        return .transaction(
+            TransactionSpec(
+                duration: try r.nonNegative("duration"),
+                timing: try r.object["timing"].map { j throws(ProtocolError) in try AnimationDescription.timingFunction(j) },
+                disableActions: try r.bool("disableActions"), animated: try r.bool("animated"), commands: commands))
     }
 
     /// Every command name, as `hello` reports them.

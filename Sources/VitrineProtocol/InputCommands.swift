@@ -60,7 +60,8 @@ public struct BindingSpec: Sendable {
             guard key == nil else { throw ProtocolError(.invalidValue, "\(context): \"key\" goes with \"on\": \"key\", not \"\(on)\"") }
         }
         guard let commands = o["commands"]?.array, !commands.isEmpty else {
-            throw ProtocolError(.missingField, "\(context) needs \"commands\": a non-empty list of scene commands, as a transaction's, such as [{\"cmd\": \"layer.set\", …}]")
+            throw ProtocolError(
+                .missingField, "\(context) needs \"commands\": a non-empty list of scene commands, as a transaction's, such as [{\"cmd\": \"layer.set\", …}]")
         }
         let batch = Fields(object: o.filter { Self.transactionFields.contains($0.key) }, command: context)
         guard case .transaction(let spec) = try Command.decodeTransaction(batch, depth: 1) else {
@@ -83,7 +84,8 @@ public struct BindingSpec: Sendable {
             (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 45 || c == 95 || c == 58 || c == 46
         }
         guard (1...128).contains(id.utf8.count), allowed else {
-            throw ProtocolError(CoreError.invalidLayerID(id), message: "\(context): '\(id)' is not a valid \(what): 1–128 letters, digits, '-', '_', ':' or '.'")
+            throw ProtocolError(
+                CoreError.invalidLayerID(id), message: "\(context): '\(id)' is not a valid \(what): 1–128 letters, digits, '-', '_', ':' or '.'")
         }
     }
 }
@@ -171,11 +173,15 @@ public enum InjectedInput: Sendable, Equatable {
                 guard point != nil else { throw ProtocolError(.missingField, "input.inject pointer motion needs \"point\": [x, y] in the output's pixels") }
                 self = .pointer(.motion, point: point, time: time)
             case "button":
-                guard let pressed = try r.bool("pressed") else { throw ProtocolError(.missingField, "input.inject pointer button needs \"pressed\": true or false") }
+                guard let pressed = try r.bool("pressed") else {
+                    throw ProtocolError(.missingField, "input.inject pointer button needs \"pressed\": true or false")
+                }
                 self = .pointer(.button(try Self.button(r), pressed: pressed), point: point, time: time)
             case "axis":
                 guard let delta = r.object["delta"] else { throw ProtocolError(.missingField, "input.inject pointer axis needs \"delta\": [dx, dy] in pixels") }
-                guard case .point(let d) = try Value(json: delta, as: .point, at: "delta") else { throw ProtocolError(.wrongType, "input.inject: \"delta\" is [dx, dy]") }
+                guard case .point(let d) = try Value(json: delta, as: .point, at: "delta") else {
+                    throw ProtocolError(.wrongType, "input.inject: \"delta\" is [dx, dy]")
+                }
                 self = .pointer(.axis(dx: d.x, dy: d.y), point: point, time: time)
             default:
                 throw ProtocolError(.invalidValue, "input.inject: \"action\" is one of motion, button, axis, not '\(action)'")
@@ -192,12 +198,15 @@ public enum InjectedInput: Sendable, Equatable {
                 }
                 self = .key(.keycode(UInt32(code)), pressed: pressed, time: time)
             } else if let keysym = try r.string("keysym") {
-                guard !keysym.isEmpty, keysym.utf8.count <= 64 else { throw ProtocolError(.invalidValue, "input.inject: \"keysym\" is a keysym's name such as \"Return\"") }
+                guard !keysym.isEmpty, keysym.utf8.count <= 64 else {
+                    throw ProtocolError(.invalidValue, "input.inject: \"keysym\" is a keysym's name such as \"Return\"")
+                }
                 let text = try r.string("text") ?? ""
                 guard text.utf8.count <= 64 else { throw ProtocolError(.invalidValue, "input.inject: \"text\" is what one key types, at most 64 bytes") }
                 self = .key(.keysym(keysym, text: text), pressed: pressed, time: time)
             } else {
-                throw ProtocolError(.missingField, "input.inject key needs \"keycode\" (an evdev code, read through the keymap) or \"keysym\" (a name such as \"Return\")")
+                throw ProtocolError(
+                    .missingField, "input.inject key needs \"keycode\" (an evdev code, read through the keymap) or \"keysym\" (a name such as \"Return\")")
             }
         default:
             throw ProtocolError(.invalidValue, "input.inject: \"type\" is one of touch, pointer, key, not '\(type)'")
@@ -213,7 +222,9 @@ public enum InjectedInput: Sendable, Equatable {
     private static func button(_ r: Fields) throws(ProtocolError) -> UInt32 {
         guard let json = r.object["button"] else { return buttons["left"]! }
         if let name = json.string {
-            guard let code = buttons[name] else { throw ProtocolError(.invalidValue, "input.inject: \"button\" is left, right, middle or an evdev code, not '\(name)'") }
+            guard let code = buttons[name] else {
+                throw ProtocolError(.invalidValue, "input.inject: \"button\" is left, right, middle or an evdev code, not '\(name)'")
+            }
             return code
         }
         guard let code = json.number, code == code.rounded(), code >= 0x100, code <= 0x2ff else {

@@ -56,7 +56,8 @@ public struct SceneDescription: Sendable {
             throw ProtocolError(.unknownField, "a scene has no field '\(extra)'; it has size, background, layers and bindings")
         }
         if let s = o["size"] {
-            guard case .size(let size) = try Value(json: s, as: .size, at: "size"), size.width >= 1, size.height >= 1, size.width <= 16384, size.height <= 16384 else {
+            guard case .size(let size) = try Value(json: s, as: .size, at: "size"), size.width >= 1, size.height >= 1, size.width <= 16384, size.height <= 16384
+            else {
                 throw ProtocolError(.invalidValue, "size is [width, height] in pixels, each 1…16384")
             }
             self.size = size
@@ -68,7 +69,9 @@ public struct SceneDescription: Sendable {
         if let list = o["bindings"] {
             guard let items = list.array else { throw ProtocolError(.wrongType, "bindings is an array of binding objects") }
             for (i, item) in items.enumerated() {
-                guard let object = item.object else { throw ProtocolError(.notAnObject, "bindings[\(i)] is an object such as {\"layer\": …, \"on\": \"tap\", \"commands\": […]}") }
+                guard let object = item.object else {
+                    throw ProtocolError(.notAnObject, "bindings[\(i)] is an object such as {\"layer\": …, \"on\": \"tap\", \"commands\": […]}")
+                }
                 bindings.append(try BindingSpec(object: object, context: "bindings[\(i)]"))
             }
         }
@@ -89,10 +92,11 @@ public struct SceneDescription: Sendable {
         guard o["properties"] == nil || o["properties"]?.object != nil else { throw ProtocolError(.wrongType, "layer '\(id)': properties is an object") }
         guard o["animations"] == nil || o["animations"]?.array != nil else { throw ProtocolError(.wrongType, "layer '\(id)': animations is an array") }
         let keys = o["displayKeys"]?.array?.compactMap(\.string) ?? []
-        layers.append(LayerDescription(
-            id: id, kind: try reader.string("kind") ?? "layer", parent: try reader.string("parent") ?? parent,
-            properties: (o["properties"]?.object ?? [:]).sorted { $0.key < $1.key },
-            animations: o["animations"]?.array ?? [], displayKeys: keys))
+        layers.append(
+            LayerDescription(
+                id: id, kind: try reader.string("kind") ?? "layer", parent: try reader.string("parent") ?? parent,
+                properties: (o["properties"]?.object ?? [:]).sorted { $0.key < $1.key },
+                animations: o["animations"]?.array ?? [], displayKeys: keys))
         for sub in o["sublayers"]?.array ?? [] { try flatten(sub, parent: id) }
     }
 

@@ -42,33 +42,37 @@ extension Scene.Snapshot {
         if !layer.properties.isEmpty { o["properties"] = .object(layer.properties.mapValues(\.taggedJSON)) }
         if !layer.custom.isEmpty { o["custom"] = .object(layer.custom.mapValues(\.taggedJSON)) }
         if !layer.actions.isEmpty {
-            o["actions"] = .object(layer.actions.mapValues { rule in
-                switch rule {
-                case .none: .null
-                case .animation(let a): a.journalJSON
-                }
-            })
+            o["actions"] = .object(
+                layer.actions.mapValues { rule in
+                    switch rule {
+                    case .none: .null
+                    case .animation(let a): a.journalJSON
+                    }
+                })
         }
         if let from = layer.actionsFrom { o["actionsFrom"] = .string(from) }
         if layer.actionPolicy != .implicit { o["policy"] = .string(layer.actionPolicy.rawValue) }
         if !layer.displayKeys.isEmpty { o["displayKeys"] = .array(layer.displayKeys.sorted().map(JSON.string)) }
         if !layer.animations.isEmpty {
-            o["animations"] = .array(layer.animations.map { a in
-                var fields: [String: JSON] = [
-                    "id": .number(Double(a.id)), "key": .string(a.key), "animation": a.animation.journalJSON,
-                    "started": .bool(a.hasStarted), "finished": .bool(a.hasFinished),
-                ]
-                if let tx = a.transaction { fields["transaction"] = .number(Double(tx)) }
-                return .object(fields)
-            })
+            o["animations"] = .array(
+                layer.animations.map { a in
+                    var fields: [String: JSON] = [
+                        "id": .number(Double(a.id)), "key": .string(a.key), "animation": a.animation.journalJSON,
+                        "started": .bool(a.hasStarted), "finished": .bool(a.hasFinished),
+                    ]
+                    if let tx = a.transaction { fields["transaction"] = .number(Double(tx)) }
+                    return .object(fields)
+                })
         }
         return .object(o)
     }
 
     private static func layer(_ json: JSON, at path: String) throws(ProtocolError) -> LayerState {
-        let r = try StrictObject(json, at: path, fields: [
-            "id", "kind", "parent", "properties", "custom", "actions", "actionsFrom", "policy", "displayKeys", "animations",
-        ])
+        let r = try StrictObject(
+            json, at: path,
+            fields: [
+                "id", "kind", "parent", "properties", "custom", "actions", "actionsFrom", "policy", "displayKeys", "animations",
+            ])
         var layer = LayerState(id: try r.string("id"), kind: try r.string("kind"), parent: try r.optionalString("parent"))
         layer.properties = try r.values("properties")
         layer.custom = try r.values("custom")
@@ -87,9 +91,10 @@ extension Scene.Snapshot {
         for (i, item) in (try r.optionalArray("animations") ?? []).enumerated() {
             let at = "\(path).animations[\(i)]"
             let a = try StrictObject(item, at: at, fields: ["id", "key", "animation", "transaction", "started", "finished"])
-            layer.animations.append(AnimationState(
-                id: try a.count("id"), key: try a.string("key"), animation: try Animation(journalJSON: try a.required("animation"), at: at + ".animation"),
-                transaction: try a.optionalCount("transaction"), hasStarted: try a.bool("started"), hasFinished: try a.bool("finished")))
+            layer.animations.append(
+                AnimationState(
+                    id: try a.count("id"), key: try a.string("key"), animation: try Animation(journalJSON: try a.required("animation"), at: at + ".animation"),
+                    transaction: try a.optionalCount("transaction"), hasStarted: try a.bool("started"), hasFinished: try a.bool("finished")))
         }
         return layer
     }
@@ -142,18 +147,21 @@ extension Animation {
 
     /// Decodes what `journalJSON` writes; errors name `path` and the field.
     public init(journalJSON json: JSON, at path: String) throws(ProtocolError) {
-        let r = try StrictObject(json, at: path, fields: [
-            "type", "keyPath", "timing", "timingFunction", "additive", "cumulative", "removedOnCompletion", "from", "to", "by",
-            "spring", "values", "keyTimes", "timingFunctions", "calculationMode", "animations",
-        ])
+        let r = try StrictObject(
+            json, at: path,
+            fields: [
+                "type", "keyPath", "timing", "timingFunction", "additive", "cumulative", "removedOnCompletion", "from", "to", "by",
+                "spring", "values", "keyTimes", "timingFunctions", "calculationMode", "animations",
+            ])
         let type = try r.string("type")
-        let allowed: Set<String> = switch type {
-        case "basic": ["from", "to", "by"]
-        case "spring": ["from", "to", "by", "spring"]
-        case "keyframe": ["values", "keyTimes", "timingFunctions", "calculationMode"]
-        case "group": ["animations"]
-        default: throw r.invalid("type", "is basic, spring, keyframe or group, not '\(type)'")
-        }
+        let allowed: Set<String> =
+            switch type {
+            case "basic": ["from", "to", "by"]
+            case "spring": ["from", "to", "by", "spring"]
+            case "keyframe": ["values", "keyTimes", "timingFunctions", "calculationMode"]
+            case "group": ["animations"]
+            default: throw r.invalid("type", "is basic, spring, keyframe or group, not '\(type)'")
+            }
         let kindFields: Set<String> = ["from", "to", "by", "spring", "values", "keyTimes", "timingFunctions", "calculationMode", "animations"]
         if let stray = r.fields.keys.sorted().first(where: { kindFields.contains($0) && !allowed.contains($0) }) {
             throw ProtocolError(.unknownField, "\(path).\(stray): a \(type) animation has no such field")
@@ -169,7 +177,9 @@ extension Animation {
             let s = try StrictObject(try r.required("spring"), at: path + ".spring", fields: ["mass", "stiffness", "damping", "initialVelocity"])
             let spring: Spring
             do {
-                spring = try Spring(mass: try s.number("mass"), stiffness: try s.number("stiffness"), damping: try s.number("damping"), initialVelocity: try s.number("initialVelocity"))
+                spring = try Spring(
+                    mass: try s.number("mass"), stiffness: try s.number("stiffness"), damping: try s.number("damping"),
+                    initialVelocity: try s.number("initialVelocity"))
             } catch let error as ProtocolError { throw error } catch let error as CoreError {
                 throw ProtocolError(error, message: "\(path).spring: \(error.message)")
             } catch { throw ProtocolError(.invalidValue, "\(path).spring: \(error)") }
@@ -202,9 +212,11 @@ extension Animation {
         if let text = try r.optionalString("keyPath") {
             do { keyPath = try KeyPath(parsing: text) } catch { throw ProtocolError(error, message: "\(path).keyPath: \(error.message)") }
         }
-        let t = try StrictObject(try r.required("timing"), at: path + ".timing", fields: [
-            "beginTime", "duration", "speed", "timeOffset", "repeatCount", "repeatDuration", "autoreverses", "fillMode",
-        ])
+        let t = try StrictObject(
+            try r.required("timing"), at: path + ".timing",
+            fields: [
+                "beginTime", "duration", "speed", "timeOffset", "repeatCount", "repeatDuration", "autoreverses", "fillMode",
+            ])
         var timing = MediaTiming(
             beginTime: try t.number("beginTime"), duration: try t.number("duration"), speed: try t.number("speed"),
             timeOffset: try t.number("timeOffset"), repeatDuration: try t.number("repeatDuration"), autoreverses: try t.bool("autoreverses"))
@@ -213,9 +225,11 @@ extension Animation {
         let fill = try t.string("fillMode")
         guard let fillMode = FillMode(rawValue: fill) else { throw t.invalid("fillMode", "is removed, forwards, backwards or both, not '\(fill)'") }
         timing.fillMode = fillMode
-        self.init(kind: kind, keyPath: keyPath, timing: timing, timingFunction: try r.optional("timingFunction").map { j throws(ProtocolError) in
-            try Self.timingFunction(j, at: path + ".timingFunction")
-        })
+        self.init(
+            kind: kind, keyPath: keyPath, timing: timing,
+            timingFunction: try r.optional("timingFunction").map { j throws(ProtocolError) in
+                try Self.timingFunction(j, at: path + ".timingFunction")
+            })
         isAdditive = try r.optionalBool("additive") ?? false
         isCumulative = try r.optionalBool("cumulative") ?? false
         isRemovedOnCompletion = try r.optionalBool("removedOnCompletion") ?? true
@@ -281,10 +295,15 @@ extension Value {
                 for (key, item) in members { d[key] = try Value(taggedJSON: item, at: "\(path).\(key)") }
                 self = .dictionary(d)
             default:
-                throw ProtocolError(.wrongType, "\(path): '\(tag)' is no value type; a value is a number, boolean, string or one of point, size, rect, color, transform, array, object")
+                throw ProtocolError(
+                    .wrongType,
+                    "\(path): '\(tag)' is no value type; a value is a number, boolean, string or one of point, size, rect, color, transform, array, object")
             }
         default:
-            throw ProtocolError(.wrongType, "\(path): a value is a number, boolean, string or an object with one of point, size, rect, color, transform, array, object; not \(json.kindName)")
+            throw ProtocolError(
+                .wrongType,
+                "\(path): a value is a number, boolean, string or an object with one of point, size, rect, color, transform, array, object; not \(json.kindName)"
+            )
         }
     }
 }

@@ -159,9 +159,13 @@ extension Value {
         }
         var t = AffineTransform.identity
         if let s = o["scale"] {
-            if let k = number(s) { t = AffineTransform(scaleX: k, y: k) }
-            else if let v = numbers(s, count: 2) { t = AffineTransform(scaleX: v[0], y: v[1]) }
-            else { return nil }
+            if let k = number(s) {
+                t = AffineTransform(scaleX: k, y: k)
+            } else if let v = numbers(s, count: 2) {
+                t = AffineTransform(scaleX: v[0], y: v[1])
+            } else {
+                return nil
+            }
         }
         if let r = o["rotation"] {
             guard let angle = number(r) else { return nil }

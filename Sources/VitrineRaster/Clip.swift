@@ -92,7 +92,8 @@ extension Path {
             guard elements[4] == .line(p0), elements[5] == .close else { return nil }
         }
         let ps = [p0, p1, p2, p3].map { t.apply(to: $0) }
-        let axisAligned = (ps[0].y == ps[1].y && ps[1].x == ps[2].x && ps[2].y == ps[3].y && ps[3].x == ps[0].x)
+        let axisAligned =
+            (ps[0].y == ps[1].y && ps[1].x == ps[2].x && ps[2].y == ps[3].y && ps[3].x == ps[0].x)
             || (ps[0].x == ps[1].x && ps[1].y == ps[2].y && ps[2].x == ps[3].x && ps[3].y == ps[0].y)
         guard axisAligned else { return nil }
         for p in ps where p.x != p.x.rounded() || p.y != p.y.rounded() || !p.x.isFinite || !p.y.isFinite {

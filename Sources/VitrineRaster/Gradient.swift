@@ -143,7 +143,6 @@ final class GradientShader: Shader {
         }
     }
 
-
     /// Writes `table[clamp(p >> 32)]` for the positions `p = position + i·step`: the
     /// stretches before and after the ramp as constant fills, the ramp itself without
     /// clamping.

@@ -27,7 +27,8 @@ public struct PremultipliedColor: Hashable, Sendable, CustomStringConvertible {
     /// Premultiplies byte components (straight values 0…255).
     public init(straightRed r: UInt8, green g: UInt8, blue b: UInt8, alpha a: UInt8) {
         let a32 = UInt32(a)
-        argb = a32 << 24 | mulDiv255(UInt32(r), a32) << 16 | mulDiv255(UInt32(g), a32) << 8
+        argb =
+            a32 << 24 | mulDiv255(UInt32(r), a32) << 16 | mulDiv255(UInt32(g), a32) << 8
             | mulDiv255(UInt32(b), a32)
     }
 
@@ -38,7 +39,8 @@ public struct PremultipliedColor: Hashable, Sendable, CustomStringConvertible {
         func byte(_ v: Double) -> UInt32 { UInt32((v * 255).rounded()) }
         let a = byte(c.alpha)
         let scale = Double(a) / 255
-        argb = a << 24 | min(a, byte(c.red * scale)) << 16 | min(a, byte(c.green * scale)) << 8
+        argb =
+            a << 24 | min(a, byte(c.red * scale)) << 16 | min(a, byte(c.green * scale)) << 8
             | min(a, byte(c.blue * scale))
     }
 

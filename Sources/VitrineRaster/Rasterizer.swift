@@ -74,9 +74,12 @@ struct Rasterizer {
         var prev = p0
         for i in 1...n {
             let t = Double(i) / Double(n), u = 1 - t
-            let q = i == n ? p2 : Point(
-                x: u * u * p0.x + 2 * u * t * p1.x + t * t * p2.x,
-                y: u * u * p0.y + 2 * u * t * p1.y + t * t * p2.y)
+            let q =
+                i == n
+                ? p2
+                : Point(
+                    x: u * u * p0.x + 2 * u * t * p1.x + t * t * p2.x,
+                    y: u * u * p0.y + 2 * u * t * p1.y + t * t * p2.y)
             addLine(prev, q)
             prev = q
         }
@@ -90,9 +93,12 @@ struct Rasterizer {
         var prev = p0
         for i in 1...n {
             let t = Double(i) / Double(n), u = 1 - t
-            let q = i == n ? p3 : Point(
-                x: u * u * u * p0.x + 3 * u * u * t * p1.x + 3 * u * t * t * p2.x + t * t * t * p3.x,
-                y: u * u * u * p0.y + 3 * u * u * t * p1.y + 3 * u * t * t * p2.y + t * t * t * p3.y)
+            let q =
+                i == n
+                ? p3
+                : Point(
+                    x: u * u * u * p0.x + 3 * u * u * t * p1.x + 3 * u * t * t * p2.x + t * t * t * p3.x,
+                    y: u * u * u * p0.y + 3 * u * u * t * p1.y + 3 * u * t * t * p2.y + t * t * t * p3.y)
             addLine(prev, q)
             prev = q
         }

@@ -55,9 +55,10 @@ extension Surface {
         _ shadow: Shadow, of shape: ShadowShape, transform: AffineTransform = .identity, clip: Clip? = nil,
         cache: ShadowCache? = nil
     ) {
-        let color = PremultipliedColor(Color(
-            red: shadow.color.red, green: shadow.color.green, blue: shadow.color.blue,
-            alpha: shadow.color.clamped.alpha * min(1, max(0, shadow.opacity))))
+        let color = PremultipliedColor(
+            Color(
+                red: shadow.color.red, green: shadow.color.green, blue: shadow.color.blue,
+                alpha: shadow.color.clamped.alpha * min(1, max(0, shadow.opacity))))
         guard color.alpha != 0, shadow.offset.width.isFinite, shadow.offset.height.isFinite else { return }
         // As in Core Animation the offset and the blur radius are in the layer's space:
         // they turn and scale with the layer.
@@ -168,9 +169,12 @@ extension Surface {
         let area = deviceClip(clip).intersection(target)
         guard !area.isEmpty else { return true }
 
-        let scaled = corners.isEmpty ? CornerRadii(0) : CornerRadii(
-            minXMinY: radii.minXMinY * scale, maxXMinY: radii.maxXMinY * scale,
-            minXMaxY: radii.minXMaxY * scale, maxXMaxY: radii.maxXMaxY * scale)
+        let scaled =
+            corners.isEmpty
+            ? CornerRadii(0)
+            : CornerRadii(
+                minXMinY: radii.minXMinY * scale, maxXMinY: radii.maxXMinY * scale,
+                minXMaxY: radii.minXMaxY * scale, maxXMaxY: radii.maxXMaxY * scale)
         let make = { A8Mask.blurredShadow(of: Path(roundedRect: small, radii: scaled, corners: corners), over: local, sigma: sigma) }
         let key = ShadowCache.Key(
             shape: .roundedRect(width: small.width, height: small.height, radii: scaled, corners: corners),

@@ -8,7 +8,9 @@ extension Renderer {
     /// Draws the picture `reference` names into `node`'s bounds, if it is loaded.
     func drawPicture(_ reference: String, _ node: RenderTree.Node, bounds: Rect, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
         let gravity = ContentsGravity(rawValue: node.values.string(.contentsGravity)) ?? .resize
-        let scale = (x: (transform.a * transform.a + transform.b * transform.b).squareRoot(), y: (transform.c * transform.c + transform.d * transform.d).squareRoot())
+        let scale = (
+            x: (transform.a * transform.a + transform.b * transform.b).squareRoot(), y: (transform.c * transform.c + transform.d * transform.d).squareRoot()
+        )
         let shown = Size(width: bounds.width * scale.x, height: bounds.height * scale.y)
         guard let picture = images.picture(reference, shownIn: (shown, gravity)) else { return }
         var opacity = opacity

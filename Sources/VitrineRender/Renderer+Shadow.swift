@@ -208,11 +208,12 @@ struct ContentShadowKey: Hashable {
     }
 
     /// The layer's slots that do not change what it draws offscreen.
-    private static let unseenSlots: Set<Int> = Set([
-        BaseProperty.position, .anchorPoint, .zPosition, .transform, .sublayerTransform, .opacity, .hidden,
-        .shadowColor, .shadowOpacity, .shadowOffset, .shadowRadius, .allowsGroupOpacity,
-        .beginTime, .speed, .timeOffset, .duration, .repeatCount, .repeatDuration, .autoreverses, .fillMode,
-    ].map(\.slot))
+    private static let unseenSlots: Set<Int> = Set(
+        [
+            BaseProperty.position, .anchorPoint, .zPosition, .transform, .sublayerTransform, .opacity, .hidden,
+            .shadowColor, .shadowOpacity, .shadowOffset, .shadowRadius, .allowsGroupOpacity,
+            .beginTime, .speed, .timeOffset, .duration, .repeatCount, .repeatDuration, .autoreverses, .fillMode,
+        ].map(\.slot))
 
     static func == (a: Self, b: Self) -> Bool {
         guard a.frame == b.frame, a.sigma == b.sigma, a.versions == b.versions, a.transforms == b.transforms,

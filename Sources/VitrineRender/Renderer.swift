@@ -165,11 +165,15 @@ public final class Renderer {
         let borderWidth = v.number(.borderWidth)
         let borderColor = v.color(.borderColor)
         if borderWidth > 0, borderColor.alpha > 0 {
-            surface.drawBorder(of: bounds, width: borderWidth, radii: radii, corners: corners, color: premultiplied(borderColor, opacity), transform: transform, clip: clip)
+            surface.drawBorder(
+                of: bounds, width: borderWidth, radii: radii, corners: corners, color: premultiplied(borderColor, opacity), transform: transform, clip: clip)
         }
     }
 
-    private func drawGradient(_ v: PropertyValues, bounds: Rect, radii: CornerRadii, corners: MaskedCorners, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
+    private func drawGradient(
+        _ v: PropertyValues, bounds: Rect, radii: CornerRadii, corners: MaskedCorners, on surface: Surface, transform: AffineTransform, opacity: Double,
+        clip: Clip
+    ) {
         let kind = LayerKind.gradient
         func slot(_ name: String) -> Value { v[slot: kind.slot(of: name)!] }
         let colors = slot("colors").array?.compactMap(\.color) ?? []

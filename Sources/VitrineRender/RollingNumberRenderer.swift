@@ -97,7 +97,7 @@ public final class RollingNumberRenderer: ContentRenderer {
         /// shows, which changes as it rolls.
         func matches(_ state: [String: Value], inputs: StyleInputs) -> Bool {
             guard !hasLeavingColumns, case .array(let s)? = state["strips"], s.sharesStorage(with: strips),
-                  (state["rest"]?.array ?? []).sharesStorage(with: rests), (state["presence"]?.array ?? []).sharesStorage(with: presences)
+                (state["rest"]?.array ?? []).sharesStorage(with: rests), (state["presence"]?.array ?? []).sharesStorage(with: presences)
             else { return false }
             return inputs == self.inputs
         }
@@ -296,11 +296,12 @@ public final class RollingNumberRenderer: ContentRenderer {
             unclaimed *= 1 - presence
         }
         let total = widths.reduce(0, +) + trailing
-        var pen: Double = switch style.alignment {
-        case "center": (style.width - total) / 2
-        case "right": style.width - total
-        default: 0
-        }
+        var pen: Double =
+            switch style.alignment {
+            case "center": (style.width - total) / 2
+            case "right": style.width - total
+            default: 0
+            }
         var pens = [Double](repeating: 0, count: widths.count)
         for k in widths.indices.reversed() {
             pens[k] = pen
@@ -317,9 +318,9 @@ public final class RollingNumberRenderer: ContentRenderer {
     public func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? {
         let t = new.transform
         guard t.translatesOnly, let valueSlot = slots.value,
-              new.values.differingSlots(from: old.values).allSatisfy({ $0 == valueSlot }),
-              let before = placement(old), let after = placement(new),
-              before.layout === after.layout || before.line == after.line
+            new.values.differingSlots(from: old.values).allSatisfy({ $0 == valueSlot }),
+            let before = placement(old), let after = placement(new),
+            before.layout === after.layout || before.line == after.line
         else { return nil }
         let bounds = new.values.rect(.bounds)
         let origin = (x: Int((t.tx + bounds.minX).rounded()), y: Int((t.ty + bounds.minY).rounded()))
@@ -395,8 +396,9 @@ public final class RollingNumberRenderer: ContentRenderer {
                 // Most damage rectangles hold few of the columns.
                 guard !columnClip.rect.intersection(PixelRect(x: x, y: y, width: mask.width, height: mask.height)).isEmpty else { return }
                 mask.bytes.withUnsafeBufferPointer { bytes in
-                    target.drawCoverage(bytes.baseAddress!, width: mask.width, height: mask.height, stride: mask.stride,
-                                        x: x, y: y, color: color, clip: columnClip)
+                    target.drawCoverage(
+                        bytes.baseAddress!, width: mask.width, height: mask.height, stride: mask.stride,
+                        x: x, y: y, color: color, clip: columnClip)
                 }
             }
         }

@@ -16,7 +16,9 @@ public enum StandardKinds {
     /// A renderer with a content renderer for every kind. `images` holds the decoded
     /// `contents`; by default one that loads PNG files in place, relative to
     /// `imageDirectory` (the daemon passes a store its workers fill).
-    public static func renderer(imageDirectory: String = ".", images: ImageStore? = nil, fonts: FontLibrary? = nil, rolling: RollingNumberDefaults = RollingNumberDefaults()) -> Renderer {
+    public static func renderer(
+        imageDirectory: String = ".", images: ImageStore? = nil, fonts: FontLibrary? = nil, rolling: RollingNumberDefaults = RollingNumberDefaults()
+    ) -> Renderer {
         let renderer = Renderer(images: images ?? ImageStore(directory: imageDirectory))
         if let library = fonts ?? (try? FontLibrary()) {
             renderer.register(TextRenderer(library: library), forKind: TextLayer.textLayerKind.name)

@@ -51,7 +51,8 @@ public final class TextRenderer: ContentRenderer {
             return
         }
         guard let scale = transform.glyphScale, let layout = layout(content, scale: scale),
-              let offscreen = ScaledOffscreen(bounds: bounds, scale: scale) else { return }
+            let offscreen = ScaledOffscreen(bounds: bounds, scale: scale)
+        else { return }
         blit(layout, on: offscreen.surface, x: 0, y: 0, color: color, clip: nil)
         offscreen.draw(on: surface, transform: transform, clip: clip)
     }
@@ -104,8 +105,9 @@ public final class TextRenderer: ContentRenderer {
     private func blit(_ layout: TextLayout, on surface: Surface, x: Int, y: Int, color: PremultipliedColor, clip: Clip?) {
         layout.forEachGlyph { mask, gx, gy in
             mask.bytes.withUnsafeBufferPointer { bytes in
-                surface.drawCoverage(bytes.baseAddress!, width: mask.width, height: mask.height, stride: mask.stride,
-                                     x: x + gx, y: y + gy, color: color, clip: clip)
+                surface.drawCoverage(
+                    bytes.baseAddress!, width: mask.width, height: mask.height, stride: mask.stride,
+                    x: x + gx, y: y + gy, color: color, clip: clip)
             }
         }
     }

@@ -118,18 +118,20 @@ public enum RollPlanner {
         // Columns that have fully left (nothing shows, nothing moves) are forgotten.
         var count = columns.count
         while count > 0, columns[count - 1].presence == 0, shown.columns[count - 1].presence <= 1e-9,
-              !running.contains(presenceKey(count - 1)), !running.contains(positionKey(count - 1)) {
+            !running.contains(presenceKey(count - 1)), !running.contains(positionKey(count - 1))
+        {
             count -= 1
         }
         columns.removeLast(columns.count - count)
 
         let chars = Array(text.reversed())
         let animate = request.animated && style.animationType != .noAnimation
-        let up: Bool = switch style.direction {
-        case .up: true
-        case .down: false
-        case .auto: request.value >= oldValue
-        }
+        let up: Bool =
+            switch style.direction {
+            case .up: true
+            case .down: false
+            case .auto: request.value >= oldValue
+            }
         let changed = chars.indices.map { k in k >= columns.count || columns[k].restingCharacter != chars[k] }
         let firstChanged = changed.lastIndex(of: true) ?? -1
 
@@ -143,7 +145,8 @@ public enum RollPlanner {
                 if columns[k].presence != 0 {
                     columns[k].presence = 0
                     if animate, let v = visual {
-                        animations.append((presenceKey(k), try style.spring.animation(KeyPath(stringLiteral: presenceKey(k)), from: v.presence, to: 0, begin: begin)))
+                        animations.append(
+                            (presenceKey(k), try style.spring.animation(KeyPath(stringLiteral: presenceKey(k)), from: v.presence, to: 0, begin: begin)))
                     } else {
                         stops.append(presenceKey(k))
                     }
@@ -152,12 +155,13 @@ public enum RollPlanner {
             }
             let c = chars[k]
             let isDigit = c.isASCII && c.isNumber
-            let rolls: Bool = switch style.animationType {
-            case .allNumbers: changed[k] || isDigit
-            case .onlyChangedNumbers: changed[k]
-            case .allAfterFirstChangedNumber: k <= firstChanged && (changed[k] || isDigit)
-            case .noAnimation: false
-            }
+            let rolls: Bool =
+                switch style.animationType {
+                case .allNumbers: changed[k] || isDigit
+                case .onlyChangedNumbers: changed[k]
+                case .allAfterFirstChangedNumber: k <= firstChanged && (changed[k] || isDigit)
+                case .noAnimation: false
+                }
             guard let v = visual, k < columns.count else {
                 // A column entering the text grows in.
                 if k < columns.count { columns[k] = RollColumn(showing: c) } else { columns.append(RollColumn(showing: c)) }
@@ -182,7 +186,8 @@ public enum RollPlanner {
             }
             if v.presence != 1 {
                 if animate {
-                    animations.append((presenceKey(k), try style.spring.animation(KeyPath(stringLiteral: presenceKey(k)), from: v.presence, to: 1, begin: begin)))
+                    animations.append(
+                        (presenceKey(k), try style.spring.animation(KeyPath(stringLiteral: presenceKey(k)), from: v.presence, to: 1, begin: begin)))
                 } else {
                     stops.append(presenceKey(k))
                 }

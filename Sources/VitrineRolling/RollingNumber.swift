@@ -48,31 +48,34 @@ public enum RollingNumber {
 
     /// The kind with `defaults` as its properties' defaults.
     public static func kind(defaults: RollingNumberDefaults = RollingNumberDefaults()) -> LayerKind {
-        LayerKind(name: kindName, extraProperties: [
-            PropertyDescriptor("value", .number(0), animatable: false, range: -1e15...1e15),
-            PropertyDescriptor("format", .string("decimal"), animatable: false, allowed: NumberFormat.Style.allCases.map(\.rawValue)),
-            PropertyDescriptor("currencyCode", .string("USD"), animatable: false, check: Formatting.currencyProblem),
-            PropertyDescriptor("locale", .string("en_US"), animatable: false, check: Formatting.localeProblem),
-            // -1: unset, the format's own (`NumberFormat.ownFractionDigits`).
-            PropertyDescriptor("minimumFractionDigits", .number(-1), animatable: false, range: -1...20, integer: true),
-            PropertyDescriptor("maximumFractionDigits", .number(-1), animatable: false, range: -1...20, integer: true),
-            PropertyDescriptor("minimumIntegerDigits", .number(1), animatable: false, range: 0...40, integer: true),
-            PropertyDescriptor("usesGrouping", .bool(true), animatable: false),
-            PropertyDescriptor("font", .string(defaults.font), animatable: false),
-            PropertyDescriptor("fontSize", .number(defaults.fontSize), range: 0...4096),
-            PropertyDescriptor("textColor", .color(.white), aliases: ["foregroundColor"]),
-            PropertyDescriptor("alignmentMode", .string("left"), animatable: false, allowed: ["left", "center", "right"], aliases: ["alignment"]),
-            PropertyDescriptor("characterSpacing", .number(defaults.characterSpacing), animatable: false, range: 0.1...10),
-            PropertyDescriptor("animationType", .string(defaults.animationType.rawValue), animatable: false, allowed: RollAnimationType.allCases.map(\.rawValue)),
-            PropertyDescriptor("direction", .string(defaults.direction.rawValue), animatable: false, allowed: RollDirection.allCases.map(\.rawValue)),
-            PropertyDescriptor("rollThroughDigits", .bool(true), animatable: false),
-            PropertyDescriptor("springDuration", .number(defaults.spring.duration), animatable: false, range: 0.01...60),
-            PropertyDescriptor("springSpeed", .number(defaults.spring.speed), animatable: false, range: 0.01...100),
-            PropertyDescriptor("damping", .number(defaults.spring.damping), animatable: false, range: 0...1e6),
-            PropertyDescriptor("initialVelocity", .number(defaults.spring.initialVelocity), animatable: false, range: -1e4...1e4),
-            PropertyDescriptor("mass", .number(defaults.spring.mass), animatable: false, range: 0.001...1e6),
-            PropertyDescriptor("stiffness", .number(defaults.spring.stiffness), animatable: false, range: 0.001...1e9),
-        ], customPropertiesAffectDisplay: true)
+        LayerKind(
+            name: kindName,
+            extraProperties: [
+                PropertyDescriptor("value", .number(0), animatable: false, range: -1e15...1e15),
+                PropertyDescriptor("format", .string("decimal"), animatable: false, allowed: NumberFormat.Style.allCases.map(\.rawValue)),
+                PropertyDescriptor("currencyCode", .string("USD"), animatable: false, check: Formatting.currencyProblem),
+                PropertyDescriptor("locale", .string("en_US"), animatable: false, check: Formatting.localeProblem),
+                // -1: unset, the format's own (`NumberFormat.ownFractionDigits`).
+                PropertyDescriptor("minimumFractionDigits", .number(-1), animatable: false, range: -1...20, integer: true),
+                PropertyDescriptor("maximumFractionDigits", .number(-1), animatable: false, range: -1...20, integer: true),
+                PropertyDescriptor("minimumIntegerDigits", .number(1), animatable: false, range: 0...40, integer: true),
+                PropertyDescriptor("usesGrouping", .bool(true), animatable: false),
+                PropertyDescriptor("font", .string(defaults.font), animatable: false),
+                PropertyDescriptor("fontSize", .number(defaults.fontSize), range: 0...4096),
+                PropertyDescriptor("textColor", .color(.white), aliases: ["foregroundColor"]),
+                PropertyDescriptor("alignmentMode", .string("left"), animatable: false, allowed: ["left", "center", "right"], aliases: ["alignment"]),
+                PropertyDescriptor("characterSpacing", .number(defaults.characterSpacing), animatable: false, range: 0.1...10),
+                PropertyDescriptor(
+                    "animationType", .string(defaults.animationType.rawValue), animatable: false, allowed: RollAnimationType.allCases.map(\.rawValue)),
+                PropertyDescriptor("direction", .string(defaults.direction.rawValue), animatable: false, allowed: RollDirection.allCases.map(\.rawValue)),
+                PropertyDescriptor("rollThroughDigits", .bool(true), animatable: false),
+                PropertyDescriptor("springDuration", .number(defaults.spring.duration), animatable: false, range: 0.01...60),
+                PropertyDescriptor("springSpeed", .number(defaults.spring.speed), animatable: false, range: 0.01...100),
+                PropertyDescriptor("damping", .number(defaults.spring.damping), animatable: false, range: 0...1e6),
+                PropertyDescriptor("initialVelocity", .number(defaults.spring.initialVelocity), animatable: false, range: -1e4...1e4),
+                PropertyDescriptor("mass", .number(defaults.spring.mass), animatable: false, range: 0.001...1e6),
+                PropertyDescriptor("stiffness", .number(defaults.spring.stiffness), animatable: false, range: 0.001...1e9),
+            ], customPropertiesAffectDisplay: true)
     }
 
     /// The properties whose change changes the formatted text.

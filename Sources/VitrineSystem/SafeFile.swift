@@ -96,7 +96,8 @@ public enum SafeFile {
         // swift-system opens no path relative to a directory descriptor: openat by hand.
         let fd: FileDescriptor
         do {
-            fd = FileDescriptor(rawValue: try valueOrErrno { openat(directoryFD.rawValue, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) })
+            fd = FileDescriptor(
+                rawValue: try valueOrErrno { openat(directoryFD.rawValue, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) })
         } catch {
             throw .errno("create a temporary file in", directory, error)
         }
@@ -127,11 +128,15 @@ public enum SafeFile {
         guard (info.st_mode & S_IFMT) == S_IFDIR else { throw SystemError("\(directory) is not a directory", code: .notDirectory) }
         let me = geteuid()
         guard info.st_uid == 0 || info.st_uid == me else {
-            throw SystemError("\(directory) belongs to user \(info.st_uid), not to root or to the daemon's user \(me); files are written only into directories that no other user controls", code: .notPermitted)
+            throw SystemError(
+                "\(directory) belongs to user \(info.st_uid), not to root or to the daemon's user \(me); files are written only into directories that no other user controls",
+                code: .notPermitted)
         }
         guard info.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
             let mode = String(info.st_mode & 0o7777, radix: 8)
-            throw SystemError("\(directory) is writable by \(info.st_mode & S_IWOTH != 0 ? "every user" : "its group") (mode \(mode)); files are written only into directories that no other user can write — chmod go-w \(directory)", code: .notPermitted)
+            throw SystemError(
+                "\(directory) is writable by \(info.st_mode & S_IWOTH != 0 ? "every user" : "its group") (mode \(mode)); files are written only into directories that no other user can write — chmod go-w \(directory)",
+                code: .notPermitted)
         }
     }
 

@@ -82,14 +82,16 @@ public final class WorkerPool: @unchecked Sendable {  // the queue is behind `st
     private func startThread() {
         let context = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            let pool = Unmanaged<WorkerPool>.fromOpaque(context!).takeRetainedValue()
-            var all = sigset_t()
-            sigfillset(&all)
-            pthread_sigmask(SIG_BLOCK, &all, nil)
-            pool.work()
-            return nil
-        }, context)
+        let started = pthread_create(
+            &thread, nil,
+            { context in
+                let pool = Unmanaged<WorkerPool>.fromOpaque(context!).takeRetainedValue()
+                var all = sigset_t()
+                sigfillset(&all)
+                pthread_sigmask(SIG_BLOCK, &all, nil)
+                pool.work()
+                return nil
+            }, context)
         if started == 0 {
             pthread_detach(thread)
         } else {

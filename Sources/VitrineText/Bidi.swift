@@ -64,11 +64,12 @@ struct BidiLevels {
     init<C: Collection>(_ scalars: C, direction: TextDirection? = nil) where C.Element == Unicode.Scalar {
         var classes = scalars.map(BidiClass.init)
         let firstStrong = classes.first { $0 == .l || $0 == .r }
-        let base: UInt8 = switch direction {
-        case .leftToRight?: 0
-        case .rightToLeft?: 1
-        case nil: firstStrong == .r ? 1 : 0
-        }
+        let base: UInt8 =
+            switch direction {
+            case .leftToRight?: 0
+            case .rightToLeft?: 1
+            case nil: firstStrong == .r ? 1 : 0
+            }
         paragraphLevel = base
         let sos: BidiClass = base == 1 ? .r : .l
 

@@ -60,7 +60,8 @@ public struct FontDescriptor: Hashable, Sendable, CustomStringConvertible {
         // is read on every frame it animates, so its ends are looked at as bytes
         // (Character.isWhitespace reads Unicode's tables).
         if let first = name.utf8.first, let last = name.utf8.last, !Self.mayBeSpace(first), !Self.mayBeSpace(last),
-           !name.utf8.contains(UInt8(ascii: ":")) {
+            !name.utf8.contains(UInt8(ascii: ":"))
+        {
             self.init(family: name)
             return
         }

@@ -29,7 +29,7 @@ extension FontFace {
         let bitmap = slot.pointee.bitmap
         let width = Int(bitmap.width), height = Int(bitmap.rows)
         guard width > 0, height > 0, let source = bitmap.buffer,
-              bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_GRAY.rawValue)
+            bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_GRAY.rawValue)
         else { return .empty }
         let pitch = Int(bitmap.pitch)
         var bytes = [UInt8](repeating: 0, count: width * height)

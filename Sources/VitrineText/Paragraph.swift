@@ -86,7 +86,8 @@ struct ShapedParagraph {
         for run in runs where run.shaped.range.overlaps(r) {
             let glyphs = run.shaped.glyphs
             guard let first = glyphs.firstIndex(where: { r.contains($0.cluster) }),
-                  let last = glyphs.lastIndex(where: { r.contains($0.cluster) }) else { continue }
+                let last = glyphs.lastIndex(where: { r.contains($0.cluster) })
+            else { continue }
             slices.append((run.shaped.face, glyphs[first...last]))
             levels.append(run.level)
         }
@@ -123,7 +124,8 @@ struct ShapedParagraph {
             if !scripts[k].isCommonOrInherited { currentScript = scripts[k] }
             let face: FontFace
             if let previous = previousFace, scripts[k].isCommonOrInherited,
-               scripts[k] == HB_SCRIPT_INHERITED || previous.hasGlyph(for: scalar) {
+                scripts[k] == HB_SCRIPT_INHERITED || previous.hasGlyph(for: scalar)
+            {
                 face = previous
             } else {
                 face = font.face(for: scalar)

@@ -88,8 +88,9 @@ public enum Shaper {
         direction: TextDirection? = nil
     ) -> ShapedRun {
         let codepoints = text.unicodeScalars.map(\.value)
-        return shape(codepoints, range: 0..<codepoints.count, face: face, size: size,
-                     features: features, direction: direction, script: nil)
+        return shape(
+            codepoints, range: 0..<codepoints.count, face: face, size: size,
+            features: features, direction: direction, script: nil)
     }
 
     /// Shapes `codepoints[range]`, with the codepoints around it as context (Arabic
@@ -120,10 +121,11 @@ public enum Shaper {
         if let infos, let positions {
             for i in 0..<Int(count) {
                 let p = positions[i]
-                glyphs.append(ShapedGlyph(
-                    glyphID: infos[i].codepoint, cluster: Int(infos[i].cluster),
-                    xAdvance: Double(p.x_advance) * scale, yAdvance: -Double(p.y_advance) * scale,
-                    xOffset: Double(p.x_offset) * scale, yOffset: -Double(p.y_offset) * scale))
+                glyphs.append(
+                    ShapedGlyph(
+                        glyphID: infos[i].codepoint, cluster: Int(infos[i].cluster),
+                        xAdvance: Double(p.x_advance) * scale, yAdvance: -Double(p.y_advance) * scale,
+                        xOffset: Double(p.x_offset) * scale, yOffset: -Double(p.y_offset) * scale))
             }
         }
         let shapedDirection: TextDirection = hb_buffer_get_direction(b) == HB_DIRECTION_RTL ? .rightToLeft : .leftToRight

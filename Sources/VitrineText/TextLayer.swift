@@ -14,21 +14,23 @@ public enum TextLayer {
     /// The text kind whose layers that name no `font` take `defaultFamily`
     /// (`[fonts] default_family`).
     public static func kind(defaultFamily: String = FontLibrary.defaultFamily) -> LayerKind {
-        LayerKind(name: "text", extraProperties: [
-        PropertyDescriptor("string", .string(""), animatable: false, check: lengthProblem),
-        PropertyDescriptor("font", .string(defaultFamily), animatable: false),
-        PropertyDescriptor("fontSize", .number(36), range: 0...maximumFontSize),
-        PropertyDescriptor("foregroundColor", .color(.white), aliases: ["textColor"]),
-        PropertyDescriptor(
-            "alignmentMode", .string(TextAlignment.natural.rawValue), animatable: false,
-            allowed: TextAlignment.allCases.map(\.rawValue)),
-        PropertyDescriptor("isWrapped", .bool(false), animatable: false),
-        PropertyDescriptor(
-            "truncationMode", .string(TruncationMode.none.rawValue), animatable: false,
-            allowed: TruncationMode.allCases.map(\.rawValue)),
-        PropertyDescriptor("template", .string(""), animatable: false, check: lengthProblem),
-        PropertyDescriptor("locale", .string("en_US"), animatable: false, check: Formatting.localeProblem),
-        ], customPropertiesAffectDisplay: true)
+        LayerKind(
+            name: "text",
+            extraProperties: [
+                PropertyDescriptor("string", .string(""), animatable: false, check: lengthProblem),
+                PropertyDescriptor("font", .string(defaultFamily), animatable: false),
+                PropertyDescriptor("fontSize", .number(36), range: 0...maximumFontSize),
+                PropertyDescriptor("foregroundColor", .color(.white), aliases: ["textColor"]),
+                PropertyDescriptor(
+                    "alignmentMode", .string(TextAlignment.natural.rawValue), animatable: false,
+                    allowed: TextAlignment.allCases.map(\.rawValue)),
+                PropertyDescriptor("isWrapped", .bool(false), animatable: false),
+                PropertyDescriptor(
+                    "truncationMode", .string(TruncationMode.none.rawValue), animatable: false,
+                    allowed: TruncationMode.allCases.map(\.rawValue)),
+                PropertyDescriptor("template", .string(""), animatable: false, check: lengthProblem),
+                PropertyDescriptor("locale", .string("en_US"), animatable: false, check: Formatting.localeProblem),
+            ], customPropertiesAffectDisplay: true)
     }
 }
 
@@ -96,7 +98,8 @@ public struct TextLayerContent: Hashable, Sendable {
     public init(_ values: PropertyValues, slots: Slots) throws(TextError) {
         func value(_ slot: Int?) -> Value? { slot.map { values[slot: $0] } }
         let template = value(slots.template)?.string ?? ""
-        string = template.isEmpty
+        string =
+            template.isEmpty
             ? value(slots.string)?.string ?? ""
             : TextTemplate(template).render(values.custom, locale: value(slots.locale)?.string ?? "en_US")
         if TextLayer.isTooLong(string) {

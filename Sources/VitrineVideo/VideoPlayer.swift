@@ -105,7 +105,9 @@ public final class VideoPlayer {
         self.source = source
         var error: UnsafeMutablePointer<GError>?
         var sink: UnsafeMutablePointer<GstElement>?
-        guard let pipeline = vitrine_video_pipeline(source.uri, Int32(source.width), Int32(source.height), source.letterbox ? 1 : 0, source.audio.code, Int32(Self.queued), &sink, &error),
+        guard
+            let pipeline = vitrine_video_pipeline(
+                source.uri, Int32(source.width), Int32(source.height), source.letterbox ? 1 : 0, source.audio.code, Int32(Self.queued), &sink, &error),
             let sink
         else {
             let message = error.map { String(cString: $0.pointee.message) } ?? "GStreamer cannot build a player"

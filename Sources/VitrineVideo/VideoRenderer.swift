@@ -6,18 +6,20 @@ import VitrineRender
 public enum VideoLayer {
     public static let kindName = "video"
 
-    public static let kind = LayerKind(name: kindName, extraProperties: [
-        // A path under the content roots, or a stream's URI (rtsp, http, https) where allowed.
-        PropertyDescriptor("src", .string(""), animatable: false),
-        PropertyDescriptor("loop", .bool(false), animatable: false),
-        PropertyDescriptor("audio", .string(VideoAudio.off.rawValue), animatable: false, allowed: VideoAudio.allCases.map(\.rawValue)),
-        PropertyDescriptor("videoGravity", .string("resizeAspect"), animatable: false, allowed: ["resizeAspect", "resize"]),
-        // The video time shown when the player starts, or when this is set: a seek.
-        PropertyDescriptor("start", .number(0), animatable: false, range: 0...1e9),
-        // Sources played one after another (each as `src` is); when not empty, `src` is
-        // not played. `loop` plays the list again from its first.
-        PropertyDescriptor("playlist", .array([]), animatable: false, element: .string),
-    ])
+    public static let kind = LayerKind(
+        name: kindName,
+        extraProperties: [
+            // A path under the content roots, or a stream's URI (rtsp, http, https) where allowed.
+            PropertyDescriptor("src", .string(""), animatable: false),
+            PropertyDescriptor("loop", .bool(false), animatable: false),
+            PropertyDescriptor("audio", .string(VideoAudio.off.rawValue), animatable: false, allowed: VideoAudio.allCases.map(\.rawValue)),
+            PropertyDescriptor("videoGravity", .string("resizeAspect"), animatable: false, allowed: ["resizeAspect", "resize"]),
+            // The video time shown when the player starts, or when this is set: a seek.
+            PropertyDescriptor("start", .number(0), animatable: false, range: 0...1e9),
+            // Sources played one after another (each as `src` is); when not empty, `src` is
+            // not played. `loop` plays the list again from its first.
+            PropertyDescriptor("playlist", .array([]), animatable: false, element: .string),
+        ])
 }
 
 /// Draws video layers: each layer on screen has a `VideoPlayer`, made when it first shows
@@ -93,7 +95,10 @@ public final class VideoRenderer: ContentRenderer {
 
     public init(animations: PictureAnimations, kind: LayerKind = VideoLayer.kind) {
         self.animations = animations
-        slots = (kind.slot(of: "src")!, kind.slot(of: "loop")!, kind.slot(of: "audio")!, kind.slot(of: "videoGravity")!, kind.slot(of: "start")!, kind.slot(of: "playlist")!)
+        slots = (
+            kind.slot(of: "src")!, kind.slot(of: "loop")!, kind.slot(of: "audio")!, kind.slot(of: "videoGravity")!, kind.slot(of: "start")!,
+            kind.slot(of: "playlist")!
+        )
     }
 
     /// Players alive (for tests and stats).
@@ -230,12 +235,16 @@ public final class VideoRenderer: ContentRenderer {
             return nil
         }
         let bounds = node.values.rect(.bounds)
-        let scale = (x: (transform.a * transform.a + transform.b * transform.b).squareRoot(), y: (transform.c * transform.c + transform.d * transform.d).squareRoot())
+        let scale = (
+            x: (transform.a * transform.a + transform.b * transform.b).squareRoot(), y: (transform.c * transform.c + transform.d * transform.d).squareRoot()
+        )
         func side(_ v: Double) -> Int { v.isFinite ? max(2, min(4096, Int(v.rounded(.up)))) : 2 }
-        let source = VideoSource(uri: uri, width: side(bounds.width * scale.x), height: side(bounds.height * scale.y), letterbox: key.letterbox, audio: key.audio)
+        let source = VideoSource(
+            uri: uri, width: side(bounds.width * scale.x), height: side(bounds.height * scale.y), letterbox: key.letterbox, audio: key.audio)
         let needed = VideoPlayer.bytes(of: source), available = memoryAvailable() + (replacing.map { VideoPlayer.bytes(of: $0.source) } ?? 0)
         guard needed <= available else {
-            let message = "\(source.width)×\(source.height) frames take \(needed >> 20) MB; limits.memory_mb leaves \(max(0, available) >> 20) MB beside the images and videos held"
+            let message =
+                "\(source.width)×\(source.height) frames take \(needed >> 20) MB; limits.memory_mb leaves \(max(0, available) >> 20) MB beside the images and videos held"
             onEvent?(node.id, src, .error(message: message, debug: ""))
             return nil
         }

@@ -19,8 +19,11 @@ final class DaemonChild {
         directory = try BenchCleanup.makeTemporaryDirectory()
         socketPath = directory + "/v.sock"
         process.executableURL = executable
-        process.arguments = ["--backend", "headless", "--size", "\(width)x\(height)", "--clock", "realtime",
-                             "--socket", socketPath, "--screenshot-dir", directory, "--log-level", "warning"] + arguments
+        process.arguments =
+            [
+                "--backend", "headless", "--size", "\(width)x\(height)", "--clock", "realtime",
+                "--socket", socketPath, "--screenshot-dir", directory, "--log-level", "warning",
+            ] + arguments
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         do { try process.run() } catch {
@@ -267,7 +270,7 @@ final class BlockingLineClient {
             case .some(true): return
             case .some(false):
                 throw BenchError("request \(id) failed: \(String(decoding: buffer[lineStart..<lineEnd], as: UTF8.self))")
-            case .none: continue   // an event
+            case .none: continue  // an event
             }
         }
     }

@@ -9,10 +9,12 @@ func runCoreBenchmarks(_ options: [String]) {
     let frames = options.contains("--quick") ? 200 : 2_000
     report("core.kiosk", scene: kioskScene(), frames: frames, layers: 50, animations: 10)
     report("core.large", scene: largeScene(layers: 10_000, animations: 1_000), frames: frames / 10, layers: 10_000, animations: 1_000)
-    report("core.large.value_commit_every_frame", scene: largeScene(layers: 10_000, animations: 1_000), frames: frames / 10,
-           layers: 10_000, animations: 1_000, commit: .value)
-    report("core.large.shape_commit_every_frame", scene: largeScene(layers: 10_000, animations: 1_000), frames: frames / 10,
-           layers: 10_000, animations: 1_000, commit: .shape)
+    report(
+        "core.large.value_commit_every_frame", scene: largeScene(layers: 10_000, animations: 1_000), frames: frames / 10,
+        layers: 10_000, animations: 1_000, commit: .value)
+    report(
+        "core.large.shape_commit_every_frame", scene: largeScene(layers: 10_000, animations: 1_000), frames: frames / 10,
+        layers: 10_000, animations: 1_000, commit: .shape)
 }
 
 /// What a client commits before every frame.
@@ -65,8 +67,9 @@ private func report(_ name: String, scene: Scene, frames: Int, layers: Int, anim
         advance.append(advanceTotal / Double(frames) / 1000)
     }
     let p = presentation.sorted()[2], d = damage.sorted()[2], a = advance.sorted()[2]
-    print("{\"bench\":\"\(name)\",\"layers\":\(layers),\"animations\":\(animations),"
-        + "\"us_per_frame\":\(fmt(p)),\"advance_us\":\(fmt(a)),\"damage_us_per_frame\":\(fmt(d))}")
+    print(
+        "{\"bench\":\"\(name)\",\"layers\":\(layers),\"animations\":\(animations),"
+            + "\"us_per_frame\":\(fmt(p)),\"advance_us\":\(fmt(a)),\"damage_us_per_frame\":\(fmt(d))}")
 }
 
 private func fmt(_ v: Double) -> String { String(format: "%.2f", v) }
@@ -88,15 +91,19 @@ private func kioskScene() -> Scene {
     let scene = Scene()
     try! scene.addRoot(id: "screen", output: "bench", size: Size(width: 1920, height: 1080))
     var tx = Transaction(disableActions: true)
-    tx.add(layer: "background", parent: "screen", properties: ["bounds": rect(0, 0, 1920, 1080), "position": point(960, 540), "backgroundColor": .color(Color(red: 0.1, green: 0.1, blue: 0.15))])
+    tx.add(
+        layer: "background", parent: "screen",
+        properties: ["bounds": rect(0, 0, 1920, 1080), "position": point(960, 540), "backgroundColor": .color(Color(red: 0.1, green: 0.1, blue: 0.15))])
     tx.add(layer: "header", parent: "background", properties: ["bounds": rect(0, 0, 1920, 120), "position": point(960, 60)])
     for i in 0..<6 {
         let x = 340 + Double(i % 3) * 620, y = 360 + Double(i / 3) * 420
-        tx.add(layer: "card\(i)", parent: "background", properties: [
-            "bounds": rect(0, 0, 560, 360), "position": point(x, y), "cornerRadius": .number(24),
-            "shadowOpacity": .number(0.4), "shadowRadius": .number(12),
-            "backgroundColor": .color(Color(red: 0.2, green: 0.2, blue: 0.3)),
-        ])
+        tx.add(
+            layer: "card\(i)", parent: "background",
+            properties: [
+                "bounds": rect(0, 0, 560, 360), "position": point(x, y), "cornerRadius": .number(24),
+                "shadowOpacity": .number(0.4), "shadowRadius": .number(12),
+                "backgroundColor": .color(Color(red: 0.2, green: 0.2, blue: 0.3)),
+            ])
         for part in ["title", "value", "icon", "badge", "bar", "caption"] {
             tx.add(layer: "card\(i).\(part)", parent: "card\(i)", properties: ["bounds": rect(0, 0, 200, 40), "position": point(150, 60)])
         }
@@ -109,7 +116,9 @@ private func kioskScene() -> Scene {
     }
     tx.addAnimation(forever(.basic("position.x", from: .number(1900), to: .number(-300)), duration: 8, autoreverses: false), to: "ticker")
     tx.addAnimation(forever(.spring("transform.scale", from: .number(1), to: .number(1.1), spring: try! Spring(damping: 17)), duration: 1), to: "card0.value")
-    tx.addAnimation(forever(.keyframe("backgroundColor", Keyframes(values: [.color(.white), .color(Color(red: 1, green: 0, blue: 0)), .color(.white)])), duration: 3), to: "card1")
+    tx.addAnimation(
+        forever(.keyframe("backgroundColor", Keyframes(values: [.color(.white), .color(Color(red: 1, green: 0, blue: 0)), .color(.white)])), duration: 3),
+        to: "card1")
     tx.addAnimation(forever(.basic("transform.rotation.z", from: .number(0), to: .number(2 * .pi)), duration: 4, autoreverses: false), to: "logo")
     try! scene.commit(tx, at: 0)
     _ = scene.advance(to: 0)
@@ -125,24 +134,29 @@ private func largeScene(layers: Int, animations: Int) -> Scene {
     var tx = Transaction(disableActions: true)
     let groups = 100, perGroup = (layers - groups) / groups
     for g in 0..<groups {
-        tx.add(layer: "g\(g)", parent: "screen", properties: ["bounds": rect(0, 0, 192, 108), "position": point(96 + Double(g % 10) * 192, 54 + Double(g / 10) * 108)])
+        tx.add(
+            layer: "g\(g)", parent: "screen",
+            properties: ["bounds": rect(0, 0, 192, 108), "position": point(96 + Double(g % 10) * 192, 54 + Double(g / 10) * 108)])
         for i in 0..<perGroup {
-            tx.add(layer: "g\(g).\(i)", parent: "g\(g)", properties: [
-                "bounds": rect(0, 0, 10, 10), "position": point(Double(i % 10) * 19, Double(i / 10) * 10),
-                "backgroundColor": .color(Color(red: 0.5, green: 0.5, blue: 1)),
-            ])
+            tx.add(
+                layer: "g\(g).\(i)", parent: "g\(g)",
+                properties: [
+                    "bounds": rect(0, 0, 10, 10), "position": point(Double(i % 10) * 19, Double(i / 10) * 10),
+                    "backgroundColor": .color(Color(red: 0.5, green: 0.5, blue: 1)),
+                ])
         }
     }
     var added = 0
     outer: for g in 0..<groups {
         for i in stride(from: 0, to: perGroup, by: 10) {
             guard added < animations else { break outer }
-            let animation: Animation = switch added % 4 {
-            case 0: .basic("position.y", by: .number(20))
-            case 1: .basic("opacity", from: .number(1), to: .number(0.2))
-            case 2: .spring("transform.rotation.z", from: .number(0), to: .number(1), spring: try! Spring())
-            default: .basic("backgroundColor", to: .color(Color(red: 1, green: 0.5, blue: 0)))
-            }
+            let animation: Animation =
+                switch added % 4 {
+                case 0: .basic("position.y", by: .number(20))
+                case 1: .basic("opacity", from: .number(1), to: .number(0.2))
+                case 2: .spring("transform.rotation.z", from: .number(0), to: .number(1), spring: try! Spring())
+                default: .basic("backgroundColor", to: .color(Color(red: 1, green: 0.5, blue: 0)))
+                }
             tx.addAnimation(forever(animation, duration: 1.5), to: "g\(g).\(i)")
             added += 1
         }

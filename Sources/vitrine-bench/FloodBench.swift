@@ -43,10 +43,16 @@ private func flood(clients: Int, requestsPerClient: Int) throws {
     defer { child.stop() }
 
     let setup = try FloodConnection(path: child.socketPath)
-    try setup.call(##"{"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1200, 200], "position": [960, 540], "fontSize": 140, "alignment": "center", "usesGrouping": false, "value": 10000000, "textColor": "#ffd166"}}"##)
-    try setup.call(##"{"cmd": "animation.add", "layer": "n", "key": "pulse", "animation": {"keyPath": "textColor", "from": "#ffd166", "to": "#66d1ff", "duration": 1, "autoreverses": true, "repeatCount": "infinity"}}"##)
+    try setup.call(
+        ##"{"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1200, 200], "position": [960, 540], "fontSize": 140, "alignment": "center", "usesGrouping": false, "value": 10000000, "textColor": "#ffd166"}}"##
+    )
+    try setup.call(
+        ##"{"cmd": "animation.add", "layer": "n", "key": "pulse", "animation": {"keyPath": "textColor", "from": "#ffd166", "to": "#66d1ff", "duration": 1, "autoreverses": true, "repeatCount": "infinity"}}"##
+    )
     for c in 0..<clients {
-        try setup.call(##"{"cmd": "layer.add", "layer": "f\##(c)", "properties": {"bounds": [0, 0, 12, 12], "position": [\##(20 + (c % 50) * 16), \##(40 + (c / 50) * 16)], "backgroundColor": "#336699"}}"##)
+        try setup.call(
+            ##"{"cmd": "layer.add", "layer": "f\##(c)", "properties": {"bounds": [0, 0, 12, 12], "position": [\##(20 + (c % 50) * 16), \##(40 + (c / 50) * 16)], "backgroundColor": "#336699"}}"##
+        )
     }
 
     // The counter's own client: a new value every half second, whatever the flood does.
@@ -76,7 +82,8 @@ private func flood(clients: Int, requestsPerClient: Int) throws {
     for (c, connection) in flooders.enumerated() {
         var batch = [UInt8]()
         for n in 1...requestsPerClient {
-            let line = n % 2 == 0
+            let line =
+                n % 2 == 0
                 ? #"{"id":\#(n),"cmd":"ping"}"#
                 : #"{"id":\#(n),"cmd":"layer.set","layer":"f\#(c)","properties":{"opacity":\#(0.3 + Double(n % 70) / 100)},"actions":false}"#
             batch += Array(line.utf8)
@@ -124,7 +131,9 @@ private func flood(clients: Int, requestsPerClient: Int) throws {
         let rank = Int((p * Double(sorted.count)).rounded(.up))
         return String(format: "%.2f", Double(sorted[min(sorted.count - 1, max(0, rank - 1))]) / 1e6)
     }
-    print("{\"bench\":\"flood\",\"clients\":\(clients),\"requests_per_client\":\(requestsPerClient),\"requests\":\(requests),\"seconds\":\(String(format: "%.3f", seconds)),\"requests_per_s\":\(Int((Double(requests) / seconds).rounded())),\"fps\":\(String(format: "%.1f", fps)),\"fps_before_flood\":\(String(format: "%.1f", quietFPS)),\"stats_samples\":\(sorted.count),\"stats_p50_ms\":\(ms(0.5)),\"stats_p99_ms\":\(ms(0.99)),\"stats_max_ms\":\(ms(1)),\"errors\":0,\"counter\":\"8 digits rolling, text colour pulsing\",\"mix\":\"layer.set opacity (actions false), ping\",\"output\":\"headless 1920x1080 60Hz\",\"clock\":\"realtime\",\"goal\":\"fps >= 58, stats p99 <= 50 ms\"}")
+    print(
+        "{\"bench\":\"flood\",\"clients\":\(clients),\"requests_per_client\":\(requestsPerClient),\"requests\":\(requests),\"seconds\":\(String(format: "%.3f", seconds)),\"requests_per_s\":\(Int((Double(requests) / seconds).rounded())),\"fps\":\(String(format: "%.1f", fps)),\"fps_before_flood\":\(String(format: "%.1f", quietFPS)),\"stats_samples\":\(sorted.count),\"stats_p50_ms\":\(ms(0.5)),\"stats_p99_ms\":\(ms(0.99)),\"stats_max_ms\":\(ms(1)),\"errors\":0,\"counter\":\"8 digits rolling, text colour pulsing\",\"mix\":\"layer.set opacity (actions false), ping\",\"output\":\"headless 1920x1080 60Hz\",\"clock\":\"realtime\",\"goal\":\"fps >= 58, stats p99 <= 50 ms\"}"
+    )
 }
 
 /// A flag set once, read from other threads.

@@ -36,11 +36,12 @@ func runFrameBenchmarks(_ options: [String]) {
     var time = 0.0
 
     let memcpy = memcpyMilliseconds(bytes: 1920 * 1080 * 4, repetitions: repetitions)
-    let full = median((0..<(runs("frame.full_repaint") ? repetitions : 1)).map { _ in
-        time += 1.0 / 60
-        pipeline.invalidate()
-        return milliseconds { _ = try! pipeline.render(scene.renderTree(root: "root", at: time)) }
-    })
+    let full = median(
+        (0..<(runs("frame.full_repaint") ? repetitions : 1)).map { _ in
+            time += 1.0 / 60
+            pipeline.invalidate()
+            return milliseconds { _ = try! pipeline.render(scene.renderTree(root: "root", at: time)) }
+        })
     if runs("frame.full_repaint") {
         report("frame.full_repaint", full, memcpy)
         if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.full_repaint.png") }
@@ -48,36 +49,40 @@ func runFrameBenchmarks(_ options: [String]) {
     if options.contains("--cold") {
         // The same with the renderer's shadow and gradient caches emptied first: what a
         // frame costs when every shadow changed shape (the layouts and glyphs stay cached).
-        let cold = median((0..<repetitions).map { _ in
-            time += 1.0 / 60
-            pipeline.invalidate()
-            pipeline.renderer.shadows.removeAll()
-            pipeline.renderer.gradients.removeAll()
-            return milliseconds { _ = try! pipeline.render(scene.renderTree(root: "root", at: time)) }
-        })
+        let cold = median(
+            (0..<repetitions).map { _ in
+                time += 1.0 / 60
+                pipeline.invalidate()
+                pipeline.renderer.shadows.removeAll()
+                pipeline.renderer.gradients.removeAll()
+                return milliseconds { _ = try! pipeline.render(scene.renderTree(root: "root", at: time)) }
+            })
         report("frame.full_repaint_cold", cold, memcpy)
     }
 
     guard runs("frame.digits_only") else { return }
     var value = 245_699
-    let digits = median((0..<repetitions).map { _ in
-        time += 1.0 / 60
-        value += 1
-        var tx = Transaction(disableActions: true)
-        tx.set("number", "string", .string(grouped(value)))
-        try! scene.commit(tx, at: time)
-        return milliseconds {
-            _ = scene.advance(to: time)
-            let report = try! pipeline.render(scene.renderTree(root: "root", at: time))
-            precondition(report.presented && report.repaintedPixels < 1920 * 1080 / 4)
-        }
-    })
+    let digits = median(
+        (0..<repetitions).map { _ in
+            time += 1.0 / 60
+            value += 1
+            var tx = Transaction(disableActions: true)
+            tx.set("number", "string", .string(grouped(value)))
+            try! scene.commit(tx, at: time)
+            return milliseconds {
+                _ = scene.advance(to: time)
+                let report = try! pipeline.render(scene.renderTree(root: "root", at: time))
+                precondition(report.presented && report.repaintedPixels < 1920 * 1080 / 4)
+            }
+        })
     report("frame.digits_only", digits, memcpy)
     if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.digits_only.png") }
 }
 
 private func report(_ name: String, _ ms: Double, _ memcpy: Double) {
-    print("{\"bench\":\"\(name)\",\"vitrine_ms\":\(String(format: "%.3f", ms)),\"memcpy_ms\":\(String(format: "%.3f", memcpy)),\"ratio\":\(String(format: "%.2f", ms / memcpy))}")
+    print(
+        "{\"bench\":\"\(name)\",\"vitrine_ms\":\(String(format: "%.3f", ms)),\"memcpy_ms\":\(String(format: "%.3f", memcpy)),\"ratio\":\(String(format: "%.2f", ms / memcpy))}"
+    )
 }
 
 private func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
@@ -118,17 +123,17 @@ private let kioskCards = (0..<6).map { i in
 /// The reference kiosk: a background gradient, six rounded cards with shadows, three
 /// text blocks and a large number.
 private let kioskSceneJSON = """
-{"layers": [
-  {"id": "background", "kind": "gradient", "properties": {"bounds": [0, 0, 1920, 1080], "position": [960, 540],
-     "colors": ["#0f2027", "#203a43", "#2c5364"], "startPoint": [0, 0], "endPoint": [1, 1]}},
-  {"id": "title", "kind": "text", "properties": {"bounds": [0, 0, 1200, 80], "position": [660, 80],
-     "string": "Central Station — Departures", "fontSize": 56, "foregroundColor": "white"}},
-  {"id": "subtitle", "kind": "text", "properties": {"bounds": [0, 0, 1200, 50], "position": [660, 150],
-     "string": "Updated every minute. Platforms may change at short notice.", "fontSize": 28, "foregroundColor": "#b0c4de"}},
-  {"id": "footer", "kind": "text", "properties": {"bounds": [0, 0, 1800, 40], "position": [960, 1040],
-     "string": "Free Wi-Fi: Station-Guest · Lost property: desk 4 · Tickets: hall A", "fontSize": 24, "foregroundColor": "#dddddd"}},
-  \(kioskCards),
-  {"id": "number", "kind": "text", "properties": {"bounds": [0, 0, 560, 160], "position": [960, 420],
-     "string": "245 699", "fontSize": 120, "alignmentMode": "center", "foregroundColor": "#ffd166"}}
-]}
-"""
+    {"layers": [
+      {"id": "background", "kind": "gradient", "properties": {"bounds": [0, 0, 1920, 1080], "position": [960, 540],
+         "colors": ["#0f2027", "#203a43", "#2c5364"], "startPoint": [0, 0], "endPoint": [1, 1]}},
+      {"id": "title", "kind": "text", "properties": {"bounds": [0, 0, 1200, 80], "position": [660, 80],
+         "string": "Central Station — Departures", "fontSize": 56, "foregroundColor": "white"}},
+      {"id": "subtitle", "kind": "text", "properties": {"bounds": [0, 0, 1200, 50], "position": [660, 150],
+         "string": "Updated every minute. Platforms may change at short notice.", "fontSize": 28, "foregroundColor": "#b0c4de"}},
+      {"id": "footer", "kind": "text", "properties": {"bounds": [0, 0, 1800, 40], "position": [960, 1040],
+         "string": "Free Wi-Fi: Station-Guest · Lost property: desk 4 · Tickets: hall A", "fontSize": 24, "foregroundColor": "#dddddd"}},
+      \(kioskCards),
+      {"id": "number", "kind": "text", "properties": {"bounds": [0, 0, 560, 160], "position": [960, 420],
+         "string": "245 699", "fontSize": 120, "alignmentMode": "center", "foregroundColor": "#ffd166"}}
+    ]}
+    """

@@ -9,6 +9,7 @@ import VitrineImage
 // a fine pattern), so that it is not cheap to decode.
 
 func runImageBenchmarks(_ arguments: [String]) {
+    runImageFrameBenchmarks(arguments)
     let runs = arguments.contains("--quick") ? 3 : 7
     let jpeg = makeJPEG(width: 6000, height: 4000)
     func median(_ target: TargetSize?) -> (ms: Double, width: Int, height: Int) {
@@ -25,9 +26,13 @@ func runImageBenchmarks(_ arguments: [String]) {
     let fitted = median(TargetSize(width: 1920, height: 1080))
     for n in [1, 2, 4] {
         let scaled = median(TargetSize(width: 6000 * n / 8, height: 4000 * n / 8))
-        print("{\"bench\":\"image.jpeg_decode_scale\",\"eighths\":\(n),\"ms\":\(String(format: "%.1f", scaled.ms)),\"size\":\"\(scaled.width)x\(scaled.height)\"}")
+        print(
+            "{\"bench\":\"image.jpeg_decode_scale\",\"eighths\":\(n),\"ms\":\(String(format: "%.1f", scaled.ms)),\"size\":\"\(scaled.width)x\(scaled.height)\"}"
+        )
     }
-    print("{\"bench\":\"image.jpeg_decode\",\"source\":\"6000x4000\",\"file_bytes\":\(jpeg.count),\"runs\":\(runs),\"full_ms\":\(String(format: "%.1f", full.ms)),\"full_size\":\"\(full.width)x\(full.height)\",\"fitted_1080p_ms\":\(String(format: "%.1f", fitted.ms)),\"fitted_size\":\"\(fitted.width)x\(fitted.height)\",\"ratio\":\(String(format: "%.2f", full.ms / fitted.ms))}")
+    print(
+        "{\"bench\":\"image.jpeg_decode\",\"source\":\"6000x4000\",\"file_bytes\":\(jpeg.count),\"runs\":\(runs),\"full_ms\":\(String(format: "%.1f", full.ms)),\"full_size\":\"\(full.width)x\(full.height)\",\"fitted_1080p_ms\":\(String(format: "%.1f", fitted.ms)),\"fitted_size\":\"\(fitted.width)x\(fitted.height)\",\"ratio\":\(String(format: "%.2f", full.ms / fitted.ms))}"
+    )
 }
 
 /// A `width`×`height` JPEG of quality 90 with detail everywhere.
@@ -43,7 +48,8 @@ private func makeJPEG(width: Int, height: Int) -> [UInt8] {
     }
     var error = vitrine_jpeg_error()
     var size: UInt = 0
-    guard let data = rgb.withUnsafeBufferPointer({ vitrine_jpeg_encode_rgb($0.baseAddress, Int32(width), Int32(height), width * 3, 90, nil, 0, &error, &size) }) else {
+    guard let data = rgb.withUnsafeBufferPointer({ vitrine_jpeg_encode_rgb($0.baseAddress, Int32(width), Int32(height), width * 3, 90, nil, 0, &error, &size) })
+    else {
         FileHandle.standardError.write(Data("vitrine-bench image: libjpeg cannot encode the picture\n".utf8))
         exit(1)
     }

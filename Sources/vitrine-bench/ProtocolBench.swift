@@ -66,7 +66,10 @@ private func runProtocolReplyBenchmarks(quick: Bool) throws {
     for i in 0..<clientCount {
         id += 1
         let x = 32 + (i % 10) * 64, y = 40 + (i / 10) * 80
-        try setup.expectOK(id: id, "{\"id\":\(id),\"cmd\":\"layer.add\",\"layer\":\"b\(i)\",\"properties\":{\"bounds\":[0,0,40,40],\"position\":[\(x),\(y)],\"backgroundColor\":\"#336699\",\"cornerRadius\":6}}")
+        try setup.expectOK(
+            id: id,
+            "{\"id\":\(id),\"cmd\":\"layer.add\",\"layer\":\"b\(i)\",\"properties\":{\"bounds\":[0,0,40,40],\"position\":[\(x),\(y)],\"backgroundColor\":\"#336699\",\"cornerRadius\":6}}"
+        )
     }
     setup.close()
 
@@ -88,11 +91,14 @@ private func mixedRequest(_ n: Int, id: Int, layer: String) -> String {
     case 0:
         return "{\"id\":\(id),\"cmd\":\"layer.set\",\"layer\":\"\(layer)\",\"properties\":{\"opacity\":\(0.5 + Double(v % 50) / 100)},\"actions\":false}"
     case 1:
-        return "{\"id\":\(id),\"cmd\":\"layer.set\",\"layer\":\"\(layer)\",\"properties\":{\"backgroundColor\":\"\(hexColor(v))\"},\"animation\":{\"duration\":0.25,\"timing\":\"easeInEaseOut\"}}"
+        return
+            "{\"id\":\(id),\"cmd\":\"layer.set\",\"layer\":\"\(layer)\",\"properties\":{\"backgroundColor\":\"\(hexColor(v))\"},\"animation\":{\"duration\":0.25,\"timing\":\"easeInEaseOut\"}}"
     case 2:
-        return "{\"id\":\(id),\"cmd\":\"layer.get\",\"layer\":\"\(layer)\",\"keys\":[\"opacity\",\"backgroundColor\",\"position\"],\"presentation\":\(v % 2 == 0)}"
+        return
+            "{\"id\":\(id),\"cmd\":\"layer.get\",\"layer\":\"\(layer)\",\"keys\":[\"opacity\",\"backgroundColor\",\"position\"],\"presentation\":\(v % 2 == 0)}"
     case 3:
-        return "{\"id\":\(id),\"cmd\":\"layer.set\",\"layer\":\"\(layer)\",\"properties\":{\"position.y\":\(40 + (v % 7) * 3)},\"animation\":{\"duration\":0.3}}"
+        return
+            "{\"id\":\(id),\"cmd\":\"layer.set\",\"layer\":\"\(layer)\",\"properties\":{\"position.y\":\(40 + (v % 7) * 3)},\"animation\":{\"duration\":0.3}}"
     case 4:
         return "{\"id\":\(id),\"cmd\":\"layer.set\",\"layer\":\"\(layer)\",\"properties\":{\"backgroundColor\":\"\(hexColor(v + 17))\"},\"actions\":false}"
     default:
@@ -114,7 +120,9 @@ private struct ReplyResult {
     func print() {
         let sorted = latenciesNs.sorted()
         func us(_ p: Double) -> String { String(format: "%.1f", Double(percentile(sorted, p)) / 1000) }
-        Swift.print("{\"bench\":\"protocol.reply\",\"clients\":\(clients),\"requests\":\(requests),\"seconds\":\(String(format: "%.3f", seconds)),\"commands_per_s\":\(Int((Double(requests) / seconds).rounded())),\"p50_us\":\(us(0.50)),\"p90_us\":\(us(0.90)),\"p99_us\":\(us(0.99)),\"max_us\":\(us(1)),\"errors\":0,\"mix\":\"layer.set x4 (number/colour, animated/not), layer.get, ping\",\(outputNote)}")
+        Swift.print(
+            "{\"bench\":\"protocol.reply\",\"clients\":\(clients),\"requests\":\(requests),\"seconds\":\(String(format: "%.3f", seconds)),\"commands_per_s\":\(Int((Double(requests) / seconds).rounded())),\"p50_us\":\(us(0.50)),\"p90_us\":\(us(0.90)),\"p99_us\":\(us(0.99)),\"max_us\":\(us(1)),\"errors\":0,\"mix\":\"layer.set x4 (number/colour, animated/not), layer.get, ping\",\(outputNote)}"
+        )
     }
 }
 
@@ -250,7 +258,9 @@ private func runProtocolFrameBenchmarks(quick: Bool) throws {
     idle.print(scene: "idle", note: "nothing animates: the frame is rendered as soon as the command is applied")
 
     try request("\"cmd\":\"layer.add\",\"layer\":\"spinner\",\"properties\":{\"bounds\":[0,0,60,60],\"position\":[520,300],\"backgroundColor\":\"#cc8800\"}")
-    try request("\"cmd\":\"animation.add\",\"layer\":\"spinner\",\"key\":\"spin\",\"animation\":{\"keyPath\":\"transform.rotation.z\",\"from\":0,\"to\":\"360deg\",\"duration\":2,\"repeatCount\":\"infinity\"}")
+    try request(
+        "\"cmd\":\"animation.add\",\"layer\":\"spinner\",\"key\":\"spin\",\"animation\":{\"keyPath\":\"transform.rotation.z\",\"from\":0,\"to\":\"360deg\",\"duration\":2,\"repeatCount\":\"infinity\"}"
+    )
     usleep(100_000)
     let animating = try measureFrames(client: client, id: &id, probe: probe, samples: samples, secondsLimit: quick ? 2 : 12)
     animating.print(scene: "animating", note: "a layer spins elsewhere: frames are paced at 60 Hz and the change waits for the next frame slot")
@@ -322,7 +332,9 @@ private struct FrameResult {
     func print(scene: String, note: String) {
         let s = samples.sorted(), r = replies.sorted()
         func ms(_ v: UInt64) -> String { String(format: "%.3f", Double(v) / 1e6) }
-        Swift.print("{\"bench\":\"protocol.frame\",\"clients\":1,\"scene\":\"\(scene)\",\"samples\":\(s.count),\"missed\":\(missed),\"p50_ms\":\(ms(percentile(s, 0.5))),\"p90_ms\":\(ms(percentile(s, 0.9))),\"p99_ms\":\(ms(percentile(s, 0.99))),\"max_ms\":\(ms(s.last!)),\"min_ms\":\(ms(s.first!)),\"reply_p50_ms\":\(ms(percentile(r, 0.5))),\"frames_per_s\":\(String(format: "%.1f", Double(frames) / seconds)),\"change\":\"layer.set backgroundColor, actions false\",\"note\":\"\(note)\",\"daemon\":\"in-process\",\(outputNote)}")
+        Swift.print(
+            "{\"bench\":\"protocol.frame\",\"clients\":1,\"scene\":\"\(scene)\",\"samples\":\(s.count),\"missed\":\(missed),\"p50_ms\":\(ms(percentile(s, 0.5))),\"p90_ms\":\(ms(percentile(s, 0.9))),\"p99_ms\":\(ms(percentile(s, 0.99))),\"max_ms\":\(ms(s.last!)),\"min_ms\":\(ms(s.first!)),\"reply_p50_ms\":\(ms(percentile(r, 0.5))),\"frames_per_s\":\(String(format: "%.1f", Double(frames) / seconds)),\"change\":\"layer.set backgroundColor, actions false\",\"note\":\"\(note)\",\"daemon\":\"in-process\",\(outputNote)}"
+        )
     }
 }
 
@@ -393,4 +405,3 @@ private final class InProcessDaemon: @unchecked Sendable {
         }
     }
 }
-

@@ -59,9 +59,10 @@ private final class RasterBench {
             v.append(time(iterations, vitrine))
         }
         let vm = median(v), pm = median(p)
-        print(String(
-            format: "{\"bench\":\"%@\",\"vitrine_ms\":%.3f,\"pixman_ms\":%.3f,\"ratio\":%.3f,\"max_diff\":%d}",
-            name, vm, pm, vm / pm, diff))
+        print(
+            String(
+                format: "{\"bench\":\"%@\",\"vitrine_ms\":%.3f,\"pixman_ms\":%.3f,\"ratio\":%.3f,\"max_diff\":%d}",
+                name, vm, pm, vm / pm, diff))
         fflush(nil)
     }
 
@@ -97,11 +98,14 @@ private final class RasterBench {
         let color = PremultipliedColor(unchecked: 0xFF33_6699)
         var pc = pixmanColor(color)
         var rect = pixman_rectangle16_t(x: 0, y: 0, width: UInt16(width), height: UInt16(height))
-        report(name, iterations: 4, vitrine: {
-            surface.fill(surface.bounds, color, mode: .source)
-        }, pixman: {
-            pixman_image_fill_rectangles(PIXMAN_OP_SRC, image, &pc, 1, &rect)
-        })
+        report(
+            name, iterations: 4,
+            vitrine: {
+                surface.fill(surface.bounds, color, mode: .source)
+            },
+            pixman: {
+                pixman_image_fill_rectangles(PIXMAN_OP_SRC, image, &pc, 1, &rect)
+            })
     }
 
     func overSolid(_ name: String) {
@@ -110,11 +114,14 @@ private final class RasterBench {
         let solid = pixman_image_create_solid_fill(&pc)!
         defer { pixman_image_unref(solid) }
         resetDestination()
-        report(name, iterations: 4, vitrine: {
-            surface.fill(surface.bounds, color)
-        }, pixman: {
-            pixman_image_composite32(PIXMAN_OP_OVER, solid, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
-        })
+        report(
+            name, iterations: 4,
+            vitrine: {
+                surface.fill(surface.bounds, color)
+            },
+            pixman: {
+                pixman_image_composite32(PIXMAN_OP_OVER, solid, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+            })
     }
 
     func maskOver(_ name: String) {
@@ -133,17 +140,23 @@ private final class RasterBench {
         let solid = pixman_image_create_solid_fill(&pc)!
         defer { pixman_image_unref(solid) }
         resetDestination()
-        report(name, iterations: 2, vitrine: {
-            surface.draw(mask, color: color)
-        }, pixman: {
-            pixman_image_composite32(PIXMAN_OP_OVER, solid, pm, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
-        })
+        report(
+            name, iterations: 2,
+            vitrine: {
+                surface.draw(mask, color: color)
+            },
+            pixman: {
+                pixman_image_composite32(PIXMAN_OP_OVER, solid, pm, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+            })
         let small = Clip(rect: PixelRect(x: 0, y: 0, width: 512, height: 32))
-        report(name + "_l2_resident", iterations: 200, vitrine: {
-            surface.draw(mask, color: color, clip: small)
-        }, pixman: {
-            pixman_image_composite32(PIXMAN_OP_OVER, solid, pm, image, 0, 0, 0, 0, 0, 0, 512, 32)
-        })
+        report(
+            name + "_l2_resident", iterations: 200,
+            vitrine: {
+                surface.draw(mask, color: color, clip: small)
+            },
+            pixman: {
+                pixman_image_composite32(PIXMAN_OP_OVER, solid, pm, image, 0, 0, 0, 0, 0, 0, 512, 32)
+            })
     }
 
     func makeImage(width w: Int, height h: Int) -> Surface {
@@ -162,11 +175,14 @@ private final class RasterBench {
         let ps = pixmanImage(src)
         defer { pixman_image_unref(ps) }
         resetDestination()
-        report(name, iterations: 2, vitrine: {
-            surface.composite(src, x: 0, y: 0)
-        }, pixman: {
-            pixman_image_composite32(PIXMAN_OP_OVER, ps, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
-        })
+        report(
+            name, iterations: 2,
+            vitrine: {
+                surface.composite(src, x: 0, y: 0)
+            },
+            pixman: {
+                pixman_image_composite32(PIXMAN_OP_OVER, ps, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+            })
     }
 
     /// Group opacity's last step: an offscreen surface composited at 70 %.
@@ -177,11 +193,14 @@ private final class RasterBench {
         var alpha = pixman_color_t(red: 0, green: 0, blue: 0, alpha: UInt16(179) * 257)
         let mask = pixman_image_create_solid_fill(&alpha)!
         defer { pixman_image_unref(mask) }
-        report(name, iterations: 2, vitrine: {
-            surface.composite(src, x: 0, y: 0, opacity: 179.0 / 255)
-        }, pixman: {
-            pixman_image_composite32(PIXMAN_OP_OVER, ps, mask, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
-        })
+        report(
+            name, iterations: 2,
+            vitrine: {
+                surface.composite(src, x: 0, y: 0, opacity: 179.0 / 255)
+            },
+            pixman: {
+                pixman_image_composite32(PIXMAN_OP_OVER, ps, mask, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+            })
     }
 
     func bilinear(_ name: String) {
@@ -195,11 +214,14 @@ private final class RasterBench {
         // Vitrine clamps samples to the edge pixels, as PAD does.
         pixman_image_set_repeat(ps, PIXMAN_REPEAT_PAD)
         let dest = Rect(x: 0, y: 0, width: Double(width), height: Double(height))
-        report(name, vitrine: {
-            surface.draw(image: src, in: dest)
-        }, pixman: {
-            pixman_image_composite32(PIXMAN_OP_OVER, ps, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
-        })
+        report(
+            name,
+            vitrine: {
+                surface.draw(image: src, in: dest)
+            },
+            pixman: {
+                pixman_image_composite32(PIXMAN_OP_OVER, ps, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+            })
     }
 
     /// A 960×540 image rotated by 0.3 rad and scaled by 1.5 around the screen centre.
@@ -220,11 +242,14 @@ private final class RasterBench {
         pixman_image_set_transform(ps, &t)
         pixman_image_set_filter(ps, PIXMAN_FILTER_BILINEAR, nil, 0)
         let bounds = Rect(x: 0, y: 0, width: Double(src.width), height: Double(src.height))
-        report(name, vitrine: {
-            surface.draw(image: src, in: bounds, transform: layer)
-        }, pixman: {
-            pixman_image_composite32(PIXMAN_OP_OVER, ps, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
-        })
+        report(
+            name,
+            vitrine: {
+                surface.draw(image: src, in: bounds, transform: layer)
+            },
+            pixman: {
+                pixman_image_composite32(PIXMAN_OP_OVER, ps, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+            })
     }
 
     /// Opaque stops, so straight and premultiplied interpolation agree.
@@ -266,11 +291,14 @@ private final class RasterBench {
     private func reportGradient(_ name: String, _ g: Gradient, _ pg: OpaquePointer) {
         pixman_image_set_repeat(pg, PIXMAN_REPEAT_PAD)
         let bounds = Rect(x: 0, y: 0, width: Double(width), height: Double(height))
-        report(name, vitrine: {
-            surface.fill(bounds, gradient: g)
-        }, pixman: {
-            pixman_image_composite32(PIXMAN_OP_OVER, pg, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
-        })
+        report(
+            name,
+            vitrine: {
+                surface.fill(bounds, gradient: g)
+            },
+            pixman: {
+                pixman_image_composite32(PIXMAN_OP_OVER, pg, nil, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+            })
     }
 
     func roundedRect(_ name: String) {
@@ -282,11 +310,14 @@ private final class RasterBench {
         defer { pixman_image_unref(solid) }
         var traps = roundedRectTrapezoids(rect, radius: radius)
         resetDestination()
-        report(name, iterations: 2, vitrine: {
-            surface.fillRoundedRect(rect, radii: CornerRadii(radius), color: color)
-        }, pixman: {
-            pixman_composite_trapezoids(PIXMAN_OP_OVER, solid, image, PIXMAN_a8, 0, 0, 0, 0, Int32(traps.count), &traps)
-        })
+        report(
+            name, iterations: 2,
+            vitrine: {
+                surface.fillRoundedRect(rect, radii: CornerRadii(radius), color: color)
+            },
+            pixman: {
+                pixman_composite_trapezoids(PIXMAN_OP_OVER, solid, image, PIXMAN_a8, 0, 0, 0, 0, Int32(traps.count), &traps)
+            })
     }
 
     func glyphs(_ name: String) {
@@ -310,15 +341,18 @@ private final class RasterBench {
         let solid = pixman_image_create_solid_fill(&pc)!
         defer { pixman_image_unref(solid) }
         resetDestination()
-        report(name, iterations: 20, vitrine: {
-            for (i, p) in positions.enumerated() {
-                surface.draw(masks[i & 15], color: color, offsetX: p.0, offsetY: p.1)
-            }
-        }, pixman: {
-            for (i, p) in positions.enumerated() {
-                pixman_image_composite32(PIXMAN_OP_OVER, solid, pixmanMasks[i & 15], image, 0, 0, 0, 0, Int32(p.0), Int32(p.1), 24, 32)
-            }
-        })
+        report(
+            name, iterations: 20,
+            vitrine: {
+                for (i, p) in positions.enumerated() {
+                    surface.draw(masks[i & 15], color: color, offsetX: p.0, offsetY: p.1)
+                }
+            },
+            pixman: {
+                for (i, p) in positions.enumerated() {
+                    pixman_image_composite32(PIXMAN_OP_OVER, solid, pixmanMasks[i & 15], image, 0, 0, 0, 0, Int32(p.0), Int32(p.1), 24, 32)
+                }
+            })
     }
 }
 
@@ -360,8 +394,9 @@ private func roundedRectTrapezoids(_ r: Rect, radius: Double) -> [pixman_trapezo
         pixman_line_fixed_t(p1: pixman_point_fixed_t(x: fixed(x0), y: fixed(y0)), p2: pixman_point_fixed_t(x: fixed(x1), y: fixed(y1)))
     }
     func band(_ top: Double, _ bottom: Double, _ l0: Double, _ l1: Double, _ r0: Double, _ r1: Double) {
-        traps.append(pixman_trapezoid_t(
-            top: fixed(top), bottom: fixed(bottom), left: line(l0, top, l1, bottom), right: line(r0, top, r1, bottom)))
+        traps.append(
+            pixman_trapezoid_t(
+                top: fixed(top), bottom: fixed(bottom), left: line(l0, top, l1, bottom), right: line(r0, top, r1, bottom)))
     }
     // Top corners: ys decrease as i grows from the corner's side to its top.
     for i in stride(from: n, to: 0, by: -1) {

@@ -48,7 +48,9 @@ func runRestoreBenchmarks(_ arguments: [String]) {
             }
         }
         let r = restored.sorted()[restored.count / 2], e = empty.sorted()[empty.count / 2]
-        print("{\"bench\":\"restore.first_frame\",\"layers\":1000,\"journal_bytes\":\(bytes.count),\"runs\":\(count),\"restored_ms\":\(f1(r)),\"restored_max_ms\":\(f1(restored.max()!)),\"empty_ms\":\(f1(e)),\"ratio\":\(String(format: "%.2f", r / e)),\"decode_ms\":\(f1(decode)),\"restore_ms\":\(f1(restore)),\"first_draw_ms\":\(f1(draw))}")
+        print(
+            "{\"bench\":\"restore.first_frame\",\"layers\":1000,\"journal_bytes\":\(bytes.count),\"runs\":\(count),\"restored_ms\":\(f1(r)),\"restored_max_ms\":\(f1(restored.max()!)),\"empty_ms\":\(f1(e)),\"ratio\":\(String(format: "%.2f", r / e)),\"decode_ms\":\(f1(decode)),\"restore_ms\":\(f1(restore)),\"first_draw_ms\":\(f1(draw))}"
+        )
     } catch {
         FileHandle.standardError.write(Data("vitrine-bench restore: \(error)\n".utf8))
         BenchCleanup.shared.runAll()
@@ -84,29 +86,38 @@ private func makeJournal(in work: String) throws -> String {
     }
     for i in 0..<900 {
         let (x, y) = (Double(i % 36) * 35 + 20, Double(i / 36) * 30 + 20)
-        add("r\(i)", "layer", [
-            "bounds": .array([0, 0, 30, 24].map(JSON.number)), "position": .array([.number(x), .number(y)]),
-            "backgroundColor": .string(["#ff6b6b", "#4ecdc4", "#ffe66d", "#1a535c"][i % 4]), "cornerRadius": .number(4),
-        ])
+        add(
+            "r\(i)", "layer",
+            [
+                "bounds": .array([0, 0, 30, 24].map(JSON.number)), "position": .array([.number(x), .number(y)]),
+                "backgroundColor": .string(["#ff6b6b", "#4ecdc4", "#ffe66d", "#1a535c"][i % 4]), "cornerRadius": .number(4),
+            ])
         if i % 4 == 0 {
-            commands.append(.object([
-                "cmd": .string("animation.add"), "layer": .string("r\(i)"),
-                "animation": .object(["keyPath": .string("opacity"), "from": .number(1), "to": .number(0.3), "duration": .number(2),
-                                      "autoreverses": .bool(true), "repeatCount": .string("infinity")]),
-            ]))
+            commands.append(
+                .object([
+                    "cmd": .string("animation.add"), "layer": .string("r\(i)"),
+                    "animation": .object([
+                        "keyPath": .string("opacity"), "from": .number(1), "to": .number(0.3), "duration": .number(2),
+                        "autoreverses": .bool(true), "repeatCount": .string("infinity"),
+                    ]),
+                ]))
         }
     }
     for i in 0..<80 {
-        add("t\(i)", "text", [
-            "bounds": .array([0, 0, 150, 24].map(JSON.number)), "position": .array([.number(Double(i % 8) * 160 + 80), .number(Double(i / 8) * 28 + 560)]),
-            "string": .string("Label \(i)"), "fontSize": .number(18),
-        ])
+        add(
+            "t\(i)", "text",
+            [
+                "bounds": .array([0, 0, 150, 24].map(JSON.number)), "position": .array([.number(Double(i % 8) * 160 + 80), .number(Double(i / 8) * 28 + 560)]),
+                "string": .string("Label \(i)"), "fontSize": .number(18),
+            ])
     }
     for i in 0..<20 {
-        add("n\(i)", "rolling-number", [
-            "bounds": .array([0, 0, 240, 48].map(JSON.number)), "position": .array([.number(Double(i % 5) * 250 + 130), .number(Double(i / 5) * 50 + 30)]),
-            "fontSize": .number(36), "value": .number(Double(1000 * i + 1234)),
-        ])
+        add(
+            "n\(i)", "rolling-number",
+            [
+                "bounds": .array([0, 0, 240, 48].map(JSON.number)), "position": .array([.number(Double(i % 5) * 250 + 130), .number(Double(i / 5) * 50 + 30)]),
+                "fontSize": .number(36), "value": .number(Double(1000 * i + 1234)),
+            ])
     }
     let transaction = JSON.object(["id": .number(1), "cmd": .string("transaction"), "disableActions": .bool(true), "commands": .array(commands)])
     try client.expectOK(id: 1, transaction.text)
@@ -128,8 +139,10 @@ private func startDaemon(stateDirectory: String, socket: String) throws -> Proce
     }
     let process = Process()
     process.executableURL = executable
-    process.arguments = ["--backend", "headless", "--size", "1280x800", "--clock", "realtime", "--socket", socket,
-                         "--screenshot-dir", stateDirectory, "--state-dir", stateDirectory, "--log-level", "warning"]
+    process.arguments = [
+        "--backend", "headless", "--size", "1280x800", "--clock", "realtime", "--socket", socket,
+        "--screenshot-dir", stateDirectory, "--state-dir", stateDirectory, "--log-level", "warning",
+    ]
     process.standardOutput = FileHandle.nullDevice
     try process.run()
     return process

@@ -40,8 +40,12 @@ func runRollingBenchmarks(_ options: [String]) {
 private func rollingFrames(frames: Int) throws {
     let bench = try InProcessCompositor(width: 1920, height: 1080)
     let compositor = bench.compositor, run = bench.run
-    run(##"{"id": 1, "cmd": "layer.add", "layer": "bg", "kind": "gradient", "properties": {"bounds": [0, 0, 1920, 1080], "position": [960, 540], "colors": ["#12324a", "#0b1622"]}}"##)
-    run(##"{"id": 2, "cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1800, 200], "position": [960, 540], "fontSize": 160, "alignment": "center", "format": "plain", "value": 123456789012, "textColor": "#ffd166"}}"##)
+    run(
+        ##"{"id": 1, "cmd": "layer.add", "layer": "bg", "kind": "gradient", "properties": {"bounds": [0, 0, 1920, 1080], "position": [960, 540], "colors": ["#12324a", "#0b1622"]}}"##
+    )
+    run(
+        ##"{"id": 2, "cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1800, 200], "position": [960, 540], "fontSize": 160, "alignment": "center", "format": "plain", "value": 123456789012, "textColor": "#ffd166"}}"##
+    )
     var id = 3
     var times: [Double] = []
     for frame in 0..<frames {
@@ -61,14 +65,18 @@ private func rollingFrames(frames: Int) throws {
     precondition(times.count >= max(1, frames / 5), "too few steps presented a frame (\(times.count) of \(frames))")
     let memcpy = frameMemcpyMilliseconds()
     let median = times.sorted()[times.count / 2]
-    print("{\"bench\":\"rolling.frame\",\"columns\":12,\"size\":\"1920x1080\",\"steps\":\(frames),\"frames\":\(times.count),\"vitrine_ms\":\(f3(median)),\"p90_ms\":\(f3(times.sorted()[times.count * 9 / 10])),\"memcpy_ms\":\(f3(memcpy)),\"ratio\":\(String(format: "%.2f", median / memcpy))}")
+    print(
+        "{\"bench\":\"rolling.frame\",\"columns\":12,\"size\":\"1920x1080\",\"steps\":\(frames),\"frames\":\(times.count),\"vitrine_ms\":\(f3(median)),\"p90_ms\":\(f3(times.sorted()[times.count * 9 / 10])),\"memcpy_ms\":\(f3(memcpy)),\"ratio\":\(String(format: "%.2f", median / memcpy))}"
+    )
 }
 
 /// The share of one core a thread uses that wakes 60 times a second on an `EventLoop` and
 /// does nothing else, over `seconds`; prints `rolling.floor`.
 private func wakeUpFloor(seconds: Double) throws -> Double {
     let (share, elapsed) = try wakingShare(seconds: seconds, work: {})
-    print("{\"bench\":\"rolling.floor\",\"seconds\":\(f3(elapsed)),\"wakeups\":\(Int(seconds * 60)),\"cpu_percent_of_core\":\(f3(share)),\"cpu_us_per_wake\":\(f1(share / 100 * elapsed / (seconds * 60) * 1e6)),\"note\":\"a thread waking 60 times a second on the daemon's event loop, doing nothing else: the reference for rolling.daemon\"}")
+    print(
+        "{\"bench\":\"rolling.floor\",\"seconds\":\(f3(elapsed)),\"wakeups\":\(Int(seconds * 60)),\"cpu_percent_of_core\":\(f3(share)),\"cpu_us_per_wake\":\(f1(share / 100 * elapsed / (seconds * 60) * 1e6)),\"note\":\"a thread waking 60 times a second on the daemon's event loop, doing nothing else: the reference for rolling.daemon\"}"
+    )
     return share
 }
 
@@ -99,7 +107,9 @@ private func pixelReference(seconds: Double, pixelsPerFrame: Int, daemon: Double
             }
         }
     }
-    print("{\"bench\":\"rolling.pixels\",\"seconds\":\(f3(elapsed)),\"pixels_per_frame\":\(columns * width * rows),\"columns\":\(columns),\"cpu_percent_of_core\":\(f3(share)),\"daemon_ratio\":\(ratio(daemon, share)),\"note\":\"rolling.floor plus the daemon's average repaint per frame as fills and glyph-like masks: what waking and the pixels alone cost; daemon_ratio is rolling.daemon over it\"}")
+    print(
+        "{\"bench\":\"rolling.pixels\",\"seconds\":\(f3(elapsed)),\"pixels_per_frame\":\(columns * width * rows),\"columns\":\(columns),\"cpu_percent_of_core\":\(f3(share)),\"daemon_ratio\":\(ratio(daemon, share)),\"note\":\"rolling.floor plus the daemon's average repaint per frame as fills and glyph-like masks: what waking and the pixels alone cost; daemon_ratio is rolling.daemon over it\"}"
+    )
 }
 
 /// An anti-aliased elliptical ring, a digit zero's shape: `width`×`height` coverage bytes.
@@ -144,7 +154,8 @@ private func wakingShare(seconds: Double, work: @escaping () -> Void) throws -> 
 /// CPU seconds the calling thread has run (the scheduler's nanosecond count).
 private func threadCPUSeconds() -> Double {
     guard let text = try? String(contentsOfFile: "/proc/thread-self/schedstat", encoding: .utf8),
-          let onCPU = text.split(separator: " ").first.flatMap({ Double($0) }) else { return 0 }
+        let onCPU = text.split(separator: " ").first.flatMap({ Double($0) })
+    else { return 0 }
     return onCPU / 1e9
 }
 
@@ -153,14 +164,18 @@ private func rollingDaemon(seconds: Int, idleSeconds: Int, floor: Double) throws
     let child = try DaemonChild(width: 1920, height: 1080)
     defer { child.stop() }
     let request = try requester(child)
-    _ = try request(#"{"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1200, 200], "position": [960, 540], "fontSize": 140, "alignment": "center", "usesGrouping": false, "value": 10000000}}"#)
+    _ = try request(
+        #"{"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1200, 200], "position": [960, 540], "fontSize": 140, "alignment": "center", "usesGrouping": false, "value": 10000000}}"#
+    )
     var value = 10_000_000
     let run = try measure(child, request, seconds: seconds) { _ in
         value += Int.random(in: 1...999)
         _ = try request(#"{"cmd": "number.set", "layer": "n", "value": \#(value)}"#)
     }
     let pid = child.processIdentifier
-    print("{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(run.elapsed)),\"frames\":\(run.frames),\"fps\":\(f3(Double(run.frames) / run.elapsed)),\"cpu_percent_of_core\":\(f3(run.percent)),\"cpu_us_per_frame\":\(f1(run.percent / 100 * run.elapsed / Double(max(run.frames, 1)) * 1e6)),\"floor_ratio\":\(ratio(run.percent, floor)),\"pixels_per_frame\":\(run.pixelsPerFrame),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss"))),\"swift_runtime\":\"\(swiftRuntime(pid))\"}")
+    print(
+        "{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(run.elapsed)),\"frames\":\(run.frames),\"fps\":\(f3(Double(run.frames) / run.elapsed)),\"cpu_percent_of_core\":\(f3(run.percent)),\"cpu_us_per_frame\":\(f1(run.percent / 100 * run.elapsed / Double(max(run.frames, 1)) * 1e6)),\"floor_ratio\":\(ratio(run.percent, floor)),\"pixels_per_frame\":\(run.pixelsPerFrame),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss"))),\"swift_runtime\":\"\(swiftRuntime(pid))\"}"
+    )
     // Let the last roll settle, then watch the daemon do nothing.
     let settleDeadline = Date().addingTimeInterval(10)
     while try request(#"{"cmd": "stats"}"#).contains("\"animating\":true"), Date() < settleDeadline { Thread.sleep(forTimeInterval: 0.2) }
@@ -168,7 +183,9 @@ private func rollingDaemon(seconds: Int, idleSeconds: Int, floor: Double) throws
     Thread.sleep(forTimeInterval: Double(idleSeconds))
     let idleCPU = cpuSeconds(pid) - idleCPU0
     let idleFrames = try counters(request).frames - idleFrames0
-    print("{\"bench\":\"rolling.idle\",\"seconds\":\(idleSeconds),\"frames\":\(idleFrames),\"cpu_percent_of_core\":\(f3(100 * idleCPU / Double(idleSeconds))),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss")))}")
+    print(
+        "{\"bench\":\"rolling.idle\",\"seconds\":\(idleSeconds),\"frames\":\(idleFrames),\"cpu_percent_of_core\":\(f3(100 * idleCPU / Double(idleSeconds))),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss")))}"
+    )
     return run
 }
 
@@ -179,11 +196,17 @@ private func rollingLabel(seconds: Int, floor: Double) throws {
     let child = try DaemonChild(width: 1920, height: 1080)
     defer { child.stop() }
     let request = try requester(child)
-    _ = try request(##"{"cmd": "layer.add", "layer": "label", "kind": "text", "properties": {"bounds": [0, 0, 700, 50], "position": [360, 600], "fontSize": 34, "template": "It took {count:%.0f} seconds", "count": 0, "foregroundColor": "#9fd3c7"}}"##)
+    _ = try request(
+        ##"{"cmd": "layer.add", "layer": "label", "kind": "text", "properties": {"bounds": [0, 0, 700, 50], "position": [360, 600], "fontSize": 34, "template": "It took {count:%.0f} seconds", "count": 0, "foregroundColor": "#9fd3c7"}}"##
+    )
     let run = try measure(child, request, seconds: seconds) { k in
-        _ = try request(#"{"cmd": "layer.set", "layer": "label", "properties": {"count": \#((k + 1) * 10), "position.x": \#(360 + 40 * (k % 2))}, "animation": {"duration": 1}}"#)
+        _ = try request(
+            #"{"cmd": "layer.set", "layer": "label", "properties": {"count": \#((k + 1) * 10), "position.x": \#(360 + 40 * (k % 2))}, "animation": {"duration": 1}}"#
+        )
     }
-    print("{\"bench\":\"rolling.label\",\"size\":\"1920x1080\",\"seconds\":\(f3(run.elapsed)),\"frames\":\(run.frames),\"cpu_percent_of_core\":\(f3(run.percent)),\"floor_ratio\":\(ratio(run.percent, floor))}")
+    print(
+        "{\"bench\":\"rolling.label\",\"size\":\"1920x1080\",\"seconds\":\(f3(run.elapsed)),\"frames\":\(run.frames),\"cpu_percent_of_core\":\(f3(run.percent)),\"floor_ratio\":\(ratio(run.percent, floor))}"
+    )
 }
 
 /// A request function over a new connection to `child`: sends one JSON object (given
@@ -235,7 +258,8 @@ private func ratio(_ percent: Double, _ floor: Double) -> String {
 private func counters(_ request: (String) throws -> String) throws -> (frames: Int, pixels: Int) {
     let reply = try request(#"{"cmd": "stats"}"#)
     guard let json = try? JSON(parsing: Data(reply.utf8)), let frames = json["result"]?["frames"]?.number,
-          let pixels = json["result"]?["pixels"]?.number else {
+        let pixels = json["result"]?["pixels"]?.number
+    else {
         throw BenchError("no frame or pixel count in \(reply)")
     }
     return (Int(frames), Int(pixels))
@@ -250,13 +274,15 @@ private func cpuSeconds(_ pid: Int32) -> Double {
     var found = false
     for task in tasks {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
-              let onCPU = text.split(separator: " ").first.flatMap({ Double($0) }) else { continue }
+            let onCPU = text.split(separator: " ").first.flatMap({ Double($0) })
+        else { continue }
         nanoseconds += onCPU
         found = true
     }
     if found { return nanoseconds / 1e9 }
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let close = stat.lastIndex(of: ")") else { return 0 }
+        let close = stat.lastIndex(of: ")")
+    else { return 0 }
     let fields = stat[stat.index(after: close)...].split(separator: " ")
     guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))

@@ -22,7 +22,9 @@ func runShadowBenchmarks(_ options: [String]) {
         let with = try demoFrames(shadowOpacity: 0.5, steps: steps)
         let without = try demoFrames(shadowOpacity: 0, steps: steps)
         for (name, a, b) in [("shadow.demo_roll", with.roll, without.roll), ("shadow.demo_repaint", with.repaint, without.repaint)] {
-            print("{\"bench\":\"\(name)\",\"size\":\"1280x720\",\"shadow_ms\":\(String(format: "%.3f", a)),\"no_shadow_ms\":\(String(format: "%.3f", b)),\"ratio\":\(String(format: "%.2f", a / b))}")
+            print(
+                "{\"bench\":\"\(name)\",\"size\":\"1280x720\",\"shadow_ms\":\(String(format: "%.3f", a)),\"no_shadow_ms\":\(String(format: "%.3f", b)),\"ratio\":\(String(format: "%.2f", a / b))}"
+            )
         }
     } catch {
         FileHandle.standardError.write(Data("vitrine-bench shadow: \(error)\n".utf8))
@@ -63,10 +65,18 @@ struct InProcessCompositor {
 private func demoFrames(shadowOpacity: Double, steps: Int) throws -> (roll: Double, repaint: Double) {
     let bench = try InProcessCompositor(width: 1280, height: 720)
     let compositor = bench.compositor, run = bench.run
-    run(##"{"id": 0, "cmd": "layer.add", "layer": "sky", "kind": "gradient", "properties": {"bounds": [0, 0, 1280, 720], "position": [640, 360], "colors": ["#12324a", "#0b1622"]}}"##)
-    run(##"{"id": 0, "cmd": "layer.add", "layer": "title", "kind": "text", "properties": {"bounds": [0, 0, 1200, 60], "position": [640, 70], "string": "Vitrine — visitors today", "fontSize": 44, "alignmentMode": "center", "foregroundColor": "#d8e3ee"}}"##)
-    run(##"{"id": 0, "cmd": "layer.add", "layer": "card", "properties": {"bounds": [0, 0, 900, 260], "position": [640, 330], "cornerRadius": 36, "backgroundColor": "#ffffff14", "shadowOpacity": \##(shadowOpacity), "shadowRadius": 20, "shadowOffset": [0, 12]}}"##)
-    run(##"{"id": 0, "cmd": "layer.add", "layer": "counter", "kind": "rolling-number", "parent": "card", "properties": {"bounds": [0, 0, 860, 180], "position": [450, 130], "fontSize": 140, "value": 245699, "alignment": "center", "textColor": "#ffd166"}}"##)
+    run(
+        ##"{"id": 0, "cmd": "layer.add", "layer": "sky", "kind": "gradient", "properties": {"bounds": [0, 0, 1280, 720], "position": [640, 360], "colors": ["#12324a", "#0b1622"]}}"##
+    )
+    run(
+        ##"{"id": 0, "cmd": "layer.add", "layer": "title", "kind": "text", "properties": {"bounds": [0, 0, 1200, 60], "position": [640, 70], "string": "Vitrine — visitors today", "fontSize": 44, "alignmentMode": "center", "foregroundColor": "#d8e3ee"}}"##
+    )
+    run(
+        ##"{"id": 0, "cmd": "layer.add", "layer": "card", "properties": {"bounds": [0, 0, 900, 260], "position": [640, 330], "cornerRadius": 36, "backgroundColor": "#ffffff14", "shadowOpacity": \##(shadowOpacity), "shadowRadius": 20, "shadowOffset": [0, 12]}}"##
+    )
+    run(
+        ##"{"id": 0, "cmd": "layer.add", "layer": "counter", "kind": "rolling-number", "parent": "card", "properties": {"bounds": [0, 0, 860, 180], "position": [450, 130], "fontSize": 140, "value": 245699, "alignment": "center", "textColor": "#ffd166"}}"##
+    )
     var times: [Double] = []
     var value = 245_699
     for step in 0..<steps {

@@ -13,10 +13,11 @@ enum OutputChoice {
         guard let atomic = AtomicPolicy.fromEnvironment(environment) else {
             throw OutputError("VITRINE_DRM_ATOMIC must be auto, on or off, not \"\(environment["VITRINE_DRM_ATOMIC"] ?? "")\"")
         }
-        let mode: ModeRequest = switch output.mode {
-        case .preferred: .preferred
-        case .fixed(let size, let rate): .size(width: size.width, height: size.height, refreshRate: rate)
-        }
+        let mode: ModeRequest =
+            switch output.mode {
+            case .preferred: .preferred
+            case .fixed(let size, let rate): .size(width: size.width, height: size.height, refreshRate: rate)
+            }
         return DRMOptions(
             device: output.device.isEmpty ? nil : output.device, connector: output.connector.isEmpty ? nil : output.connector,
             mode: mode, rotation: ScreenRotation(rawValue: output.rotation.rawValue) ?? .none, buffers: output.buffers, atomic: atomic)
@@ -27,7 +28,9 @@ enum OutputChoice {
         let log: @Sendable (String) -> Void = { logger.info("\($0)") }
         let rotation = ScreenRotation(rawValue: output.rotation.rawValue) ?? .none
         // Nothing scans a headless frame out, so one buffer (always one frame old) suffices.
-        let headless = { try HeadlessOutput(width: settings.headlessWidth, height: settings.headlessHeight, refreshRate: settings.headlessRate, bufferCount: 1) }
+        let headless = {
+            try HeadlessOutput(width: settings.headlessWidth, height: settings.headlessHeight, refreshRate: settings.headlessRate, bufferCount: 1)
+        }
         let drm = { () throws -> OutputBackend in try DRMOutput(options: drmOptions(output, environment: ProcessInfo.processInfo.environment), log: log) }
         let fbdev = { () throws -> OutputBackend in
             let path = output.device.hasPrefix("/dev/fb") ? output.device : "/dev/fb0"

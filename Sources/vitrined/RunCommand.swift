@@ -111,7 +111,8 @@ struct RunCommand: ParsableCommand {
             daemon.releasesStartupMemory = true
             var isDirectory = false
             let configured = configuration.output.snapshotDirectory
-            daemon.snapshotDirectory = snapshotDir
+            daemon.snapshotDirectory =
+                snapshotDir
                 ?? (FileManager.default.fileExists(atPath: configured, isDirectory: &isDirectory) && isDirectory ? configured : nil)
             if let path {
                 daemon.reload = { () -> Result<DaemonSettings, ProtocolError> in

@@ -206,7 +206,8 @@ import Testing
     }
 
     @Test func locatorFollowsTablesArraysAndDottedKeys() {
-        let locator = SourceLocator("""
+        let locator = SourceLocator(
+            """
             top = 1
             [a]
             b.c = 2

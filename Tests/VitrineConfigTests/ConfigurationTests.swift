@@ -170,7 +170,8 @@ import VitrineCore
     }
 
     @Test func alternativeForms() throws {
-        let config = try parse("""
+        let config = try parse(
+            """
             output.mode = "800x600"
             output.background = [1, 0, 0, 0.5]
             socket.mode = "600"

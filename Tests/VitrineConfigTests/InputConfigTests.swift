@@ -12,7 +12,10 @@ import VitrineInput
     @Test func aCalibrationIsSixNumbers() throws {
         #expect(try parse("input.calibration = [1.5, 0, -0.25, 0, 1, 0]").input.calibration == [1.5, 0, -0.25, 0, 1, 0])
         let five = try #require(failure("[input]\ncalibration = [1, 0, 0, 0, 1]"))
-        #expect(five.description == #"/etc/vitrine/vitrine.toml:2: input.calibration: must be six numbers [a, b, c, d, e, f] within ±100 (libinput's calibration matrix), or [] for the device's own, got [1, 0, 0, 0, 1]"#)
+        #expect(
+            five.description
+                == #"/etc/vitrine/vitrine.toml:2: input.calibration: must be six numbers [a, b, c, d, e, f] within ±100 (libinput's calibration matrix), or [] for the device's own, got [1, 0, 0, 0, 1]"#
+        )
         #expect(failure("[input]\ncalibration = [1, 0, 0, 0, 1, \"x\"]")?.key == "input.calibration")
         #expect(failure("[input]\ncalibration = [1, 0, 1000, 0, 1, 0]")?.key == "input.calibration")
         #expect(failure("[input]\ncalibration = 1")?.key == "input.calibration")
@@ -27,8 +30,14 @@ import VitrineInput
         ("vt_switching = 1", "input.vt_switching: must be true or false, got 1"),
         ("seat = \"seat 0\"", "input.seat: must be a seat name such as \"seat0\" (letters, digits, - and _), got \"seat 0\""),
         ("seat = \"\"", "input.seat: must be a seat name such as \"seat0\" (letters, digits, - and _), got \"\""),
-        ("xkb_layout = \"../../etc/passwd\"", "input.xkb_layout: must be xkb names (letters, digits and ,:()+-_), such as \"de\", \"nodeadkeys\" or \"ctrl:nocaps,compose:ralt\", or \"\" for the system's default, got \"../../etc/passwd\""),
-        ("xkb_options = \"ctrl:nocaps compose:ralt\"", "input.xkb_options: must be xkb names (letters, digits and ,:()+-_), such as \"de\", \"nodeadkeys\" or \"ctrl:nocaps,compose:ralt\", or \"\" for the system's default, got \"ctrl:nocaps compose:ralt\""),
+        (
+            "xkb_layout = \"../../etc/passwd\"",
+            "input.xkb_layout: must be xkb names (letters, digits and ,:()+-_), such as \"de\", \"nodeadkeys\" or \"ctrl:nocaps,compose:ralt\", or \"\" for the system's default, got \"../../etc/passwd\""
+        ),
+        (
+            "xkb_options = \"ctrl:nocaps compose:ralt\"",
+            "input.xkb_options: must be xkb names (letters, digits and ,:()+-_), such as \"de\", \"nodeadkeys\" or \"ctrl:nocaps,compose:ralt\", or \"\" for the system's default, got \"ctrl:nocaps compose:ralt\""
+        ),
     ])
     func aValueOutOfItsRangeIsRefusedSayingWhatItTakes(line: String, message: String) throws {
         let error = try #require(failure("[input]\n\(line)"))
@@ -38,7 +47,8 @@ import VitrineInput
     @Test func aTypoSuggestsTheKey() throws {
         let error = try #require(failure("[input]\nrepeat_delay = 100"))
         #expect(error.description.hasPrefix("/etc/vitrine/vitrine.toml:2: input.repeat_delay: unknown key; did you mean 'repeat_delay_ms'?"))
-        #expect(failure("xkb_layout = \"de\"")?.description == "/etc/vitrine/vitrine.toml:1: xkb_layout: keys belong in a section; 'xkb_layout' goes under [input]")
+        #expect(
+            failure("xkb_layout = \"de\"")?.description == "/etc/vitrine/vitrine.toml:1: xkb_layout: keys belong in a section; 'xkb_layout' goes under [input]")
     }
 
     @Test func everyInputKeyTakesEffectAtRestartAndAChangeSaysSo() throws {
@@ -46,6 +56,7 @@ import VitrineInput
         #expect(keys.count == 13)
         #expect(Set(keys).isSubset(of: Set(Configuration.restartKeys)))
         let changed = try parse(ConfigurationTests.everyKeyChanged)
-        #expect(changed.keysNeedingRestart(comparedWith: .default).filter { $0.hasPrefix("input.") } == Configuration.restartKeys.filter { $0.hasPrefix("input.") })
+        #expect(
+            changed.keysNeedingRestart(comparedWith: .default).filter { $0.hasPrefix("input.") } == Configuration.restartKeys.filter { $0.hasPrefix("input.") })
     }
 }

@@ -99,52 +99,60 @@ import VitrineProtocol
     }
 
     @Test func bothSceneFormsAreRefused() throws {
-        let error = try #require(failure("""
-            [logging]
-            level = "info"
-            [scene]
-            file = "/etc/vitrine/scene.json"
-            [[scene.layers]]
-            id = "a"
-            """))
+        let error = try #require(
+            failure(
+                """
+                [logging]
+                level = "info"
+                [scene]
+                file = "/etc/vitrine/scene.json"
+                [[scene.layers]]
+                id = "a"
+                """))
         #expect(error.file == configPath && error.line == 4 && error.key == "scene.file")
         #expect(error.message.contains("not both"))
     }
 
     @Test func invalidLayersNameTheirTable() throws {
-        let unknownField = try #require(failure("""
-            [scene]
-            [[scene.layers]]
-            id = "a"
-            [[scene.layers]]
-            id = "b"
-            colour = "red"
-            """))
+        let unknownField = try #require(
+            failure(
+                """
+                [scene]
+                [[scene.layers]]
+                id = "a"
+                [[scene.layers]]
+                id = "b"
+                colour = "red"
+                """))
         #expect(unknownField.line == 4 && unknownField.key == "scene.layers[1]")
         #expect(unknownField.message.contains("layer 'b' has no field 'colour'"))
 
         let noID = try #require(failure("[[scene.layers]]\nkind = \"layer\"\n"))
         #expect(noID.line == 1 && noID.key == "scene.layers[0]" && noID.message.contains("\"id\""))
 
-        let badValue = try #require(failure("""
-            [[scene.layers]]
-            id = "a"
-            [[scene.layers]]
-            id = "b"
-            properties = { position = "left" }
-            """))
+        let badValue = try #require(
+            failure(
+                """
+                [[scene.layers]]
+                id = "a"
+                [[scene.layers]]
+                id = "b"
+                properties = { position = "left" }
+                """))
         #expect(badValue.line == 3 && badValue.key == "scene.layers[1]" && badValue.message.contains("position"))
 
         let badParent = try #require(failure("[[scene.layers]]\nid = \"a\"\nparent = \"ghost\"\n"))
         #expect(badParent.key?.hasPrefix("scene.layers") == true && badParent.message.contains("ghost"))
 
-        let badAnimation = try #require(failure("""
-            [[scene.layers]]
-            id = "a"
-            [[scene.layers.animations]]
-            keyPath = "opacity"
-            durration = 2
-            """))
+        let badAnimation = try #require(
+            failure(
+                """
+                [[scene.layers]]
+                id = "a"
+                [[scene.layers.animations]]
+                keyPath = "opacity"
+                durration = 2
+                """))
         #expect(badAnimation.line == 1 && badAnimation.message.contains("durration"))
 
         let notTables = try #require(failure("[scene]\nlayers = [1, 2]\n"))
@@ -176,7 +184,11 @@ import VitrineProtocol
         #expect(noLayer.line == 1 && noLayer.key == "scene.bindings[0]" && noLayer.message.contains("no layer 'ghost'"), "\(noLayer)")
         let notTables = try #require(failure("[scene]\nbindings = [1]\n"))
         #expect(notTables.line == 2 && notTables.key == "scene.bindings")
-        let fromFile = try #require(failure("[scene]\nfile = \"x.json\"\n", source: try sceneFile(#"{"layers": [{"id": "a"}], "bindings": [{"layer": "b", "on": "tap", "commands": [{"cmd": "layer.remove", "layer": "a"}]}]}"#)))
+        let fromFile = try #require(
+            failure(
+                "[scene]\nfile = \"x.json\"\n",
+                source: try sceneFile(
+                    #"{"layers": [{"id": "a"}], "bindings": [{"layer": "b", "on": "tap", "commands": [{"cmd": "layer.remove", "layer": "a"}]}]}"#)))
         #expect(fromFile.key == "scene.file" && fromFile.message.contains("bindings[0]") && fromFile.message.contains("no layer 'b'"), "\(fromFile)")
     }
 

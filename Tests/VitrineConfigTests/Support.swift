@@ -26,7 +26,8 @@ func failure(_ toml: String, source: String = configPath, sourceLocation: Source
 /// Every stored leaf of a value, by dotted path, rendered as text.
 func leaves(_ value: Any, path: String = "") -> [String: String] {
     let mirror = Mirror(reflecting: value)
-    let isLeaf = mirror.children.isEmpty || mirror.displayStyle == .enum || mirror.displayStyle == .collection
+    let isLeaf =
+        mirror.children.isEmpty || mirror.displayStyle == .enum || mirror.displayStyle == .collection
         || mirror.displayStyle == .optional || path.hasSuffix("headlessSize") || path.hasSuffix("implicitTiming")
         || path.hasSuffix("background")
     if isLeaf && !path.isEmpty { return [path: String(describing: value)] }

@@ -17,14 +17,14 @@ import VitrineCore
     /// CABasicAnimation's documented combinations, with the model (and presentation
     /// underneath) at 100: (from, to, by) → (start, end).
     static let combinations: [(Double?, Double?, Double?, Double, Double)] = [
-        (10, 20, nil, 10, 20),      // from and to
-        (10, nil, 5, 10, 15),       // from and by: from → from + by
-        (nil, 20, 5, 15, 20),       // by and to: to − by → to
-        (10, nil, nil, 10, 100),    // from only: from → current value
-        (nil, 20, nil, 100, 20),    // to only: current value → to
-        (nil, nil, 5, 100, 105),    // by only: current → current + by
+        (10, 20, nil, 10, 20),  // from and to
+        (10, nil, 5, 10, 15),  // from and by: from → from + by
+        (nil, 20, 5, 15, 20),  // by and to: to − by → to
+        (10, nil, nil, 10, 100),  // from only: from → current value
+        (nil, 20, nil, 100, 20),  // to only: current value → to
+        (nil, nil, 5, 100, 105),  // by only: current → current + by
         (nil, nil, nil, 100, 100),  // none: current → current
-        (10, 20, 5, 10, 20),        // all three: by is ignored
+        (10, 20, 5, 10, 20),  // all three: by is ignored
     ]
 
     @Test(arguments: combinations.indices)
@@ -116,8 +116,10 @@ import VitrineCore
             $0.addAnimation(.basic("transform.translation.x", from: .number(0), to: .number(40), duration: 1), forKey: "move", to: "box")
         }
         let both = try #require(try s.presentationValue("transform", of: "box", at: 0.25).transform)
-        expectClose(both, AffineTransform(scaleX: 2, y: 2).concatenating(AffineTransform(rotationAngle: .pi / 2))
-            .concatenating(AffineTransform(translationX: 10, y: 0)), tolerance: 1e-9)
+        expectClose(
+            both,
+            AffineTransform(scaleX: 2, y: 2).concatenating(AffineTransform(rotationAngle: .pi / 2))
+                .concatenating(AffineTransform(translationX: 10, y: 0)), tolerance: 1e-9)
     }
 
     @Test func laterAnimationsApplyOnTopOfEarlierOnes() throws {
@@ -292,10 +294,11 @@ import VitrineCore
         let s = makeSceneWithLayer(properties: ["zPosition": .number(-1), "position": .point(Point(x: 7, y: 7))])
         var late = Animation.basic("position.x", from: .number(0), to: .number(100), duration: 1)
         late.timing.beginTime = 0.5
-        let group = Animation.group([
-            .basic("zPosition", from: .number(0), to: .number(10)),  // duration 0: the group's
-            late,
-        ], duration: 2)
+        let group = Animation.group(
+            [
+                .basic("zPosition", from: .number(0), to: .number(10)),  // duration 0: the group's
+                late,
+            ], duration: 2)
         try commit(s, at: 1) { $0.addAnimation(group, forKey: "g", to: "box") }
         #expect(try s.animations(of: "box").first?.animation.timing.beginTime == 1)
         expectClose(try presented(s, "box", "zPosition", at: 2), 5)

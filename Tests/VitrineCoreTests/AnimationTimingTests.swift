@@ -27,10 +27,11 @@ import VitrineCore
     }
 
     @Test func fractionalRepeatCountEndsMidPass() throws {
-        let s = try scene(ramp {
-            $0.repeatCount = 2.5
-            $0.fillMode = .forwards
-        })
+        let s = try scene(
+            ramp {
+                $0.repeatCount = 2.5
+                $0.fillMode = .forwards
+            })
         for t in [0.25, 1.25, 2.25] { expectClose(try z(s, t), 2.5) }
         expectClose(try z(s, 1.75), 7.5)
         expectClose(try z(s, 2.5), 5)
@@ -46,10 +47,11 @@ import VitrineCore
     }
 
     @Test func repeatDurationBoundsTheActiveTime() throws {
-        let s = try scene(ramp {
-            $0.repeatDuration = 1.75
-            $0.fillMode = .forwards
-        })
+        let s = try scene(
+            ramp {
+                $0.repeatDuration = 1.75
+                $0.fillMode = .forwards
+            })
         expectClose(try z(s, 1.5), 5)
         expectClose(try z(s, 1.75), 7.5)
         expectClose(try z(s, 9), 7.5)
@@ -76,11 +78,12 @@ import VitrineCore
     }
 
     @Test func autoreverseWithForwardsFillHoldsTheStart() throws {
-        let s = try scene(ramp {
-            $0.autoreverses = true
-            $0.repeatCount = 2
-            $0.fillMode = .forwards
-        })
+        let s = try scene(
+            ramp {
+                $0.autoreverses = true
+                $0.repeatCount = 2
+                $0.fillMode = .forwards
+            })
         expectClose(try z(s, 2.5), 5)
         #expect(try z(s, 4) == 0)
         #expect(try z(s, 9) == 0)
@@ -88,8 +91,9 @@ import VitrineCore
 
     @Test func autoreverseIsSymmetric() async {
         await seededCheck(count: 200, input: Gen.double(in: 0.1...5), Gen.double(in: 0...1), Gen.double(in: 0...1)) { d, f, c1 in
-            var a = Animation.basic("zPosition", from: .number(0), to: .number(10), duration: d,
-                                    timingFunction: try TimingFunction(controlPoints: c1, 0.1, 0.6, 1))
+            var a = Animation.basic(
+                "zPosition", from: .number(0), to: .number(10), duration: d,
+                timingFunction: try TimingFunction(controlPoints: c1, 0.1, 0.6, 1))
             a.timing.autoreverses = true
             a.timing.fillMode = .both
             let s = try scene(a)
@@ -114,10 +118,11 @@ import VitrineCore
 
     @Test(arguments: FillMode.allCases)
     func fillModesAtTheBoundaries(_ mode: FillMode) throws {
-        let s = try scene(ramp {
-            $0.beginTime = 1
-            $0.fillMode = mode
-        })
+        let s = try scene(
+            ramp {
+                $0.beginTime = 1
+                $0.fillMode = mode
+            })
         let backwards = mode == .backwards || mode == .both, forwards = mode == .forwards || mode == .both
         #expect(try z(s, 0) == (backwards ? 0 : -1))
         #expect(try z(s, 0.999) == (backwards ? 0 : -1))
@@ -128,10 +133,11 @@ import VitrineCore
     }
 
     @Test func timeOffsetStartsPartWayAndWrapsRound() throws {
-        let s = try scene(ramp {
-            $0.timeOffset = 0.3
-            $0.fillMode = .both
-        })
+        let s = try scene(
+            ramp {
+                $0.timeOffset = 0.3
+                $0.fillMode = .both
+            })
         expectClose(try z(s, -1), 3)  // backwards fill shows where it starts
         expectClose(try z(s, 0), 3)
         expectClose(try z(s, 0.5), 8)

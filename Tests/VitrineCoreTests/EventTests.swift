@@ -21,10 +21,11 @@ import VitrineCore
         #expect(s.advance(to: 1) == [.animationStarted(layer: "box", key: "a", animation: id)])
         #expect(s.isAnimating)
         #expect(s.advance(to: 1.5).isEmpty)
-        #expect(s.advance(to: 2) == [
-            .animationStopped(layer: "box", key: "a", animation: id, finished: true),
-            .transactionCompleted(transaction: tx),
-        ])
+        #expect(
+            s.advance(to: 2) == [
+                .animationStopped(layer: "box", key: "a", animation: id, finished: true),
+                .transactionCompleted(transaction: tx),
+            ])
         #expect(!s.isAnimating)
         #expect(try s.animations(of: "box").isEmpty)
         #expect(s.advance(to: 3).isEmpty)
@@ -34,11 +35,12 @@ import VitrineCore
         let s = makeSceneWithLayer()
         let tx = try commit(s, at: 0) { $0.addAnimation(ramp(1), forKey: "a", to: "box") }
         let id = try #require(try animationIDs(s).first)
-        #expect(s.advance(to: 5) == [
-            .animationStarted(layer: "box", key: "a", animation: id),
-            .animationStopped(layer: "box", key: "a", animation: id, finished: true),
-            .transactionCompleted(transaction: tx),
-        ])
+        #expect(
+            s.advance(to: 5) == [
+                .animationStarted(layer: "box", key: "a", animation: id),
+                .animationStopped(layer: "box", key: "a", animation: id, finished: true),
+                .transactionCompleted(transaction: tx),
+            ])
     }
 
     @Test func transactionWithoutAnimationsCompletesAtOnce() throws {

@@ -53,13 +53,17 @@ import VitrineCore
     @Test func parentsSublayerTransformActsAboutItsAnchor() throws {
         let s = makeScene()
         try commit(s, at: 0) {
-            $0.add(layer: "p", parent: rootID, properties: [
-                "bounds": .rect(Rect(x: 0, y: 0, width: 200, height: 200)), "position": .point(Point(x: 300, y: 300)),
-                "sublayerTransform": .transform(AffineTransform(scaleX: 2, y: 2)),
-            ])
-            $0.add(layer: "c", parent: "p", properties: [
-                "bounds": .rect(Rect(x: 0, y: 0, width: 20, height: 20)), "position": .point(Point(x: 150, y: 100)),
-            ])
+            $0.add(
+                layer: "p", parent: rootID,
+                properties: [
+                    "bounds": .rect(Rect(x: 0, y: 0, width: 200, height: 200)), "position": .point(Point(x: 300, y: 300)),
+                    "sublayerTransform": .transform(AffineTransform(scaleX: 2, y: 2)),
+                ])
+            $0.add(
+                layer: "c", parent: "p",
+                properties: [
+                    "bounds": .rect(Rect(x: 0, y: 0, width: 20, height: 20)), "position": .point(Point(x: 150, y: 100)),
+                ])
         }
         // c's centre is at (150, 100) in p before the sublayer transform; scaled ×2 about
         // p's anchor (100, 100) → (200, 100); p's (100, 100) is the root's (300, 300).
@@ -74,14 +78,18 @@ import VitrineCore
     @Test func nestedLayersCompose() throws {
         let s = makeScene()
         try commit(s, at: 0) {
-            $0.add(layer: "p", parent: rootID, properties: [
-                "bounds": .rect(Rect(x: 0, y: 0, width: 100, height: 100)), "position": .point(Point(x: 100, y: 100)),
-                "transform": .transform(AffineTransform(rotationAngle: .pi)),
-            ])
-            $0.add(layer: "c", parent: "p", properties: [
-                "bounds": .rect(Rect(x: 0, y: 0, width: 10, height: 10)), "position": .point(Point(x: 20, y: 30)),
-                "anchorPoint": .point(Point(x: 0, y: 0)),
-            ])
+            $0.add(
+                layer: "p", parent: rootID,
+                properties: [
+                    "bounds": .rect(Rect(x: 0, y: 0, width: 100, height: 100)), "position": .point(Point(x: 100, y: 100)),
+                    "transform": .transform(AffineTransform(rotationAngle: .pi)),
+                ])
+            $0.add(
+                layer: "c", parent: "p",
+                properties: [
+                    "bounds": .rect(Rect(x: 0, y: 0, width: 10, height: 10)), "position": .point(Point(x: 20, y: 30)),
+                    "anchorPoint": .point(Point(x: 0, y: 0)),
+                ])
         }
         // c's origin is p's (20, 30): 30 left and 20 above p's centre; p turned half way
         // round puts it 30 right and 20 below the centre (100, 100).
@@ -110,20 +118,26 @@ import VitrineCore
         await seededCheck(count: 150, input: angle, scale, coord, unit, angle, coord) { r1, s1, x, ax, r2, y in
             let s = makeScene()
             try commit(s, at: 0) {
-                $0.add(layer: "a", parent: rootID, properties: [
-                    "bounds": .rect(Rect(x: x / 10, y: -5, width: 80, height: 40)), "position": .point(Point(x: x, y: y)),
-                    "anchorPoint": .point(Point(x: ax, y: 1 - ax)),
-                    "transform": .transform(AffineTransform(scaleX: -s1, y: 1 / s1).concatenating(AffineTransform(rotationAngle: r1))),
-                    "sublayerTransform": .transform(AffineTransform(rotationAngle: r2)),
-                ])
-                $0.add(layer: "a1", parent: "a", properties: [
-                    "bounds": .rect(Rect(x: 0, y: 0, width: 10, height: 30)), "position": .point(Point(x: y, y: 7)),
-                    "transform": .transform(AffineTransform(rotationAngle: r2).concatenating(AffineTransform(scaleX: s1, y: s1))),
-                ])
-                $0.add(layer: "b", parent: rootID, properties: [
-                    "bounds": .rect(Rect(x: 0, y: 0, width: 50, height: 50)), "position": .point(Point(x: y, y: x)),
-                    "transform": .transform(AffineTransform(rotationAngle: r1 + r2)),
-                ])
+                $0.add(
+                    layer: "a", parent: rootID,
+                    properties: [
+                        "bounds": .rect(Rect(x: x / 10, y: -5, width: 80, height: 40)), "position": .point(Point(x: x, y: y)),
+                        "anchorPoint": .point(Point(x: ax, y: 1 - ax)),
+                        "transform": .transform(AffineTransform(scaleX: -s1, y: 1 / s1).concatenating(AffineTransform(rotationAngle: r1))),
+                        "sublayerTransform": .transform(AffineTransform(rotationAngle: r2)),
+                    ])
+                $0.add(
+                    layer: "a1", parent: "a",
+                    properties: [
+                        "bounds": .rect(Rect(x: 0, y: 0, width: 10, height: 30)), "position": .point(Point(x: y, y: 7)),
+                        "transform": .transform(AffineTransform(rotationAngle: r2).concatenating(AffineTransform(scaleX: s1, y: s1))),
+                    ])
+                $0.add(
+                    layer: "b", parent: rootID,
+                    properties: [
+                        "bounds": .rect(Rect(x: 0, y: 0, width: 50, height: 50)), "position": .point(Point(x: y, y: x)),
+                        "transform": .transform(AffineTransform(rotationAngle: r1 + r2)),
+                    ])
             }
             let p = Point(x: x, y: y)
             for (from, to) in [("a1", "b"), ("b", "a1"), ("a", "a1"), ("a1", rootID)] {

@@ -39,13 +39,17 @@ import VitrineTestSupport
     /// and (80, 50) after it; p's (x, y) is the screen's (400 − (y − 50), 300 + (x − 100)).
     func nested() throws -> Scene {
         let s = makeScene()
-        try add(s, "p", bounds: Rect(x: 0, y: 0, width: 200, height: 100), position: Point(x: 400, y: 300), [
-            "transform": .transform(AffineTransform(rotationAngle: .pi / 2)),
-            "sublayerTransform": .transform(AffineTransform(scaleX: 0.5, y: 0.5)),
-        ])
-        try add(s, "c", parent: "p", bounds: Rect(x: 10, y: 10, width: 40, height: 20), position: Point(x: 20, y: 30), [
-            "anchorPoint": .point(.zero), "transform": .transform(AffineTransform(scaleX: 2, y: 2)),
-        ])
+        try add(
+            s, "p", bounds: Rect(x: 0, y: 0, width: 200, height: 100), position: Point(x: 400, y: 300),
+            [
+                "transform": .transform(AffineTransform(rotationAngle: .pi / 2)),
+                "sublayerTransform": .transform(AffineTransform(scaleX: 0.5, y: 0.5)),
+            ])
+        try add(
+            s, "c", parent: "p", bounds: Rect(x: 10, y: 10, width: 40, height: 20), position: Point(x: 20, y: 30),
+            [
+                "anchorPoint": .point(.zero), "transform": .transform(AffineTransform(scaleX: 2, y: 2)),
+            ])
         return s
     }
 
@@ -178,7 +182,9 @@ import VitrineTestSupport
         // zPosition orders siblings only: a1 far forward still stays inside a's place.
         try set(s, "a1", "zPosition", .number(100))
         expectHit(hit(s, 100, 100), "b", Point(x: 30, y: 30))
-        try commit(s, at: 0, quiet) { $0.set("a", "zPosition", .number(0)); $0.set("b", "zPosition", .number(-1)) }
+        try commit(s, at: 0, quiet) {
+            $0.set("a", "zPosition", .number(0)); $0.set("b", "zPosition", .number(-1))
+        }
         expectHit(hit(s, 100, 100), "a1", Point(x: 50, y: 50))
     }
 
@@ -193,13 +199,17 @@ import VitrineTestSupport
 
     @Test func singularTransformsAreSkipped() throws {
         let s = makeScene()
-        try add(s, "flat", bounds: Rect(x: 0, y: 0, width: 100, height: 100), position: Point(x: 100, y: 100), [
-            "transform": .transform(AffineTransform(scaleX: 0, y: 1)),
-        ])
+        try add(
+            s, "flat", bounds: Rect(x: 0, y: 0, width: 100, height: 100), position: Point(x: 100, y: 100),
+            [
+                "transform": .transform(AffineTransform(scaleX: 0, y: 1))
+            ])
         expectHit(hit(s, 100, 100), rootID, Point(x: 100, y: 100))
-        try add(s, "p", bounds: Rect(x: 0, y: 0, width: 100, height: 100), position: Point(x: 300, y: 300), [
-            "sublayerTransform": .transform(AffineTransform(scaleX: 1, y: 0)),
-        ])
+        try add(
+            s, "p", bounds: Rect(x: 0, y: 0, width: 100, height: 100), position: Point(x: 300, y: 300),
+            [
+                "sublayerTransform": .transform(AffineTransform(scaleX: 1, y: 0))
+            ])
         try add(s, "c", parent: "p", bounds: Rect(x: 0, y: 0, width: 100, height: 100), position: Point(x: 50, y: 50))
         expectHit(hit(s, 300, 300), "p", Point(x: 50, y: 50))
         #expect(s.convert(Point(x: 300, y: 300), fromRoot: rootID, to: "c", at: 0) == nil)
@@ -268,8 +278,9 @@ import VitrineTestSupport
         func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &random) < p }
         let reach = onRoot ? Point(x: 660, y: 500) : Point(x: 140, y: 100)
         var p: [String: Value] = [
-            "bounds": .rect(Rect(
-                x: chance(0.2) ? 15 : 0, y: 0, width: .random(in: 10...140, using: &random), height: .random(in: 10...100, using: &random))),
+            "bounds": .rect(
+                Rect(
+                    x: chance(0.2) ? 15 : 0, y: 0, width: .random(in: 10...140, using: &random), height: .random(in: 10...100, using: &random))),
             "position": .point(Point(x: .random(in: -20...reach.x, using: &random), y: .random(in: -20...reach.y, using: &random))),
         ]
         if chance(0.25) { p["transform"] = .transform(AffineTransform(rotationAngle: .random(in: -1...1, using: &random))) }
@@ -328,13 +339,19 @@ import VitrineTestSupport
         try s.addRoot(id: rootID, output: "TEST-1", size: Size(width: 1920, height: 1080))
         var tx = quiet
         for g in 0..<100 {
-            tx.add(layer: "g\(g)", parent: rootID, properties: [
-                "bounds": .rect(Rect(x: 0, y: 0, width: 100, height: 100)), "position": .point(Point(x: Double(g % 10) * 150 + 60, y: Double(g / 10) * 100 + 60)),
-            ])
-            for i in 0..<99 {
-                tx.add(layer: "g\(g)-\(i)", parent: "g\(g)", properties: [
-                    "bounds": .rect(Rect(x: 0, y: 0, width: 8, height: 8)), "position": .point(Point(x: Double(i % 10) * 10 + 5, y: Double(i / 10) * 10 + 5)),
+            tx.add(
+                layer: "g\(g)", parent: rootID,
+                properties: [
+                    "bounds": .rect(Rect(x: 0, y: 0, width: 100, height: 100)),
+                    "position": .point(Point(x: Double(g % 10) * 150 + 60, y: Double(g / 10) * 100 + 60)),
                 ])
+            for i in 0..<99 {
+                tx.add(
+                    layer: "g\(g)-\(i)", parent: "g\(g)",
+                    properties: [
+                        "bounds": .rect(Rect(x: 0, y: 0, width: 8, height: 8)),
+                        "position": .point(Point(x: Double(i % 10) * 10 + 5, y: Double(i / 10) * 10 + 5)),
+                    ])
             }
         }
         try s.commit(tx, at: 0)

@@ -123,10 +123,13 @@ import VitrineCore
         var curve = Animation.basic("position", duration: 2, timingFunction: .easeIn)
         curve.timing.fillMode = .both
         try commit(s, at: 0) {
-            $0.operations.append(.setActions(layer: "box", actions: [
-                "opacity": .animation(.spring("opacity", spring: spring)),
-                "position": .animation(curve),
-            ]))
+            $0.operations.append(
+                .setActions(
+                    layer: "box",
+                    actions: [
+                        "opacity": .animation(.spring("opacity", spring: spring)),
+                        "position": .animation(curve),
+                    ]))
         }
         try commit(s, at: 0) {
             $0.set("box", "opacity", .number(0.2))
@@ -220,10 +223,13 @@ import VitrineCore
     @Test func nonAnimatablePropertiesNeverAnimate() throws {
         let s = makeSceneWithLayer()
         try commit(s, at: 0) {
-            $0.operations.append(.setActions(layer: "box", actions: [
-                "masksToBounds": .animation(.basic("masksToBounds", duration: 1)),
-                "contents": .animation(.basic("contents", duration: 1)),
-            ]))
+            $0.operations.append(
+                .setActions(
+                    layer: "box",
+                    actions: [
+                        "masksToBounds": .animation(.basic("masksToBounds", duration: 1)),
+                        "contents": .animation(.basic("contents", duration: 1)),
+                    ]))
         }
         try commit(s, at: 0, Transaction(isAnimated: true)) {
             $0.set("box", "masksToBounds", .bool(true))
@@ -247,13 +253,16 @@ import VitrineCore
         #expect(try s.animations(of: "box").isEmpty)
         #expect(try presented(s, "box", "count", at: 0.1) == 10)
         // An actions entry makes them animate.
-        try commit(s, at: 1) { $0.operations.append(.setActions(layer: "box", actions: ["count": .animation(.basic("count", duration: 1, timingFunction: .linear))])) }
+        try commit(s, at: 1) {
+            $0.operations.append(.setActions(layer: "box", actions: ["count": .animation(.basic("count", duration: 1, timingFunction: .linear))]))
+        }
         try commit(s, at: 1) { $0.set("box", "count", .number(20)) }
         expectClose(try presented(s, "box", "count", at: 1.5), 15)
     }
 
     @Test func retargetingMidAnimationStartsFromTheShownValue() async {
-        await seededCheck(count: 200, input: Gen.double(in: 0...1), Gen.double(in: 0...1), Gen.double(in: 0.001...0.4), Gen.double(in: 0.001...0.4)) { v1, v2, t1, t2 in
+        await seededCheck(count: 200, input: Gen.double(in: 0...1), Gen.double(in: 0...1), Gen.double(in: 0.001...0.4), Gen.double(in: 0.001...0.4)) {
+            v1, v2, t1, t2 in
             let s = makeSceneWithLayer()
             try commit(s, at: 0) {
                 $0.set("box", "opacity", .number(v1))

@@ -78,16 +78,23 @@ import VitrineCore
     @Test func settingTransformPartsLeavesTheOthers() throws {
         let s = scene()
         try commit(s, at: 0, quiet) { $0.set("box", "transform.rotation.z", .number(1)) }
-        expectClose(try s.modelValue("transform", of: "box"), .transform(
-            AffineTransform(scaleX: 2, y: 3).concatenating(AffineTransform(rotationAngle: 1)).concatenating(AffineTransform(translationX: 7, y: 8))))
+        expectClose(
+            try s.modelValue("transform", of: "box"),
+            .transform(
+                AffineTransform(scaleX: 2, y: 3).concatenating(AffineTransform(rotationAngle: 1)).concatenating(AffineTransform(translationX: 7, y: 8))))
         try commit(s, at: 0, quiet) { $0.set("box", "transform.rotation", .number(-0.25)) }
         try commit(s, at: 0, quiet) { $0.set("box", "transform.scale.x", .number(4)) }
         try commit(s, at: 0, quiet) { $0.set("box", "transform.translation.y", .number(-1)) }
-        expectClose(try s.modelValue("transform", of: "box"), .transform(
-            AffineTransform(scaleX: 4, y: 3).concatenating(AffineTransform(rotationAngle: -0.25)).concatenating(AffineTransform(translationX: 7, y: -1))))
+        expectClose(
+            try s.modelValue("transform", of: "box"),
+            .transform(
+                AffineTransform(scaleX: 4, y: 3).concatenating(AffineTransform(rotationAngle: -0.25)).concatenating(AffineTransform(translationX: 7, y: -1))))
         try commit(s, at: 0, quiet) { $0.set("box", "transform.scale", .number(0.5)) }
-        expectClose(try s.modelValue("transform", of: "box"), .transform(
-            AffineTransform(scaleX: 0.5, y: 0.5).concatenating(AffineTransform(rotationAngle: -0.25)).concatenating(AffineTransform(translationX: 7, y: -1))))
+        expectClose(
+            try s.modelValue("transform", of: "box"),
+            .transform(
+                AffineTransform(scaleX: 0.5, y: 0.5).concatenating(AffineTransform(rotationAngle: -0.25)).concatenating(AffineTransform(translationX: 7, y: -1))
+            ))
         try commit(s, at: 0, quiet) { $0.set("box", "transform.translation", .size(Size(width: 1, height: 2))) }
         expectClose(try model(s, "box", "transform.translation.x"), 1)
         expectClose(try model(s, "box", "transform.rotation.z"), -0.25)
@@ -152,9 +159,11 @@ import VitrineCore
         try commit(s, at: 0) { $0.set("box", "touches.a.scale", .number(1.5)) }
         #expect(try s.modelValue("touches", of: "box") == .dictionary(["a": .dictionary(["scale": .number(1.5)])]))
         try commit(s, at: 0) { $0.set("box", "touches.b.scale", .number(0.5)) }
-        #expect(try s.modelValue("touches", of: "box") == .dictionary([
-            "a": .dictionary(["scale": .number(1.5)]), "b": .dictionary(["scale": .number(0.5)]),
-        ]))
+        #expect(
+            try s.modelValue("touches", of: "box")
+                == .dictionary([
+                    "a": .dictionary(["scale": .number(1.5)]), "b": .dictionary(["scale": .number(0.5)]),
+                ]))
         try commit(s, at: 0) { $0.set("box", "touches.a.point", .point(Point(x: 3, y: 4))) }
         #expect(try s.modelValue("touches.a.scale", of: "box") == .number(1.5))
         #expect(try s.modelValue("touches.a.point.x", of: "box") == .number(3))

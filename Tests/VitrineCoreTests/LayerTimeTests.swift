@@ -112,11 +112,15 @@ import VitrineCore
             let t1 = gap1
             let m = try model(s, target, "speed"), begin = try model(s, target, "beginTime")
             let tp = try s.convertTime(t1, from: nil, to: parent)
-            try commitAndCheckContinuity(s, at: t1, "speed change", [{
-                $0.disableActions = true
-                $0.set(target, "speed", .number(newSpeed))
-                $0.set(target, "beginTime", .number(tp - (tp - begin) * m / newSpeed))
-            }])
+            try commitAndCheckContinuity(
+                s, at: t1, "speed change",
+                [
+                    {
+                        $0.disableActions = true
+                        $0.set(target, "speed", .number(newSpeed))
+                        $0.set(target, "beginTime", .number(tp - (tp - begin) * m / newSpeed))
+                    }
+                ])
             let local1 = try #require(try s.localTime(of: target, at: t1))
             let later = t1 + gap2 / 2
             let parentElapsed = try s.convertTime(later, from: nil, to: parent) - tp
@@ -125,10 +129,14 @@ import VitrineCore
             // Pause: speed 0, timeOffset = the local time now.
             let t2 = t1 + gap2
             let pausedTime = try s.convertTime(t2, from: nil, to: target)
-            try commitAndCheckContinuity(s, at: t2, "pause", [{
-                $0.set(target, "speed", .number(0))
-                $0.set(target, "timeOffset", .number(pausedTime))
-            }])
+            try commitAndCheckContinuity(
+                s, at: t2, "pause",
+                [
+                    {
+                        $0.set(target, "speed", .number(0))
+                        $0.set(target, "timeOffset", .number(pausedTime))
+                    }
+                ])
             let frozen = try x(s, t2)
             for dt in [gap3 / 3, gap3, 100] {
                 #expect(abs(try x(s, t2 + dt) - frozen) < 1e-9, "paused layer moved")

@@ -200,10 +200,13 @@ import VitrineCore
 
     @Test func registeredKindsAddTheirProperties() throws {
         let s = makeScene()
-        s.register(LayerKind(name: "text", extraProperties: [
-            PropertyDescriptor("string", .string("")),
-            PropertyDescriptor("fontSize", .number(17), range: 1...1000),
-        ]))
+        s.register(
+            LayerKind(
+                name: "text",
+                extraProperties: [
+                    PropertyDescriptor("string", .string("")),
+                    PropertyDescriptor("fontSize", .number(17), range: 1...1000),
+                ]))
         try commit(s, at: 0) { $0.add(layer: "t", kind: "text", parent: rootID, properties: ["string": .string("hi")]) }
         #expect(try s.kind(of: "t").name == "text")
         #expect(try s.modelValue("string", of: "t") == .string("hi"))
@@ -246,31 +249,32 @@ import VitrineCore
         #expect(root[.position] == .point(Point(x: 400, y: 300)))
     }
 
-    @Test(arguments: [
-        ("opacity", Value.string("half"), "wrong_type"),
-        ("position", .number(3), "wrong_type"),
-        ("backgroundColor", .number(1), "wrong_type"),
-        ("hidden", .number(1), "wrong_type"),
-        ("transform", .point(.zero), "wrong_type"),
-        ("opacity", .number(.nan), "invalid_value"),
-        ("zPosition", .number(.infinity), "invalid_value"),
-        ("zPosition", .number(-.infinity), "invalid_value"),
-        ("position", .point(Point(x: .nan, y: 0)), "invalid_value"),
-        ("bounds", .rect(Rect(x: 0, y: 0, width: 1e10, height: 1)), "invalid_value"),
-        ("zPosition", .number(2e9), "invalid_value"),
-        ("transform", .transform(AffineTransform(a: 1, b: 0, c: 0, d: .nan, tx: 0, ty: 0)), "invalid_value"),
-        ("backgroundColor", .color(Color(red: .nan, green: 0, blue: 0)), "invalid_value"),
-        ("opacity", .number(1.5), "invalid_value"),
-        ("opacity", .number(-0.1), "invalid_value"),
-        ("cornerRadius", .number(-1), "invalid_value"),
-        ("shadowOpacity", .number(2), "invalid_value"),
-        ("maskedCorners", .number(3.5), "invalid_value"),
-        ("maskedCorners", .number(16), "invalid_value"),
-        ("contentsGravity", .string("sideways"), "invalid_value"),
-        ("fillMode", .string("sometimes"), "invalid_value"),
-        ("speed", .number(5000), "invalid_value"),
-        ("duration", .number(-1), "invalid_value"),
-    ] as [(KeyPath, Value, String)])
+    @Test(
+        arguments: [
+            ("opacity", Value.string("half"), "wrong_type"),
+            ("position", .number(3), "wrong_type"),
+            ("backgroundColor", .number(1), "wrong_type"),
+            ("hidden", .number(1), "wrong_type"),
+            ("transform", .point(.zero), "wrong_type"),
+            ("opacity", .number(.nan), "invalid_value"),
+            ("zPosition", .number(.infinity), "invalid_value"),
+            ("zPosition", .number(-.infinity), "invalid_value"),
+            ("position", .point(Point(x: .nan, y: 0)), "invalid_value"),
+            ("bounds", .rect(Rect(x: 0, y: 0, width: 1e10, height: 1)), "invalid_value"),
+            ("zPosition", .number(2e9), "invalid_value"),
+            ("transform", .transform(AffineTransform(a: 1, b: 0, c: 0, d: .nan, tx: 0, ty: 0)), "invalid_value"),
+            ("backgroundColor", .color(Color(red: .nan, green: 0, blue: 0)), "invalid_value"),
+            ("opacity", .number(1.5), "invalid_value"),
+            ("opacity", .number(-0.1), "invalid_value"),
+            ("cornerRadius", .number(-1), "invalid_value"),
+            ("shadowOpacity", .number(2), "invalid_value"),
+            ("maskedCorners", .number(3.5), "invalid_value"),
+            ("maskedCorners", .number(16), "invalid_value"),
+            ("contentsGravity", .string("sideways"), "invalid_value"),
+            ("fillMode", .string("sometimes"), "invalid_value"),
+            ("speed", .number(5000), "invalid_value"),
+            ("duration", .number(-1), "invalid_value"),
+        ] as [(KeyPath, Value, String)])
     func invalidValuesAreRejected(_ path: KeyPath, _ value: Value, _ code: String) throws {
         let s = makeSceneWithLayer()
         let before = try s.modelValues(of: "box")
@@ -324,15 +328,18 @@ import VitrineCore
         return (s, first)
     }
 
-    func expectUnchanged(_ s: Scene, first: UInt64, sourceLocation: SourceLocation = #_sourceLocation, failing ops: [Transaction.Operation], code: String) throws {
+    func expectUnchanged(_ s: Scene, first: UInt64, sourceLocation: SourceLocation = #_sourceLocation, failing ops: [Transaction.Operation], code: String)
+        throws
+    {
         let before = try SceneSnapshot(s)
         let shown = try [0.1, 0.2, 1, 3].map { t in try ["a", "a1", "b"].map { try s.presentationValues(of: $0, at: t) } }
         var tx = Transaction()
         tx.operations = ops
         expectError(code, sourceLocation: sourceLocation) { try s.commit(tx, at: 0.1) }
         #expect(try SceneSnapshot(s) == before, sourceLocation: sourceLocation)
-        #expect(try [0.1, 0.2, 1, 3].map { t in try ["a", "a1", "b"].map { try s.presentationValues(of: $0, at: t) } } == shown,
-                sourceLocation: sourceLocation)
+        #expect(
+            try [0.1, 0.2, 1, 3].map { t in try ["a", "a1", "b"].map { try s.presentationValues(of: $0, at: t) } } == shown,
+            sourceLocation: sourceLocation)
         #expect(s.takeEvents().isEmpty, sourceLocation: sourceLocation)
         // The earlier transaction still completes when its animations end, and only then.
         let middle = s.advance(to: 1)
@@ -346,20 +353,24 @@ import VitrineCore
 
     @Test func addSetThenRemovingTheRootFails() throws {
         let (s, first) = try scene()
-        try expectUnchanged(s, first: first, failing: [
-            .addLayer(id: "n", kind: "layer", parent: "a", placement: .bottom, properties: [("opacity", .number(0.5))]),
-            .set(layer: "a", keyPath: "opacity", value: .number(0.9)),  // replaces the running implicit animation
-            .removeLayer(rootID),
-        ], code: "root_layer")
+        try expectUnchanged(
+            s, first: first,
+            failing: [
+                .addLayer(id: "n", kind: "layer", parent: "a", placement: .bottom, properties: [("opacity", .number(0.5))]),
+                .set(layer: "a", keyPath: "opacity", value: .number(0.9)),  // replaces the running implicit animation
+                .removeLayer(rootID),
+            ], code: "root_layer")
     }
 
     @Test func removeMoveThenABadIDFails() throws {
         let (s, first) = try scene()
-        try expectUnchanged(s, first: first, failing: [
-            .removeLayer("a"),  // stops both animations unfinished
-            .moveLayer("b", parent: rootID, placement: .bottom),
-            .addLayer(id: "bad id", kind: "layer", parent: rootID, placement: .top, properties: []),
-        ], code: "invalid_id")
+        try expectUnchanged(
+            s, first: first,
+            failing: [
+                .removeLayer("a"),  // stops both animations unfinished
+                .moveLayer("b", parent: rootID, placement: .bottom),
+                .addLayer(id: "bad id", kind: "layer", parent: rootID, placement: .top, properties: []),
+            ], code: "invalid_id")
     }
 
     @Test func animationsAndActionsThenATypeErrorInANestedBatchFails() throws {
@@ -370,25 +381,31 @@ import VitrineCore
         var failing = Transaction()
         failing.set("b", "opacity", .number(0.5))
         failing.set("a", "opacity", .string("oops"))
-        try expectUnchanged(s, first: first, failing: [
-            .nested(inner),
-            .addAnimation(layer: "a1", key: "slide", animation: .basic("position.y", to: .number(5), duration: 1)),
-            .nested(failing),
-        ], code: "wrong_type")
+        try expectUnchanged(
+            s, first: first,
+            failing: [
+                .nested(inner),
+                .addAnimation(layer: "a1", key: "slide", animation: .basic("position.y", to: .number(5), duration: 1)),
+                .nested(failing),
+            ], code: "wrong_type")
     }
 
     @Test func settingsThenAnUnknownAnimationFails() throws {
         let (s, first) = try scene()
-        try expectUnchanged(s, first: first, failing: [
-            .setActions(layer: "a", actions: ["opacity": ActionRule.none]),
-            .setActionPolicy(layer: "b", policy: .explicitOnly),
-            .removeAnimation(layer: "a1", key: "nothing"),
-        ], code: "unknown_animation")
+        try expectUnchanged(
+            s, first: first,
+            failing: [
+                .setActions(layer: "a", actions: ["opacity": ActionRule.none]),
+                .setActionPolicy(layer: "b", policy: .explicitOnly),
+                .removeAnimation(layer: "a1", key: "nothing"),
+            ], code: "unknown_animation")
         let (s2, first2) = try scene()
-        try expectUnchanged(s2, first: first2, failing: [
-            .setActionsFrom(layer: "a1", source: "a"),
-            .removeAllAnimations(layer: "a"),
-            .moveLayer("a", parent: "a1", placement: .top),
-        ], code: "cycle")
+        try expectUnchanged(
+            s2, first: first2,
+            failing: [
+                .setActionsFrom(layer: "a1", source: "a"),
+                .removeAllAnimations(layer: "a"),
+                .moveLayer("a", parent: "a1", placement: .top),
+            ], code: "cycle")
     }
 }

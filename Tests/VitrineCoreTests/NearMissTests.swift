@@ -12,13 +12,16 @@ import VitrineCore
     }
 
     /// Expects `body` to be refused with `unknown_property` suggesting `suggestion` for `key`.
-    func expectNearMiss(_ key: String, _ suggestion: String, layer: String = "box", kind: String = "layer",
-                        sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws(CoreError) -> Void) {
+    func expectNearMiss(
+        _ key: String, _ suggestion: String, layer: String = "box", kind: String = "layer",
+        sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws(CoreError) -> Void
+    ) {
         let e = error(body)
         #expect(e?.code == "unknown_property", "\(key): \(String(describing: e))", sourceLocation: sourceLocation)
         #expect(e == .unknownProperty(key, layer: layer, kind: kind, suggestion: suggestion), sourceLocation: sourceLocation)
-        #expect(e?.message.contains("layer '\(layer)' (\(kind)) has no property '\(key)'; did you mean '\(suggestion)'?") == true,
-                "\(String(describing: e?.message))", sourceLocation: sourceLocation)
+        #expect(
+            e?.message.contains("layer '\(layer)' (\(kind)) has no property '\(key)'; did you mean '\(suggestion)'?") == true,
+            "\(String(describing: e?.message))", sourceLocation: sourceLocation)
         #expect(e?.message.contains("'_\(key)'") == true, sourceLocation: sourceLocation)
     }
 
@@ -112,16 +115,22 @@ import VitrineCore
 
     @Test func kindsSuggestTheirOwnPropertiesAndAliases() throws {
         let scene = makeScene()
-        scene.register(LayerKind(name: "text", extraProperties: [
-            PropertyDescriptor("string", .string("")),
-            PropertyDescriptor("fontSize", .number(36)),
-            PropertyDescriptor("foregroundColor", .color(.white), aliases: ["textColor"]),
-        ], customPropertiesAffectDisplay: true))
-        scene.register(LayerKind(name: "rolling-number", extraProperties: [
-            PropertyDescriptor("value", .number(0)),
-            PropertyDescriptor("currencyCode", .string("USD")),
-            PropertyDescriptor("minimumFractionDigits", .number(-1)),
-        ]))
+        scene.register(
+            LayerKind(
+                name: "text",
+                extraProperties: [
+                    PropertyDescriptor("string", .string("")),
+                    PropertyDescriptor("fontSize", .number(36)),
+                    PropertyDescriptor("foregroundColor", .color(.white), aliases: ["textColor"]),
+                ], customPropertiesAffectDisplay: true))
+        scene.register(
+            LayerKind(
+                name: "rolling-number",
+                extraProperties: [
+                    PropertyDescriptor("value", .number(0)),
+                    PropertyDescriptor("currencyCode", .string("USD")),
+                    PropertyDescriptor("minimumFractionDigits", .number(-1)),
+                ]))
         try commit(scene, at: 0) {
             $0.add(layer: "t", kind: "text", parent: rootID)
             $0.add(layer: "n", kind: "rolling-number", parent: rootID)

@@ -82,9 +82,10 @@ import VitrineTestSupport
         for layer in scene.animatedLayers.values {
             let values = Scene.presentation(of: layer, localTime: scene.localTime(of: layer, at: time))
             let short = LayerGeometry(values, model: layer.geometry), full = LayerGeometry(values)
-            #expect(short.bounds == full.bounds && short.toParent == full.toParent && short.sublayerMatrix == full.sublayerMatrix
-                && short.opacity == full.opacity && short.isHidden == full.isHidden && short.masksToBounds == full.masksToBounds
-                && short.zPosition == full.zPosition && short.shadowReach == full.shadowReach, "\(layer.id) at \(time)")
+            #expect(
+                short.bounds == full.bounds && short.toParent == full.toParent && short.sublayerMatrix == full.sublayerMatrix
+                    && short.opacity == full.opacity && short.isHidden == full.isHidden && short.masksToBounds == full.masksToBounds
+                    && short.zPosition == full.zPosition && short.shadowReach == full.shadowReach, "\(layer.id) at \(time)")
         }
     }
 
@@ -131,19 +132,20 @@ import VitrineTestSupport
         var tx = quiet
         for _ in 0..<Int.random(in: 1...3, using: &random) {
             let target = ids.randomElement(using: &random)!
-            let (key, value): (KeyPath, Value) = switch Int.random(in: 0..<11, using: &random) {
-            case 0: ("opacity", .number([0, 0.5, 1].randomElement(using: &random)!))
-            case 1: ("hidden", .bool(Bool.random(using: &random)))
-            case 2: ("position", .point(Point(x: .random(in: 0...600, using: &random), y: .random(in: 0...400, using: &random))))
-            case 3: ("transform", .transform(AffineTransform(rotationAngle: .random(in: -1...1, using: &random))))
-            case 4: ("sublayerTransform", .transform(AffineTransform(scaleX: .random(in: 0.5...2, using: &random), y: 1)))
-            case 5: ("masksToBounds", .bool(Bool.random(using: &random)))
-            case 6: ("bounds", .rect(Rect(x: 0, y: 0, width: .random(in: 5...300, using: &random), height: .random(in: 5...200, using: &random))))
-            case 7: ("backgroundColor", .color(Color(red: .random(in: 0...1, using: &random), green: 0.2, blue: 0.7)))
-            case 8: ("speed", .number([0, 0.5, 1, 2].randomElement(using: &random)!))
-            case 9: ("shadowOpacity", .number(Double.random(in: 0...1, using: &random)))
-            default: ("level", .number(Double.random(in: 0...5, using: &random)))
-            }
+            let (key, value): (KeyPath, Value) =
+                switch Int.random(in: 0..<11, using: &random) {
+                case 0: ("opacity", .number([0, 0.5, 1].randomElement(using: &random)!))
+                case 1: ("hidden", .bool(Bool.random(using: &random)))
+                case 2: ("position", .point(Point(x: .random(in: 0...600, using: &random), y: .random(in: 0...400, using: &random))))
+                case 3: ("transform", .transform(AffineTransform(rotationAngle: .random(in: -1...1, using: &random))))
+                case 4: ("sublayerTransform", .transform(AffineTransform(scaleX: .random(in: 0.5...2, using: &random), y: 1)))
+                case 5: ("masksToBounds", .bool(Bool.random(using: &random)))
+                case 6: ("bounds", .rect(Rect(x: 0, y: 0, width: .random(in: 5...300, using: &random), height: .random(in: 5...200, using: &random))))
+                case 7: ("backgroundColor", .color(Color(red: .random(in: 0...1, using: &random), green: 0.2, blue: 0.7)))
+                case 8: ("speed", .number([0, 0.5, 1, 2].randomElement(using: &random)!))
+                case 9: ("shadowOpacity", .number(Double.random(in: 0...1, using: &random)))
+                default: ("level", .number(Double.random(in: 0...5, using: &random)))
+                }
             guard target != rootID || ["backgroundColor", "level"].contains(key.description) else { continue }
             tx.set(target, key, value)
         }
@@ -176,15 +178,16 @@ import VitrineTestSupport
 
     private func randomAnimation(using random: inout SeededGenerator) -> Animation {
         let duration = Double.random(in: 0.3...3, using: &random)
-        var animation: Animation = switch Int.random(in: 0..<7, using: &random) {
-        case 0: .basic("opacity", from: .number(1), to: .number(0), duration: duration)
-        case 1: .keyframe("hidden", Keyframes(values: [.bool(false), .bool(true)], calculationMode: .discrete), duration: duration)
-        case 2: .basic("position", by: .point(Point(x: 30, y: -20)), duration: duration)
-        case 3: .basic("transform.rotation.z", from: .number(0), to: .number(3), duration: duration)
-        case 4: .spring("bounds.size.width", to: .number(40), spring: try! Spring(), duration: duration)
-        case 5: .basic("backgroundColor", to: .color(.white), duration: duration)
-        default: .basic("sublayerTransform.scale", from: .number(1), to: .number(0.5), duration: duration)
-        }
+        var animation: Animation =
+            switch Int.random(in: 0..<7, using: &random) {
+            case 0: .basic("opacity", from: .number(1), to: .number(0), duration: duration)
+            case 1: .keyframe("hidden", Keyframes(values: [.bool(false), .bool(true)], calculationMode: .discrete), duration: duration)
+            case 2: .basic("position", by: .point(Point(x: 30, y: -20)), duration: duration)
+            case 3: .basic("transform.rotation.z", from: .number(0), to: .number(3), duration: duration)
+            case 4: .spring("bounds.size.width", to: .number(40), spring: try! Spring(), duration: duration)
+            case 5: .basic("backgroundColor", to: .color(.white), duration: duration)
+            default: .basic("sublayerTransform.scale", from: .number(1), to: .number(0.5), duration: duration)
+            }
         animation.timing.beginTime = .random(in: 0...2, using: &random)
         if Bool.random(using: &random) { animation.timing.repeatCount = [1.5, 3, .infinity].randomElement(using: &random)! }
         animation.timing.autoreverses = Bool.random(using: &random)

@@ -6,18 +6,19 @@ import Testing
 @Suite struct ShadowPathTests {
     @Test func pathDataIsParsedAbsolute() throws {
         let p = try PathData(parsing: "M10 20 l30,0 h-5 V40 c1 2 3 4 5 6 s 7 8 9 10 q1-1 2-2 t3.5.5 z m1 1 2 2")
-        #expect(p.elements == [
-            .move(Point(x: 10, y: 20)), .line(Point(x: 40, y: 20)), .line(Point(x: 35, y: 20)), .line(Point(x: 35, y: 40)),
-            .cubic(Point(x: 40, y: 46), control1: Point(x: 36, y: 42), control2: Point(x: 38, y: 44)),
-            // S reflects the previous second control point (38, 44) about (40, 46).
-            .cubic(Point(x: 49, y: 56), control1: Point(x: 42, y: 48), control2: Point(x: 47, y: 54)),
-            .quad(Point(x: 51, y: 54), control: Point(x: 50, y: 55)),
-            // T reflects the previous control point (50, 55) about (51, 54).
-            .quad(Point(x: 54.5, y: 54.5), control: Point(x: 52, y: 53)),
-            .close,
-            // After Z the current point is the subpath's start; pairs after m are lines.
-            .move(Point(x: 11, y: 21)), .line(Point(x: 13, y: 23)),
-        ])
+        #expect(
+            p.elements == [
+                .move(Point(x: 10, y: 20)), .line(Point(x: 40, y: 20)), .line(Point(x: 35, y: 20)), .line(Point(x: 35, y: 40)),
+                .cubic(Point(x: 40, y: 46), control1: Point(x: 36, y: 42), control2: Point(x: 38, y: 44)),
+                // S reflects the previous second control point (38, 44) about (40, 46).
+                .cubic(Point(x: 49, y: 56), control1: Point(x: 42, y: 48), control2: Point(x: 47, y: 54)),
+                .quad(Point(x: 51, y: 54), control: Point(x: 50, y: 55)),
+                // T reflects the previous control point (50, 55) about (51, 54).
+                .quad(Point(x: 54.5, y: 54.5), control: Point(x: 52, y: 53)),
+                .close,
+                // After Z the current point is the subpath's start; pairs after m are lines.
+                .move(Point(x: 11, y: 21)), .line(Point(x: 13, y: 23)),
+            ])
         #expect(try PathData(parsing: "M0 0 L100 0 L50 80 Z").controlBounds == Rect(x: 0, y: 0, width: 100, height: 80))
         #expect(try PathData(parsing: "M1e1-2.5.5.5").elements == [.move(Point(x: 10, y: -2.5)), .line(Point(x: 0.5, y: 0.5))])
         #expect(try PathData(parsing: "  ").elements.isEmpty)
@@ -49,10 +50,12 @@ import Testing
     }
 
     @Test func aShadowPathSetsWhereTheShadowReaches() throws {
-        let s = makeSceneWithLayer("box", properties: [
-            "shadowOpacity": .number(1), "shadowRadius": .number(0), "shadowOffset": .size(Size(width: 0, height: 0)),
-            "shadowPath": .string("M0 0 L300 0 L300 10 Z"),
-        ])
+        let s = makeSceneWithLayer(
+            "box",
+            properties: [
+                "shadowOpacity": .number(1), "shadowRadius": .number(0), "shadowOffset": .size(Size(width: 0, height: 0)),
+                "shadowPath": .string("M0 0 L300 0 L300 10 Z"),
+            ])
         let node = try #require(try s.renderTree(root: rootID, at: 0).nodes.first { $0.id == "box" })
         // The box is at 0…100; its shadow path reaches 300 (+1 pixel of margin).
         #expect(node.visualBounds.maxX == 301)
@@ -60,13 +63,17 @@ import Testing
     }
 
     @Test func sublayersOfAShadowedLayerSpreadByItsShadow() throws {
-        let s = makeSceneWithLayer("card", properties: [
-            "shadowOpacity": .number(0.5), "shadowRadius": .number(4), "shadowOffset": .size(Size(width: 0, height: 10)),
-        ])
-        try commit(s, at: 0, quiet) {
-            $0.add(layer: "label", parent: "card", properties: [
-                "bounds": .rect(Rect(x: 0, y: 0, width: 20, height: 20)), "position": .point(Point(x: 50, y: 50)),
+        let s = makeSceneWithLayer(
+            "card",
+            properties: [
+                "shadowOpacity": .number(0.5), "shadowRadius": .number(4), "shadowOffset": .size(Size(width: 0, height: 10)),
             ])
+        try commit(s, at: 0, quiet) {
+            $0.add(
+                layer: "label", parent: "card",
+                properties: [
+                    "bounds": .rect(Rect(x: 0, y: 0, width: 20, height: 20)), "position": .point(Point(x: 50, y: 50)),
+                ])
         }
         let tree = try s.renderTree(root: rootID, at: 0)
         let label = try #require(tree.nodes.first { $0.id == "label" })

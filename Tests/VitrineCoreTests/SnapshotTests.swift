@@ -42,14 +42,18 @@ import Testing
             }
         }
         // The rules came back: the box's opacity action lasts 2 s, its position has none.
-        try commit(copy, at: 10) { $0.set("box", "opacity", .number(1)); $0.set("box", "position", .point(Point(x: 0, y: 0))) }
+        try commit(copy, at: 10) {
+            $0.set("box", "opacity", .number(1)); $0.set("box", "position", .point(Point(x: 0, y: 0)))
+        }
         #expect(try copy.animations(of: "box").last?.animation.timing.duration == 2)
         #expect(try copy.animations(of: "box").map(\.key) == ["kept", "opacity"])
     }
 
     @Test func rootsKeepTheirOutputSizeAndTakeTheRest() throws {
         let original = makeScene(width: 800, height: 600)
-        try commit(original, at: 0, quiet) { $0.set(rootID, "backgroundColor", .color(.white)); $0.set(rootID, "level", .number(3)) }
+        try commit(original, at: 0, quiet) {
+            $0.set(rootID, "backgroundColor", .color(.white)); $0.set(rootID, "level", .number(3))
+        }
         let smaller = makeScene(width: 320, height: 200)
         try smaller.restore(original.snapshot())
         #expect(try smaller.modelValue("bounds", of: rootID) == .rect(Rect(x: 0, y: 0, width: 320, height: 200)))

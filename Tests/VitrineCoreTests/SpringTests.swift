@@ -14,13 +14,15 @@ import VitrineCore
         let reference = integratedSpringProgress(mass: mass, stiffness: stiffness, damping: damping, initialVelocity: velocity, at: Self.sampleTimes)
         for (t, expected) in zip(Self.sampleTimes, reference) {
             let p = spring.progress(at: t)
-            #expect(abs(p - expected) < 1e-7,
-                    "m \(mass) k \(stiffness) c \(damping) v \(velocity) ζ \(spring.dampingRatio) at \(t): \(p) vs \(expected)")
+            #expect(
+                abs(p - expected) < 1e-7,
+                "m \(mass) k \(stiffness) c \(damping) v \(velocity) ζ \(spring.dampingRatio) at \(t): \(p) vs \(expected)")
         }
     }
 
     @Test func underdampedMatchesIntegration() async {
-        await seededCheck(count: 40, input: Gen.double(in: 0.2...5), Gen.double(in: 5...400), Gen.double(in: 0...0.95), Gen.double(in: -20...20)) { m, k, zeta, v in
+        await seededCheck(count: 40, input: Gen.double(in: 0.2...5), Gen.double(in: 5...400), Gen.double(in: 0...0.95), Gen.double(in: -20...20)) {
+            m, k, zeta, v in
             try checkAgainstIntegration(mass: m, stiffness: k, damping: 2 * zeta * (k * m).squareRoot(), velocity: v)
         }
     }
@@ -34,7 +36,8 @@ import VitrineCore
     }
 
     @Test func overdampedMatchesIntegration() async {
-        await seededCheck(count: 40, input: Gen.double(in: 0.2...5), Gen.double(in: 5...400), Gen.double(in: 1.05...5), Gen.double(in: -20...20)) { m, k, zeta, v in
+        await seededCheck(count: 40, input: Gen.double(in: 0.2...5), Gen.double(in: 5...400), Gen.double(in: 1.05...5), Gen.double(in: -20...20)) {
+            m, k, zeta, v in
             try checkAgainstIntegration(mass: m, stiffness: k, damping: 2 * zeta * (k * m).squareRoot(), velocity: v)
         }
     }
@@ -49,7 +52,9 @@ import VitrineCore
     }
 
     @Test func velocityIsTheDerivativeOfProgress() async throws {
-        await seededCheck(count: 60, input: Gen.double(in: 0.5...3), Gen.double(in: 20...300), Gen.double(in: 0.1...3), Gen.double(in: -10...10), Gen.double(in: 0.01...1.5)) { m, k, zeta, v, t in
+        await seededCheck(
+            count: 60, input: Gen.double(in: 0.5...3), Gen.double(in: 20...300), Gen.double(in: 0.1...3), Gen.double(in: -10...10), Gen.double(in: 0.01...1.5)
+        ) { m, k, zeta, v, t in
             let spring = try Spring(mass: m, stiffness: k, damping: 2 * zeta * (k * m).squareRoot(), initialVelocity: v)
             let h = 1e-6
             let numeric = (spring.progress(at: t + h) - spring.progress(at: t - h)) / (2 * h)
@@ -61,8 +66,10 @@ import VitrineCore
     }
 
     @Test func springSettlesAtOne() throws {
-        for spring in [try Spring(), try Spring(damping: 17, initialVelocity: 1), try Spring(mass: 2, stiffness: 50, damping: 30),
-                       try Spring(stiffness: 300, damping: 3, initialVelocity: -5)] {
+        for spring in [
+            try Spring(), try Spring(damping: 17, initialVelocity: 1), try Spring(mass: 2, stiffness: 50, damping: 30),
+            try Spring(stiffness: 300, damping: 3, initialVelocity: -5),
+        ] {
             let settle = spring.settlingDuration
             #expect(settle > 0 && settle < 120)
             var t = settle
@@ -103,8 +110,10 @@ import VitrineCore
     }
 
     @Test func invalidSpringsAreRejected() {
-        for (m, k, c, v) in [(0.0, 100.0, 10.0, 0.0), (-1, 100, 10, 0), (1, 0, 10, 0), (1, -5, 10, 0), (1, 100, -1, 0),
-                             (.nan, 100, 10, 0), (1, .infinity, 10, 0), (1, 100, 10, .nan), (1e7, 100, 10, 0), (1, 100, 10, 1e7)] {
+        for (m, k, c, v) in [
+            (0.0, 100.0, 10.0, 0.0), (-1, 100, 10, 0), (1, 0, 10, 0), (1, -5, 10, 0), (1, 100, -1, 0),
+            (.nan, 100, 10, 0), (1, .infinity, 10, 0), (1, 100, 10, .nan), (1e7, 100, 10, 0), (1, 100, 10, 1e7),
+        ] {
             expectError("invalid_animation", "\(m) \(k) \(c) \(v)") { _ = try Spring(mass: m, stiffness: k, damping: c, initialVelocity: v) }
         }
     }

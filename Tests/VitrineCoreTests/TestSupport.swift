@@ -56,8 +56,9 @@ func expectClose(
     _ a: Double, _ b: Double, tolerance: Double = 1e-9, _ comment: Comment? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    #expect(abs(a - b) <= tolerance, "\(a) vs \(b) (tolerance \(tolerance)) \(comment?.description ?? "")",
-            sourceLocation: sourceLocation)
+    #expect(
+        abs(a - b) <= tolerance, "\(a) vs \(b) (tolerance \(tolerance)) \(comment?.description ?? "")",
+        sourceLocation: sourceLocation)
 }
 
 /// The numbers a value is made of, or nil for booleans, strings and dictionaries.
@@ -86,8 +87,9 @@ func expectClose(
     _ a: Value, _ b: Value, tolerance: Double = 1e-9, _ comment: Comment? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    #expect(maxDifference(a, b) <= tolerance, "\(a) vs \(b) (tolerance \(tolerance)) \(comment?.description ?? "")",
-            sourceLocation: sourceLocation)
+    #expect(
+        maxDifference(a, b) <= tolerance, "\(a) vs \(b) (tolerance \(tolerance)) \(comment?.description ?? "")",
+        sourceLocation: sourceLocation)
 }
 
 func expectClose(
@@ -161,10 +163,11 @@ struct SceneSnapshot: Equatable {
         while let id = stack.popLast() {
             let subs = try scene.sublayers(of: id)
             let rules = try scene.actionRules(of: id)
-            out.append(LayerState(
-                id: id, parent: try scene.parent(of: id), sublayers: subs, model: try scene.modelValues(of: id),
-                animations: try scene.animations(of: id), actions: rules.actions, actionsFrom: rules.from,
-                policy: rules.policy, displayKeys: try scene.displayKeys(of: id)))
+            out.append(
+                LayerState(
+                    id: id, parent: try scene.parent(of: id), sublayers: subs, model: try scene.modelValues(of: id),
+                    animations: try scene.animations(of: id), actions: rules.actions, actionsFrom: rules.from,
+                    policy: rules.policy, displayKeys: try scene.displayKeys(of: id)))
             stack.append(contentsOf: subs.reversed())
         }
         layers = out

@@ -81,8 +81,10 @@ import Testing
     }
 
     @Test func invalidControlPointsAreRejected() {
-        for points in [[-0.1, 0, 1, 1], [0, 0, 1.1, 1], [Double.nan, 0, 1, 1], [0, Double.infinity, 1, 1],
-                       [0, 0, 1, -Double.infinity], [0.5, 101, 0.5, 0], [0.5, 0, 0.5, -200]] {
+        for points in [
+            [-0.1, 0, 1, 1], [0, 0, 1.1, 1], [Double.nan, 0, 1, 1], [0, Double.infinity, 1, 1],
+            [0, 0, 1, -Double.infinity], [0.5, 101, 0.5, 0], [0.5, 0, 0.5, -200],
+        ] {
             expectError("invalid_timing", "\(points)") {
                 _ = try TimingFunction(controlPoints: points[0], points[1], points[2], points[3])
             }

@@ -55,14 +55,17 @@ import Testing
     @Test func rotationInterpolatesTheShortWayRound() throws {
         let deg = Double.pi / 180
         let from = AffineTransform(rotationAngle: 170 * deg), to = AffineTransform(rotationAngle: -170 * deg)
-        expectClose(try #require(Value.interpolate(.transform(from), .transform(to), 0.5).transform),
-                    AffineTransform(rotationAngle: 180 * deg))
-        expectClose(try #require(Value.interpolate(.transform(from), .transform(to), 0.25).transform),
-                    AffineTransform(rotationAngle: 175 * deg))
+        expectClose(
+            try #require(Value.interpolate(.transform(from), .transform(to), 0.5).transform),
+            AffineTransform(rotationAngle: 180 * deg))
+        expectClose(
+            try #require(Value.interpolate(.transform(from), .transform(to), 0.25).transform),
+            AffineTransform(rotationAngle: 175 * deg))
         let a = AffineTransform(rotationAngle: 10 * deg), b = AffineTransform(rotationAngle: 350 * deg)
         expectClose(try #require(Value.interpolate(.transform(a), .transform(b), 0.5).transform), .identity)
-        expectClose(try #require(Value.interpolate(.transform(b), .transform(a), 0.75).transform),
-                    AffineTransform(rotationAngle: 5 * deg))
+        expectClose(
+            try #require(Value.interpolate(.transform(b), .transform(a), 0.75).transform),
+            AffineTransform(rotationAngle: 5 * deg))
     }
 
     @Test func scaleAndTranslationInterpolateLinearly() throws {
@@ -81,8 +84,9 @@ import Testing
 
     @Test func mirroredTransformsInterpolateTheirScale() throws {
         let from = AffineTransform(scaleX: -1, y: 1), to = AffineTransform(scaleX: -3, y: 1)
-        expectClose(try #require(Value.interpolate(.transform(from), .transform(to), 0.5).transform),
-                    AffineTransform(scaleX: -2, y: 1))
+        expectClose(
+            try #require(Value.interpolate(.transform(from), .transform(to), 0.5).transform),
+            AffineTransform(scaleX: -2, y: 1))
     }
 
     @Test func mirroredShearedTransformRecomposes() throws {
@@ -171,12 +175,15 @@ import Testing
     }
 
     @Test func scalingATransformRaisesItToAPower() throws {
-        expectClose(try #require(Value.scale(.transform(AffineTransform(translationX: 10, y: -4)), by: 2).transform),
-                    AffineTransform(translationX: 20, y: -8))
-        expectClose(try #require(Value.scale(.transform(AffineTransform(rotationAngle: 0.3)), by: 2).transform),
-                    AffineTransform(rotationAngle: 0.6))
-        expectClose(try #require(Value.scale(.transform(AffineTransform(scaleX: 2, y: 3)), by: 2).transform),
-                    AffineTransform(scaleX: 4, y: 9))
+        expectClose(
+            try #require(Value.scale(.transform(AffineTransform(translationX: 10, y: -4)), by: 2).transform),
+            AffineTransform(translationX: 20, y: -8))
+        expectClose(
+            try #require(Value.scale(.transform(AffineTransform(rotationAngle: 0.3)), by: 2).transform),
+            AffineTransform(rotationAngle: 0.6))
+        expectClose(
+            try #require(Value.scale(.transform(AffineTransform(scaleX: 2, y: 3)), by: 2).transform),
+            AffineTransform(scaleX: 4, y: 9))
         expectClose(try #require(Value.scale(.transform(AffineTransform(scaleX: 5, y: 7)), by: 0).transform), .identity)
     }
 }
@@ -203,8 +210,10 @@ import Testing
         expectClose(parsed, expected, tolerance: 1e-12, "\(text)")
     }
 
-    @Test(arguments: ["", "#", "#12", "#12345", "#1234567", "#123456789", "#ggg", "#12345g", "notacolour",
-                      "rgb(1, 2, 3)", "##fff", "fff", "#ｆｆｆ", "#１２３"])
+    @Test(arguments: [
+        "", "#", "#12", "#12345", "#1234567", "#123456789", "#ggg", "#12345g", "notacolour",
+        "rgb(1, 2, 3)", "##fff", "fff", "#ｆｆｆ", "#１２３",
+    ])
     func rejectsInvalidColours(_ text: String) {
         #expect(Color(css: text) == nil, "\(text)")
     }

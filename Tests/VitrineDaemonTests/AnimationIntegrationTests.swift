@@ -56,7 +56,8 @@ import VitrineProtocol
         let c = try daemon.connect()
         _ = try Self.ok(c, #"{"id": 1, "cmd": "layer.add", "layer": "box", "properties": {"bounds": [0, 0, 100, 100], "position": [100, 100]}}"#)
         _ = try Self.ok(c, #"{"id": 2, "cmd": "clock.set", "time": 10}"#)
-        _ = try Self.ok(c, #"{"id": 3, "cmd": "layer.set", "layer": "box", "properties": {"position.x": 500}, "animation": {"duration": 2, "timing": "easeInEaseOut"}}"#)
+        _ = try Self.ok(
+            c, #"{"id": 3, "cmd": "layer.set", "layer": "box", "properties": {"position.x": 500}, "animation": {"duration": 2, "timing": "easeInEaseOut"}}"#)
         let model = try Self.ok(c, #"{"id": 4, "cmd": "layer.get", "layer": "box", "keys": ["position"]}"#)
         #expect(model["properties"]?["position"] == .array([.number(500), .number(100)]), "the model value changes at once: \(model)")
         for t in [0.0, 0.1, 0.25, 0.5, 1.0, 1.3, 1.5, 1.9, 1.999] {
@@ -73,14 +74,18 @@ import VitrineProtocol
         let daemon = try DaemonProcess(arguments: ["--size", "64x48"])
         let c = try daemon.connect()
         _ = try Self.ok(c, #"{"id": 1, "cmd": "layer.add", "layer": "box", "properties": {"bounds": [0, 0, 10, 10], "position": [0, 0]}}"#)
-        _ = try Self.ok(c, #"{"id": 2, "cmd": "animation.add", "layer": "box", "key": "drop", "animation": {"type": "spring", "keyPath": "position.y", "from": 0, "to": 100, "mass": 1, "stiffness": 100, "damping": 10, "initialVelocity": 0, "duration": 3}}"#)
+        _ = try Self.ok(
+            c,
+            #"{"id": 2, "cmd": "animation.add", "layer": "box", "key": "drop", "animation": {"type": "spring", "keyPath": "position.y", "from": 0, "to": 100, "mass": 1, "stiffness": 100, "damping": 10, "initialVelocity": 0, "duration": 3}}"#
+        )
         for t in [0.05, 0.1, 0.25, 0.3628, 0.5, 0.75, 1.0, 1.5, 2.0, 2.9] {
             let want = Self.spring(mass: 1, stiffness: 100, damping: 10, from: 0, to: 100, at: t)
             Self.expectNear(try Self.shown(c, "box", "position.y", at: t), want, tolerance: 1e-6, "spring at \(t) s")
         }
         // Underdamped (ζ = 0.5): it overshoots by e^(−π ζ/√(1−ζ²)) ≈ 16.3 % at t = π/ω_d.
         let peak = Double.pi / 75.0.squareRoot()
-        Self.expectNear(try Self.shown(c, "box", "position.y", at: peak), 100 + 100 * exp(-Double.pi * 0.5 / 0.75.squareRoot()), tolerance: 1e-6, "overshoot peak")
+        Self.expectNear(
+            try Self.shown(c, "box", "position.y", at: peak), 100 + 100 * exp(-Double.pi * 0.5 / 0.75.squareRoot()), tolerance: 1e-6, "overshoot peak")
         // After its duration the animation is gone and the model value (0) shows.
         #expect(try Self.shown(c, "box", "position.y", at: 3.5) == .number(0))
     }
@@ -89,8 +94,14 @@ import VitrineProtocol
         let daemon = try DaemonProcess(arguments: ["--size", "64x48"])
         let c = try daemon.connect()
         _ = try Self.ok(c, #"{"id": 1, "cmd": "layer.add", "layer": "k", "properties": {"bounds": [0, 0, 10, 10], "position": [7, 7]}}"#)
-        _ = try Self.ok(c, #"{"id": 2, "cmd": "animation.add", "layer": "k", "animation": {"keyPath": "position.x", "values": [0, 100, 50], "keyTimes": [0, 0.25, 1], "duration": 4}}"#)
-        _ = try Self.ok(c, #"{"id": 3, "cmd": "animation.add", "layer": "k", "animation": {"keyPath": "opacity", "values": [0.2, 0.6, 1], "calculationMode": "discrete", "duration": 3}}"#)
+        _ = try Self.ok(
+            c,
+            #"{"id": 2, "cmd": "animation.add", "layer": "k", "animation": {"keyPath": "position.x", "values": [0, 100, 50], "keyTimes": [0, 0.25, 1], "duration": 4}}"#
+        )
+        _ = try Self.ok(
+            c,
+            #"{"id": 3, "cmd": "animation.add", "layer": "k", "animation": {"keyPath": "opacity", "values": [0.2, 0.6, 1], "calculationMode": "discrete", "duration": 3}}"#
+        )
         // Times only move forward: an animation that ended is removed for good.
         let checks: [(Double, String, Double)] = [
             (0, "position.x", 0), (0, "opacity", 0.2), (0.5, "position.x", 50), (0.5, "opacity", 0.2),
@@ -110,7 +121,10 @@ import VitrineProtocol
         _ = try Self.ok(c, #"{"id": 1, "cmd": "layer.add", "layer": "box", "properties": {"bounds": [0, 0, 10, 10], "position": [100, 100]}}"#)
         _ = try Self.ok(c, #"{"id": 2, "cmd": "clock.set", "time": 3}"#)
         _ = c.takeEvents()
-        let tx = try Self.ok(c, #"{"id": 3, "cmd": "transaction", "duration": 1, "timing": "linear", "commands": [{"cmd": "layer.set", "layer": "box", "properties": {"opacity": 0}}, {"cmd": "layer.set", "layer": "box", "properties": {"position": [300, 200]}}]}"#)
+        let tx = try Self.ok(
+            c,
+            #"{"id": 3, "cmd": "transaction", "duration": 1, "timing": "linear", "commands": [{"cmd": "layer.set", "layer": "box", "properties": {"opacity": 0}}, {"cmd": "layer.set", "layer": "box", "properties": {"position": [300, 200]}}]}"#
+        )
         let id = try #require(tx["transaction"])
         for t in [0.0, 0.25, 0.5, 0.9] {
             Self.expectNear(try Self.shown(c, "box", "opacity", at: 3 + t), 1 - t, tolerance: 1e-9, "opacity at +\(t) s")
@@ -123,7 +137,8 @@ import VitrineProtocol
         // Without a timing the transaction's implicit animations use the `default` curve.
         _ = try Self.ok(c, #"{"id": 4, "cmd": "transaction", "duration": 2, "commands": [{"cmd": "layer.set", "layer": "box", "properties": {"opacity": 1}}]}"#)
         for t in [0.5, 1.0, 1.5] {
-            Self.expectNear(try Self.shown(c, "box", "opacity", at: 4 + t), Self.bezier(0.25, 0.1, 0.25, 1, at: t / 2), tolerance: 1e-6, "default curve at +\(t) s")
+            Self.expectNear(
+                try Self.shown(c, "box", "opacity", at: 4 + t), Self.bezier(0.25, 0.1, 0.25, 1, at: t / 2), tolerance: 1e-6, "default curve at +\(t) s")
         }
     }
 
@@ -158,7 +173,10 @@ import VitrineProtocol
         _ = try Self.eventsAfterStep(all)
 
         // An animation starts: subscribers hear it, the committer does not (not subscribed).
-        let fadeTx = try #require(try Self.ok(a, #"{"id": 2, "cmd": "animation.add", "layer": "x", "key": "fade", "animation": {"keyPath": "opacity", "from": 1, "to": 0, "duration": 1}}"#)["transaction"])
+        let fadeTx = try #require(
+            try Self.ok(
+                a, #"{"id": 2, "cmd": "animation.add", "layer": "x", "key": "fade", "animation": {"keyPath": "opacity", "from": 1, "to": 0, "duration": 1}}"#)[
+                    "transaction"])
         let list = try Self.ok(a, #"{"id": 3, "cmd": "animation.list", "layer": "x"}"#)
         let fade = try #require(list.array?.first?["animation"])
         var got = try Self.eventsAfterStep(all)
@@ -168,7 +186,11 @@ import VitrineProtocol
 
         // Another, removed early: finished false; both its transaction and the removal's
         // complete, and only the committer and completion subscribers hear that.
-        let spinTx = try #require(try Self.ok(a, #"{"id": 4, "cmd": "animation.add", "layer": "x", "key": "spin", "animation": {"keyPath": "transform.rotation.z", "to": "1turn", "duration": 10}}"#)["transaction"])
+        let spinTx = try #require(
+            try Self.ok(
+                a,
+                #"{"id": 4, "cmd": "animation.add", "layer": "x", "key": "spin", "animation": {"keyPath": "transform.rotation.z", "to": "1turn", "duration": 10}}"#
+            )["transaction"])
         got = try Self.eventsAfterStep(all)
         let spin = try #require(got[1].first?["animation"])
         #expect(spin != fade)
@@ -192,10 +214,14 @@ import VitrineProtocol
         #expect(got[3] == [Self.completed(fadeTx)] && got[4] == [], "\(got)")
 
         // Replacing an animation under the same key stops the old one (finished false).
-        let firstTx = try #require(try Self.ok(a, #"{"id": 8, "cmd": "animation.add", "layer": "x", "key": "k", "animation": {"keyPath": "opacity", "to": 0.5, "duration": 5}}"#)["transaction"])
+        let firstTx = try #require(
+            try Self.ok(a, #"{"id": 8, "cmd": "animation.add", "layer": "x", "key": "k", "animation": {"keyPath": "opacity", "to": 0.5, "duration": 5}}"#)[
+                "transaction"])
         got = try Self.eventsAfterStep(all)
         let first = try #require(got[2].first?["animation"])
-        let secondTx = try #require(try Self.ok(a, #"{"id": 9, "cmd": "animation.add", "layer": "x", "key": "k", "animation": {"keyPath": "opacity", "to": 0.2, "duration": 5}}"#)["transaction"])
+        let secondTx = try #require(
+            try Self.ok(a, #"{"id": 9, "cmd": "animation.add", "layer": "x", "key": "k", "animation": {"keyPath": "opacity", "to": 0.2, "duration": 5}}"#)[
+                "transaction"])
         got = try Self.eventsAfterStep(all)
         let second = try #require(got[2].last?["animation"])
         #expect(got[2] == [Self.finished("k", first, false), Self.started("k", second)], "\(got[2])")

@@ -71,10 +71,14 @@ import VitrineProtocol
         Case("a string", #""ping""#, "not_an_object", id: .null),
         Case("a number", "42", "not_an_object", id: .null),
         Case("null", "null", "not_an_object", id: .null),
-        Case("invalid UTF-8 inside a string", bytes: Array(#"{"id": 7, "cmd": "layer.add", "layer": ""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8), "invalid_utf8"),
+        Case(
+            "invalid UTF-8 inside a string", bytes: Array(#"{"id": 7, "cmd": "layer.add", "layer": ""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8), "invalid_utf8"
+        ),
         Case("a lone continuation byte", bytes: [0x80, 0x7B, 0x7D], "invalid_utf8"),
         Case("an overlong encoding of '/'", bytes: Array(#"{"id": 7, "cmd": "ping", "x": ""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8), "invalid_utf8"),
-        Case("a UTF-16 surrogate encoded in UTF-8", bytes: Array(#"{"id": 7, "cmd": "ping", "x": ""#.utf8) + [0xED, 0xA0, 0x80] + Array(#""}"#.utf8), "invalid_utf8"),
+        Case(
+            "a UTF-16 surrogate encoded in UTF-8", bytes: Array(#"{"id": 7, "cmd": "ping", "x": ""#.utf8) + [0xED, 0xA0, 0x80] + Array(#""}"#.utf8),
+            "invalid_utf8"),
     ]
 
     static let envelope: [Case] = [
@@ -103,14 +107,19 @@ import VitrineProtocol
         Case("null value", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"opacity": null}}"#, "wrong_type"),
         Case("unknown field on ping", #"{"id": 7, "cmd": "ping", "verbose": true}"#, "unknown_field"),
         Case("misspelt field on layer.add", #"{"id": 7, "cmd": "layer.add", "layer": "new", "propertes": {"opacity": 0}}"#, "unknown_field"),
-        Case("unknown field in a transaction command", #"{"id": 7, "cmd": "transaction", "commands": [{"cmd": "layer.add", "layer": "new"}, {"cmd": "layer.remove", "layer": "a", "force": true}]}"#, "unknown_field"),
+        Case(
+            "unknown field in a transaction command",
+            #"{"id": 7, "cmd": "transaction", "commands": [{"cmd": "layer.add", "layer": "new"}, {"cmd": "layer.remove", "layer": "a", "force": true}]}"#,
+            "unknown_field"),
         Case("unknown field in a transform", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"transform": {"skew": 1}}}"#, "unknown_field"),
         Case("missing layer", #"{"id": 7, "cmd": "layer.set", "properties": {"opacity": 0}}"#, "missing_field"),
         Case("layer.set without properties", #"{"id": 7, "cmd": "layer.set", "layer": "a"}"#, "missing_field"),
         Case("layer.move without parent", #"{"id": 7, "cmd": "layer.move", "layer": "a"}"#, "missing_field"),
         Case("two placements", #"{"id": 7, "cmd": "layer.add", "layer": "new", "above": "a", "below": "t"}"#, "invalid_value"),
         Case("fractional index", #"{"id": 7, "cmd": "layer.move", "layer": "t", "parent": "root", "index": 0.5}"#, "invalid_value"),
-        Case("a query batched in a transaction", #"{"id": 7, "cmd": "transaction", "commands": [{"cmd": "layer.add", "layer": "new"}, {"cmd": "ping"}]}"#, "invalid_value"),
+        Case(
+            "a query batched in a transaction", #"{"id": 7, "cmd": "transaction", "commands": [{"cmd": "layer.add", "layer": "new"}, {"cmd": "ping"}]}"#,
+            "invalid_value"),
         Case("unknown event pattern", #"{"id": 7, "cmd": "subscribe", "events": ["window.*"]}"#, "invalid_value"),
     ]
 
@@ -120,26 +129,44 @@ import VitrineProtocol
         Case("remove an unknown layer", #"{"id": 7, "cmd": "layer.remove", "layer": "ghost"}"#, "unknown_layer"),
         Case("add under an unknown parent", #"{"id": 7, "cmd": "layer.add", "layer": "new", "parent": "ghost"}"#, "unknown_layer"),
         Case("add above an unknown sibling", #"{"id": 7, "cmd": "layer.add", "layer": "new", "above": "ghost"}"#, "unknown_layer"),
-        Case("animate an unknown layer", #"{"id": 7, "cmd": "animation.add", "layer": "ghost", "animation": {"keyPath": "opacity", "to": 0}}"#, "unknown_layer"),
+        Case(
+            "animate an unknown layer", #"{"id": 7, "cmd": "animation.add", "layer": "ghost", "animation": {"keyPath": "opacity", "to": 0}}"#, "unknown_layer"),
         Case("tree of an unknown root", #"{"id": 7, "cmd": "layer.tree", "root": "ghost"}"#, "unknown_layer"),
         Case("pause an unknown layer", #"{"id": 7, "cmd": "layer.pause", "layer": "ghost"}"#, "unknown_layer"),
         Case("duplicate id", #"{"id": 7, "cmd": "layer.add", "layer": "b"}"#, "duplicate_id"),
-        Case("duplicate id late in a transaction", #"{"id": 7, "cmd": "transaction", "commands": [{"cmd": "layer.add", "layer": "new"}, {"cmd": "layer.set", "layer": "a", "properties": {"opacity": 0.1}}, {"cmd": "layer.add", "layer": "new"}]}"#, "duplicate_id"),
+        Case(
+            "duplicate id late in a transaction",
+            #"{"id": 7, "cmd": "transaction", "commands": [{"cmd": "layer.add", "layer": "new"}, {"cmd": "layer.set", "layer": "a", "properties": {"opacity": 0.1}}, {"cmd": "layer.add", "layer": "new"}]}"#,
+            "duplicate_id"),
         Case("invalid layer id", #"{"id": 7, "cmd": "layer.add", "layer": "no spaces!"}"#, "invalid_id"),
         Case("empty layer id", #"{"id": 7, "cmd": "layer.add", "layer": ""}"#, "invalid_id"),
         Case("unknown kind", #"{"id": 7, "cmd": "layer.add", "layer": "new", "kind": "hologram"}"#, "unknown_kind"),
         Case("move into itself", #"{"id": 7, "cmd": "layer.move", "layer": "a", "parent": "a"}"#, "cycle"),
         Case("move into its own child", #"{"id": 7, "cmd": "layer.move", "layer": "a", "parent": "b"}"#, "cycle"),
-        Case("cycle after a valid move in a transaction", #"{"id": 7, "cmd": "transaction", "commands": [{"cmd": "layer.move", "layer": "t", "parent": "b"}, {"cmd": "layer.move", "layer": "b", "parent": "t"}]}"#, "cycle"),
+        Case(
+            "cycle after a valid move in a transaction",
+            #"{"id": 7, "cmd": "transaction", "commands": [{"cmd": "layer.move", "layer": "t", "parent": "b"}, {"cmd": "layer.move", "layer": "b", "parent": "t"}]}"#,
+            "cycle"),
         Case("remove the root", #"{"id": 7, "cmd": "layer.remove", "layer": "root"}"#, "root_layer"),
         Case("move the root", #"{"id": 7, "cmd": "layer.move", "layer": "root", "parent": "a"}"#, "root_layer"),
         Case("remove an unknown animation", #"{"id": 7, "cmd": "animation.remove", "layer": "a", "key": "nope"}"#, "unknown_animation"),
         Case("animation without keyPath", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"from": 0, "to": 1}}"#, "missing_field"),
-        Case("negative duration", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "opacity", "to": 0, "duration": -1}}"#, "invalid_timing"),
-        Case("keyTimes not matching values", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "opacity", "values": [0, 1, 0], "keyTimes": [0, 1], "duration": 1}}"#, "invalid_animation"),
-        Case("spring with zero mass", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"type": "spring", "keyPath": "opacity", "to": 0, "mass": 0}}"#, "invalid_animation"),
-        Case("unknown timing curve", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "opacity", "to": 0, "timing": "bouncy"}}"#, "invalid_timing"),
-        Case("animate a string", #"{"id": 7, "cmd": "animation.add", "layer": "t", "animation": {"keyPath": "string", "from": "a", "to": "b", "duration": 1}}"#, "not_animatable"),
+        Case(
+            "negative duration", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "opacity", "to": 0, "duration": -1}}"#,
+            "invalid_timing"),
+        Case(
+            "keyTimes not matching values",
+            #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "opacity", "values": [0, 1, 0], "keyTimes": [0, 1], "duration": 1}}"#,
+            "invalid_animation"),
+        Case(
+            "spring with zero mass",
+            #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"type": "spring", "keyPath": "opacity", "to": 0, "mass": 0}}"#, "invalid_animation"),
+        Case(
+            "unknown timing curve", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "opacity", "to": 0, "timing": "bouncy"}}"#,
+            "invalid_timing"),
+        Case(
+            "animate a string", #"{"id": 7, "cmd": "animation.add", "layer": "t", "animation": {"keyPath": "string", "from": "a", "to": "b", "duration": 1}}"#,
+            "not_animatable"),
         Case("screenshot of an unknown output", #"{"id": 7, "cmd": "screenshot", "output": "hdmi-2"}"#, "unknown_output"),
     ]
 
@@ -148,7 +175,9 @@ import VitrineProtocol
     /// malformed_json.
     static let numbersColoursAndKeys: [Case] = [
         Case("infinite coordinate (1e999)", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"position.x": 1e999}}"#, "invalid_value", id: .null),
-        Case("negative infinite coordinate", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"position": [-1e999, 0]}}"#, "invalid_value", id: .null),
+        Case(
+            "negative infinite coordinate", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"position": [-1e999, 0]}}"#, "invalid_value", id: .null
+        ),
         Case("NaN (not JSON)", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"opacity": NaN}}"#, "malformed_json", id: .null),
         Case("Infinity (not JSON)", #"{"id": 7, "cmd": "clock.set", "time": Infinity}"#, "malformed_json", id: .null),
         Case("NaN angle string", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"transform.rotation.z": "nandeg"}}"#, "wrong_type"),
@@ -163,15 +192,26 @@ import VitrineProtocol
         Case("infinite advance", #"{"id": 7, "cmd": "clock.advance", "seconds": 1e999}"#, "invalid_value", id: .null),
         Case("absurd layer speed", #"{"id": 7, "cmd": "layer.speed", "layer": "a", "speed": 1e12}"#, "invalid_value"),
         Case("infinite transaction duration", #"{"id": 7, "cmd": "transaction", "duration": 1e999, "commands": []}"#, "invalid_value", id: .null),
-        Case("absurd animation duration", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "opacity", "to": 0, "duration": 1e12}}"#, "invalid_timing"),
-        Case("infinite animation endpoint", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "position.x", "from": 0, "to": 1e999, "duration": 1}}"#, "invalid_value", id: .null),
+        Case(
+            "absurd animation duration", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "opacity", "to": 0, "duration": 1e12}}"#,
+            "invalid_timing"),
+        Case(
+            "infinite animation endpoint",
+            #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "position.x", "from": 0, "to": 1e999, "duration": 1}}"#, "invalid_value",
+            id: .null),
         Case("infinite time conversion", #"{"id": 7, "cmd": "time", "convert": {"time": 1e999}}"#, "invalid_value", id: .null),
         Case("conversion out of a layer too slow", #"{"id": 7, "cmd": "time", "convert": {"time": 4, "from": "crawl", "to": null}}"#, "invalid_value"),
-        Case("string longer than a text layer shows", #"{"id": 7, "cmd": "layer.set", "layer": "t", "properties": {"string": ""# + String(repeating: "x", count: 16385) + #""}}"#, "invalid_value"),
-        Case("template longer than a text layer shows", #"{"id": 7, "cmd": "layer.set", "layer": "t", "properties": {"template": ""# + String(repeating: "{n}", count: 6000) + #""}}"#, "invalid_value"),
+        Case(
+            "string longer than a text layer shows",
+            #"{"id": 7, "cmd": "layer.set", "layer": "t", "properties": {"string": ""# + String(repeating: "x", count: 16385) + #""}}"#, "invalid_value"),
+        Case(
+            "template longer than a text layer shows",
+            #"{"id": 7, "cmd": "layer.set", "layer": "t", "properties": {"template": ""# + String(repeating: "{n}", count: 6000) + #""}}"#, "invalid_value"),
         Case("unknown locale", #"{"id": 7, "cmd": "layer.set", "layer": "t", "properties": {"locale": "xx_YY"}}"#, "invalid_value"),
         Case("empty locale", #"{"id": 7, "cmd": "layer.set", "layer": "t", "properties": {"locale": ""}}"#, "invalid_value"),
-        Case("currency symbol for a code", #"{"id": 7, "cmd": "layer.set", "layer": "n", "properties": {"format": "currency", "currencyCode": "€"}}"#, "invalid_value"),
+        Case(
+            "currency symbol for a code", #"{"id": 7, "cmd": "layer.set", "layer": "n", "properties": {"format": "currency", "currencyCode": "€"}}"#,
+            "invalid_value"),
         Case("unassigned currency code", #"{"id": 7, "cmd": "layer.set", "layer": "n", "properties": {"currencyCode": "XYZ"}}"#, "invalid_value"),
         Case("colour with two hex digits", ##"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"backgroundColor": "#12"}}"##, "wrong_type"),
         Case("colour with non-hex digits", ##"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"backgroundColor": "#gg0000"}}"##, "wrong_type"),
@@ -183,7 +223,9 @@ import VitrineProtocol
         Case("unknown sub-key of a point", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"position.z": 3}}"#, "unknown_key_path"),
         Case("unknown key below a custom value", #"{"id": 7, "cmd": "layer.get", "layer": "a", "keys": ["touches.q.scale"]}"#, "unknown_key_path"),
         Case("malformed key path", #"{"id": 7, "cmd": "layer.set", "layer": "a", "properties": {"position..x": 3}}"#, "invalid_key_path"),
-        Case("animation on an unknown key path", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "position.w", "to": 1}}"#, "unknown_key_path"),
+        Case(
+            "animation on an unknown key path", #"{"id": 7, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "position.w", "to": 1}}"#,
+            "unknown_key_path"),
     ]
 
     static let groups: [String: [Case]] = [

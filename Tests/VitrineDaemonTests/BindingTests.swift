@@ -7,14 +7,19 @@ import VitrineRaster
 /// state that animates, the kiosk that answers touches after its script died, failures
 /// told as events, the bindings' life with their layers, the journal and `scene.reset`.
 @Suite struct BindingTests {
-    static let button = ##"{"cmd": "layer.add", "layer": "button", "properties": {"bounds": [0, 0, 100, 50], "position": [160, 100], "backgroundColor": "#ff0000"}}"##
+    static let button =
+        ##"{"cmd": "layer.add", "layer": "button", "properties": {"bounds": [0, 0, 100, 50], "position": [160, 100], "backgroundColor": "#ff0000"}}"##
 
     @Test func aButtonDimsWhileHeldAndComesBackWhenReleasedOutsideOrCancelled() throws {
         let daemon = try DaemonProcess(arguments: ["--size", "320x200"])
         let c = try daemon.connect()
         try c.ok(Self.button)
-        try c.ok(#"{"cmd": "binding.add", "binding": "dim", "layer": "button", "on": "press", "commands": [{"cmd": "layer.set", "layer": "button", "properties": {"opacity": 0.6}}]}"#)
-        try c.ok(#"{"cmd": "binding.add", "binding": "undim", "layer": "button", "on": "release", "commands": [{"cmd": "layer.set", "layer": "button", "properties": {"opacity": 1}}]}"#)
+        try c.ok(
+            #"{"cmd": "binding.add", "binding": "dim", "layer": "button", "on": "press", "commands": [{"cmd": "layer.set", "layer": "button", "properties": {"opacity": 0.6}}]}"#
+        )
+        try c.ok(
+            #"{"cmd": "binding.add", "binding": "undim", "layer": "button", "on": "release", "commands": [{"cmd": "layer.set", "layer": "button", "properties": {"opacity": 1}}]}"#
+        )
         for ending in ["up outside", "cancel"] {
             try c.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [160, 100]}"#)
             #expect(try opacity(c, presentation: false) == 0.6)
@@ -41,18 +46,26 @@ import VitrineRaster
         do {
             let script = try daemon.connect()
             try script.ok(Self.button)
-            try script.ok(#"{"cmd": "layer.add", "layer": "label", "parent": "button", "kind": "text", "properties": {"bounds": [0, 0, 80, 30], "position": [50, 25], "string": "Go"}}"#)
-            try script.ok(##"{"cmd": "binding.add", "layer": "button", "on": "tap", "disableActions": true, "commands": [{"cmd": "layer.set", "layer": "button", "properties": {"backgroundColor": "#00ff00"}}]}"##)
-            try script.ok(#"{"cmd": "binding.add", "binding": "ghostly", "layer": "button", "on": "longPress", "commands": [{"cmd": "layer.set", "layer": "ghost", "properties": {"opacity": 0}}]}"#)
+            try script.ok(
+                #"{"cmd": "layer.add", "layer": "label", "parent": "button", "kind": "text", "properties": {"bounds": [0, 0, 80, 30], "position": [50, 25], "string": "Go"}}"#
+            )
+            try script.ok(
+                ##"{"cmd": "binding.add", "layer": "button", "on": "tap", "disableActions": true, "commands": [{"cmd": "layer.set", "layer": "button", "properties": {"backgroundColor": "#00ff00"}}]}"##
+            )
+            try script.ok(
+                #"{"cmd": "binding.add", "binding": "ghostly", "layer": "button", "on": "longPress", "commands": [{"cmd": "layer.set", "layer": "ghost", "properties": {"opacity": 0}}]}"#
+            )
         }
         usleep(100_000)
         let watcher = try daemon.connect()
         try watcher.ok(#"{"cmd": "subscribe", "events": ["binding.failed"]}"#)
         // The tap lands on the label: the button's binding answers it.
-        let status = try Self.run(daemon, [
-            #"{"id": 1, "cmd": "input.inject", "type": "touch", "phase": "down", "point": [160, 100]}"#,
-            #"{"id": 2, "cmd": "input.inject", "type": "touch", "phase": "up"}"#,
-        ])
+        let status = try Self.run(
+            daemon,
+            [
+                #"{"id": 1, "cmd": "input.inject", "type": "touch", "phase": "down", "point": [160, 100]}"#,
+                #"{"id": 2, "cmd": "input.inject", "type": "touch", "phase": "up"}"#,
+            ])
         #expect(status.allSatisfy { $0 })
         let shot = try watcher.screenshot("answered")
         ScreenshotTests.expectPixel(shot, 120, 80, [0, 255, 0, 255], "the binding answered with no script connected")
@@ -60,7 +73,9 @@ import VitrineRaster
         try watcher.ok(#"{"cmd": "clock.advance", "seconds": 1}"#)
         let failed = try watcher.drain()
         #expect(failed.count == 1, "\(failed)")
-        #expect(failed.first?["binding"] == .string("ghostly") && failed.first?["code"] == .string("unknown_layer") && failed.first?["on"] == .string("longPress"), "\(failed)")
+        #expect(
+            failed.first?["binding"] == .string("ghostly") && failed.first?["code"] == .string("unknown_layer") && failed.first?["on"] == .string("longPress"),
+            "\(failed)")
         #expect(failed.first?["layer"] == .string("button") && failed.first?["time"] == .number(0.5), "\(failed)")
         try watcher.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "up"}"#)
         let stats = try watcher.request(#"{"cmd": "stats"}"#)["result"]?["input"]
@@ -78,7 +93,8 @@ import VitrineRaster
         try c.ok(#"{"cmd": "layer.add", "layer": "a"}"#)
         try c.ok(#"{"cmd": "layer.add", "layer": "b", "parent": "a"}"#)
         let tap = #"[{"cmd": "layer.set", "layer": "a", "properties": {"opacity": 0.5}}]"#
-        #expect(try c.request(#"{"cmd": "binding.add", "layer": "b", "on": "tap", "commands": \#(tap)}"#)["result"] == .object(["binding": .string("binding-1")]))
+        #expect(
+            try c.request(#"{"cmd": "binding.add", "layer": "b", "on": "tap", "commands": \#(tap)}"#)["result"] == .object(["binding": .string("binding-1")]))
         try c.ok(#"{"cmd": "binding.add", "binding": "k", "layer": "a", "on": "key", "key": "F5", "commands": \#(tap)}"#)
         try c.ok(#"{"cmd": "binding.add", "on": "key", "key": "F6", "commands": \#(tap)}"#)
         let refusals: [(String, String)] = [
@@ -110,21 +126,23 @@ import VitrineRaster
         defer { try? FileManager.default.removeItem(atPath: state) }
         let config = state + "/vitrine.toml"
         try """
-            [[scene.layers]]
-            id = "welcome"
-            properties = { bounds = [0, 0, 50, 50], position = [25, 25] }
-            [[scene.bindings]]
-            binding = "hello"
-            layer = "welcome"
-            on = "tap"
-            commands = [{ cmd = "layer.set", layer = "welcome", properties = { opacity = 0.5 }, actions = false }]
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        [[scene.layers]]
+        id = "welcome"
+        properties = { bounds = [0, 0, 50, 50], position = [25, 25] }
+        [[scene.bindings]]
+        binding = "hello"
+        layer = "welcome"
+        on = "tap"
+        commands = [{ cmd = "layer.set", layer = "welcome", properties = { opacity = 0.5 }, actions = false }]
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let arguments = ["--size", "100x100", "--state-dir", state, "--config", config]
         let first = try DaemonProcess(arguments: arguments)
         let c = try first.connect()
         #expect(try c.request(#"{"cmd": "binding.list"}"#)["result"]?.array?.map { $0["binding"] } == [.string("hello")])
         try c.ok(#"{"cmd": "layer.add", "layer": "extra", "properties": {"bounds": [0, 0, 50, 50], "position": [75, 75]}}"#)
-        try c.ok(#"{"cmd": "binding.add", "binding": "more", "layer": "extra", "on": "press", "duration": 2, "commands": [{"cmd": "layer.set", "layer": "extra", "properties": {"opacity": 0.25}}]}"#)
+        try c.ok(
+            #"{"cmd": "binding.add", "binding": "more", "layer": "extra", "on": "press", "duration": 2, "commands": [{"cmd": "layer.set", "layer": "extra", "properties": {"opacity": 0.25}}]}"#
+        )
         let expected = try c.request(#"{"cmd": "binding.list"}"#)["result"]
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, (try SceneJournalTests.journal(in: state))?["bindings"]?.array?.count != 2 { usleep(20_000) }
@@ -153,7 +171,10 @@ import VitrineRaster
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("vitrine.toml").path
         for (body, words) in [
-            ("[[scene.layers]]\nid = \"a\"\n[[scene.bindings]]\nlayer = \"b\"\non = \"tap\"\ncommands = [{ cmd = \"layer.remove\", layer = \"a\" }]\n", ["scene.bindings[0]", "no layer 'b'"]),
+            (
+                "[[scene.layers]]\nid = \"a\"\n[[scene.bindings]]\nlayer = \"b\"\non = \"tap\"\ncommands = [{ cmd = \"layer.remove\", layer = \"a\" }]\n",
+                ["scene.bindings[0]", "no layer 'b'"]
+            ),
             ("[[scene.bindings]]\nlayer = \"root\"\non = \"tapp\"\ncommands = [{ cmd = \"layer.remove\", layer = \"a\" }]\n", ["scene.bindings[0]", "tapp"]),
         ] {
             try body.write(toFile: config, atomically: true, encoding: .utf8)
@@ -167,7 +188,8 @@ import VitrineRaster
     // MARK: Helpers
 
     func opacity(_ c: SocketClient, presentation: Bool) throws -> Double? {
-        try c.request(#"{"cmd": "layer.get", "layer": "button", "keys": ["opacity"], "presentation": \#(presentation)}"#)["result"]?["properties"]?["opacity"]?.number
+        try c.request(#"{"cmd": "layer.get", "layer": "button", "keys": ["opacity"], "presentation": \#(presentation)}"#)["result"]?["properties"]?["opacity"]?
+            .number
     }
 
     /// Sends `lines` on a connection of its own that then goes away; whether each was answered ok.

@@ -10,8 +10,12 @@ import VitrineTestSupport
 
     @Test func theLabelCountsWhileItMoves() throws {
         let daemon = try InProcessCompositor(width: 400, height: 160)
-        try daemon.run(#"{"cmd": "layer.add", "layer": "label", "kind": "text", "properties": {"bounds": [0, 0, 260, 40], "position": [140, 40], "fontSize": 24, "template": "It took {count:%.0f} seconds", "count": 0}}"#)
-        try daemon.run(#"{"cmd": "transaction", "duration": 2, "timing": "easeInEaseOut", "commands": [{"cmd": "animation.add", "layer": "label", "animation": {"keyPath": "count", "from": 0, "to": 60}}, {"cmd": "animation.add", "layer": "label", "animation": {"keyPath": "position", "from": [140, 40], "to": [260, 120]}}]}"#)
+        try daemon.run(
+            #"{"cmd": "layer.add", "layer": "label", "kind": "text", "properties": {"bounds": [0, 0, 260, 40], "position": [140, 40], "fontSize": 24, "template": "It took {count:%.0f} seconds", "count": 0}}"#
+        )
+        try daemon.run(
+            #"{"cmd": "transaction", "duration": 2, "timing": "easeInEaseOut", "commands": [{"cmd": "animation.add", "layer": "label", "animation": {"keyPath": "count", "from": 0, "to": 60}}, {"cmd": "animation.add", "layer": "label", "animation": {"keyPath": "position", "from": [140, 40], "to": [260, 120]}}]}"#
+        )
         try daemon.run(#"{"cmd": "clock.advance", "seconds": 1}"#)
         let count = try daemon.run(#"{"cmd": "layer.get", "layer": "label", "keys": ["count"], "presentation": true}"#)
         #expect(count["properties"]?["count"] == .number(30), "easeInEaseOut is at half way at half time")
@@ -20,7 +24,9 @@ import VitrineTestSupport
 
     @Test func templatesReachIntoDictionaries() throws {
         let daemon = try InProcessCompositor(width: 300, height: 80)
-        try daemon.run(#"{"cmd": "layer.add", "layer": "t", "kind": "text", "properties": {"bounds": [0, 0, 280, 40], "position": [150, 40], "fontSize": 20, "template": "scale {touches.a.scale:%.2f}", "touches": {"a": {"scale": 1}}}}"#)
+        try daemon.run(
+            #"{"cmd": "layer.add", "layer": "t", "kind": "text", "properties": {"bounds": [0, 0, 280, 40], "position": [150, 40], "fontSize": 20, "template": "scale {touches.a.scale:%.2f}", "touches": {"a": {"scale": 1}}}}"#
+        )
         try daemon.run(#"{"cmd": "animation.add", "layer": "t", "animation": {"keyPath": "touches.a.scale", "from": 1, "to": 2, "duration": 1}}"#)
         let before = try daemon.snapshot()
         try daemon.run(#"{"cmd": "clock.advance", "seconds": 0.5}"#)

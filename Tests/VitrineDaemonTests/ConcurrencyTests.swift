@@ -15,26 +15,62 @@ import VitrineProtocol
         let base = "c\(c)-r\(r)"
         let x = Double(c * 10 + r), y = Double(r * 7 + 1)
         var steps: [(String, (JSON) -> Bool)] = []
-        steps.append((#"{"cmd": "layer.add", "layer": "\#(base)-a", "properties": {"bounds": [0, 0, 10, 10], "position": [\#(x), \#(y)], "tag": "\#(base)"}}"#,
-                      { $0["result"] == .object(["layer": .string("\(base)-a")]) }))
-        steps.append((#"{"cmd": "layer.add", "layer": "\#(base)-b", "parent": "\#(base)-a", "kind": "text", "properties": {"string": "client \#(c) round \#(r)"}}"#,
-                      { $0["result"] == .object(["layer": .string("\(base)-b")]) }))
-        steps.append((#"{"cmd": "layer.set", "layer": "\#(base)-a", "properties": {"position.x": \#(x + 0.5), "opacity": 0.5}, "actions": false}"#,
-                      { $0["result"]?["layer"] == .string("\(base)-a") && $0["result"]?["transaction"]?.number != nil }))
-        steps.append((#"{"cmd": "layer.get", "layer": "\#(base)-a", "keys": ["position", "opacity", "tag"]}"#,
-                      { $0["result"]?["properties"] == .object(["position": .array([.number(x + 0.5), .number(y)]), "opacity": .number(0.5), "tag": .string(base)]) }))
-        steps.append((#"{"cmd": "layer.get", "layer": "\#(base)-b", "keys": ["string"]}"#,
-                      { $0["result"]?["properties"]?["string"] == .string("client \(c) round \(r)") && $0["result"]?["parent"] == .string("\(base)-a") }))
-        steps.append((#"{"cmd": "layer.add", "layer": "c\#(c)-r0-a", "properties": {}}"#,
-                      { $0["error"]?["code"] == .string("duplicate_id") }))
-        steps.append((#"{"cmd": "transaction", "commands": [{"cmd": "layer.add", "layer": "\#(base)-t", "parent": "\#(base)-b"}, {"cmd": "layer.set", "layer": "\#(base)-b", "properties": {"string": "done \#(r)"}}]}"#,
-                      { $0["result"]?["transaction"]?.number != nil }))
-        steps.append((#"{"cmd": "layer.tree", "root": "\#(base)-a"}"#,
-                      { $0["result"] == .object(["layer": .string("\(base)-a"), "kind": .string("layer"), "sublayers": .array([
-                          .object(["layer": .string("\(base)-b"), "kind": .string("text"), "sublayers": .array([
-                              .object(["layer": .string("\(base)-t"), "kind": .string("layer"), "sublayers": .array([])]),
-                          ])]),
-                      ])]) }))
+        steps.append(
+            (
+                #"{"cmd": "layer.add", "layer": "\#(base)-a", "properties": {"bounds": [0, 0, 10, 10], "position": [\#(x), \#(y)], "tag": "\#(base)"}}"#,
+                { $0["result"] == .object(["layer": .string("\(base)-a")]) }
+            ))
+        steps.append(
+            (
+                #"{"cmd": "layer.add", "layer": "\#(base)-b", "parent": "\#(base)-a", "kind": "text", "properties": {"string": "client \#(c) round \#(r)"}}"#,
+                { $0["result"] == .object(["layer": .string("\(base)-b")]) }
+            ))
+        steps.append(
+            (
+                #"{"cmd": "layer.set", "layer": "\#(base)-a", "properties": {"position.x": \#(x + 0.5), "opacity": 0.5}, "actions": false}"#,
+                { $0["result"]?["layer"] == .string("\(base)-a") && $0["result"]?["transaction"]?.number != nil }
+            ))
+        steps.append(
+            (
+                #"{"cmd": "layer.get", "layer": "\#(base)-a", "keys": ["position", "opacity", "tag"]}"#,
+                {
+                    $0["result"]?["properties"]
+                        == .object(["position": .array([.number(x + 0.5), .number(y)]), "opacity": .number(0.5), "tag": .string(base)])
+                }
+            ))
+        steps.append(
+            (
+                #"{"cmd": "layer.get", "layer": "\#(base)-b", "keys": ["string"]}"#,
+                { $0["result"]?["properties"]?["string"] == .string("client \(c) round \(r)") && $0["result"]?["parent"] == .string("\(base)-a") }
+            ))
+        steps.append(
+            (
+                #"{"cmd": "layer.add", "layer": "c\#(c)-r0-a", "properties": {}}"#,
+                { $0["error"]?["code"] == .string("duplicate_id") }
+            ))
+        steps.append(
+            (
+                #"{"cmd": "transaction", "commands": [{"cmd": "layer.add", "layer": "\#(base)-t", "parent": "\#(base)-b"}, {"cmd": "layer.set", "layer": "\#(base)-b", "properties": {"string": "done \#(r)"}}]}"#,
+                { $0["result"]?["transaction"]?.number != nil }
+            ))
+        steps.append(
+            (
+                #"{"cmd": "layer.tree", "root": "\#(base)-a"}"#,
+                {
+                    $0["result"]
+                        == .object([
+                            "layer": .string("\(base)-a"), "kind": .string("layer"),
+                            "sublayers": .array([
+                                .object([
+                                    "layer": .string("\(base)-b"), "kind": .string("text"),
+                                    "sublayers": .array([
+                                        .object(["layer": .string("\(base)-t"), "kind": .string("layer"), "sublayers": .array([])])
+                                    ]),
+                                ])
+                            ]),
+                        ])
+                }
+            ))
         steps.append((#"{"cmd": "ping"}"#, { $0["result"]?["pong"] == .bool(true) }))
         return steps
     }

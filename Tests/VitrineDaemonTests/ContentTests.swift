@@ -29,7 +29,10 @@ import VitrineRaster
     }
 
     func addImageLayer(_ c: SocketClient, _ id: String, _ contents: String, x: Int = 10) throws -> JSON {
-        try #require(try c.exchange(#"{"id": 1, "cmd": "layer.add", "layer": "\#(id)", "properties": {"bounds": [0, 0, 20, 20], "position": [\#(x), 10], "contents": "\#(contents)"}}"#))
+        try #require(
+            try c.exchange(
+                #"{"id": 1, "cmd": "layer.add", "layer": "\#(id)", "properties": {"bounds": [0, 0, 20, 20], "position": [\#(x), 10], "contents": "\#(contents)"}}"#
+            ))
     }
 
     func pixel(_ c: SocketClient, _ daemon: DaemonProcess, x: Int, y: Int) throws -> [Int] {
@@ -193,7 +196,10 @@ import VitrineRaster
         // Animations' values count too: a keyframe list of long strings does not fit beside it.
         let word = String(repeating: "y", count: 100_000)
         let values = Array(repeating: "\"\(word)\"", count: 6).joined(separator: ", ")
-        let animation = try #require(try c.exchange(#"{"id": 6, "cmd": "animation.add", "layer": "a", "key": "k", "animation": {"keyPath": "note", "type": "keyframe", "values": [\#(values)], "duration": 100}}"#))
+        let animation = try #require(
+            try c.exchange(
+                #"{"id": 6, "cmd": "animation.add", "layer": "a", "key": "k", "animation": {"keyPath": "note", "type": "keyframe", "values": [\#(values)], "duration": 100}}"#
+            ))
         #expect(animation["error"]?["code"] == .string("limit_exceeded"), "\(animation)")
         #expect(try c.exchange(#"{"id": 7, "cmd": "animation.list", "layer": "a"}"#)?["result"] == .array([]), "the refused animation is not attached")
     }
@@ -206,21 +212,23 @@ import VitrineRaster
         try "[output]\nbackground = \"#ff0000\"\n".write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(arguments: ["--config", config, "--size", "16x16"])
         let c = try daemon.connect()
-        let bytes: [UInt8] = switch broken {
-        case "empty": []
-        case "whitespace": Array(" \n\n".utf8)
-        case "NUL-filled": [UInt8](repeating: 0, count: 4096)
-        default: [0xff, 0xfe, 0x5b, 0x6f, 0x75, 0x74]
-        }
+        let bytes: [UInt8] =
+            switch broken {
+            case "empty": []
+            case "whitespace": Array(" \n\n".utf8)
+            case "NUL-filled": [UInt8](repeating: 0, count: 4096)
+            default: [0xff, 0xfe, 0x5b, 0x6f, 0x75, 0x74]
+            }
         try Data(bytes).write(to: URL(fileURLWithPath: config))
         let reply = try #require(try c.exchange(#"{"id": 1, "cmd": "config.reload"}"#))
         #expect(reply["error"]?["code"] == .string("invalid_config"), "\(reply)")
         let message = reply["error"]?["message"]?.string ?? ""
-        let says = switch broken {
-        case "NUL-filled": "NUL"
-        case "binary": "offset 0"
-        default: "empty"
-        }
+        let says =
+            switch broken {
+            case "NUL-filled": "NUL"
+            case "binary": "offset 0"
+            default: "empty"
+            }
         #expect(message.contains(says), "\(message)")
         let shot = try #require(try c.exchange(#"{"id": 2, "cmd": "screenshot", "path": "bg.png"}"#)?["result"]?["path"]?.string)
         #expect(ScreenshotTests.rgba(try Surface(contentsOfPNG: shot), 8, 8) == [255, 0, 0, 255], "the running background changed")

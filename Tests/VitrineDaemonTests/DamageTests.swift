@@ -18,7 +18,16 @@ import VitrineTestSupport
         ("rotate", { $0.set("card", "transform.rotation.z", .number(0.3)) }),
         ("hide", { $0.set("stripe", "hidden", .bool(true)) }),
         ("remove", { $0.remove(layer: "dot") }),
-        ("add", { $0.add(layer: "new", parent: "root", properties: ["bounds": .rect(Rect(x: 0, y: 0, width: 30, height: 30)), "position": .point(Point(x: 40, y: 150)), "backgroundColor": .color(.white)]) }),
+        (
+            "add",
+            {
+                $0.add(
+                    layer: "new", parent: "root",
+                    properties: [
+                        "bounds": .rect(Rect(x: 0, y: 0, width: 30, height: 30)), "position": .point(Point(x: 40, y: 150)), "backgroundColor": .color(.white),
+                    ])
+            }
+        ),
         ("reorder", { $0.move(layer: "card", to: "root", placement: .top) }),
         ("text", { $0.set("label", "string", .string("Changed")) }),
         ("shadow", { $0.set("card", "shadowRadius", .number(12)) }),
@@ -33,23 +42,31 @@ import VitrineTestSupport
         try scene.addRoot(id: "root", output: "test", size: Size(width: 320, height: 200))
         var tx = Transaction(disableActions: true)
         tx.set("root", "backgroundColor", .color(Color(css: "#202830")!))
-        tx.add(layer: "card", parent: "root", properties: [
-            "bounds": .rect(Rect(x: 0, y: 0, width: 120, height: 80)), "position": .point(Point(x: 100, y: 80)),
-            "backgroundColor": .color(Color(css: "#f0e0c0")!), "cornerRadius": .number(12),
-            "shadowOpacity": .number(0.5), "shadowRadius": .number(6), "masksToBounds": .bool(false),
-        ])
-        tx.add(layer: "stripe", parent: "card", properties: [
-            "bounds": .rect(Rect(x: 0, y: 0, width: 120, height: 20)), "position": .point(Point(x: 60, y: 10)),
-            "backgroundColor": .color(Color(css: "#c04040")!),
-        ])
-        tx.add(layer: "dot", parent: "root", properties: [
-            "bounds": .rect(Rect(x: 0, y: 0, width: 40, height: 40)), "position": .point(Point(x: 260, y: 60)),
-            "cornerRadius": .number(20), "backgroundColor": .color(Color(css: "#40a0f0")!),
-        ])
-        tx.add(layer: "label", kind: "text", parent: "root", properties: [
-            "bounds": .rect(Rect(x: 0, y: 0, width: 200, height: 30)), "position": .point(Point(x: 200, y: 170)),
-            "string": .string("Damage"), "fontSize": .number(20),
-        ])
+        tx.add(
+            layer: "card", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 120, height: 80)), "position": .point(Point(x: 100, y: 80)),
+                "backgroundColor": .color(Color(css: "#f0e0c0")!), "cornerRadius": .number(12),
+                "shadowOpacity": .number(0.5), "shadowRadius": .number(6), "masksToBounds": .bool(false),
+            ])
+        tx.add(
+            layer: "stripe", parent: "card",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 120, height: 20)), "position": .point(Point(x: 60, y: 10)),
+                "backgroundColor": .color(Color(css: "#c04040")!),
+            ])
+        tx.add(
+            layer: "dot", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 40, height: 40)), "position": .point(Point(x: 260, y: 60)),
+                "cornerRadius": .number(20), "backgroundColor": .color(Color(css: "#40a0f0")!),
+            ])
+        tx.add(
+            layer: "label", kind: "text", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 200, height: 30)), "position": .point(Point(x: 200, y: 170)),
+                "string": .string("Damage"), "fontSize": .number(20),
+            ])
         try scene.commit(tx, at: 0)
         return scene
     }
@@ -101,7 +118,8 @@ import VitrineTestSupport
             let t = Double(frame) / 12
             _ = scene.advance(to: t)
             try pipeline.render(scene.renderTree(root: "root", at: t))
-            try GoldenImage.expectSamePixels(output.frontBuffer, as: full.snapshot(scene, root: "root", at: t), name: "damage-animated-\(frame)", "frame \(frame)")
+            try GoldenImage.expectSamePixels(
+                output.frontBuffer, as: full.snapshot(scene, root: "root", at: t), name: "damage-animated-\(frame)", "frame \(frame)")
         }
     }
 
@@ -109,11 +127,13 @@ import VitrineTestSupport
     private func makeCounter(_ text: String) throws -> Scene {
         let scene = try makeScene()
         var tx = Transaction(disableActions: true)
-        tx.add(layer: "counter", kind: "text", parent: "card", properties: [
-            "bounds": .rect(Rect(x: 0, y: 0, width: 116, height: 40)), "position": .point(Point(x: 60, y: 45)),
-            "string": .string(text), "fontSize": .number(26), "alignmentMode": .string("center"),
-            "foregroundColor": .color(Color(css: "#ffd166")!),
-        ])
+        tx.add(
+            layer: "counter", kind: "text", parent: "card",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 116, height: 40)), "position": .point(Point(x: 60, y: 45)),
+                "string": .string(text), "fontSize": .number(26), "alignmentMode": .string("center"),
+                "foregroundColor": .color(Color(css: "#ffd166")!),
+            ])
         try scene.commit(tx, at: 0)
         return scene
     }

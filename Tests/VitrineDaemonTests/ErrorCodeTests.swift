@@ -9,7 +9,8 @@ import VitrineProtocol
 @Suite struct ErrorCodeTests {
     /// The one documented code no request can provoke honestly, and why.
     static let exceptions: [String: String] = [
-        "internal_error": "only a failure inside the daemon gives it (the renderer cannot draw a screenshot, or libpng cannot encode one); no request provokes it in a working daemon, and faking it would test nothing",
+        "internal_error":
+            "only a failure inside the daemon gives it (the renderer cannot draw a screenshot, or libpng cannot encode one); no request provokes it in a working daemon, and faking it would test nothing"
     ]
 
     /// The codes of the "## Errors" table, in its order.
@@ -85,11 +86,27 @@ import VitrineProtocol
             ("wrong_type", "a layer id that is a number", Array(#"{"id": 1, "cmd": "layer.remove", "layer": 5}"#.utf8)),
             ("invalid_value", "opacity 2", Array(#"{"id": 1, "cmd": "layer.set", "layer": "box", "properties": {"opacity": 2}}"#.utf8)),
             ("unknown_command", "no such cmd", Array(#"{"id": 1, "cmd": "layer.nuke"}"#.utf8)),
-            ("limit_exceeded", "more layers than limits.layers", Array(#"{"id": 1, "cmd": "transaction", "commands": [{"cmd": "layer.add", "layer": "l1"}, {"cmd": "layer.add", "layer": "l2"}, {"cmd": "layer.add", "layer": "l3"}]}"#.utf8)),
-            ("limit_exceeded", "more animations than limits.animations_per_layer", Array(#"{"id": 1, "cmd": "transaction", "commands": [{"cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacity", "to": 0, "duration": 5}}, {"cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacity", "to": 0, "duration": 5}}, {"cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacity", "to": 0, "duration": 5}}]}"#.utf8)),
+            (
+                "limit_exceeded", "more layers than limits.layers",
+                Array(
+                    #"{"id": 1, "cmd": "transaction", "commands": [{"cmd": "layer.add", "layer": "l1"}, {"cmd": "layer.add", "layer": "l2"}, {"cmd": "layer.add", "layer": "l3"}]}"#
+                        .utf8)
+            ),
+            (
+                "limit_exceeded", "more animations than limits.animations_per_layer",
+                Array(
+                    #"{"id": 1, "cmd": "transaction", "commands": [{"cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacity", "to": 0, "duration": 5}}, {"cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacity", "to": 0, "duration": 5}}, {"cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacity", "to": 0, "duration": 5}}]}"#
+                        .utf8)
+            ),
             ("path_not_allowed", "a screenshot outside the screenshot directory", Array(#"{"id": 1, "cmd": "screenshot", "path": "/etc/passwd.png"}"#.utf8)),
-            ("path_not_allowed", "contents outside the content roots", Array(#"{"id": 1, "cmd": "layer.set", "layer": "box", "properties": {"contents": "\#(limitsConfig)"}}"#.utf8)),
-            ("content_failed", "contents that is not a PNG", Array(#"{"id": 1, "cmd": "layer.set", "layer": "box", "properties": {"contents": "\#(notPNG)"}}"#.utf8)),
+            (
+                "path_not_allowed", "contents outside the content roots",
+                Array(#"{"id": 1, "cmd": "layer.set", "layer": "box", "properties": {"contents": "\#(limitsConfig)"}}"#.utf8)
+            ),
+            (
+                "content_failed", "contents that is not a PNG",
+                Array(#"{"id": 1, "cmd": "layer.set", "layer": "box", "properties": {"contents": "\#(notPNG)"}}"#.utf8)
+            ),
             ("unknown_output", "a screenshot of no output", Array(#"{"id": 1, "cmd": "screenshot", "output": "hdmi-9"}"#.utf8)),
             ("unknown_layer", "no such layer", Array(#"{"id": 1, "cmd": "layer.get", "layer": "ghost"}"#.utf8)),
             ("duplicate_id", "a layer id taken", Array(#"{"id": 1, "cmd": "layer.add", "layer": "box"}"#.utf8)),
@@ -100,10 +117,21 @@ import VitrineProtocol
             ("invalid_key_path", "an empty key", Array(#"{"id": 1, "cmd": "layer.set", "layer": "box", "properties": {"position..x": 3}}"#.utf8)),
             ("unknown_key_path", "no such property", Array(#"{"id": 1, "cmd": "layer.get", "layer": "box", "keys": ["nothing"]}"#.utf8)),
             ("unknown_property", "a misspelt property", Array(#"{"id": 1, "cmd": "layer.set", "layer": "box", "properties": {"cornerRaduis": 4}}"#.utf8)),
-            ("not_animatable", "animating a string", Array(#"{"id": 1, "cmd": "animation.add", "layer": "t", "animation": {"keyPath": "string", "from": "a", "to": "b", "duration": 1}}"#.utf8)),
-            ("invalid_animation", "keyTimes not matching values", Array(#"{"id": 1, "cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacity", "values": [0, 1, 0], "keyTimes": [0, 1], "duration": 1}}"#.utf8)),
+            (
+                "not_animatable", "animating a string",
+                Array(#"{"id": 1, "cmd": "animation.add", "layer": "t", "animation": {"keyPath": "string", "from": "a", "to": "b", "duration": 1}}"#.utf8)
+            ),
+            (
+                "invalid_animation", "keyTimes not matching values",
+                Array(
+                    #"{"id": 1, "cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacity", "values": [0, 1, 0], "keyTimes": [0, 1], "duration": 1}}"#
+                        .utf8)
+            ),
             ("unknown_animation", "no animation under that key", Array(#"{"id": 1, "cmd": "animation.remove", "layer": "box", "key": "nope"}"#.utf8)),
-            ("invalid_timing", "a negative duration", Array(#"{"id": 1, "cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacity", "to": 0, "duration": -1}}"#.utf8)),
+            (
+                "invalid_timing", "a negative duration",
+                Array(#"{"id": 1, "cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacity", "to": 0, "duration": -1}}"#.utf8)
+            ),
         ]
         for (code, name, line) in requests {
             let reply = try c.exchange(line)

@@ -18,7 +18,9 @@ import VitrineProtocol
 
     /// The error line a connection gets before the daemon closes it, then the end of the
     /// stream: the error's code and message.
-    static func lastWords(_ client: SocketClient, timeout: Double = 5, sourceLocation: SourceLocation = #_sourceLocation) throws -> (code: String?, message: String) {
+    static func lastWords(_ client: SocketClient, timeout: Double = 5, sourceLocation: SourceLocation = #_sourceLocation) throws -> (
+        code: String?, message: String
+    ) {
         let line = try #require(client.readLine(timeout: timeout), "no line before the connection ended", sourceLocation: sourceLocation)
         let json = try JSON(parsing: Data(line.utf8))
         #expect(json["id"] == .null && json["ok"] == .bool(false), "\(line)", sourceLocation: sourceLocation)
@@ -50,7 +52,9 @@ import VitrineProtocol
             try #require(try probe.request(setup)["ok"] == .bool(true), "\(setup)")
         }
         for c in 0..<Self.floodClients {
-            try #require(try probe.request(#"{"cmd": "layer.add", "layer": "f\#(c)", "properties": {"bounds": [0, 0, 4, 4], "position": [\#(4 + c * 3), 180]}}"#)["ok"] == .bool(true))
+            try #require(
+                try probe.request(#"{"cmd": "layer.add", "layer": "f\#(c)", "properties": {"bounds": [0, 0, 4, 4], "position": [\#(4 + c * 3), 180]}}"#)["ok"]
+                    == .bool(true))
         }
         let quiet0 = try stats()
         Thread.sleep(forTimeInterval: 1)
@@ -66,7 +70,8 @@ import VitrineProtocol
             nonisolated(unsafe) let client = client
             var batch = ""
             for n in 1...Self.floodRequests {
-                batch += n % 10 == 0
+                batch +=
+                    n % 10 == 0
                     ? #"{"id":\#(n),"cmd":"layer.set","layer":"f\#(c)","properties":{"opacity":\#(Double(n % 100) / 100)},"actions":false}"# + "\n"
                     : #"{"id":\#(n),"cmd":"ping"}"# + "\n"
             }
@@ -81,13 +86,19 @@ import VitrineProtocol
                 while expected <= Self.floodRequests, bad == nil {
                     let read = client.readLines(Self.floodRequests + 1 - expected, timeout: 30) { line in
                         guard bad == nil, !line.starts(with: Array(#"{"event":"#.utf8)) else { return }
-                        if line.starts(with: Array(#"{"id":\#(expected),"ok":true"#.utf8)) { expected += 1 } else { bad = String(decoding: line.prefix(120), as: UTF8.self) }
+                        if line.starts(with: Array(#"{"id":\#(expected),"ok":true"#.utf8)) {
+                            expected += 1
+                        } else {
+                            bad = String(decoding: line.prefix(120), as: UTF8.self)
+                        }
                     }
                     if read == 0 { break }
                 }
                 replies.withLock { $0 += expected - 1 }
                 if let bad { problems.withLock { $0.append("client \(c): expected the reply to \(expected), got \(bad)") } }
-                if expected <= Self.floodRequests, bad == nil { problems.withLock { $0.append("client \(c): \(expected - 1) replies of \(Self.floodRequests)") } }
+                if expected <= Self.floodRequests, bad == nil {
+                    problems.withLock { $0.append("client \(c): \(expected - 1) replies of \(Self.floodRequests)") }
+                }
             }.start()
         }
 
@@ -106,7 +117,9 @@ import VitrineProtocol
         let fps = (after.frames - before.frames) / (after.time - before.time)
         let sorted = latencies.sorted()
         let p99 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((0.99 * Double(sorted.count)).rounded(.up)) - 1)]
-        print("FairnessTests flood: \(Self.floodClients)×\(Self.floodRequests) requests in \(String(format: "%.2f", elapsed)) s (\(Int(Double(replies.withLock { $0 }) / elapsed)) requests/s); \(String(format: "%.1f", fps)) frames/s during the flood (\(String(format: "%.1f", quietFPS)) before); stats reply p50 \(String(format: "%.1f", (sorted.isEmpty ? 0 : sorted[sorted.count / 2]) * 1000)) ms, p99 \(String(format: "%.1f", p99 * 1000)) ms, max \(String(format: "%.1f", (sorted.last ?? 0) * 1000)) ms over \(sorted.count) samples")
+        print(
+            "FairnessTests flood: \(Self.floodClients)×\(Self.floodRequests) requests in \(String(format: "%.2f", elapsed)) s (\(Int(Double(replies.withLock { $0 }) / elapsed)) requests/s); \(String(format: "%.1f", fps)) frames/s during the flood (\(String(format: "%.1f", quietFPS)) before); stats reply p50 \(String(format: "%.1f", (sorted.isEmpty ? 0 : sorted[sorted.count / 2]) * 1000)) ms, p99 \(String(format: "%.1f", p99 * 1000)) ms, max \(String(format: "%.1f", (sorted.last ?? 0) * 1000)) ms over \(sorted.count) samples"
+        )
 
         #expect(done.wait(timeout: .now() + 1) == .success, "the flood clients did not finish within 60 s")
         let found = problems.withLock { $0 }

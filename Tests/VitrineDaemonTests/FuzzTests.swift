@@ -129,7 +129,9 @@ struct Mutator {
             let other = corpus[int(corpus.count)]
             let field = Array(jsonValue(depth: 2).utf8)
             let key = Array("\"\(Self.keys[int(Self.keys.count)])\":".utf8)
-            if let close = m.lastIndex(of: UInt8(ascii: "}")) { m.insert(contentsOf: Array(",".utf8) + key + (int(2) == 0 ? field : Array(other.prefix(60))), at: close) }
+            if let close = m.lastIndex(of: UInt8(ascii: "}")) {
+                m.insert(contentsOf: Array(",".utf8) + key + (int(2) == 0 ? field : Array(other.prefix(60))), at: close)
+            }
         default: m[int(m.count)] = UInt8.random(in: 0...255, using: &rng)
         }
         return m

@@ -41,7 +41,9 @@ import VitrineTestSupport
     }
 
     func addLayer(_ c: SocketClient, _ id: String, _ contents: String, x: Int) throws -> JSON {
-        try request(c, #"{"id": 1, "cmd": "layer.add", "layer": "\#(id)", "properties": {"bounds": [0, 0, 20, 20], "position": [\#(x), 10], "contents": "\#(contents)"}}"#)
+        try request(
+            c,
+            #"{"id": 1, "cmd": "layer.add", "layer": "\#(id)", "properties": {"bounds": [0, 0, 20, 20], "position": [\#(x), 10], "contents": "\#(contents)"}}"#)
     }
 
     /// The screen's pixel at (x, y) as [r, g, b, a].
@@ -59,9 +61,11 @@ import VitrineTestSupport
         let jpeg = try write("photo.jpg", ImageFixtures.jpeg(ImageFixtures.solid(0xFFFF_0000, width: 32, height: 32)))
         // Green for 0.1 s, then blue for 0.1 s, for ever; named without an extension: the
         // format is told by the bytes.
-        let gif = try write("playing", ImageFixtures.gif(
-            width: 4, height: 4, palette: [0x00FF00, 0x0000FF],
-            frames: [0, 1].map { ImageFixtures.GIFFrame(rect: PixelRect(x: 0, y: 0, width: 4, height: 4), index: UInt8($0), delay: 10) }))
+        let gif = try write(
+            "playing",
+            ImageFixtures.gif(
+                width: 4, height: 4, palette: [0x00FF00, 0x0000FF],
+                frames: [0, 1].map { ImageFixtures.GIFFrame(rect: PixelRect(x: 0, y: 0, width: 4, height: 4), index: UInt8($0), delay: 10) }))
         let (daemon, c) = try start()
         defer { withExtendedLifetime(daemon) {} }
         #expect(try addLayer(c, "photo", jpeg, x: 10)["ok"] == .bool(true))
@@ -85,7 +89,8 @@ import VitrineTestSupport
     }
 
     @Test func anSVGIsDrawnAgainOnAWorkerAtTheSizeItIsShown() throws {
-        let svg = try write("art.svg", Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><rect width="100" height="50" fill="blue"/></svg>"#.utf8))
+        let svg = try write(
+            "art.svg", Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><rect width="100" height="50" fill="blue"/></svg>"#.utf8))
         let (daemon, c) = try start()
         defer { withExtendedLifetime(daemon) {} }
         func imageBytes(becoming expected: Double) throws -> Double {
@@ -98,7 +103,10 @@ import VitrineTestSupport
             }
             return bytes
         }
-        #expect(try request(c, #"{"id": 1, "cmd": "layer.add", "layer": "art", "properties": {"bounds": [0, 0, 20, 10], "position": [10, 5], "contents": "\#(svg)"}}"#)["ok"] == .bool(true))
+        #expect(
+            try request(
+                c, #"{"id": 1, "cmd": "layer.add", "layer": "art", "properties": {"bounds": [0, 0, 20, 10], "position": [10, 5], "contents": "\#(svg)"}}"#)[
+                    "ok"] == .bool(true))
         // Read at its own 100×50, then drawn again for the 20×10 it is shown at.
         #expect(try imageBytes(becoming: 20 * 10 * 4) == 20 * 10 * 4)
         #expect(try request(c, #"{"id": 2, "cmd": "layer.set", "layer": "art", "properties": {"transform": {"scale": 2}}}"#)["ok"] == .bool(true))
@@ -110,9 +118,11 @@ import VitrineTestSupport
 
     @Test func inRealTimeAGIFAsksForAFrameWhenItsFrameChangesAndNoMore() throws {
         // Four frames of 0.1 s: about ten frames a second while it shows, not sixty.
-        let gif = try write("clock.gif", ImageFixtures.gif(
-            width: 4, height: 4, palette: [0xFF0000, 0x00FF00, 0x0000FF, 0xFFFFFF],
-            frames: (0..<4).map { ImageFixtures.GIFFrame(rect: PixelRect(x: 0, y: 0, width: 4, height: 4), index: UInt8($0), delay: 10) }))
+        let gif = try write(
+            "clock.gif",
+            ImageFixtures.gif(
+                width: 4, height: 4, palette: [0xFF0000, 0x00FF00, 0x0000FF, 0xFFFFFF],
+                frames: (0..<4).map { ImageFixtures.GIFFrame(rect: PixelRect(x: 0, y: 0, width: 4, height: 4), index: UInt8($0), delay: 10) }))
         let (daemon, c) = try start(clock: "realtime")
         defer { withExtendedLifetime(daemon) {} }
         #expect(try addLayer(c, "anim", gif, x: 10)["ok"] == .bool(true))
@@ -148,7 +158,10 @@ import VitrineTestSupport
         try set(red, #", "actions": false"#)
         #expect(try pixel(c, x: 10, y: 10) == [255, 0, 0, 255])
         // A transaction's duration.
-        #expect(try request(c, #"{"id": 4, "cmd": "transaction", "duration": 1, "commands": [{"cmd": "layer.set", "layer": "a", "properties": {"contents": "\#(blue)"}}]}"#)["ok"] == .bool(true))
+        #expect(
+            try request(
+                c, #"{"id": 4, "cmd": "transaction", "duration": 1, "commands": [{"cmd": "layer.set", "layer": "a", "properties": {"contents": "\#(blue)"}}]}"#)[
+                    "ok"] == .bool(true))
         try at(c, 0.5)
         let quarter = try pixel(c, x: 10, y: 10)
         #expect(abs(quarter[0] - 191) <= 2 && abs(quarter[2] - 64) <= 2, "\(quarter)")
@@ -179,11 +192,15 @@ import VitrineTestSupport
     @Test func brokenAndHostileFilesAreRefusedWithTheLibrarysReason() throws {
         let good = try solidPNG("good.png", 0xFF00_FF00)
         let jpeg = ImageFixtures.jpeg(ImageFixtures.quadrants(width: 64, height: 64))
-        let gif = ImageFixtures.gif(width: 8, height: 8, palette: [0, 0xFF0000], frames: [.init(rect: PixelRect(x: 0, y: 0, width: 8, height: 8), index: 1, delay: 10)])
+        let gif = ImageFixtures.gif(
+            width: 8, height: 8, palette: [0, 0xFF0000], frames: [.init(rect: PixelRect(x: 0, y: 0, width: 8, height: 8), index: 1, delay: 10)])
         let cases: [(String, [UInt8], String, String)] = [
             ("truncated.jpg", Array(jpeg.prefix(jpeg.count / 2)), "content_failed", "JPEG: Premature end of JPEG file"),
             ("truncated.gif", Array(gif.prefix(gif.count - 6)), "content_failed", "GIF: giflib says"),
-            ("broken.svg", Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><rect "#.utf8), "content_failed", "SVG: librsvg cannot read the document"),
+            (
+                "broken.svg", Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><rect "#.utf8), "content_failed",
+                "SVG: librsvg cannot read the document"
+            ),
             ("notes.png", Array("just some text\n".utf8), "content_failed", "contents takes PNG, JPEG, WebP, GIF and SVG files"),
             ("bomb.png", ImageFixtures.hugePNGHeader(), "limit_exceeded", "100000×100000"),
         ]

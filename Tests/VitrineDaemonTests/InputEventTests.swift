@@ -24,7 +24,9 @@ import VitrineRaster
         let c = try daemon.connect()
         try c.ok(#"{"cmd": "subscribe", "events": ["layer.*", "transaction.completed"]}"#)
         for line in Self.movingButton { try c.ok(line) }
-        try c.ok(##"{"cmd": "binding.add", "layer": "button", "on": "tap", "disableActions": true, "commands": [{"cmd": "layer.set", "layer": "button", "properties": {"backgroundColor": "#00ff00"}}]}"##)
+        try c.ok(
+            ##"{"cmd": "binding.add", "layer": "button", "on": "tap", "disableActions": true, "commands": [{"cmd": "layer.set", "layer": "button", "properties": {"backgroundColor": "#00ff00"}}]}"##
+        )
         try c.ok(#"{"cmd": "clock.set", "time": 1}"#)
         let (x, y) = Self.screenPoint(of: (70, 20), buttonAt: 160)
         let before = try c.screenshot("tap-before")
@@ -51,7 +53,9 @@ import VitrineRaster
         let c = try daemon.connect()
         try c.ok(#"{"cmd": "subscribe", "events": ["layer.*"]}"#)
         try c.ok(#"{"cmd": "layer.add", "layer": "card", "properties": {"bounds": [0, 0, 100, 100], "position": [100, 100]}}"#)
-        try c.ok(#"{"cmd": "binding.add", "layer": "card", "on": "longPress", "commands": [{"cmd": "layer.set", "layer": "card", "properties": {"opacity": 0.5}, "actions": false}]}"#)
+        try c.ok(
+            #"{"cmd": "binding.add", "layer": "card", "on": "longPress", "commands": [{"cmd": "layer.set", "layer": "card", "properties": {"opacity": 0.5}, "actions": false}]}"#
+        )
         try c.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [100, 100]}"#)
         try c.ok(#"{"cmd": "clock.advance", "seconds": 0.3}"#)
         #expect(try c.drain().map { $0["event"] } == [.string("layer.press")])
@@ -91,7 +95,9 @@ import VitrineRaster
         try #require(velocity.count == 2, "\(ended)")
         #expect(velocity[0] > 200 && velocity[0] < 450 && abs(velocity[1]) < 1e-9, "about 300 px/s to the right: \(velocity)")
         // A fling: the velocity as a spring's initial velocity.
-        try c.ok(#"{"cmd": "layer.set", "layer": "sheet", "properties": {"position.x": 260}, "animation": {"type": "spring", "initialVelocity": \#(velocity[0] / 100)}}"#)
+        try c.ok(
+            #"{"cmd": "layer.set", "layer": "sheet", "properties": {"position.x": 260}, "animation": {"type": "spring", "initialVelocity": \#(velocity[0] / 100)}}"#
+        )
     }
 
     @Test func keysComeThroughTheKeymap() throws {
@@ -112,12 +118,16 @@ import VitrineRaster
             try c.ok(#"{"cmd": "input.inject", "type": "key", "keycode": 30}"#)
             try c.ok(#"{"cmd": "input.inject", "type": "key", "keycode": 42, "pressed": false}"#)
             let shifted = try c.drain().filter { $0["keycode"] == .number(30) && $0["pressed"] == .bool(true) }.first
-            #expect(shifted?["keysym"] == .string("A") && shifted?["text"] == .string("A") && shifted?["modifiers"] == .array([.string("Shift")]), "\(String(describing: shifted))")
+            #expect(
+                shifted?["keysym"] == .string("A") && shifted?["text"] == .string("A") && shifted?["modifiers"] == .array([.string("Shift")]),
+                "\(String(describing: shifted))")
         }
         let daemon = try DaemonProcess()
         let c = try daemon.connect()
         try c.ok(#"{"cmd": "layer.add", "layer": "screen", "properties": {"opacity": 1}}"#)
-        try c.ok(#"{"cmd": "binding.add", "binding": "next", "on": "key", "key": "Return", "commands": [{"cmd": "layer.set", "layer": "screen", "properties": {"opacity": 0.25}}]}"#)
+        try c.ok(
+            #"{"cmd": "binding.add", "binding": "next", "on": "key", "key": "Return", "commands": [{"cmd": "layer.set", "layer": "screen", "properties": {"opacity": 0.25}}]}"#
+        )
         try c.ok(#"{"cmd": "input.inject", "type": "key", "keysym": "Escape"}"#)
         #expect(try c.request(#"{"cmd": "layer.get", "layer": "screen", "keys": ["opacity"]}"#)["result"]?["properties"]?["opacity"] == .number(1))
         try c.ok(#"{"cmd": "input.inject", "type": "key", "keycode": 28}"#)
@@ -134,7 +144,8 @@ import VitrineRaster
         ] { try setup.ok(line) }
         let filtered = try daemon.connect(), everything = try daemon.connect()
         let reply = try filtered.request(#"{"cmd": "subscribe", "events": ["layer.tap"], "layers": ["a"]}"#)
-        #expect(reply["result"] == .object(["subscriptions": .array([.string("layer.tap")]), "layers": .object(["layer.tap": .array([.string("a")])])]), "\(reply)")
+        #expect(
+            reply["result"] == .object(["subscriptions": .array([.string("layer.tap")]), "layers": .object(["layer.tap": .array([.string("a")])])]), "\(reply)")
         try filtered.ok(#"{"cmd": "subscribe", "events": ["input.touch"], "layers": ["b"]}"#)
         try everything.ok(#"{"cmd": "subscribe", "events": ["layer.tap"]}"#)
         for point in ["[60, 60]", "[200, 60]", "[20, 20]"] {
@@ -150,7 +161,8 @@ import VitrineRaster
         #expect(try filtered.request(#"{"cmd": "subscribe", "events": ["layer.*"], "layers": []}"#)["error"]?["code"] == .string("invalid_value"))
         #expect(try filtered.request(#"{"cmd": "subscribe", "events": ["layer.*"], "layers": ["no way"]}"#)["error"]?["code"] == .string("invalid_id"))
         try filtered.ok(#"{"cmd": "unsubscribe", "events": ["layer.tap"]}"#)
-        #expect(try filtered.request(#"{"cmd": "subscribe", "events": ["layer.tap"]}"#)["result"]?["layers"] == .object(["input.touch": .array([.string("b")])]))
+        #expect(
+            try filtered.request(#"{"cmd": "subscribe", "events": ["layer.tap"]}"#)["result"]?["layers"] == .object(["input.touch": .array([.string("b")])]))
     }
 
     @Test func thePointerTapsWithItsLeftButtonAndScrollsAsAxisEvents() throws {
@@ -263,7 +275,9 @@ import VitrineRaster
         // Far off the screen and a second down: taken without harm.
         try c.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "touch": 2, "point": [-900000000, 900000000]}"#)
         try c.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "motion", "touch": 2, "point": [1e9, -1e9]}"#)
-        #expect(try c.request(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "touch": 2, "point": [1, 1]}"#)["error"]?["code"] == .string("invalid_value"))
+        #expect(
+            try c.request(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "touch": 2, "point": [1, 1]}"#)["error"]?["code"]
+                == .string("invalid_value"))
         try c.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "cancel", "touch": 2}"#)
         try c.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "touch": 2, "point": [1, 1], "time": 1000000}"#)
         let stats = try c.request(#"{"cmd": "stats"}"#)["result"]?["input"]

@@ -14,7 +14,8 @@ import VitrineProtocol
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         return tasks.reduce(0) { total, task in
             let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
-            return total + status.split(separator: "\n").filter { $0.hasSuffix("ctxt_switches:") == false && $0.contains("ctxt_switches:") }
+            return total
+                + status.split(separator: "\n").filter { $0.hasSuffix("ctxt_switches:") == false && $0.contains("ctxt_switches:") }
                 .compactMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
         }
     }
@@ -69,7 +70,9 @@ import VitrineProtocol
         let first = try DaemonProcess(arguments: ["--size", "64x48"])
         let client = try first.connect()
         _ = try client.exchange(#"{"id": 1, "cmd": "layer.add", "layer": "mine"}"#)
-        let second = try DaemonProcess.runToExit(["--socket", first.socketPath, "--clock", "manual", "--screenshot-dir", first.directory.path, "--size", "64x48"])
+        let second = try DaemonProcess.runToExit([
+            "--socket", first.socketPath, "--clock", "manual", "--screenshot-dir", first.directory.path, "--size", "64x48",
+        ])
         #expect(second.status != 0, "a second daemon on the same socket must fail")
         #expect(second.stderr.contains("another vitrined is listening"), "its message must say why: \(second.stderr)")
         #expect(first.isRunning)

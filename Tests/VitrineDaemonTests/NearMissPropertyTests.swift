@@ -17,19 +17,26 @@ import VitrineProtocol
             let reply = try #require(try c.exchange(line))
             #expect(reply["error"]?["code"] == .string("unknown_property"), "\(line) → \(reply)", sourceLocation: sourceLocation)
             let message = reply["error"]?["message"]?.string ?? ""
-            #expect(message.contains("no property '\(key)'; did you mean '\(suggestion)'?") && message.contains("'_\(key)'"),
-                    "\(message)", sourceLocation: sourceLocation)
+            #expect(
+                message.contains("no property '\(key)'; did you mean '\(suggestion)'?") && message.contains("'_\(key)'"),
+                "\(message)", sourceLocation: sourceLocation)
         }
         try ok(#"{"id": 1, "cmd": "layer.add", "layer": "box", "properties": {"bounds": [0, 0, 10, 10], "score": 1}}"#)
         try ok(#"{"id": 2, "cmd": "layer.add", "layer": "t", "kind": "text", "properties": {"string": "Hi"}}"#)
         try ok(#"{"id": 3, "cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"value": 3}}"#)
 
-        try refused(#"{"id": 4, "cmd": "layer.set", "layer": "box", "properties": {"backgroundColour": "red"}}"#, key: "backgroundColour", suggestion: "backgroundColor")
+        try refused(
+            #"{"id": 4, "cmd": "layer.set", "layer": "box", "properties": {"backgroundColour": "red"}}"#, key: "backgroundColour", suggestion: "backgroundColor"
+        )
         try refused(#"{"id": 5, "cmd": "layer.set", "layer": "box", "properties": {"Opacity": 0.5}}"#, key: "Opacity", suggestion: "opacity")
         try refused(#"{"id": 6, "cmd": "layer.add", "layer": "card", "properties": {"cornerRaduis": 8}}"#, key: "cornerRaduis", suggestion: "cornerRadius")
-        try refused(#"{"id": 7, "cmd": "transaction", "commands": [{"cmd": "layer.set", "layer": "box", "properties": {"score": 2}}, {"cmd": "layer.set", "layer": "t", "properties": {"fontsize": 20}}]}"#, key: "fontsize", suggestion: "fontSize")
+        try refused(
+            #"{"id": 7, "cmd": "transaction", "commands": [{"cmd": "layer.set", "layer": "box", "properties": {"score": 2}}, {"cmd": "layer.set", "layer": "t", "properties": {"fontsize": 20}}]}"#,
+            key: "fontsize", suggestion: "fontSize")
         try refused(#"{"id": 8, "cmd": "layer.set", "layer": "n", "properties": {"currencyCod": "EUR"}}"#, key: "currencyCod", suggestion: "currencyCode")
-        try refused(#"{"id": 9, "cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacty", "to": 0, "duration": 1}}"#, key: "opacty", suggestion: "opacity")
+        try refused(
+            #"{"id": 9, "cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacty", "to": 0, "duration": 1}}"#, key: "opacty",
+            suggestion: "opacity")
 
         // Nothing of the refused requests stayed: no layer "card", score still 1.
         let box = try #require(try c.exchange(#"{"id": 10, "cmd": "layer.get", "layer": "box", "keys": ["score"]}"#))

@@ -75,7 +75,10 @@ import VitrineProtocol
         var count = -1
         var inside = false
         for line in text.components(separatedBy: "\n") {
-            if line == "```session" { count += 1; inside = count == index; out.append(line); if inside { for (r, ls) in steps { out.append("> " + r); out += ls.map { "< " + $0 } } }; continue }
+            if line == "```session" {
+                count += 1; inside = count == index; out.append(line); if inside { for (r, ls) in steps { out.append("> " + r); out += ls.map { "< " + $0 } } };
+                continue
+            }
             if inside, line == "```" { inside = false }
             if !inside { out.append(line) }
         }

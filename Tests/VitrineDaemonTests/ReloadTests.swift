@@ -150,7 +150,9 @@ import VitrineRaster
         // [animation.spring] for a script's spring: the position follows the configured
         // oscillator exactly.
         try Self.expectOK(c2, #"{"id": 7, "cmd": "layer.add", "layer": "s", "properties": {"position": [0, 0]}}"#)
-        try Self.expectOK(c2, #"{"id": 8, "cmd": "animation.add", "layer": "s", "animation": {"type": "spring", "keyPath": "position.x", "from": 0, "to": 100, "duration": 50}}"#)
+        try Self.expectOK(
+            c2,
+            #"{"id": 8, "cmd": "animation.add", "layer": "s", "animation": {"type": "spring", "keyPath": "position.x", "from": 0, "to": 100, "duration": 50}}"#)
         try Self.expectOK(c2, #"{"id": 9, "cmd": "clock.advance", "seconds": 0.5}"#)
         let x = try #require(try Self.presentation(c2, "s", "position.x"))
         let expected = 100 * (try Spring(mass: 2, stiffness: 50, damping: 2, initialVelocity: 0)).progress(at: 0.5)
@@ -159,7 +161,10 @@ import VitrineRaster
         // [animation.spring] and [rolling_number] for a new rolling number; fonts.default_family
         // for a new text layer.
         try Self.expectOK(c2, #"{"id": 10, "cmd": "layer.add", "layer": "n", "kind": "rolling-number"}"#)
-        let number = try #require(try c2.exchange(#"{"id": 11, "cmd": "layer.get", "layer": "n", "keys": ["fontSize", "font", "animationType", "direction", "characterSpacing", "springDuration", "springSpeed", "damping", "initialVelocity", "mass", "stiffness"]}"#)?["result"]?["properties"])
+        let number = try #require(
+            try c2.exchange(
+                #"{"id": 11, "cmd": "layer.get", "layer": "n", "keys": ["fontSize", "font", "animationType", "direction", "characterSpacing", "springDuration", "springSpeed", "damping", "initialVelocity", "mass", "stiffness"]}"#
+            )?["result"]?["properties"])
         let expectedNumber: [String: JSON] = [
             "fontSize": .number(24), "font": .string("DejaVu Serif"), "animationType": .string("onlyChangedNumbers"),
             "direction": .string("down"), "characterSpacing": .number(1.5), "springDuration": .number(3), "springSpeed": .number(0.5),
@@ -171,7 +176,8 @@ import VitrineRaster
         #expect(font == .string("DejaVu Sans Mono"), "fonts.default_family: \(String(describing: font))")
 
         // limits.animations_per_layer and limits.subscriptions_per_client.
-        let second = try c2.exchange(#"{"id": 14, "cmd": "animation.add", "layer": "s", "key": "b", "animation": {"keyPath": "opacity", "from": 0, "to": 1, "duration": 9}}"#)
+        let second = try c2.exchange(
+            #"{"id": 14, "cmd": "animation.add", "layer": "s", "key": "b", "animation": {"keyPath": "opacity", "from": 0, "to": 1, "duration": 9}}"#)
         #expect(second?["error"]?["code"] == .string("limit_exceeded"), "limits.animations_per_layer: \(String(describing: second))")
         let subscriptions = try c2.exchange(#"{"id": 15, "cmd": "subscribe", "events": ["animation.*", "transaction.completed"]}"#)
         #expect(subscriptions?["error"]?["code"] == .string("limit_exceeded"), "limits.subscriptions_per_client: \(String(describing: subscriptions))")
@@ -211,7 +217,8 @@ import VitrineRaster
             try Self.expectOK(c2, #"{"id": "t\#(round)", "cmd": "transaction", "commands": [\#(commands.joined(separator: ","))]}"#)
             try Self.expectOK(c2, #"{"id": "a\#(round)", "cmd": "clock.advance", "seconds": 1}"#)
         }
-        #expect(listener.drain(timeout: 5).closed, "limits.outbound_bytes: the silent subscriber was not cut off after ~650 KB of events (the old limit was 4 MiB)")
+        #expect(
+            listener.drain(timeout: 5).closed, "limits.outbound_bytes: the silent subscriber was not cut off after ~650 KB of events (the old limit was 4 MiB)")
 
         // limits.clients: 3, and the operator's place.
         let admitted = try (0..<2).map { _ in try BoundaryTests.admittedClient(daemon.connect) }
@@ -255,12 +262,12 @@ import VitrineRaster
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("vitrine.toml").path
         try """
-            [[scene.layers]]
-            id = "count"
-            kind = "rolling-number"
-            [scene.layers.properties]
-            animationType = "sideways"
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        [[scene.layers]]
+        id = "count"
+        kind = "rolling-number"
+        [scene.layers.properties]
+        animationType = "sideways"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let run = try DaemonProcess.runToExit(["--backend", "headless", "--config", config, "--socket", directory.appendingPathComponent("v.sock").path])
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("\(config):"), "the error names the file: \(run.stderr)")

@@ -27,15 +27,17 @@ import Testing
         let stderrPath = directory.appendingPathComponent("stderr").path
         let child = try ChildProcess(
             DaemonProcess.executable.path,
-            ["render", "--scene", directory.appendingPathComponent("scene.json").path] + arguments.map {
-                $0.replacingOccurrences(of: "$DIR", with: directory.path)
-            },
+            ["render", "--scene", directory.appendingPathComponent("scene.json").path]
+                + arguments.map {
+                    $0.replacingOccurrences(of: "$DIR", with: directory.path)
+                },
             stderrPath: stderrPath)
         let status = child.wait(timeout: 60)
         try body(directory, Run(status: status, stderr: (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""))
     }
 
-    static let number = #"{"layers": [{"id": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 200, 60], "position": [100, 50], "value": 1234, "format": "currency", "currencyCode": "CODE"}}]}"#
+    static let number =
+        #"{"layers": [{"id": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 200, 60], "position": [100, 50], "value": 1234, "format": "currency", "currencyCode": "CODE"}}]}"#
 
     @Test func aSceneBecomesAPNG() throws {
         try render(scene: Self.number.replacingOccurrences(of: "CODE", with: "EUR"), ["--size", "200x100", "--out", "$DIR/out.png"]) { directory, run in

@@ -14,17 +14,21 @@ import VitrineTestSupport
         StandardKinds.register(in: scene)
         try scene.addRoot(id: "root", output: "test", size: Size(width: 400, height: 200))
         var tx = Transaction(disableActions: true)
-        tx.add(layer: "background", kind: "gradient", parent: "root", properties: [
-            "bounds": .rect(Rect(x: 0, y: 0, width: 400, height: 200)), "position": .point(Point(x: 200, y: 100)),
-            "colors": .array([.color(Color(css: "#0f2027")!), .color(Color(css: "#2c5364")!)]),
-            "startPoint": .point(Point(x: 0, y: 0)), "endPoint": .point(Point(x: 1, y: 1)),
-        ])
-        for i in 0..<3 {
-            tx.add(layer: "card\(i)", parent: "root", properties: [
-                "bounds": .rect(Rect(x: 0, y: 0, width: 100, height: 120)), "position": .point(Point(x: Double(70 + 130 * i), y: 100)),
-                "cornerRadius": .number(12), "backgroundColor": .color(Color(css: "#ffffff22")!),
-                "shadowOpacity": .number(0.45), "shadowRadius": .number(10), "shadowOffset": .size(Size(width: 0, height: 6)),
+        tx.add(
+            layer: "background", kind: "gradient", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 400, height: 200)), "position": .point(Point(x: 200, y: 100)),
+                "colors": .array([.color(Color(css: "#0f2027")!), .color(Color(css: "#2c5364")!)]),
+                "startPoint": .point(Point(x: 0, y: 0)), "endPoint": .point(Point(x: 1, y: 1)),
             ])
+        for i in 0..<3 {
+            tx.add(
+                layer: "card\(i)", parent: "root",
+                properties: [
+                    "bounds": .rect(Rect(x: 0, y: 0, width: 100, height: 120)), "position": .point(Point(x: Double(70 + 130 * i), y: 100)),
+                    "cornerRadius": .number(12), "backgroundColor": .color(Color(css: "#ffffff22")!),
+                    "shadowOpacity": .number(0.45), "shadowRadius": .number(10), "shadowOffset": .size(Size(width: 0, height: 6)),
+                ])
         }
         try scene.commit(tx, at: 0)
         return scene

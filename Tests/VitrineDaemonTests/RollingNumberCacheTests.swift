@@ -15,11 +15,13 @@ import VitrineTestSupport
         try scene.addRoot(id: "root", output: "test", size: Size(width: 480, height: 160))
         var tx = Transaction(disableActions: true)
         tx.set("root", "backgroundColor", .color(Color(css: "#102030")!))
-        tx.add(layer: "n", kind: "rolling-number", parent: "root", properties: [
-            "bounds": .rect(Rect(x: 0, y: 0, width: 440, height: 120)), "position": .point(Point(x: 240, y: 80)),
-            "fontSize": .number(48), "value": .number(1234), "format": .string("plain"), "alignmentMode": .string("center"),
-            "textColor": .color(Color(css: "#ffd166")!),
-        ])
+        tx.add(
+            layer: "n", kind: "rolling-number", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 440, height: 120)), "position": .point(Point(x: 240, y: 80)),
+                "fontSize": .number(48), "value": .number(1234), "format": .string("plain"), "alignmentMode": .string("center"),
+                "textColor": .color(Color(css: "#ffd166")!),
+            ])
         try scene.commit(tx, at: 0)
         return scene
     }

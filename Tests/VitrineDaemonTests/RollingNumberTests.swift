@@ -17,26 +17,47 @@ import VitrineTestSupport
         var testDescription: String { name }
     }
 
-    static let number = #"{"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 380, 90], "position": [200, 60], "fontSize": 64, "alignment": "center", "value": %VALUE%%EXTRA%}}"#
+    static let number =
+        #"{"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 380, 90], "position": [200, 60], "fontSize": 64, "alignment": "center", "value": %VALUE%%EXTRA%}}"#
 
     static func add(_ value: String, _ extra: String = "") -> String {
         number.replacingOccurrences(of: "%VALUE%", with: value).replacingOccurrences(of: "%EXTRA%", with: extra)
     }
 
     static let cases: [Case] = [
-        Case(name: "rolling-all-numbers", requests: [add("1234"), #"{"cmd": "number.set", "layer": "n", "value": 1294, "animationType": "allNumbers"}"#], advance: 0.6),
-        Case(name: "rolling-only-changed", requests: [add("1234"), #"{"cmd": "number.set", "layer": "n", "value": 1294, "animationType": "onlyChangedNumbers"}"#], advance: 0.6),
+        Case(
+            name: "rolling-all-numbers", requests: [add("1234"), #"{"cmd": "number.set", "layer": "n", "value": 1294, "animationType": "allNumbers"}"#],
+            advance: 0.6),
+        Case(
+            name: "rolling-only-changed",
+            requests: [add("1234"), #"{"cmd": "number.set", "layer": "n", "value": 1294, "animationType": "onlyChangedNumbers"}"#], advance: 0.6),
         Case(name: "rolling-all-after-first-changed", requests: [add("1234"), #"{"cmd": "number.set", "layer": "n", "value": 1294}"#], advance: 0.6),
-        Case(name: "rolling-no-animation", requests: [add("1234"), #"{"cmd": "number.set", "layer": "n", "value": 1294, "animationType": "noAnimation"}"#], advance: 0),
+        Case(
+            name: "rolling-no-animation", requests: [add("1234"), #"{"cmd": "number.set", "layer": "n", "value": 1294, "animationType": "noAnimation"}"#],
+            advance: 0),
         Case(name: "rolling-direction-up", requests: [add("5"), #"{"cmd": "number.set", "layer": "n", "value": 2, "direction": "up"}"#], advance: 0.5),
         Case(name: "rolling-direction-down", requests: [add("5"), #"{"cmd": "number.set", "layer": "n", "value": 8, "direction": "down"}"#], advance: 0.5),
         Case(name: "rolling-direction-auto-down", requests: [add("50"), #"{"cmd": "number.set", "layer": "n", "value": 47}"#], advance: 0.5),
-        Case(name: "rolling-currency-settled", requests: [add("1234.5", #", "format": "currency", "currencyCode": "EUR", "locale": "de_DE", "minimumFractionDigits": 2, "maximumFractionDigits": 2"#)], advance: 0),
+        Case(
+            name: "rolling-currency-settled",
+            requests: [
+                add("1234.5", #", "format": "currency", "currencyCode": "EUR", "locale": "de_DE", "minimumFractionDigits": 2, "maximumFractionDigits": 2"#)
+            ], advance: 0),
         Case(name: "rolling-grouping-change", requests: [add("999"), #"{"cmd": "number.set", "layer": "n", "value": 1000}"#], advance: 0.7),
         Case(name: "rolling-grouping-change-settled", requests: [add("999"), #"{"cmd": "number.set", "layer": "n", "value": 1000}"#], advance: 5),
         Case(name: "rolling-negative", requests: [add("-42"), #"{"cmd": "number.set", "layer": "n", "value": 17}"#], advance: 0.5),
-        Case(name: "rolling-retarget", requests: [add("100"), #"{"cmd": "number.set", "layer": "n", "value": 150}"#, #"{"cmd": "clock.advance", "seconds": 0.4}"#, #"{"cmd": "number.set", "layer": "n", "value": 190}"#], advance: 0.3),
-        Case(name: "rolling-colour-during-roll", requests: [add("1000", #", "textColor": "white""#), #"{"cmd": "number.set", "layer": "n", "value": 1999}"#, ##"{"cmd": "layer.set", "layer": "n", "properties": {"textColor": "#0066ff"}, "animation": {"duration": 3}}"##], advance: 1.5),
+        Case(
+            name: "rolling-retarget",
+            requests: [
+                add("100"), #"{"cmd": "number.set", "layer": "n", "value": 150}"#, #"{"cmd": "clock.advance", "seconds": 0.4}"#,
+                #"{"cmd": "number.set", "layer": "n", "value": 190}"#,
+            ], advance: 0.3),
+        Case(
+            name: "rolling-colour-during-roll",
+            requests: [
+                add("1000", #", "textColor": "white""#), #"{"cmd": "number.set", "layer": "n", "value": 1999}"#,
+                ##"{"cmd": "layer.set", "layer": "n", "properties": {"textColor": "#0066ff"}, "animation": {"duration": 3}}"##,
+            ], advance: 1.5),
     ]
 
     @Test(arguments: cases)
@@ -56,7 +77,9 @@ import VitrineTestSupport
             try number.run(#"{"cmd": "clock.advance", "seconds": 10}"#)
             let text = try InProcessCompositor()
             let string = try number.run(#"{"cmd": "number.set", "layer": "n", "value": \#(value), "animated": false}"#)["text"]?.string ?? ""
-            try text.run(#"{"cmd": "layer.add", "layer": "t", "kind": "text", "properties": {"bounds": [0, 0, 380, 90], "position": [200, 60], "fontSize": 64, "alignmentMode": "center", "string": "\#(string)"}}"#)
+            try text.run(
+                #"{"cmd": "layer.add", "layer": "t", "kind": "text", "properties": {"bounds": [0, 0, 380, 90], "position": [200, 60], "fontSize": 64, "alignmentMode": "center", "string": "\#(string)"}}"#
+            )
             try GoldenImage.expectSamePixels(
                 try number.snapshot(), as: try text.snapshot(), name: "rolling-vs-text-\(value)", "the settled number \(string) differs from text")
         }
@@ -72,7 +95,9 @@ import VitrineTestSupport
         try daemon.run(#"{"cmd": "clock.advance", "seconds": 10}"#)
         let completions = daemon.takeEvents().filter { $0["event"] == .string("number.completed") }
         #expect(completions.map { $0["value"] } == [.number(20), .number(30), .number(30)])
-        #expect(completions.map { $0["finished"] } == [.bool(false), .bool(false), .bool(true)], "each call is superseded by the next, even one with the same value")
+        #expect(
+            completions.map { $0["finished"] } == [.bool(false), .bool(false), .bool(true)], "each call is superseded by the next, even one with the same value"
+        )
     }
 
     @Test func aRetargetContinuesFromWhatIsShown() throws {

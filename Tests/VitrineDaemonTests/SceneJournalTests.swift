@@ -65,7 +65,9 @@ import VitrineTestSupport
         let first = try DaemonProcess(clock: "realtime", arguments: ["--size", "64x48", "--state-dir", state])
         let c = try first.connect()
         try Self.ok(c.request(#"{"cmd": "layer.add", "layer": "a", "properties": {"bounds": [0, 0, 10, 10]}}"#))
-        try Self.ok(c.request(#"{"cmd": "animation.add", "layer": "a", "key": "slow", "animation": {"keyPath": "position.x", "from": 0, "to": 1000, "duration": 1000}}"#))
+        try Self.ok(
+            c.request(
+                #"{"cmd": "animation.add", "layer": "a", "key": "slow", "animation": {"keyPath": "position.x", "from": 0, "to": 1000, "duration": 1000}}"#))
         let deadline = Date().addingTimeInterval(10)
         var record: JSON?
         while Date() < deadline, record?["scene"]?["layers"]?.array?.last?["animations"] == nil { record = try Self.journal(in: state); usleep(20_000) }
@@ -77,7 +79,9 @@ import VitrineTestSupport
         let expected = saved + Date().timeIntervalSince1970 - wall
         let time = try #require(try second.connect().request(#"{"cmd": "time"}"#)["result"]?["time"]?.number)
         #expect(time >= expected - 0.05 && time < expected + 2, "time \(time), expected about \(expected) (saved \(saved))")
-        let x = try #require(try second.connect().request(#"{"cmd": "layer.get", "layer": "a", "keys": ["position.x"], "presentation": true}"#)["result"]?["properties"]?["position.x"]?.number)
+        let x = try #require(
+            try second.connect().request(#"{"cmd": "layer.get", "layer": "a", "keys": ["position.x"], "presentation": true}"#)["result"]?["properties"]?[
+                "position.x"]?.number)
         #expect(x >= expected - 0.05 && x < expected + 3, "the animation is where the time says: \(x)")
     }
 
@@ -104,7 +108,8 @@ import VitrineTestSupport
         let path = state + "/scene.json"
         let scene = state + "/initial.json"
         try Data(#"{"layers": [{"id": "welcome", "properties": {"bounds": [0, 0, 50, 50]}}]}"#.utf8).write(to: URL(fileURLWithPath: scene))
-        let valid = #"{"format": 1, "mediaTime": 3, "wallClock": 0, "animationKeys": 0, "scene": {"nextAnimation": 1, "nextTransaction": 1, "layers": [{"id": "root", "kind": "layer"}, {"id": "x", "kind": "KIND", "parent": "root"}]}}"#
+        let valid =
+            #"{"format": 1, "mediaTime": 3, "wallClock": 0, "animationKeys": 0, "scene": {"nextAnimation": 1, "nextTransaction": 1, "layers": [{"id": "root", "kind": "layer"}, {"id": "x", "kind": "KIND", "parent": "root"}]}}"#
         switch bad {
         case "garbage": try Data("not json at all {".utf8).write(to: URL(fileURLWithPath: path))
         case "truncated": try Data(valid.replacingOccurrences(of: "KIND", with: "layer").prefix(90).utf8).write(to: URL(fileURLWithPath: path))
@@ -190,7 +195,8 @@ import VitrineTestSupport
             if let record = try journal(in: state), record["mediaTime"] == .number(mediaTime), record["scene"]?["layers"]?.array?.count == layers { return }
             usleep(20_000)
         }
-        Issue.record("the journal never showed \(layers) layers at \(mediaTime): \(try journal(in: state)?.text.prefix(300) ?? "none")", sourceLocation: sourceLocation)
+        Issue.record(
+            "the journal never showed \(layers) layers at \(mediaTime): \(try journal(in: state)?.text.prefix(300) ?? "none")", sourceLocation: sourceLocation)
     }
 
     /// Records an issue unless the two images agree within the golden images' tolerance.

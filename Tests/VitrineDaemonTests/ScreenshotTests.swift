@@ -67,14 +67,16 @@ import VitrineTestSupport
         let again = try #require(try c.exchange(#"{"id": 10, "cmd": "screenshot", "path": "again.png"}"#)?["result"]?["path"]?.string)
         try GoldenImage.expectMatches(try Surface(contentsOfPNG: again), named: "midflight", in: Self.references)
         _ = try c.exchange(#"{"id": 11, "cmd": "clock.set", "time": 1.5}"#)
-        let later = try Surface(contentsOfPNG: try #require(try c.exchange(#"{"id": 12, "cmd": "screenshot", "path": "later.png"}"#)?["result"]?["path"]?.string))
+        let later = try Surface(
+            contentsOfPNG: try #require(try c.exchange(#"{"id": 12, "cmd": "screenshot", "path": "later.png"}"#)?["result"]?["path"]?.string))
         Self.expectPixel(later, 72, 42, Self.rgba(later, 30, 30), "the dot has moved on at t = 1.5")
     }
 
     @Test func screenshotWithoutPathReturnsThePNG() throws {
         let daemon = try DaemonProcess(arguments: ["--size", "32x24"])
         let c = try daemon.connect()
-        _ = try c.exchange(#"{"id": 1, "cmd": "layer.add", "layer": "a", "properties": {"bounds": [0, 0, 32, 12], "position": [16, 6], "backgroundColor": "lime"}}"#)
+        _ = try c.exchange(
+            #"{"id": 1, "cmd": "layer.add", "layer": "a", "properties": {"bounds": [0, 0, 32, 12], "position": [16, 6], "backgroundColor": "lime"}}"#)
         let reply = try #require(try c.exchange(#"{"id": 2, "cmd": "screenshot"}"#))
         let base64 = try #require(reply["result"]?["png"]?.string, "\(reply)")
         let data = try #require(Data(base64Encoded: base64))

@@ -65,7 +65,8 @@ import VitrineRaster
     }
 
     func addVideo(_ c: SocketClient, _ src: String, _ extra: String = "") throws {
-        let reply = try c.request(#"{"cmd": "layer.add", "layer": "v", "kind": "video", "properties": {"bounds": [0, 0, 64, 48], "position": [32, 24], "src": "\#(src)"\#(extra)}}"#)
+        let reply = try c.request(
+            #"{"cmd": "layer.add", "layer": "v", "kind": "video", "properties": {"bounds": [0, 0, 64, 48], "position": [32, 24], "src": "\#(src)"\#(extra)}}"#)
         try #require(reply["ok"] == .bool(true), "\(reply)")
     }
 
@@ -204,7 +205,8 @@ import VitrineRaster
         let (daemon, c) = try start(["--config", config])
         defer { withExtendedLifetime(daemon) {} }
         // 2000 × 2000 pixels, five frames: 80 MB.
-        let reply = try c.request(#"{"cmd": "layer.add", "layer": "big", "kind": "video", "properties": {"bounds": [0, 0, 2000, 2000], "position": [32, 24], "src": "\#(video)"}}"#)
+        let reply = try c.request(
+            #"{"cmd": "layer.add", "layer": "big", "kind": "video", "properties": {"bounds": [0, 0, 2000, 2000], "position": [32, 24], "src": "\#(video)"}}"#)
         #expect(reply["ok"] == .bool(true), "\(reply)")
         _ = try frame(at: 0.1, c)
         let errors = c.takeEvents().filter { $0["event"] == .string("video.error") }

@@ -97,9 +97,11 @@ import VitrineFormat
     @Test func aPropertyWithTheCheckRefusesThemAndKeepsItsValue() throws {
         let scene = Scene()
         try scene.addRoot(id: "screen", output: "TEST-1", size: Size(width: 800, height: 600))
-        let kind = LayerKind(name: "money", extraProperties: [
-            PropertyDescriptor("currencyCode", .string("USD"), animatable: false, check: Formatting.currencyProblem),
-        ])
+        let kind = LayerKind(
+            name: "money",
+            extraProperties: [
+                PropertyDescriptor("currencyCode", .string("USD"), animatable: false, check: Formatting.currencyProblem)
+            ])
         scene.register(kind)
         func set(_ code: String) throws(CoreError) {
             var tx = Transaction()

@@ -38,7 +38,11 @@ let red: UInt32 = 0xFFFF_0000, green: UInt32 = 0xFF00_FF00, blue: UInt32 = 0xFF0
         #expect(ImageFormat(sniffing: try q.pngData()) == .png)
         #expect(ImageFormat(sniffing: ImageFixtures.jpeg(q)) == .jpeg)
         #expect(ImageFormat(sniffing: ImageFixtures.webp(q)) == .webp)
-        #expect(ImageFormat(sniffing: ImageFixtures.gif(width: 2, height: 2, palette: [0, 0xFF0000], frames: [.init(rect: PixelRect(x: 0, y: 0, width: 2, height: 2), index: 1, delay: 0)])) == .gif)
+        #expect(
+            ImageFormat(
+                sniffing: ImageFixtures.gif(
+                    width: 2, height: 2, palette: [0, 0xFF0000], frames: [.init(rect: PixelRect(x: 0, y: 0, width: 2, height: 2), index: 1, delay: 0)])) == .gif
+        )
         #expect(ImageFormat(sniffing: Array("\u{FEFF}\n <?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8)) == .svg)
         #expect(ImageFormat(sniffing: Array("<html><body>no</body></html>".utf8)) == nil)
     }
@@ -225,7 +229,8 @@ let red: UInt32 = 0xFFFF_0000, green: UInt32 = 0xFF00_FF00, blue: UInt32 = 0xFF0
 }
 
 @Suite struct SVGTests {
-    static let document = Array("""
+    static let document = Array(
+        """
         <svg xmlns="http://www.w3.org/2000/svg" width="100" height="50" viewBox="0 0 100 50">
           <rect x="0" y="0" width="100" height="50" fill="#204080"/>
           <circle cx="25" cy="25" r="20" fill="#ffcc00"/>

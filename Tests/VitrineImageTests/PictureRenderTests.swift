@@ -55,12 +55,14 @@ func showing(_ contents: String, x: Double, y: Double = 0, width: Double, height
     @Test func aGIFPlaysInItsLayersTime() throws {
         let files = try FixtureFiles()
         let path = try files.write("four.gif", Self.gif)
-        let s = try scene(width: 80, height: 20, [
-            ("normal", showing(path, x: 0, width: 20, height: 20)),
-            ("fast", showing(path, x: 20, width: 20, height: 20, ["speed": .number(2)])),
-            ("paused", showing(path, x: 40, width: 20, height: 20, ["speed": .number(0), "timeOffset": .number(0.35)])),
-            ("later", showing(path, x: 60, width: 20, height: 20, ["beginTime": .number(1)])),
-        ])
+        let s = try scene(
+            width: 80, height: 20,
+            [
+                ("normal", showing(path, x: 0, width: 20, height: 20)),
+                ("fast", showing(path, x: 20, width: 20, height: 20, ["speed": .number(2)])),
+                ("paused", showing(path, x: 40, width: 20, height: 20, ["speed": .number(0), "timeOffset": .number(0.35)])),
+                ("later", showing(path, x: 60, width: 20, height: 20, ["beginTime": .number(1)])),
+            ])
         let renderer = StandardKinds.renderer(imageDirectory: files.directory.path)
         func colours(at time: Double) throws -> [UInt32] {
             let frame = try renderer.snapshot(s, root: "root", at: time)
@@ -101,11 +103,17 @@ func showing(_ contents: String, x: Double, y: Double = 0, width: Double, height
         #expect(changed == [Rect(x: 9, y: 9, width: 22, height: 22)], "\(changed)")  // the visual bounds: a pixel of antialiasing round
         #expect(pixel(surface, 20, 20) == green)
         // Paused: no next change.
-        try s.commit({ var tx = Transaction(disableActions: true); tx.set("a", "speed", .number(0)); return tx }(), at: 0.6)
+        try s.commit(
+            {
+                var tx = Transaction(disableActions: true); tx.set("a", "speed", .number(0)); return tx
+            }(), at: 0.6)
         _ = try frame(at: 0.6)
         #expect(renderer.animations.nextChange == nil)
         // Gone: forgotten, and a still scene costs nothing again.
-        try s.commit({ var tx = Transaction(disableActions: true); tx.set("a", "contents", .string("")); return tx }(), at: 0.7)
+        try s.commit(
+            {
+                var tx = Transaction(disableActions: true); tx.set("a", "contents", .string("")); return tx
+            }(), at: 0.7)
         _ = try frame(at: 0.7)
         #expect(try frame(at: 0.8) == [])
         #expect(renderer.animations.nextChange == nil)
@@ -118,9 +126,11 @@ func showing(_ contents: String, x: Double, y: Double = 0, width: Double, height
     @Test func anSVGScaledTwiceIsDrawnAtTwiceItsSize() throws {
         let files = try FixtureFiles()
         let path = try files.write("art.svg", Self.svg)
-        let scaled = try scene(width: 200, height: 100, [
-            ("art", showing(path, x: 0, width: 100, height: 50, ["transform": .transform(AffineTransform(scaleX: 2, y: 2))])),
-        ])
+        let scaled = try scene(
+            width: 200, height: 100,
+            [
+                ("art", showing(path, x: 0, width: 100, height: 50, ["transform": .transform(AffineTransform(scaleX: 2, y: 2))]))
+            ])
         let large = try scene(width: 200, height: 100, [("art", showing(path, x: 0, width: 200, height: 100))])
         let sharp = try StandardKinds.renderer(imageDirectory: files.directory.path).snapshot(scaled, root: "root", at: 0)
         let expected = try StandardKinds.renderer(imageDirectory: files.directory.path).snapshot(large, root: "root", at: 0)
@@ -141,7 +151,10 @@ func showing(_ contents: String, x: Double, y: Double = 0, width: Double, height
         _ = try renderer.snapshot(s, root: "root", at: 0)
         #expect(held() == 100)
         for (scale, width) in [(1.05, 100), (2.0, 200), (2.1, 200), (4.0, 400), (3.5, 400), (3.0, 300)] {
-            try s.commit({ var tx = Transaction(disableActions: true); tx.set("art", "transform", .transform(AffineTransform(scaleX: scale, y: scale))); return tx }(), at: 0)
+            try s.commit(
+                {
+                    var tx = Transaction(disableActions: true); tx.set("art", "transform", .transform(AffineTransform(scaleX: scale, y: scale))); return tx
+                }(), at: 0)
             _ = try renderer.snapshot(s, root: "root", at: 0)
             #expect(held() == width, "at scale \(scale)")
         }
@@ -156,7 +169,10 @@ func showing(_ contents: String, x: Double, y: Double = 0, width: Double, height
         let small = try renderer.snapshot(s, root: "root", at: 0)
         #expect(held()! == (200, 150))  // 1/8
         #expect(near(pixel(small, 50, 40), red) && near(pixel(small, 150, 110), white))
-        try s.commit({ var tx = Transaction(disableActions: true); tx.set("photo", "bounds", .rect(Rect(x: 0, y: 0, width: 800, height: 600))); return tx }(), at: 0)
+        try s.commit(
+            {
+                var tx = Transaction(disableActions: true); tx.set("photo", "bounds", .rect(Rect(x: 0, y: 0, width: 800, height: 600))); return tx
+            }(), at: 0)
         _ = try renderer.snapshot(s, root: "root", at: 0)
         #expect(held()! == (800, 600))  // 4/8, decoded again for the larger size
     }

@@ -79,11 +79,12 @@ func up(_ t: Double, _ x: Double, _ y: Double, id: Int = 0) -> TouchEvent {
     @Test func tap() {
         let r = recognizer()
         let gestures = run(r, [down(0, 150, 150), move(0.03, 153, 152), move(0.06, 155, 148), up(0.09, 155, 148)])
-        #expect(gestures == [
-            .press(layer: "button", point: Point(x: 50, y: 50), touch: 0, time: 0),
-            .release(layer: "button", point: Point(x: 55, y: 48), inside: true, touch: 0, time: 0.09),
-            .tap(layer: "button", point: Point(x: 55, y: 48), touch: 0, time: 0.09),
-        ])
+        #expect(
+            gestures == [
+                .press(layer: "button", point: Point(x: 50, y: 50), touch: 0, time: 0),
+                .release(layer: "button", point: Point(x: 55, y: 48), inside: true, touch: 0, time: 0.09),
+                .tap(layer: "button", point: Point(x: 55, y: 48), touch: 0, time: 0.09),
+            ])
         #expect(r.activeTouches.isEmpty && r.nextDeadline == nil)
     }
 
@@ -91,9 +92,11 @@ func up(_ t: Double, _ x: Double, _ y: Double, id: Int = 0) -> TouchEvent {
         let r = recognizer()
         let gestures = run(r, [down(0, 150, 150), move(0.02, 158, 150), move(0.04, 166, 150), up(0.06, 166, 150)])
         #expect(gestures.map(\.name) == ["press", "dragBegan", "release", "dragEnded"])
-        #expect(gestures[1] == .dragBegan(
-            layer: "button", point: Point(x: 66, y: 50), translation: Point(x: 16, y: 0), velocity: velocity(of: gestures[1]) ?? .zero,
-            touch: 0, time: 0.04))
+        #expect(
+            gestures[1]
+                == .dragBegan(
+                    layer: "button", point: Point(x: 66, y: 50), translation: Point(x: 16, y: 0), velocity: velocity(of: gestures[1]) ?? .zero,
+                    touch: 0, time: 0.04))
         // Out beyond the slop and back: still no tap.
         let back = run(r, [down(1, 150, 150), move(1.02, 170, 150), move(1.04, 151, 150), up(1.06, 151, 150)])
         #expect(back.map(\.name) == ["press", "dragBegan", "dragChanged", "release", "dragEnded"])
@@ -169,10 +172,12 @@ func up(_ t: Double, _ x: Double, _ y: Double, id: Int = 0) -> TouchEvent {
 
     @Test func twoFingersAreIndependent() {
         let r = recognizer()
-        let gestures = run(r, [
-            down(0, 150, 150, id: 0), down(0.01, 450, 150, id: 1), move(0.03, 480, 160, id: 1),
-            move(0.05, 152, 151, id: 0), up(0.1, 152, 151, id: 0), move(0.12, 500, 170, id: 1), up(0.2, 500, 170, id: 1),
-        ])
+        let gestures = run(
+            r,
+            [
+                down(0, 150, 150, id: 0), down(0.01, 450, 150, id: 1), move(0.03, 480, 160, id: 1),
+                move(0.05, 152, 151, id: 0), up(0.1, 152, 151, id: 0), move(0.12, 500, 170, id: 1), up(0.2, 500, 170, id: 1),
+            ])
         let first = gestures.filter { $0.touch == 0 }, second = gestures.filter { $0.touch == 1 }
         #expect(first.map(\.name) == ["press", "release", "tap"])
         #expect(first.allSatisfy { $0.layer == "button" })
@@ -193,9 +198,10 @@ func up(_ t: Double, _ x: Double, _ y: Double, id: Int = 0) -> TouchEvent {
     @Test func aVanishedDeviceCancelsItsTouches() {
         let r = recognizer()
         _ = run(r, [down(0, 150, 150, id: 3, device: "screen"), down(0, 450, 150, id: 1, device: "screen"), down(0, 500, 250, id: 2, device: "pad")])
-        #expect(r.cancelAll(device: "screen", at: 0.2) == [
-            .cancel(layer: "card", touch: 1, time: 0.2), .cancel(layer: "button", touch: 3, time: 0.2),
-        ])
+        #expect(
+            r.cancelAll(device: "screen", at: 0.2) == [
+                .cancel(layer: "card", touch: 1, time: 0.2), .cancel(layer: "button", touch: 3, time: 0.2),
+            ])
         #expect(r.activeTouches == [2])
         #expect(r.cancelAll(at: 0.3).map(\.touch) == [2])
         #expect(r.nextDeadline == nil)
@@ -211,18 +217,21 @@ func up(_ t: Double, _ x: Double, _ y: Double, id: Int = 0) -> TouchEvent {
         // Coordinates that are not finite, far off the screen, a time that is not: cancelled.
         for bad in [move(1.1, .nan, 150), move(1.1, 150, -.infinity), move(1.1, 5000, 150), move(1.1, 1e12, 150), move(.nan, 150, 150), up(1.1, .nan, 0)] {
             let gestures = run(r, [down(1, 150, 150), bad])
-            #expect(gestures == [
-                .press(layer: "button", point: Point(x: 50, y: 50), touch: 0, time: 1), .cancel(layer: "button", touch: 0, time: bad.time.isFinite ? 1.1 : 1),
-            ], "\(bad)")
+            #expect(
+                gestures == [
+                    .press(layer: "button", point: Point(x: 50, y: 50), touch: 0, time: 1),
+                    .cancel(layer: "button", touch: 0, time: bad.time.isFinite ? 1.1 : 1),
+                ], "\(bad)")
         }
         // Just off the screen (within the slop): a drag that went a little too far, not garbage.
         #expect(run(r, [down(2, 150, 150), move(2.1, 150, -5), up(2.2, 150, -5)]).map(\.name) == ["press", "dragBegan", "release", "dragEnded"])
         // A second down with an id already down cancels the first.
-        #expect(run(r, [down(3, 150, 150), down(3.1, 450, 150)]) == [
-            .press(layer: "button", point: Point(x: 50, y: 50), touch: 0, time: 3),
-            .cancel(layer: "button", touch: 0, time: 3.1),
-            .press(layer: "card", point: Point(x: 50, y: 50), touch: 0, time: 3.1),
-        ])
+        #expect(
+            run(r, [down(3, 150, 150), down(3.1, 450, 150)]) == [
+                .press(layer: "button", point: Point(x: 50, y: 50), touch: 0, time: 3),
+                .cancel(layer: "button", touch: 0, time: 3.1),
+                .press(layer: "card", point: Point(x: 50, y: 50), touch: 0, time: 3.1),
+            ])
         // Time running backwards: taken as no time passing.
         let back = run(r, [move(2.9, 470, 150), up(2.95, 470, 150)])
         #expect(back.map(\.name) == ["dragBegan", "release", "dragEnded"])
@@ -263,10 +272,12 @@ func up(_ t: Double, _ x: Double, _ y: Double, id: Int = 0) -> TouchEvent {
         }
         let ignored = run(r, [pointer(0, .motion, 150), pointer(0.1, .button(0x111, pressed: true), 150), pointer(0.2, .axis(dx: 0, dy: 15), 150)])
         #expect(ignored.isEmpty)
-        let gestures = run(r, [
-            pointer(1, .button(0x110, pressed: true), 150), pointer(1.05, .motion, 180), pointer(1.1, .motion, 200),
-            pointer(1.15, .button(0x110, pressed: false), 200), pointer(1.2, .motion, 250),
-        ])
+        let gestures = run(
+            r,
+            [
+                pointer(1, .button(0x110, pressed: true), 150), pointer(1.05, .motion, 180), pointer(1.1, .motion, 200),
+                pointer(1.15, .button(0x110, pressed: false), 200), pointer(1.2, .motion, 250),
+            ])
         #expect(gestures.map(\.name) == ["press", "dragBegan", "dragChanged", "release", "dragEnded"])
         #expect(gestures.allSatisfy { $0.touch == GestureRecognizer.pointerTouch && $0.layer == "button" })
         let key = InputEvent.key(KeyEvent(time: 2, keycode: 30, keysym: "a", text: "a", pressed: true))
@@ -279,10 +290,12 @@ func up(_ t: Double, _ x: Double, _ y: Double, id: Int = 0) -> TouchEvent {
         let s = Scene()
         try s.addRoot(id: "screen", output: "TEST-1", size: Size(width: 800, height: 600))
         var tx = Transaction(disableActions: true)
-        tx.add(layer: "knob", parent: "screen", properties: [
-            "bounds": .rect(Rect(x: 0, y: 0, width: 50, height: 50)), "position": .point(Point(x: 200, y: 200)),
-            "transform": .transform(AffineTransform(scaleX: 2, y: 2)),
-        ])
+        tx.add(
+            layer: "knob", parent: "screen",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 50, height: 50)), "position": .point(Point(x: 200, y: 200)),
+                "transform": .transform(AffineTransform(scaleX: 2, y: 2)),
+            ])
         try s.commit(tx, at: 0)
         let r = recognizer()
         var gestures: [Gesture] = []
@@ -294,8 +307,10 @@ func up(_ t: Double, _ x: Double, _ y: Double, id: Int = 0) -> TouchEvent {
         }
         #expect(gestures.first == .press(layer: "knob", point: Point(x: 5, y: 5), touch: 0, time: 0))
         let last = try #require(gestures.last)
-        #expect(last == .dragEnded(
-            layer: "knob", point: Point(x: 25, y: 5), translation: Point(x: 40, y: 0), velocity: velocity(of: last) ?? .zero, touch: 0, time: 0.2))
+        #expect(
+            last
+                == .dragEnded(
+                    layer: "knob", point: Point(x: 25, y: 5), translation: Point(x: 40, y: 0), velocity: velocity(of: last) ?? .zero, touch: 0, time: 0.2))
     }
 
     /// Random sequences full of bad input: every touch's gestures are well formed (a
@@ -325,17 +340,19 @@ func up(_ t: Double, _ x: Double, _ y: Double, id: Int = 0) -> TouchEvent {
         var stage: [Int: Stage] = [:]
         for g in gestures {
             let before = stage[g.touch] ?? .up
-            let expected: [Stage] = switch g.name {
-            case "press": [.up, .released]
-            case "tap", "dragEnded": [.released]
-            default: [.down]
-            }
+            let expected: [Stage] =
+                switch g.name {
+                case "press": [.up, .released]
+                case "tap", "dragEnded": [.released]
+                default: [.down]
+                }
             #expect(expected.contains(before), "seed \(seed): \(g) after \(before)")
-            stage[g.touch] = switch g.name {
-            case "press", "longPress", "dragBegan", "dragChanged": .down
-            case "release": .released
-            default: .up
-            }
+            stage[g.touch] =
+                switch g.name {
+                case "press", "longPress", "dragBegan", "dragChanged": .down
+                case "release": .released
+                default: .up
+                }
             #expect(g.time.isFinite)
             for p in [velocity(of: g), translation(of: g)].compactMap({ $0 }) { #expect(p.x.isFinite && p.y.isFinite, "\(g)") }
         }

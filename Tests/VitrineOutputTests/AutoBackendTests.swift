@@ -48,7 +48,9 @@ import VitrineOutput
         let output = try AutoBackend.choose(
             cardsPresent: true,
             drm: { throw DisplayError.masterHeld(path: "/dev/dri/card0", errno: .resourceBusy) },
-            fbdev: { fbdevTried = true; return try HeadlessOutput(width: 20, height: 10) },
+            fbdev: {
+                fbdevTried = true; return try HeadlessOutput(width: 20, height: 10)
+            },
             headless: { try HeadlessOutput(width: 30, height: 10) }, log: { lines.append($0) })
         #expect(!fbdevTried)
         #expect(output.mode.width == 30)

@@ -23,7 +23,9 @@ import Testing
             }
             Issue.record("no error")
         } catch {
-            #expect(error.description.hasPrefix("no usable display device; tried /dev/dri/card0: no connector has a screen attached; connectors: DP-1 (disconnected)"))
+            #expect(
+                error.description.hasPrefix(
+                    "no usable display device; tried /dev/dri/card0: no connector has a screen attached; connectors: DP-1 (disconnected)"))
             #expect(error.description.contains("; /dev/dri/card1: drmModeGetResources failed: "))
         }
     }
@@ -45,7 +47,9 @@ import Testing
 
     @Test func permissionDeniedNamesTheGroup() {
         let error = DisplayError.permissionDenied(path: "/dev/dri/card0", group: "video")
-        #expect(error.description == "/dev/dri/card0: permission denied — add the service user to the video group (usermod -aG video vitrine) and restart the service")
+        #expect(
+            error.description
+                == "/dev/dri/card0: permission denied — add the service user to the video group (usermod -aG video vitrine) and restart the service")
         do {
             _ = try DeviceProbe.first(of: ["/dev/dri/card0", "/dev/dri/card1"]) { (path: String) throws(DisplayError) -> Int in
                 throw .permissionDenied(path: path, group: "video")
@@ -68,7 +72,9 @@ import Testing
     }
 
     @Test func fbdevDepthAndFormat() {
-        #expect(DisplayError.unsupportedDepth(path: "/dev/fb0", bitsPerPixel: 16).description.hasPrefix("/dev/fb0: the framebuffer is 16 bits per pixel; vitrine draws 32-bit XRGB only"))
+        #expect(
+            DisplayError.unsupportedDepth(path: "/dev/fb0", bitsPerPixel: 16).description.hasPrefix(
+                "/dev/fb0: the framebuffer is 16 bits per pixel; vitrine draws 32-bit XRGB only"))
     }
 
     @Test func atomicPolicyFromTheEnvironment() {

@@ -61,7 +61,10 @@ import VitrineOutput
             _ = try KMSSelection.choose(on: c, connectorName: nil, mode: .preferred)
             Issue.record("no error")
         } catch {
-            #expect(error.description == "/dev/dri/card0: no connector has a screen attached; connectors: DP-1 (disconnected), HDMI-A-1 (disconnected), Virtual-1 (unknown) — check the cable and that the monitor is on (cat /sys/class/drm/*/status)")
+            #expect(
+                error.description
+                    == "/dev/dri/card0: no connector has a screen attached; connectors: DP-1 (disconnected), HDMI-A-1 (disconnected), Virtual-1 (unknown) — check the cable and that the monitor is on (cat /sys/class/drm/*/status)"
+            )
         }
     }
 
@@ -79,7 +82,9 @@ import VitrineOutput
             _ = try KMSSelection.choose(on: card(), connectorName: "HDMI-A-2", mode: .preferred)
             Issue.record("no error")
         } catch {
-            #expect(error.description == "/dev/dri/card0: there is no connector HDMI-A-2; connectors: DP-1 (disconnected), HDMI-A-1 (connected), Virtual-1 (unknown)")
+            #expect(
+                error.description
+                    == "/dev/dri/card0: there is no connector HDMI-A-2; connectors: DP-1 (disconnected), HDMI-A-1 (connected), Virtual-1 (unknown)")
         }
     }
 

@@ -19,27 +19,36 @@ import VitrineRolling
     private func refusal(_ text: String) -> ProtocolError? { refusal(Array(text.utf8)) }
 
     @Test func numberSetDecodesItsOverrides() throws {
-        let c = try command(#"{"id": 1, "cmd": "number.set", "layer": "n", "value": 12, "animationType": "onlyChangedNumbers", "direction": "down", "rollThroughDigits": false, "spring": {"speed": 1, "damping": 12}}"#)
+        let c = try command(
+            #"{"id": 1, "cmd": "number.set", "layer": "n", "value": 12, "animationType": "onlyChangedNumbers", "direction": "down", "rollThroughDigits": false, "spring": {"speed": 1, "damping": 12}}"#
+        )
         guard case .numberSet(let layer, let change) = c else { Issue.record("\(c)"); return }
         #expect(layer == "n")
-        #expect(change == RollRequest(
-            value: 12, animated: true, animationType: .onlyChangedNumbers, direction: .down, rollThroughDigits: false,
-            spring: RollSpringOverrides(speed: 1, damping: 12)))
+        #expect(
+            change
+                == RollRequest(
+                    value: 12, animated: true, animationType: .onlyChangedNumbers, direction: .down, rollThroughDigits: false,
+                    spring: RollSpringOverrides(speed: 1, damping: 12)))
         let plain = try command(#"{"id": 2, "cmd": "number.set", "layer": "n", "value": 5, "animated": false}"#)
         guard case .numberSet(_, let quiet) = plain else { Issue.record("\(plain)"); return }
         #expect(quiet == RollRequest(value: 5, animated: false))
     }
 
     @Test func bindingsKeepTheirFieldsAndDecodeTheirCommandsAsATransaction() throws {
-        let c = try command(#"{"id": 1, "cmd": "binding.add", "binding": "dim", "layer": "b", "on": "press", "duration": 0.1, "timing": "easeOut", "commands": [{"cmd": "layer.set", "layer": "b", "properties": {"opacity": 0.6}}]}"#)
+        let c = try command(
+            #"{"id": 1, "cmd": "binding.add", "binding": "dim", "layer": "b", "on": "press", "duration": 0.1, "timing": "easeOut", "commands": [{"cmd": "layer.set", "layer": "b", "properties": {"opacity": 0.6}}]}"#
+        )
         guard case .bindingAdd(let spec) = c else { Issue.record("\(c)"); return }
         #expect(spec.id == "dim" && spec.layer == "b" && spec.trigger == .press && spec.key == nil)
         #expect(spec.transaction.duration == 0.1 && spec.transaction.commands.map(\.name) == ["layer.set"])
         #expect(spec.json.keys.sorted() == ["commands", "duration", "layer", "on", "timing"], "no id, no cmd, no binding")
         let again = try BindingSpec(object: spec.described(id: "dim").object!, context: "journal")
         #expect(again.id == "dim" && again.json == spec.json)
-        #expect(refusal(#"{"id": 2, "cmd": "binding.add", "layer": "b", "on": "tap", "key": "a", "commands": [{"cmd": "layer.remove", "layer": "b"}]}"#)?.code == "invalid_value")
-        #expect(refusal(#"{"id": 3, "cmd": "binding.add", "on": "key", "key": "", "commands": [{"cmd": "layer.remove", "layer": "b"}]}"#)?.code == "missing_field")
+        #expect(
+            refusal(#"{"id": 2, "cmd": "binding.add", "layer": "b", "on": "tap", "key": "a", "commands": [{"cmd": "layer.remove", "layer": "b"}]}"#)?.code
+                == "invalid_value")
+        #expect(
+            refusal(#"{"id": 3, "cmd": "binding.add", "on": "key", "key": "", "commands": [{"cmd": "layer.remove", "layer": "b"}]}"#)?.code == "missing_field")
         #expect(refusal(#"{"id": 4, "cmd": "binding.add", "layer": "b", "on": "tap", "commands": [{"cmd": "clock.set", "time": 1}]}"#)?.code == "invalid_value")
         #expect(refusal(#"{"id": 5, "cmd": "binding.remove", "binding": "a", "layer": "b"}"#)?.code == "missing_field")
     }
@@ -66,15 +75,19 @@ import VitrineRolling
             animationType: .allNumbers, direction: .auto, rollThroughDigits: true,
             spring: RollSpring(duration: 1, speed: 0.3, damping: 17, initialVelocity: 1, mass: 1, stiffness: 100))
         let style = RollRequest(value: 1, animated: true, direction: .up, spring: RollSpringOverrides(speed: 2, mass: 3)).style(over: layer)
-        #expect(style == RollStyle(
-            animationType: .allNumbers, direction: .up, rollThroughDigits: true,
-            spring: RollSpring(duration: 1, speed: 2, damping: 17, initialVelocity: 1, mass: 3, stiffness: 100)))
+        #expect(
+            style
+                == RollStyle(
+                    animationType: .allNumbers, direction: .up, rollThroughDigits: true,
+                    spring: RollSpring(duration: 1, speed: 2, damping: 17, initialVelocity: 1, mass: 3, stiffness: 100)))
     }
 
     @Test func numberSetRefusesBadValuesAsDocumented() {
         let base = #"{"id": 7, "cmd": "number.set", "layer": "count", "value": 1, "#
-        #expect(refusal(base + #""animationType": "sideways"}"#) == ProtocolError(
-            .invalidValue, "animationType is one of allNumbers, onlyChangedNumbers, allAfterFirstChangedNumber, noAnimation, not 'sideways'"))
+        #expect(
+            refusal(base + #""animationType": "sideways"}"#)
+                == ProtocolError(
+                    .invalidValue, "animationType is one of allNumbers, onlyChangedNumbers, allAfterFirstChangedNumber, noAnimation, not 'sideways'"))
         #expect(refusal(base + #""direction": "left"}"#) == ProtocolError(.invalidValue, "direction is one of up, down, auto, not 'left'"))
         let range = ProtocolError(.invalidValue, "spring duration must lie within (0, 60] s and speed within (0, 100]")
         #expect(refusal(base + #""spring": {"duration": 0}}"#) == range)
@@ -88,7 +101,9 @@ import VitrineRolling
     }
 
     @Test func layerActionsDecodesPolicyActionsAndSource() throws {
-        let c = try command(#"{"id": 1, "cmd": "layer.actions", "layer": "a", "policy": "explicitOnly", "actionsFrom": null, "actions": {"opacity": null, "position": {"duration": 2, "timing": "easeIn"}}}"#)
+        let c = try command(
+            #"{"id": 1, "cmd": "layer.actions", "layer": "a", "policy": "explicitOnly", "actionsFrom": null, "actions": {"opacity": null, "position": {"duration": 2, "timing": "easeIn"}}}"#
+        )
         guard case .layerActions(let id, let actions?, let actionsFrom, let policy, _) = c else { Issue.record("\(c)"); return }
         #expect(id == "a" && policy == .explicitOnly)
         #expect(actionsFrom == .some(nil))
@@ -99,23 +114,34 @@ import VitrineRolling
             Issue.record("actions or policy given"); return
         }
         #expect(from == .some("b"))
-        #expect(refusal(#"{"id": 3, "cmd": "layer.actions", "layer": "a", "policy": "never"}"#) == ProtocolError(.invalidValue, "policy is one of implicit, explicitOnly, not 'never'"))
+        #expect(
+            refusal(#"{"id": 3, "cmd": "layer.actions", "layer": "a", "policy": "never"}"#)
+                == ProtocolError(.invalidValue, "policy is one of implicit, explicitOnly, not 'never'"))
     }
 
     @Test func layerSetTakesATimingTemplate() throws {
-        let c = try command(#"{"id": 1, "cmd": "layer.set", "layer": "a", "properties": {"opacity": 0}, "animation": {"type": "spring", "damping": 12, "duration": 2, "timing": [0.25, 0.1, 0.25, 1]}}"#)
+        let c = try command(
+            #"{"id": 1, "cmd": "layer.set", "layer": "a", "properties": {"opacity": 0}, "animation": {"type": "spring", "damping": 12, "duration": 2, "timing": [0.25, 0.1, 0.25, 1]}}"#
+        )
         guard case .layerSet(_, _, let template?, true) = c else { Issue.record("\(c)"); return }
         #expect(template.keyPath == nil && template.timing.duration == 2)
         #expect(template.timingFunction == (try TimingFunction(controlPoints: 0.25, 0.1, 0.25, 1)))
         guard case .spring(.physical(nil, nil, 12, nil)) = template.kind else { Issue.record("\(template.kind)"); return }
-        #expect(refusal(#"{"id": 2, "cmd": "layer.set", "layer": "a", "properties": {"opacity": 0}, "animation": {"to": 1}}"#) == ProtocolError(
-            .invalidValue, "layer.set: the animation takes timing only (duration, timing, type, spring fields…), not 'to'"))
-        #expect(refusal(#"{"id": 3, "cmd": "layer.set", "layer": "a", "properties": {"opacity": 0}, "animation": {"timing": "bouncy"}}"#)?.code == "invalid_timing")
-        #expect(refusal(#"{"id": 4, "cmd": "layer.set", "layer": "a", "properties": {"opacity": 0}, "animation": {"fillMode": "sideways"}}"#)?.code == "invalid_value")
+        #expect(
+            refusal(#"{"id": 2, "cmd": "layer.set", "layer": "a", "properties": {"opacity": 0}, "animation": {"to": 1}}"#)
+                == ProtocolError(
+                    .invalidValue, "layer.set: the animation takes timing only (duration, timing, type, spring fields…), not 'to'"))
+        #expect(
+            refusal(#"{"id": 3, "cmd": "layer.set", "layer": "a", "properties": {"opacity": 0}, "animation": {"timing": "bouncy"}}"#)?.code == "invalid_timing")
+        #expect(
+            refusal(#"{"id": 4, "cmd": "layer.set", "layer": "a", "properties": {"opacity": 0}, "animation": {"fillMode": "sideways"}}"#)?.code
+                == "invalid_value")
     }
 
     @Test func animationAddKeepsOnlyTheValuesAsJSON() throws {
-        let c = try command(#"{"id": 1, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "position.x", "values": [0, "90deg", 20], "keyTimes": [0, 0.5, 1], "calculationMode": "cubic", "repeatCount": "infinity", "fillMode": "both"}}"#)
+        let c = try command(
+            #"{"id": 1, "cmd": "animation.add", "layer": "a", "animation": {"keyPath": "position.x", "values": [0, "90deg", 20], "keyTimes": [0, 0.5, 1], "calculationMode": "cubic", "repeatCount": "infinity", "fillMode": "both"}}"#
+        )
         guard case .animationAdd("a", nil, let template) = c else { Issue.record("\(c)"); return }
         #expect(template.keyPath == "position.x" && template.timing.repeatCount == .infinity && template.timing.fillMode == .both)
         guard case .keyframe(let values, [0, 0.5, 1], nil, .cubic) = template.kind else { Issue.record("\(template.kind)"); return }
@@ -123,13 +149,18 @@ import VitrineRolling
         let description = try AnimationDescription(template: template) { _ in (.number, nil) }
         guard case .keyframe(let frames) = description.animation.kind else { Issue.record("not keyframes"); return }
         #expect(frames.values == [.number(0), .number(.pi / 2), .number(20)])
-        #expect(refusal(#"{"id": 2, "cmd": "animation.add", "layer": "a", "animation": {"from": 0, "to": 1}}"#) == ProtocolError(
-            .missingField, #"a basic animation needs a keyPath, e.g. "position.x""#))
+        #expect(
+            refusal(#"{"id": 2, "cmd": "animation.add", "layer": "a", "animation": {"from": 0, "to": 1}}"#)
+                == ProtocolError(
+                    .missingField, #"a basic animation needs a keyPath, e.g. "position.x""#))
         #expect(refusal(#"{"id": 3, "cmd": "animation.add", "layer": "a", "animation": {"type": "wobble", "keyPath": "x"}}"#)?.code == "invalid_value")
     }
 
     @Test func aTemplatesSpringTakesTheDefaultsWhereItIsApplied() throws {
-        guard case .animationAdd(_, _, let template) = try command(#"{"id": 1, "cmd": "animation.add", "layer": "a", "animation": {"type": "spring", "keyPath": "opacity", "to": 0, "mass": 2}}"#) else {
+        guard
+            case .animationAdd(_, _, let template) = try command(
+                #"{"id": 1, "cmd": "animation.add", "layer": "a", "animation": {"type": "spring", "keyPath": "opacity", "to": 0, "mass": 2}}"#)
+        else {
             Issue.record("not animation.add"); return
         }
         let defaults = try Spring(mass: 1, stiffness: 300, damping: 20, initialVelocity: 0)

@@ -19,7 +19,10 @@ import Testing
     }
 
     static func randomString(_ g: inout SplitMix) -> String {
-        let pool: [Unicode.Scalar] = ["a", "Z", "0", " ", "/", "\\", "\"", "\u{0}", "\u{1}", "\u{8}", "\u{9}", "\u{a}", "\u{c}", "\u{d}", "\u{1f}", "\u{7f}", "é", "\u{2028}", "€", "😀", "\u{ffff}", "_", "."]
+        let pool: [Unicode.Scalar] = [
+            "a", "Z", "0", " ", "/", "\\", "\"", "\u{0}", "\u{1}", "\u{8}", "\u{9}", "\u{a}", "\u{c}", "\u{d}", "\u{1f}", "\u{7f}", "é", "\u{2028}", "€", "😀",
+            "\u{ffff}", "_", ".",
+        ]
         var s = ""
         for _ in 0..<Int.random(in: 0...6, using: &g) { s.unicodeScalars.append(pool.randomElement(using: &g)!) }
         return s

@@ -13,13 +13,14 @@ import VitrineCore
     }
 
     @Test func nestedLayersAndAnimationsApply() throws {
-        let description = try scene(#"""
-        {"size": [200, 100], "background": "black",
-         "layers": [{"id": "card", "properties": {"bounds": [0, 0, 50, 50], "position": [100, 50], "count": 1},
-                     "animations": [{"keyPath": "position.x", "from": 0, "to": 100, "duration": 2},
-                                    {"keyPath": "count", "to": 11, "duration": 1, "delay": 1}],
-                     "sublayers": [{"id": "dot", "properties": {"opacity": 0.5}}]}]}
-        """#)
+        let description = try scene(
+            #"""
+            {"size": [200, 100], "background": "black",
+             "layers": [{"id": "card", "properties": {"bounds": [0, 0, 50, 50], "position": [100, 50], "count": 1},
+                         "animations": [{"keyPath": "position.x", "from": 0, "to": 100, "duration": 2},
+                                        {"keyPath": "count", "to": 11, "duration": 1, "delay": 1}],
+                         "sublayers": [{"id": "dot", "properties": {"opacity": 0.5}}]}]}
+            """#)
         #expect(description.size == Size(width: 200, height: 100))
         let s = try rootScene()
         try description.apply(to: s, root: "root", at: 0)
@@ -47,10 +48,12 @@ import VitrineCore
     }
 
     @Test func animationFieldsDecode() throws {
-        let j = try JSON(parsing: Data(#"""
-        {"type": "spring", "keyPath": "position.y", "to": 500, "damping": 17, "duration": 1, "speed": 0.3,
-         "repeatCount": "infinity", "autoreverses": true, "fillMode": "both", "key": "drop"}
-        """#.utf8))
+        let j = try JSON(
+            parsing: Data(
+                #"""
+                {"type": "spring", "keyPath": "position.y", "to": 500, "damping": 17, "duration": 1, "speed": 0.3,
+                 "repeatCount": "infinity", "autoreverses": true, "fillMode": "both", "key": "drop"}
+                """#.utf8))
         let d = try AnimationDescription(json: j) { _ in .number }
         #expect(d.key == "drop")
         #expect(d.animation.timing.speed == 0.3)
@@ -80,7 +83,12 @@ import VitrineCore
         add.add(layer: "g", kind: "gradient", parent: "root", properties: ["colors": .array([.color(.white)])])
         try s.commit(add, at: 0)
         var bad = Transaction(disableActions: true)
-        bad.addAnimation(Animation(kind: .basic(Animation.Endpoints(to: .array([.string("lime")]))), keyPath: "colors", timing: { var t = MediaTiming(); t.duration = 1; return t }()), forKey: "c", to: "g")
+        bad.addAnimation(
+            Animation(
+                kind: .basic(Animation.Endpoints(to: .array([.string("lime")]))), keyPath: "colors",
+                timing: {
+                    var t = MediaTiming(); t.duration = 1; return t
+                }()), forKey: "c", to: "g")
         #expect(throws: CoreError.self) { try s.commit(bad, at: 0) }
     }
 }

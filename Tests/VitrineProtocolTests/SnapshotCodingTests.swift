@@ -22,9 +22,10 @@ import VitrineCore
         }
         let snapshot = original.snapshot()
         let animations = snapshot.layers.flatMap(\.animations).map(\.animation)
-        #expect(animations.count > 40 && animations.contains { if case .group = $0.kind { true } else { false } }
-            && animations.contains { if case .spring = $0.kind { true } else { false } }
-            && animations.contains { if case .keyframe = $0.kind { true } else { false } }, "seed \(seed): every kind of animation")
+        #expect(
+            animations.count > 40 && animations.contains { if case .group = $0.kind { true } else { false } }
+                && animations.contains { if case .spring = $0.kind { true } else { false } }
+                && animations.contains { if case .keyframe = $0.kind { true } else { false } }, "seed \(seed): every kind of animation")
         let text = snapshot.json.text
         let decoded = try Scene.Snapshot(json: JSON(parsing: Data(text.utf8)))
         #expect(decoded == snapshot, "seed \(seed): the snapshot reads back as written")
@@ -67,12 +68,16 @@ import VitrineCore
                 return "decoded"
             } catch { return error.message }
         }
-        let layer = #"{"id": "a", "kind": "layer", "parent": "screen", "animations": [{"id": 1, "key": "k", "started": true, "finished": false, "animation": {"type": "basic", "keyPath": "opacity", "timing": {"beginTime": 0, "duration": 1, "speed": "fast", "timeOffset": 0, "repeatCount": 0, "repeatDuration": 0, "autoreverses": false, "fillMode": "removed"}}}]}"#
+        let layer =
+            #"{"id": "a", "kind": "layer", "parent": "screen", "animations": [{"id": 1, "key": "k", "started": true, "finished": false, "animation": {"type": "basic", "keyPath": "opacity", "timing": {"beginTime": 0, "duration": 1, "speed": "fast", "timeOffset": 0, "repeatCount": 0, "repeatDuration": 0, "autoreverses": false, "fillMode": "removed"}}}]}"#
         #expect(error(#"{"nextAnimation": 1, "nextTransaction": 1, "layers": [\#(layer)]}"#).contains("scene.layers[0].animations[0].animation.timing.speed"))
-        #expect(error(#"{"nextAnimation": 1, "nextTransaction": 1, "layers": [{"id": "a", "kind": "layer", "colour": 1}]}"#).contains("scene.layers[0] has no field 'colour'"))
+        #expect(
+            error(#"{"nextAnimation": 1, "nextTransaction": 1, "layers": [{"id": "a", "kind": "layer", "colour": 1}]}"#).contains(
+                "scene.layers[0] has no field 'colour'"))
         #expect(error(#"{"nextAnimation": 1, "layers": []}"#).contains("nextTransaction"))
-        #expect(error(#"{"nextAnimation": 1, "nextTransaction": 1, "layers": [{"id": "a", "kind": "layer", "properties": {"bounds": [0, 0, 1, 1]}}]}"#)
-            .contains("scene.layers[0].properties.bounds"))
+        #expect(
+            error(#"{"nextAnimation": 1, "nextTransaction": 1, "layers": [{"id": "a", "kind": "layer", "properties": {"bounds": [0, 0, 1, 1]}}]}"#)
+                .contains("scene.layers[0].properties.bounds"))
     }
 
     // MARK: Random scenes
@@ -104,9 +109,12 @@ import VitrineCore
                 tx.addAnimation(randomAnimation(kind: kind, using: &random), to: id)
             }
             if Int.random(in: 0..<4, using: &random) == 0 {
-                tx.operations.append(.setActions(layer: id, actions: [
-                    "position": .animation(.spring("position", spring: try! Spring(damping: 12), duration: 0)), "opacity": ActionRule.none,
-                ]))
+                tx.operations.append(
+                    .setActions(
+                        layer: id,
+                        actions: [
+                            "position": .animation(.spring("position", spring: try! Spring(damping: 12), duration: 0)), "opacity": ActionRule.none,
+                        ]))
                 tx.operations.append(.setActionPolicy(layer: id, policy: .explicitOnly))
                 tx.operations.append(.setDisplayKeys(layer: id, keys: ["level", "roll"]))
             }
@@ -129,22 +137,28 @@ import VitrineCore
 
     private func randomAnimation(kind: String, using random: inout SeededGenerator) -> Animation {
         let duration = Double.random(in: 0.3...3, using: &random)
-        var animation: Animation = switch Int.random(in: 0..<9, using: &random) {
-        case 0: .basic("opacity", from: .number(1), to: .number(0), duration: duration)
-        case 1: .keyframe("hidden", Keyframes(values: [.bool(false), .bool(true)], calculationMode: .discrete), duration: duration)
-        case 2: .basic("position", by: .point(Point(x: 30, y: -20)), duration: duration, timingFunction: .easeInEaseOut)
-        case 3: .keyframe("backgroundColor", Keyframes(
-            values: [.color(.white), .color(Color(red: 0.3, green: 0.6, blue: 0.9)), .color(.clear)], keyTimes: [0, 0.3, 1],
-            timingFunctions: [.easeIn, .easeOut], calculationMode: [.linear, .cubic, .paced].randomElement(using: &random)!), duration: duration)
-        case 4: .spring("bounds.size.width", to: .number(40), spring: try! Spring(mass: 2, stiffness: 80, damping: 9, initialVelocity: 0.5), duration: 0)
-        case 5: .group([
-            .basic("transform.rotation.z", from: .number(0), to: .number(3)),
-            .basic("roll.pos.0", from: .number(0), to: .number(3), duration: duration / 2),
-        ], duration: duration)
-        case 6 where kind == "dial": .basic("level", from: .number(0), to: .number(9), duration: duration)
-        case 7: .basic("roll.pos.1", by: .number(1), duration: duration)
-        default: .basic("sublayerTransform.scale", from: .number(1), to: .number(0.5), duration: duration)
-        }
+        var animation: Animation =
+            switch Int.random(in: 0..<9, using: &random) {
+            case 0: .basic("opacity", from: .number(1), to: .number(0), duration: duration)
+            case 1: .keyframe("hidden", Keyframes(values: [.bool(false), .bool(true)], calculationMode: .discrete), duration: duration)
+            case 2: .basic("position", by: .point(Point(x: 30, y: -20)), duration: duration, timingFunction: .easeInEaseOut)
+            case 3:
+                .keyframe(
+                    "backgroundColor",
+                    Keyframes(
+                        values: [.color(.white), .color(Color(red: 0.3, green: 0.6, blue: 0.9)), .color(.clear)], keyTimes: [0, 0.3, 1],
+                        timingFunctions: [.easeIn, .easeOut], calculationMode: [.linear, .cubic, .paced].randomElement(using: &random)!), duration: duration)
+            case 4: .spring("bounds.size.width", to: .number(40), spring: try! Spring(mass: 2, stiffness: 80, damping: 9, initialVelocity: 0.5), duration: 0)
+            case 5:
+                .group(
+                    [
+                        .basic("transform.rotation.z", from: .number(0), to: .number(3)),
+                        .basic("roll.pos.0", from: .number(0), to: .number(3), duration: duration / 2),
+                    ], duration: duration)
+            case 6 where kind == "dial": .basic("level", from: .number(0), to: .number(9), duration: duration)
+            case 7: .basic("roll.pos.1", by: .number(1), duration: duration)
+            default: .basic("sublayerTransform.scale", from: .number(1), to: .number(0.5), duration: duration)
+            }
         animation.timing.beginTime = Bool.random(using: &random) ? 0 : .random(in: 0...2, using: &random)
         if Bool.random(using: &random) { animation.timing.repeatCount = [1.5, 3, .infinity].randomElement(using: &random)! }
         animation.timing.autoreverses = Bool.random(using: &random)
@@ -155,4 +169,3 @@ import VitrineCore
         return animation
     }
 }
-

@@ -50,8 +50,9 @@ import VitrineCore
     @Test func customValuesInferTheirType() throws {
         #expect(try Value(json: json("3"), as: nil, at: "count") == .number(3))
         #expect(try Value(json: json("\"#00ff00\""), as: nil, at: "tint") == .color(Color(red: 0, green: 1, blue: 0)))
-        #expect(try Value(json: json(#"{"a": {"scale": 2}}"#), as: nil, at: "touches")
-            == .dictionary(["a": .dictionary(["scale": .number(2)])]))
+        #expect(
+            try Value(json: json(#"{"a": {"scale": 2}}"#), as: nil, at: "touches")
+                == .dictionary(["a": .dictionary(["scale": .number(2)])]))
     }
 
     @Test func valuesRoundTripThroughJSON() throws {
@@ -73,8 +74,9 @@ import VitrineCore
     /// A reply is always one JSON object per line: a number with no JSON form inside it is
     /// written `null` instead of the whole line becoming `null`.
     @Test func nonFiniteNumbersAreWrittenNull() throws {
-        #expect(Wire.reply(id: .number(1), result: .object(["t": .number(.infinity), "u": .number(2)]))
-            == #"{"id":1,"ok":true,"result":{"t":null,"u":2}}"#)
+        #expect(
+            Wire.reply(id: .number(1), result: .object(["t": .number(.infinity), "u": .number(2)]))
+                == #"{"id":1,"ok":true,"result":{"t":null,"u":2}}"#)
         #expect(JSON.array([.number(.nan), .number(-.infinity)]).text == "[null,null]")
         #expect(try json(Wire.event("x", ["v": .number(.nan)])).object?["v"] == .null)
     }

@@ -68,9 +68,11 @@ import VitrineCore
         let bounds = Rect(x: 10, y: 10, width: 40, height: 30)
         s.drawBorder(of: bounds, width: 4, radii: CornerRadii(8), color: .white)
         // Nothing outside the bounds.
-        for y in 0..<50 { for x in 0..<60 where !(10..<50 ~= x && 10..<40 ~= y) {
-            #expect(s.pixel(x: x, y: y).alpha == 0, "(\(x), \(y))")
-        } }
+        for y in 0..<50 {
+            for x in 0..<60 where !(10..<50 ~= x && 10..<40 ~= y) {
+                #expect(s.pixel(x: x, y: y).alpha == 0, "(\(x), \(y))")
+            }
+        }
         #expect(s.pixel(x: 30, y: 25).alpha == 0)
         #expect(s.pixel(x: 30, y: 11).alpha == 255)
         #expect(s.pixel(x: 11, y: 25).alpha == 255)
@@ -93,8 +95,9 @@ import VitrineCore
 
     @Test func clipRectLimitsDrawing() {
         let s = Surface(width: 30, height: 30)
-        s.fill(Path(ellipseIn: Rect(x: 0, y: 0, width: 30, height: 30)), color: .white,
-               clip: Clip(rect: PixelRect(x: 10, y: 10, width: 10, height: 10)))
+        s.fill(
+            Path(ellipseIn: Rect(x: 0, y: 0, width: 30, height: 30)), color: .white,
+            clip: Clip(rect: PixelRect(x: 10, y: 10, width: 10, height: 10)))
         #expect(coveredArea(s) == 100)
     }
 
@@ -108,8 +111,9 @@ import VitrineCore
 
     @Test func pathRotatedOutsideLeftEdgeStillCoversInterior() {
         let s = Surface(width: 20, height: 20)
-        s.fill(Rect(x: -100, y: 2.5, width: 110.5, height: 5), color: .white,
-               clip: Clip(rect: PixelRect(x: 3, y: 0, width: 17, height: 20)))
+        s.fill(
+            Rect(x: -100, y: 2.5, width: 110.5, height: 5), color: .white,
+            clip: Clip(rect: PixelRect(x: 3, y: 0, width: 17, height: 20)))
         #expect(abs(coveredArea(s) - 7.5 * 5) < 0.05)
     }
 }
@@ -183,19 +187,23 @@ import VitrineCore
             let s = Surface(width: 24, height: 24)
             s.fill(p, color: .white)
             var worst = 0.0
-            for y in 0..<24 { for x in 0..<24 {
-                let expected = Self.areaInPixel(pts, x, y) * 255
-                worst = max(worst, abs(Double(s.pixel(x: x, y: y).alpha) - expected))
-            } }
+            for y in 0..<24 {
+                for x in 0..<24 {
+                    let expected = Self.areaInPixel(pts, x, y) * 255
+                    worst = max(worst, abs(Double(s.pixel(x: x, y: y).alpha) - expected))
+                }
+            }
             #expect(worst <= 1, "triangle \(pts): worst pixel off by \(worst)/255")
             // A clip rectangle cuts the same pixels out, untouched elsewhere.
             let window = PixelRect(x: 5, y: 3, width: 13, height: 17)
             let clipped = Surface(width: 24, height: 24)
             clipped.fill(p, color: .white, clip: Clip(rect: window))
-            for y in 0..<24 { for x in 0..<24 {
-                let inside = window.intersection(PixelRect(x: x, y: y, width: 1, height: 1)) == PixelRect(x: x, y: y, width: 1, height: 1)
-                #expect(clipped.pixel(x: x, y: y) == (inside ? s.pixel(x: x, y: y) : .transparent), "(\(x), \(y))")
-            } }
+            for y in 0..<24 {
+                for x in 0..<24 {
+                    let inside = window.intersection(PixelRect(x: x, y: y, width: 1, height: 1)) == PixelRect(x: x, y: y, width: 1, height: 1)
+                    #expect(clipped.pixel(x: x, y: y) == (inside ? s.pixel(x: x, y: y) : .transparent), "(\(x), \(y))")
+                }
+            }
         }
     }
 }
@@ -234,10 +242,12 @@ extension CoverageTests {
         s.fill(Rect(x: 0, y: 0, width: 40, height: 40), color: .white, clip: both)
         // The area inside both, sampled 20×20 per pixel.
         var inside = 0
-        for j in 0..<800 { for i in 0..<800 {
-            let x = (Double(i) + 0.5) / 20, y = (Double(j) + 0.5) / 20
-            if (x - 20) * (x - 20) + (y - 20) * (y - 20) <= 400, x >= 20, y >= 0.5, y <= 39.5 { inside += 1 }
-        } }
+        for j in 0..<800 {
+            for i in 0..<800 {
+                let x = (Double(i) + 0.5) / 20, y = (Double(j) + 0.5) / 20
+                if (x - 20) * (x - 20) + (y - 20) * (y - 20) <= 400, x >= 20, y >= 0.5, y <= 39.5 { inside += 1 }
+            }
+        }
         let expected = Double(inside) / 400
         #expect(abs(coveredArea(s) - expected) < CoverageTests.curveSlack(Double.pi * 20), "\(coveredArea(s)) vs \(expected)")
         #expect(s.pixel(x: 10, y: 20).alpha == 0)

@@ -19,13 +19,14 @@ import VitrineTestSupport
         for trial in 0..<2000 {
             let count = Int.random(in: 1...2999, using: &rng)
             let position = Int64.random(in: -2000 * one...3000 * one, using: &rng)
-            let step: Int64 = switch trial % 5 {
-            case 0: 0
-            case 1: Int64.random(in: -one / 2...one / 2, using: &rng)
-            case 2: Int64.random(in: -4 * one...4 * one, using: &rng)
-            case 3: Int64.random(in: -3...3, using: &rng)
-            default: Int64.random(in: -one / 64...one / 64, using: &rng)
-            }
+            let step: Int64 =
+                switch trial % 5 {
+                case 0: 0
+                case 1: Int64.random(in: -one / 2...one / 2, using: &rng)
+                case 2: Int64.random(in: -4 * one...4 * one, using: &rng)
+                case 3: Int64.random(in: -3...3, using: &rng)
+                default: Int64.random(in: -one / 64...one / 64, using: &rng)
+                }
             GradientShader.ramp(table, top: Int64(top), from: position, step: step, count: count, into: out)
             var p = position
             for i in 0..<count {
@@ -42,8 +43,9 @@ import VitrineTestSupport
     /// Opaque gradients are shaded straight into the surface when fully covered; the
     /// result is the same as through the scratch row and the OVER kernel.
     @Test func opaqueSpansEqualBlendedSpans() throws {
-        let g = Gradient(colors: [Color(css: "#0f2027")!, Color(css: "#203a43")!, Color(css: "#2c5364")!],
-                         startPoint: Point(x: 0, y: 0), endPoint: Point(x: 1, y: 1))
+        let g = Gradient(
+            colors: [Color(css: "#0f2027")!, Color(css: "#203a43")!, Color(css: "#2c5364")!],
+            startPoint: Point(x: 0, y: 0), endPoint: Point(x: 1, y: 1))
         let direct = Surface(width: 700, height: 90), blended = Surface(width: 700, height: 90)
         direct.fill(Rect(x: 0, y: 0, width: 700, height: 90), gradient: g)
         // Against the shader's pixels taken in scratch-sized pieces, as the blending path
@@ -74,8 +76,9 @@ import VitrineTestSupport
     }
 
     func gradient(_ css: String, _ locations: [Double]? = nil) -> Gradient {
-        Gradient(colors: [Color(css: css)!, Color(css: "#2c5364")!], locations: locations,
-                 startPoint: Point(x: 0, y: 0), endPoint: Point(x: 1, y: 1))
+        Gradient(
+            colors: [Color(css: css)!, Color(css: "#2c5364")!], locations: locations,
+            startPoint: Point(x: 0, y: 0), endPoint: Point(x: 1, y: 1))
     }
 
     @Test func sameColoursHitWithTheSamePixels() throws {
@@ -97,7 +100,8 @@ import VitrineTestSupport
         let relocated = draw(gradient("#0f2027", [0.2, 0.8]), cache: cache)
         #expect((cache.misses, cache.hits) == (3, 0))
         try GoldenImage.expectSamePixels(recoloured, as: draw(gradient("#ff2027"), cache: nil), name: "gradient-cache-recoloured", "the recoloured gradient")
-        try GoldenImage.expectSamePixels(relocated, as: draw(gradient("#0f2027", [0.2, 0.8]), cache: nil), name: "gradient-cache-relocated", "the gradient with new locations")
+        try GoldenImage.expectSamePixels(
+            relocated, as: draw(gradient("#0f2027", [0.2, 0.8]), cache: nil), name: "gradient-cache-relocated", "the gradient with new locations")
         #expect(!recoloured.hasSamePixels(as: base) && !relocated.hasSamePixels(as: base))
         // Explicit even locations are the same table as none.
         _ = draw(gradient("#0f2027", [0, 1]), cache: cache)

@@ -91,7 +91,8 @@ import VitrineTestSupport
         let image = Self.pattern(10, 10)
         let s = Surface(width: 30, height: 30)
         s.draw(image: image, in: Rect(x: 0, y: 0, width: 10, height: 10), transform: AffineTransform(translationX: 7, y: 12))
-        try GoldenImage.expectSamePixels(s.copy(PixelRect(x: 7, y: 12, width: 10, height: 10)), as: image, name: "integer-translation", "the image moved by whole pixels")
+        try GoldenImage.expectSamePixels(
+            s.copy(PixelRect(x: 7, y: 12, width: 10, height: 10)), as: image, name: "integer-translation", "the image moved by whole pixels")
         #expect(s.pixel(x: 6, y: 12) == .transparent)
     }
 
@@ -169,9 +170,11 @@ import VitrineTestSupport
         fast.drawShadow(shadow, of: .roundedRect(rect, radii: CornerRadii(16), corners: .all))
         slow.drawShadow(shadow, of: .path(Path(roundedRect: rect, radii: CornerRadii(16))))
         var worst = 0
-        for y in 0..<280 { for x in 0..<360 {
-            worst = max(worst, abs(Int(fast.pixel(x: x, y: y).alpha) - Int(slow.pixel(x: x, y: y).alpha)))
-        } }
+        for y in 0..<280 {
+            for x in 0..<360 {
+                worst = max(worst, abs(Int(fast.pixel(x: x, y: y).alpha) - Int(slow.pixel(x: x, y: y).alpha)))
+            }
+        }
         #expect(worst <= 1)
         #expect(abs(coveredArea(fast) - coveredArea(slow)) < 1)
         #expect(abs(coveredArea(slow) - (300 * 200 - (4 - Double.pi) * 256)) < 80)

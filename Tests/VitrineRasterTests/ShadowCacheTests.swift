@@ -11,8 +11,10 @@ import VitrineTestSupport
     static let shape = ShadowShape.roundedRect(card, radii: CornerRadii(20), corners: .all)
 
     /// A grey surface with `shadow` of `shape` drawn through `transform`, with `cache`.
-    func draw(_ shape: ShadowShape = shape, shadow: Shadow = shadow, transform: AffineTransform = .identity,
-              clip: Clip? = nil, cache: ShadowCache?) -> Surface {
+    func draw(
+        _ shape: ShadowShape = shape, shadow: Shadow = shadow, transform: AffineTransform = .identity,
+        clip: Clip? = nil, cache: ShadowCache?
+    ) -> Surface {
         let s = Surface(width: 420, height: 300)
         s.clear(PremultipliedColor(Color(red: 0.8, green: 0.8, blue: 0.8)))
         s.drawShadow(shadow, of: shape, transform: transform, clip: clip, cache: cache)
@@ -42,16 +44,26 @@ import VitrineTestSupport
         let cache = ShadowCache()
         _ = draw(cache: cache)
         let changes: [(String, Surface, Surface)] = [
-            ("sub-pixel move", draw(transform: AffineTransform(translationX: 0.5, y: 0), cache: cache),
-             draw(transform: AffineTransform(translationX: 0.5, y: 0), cache: nil)),
-            ("radius", draw(shadow: Shadow(color: .black, opacity: 0.6, offset: Size(width: 0, height: 6), radius: 8), cache: cache),
-             draw(shadow: Shadow(color: .black, opacity: 0.6, offset: Size(width: 0, height: 6), radius: 8), cache: nil)),
-            ("size", draw(.roundedRect(Rect(x: 40.25, y: 30.5, width: 200.5, height: 150), radii: CornerRadii(20), corners: .all), cache: cache),
-             draw(.roundedRect(Rect(x: 40.25, y: 30.5, width: 200.5, height: 150), radii: CornerRadii(20), corners: .all), cache: nil)),
-            ("corners", draw(.roundedRect(Self.card, radii: CornerRadii(20), corners: .minXMinY), cache: cache),
-             draw(.roundedRect(Self.card, radii: CornerRadii(20), corners: .minXMinY), cache: nil)),
-            ("scale", draw(transform: AffineTransform(scaleX: 1.25, y: 1.25), cache: cache),
-             draw(transform: AffineTransform(scaleX: 1.25, y: 1.25), cache: nil)),
+            (
+                "sub-pixel move", draw(transform: AffineTransform(translationX: 0.5, y: 0), cache: cache),
+                draw(transform: AffineTransform(translationX: 0.5, y: 0), cache: nil)
+            ),
+            (
+                "radius", draw(shadow: Shadow(color: .black, opacity: 0.6, offset: Size(width: 0, height: 6), radius: 8), cache: cache),
+                draw(shadow: Shadow(color: .black, opacity: 0.6, offset: Size(width: 0, height: 6), radius: 8), cache: nil)
+            ),
+            (
+                "size", draw(.roundedRect(Rect(x: 40.25, y: 30.5, width: 200.5, height: 150), radii: CornerRadii(20), corners: .all), cache: cache),
+                draw(.roundedRect(Rect(x: 40.25, y: 30.5, width: 200.5, height: 150), radii: CornerRadii(20), corners: .all), cache: nil)
+            ),
+            (
+                "corners", draw(.roundedRect(Self.card, radii: CornerRadii(20), corners: .minXMinY), cache: cache),
+                draw(.roundedRect(Self.card, radii: CornerRadii(20), corners: .minXMinY), cache: nil)
+            ),
+            (
+                "scale", draw(transform: AffineTransform(scaleX: 1.25, y: 1.25), cache: cache),
+                draw(transform: AffineTransform(scaleX: 1.25, y: 1.25), cache: nil)
+            ),
         ]
         #expect(cache.misses == 1 + changes.count)
         #expect(cache.hits == 0)
@@ -112,7 +124,8 @@ import VitrineTestSupport
         let second = draw(transform: moved, cache: cache)
         #expect((cache.misses, cache.hits) == (1, 1))
         try GoldenImage.expectSamePixels(first, as: draw(transform: turned, cache: nil), name: "shadow-cache-rotated", tolerance: 1, "the rotated shadow")
-        try GoldenImage.expectSamePixels(second, as: draw(transform: moved, cache: nil), name: "shadow-cache-rotated-moved", tolerance: 1, "the rotated shadow moved, from the cache")
+        try GoldenImage.expectSamePixels(
+            second, as: draw(transform: moved, cache: nil), name: "shadow-cache-rotated-moved", tolerance: 1, "the rotated shadow moved, from the cache")
     }
 
     @Test func shadowOutsideTheClipIsNotBlurred() {

@@ -14,14 +14,17 @@ import VitrineTestSupport
         let scene = Scene()
         StandardKinds.register(in: scene)
         try scene.addRoot(id: "root", output: "test", size: Size(width: 320, height: 200))
-        try SceneDescription(json: JSON(parsing: """
-            {"layers": [
-              {"id": "background", "properties": {"bounds": [0, 0, 320, 200], "position": [160, 100], "backgroundColor": "#c8d2dc"}},
-              {"id": "card", "properties": {"bounds": [0, 0, 220, 100], "position": [160, 95], "cornerRadius": 16,
-                 "backgroundColor": "#ffffff30", "shadowOpacity": 0.8, "shadowRadius": 8, "shadowOffset": [4, 12]},
-               "sublayers": [{"id": "number", "kind": "text", "properties": {"bounds": [0, 0, 200, 60], "position": [110, 50],
-                 "string": "245 699", "fontSize": 44, "alignmentMode": "center", "foregroundColor": "#ffd166"}}]}]}
-            """)).apply(to: scene, root: "root", at: 0)
+        try SceneDescription(
+            json: JSON(
+                parsing: """
+                    {"layers": [
+                      {"id": "background", "properties": {"bounds": [0, 0, 320, 200], "position": [160, 100], "backgroundColor": "#c8d2dc"}},
+                      {"id": "card", "properties": {"bounds": [0, 0, 220, 100], "position": [160, 95], "cornerRadius": 16,
+                         "backgroundColor": "#ffffff30", "shadowOpacity": 0.8, "shadowRadius": 8, "shadowOffset": [4, 12]},
+                       "sublayers": [{"id": "number", "kind": "text", "properties": {"bounds": [0, 0, 200, 60], "position": [110, 50],
+                         "string": "245 699", "fontSize": 44, "alignmentMode": "center", "foregroundColor": "#ffd166"}}]}]}
+                    """)
+        ).apply(to: scene, root: "root", at: 0)
         return scene
     }
 
@@ -121,10 +124,12 @@ import VitrineTestSupport
         scene.register(LayerKind(name: "blinker"))
         try scene.addRoot(id: "root", output: "test", size: Size(width: 120, height: 100))
         var tx = Transaction(disableActions: true)
-        tx.add(layer: "b", kind: "blinker", parent: "root", properties: [
-            "bounds": .rect(Rect(x: 0, y: 0, width: 50, height: 50)), "position": .point(Point(x: 50, y: 40)),
-            "shadowOpacity": .number(1), "shadowRadius": .number(4), "shadowOffset": .size(Size(width: 0, height: 8)),
-        ])
+        tx.add(
+            layer: "b", kind: "blinker", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 50, height: 50)), "position": .point(Point(x: 50, y: 40)),
+                "shadowOpacity": .number(1), "shadowRadius": .number(4), "shadowOffset": .size(Size(width: 0, height: 8)),
+            ])
         try scene.commit(tx, at: 0)
         let tree = try scene.renderTree(root: "root", at: 0)
         /// A renderer drawing the tree with the square `on` or not, and its drawing.

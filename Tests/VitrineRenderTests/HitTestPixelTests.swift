@@ -26,14 +26,18 @@ import VitrineRender
         tx.set("root", "backgroundColor", .color(Color(css: Self.colors["root"]!)!))
         add("card", "root", Rect(x: 0, y: 0, width: 90, height: 70), Point(x: 60, y: 50), ["zPosition": .number(1)])
         add("turned", "card", Rect(x: 10, y: 5, width: 40, height: 30), Point(x: 70, y: 60), ["transform": .transform(AffineTransform(rotationAngle: 0.6))])
-        add("clip", "root", Rect(x: 0, y: 0, width: 80, height: 80), Point(x: 170, y: 60), [
-            "masksToBounds": .bool(true), "cornerRadius": .number(22),
-            "sublayerTransform": .transform(AffineTransform(scaleX: 1.2, y: 0.9)),
-        ])
+        add(
+            "clip", "root", Rect(x: 0, y: 0, width: 80, height: 80), Point(x: 170, y: 60),
+            [
+                "masksToBounds": .bool(true), "cornerRadius": .number(22),
+                "sublayerTransform": .transform(AffineTransform(scaleX: 1.2, y: 0.9)),
+            ])
         add("inner", "clip", Rect(x: 0, y: 0, width: 70, height: 50), Point(x: 60, y: 30), ["transform": .transform(AffineTransform(rotationAngle: -0.4))])
-        add("scaled", "root", Rect(x: 0, y: 0, width: 20, height: 20), Point(x: 90, y: 120), [
-            "anchorPoint": .point(Point(x: 0, y: 1)), "transform": .transform(AffineTransform(scaleX: 3, y: 1.5)),
-        ])
+        add(
+            "scaled", "root", Rect(x: 0, y: 0, width: 20, height: 20), Point(x: 90, y: 120),
+            [
+                "anchorPoint": .point(Point(x: 0, y: 1)), "transform": .transform(AffineTransform(scaleX: 3, y: 1.5)),
+            ])
         add("front", "root", Rect(x: 0, y: 0, width: 50, height: 30), Point(x: 100, y: 80))
         add("moving", "root", Rect(x: 0, y: 0, width: 24, height: 24), Point(x: 200, y: 140))
         // Drawn faintly, it takes no touches: the hit test sees the layer under it.

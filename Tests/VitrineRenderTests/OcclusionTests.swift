@@ -37,10 +37,12 @@ import VitrineTestSupport
         for (key, value) in properties where key.contains(".") == false { base[key] = value }
         tx.add(layer: "cover", kind: kind, parent: "root", properties: base)
         for (key, value) in properties where key.contains(".") { tx.set("cover", try KeyPath(parsing: key), value) }
-        tx.add(layer: "dot", parent: "root", properties: [
-            "bounds": .rect(Rect(x: 0, y: 0, width: 30, height: 30)), "position": .point(Point(x: 40, y: 40)),
-            "backgroundColor": .color(Color(css: "#ffd16680")!), "cornerRadius": .number(15),
-        ])
+        tx.add(
+            layer: "dot", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 30, height: 30)), "position": .point(Point(x: 40, y: 40)),
+                "backgroundColor": .color(Color(css: "#ffd16680")!), "cornerRadius": .number(15),
+            ])
         try scene.commit(tx, at: 0)
         return scene
     }

@@ -17,12 +17,14 @@ import VitrineTestSupport
         try scene.addRoot(id: "root", output: "test", size: Size(width: Double(Self.size.width), height: Double(Self.size.height)))
         var tx = Transaction(disableActions: true)
         tx.set("root", "backgroundColor", .color(Color(css: "#102030")!))
-        tx.add(layer: "n", kind: "rolling-number", parent: "root", properties: [
-            "bounds": .rect(Rect(x: 0, y: 0, width: 360, height: 80)), "position": .point(Point(x: 200, y: 50)),
-            "fontSize": .number(60), "value": .number(123456), "format": .string("plain"),
-            "alignmentMode": .string(alignment), "characterSpacing": .number(spacing),
-            "textColor": .color(Color(css: "#ffd166")!),
-        ])
+        tx.add(
+            layer: "n", kind: "rolling-number", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 360, height: 80)), "position": .point(Point(x: 200, y: 50)),
+                "fontSize": .number(60), "value": .number(123456), "format": .string("plain"),
+                "alignmentMode": .string(alignment), "characterSpacing": .number(spacing),
+                "textColor": .color(Color(css: "#ffd166")!),
+            ])
         try scene.commit(tx, at: 0)
         return try StandardKinds.renderer().snapshot(scene, root: "root", at: 0)
     }

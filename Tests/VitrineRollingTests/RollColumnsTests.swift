@@ -40,8 +40,10 @@ import VitrineCore
     @Test func theRestingTextIsWhereTheModelRestsNotWhatIsShown() throws {
         // Mid-roll: column 0 shows 2.6 of "0123" on its way to "3", column 1 shrinks away,
         // column 2 rolls back to "5".
-        let columns = try #require(RollColumns(state(
-            [.string("0123"), .string("9"), .string("45")], pos: [2.6, 0, 0.4], presence: [1, 0.5, 1], rest: [3, -1, 1])))
+        let columns = try #require(
+            RollColumns(
+                state(
+                    [.string("0123"), .string("9"), .string("45")], pos: [2.6, 0, 0.4], presence: [1, 0.5, 1], rest: [3, -1, 1])))
         #expect(columns.columns.map(\.rest) == [3, nil, 1])
         #expect(columns.restingText == "53")
         // Built here, a column rests where it is.

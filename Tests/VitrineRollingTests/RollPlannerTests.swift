@@ -7,13 +7,19 @@ import VitrineFormat
     static let spring = RollSpring(duration: 1, speed: 1, damping: 17, initialVelocity: 1, mass: 1, stiffness: 100)
     static let style = RollStyle(animationType: .allAfterFirstChangedNumber, direction: .auto, rollThroughDigits: true, spring: spring)
 
-    func request(_ value: Double, _ type: RollAnimationType = .allAfterFirstChangedNumber, _ direction: RollDirection = .auto, through: Bool = true) -> RollRequest {
+    func request(_ value: Double, _ type: RollAnimationType = .allAfterFirstChangedNumber, _ direction: RollDirection = .auto, through: Bool = true)
+        -> RollRequest
+    {
         RollRequest(value: value, animated: true, animationType: type, direction: direction, rollThroughDigits: through)
     }
 
     /// The columns the plan sets, and the (from, to) of each position animation by column.
-    func plan(_ old: String, _ new: String, _ r: RollRequest, oldValue: Double = 0, presentation: RollColumns? = nil) throws -> (RollColumns, [Int: (Double, Double)]) {
-        let tx = try RollPlanner.plan(layer: "n", text: new, oldValue: oldValue, request: r, style: Self.style, model: RollColumns(showing: old), presentation: presentation, running: [], begin: 0)
+    func plan(_ old: String, _ new: String, _ r: RollRequest, oldValue: Double = 0, presentation: RollColumns? = nil) throws -> (
+        RollColumns, [Int: (Double, Double)]
+    ) {
+        let tx = try RollPlanner.plan(
+            layer: "n", text: new, oldValue: oldValue, request: r, style: Self.style, model: RollColumns(showing: old), presentation: presentation, running: [],
+            begin: 0)
         var columns: RollColumns?
         var moves: [Int: (Double, Double)] = [:]
         for op in tx.operations {
@@ -80,7 +86,9 @@ import VitrineFormat
     }
 
     @Test func columnsEnterAndLeaveByPresence() throws {
-        let grow = try RollPlanner.plan(layer: "n", text: "1,000", oldValue: 999, request: request(1000), style: Self.style, model: RollColumns(showing: "999"), presentation: nil, running: [], begin: 0)
+        let grow = try RollPlanner.plan(
+            layer: "n", text: "1,000", oldValue: 999, request: request(1000), style: Self.style, model: RollColumns(showing: "999"), presentation: nil,
+            running: [], begin: 0)
         let presence = grow.operations.compactMap { op -> String? in
             if case .addAnimation(_, let key?, _) = op, key.hasPrefix("roll.presence.") { return key } else { return nil }
         }

@@ -12,7 +12,9 @@ import VitrineSystem
     /// Runs `loop` on a thread of its own until it stops; returns when it has.
     static func runToStop(_ loop: EventLoop) {
         let done = DispatchSemaphore(value: 0)
-        Thread { loop.run(); done.signal() }.start()
+        Thread {
+            loop.run(); done.signal()
+        }.start()
         #expect(done.wait(timeout: .now() + 10) == .success, "the loop did not stop")
     }
 

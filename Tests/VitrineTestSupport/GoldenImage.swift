@@ -89,7 +89,8 @@ public enum GoldenImage {
     /// (`name` names them).
     public static func mismatch(_ actual: Surface, expected: Surface, name: String, tolerance: Int = 0) throws -> String? {
         guard actual.width == expected.width, actual.height == expected.height else {
-            return "size \(actual.width)x\(actual.height), expected \(expected.width)x\(expected.height); see " + (try writeMismatch(actual, expected: expected, diff: nil, name: name))
+            return "size \(actual.width)x\(actual.height), expected \(expected.width)x\(expected.height); see "
+                + (try writeMismatch(actual, expected: expected, diff: nil, name: name))
         }
         if tolerance == 0, actual.hasSamePixels(as: expected) { return nil }
         let difference = difference(actual, expected, tolerance: tolerance)

@@ -35,14 +35,17 @@ public enum ImageFixtures {
                 (rgb[i], rgb[i + 1], rgb[i + 2]) = (UInt8(p >> 16 & 0xFF), UInt8(p >> 8 & 0xFF), UInt8(p & 0xFF))
             }
         }
-        let exif: [UInt8] = orientation.map { o in
-            Array("Exif".utf8) + [0, 0] + [0x49, 0x49, 42, 0, 8, 0, 0, 0] + [1, 0] + [0x12, 0x01, 3, 0, 1, 0, 0, 0, UInt8(o), 0, 0, 0] + [0, 0, 0, 0]
-        } ?? []
+        let exif: [UInt8] =
+            orientation.map { o in
+                Array("Exif".utf8) + [0, 0] + [0x49, 0x49, 42, 0, 8, 0, 0, 0] + [1, 0] + [0x12, 0x01, 3, 0, 1, 0, 0, 0, UInt8(o), 0, 0, 0] + [0, 0, 0, 0]
+            } ?? []
         var error = vitrine_jpeg_error()
         var size: UInt = 0
         let data = rgb.withUnsafeBufferPointer { pixels in
             exif.withUnsafeBufferPointer { app1 in
-                vitrine_jpeg_encode_rgb(pixels.baseAddress, Int32(surface.width), Int32(surface.height), surface.width * 3, Int32(quality), app1.baseAddress, UInt32(app1.count), &error, &size)
+                vitrine_jpeg_encode_rgb(
+                    pixels.baseAddress, Int32(surface.width), Int32(surface.height), surface.width * 3, Int32(quality), app1.baseAddress, UInt32(app1.count),
+                    &error, &size)
             }
         }
         guard let data else { fatalError("libjpeg cannot encode the fixture") }
@@ -66,7 +69,9 @@ public enum ImageFixtures {
     public static func webp(_ surface: Surface) -> [UInt8] {
         let rgba = straightRGBA(surface)
         var output: UnsafeMutablePointer<UInt8>?
-        let size = rgba.withUnsafeBufferPointer { WebPEncodeLosslessRGBA($0.baseAddress, Int32(surface.width), Int32(surface.height), Int32(surface.width * 4), &output) }
+        let size = rgba.withUnsafeBufferPointer {
+            WebPEncodeLosslessRGBA($0.baseAddress, Int32(surface.width), Int32(surface.height), Int32(surface.width * 4), &output)
+        }
         guard size > 0, let output else { fatalError("libwebp cannot encode the fixture") }
         defer { WebPFree(output) }
         return Array(UnsafeBufferPointer(start: output, count: size))
@@ -126,7 +131,8 @@ public enum ImageFixtures {
 
         /// A frame filling `rect` with one index.
         public init(rect: PixelRect, index: UInt8, delay: Int, disposal: Int = 1, transparent: Int? = nil) {
-            self.init(rect: rect, indices: [UInt8](repeating: index, count: rect.width * rect.height), delay: delay, disposal: disposal, transparent: transparent)
+            self.init(
+                rect: rect, indices: [UInt8](repeating: index, count: rect.width * rect.height), delay: delay, disposal: disposal, transparent: transparent)
         }
     }
 
@@ -136,11 +142,15 @@ public enum ImageFixtures {
         final class Sink { var bytes: [UInt8] = [] }
         let sink = Sink()
         var error: Int32 = 0
-        guard let gif = EGifOpen(Unmanaged.passUnretained(sink).toOpaque(), { file, bytes, count in
-            guard let file, let bytes else { return 0 }
-            Unmanaged<Sink>.fromOpaque(file.pointee.UserData).takeUnretainedValue().bytes += UnsafeBufferPointer(start: bytes, count: Int(count))
-            return count
-        }, &error) else { fatalError("giflib cannot open an encoder") }
+        guard
+            let gif = EGifOpen(
+                Unmanaged.passUnretained(sink).toOpaque(),
+                { file, bytes, count in
+                    guard let file, let bytes else { return 0 }
+                    Unmanaged<Sink>.fromOpaque(file.pointee.UserData).takeUnretainedValue().bytes += UnsafeBufferPointer(start: bytes, count: Int(count))
+                    return count
+                }, &error)
+        else { fatalError("giflib cannot open an encoder") }
         EGifSetGifVersion(gif, true)
         var colors = palette.map { GifColorType(Red: UInt8($0 >> 16 & 0xFF), Green: UInt8($0 >> 8 & 0xFF), Blue: UInt8($0 & 0xFF)) }
         let map = GifMakeMapObject(Int32(colors.count), &colors)
@@ -155,7 +165,8 @@ public enum ImageFixtures {
             EGifPutExtensionTrailer(gif)
         }
         for frame in frames {
-            var control = GraphicsControlBlock(DisposalMode: Int32(frame.disposal), UserInputFlag: false, DelayTime: Int32(frame.delay), TransparentColor: Int32(frame.transparent ?? -1))
+            var control = GraphicsControlBlock(
+                DisposalMode: Int32(frame.disposal), UserInputFlag: false, DelayTime: Int32(frame.delay), TransparentColor: Int32(frame.transparent ?? -1))
             var extensionBytes = [UInt8](repeating: 0, count: 4)
             let length = EGifGCBToExtension(&control, &extensionBytes)
             EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, Int32(length), &extensionBytes)

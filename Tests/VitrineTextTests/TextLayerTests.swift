@@ -31,14 +31,16 @@ import VitrineCore
         scene.register(TextLayer.textLayerKind)
         try scene.addRoot(id: "root", output: "test", size: Size(width: 800, height: 600))
         var t = Transaction(disableActions: true)
-        t.add(layer: "title", kind: "text", parent: "root", properties: [
-            "bounds": .rect(Rect(x: 0, y: 0, width: 240, height: 100)),
-            "string": .string("Hello wrapped world of kiosks"),
-            "fontSize": .number(24),
-            "isWrapped": .bool(true),
-            "alignmentMode": .string("right"),
-            "font": .string("DejaVu Serif:bold"),
-        ])
+        t.add(
+            layer: "title", kind: "text", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 240, height: 100)),
+                "string": .string("Hello wrapped world of kiosks"),
+                "fontSize": .number(24),
+                "isWrapped": .bool(true),
+                "alignmentMode": .string("right"),
+                "font": .string("DejaVu Serif:bold"),
+            ])
         _ = try scene.commit(t, at: 0)
         let library = try fonts()
         let layout = try TextLayout(layer: scene.modelValues(of: "title"), library: library)

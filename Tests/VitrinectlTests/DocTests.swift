@@ -20,7 +20,9 @@ import Testing
         for (number, line) in try String(contentsOf: document, encoding: .utf8).components(separatedBy: "\n").enumerated() {
             if line == "```console" { inside = true; continue }
             guard inside else { continue }
-            if line == "```" { inside = false } else if line.hasPrefix("$ ") {
+            if line == "```" {
+                inside = false
+            } else if line.hasPrefix("$ ") {
                 steps.append(Step(line: number + 1, command: String(line.dropFirst(2))))
             } else if !steps.isEmpty {
                 steps[steps.count - 1].expected.append(line)

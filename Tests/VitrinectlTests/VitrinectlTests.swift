@@ -146,7 +146,9 @@ import VitrineProtocol
             let elapsed = Date().timeIntervalSince(start)
             #expect(result.status == 4, "\(arguments): \(result)")
             #expect(elapsed >= 0.95 && elapsed < 5, "\(arguments) took \(elapsed) s")
-            #expect(result.stderr.hasPrefix("vitrinectl: transaction ") && result.stderr.hasSuffix(" did not complete within 1 s (see --timeout); its animations go on\n"), "\(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("vitrinectl: transaction ")
+                    && result.stderr.hasSuffix(" did not complete within 1 s (see --timeout); its animations go on\n"), "\(result.stderr)")
         }
         // What number printed before it waited stays printed.
         #expect(try daemon.ctl("number", "n", "11", "--wait", "--timeout", "0.5").lines == ["11"])
@@ -244,7 +246,9 @@ import VitrineProtocol
 
     @Test func keyEqualsValueIsRefusedWithTheSpellingToUse() throws {
         let directory = FileManager.default.temporaryDirectory
-        let result = try Ctl(["add", "n", "--kind", "rolling-number", "fontSize=80", "value=12"], socket: "/nonexistent/vitrine.sock", stdin: nil, in: directory).wait()
+        let result = try Ctl(
+            ["add", "n", "--kind", "rolling-number", "fontSize=80", "value=12"], socket: "/nonexistent/vitrine.sock", stdin: nil, in: directory
+        ).wait()
         #expect(result.status == 2)
         #expect(result.stderr.contains("not KEY=VALUE: write fontSize '80' instead of 'fontSize=80'"), "\(result.stderr)")
         // A value may hold '=': only keys are read as names.

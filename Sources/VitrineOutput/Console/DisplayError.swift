@@ -47,7 +47,8 @@ public enum DisplayError: Error, CustomStringConvertible, Sendable, Equatable {
         switch self {
         case .noDevice(let tried):
             guard !tried.isEmpty else {
-                return "no display device: /dev/dri has no card* — is a KMS driver loaded (ls /dev/dri; lsmod | grep drm)? --backend fbdev uses /dev/fb0; --backend headless runs without a screen"
+                return
+                    "no display device: /dev/dri has no card* — is a KMS driver loaded (ls /dev/dri; lsmod | grep drm)? --backend fbdev uses /dev/fb0; --backend headless runs without a screen"
             }
             return "no usable display device; tried " + tried.map(\.description).joined(separator: "; ")
         case .permissionDenied(let path, let group):
@@ -55,19 +56,23 @@ public enum DisplayError: Error, CustomStringConvertible, Sendable, Equatable {
         case .noConnectedConnector(let path, let requested?, let connectors):
             return "\(path): connector \(requested) has no screen attached; connectors: \(list(connectors)) — check the cable, or set output.connector"
         case .noConnectedConnector(let path, nil, let connectors):
-            return "\(path): no connector has a screen attached; connectors: \(list(connectors)) — check the cable and that the monitor is on (cat /sys/class/drm/*/status)"
+            return
+                "\(path): no connector has a screen attached; connectors: \(list(connectors)) — check the cable and that the monitor is on (cat /sys/class/drm/*/status)"
         case .unknownConnector(let path, let requested, let connectors):
             return "\(path): there is no connector \(requested); connectors: \(list(connectors))"
         case .modeUnavailable(let connector, let requested, let available):
             return "\(connector): the screen has no mode \(requested); it offers \(available.map(\.description).joined(separator: ", "))"
         case .masterHeld(let path, let errno):
-            return "\(path): cannot become DRM master (drmSetMaster failed: \(errno)) — another compositor or X server owns the screen; stop it (systemctl stop display-manager) or switch to a free VT"
+            return
+                "\(path): cannot become DRM master (drmSetMaster failed: \(errno)) — another compositor or X server owns the screen; stop it (systemctl stop display-manager) or switch to a free VT"
         case .noCRTC(let path, let connector):
             return "\(path): no display controller (CRTC) is free to drive \(connector)"
         case .unsupportedDepth(let path, let bits):
-            return "\(path): the framebuffer is \(bits) bits per pixel; vitrine draws 32-bit XRGB only — set a 32-bit mode (fbset -depth 32, or video=…-32 on the kernel command line) or use the drm backend"
+            return
+                "\(path): the framebuffer is \(bits) bits per pixel; vitrine draws 32-bit XRGB only — set a 32-bit mode (fbset -depth 32, or video=…-32 on the kernel command line) or use the drm backend"
         case .unsupportedFormat(let path, let detail):
-            return "\(path): the framebuffer's pixel format is \(detail); vitrine draws XRGB8888 (red at bit 16, green at 8, blue at 0) only — use the drm backend"
+            return
+                "\(path): the framebuffer's pixel format is \(detail); vitrine draws XRGB8888 (red at bit 16, green at 8, blue at 0) only — use the drm backend"
         case .system(let what, let path, let errno):
             return "\(path): \(what) failed: \(errno)"
         }

@@ -132,4 +132,3 @@ public final class VirtualTerminal {
         if ownsDescriptor { close(fd) }
     }
 }
-

@@ -47,9 +47,11 @@ final class AtomicCommitter: KMSCommitter {
             throw .system(what: "finding the primary plane of CRTC \(target.selection.crtcID)", path: device.path, errno: .noSuchFileOrDirectory)
         }
         plane = primary
-        props = (device.properties(of: target.selection.connector.id, type: UInt32(DRM_MODE_OBJECT_CONNECTOR)),
-                 device.properties(of: target.selection.crtcID, type: UInt32(DRM_MODE_OBJECT_CRTC)),
-                 device.properties(of: primary, type: UInt32(DRM_MODE_OBJECT_PLANE)))
+        props = (
+            device.properties(of: target.selection.connector.id, type: UInt32(DRM_MODE_OBJECT_CONNECTOR)),
+            device.properties(of: target.selection.crtcID, type: UInt32(DRM_MODE_OBJECT_CRTC)),
+            device.properties(of: primary, type: UInt32(DRM_MODE_OBJECT_PLANE))
+        )
         for (name, table) in [("CRTC_ID", props.connector), ("MODE_ID", props.crtc), ("ACTIVE", props.crtc), ("FB_ID", props.plane), ("CRTC_ID", props.plane)]
         where table[name] == nil {
             throw .system(what: "reading the atomic property \(name)", path: device.path, errno: .noSuchFileOrDirectory)

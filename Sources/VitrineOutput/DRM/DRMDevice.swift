@@ -84,15 +84,17 @@ public final class DRMDevice {
             guard let c = drmModeGetConnector(fd, r.connectors[i]) else { continue }
             defer { drmModeFreeConnector(c) }
             let k = c.pointee
-            let status: KMSConnector.Status = switch k.connection {
-            case DRM_MODE_CONNECTED: .connected
-            case DRM_MODE_DISCONNECTED: .disconnected
-            default: .unknown
-            }
-            connectors.append(KMSConnector(
-                id: k.connector_id, name: Self.connectorName(type: k.connector_type, index: k.connector_type_id),
-                status: status, modes: (0..<Int(k.count_modes)).map { KMSMode(info: k.modes[$0]) },
-                encoderID: k.encoder_id, encoderIDs: (0..<Int(k.count_encoders)).map { k.encoders[$0] }))
+            let status: KMSConnector.Status =
+                switch k.connection {
+                case DRM_MODE_CONNECTED: .connected
+                case DRM_MODE_DISCONNECTED: .disconnected
+                default: .unknown
+                }
+            connectors.append(
+                KMSConnector(
+                    id: k.connector_id, name: Self.connectorName(type: k.connector_type, index: k.connector_type_id),
+                    status: status, modes: (0..<Int(k.count_modes)).map { KMSMode(info: k.modes[$0]) },
+                    encoderID: k.encoder_id, encoderIDs: (0..<Int(k.count_encoders)).map { k.encoders[$0] }))
         }
         return KMSCard(path: path, crtcIDs: crtcs, encoders: encoders, connectors: connectors)
     }

@@ -13,7 +13,10 @@ public struct DRMOptions: Sendable {
     /// Put the VT in graphics mode and handle VT switches (when started on a VT).
     public var useVT = true
 
-    public init(device: String? = nil, connector: String? = nil, mode: ModeRequest = .preferred, rotation: ScreenRotation = .none, buffers: Int = 2, atomic: AtomicPolicy = .auto, useVT: Bool = true) {
+    public init(
+        device: String? = nil, connector: String? = nil, mode: ModeRequest = .preferred, rotation: ScreenRotation = .none, buffers: Int = 2,
+        atomic: AtomicPolicy = .auto, useVT: Bool = true
+    ) {
         self.device = device
         self.connector = connector
         self.mode = mode

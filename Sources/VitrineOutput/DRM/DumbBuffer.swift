@@ -49,9 +49,10 @@ final class DumbBuffer {
         let added = withUnsafeMutableBytes(of: &handles) { h in
             withUnsafeMutableBytes(of: &pitches) { p in
                 withUnsafeMutableBytes(of: &offsets) { o in
-                    drmModeAddFB2(fd, UInt32(width), UInt32(height), vitrine_drm_format_xrgb8888(),
-                                  h.baseAddress!.assumingMemoryBound(to: UInt32.self), p.baseAddress!.assumingMemoryBound(to: UInt32.self),
-                                  o.baseAddress!.assumingMemoryBound(to: UInt32.self), &fb, 0)
+                    drmModeAddFB2(
+                        fd, UInt32(width), UInt32(height), vitrine_drm_format_xrgb8888(),
+                        h.baseAddress!.assumingMemoryBound(to: UInt32.self), p.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                        o.baseAddress!.assumingMemoryBound(to: UInt32.self), &fb, 0)
                 }
             }
         }

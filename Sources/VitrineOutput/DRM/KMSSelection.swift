@@ -10,7 +10,8 @@ public struct KMSSelection: Sendable {
     /// connected one; then the mode; then a CRTC — the one the connector's encoder drives
     /// now (no flicker from a needless reroute), else the first free one an encoder of
     /// the connector can use. CRTCs in `taken` are in use by other outputs.
-    public static func choose(on card: KMSCard, connectorName: String?, mode request: ModeRequest, taken: Set<UInt32> = []) throws(DisplayError) -> KMSSelection {
+    public static func choose(on card: KMSCard, connectorName: String?, mode request: ModeRequest, taken: Set<UInt32> = []) throws(DisplayError) -> KMSSelection
+    {
         let states = card.connectors.map { DisplayError.ConnectorState(name: $0.name, state: $0.status.rawValue) }
         let connector: KMSConnector
         if let name = connectorName, !name.isEmpty {
@@ -42,7 +43,9 @@ public struct KMSSelection: Sendable {
         case .size(let w, let h, let rate):
             let sized = modes.filter { $0.width == w && $0.height == h }
             if let rate {
-                if let mode = sized.filter({ abs($0.refreshRate - rate) < 0.5 }).min(by: { abs($0.refreshRate - rate) < abs($1.refreshRate - rate) }) { return mode }
+                if let mode = sized.filter({ abs($0.refreshRate - rate) < 0.5 }).min(by: { abs($0.refreshRate - rate) < abs($1.refreshRate - rate) }) {
+                    return mode
+                }
             } else if let mode = sized.first(where: \.isPreferred) ?? sized.max(by: { $0.refreshRate < $1.refreshRate }) {
                 return mode
             }
@@ -54,7 +57,8 @@ public struct KMSSelection: Sendable {
 
     static func chooseCRTC(for connector: KMSConnector, on card: KMSCard, taken: Set<UInt32>) throws(DisplayError) -> (UInt32, Int) {
         if let current = card.encoders.first(where: { $0.id == connector.encoderID }), current.crtcID != 0,
-           !taken.contains(current.crtcID), let index = card.crtcIDs.firstIndex(of: current.crtcID) {
+            !taken.contains(current.crtcID), let index = card.crtcIDs.firstIndex(of: current.crtcID)
+        {
             return (current.crtcID, index)
         }
         for encoderID in connector.encoderIDs {

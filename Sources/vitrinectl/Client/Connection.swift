@@ -97,7 +97,8 @@ final class Connection {
         let deadline = waitTimeout.map { Deadline(in: $0) }
         while true {
             guard let message = try next(until: deadline) else {
-                throw .waitTimedOut("transaction \(transaction.text) did not complete within \(JSON.number(waitTimeout ?? 0).text) s (see --timeout); its animations go on")
+                throw .waitTimedOut(
+                    "transaction \(transaction.text) did not complete within \(JSON.number(waitTimeout ?? 0).text) s (see --timeout); its animations go on")
             }
             if message.json["event"]?.string == "transaction.completed", message.json["transaction"] == transaction { return }
             onEvent(message)

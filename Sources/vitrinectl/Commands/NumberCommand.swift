@@ -85,7 +85,9 @@ struct NumberCommand: RequestCommand {
 
 /// The spring of one `number` call, as `number.set`'s `spring` object.
 struct NumberSpringOptions: ParsableArguments {
-    @Option(name: .customLong("spring-duration"), parsing: .unconditional, help: ArgumentHelp("Seconds the spring runs, above 0 and at most 60.", valueName: "seconds"))
+    @Option(
+        name: .customLong("spring-duration"), parsing: .unconditional,
+        help: ArgumentHelp("Seconds the spring runs, above 0 and at most 60.", valueName: "seconds"))
     var duration: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Playback speed (0.3 plays at 30 %).", valueName: "s"))

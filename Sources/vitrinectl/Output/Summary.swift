@@ -1,6 +1,5 @@
 import VitrineJSON
 
-
 /// The human-readable forms of results (without `--json`). Values are printed as JSON
 /// text, so that they can be pasted back as VALUE arguments.
 enum Summary {

@@ -43,8 +43,10 @@ def drive(sock, seconds, label):
         scenes(client.makefile("rwb"), seconds, label)
 
 
-def scenes(lines, seconds, label):
-    """The requests of `drive`, over the connection's `lines`."""
+def requester(lines, name="workload"):
+    """A function that sends a request over a connection's `lines` (binary) and returns its
+    result once the reply comes (events before it are passed over); a failure ends the
+    program, named `name`."""
     ids = iter(range(1, 1 << 30))
 
     def request(body):
@@ -55,9 +57,15 @@ def scenes(lines, seconds, label):
             reply = json.loads(lines.readline())
             if reply.get("id") == body["id"]:
                 if not reply.get("ok"):
-                    sys.exit(f"workload: {body['cmd']} failed: {reply}")
-                return
+                    sys.exit(f"{name}: {body['cmd']} failed: {reply}")
+                return reply["result"]
 
+    return request
+
+
+def scenes(lines, seconds, label):
+    """The requests of `drive`, over the connection's `lines`."""
+    request = requester(lines)
     request({"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {
         "bounds": [0, 0, 1200, 200], "position": [960, 540], "fontSize": 140, "alignment": "center",
         "usesGrouping": False, "value": 10000000}})

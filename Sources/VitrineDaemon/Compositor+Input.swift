@@ -62,6 +62,12 @@ extension Compositor {
         return devices
     }
 
+    /// The output shows a frame it was given: the bindings' changes in it are on screen
+    /// (their latency).
+    func frameShown() {
+        if let shown = output.shownFrame { input.latency.shown(shown) }
+    }
+
     /// Adds a binding of a layer that exists, within the limits; returns its id.
     func addBinding(_ spec: BindingSpec) throws(ProtocolError) -> String {
         if let layer = spec.layer, !scene.contains(layer) { throw ProtocolError(CoreError.unknownLayer(layer)) }
@@ -104,14 +110,14 @@ extension Compositor {
                 throw ProtocolError(.invalidValue, "input.inject: touch \(id) is not down; a touch goes down (phase down) before it moves, lifts or is cancelled")
             }
             let event = TouchEvent(time: kernel, phase: TouchEvent.Phase(rawValue: phase.rawValue)!, id: id, point: point ?? known!, device: device)
-            time = input.handle(.touch(event))
+            time = input.handle(.touch(event), measured: injected.time != nil)
         case .pointer(let action, let point, _):
             let kind: PointerEvent.Kind = switch action {
             case .motion: .motion
             case .button(let code, let pressed): .button(code, pressed: pressed)
             case .axis(let dx, let dy): .axis(dx: dx, dy: dy)
             }
-            time = input.handle(.pointer(PointerEvent(time: kernel, kind: kind, point: point ?? input.pointer, device: device)))
+            time = input.handle(.pointer(PointerEvent(time: kernel, kind: kind, point: point ?? input.pointer, device: device)), measured: injected.time != nil)
         case .key(let identity, let pressed, _):
             for down in pressed.map({ [$0] }) ?? [true, false] {
                 let event: KeyEvent
@@ -121,7 +127,7 @@ extension Compositor {
                 case .keysym(let name, let text):
                     event = KeyEvent(time: kernel, keycode: 0, keysym: name, text: down ? text : "", pressed: down, device: device)
                 }
-                time = input.handle(.key(event))
+                time = input.handle(.key(event), measured: injected.time != nil)
             }
         }
         return .object(["time": .number(time)])

@@ -116,6 +116,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         let previous = output.frameDone
         output.frameDone = { [weak self] in
             previous?()
+            self?.frameShown()
             self?.pacer.frameDone()
         }
     }
@@ -298,12 +299,17 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         pipeline.renderer.animations.time = time
         do {
             let tree = try scene.renderTree(root: root, at: time)
+            // (the number this frame gets when it is presented: it shows the bindings' changes)
+            let frame = output.presentedFrames + 1
+            input.latency.rendering(frame: frame, at: EventLoop.monotonicSeconds)
             let report = try pipeline.render(tree)
             presented = report.presented
             if report.presented {
                 framesRendered += 1
                 pixelsRepainted += report.repaintedPixels
                 onFramePresented?(time)
+            } else {
+                input.latency.notPresented(frame: frame)
             }
         } catch {
             logger.error("frame at \(time) s failed: \(error)")

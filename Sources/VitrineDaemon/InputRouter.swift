@@ -46,6 +46,10 @@ final class InputRouter {
     private var injectionKeyboard: Keyboard?
     /// Counters for `stats`.
     private(set) var eventCount = 0, gestureCount = 0, firedCount = 0, failedCount = 0
+    /// From an event's kernel time to the frame that shows its bindings' change, for `stats`.
+    var latency = InputLatency()
+    /// The kernel time of the event being handled, while its bindings' latency is measured.
+    private var measuredTime: Double?
     /// What opening the devices gave, for `stats`: "opened", "not opened" (the headless
     /// output, `[input] enabled = false`), or why they could not be.
     var deviceStatus = "not opened"
@@ -69,10 +73,14 @@ final class InputRouter {
     // MARK: Events in
 
     /// Handles one event from a device or `input.inject` (kernel time); returns the media
-    /// time it happened at. Its events wait for `sendPending`.
+    /// time it happened at. Its events wait for `sendPending`. With the real-time clock,
+    /// the latency of the bindings it fires is measured from its time when `measured`
+    /// (a device's or an injected `time`).
     @discardableResult
-    func handle(_ event: InputEvent) -> Double {
+    func handle(_ event: InputEvent, measured: Bool = true) -> Double {
         eventCount += 1
+        measuredTime = measured && compositor.clock.mode == .realtime ? event.time : nil
+        defer { measuredTime = nil }
         let time = mediaTime(ofKernelTime: event.time)
         let event = event.at(time)
         switch event {
@@ -348,6 +356,7 @@ final class InputRouter {
             do {
                 committed.append(try compositor.apply(entry.spec.transaction, at: at))
                 firedCount += 1
+                if let measuredTime { latency.committed(kernelTime: measuredTime) }
             } catch {
                 failedCount += 1
                 compositor.logger.warning("binding '\(entry.id)' (\(what)) failed: \(error.message)")
@@ -382,6 +391,7 @@ final class InputRouter {
         .object([
             "events": .number(Double(eventCount)), "gestures": .number(Double(gestureCount)), "bindings": .number(Double(bindings.count)),
             "fired": .number(Double(firedCount)), "failed": .number(Double(failedCount)), "devices": .string(deviceStatus),
+            "latency": latency.statistics,
         ])
     }
 }

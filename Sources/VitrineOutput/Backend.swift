@@ -16,6 +16,21 @@ public struct OutputBuffer {
     }
 }
 
+/// A presented frame that reached the screen.
+public struct ShownFrame: Equatable, Sendable {
+    /// Which frame: the output's `presentedFrames` after its `present` (1 for the first).
+    /// A frame on screen holds every frame presented before it too.
+    public var number: Int
+    /// When it reached the screen, CLOCK_MONOTONIC seconds: the page flip's timestamp where
+    /// the kernel gives one, otherwise when it was shown.
+    public var time: Double
+
+    public init(number: Int, time: Double) {
+        self.number = number
+        self.time = time
+    }
+}
+
 /// A display mode: size in pixels and refresh rate.
 public struct OutputMode: Hashable, Sendable, CustomStringConvertible {
     public var width: Int
@@ -51,6 +66,11 @@ public protocol OutputBackend: AnyObject {
     func present(damage: [PixelRect]) throws
     /// Called when a presented frame is on screen.
     var frameDone: (() -> Void)? { get set }
+    /// Frames given to `present` so far.
+    var presentedFrames: Int { get }
+    /// The frame on screen and when it got there, set before `frameDone` is called; nil
+    /// before the first.
+    var shownFrame: ShownFrame? { get }
     /// Gives the backend the event loop every call to it is made on, so that its device
     /// events (page flips, VT switch signals) are read there too, with no other thread.
     /// Called once, before the first frame.

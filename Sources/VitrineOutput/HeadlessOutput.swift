@@ -1,5 +1,6 @@
 import VitrineCore
 import VitrineRaster
+import VitrineSystem
 
 /// Frames in memory: for tests, for layout work without a screen, and for screenshots.
 ///
@@ -13,6 +14,8 @@ public final class HeadlessOutput: OutputBackend {
     public var frameDone: (() -> Void)?
     /// Frames presented so far.
     public private(set) var presentedFrames = 0
+    /// The frame last presented, shown as it is presented.
+    public private(set) var shownFrame: ShownFrame?
     /// The damage of the last presented frame.
     public private(set) var lastDamage: [PixelRect] = []
 
@@ -48,6 +51,7 @@ public final class HeadlessOutput: OutputBackend {
         front = index
         next = (index + 1) % buffers.count
         lastDamage = damage
+        shownFrame = ShownFrame(number: presentedFrames, time: Double(EventLoop.monotonicNanoseconds()) / 1e9)
         frameDone?()
     }
 

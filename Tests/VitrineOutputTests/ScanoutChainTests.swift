@@ -78,13 +78,15 @@ import VitrineRaster
         try rig.frame(PixelRect(x: 1, y: 1, width: 2, height: 2), 0xFFFF_0000)
         try rig.frame(PixelRect(x: 5, y: 3, width: 1, height: 1), 0xFF00_FF00)
         #expect(rig.committer.commits == ["modeset 100"])
-        rig.chain.flipCompleted()
+        rig.chain.flipCompleted(at: 7.5)
         #expect(rig.committer.commits == ["modeset 100", "flip 101"])
         #expect(rig.shown == 1)
+        #expect(rig.chain.shownFrame == ShownFrame(number: 1, time: 7.5), "the modeset showed frame 1")
         #expect(rig.bufferMatchesPicture(1))
-        rig.chain.flipCompleted()
+        rig.chain.flipCompleted(at: 7.52)
         #expect(rig.committer.commits.count == 2)
         #expect(rig.shown == 2)
+        #expect(rig.chain.shownFrame == ShownFrame(number: 3, time: 7.52), "the flip showed frames 2 and 3")
         #expect(rig.chain.front == 1 && rig.chain.pending == nil)
     }
 

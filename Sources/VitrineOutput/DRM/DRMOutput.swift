@@ -36,7 +36,6 @@ public final class DRMOutput: OutputBackend {
     private var rendered = false
     private var acquired = false
     private var closed = false
-    private var deliveredFlips = 0
     /// Cleared once DirtyFB says the driver has no use for it.
     private var dirtyFBUseful = true
 
@@ -124,6 +123,9 @@ public final class DRMOutput: OutputBackend {
         return OutputBuffer(surface: chain.surface, age: rendered ? 1 : 0)
     }
 
+    public var presentedFrames: Int { chain.renderedFrames }
+    public var shownFrame: ShownFrame? { chain.shownFrame }
+
     public func present(damage: [PixelRect]) throws {
         guard acquired else { throw OutputError("present without an acquired buffer") }
         acquired = false
@@ -182,9 +184,8 @@ public final class DRMOutput: OutputBackend {
 
     /// On the loop: the flip events read so far.
     private func deliverFlips() {
-        while deliveredFlips < flips.count {
-            deliveredFlips += 1
-            if closed { chain.abandonPending() } else { chain.flipCompleted() }
+        for time in flips.take() {
+            if closed { chain.abandonPending() } else { chain.flipCompleted(at: time) }
         }
     }
 
@@ -225,18 +226,26 @@ public final class DRMOutput: OutputBackend {
 
 /// Page-flip events read from the device, on the event loop.
 final class FlipCounter {
-    private(set) var count = 0
+    /// The timestamps of the flips read and not taken yet, oldest first: CLOCK_MONOTONIC
+    /// seconds (DRM_CAP_TIMESTAMP_MONOTONIC, always so since Linux 4.15), nil where it gave none.
+    private var times: [Double?] = []
 
-    /// drmHandleEvent on a readable (non-blocking) device: counts the flip events read.
+    /// drmHandleEvent on a readable (non-blocking) device: keeps the flip events read.
     func read(from fd: Int32) {
         var context = drmEventContext()
         context.version = 2
-        context.page_flip_handler = { _, _, _, _, data in
+        context.page_flip_handler = { _, _, seconds, microseconds, data in
             guard let data else { return }
             let counter = Unmanaged<FlipCounter>.fromOpaque(data).takeUnretainedValue()
-            counter.count += 1
+            counter.times.append(seconds == 0 && microseconds == 0 ? nil : Double(seconds) + Double(microseconds) / 1e6)
         }
         _ = drmHandleEvent(fd, &context)
+    }
+
+    /// The flips read since the last call, with their times.
+    func take() -> [Double?] {
+        defer { times.removeAll(keepingCapacity: true) }
+        return times
     }
 }
 

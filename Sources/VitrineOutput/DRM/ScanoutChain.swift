@@ -1,4 +1,5 @@
 import VitrineRaster
+import VitrineSystem
 
 /// A scan-out buffer as the chain sees it: memory to write, the framebuffer to commit.
 struct ScanoutTarget {
@@ -42,6 +43,11 @@ final class ScanoutChain {
     /// False while the VT is switched away: nothing is committed.
     private(set) var active = true
     private var rendered = false
+    /// Frames rendered so far, and how many of them the commit in flight shows.
+    private(set) var renderedFrames = 0
+    private var pendingFrames = 0
+    /// The commit on screen: the frames it shows and when its flip came.
+    private(set) var shownFrame: ShownFrame?
 
     init(surface: Surface, targets: [ScanoutTarget], copier: ScanoutCopy, committer: KMSCommitter) {
         self.surface = surface
@@ -54,17 +60,20 @@ final class ScanoutChain {
     /// The surface holds a new frame that changed `frameDamage`.
     func frameRendered(damage frameDamage: [PixelRect]) throws {
         rendered = true
+        renderedFrames += 1
         damage.add(frameDamage)
         unshown = true
         guard active, pending == nil else { return }
         try show()
     }
 
-    /// The pending commit is on screen. Shows a frame that waited for it, then `shown`.
-    func flipCompleted() {
+    /// The pending commit is on screen, since `time` (CLOCK_MONOTONIC seconds, the flip
+    /// event's; nil: now). Shows a frame that waited for it, then `shown`.
+    func flipCompleted(at time: Double? = nil) {
         guard let index = pending else { return }
         pending = nil
         front = index
+        shownFrame = ShownFrame(number: pendingFrames, time: time ?? Double(EventLoop.monotonicNanoseconds()) / 1e9)
         if unshown, active {
             do { try show() } catch {
                 unshown = true
@@ -100,6 +109,7 @@ final class ScanoutChain {
         damage.written(index)
         wrote(target, rects)
         unshown = false
+        pendingFrames = renderedFrames
         if needsModeset {
             let event = try committer.modeset(framebuffer: target.framebuffer, userData: userData)
             needsModeset = false

@@ -49,6 +49,9 @@ public final class FBDevOutput: OutputBackend {
     public let mode: OutputMode
     public var modes: [OutputMode] { [mode] }
     public var frameDone: (() -> Void)?
+    public private(set) var presentedFrames = 0
+    /// The frame last presented: copied in as it is presented (there is no flip).
+    public private(set) var shownFrame: ShownFrame?
 
     private let path: String
     private let fd: Int32
@@ -129,6 +132,8 @@ public final class FBDevOutput: OutputBackend {
         if active {
             for rect in damage { copier.copy(rect, from: surface, to: memory + layout.offset, pitch: layout.pitch) }
         }
+        presentedFrames += 1
+        shownFrame = ShownFrame(number: presentedFrames, time: Double(EventLoop.monotonicNanoseconds()) / 1e9)
         frameDone?()
     }
 

@@ -134,9 +134,11 @@ final class InputSeat {
     // MARK: Touches
 
     /// A touch going down or moving at the panel position (`x`, `y`): one that is not a
-    /// position (not finite) cancels the touch.
+    /// position (not finite) cancels the touch. Within `tapSlop` of the screen it is kept
+    /// on it; farther out (a controller's garbage) it is passed on as it is, and the
+    /// gesture recognizer cancels the touch.
     func touch(_ slot: Int32, down: Bool, panelX x: Double, panelY y: Double, time: Double, device id: Int) {
-        let point = output.scenePoint(panelX: x, panelY: y)
+        let point = output.scenePoint(panelX: x, panelY: y, clampingWithin: settings.tapSlop)
         let events = down ? touches.down(slot, device: id, name: name(id), at: point, time: time)
             : touches.motion(slot, at: point, time: time)
         for event in events { emit(.touch(event)) }

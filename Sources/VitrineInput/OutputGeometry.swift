@@ -27,9 +27,11 @@ public struct OutputGeometry: Sendable, Equatable {
     /// The middle of the scene, where a pointer starts.
     var center: Point { Point(x: Double(width) / 2, y: Double(height) / 2) }
 
-    /// The scene point shown at panel position (`x`, `y`), kept within the scene; nil
-    /// when either is not a finite number.
-    func scenePoint(panelX x: Double, panelY y: Double) -> Point? {
+    /// The scene point shown at panel position (`x`, `y`), kept within the scene when it
+    /// lies at most `margin` outside it (a touchscreen's edge reads a little beyond its
+    /// range) and left where it is beyond that (what no finger can mean, for the gesture
+    /// recognizer to cancel); nil when either is not a finite number.
+    func scenePoint(panelX x: Double, panelY y: Double, clampingWithin margin: Double = .infinity) -> Point? {
         guard x.isFinite, y.isFinite else { return nil }
         let (w, h) = (Double(width), Double(height))
         let point: Point
@@ -39,7 +41,8 @@ public struct OutputGeometry: Sendable, Equatable {
         case 270: point = Point(x: w - y, y: x)
         default: point = Point(x: x, y: y)
         }
-        return clamped(point)
+        let outside = max(-point.x, point.x - w, -point.y, point.y - h)
+        return outside <= margin ? clamped(point) : point
     }
 
     /// `point` moved onto the scene: x in 0…width, y in 0…height.

@@ -131,14 +131,16 @@ import VitrineCore
         #expect(h.touches.count == 4, "a late lift of a cancelled touch is dropped")
     }
 
-    @Test func touchesOutsideTheScreenAreClampedAndNonFiniteOnesCancelled() throws {
+    @Test func touchesJustOutsideTheScreenAreClampedFarOnesPassedOnAndNonFiniteOnesCancelled() throws {
         let h = try Harness()
-        h.seat.touch(0, down: true, panelX: -30, panelY: 9000, time: 1, device: 2)
-        #expect(h.touches.last?.point == Point(x: 0, y: 600))
+        h.seat.touch(0, down: true, panelX: -3, panelY: 610, time: 1, device: 2)
+        #expect(h.touches.last?.point == Point(x: 0, y: 600), "within tap_slop (12 px): onto the screen")
+        h.seat.touch(0, down: false, panelX: -30, panelY: 9000, time: 1.5, device: 2)
+        #expect(h.touches.last?.point == Point(x: -30, y: 9000), "farther: as it is, for the gesture recognizer to cancel")
         h.seat.touch(0, down: false, panelX: .nan, panelY: 5, time: 2, device: 2)
         #expect(h.touches.last?.phase == .cancel)
         h.seat.touch(1, down: true, panelX: .infinity, panelY: 5, time: 3, device: 2)
-        #expect(h.touches.count == 2, "a touch that is not a position does not go down")
+        #expect(h.touches.count == 3, "a touch that is not a position does not go down")
     }
 
     @Test func touchesLandOnWhatIsDrawnUnderThemOnARotatedOutput() throws {

@@ -94,6 +94,8 @@ import VitrineCore
     @Test func positionsAreClampedAndNonFiniteOnesRefused() {
         let output = OutputGeometry(width: 100, height: 50)
         #expect(output.scenePoint(panelX: -5, panelY: 70) == Point(x: 0, y: 50))
+        #expect(output.scenePoint(panelX: -5, panelY: 58, clampingWithin: 8) == Point(x: 0, y: 50))
+        #expect(output.scenePoint(panelX: -5, panelY: 59, clampingWithin: 8) == Point(x: -5, y: 59))
         #expect(output.scenePoint(panelX: .nan, panelY: 1) == nil)
         #expect(output.scenePoint(panelX: 1, panelY: -.infinity) == nil)
     }

@@ -12,8 +12,9 @@ Guests:
             vitrinectl; expected image: `vitrined render` of the same scene and time.
   input     (virtio-gpu only by default) uinput devices (uinput-replay.c), systemd-udevd,
             libinput and xkbcommon (guest/input-probe.c): taps, keys through a German
-            keymap, bad input, hot-plug, latencies; then, once vitrined takes input (--e2e),
-            taps on a moving button and typing through vitrined (guest/input-e2e.sh).
+            keymap, bad input, hot-plug, latencies; then (--e2e) vitrined --backend drm with
+            [input]: taps on a moving button and bindings in the next frame, the latency
+            to the presented frame, cancels, typing (guest/input-e2e.sh).
 
 Protocol on the serial console: the guest prints "VITRINE-STEP n what" and waits for a
 line on the console; the host takes a screendump, compares it, and sends "go".
@@ -608,9 +609,9 @@ def colour_check(ppm, what):
 # ---------------------------------------------------------------- the input guest
 
 def input_config(layout):
-    """vitrined's configuration in the input guest's end-to-end part. [input] holds the keys
-    issue 23 plans (docs/CONFIG.md once vitrined has them); calibration is left out: the
-    device's own (identity) mapping is what the taps are computed with."""
+    """vitrined's configuration in the input guest's end-to-end part: every [input] key
+    (docs/CONFIG.md) but calibration, left out: the device's own (identity) mapping is what
+    the taps are computed with."""
     return f"""# The DRM test's input guest (.ci/qemu/drmtest.py --guest input)
 [output]
 backend = "drm"
@@ -707,10 +708,10 @@ def main():
     p.add_argument("--cache", default=os.environ.get("VITRINE_QEMU_CACHE", os.path.expanduser("~/.cache/vitrine-qemu")))
     p.add_argument("--out", help="screendumps, console logs (default .build/drm-test/GUEST)")
     p.add_argument("--bin", default=os.path.join(ROOT, ".build/release"), help="where vitrined and vitrinectl are (--guest vitrined, input)")
-    p.add_argument("--e2e", choices=["auto", "on", "off", "rehearse"], default="auto",
-                   help="input guest: the end-to-end part through vitrined: auto (when vitrined accepts [input] and its "
-                        "hello lists binding.add, layer.tap and input.key), on (required), off (not even vitrined in the "
-                        "guest), rehearse (what needs no input, on a vitrined without [input])")
+    p.add_argument("--e2e", choices=["auto", "on", "off"], default="auto",
+                   help="input guest: the end-to-end part through vitrined: auto (when vitrined and vitrinectl are in --bin "
+                        "and hello lists binding.add, input.inject, layer.tap, layer.cancel and input.key), on (required), "
+                        "off (not even vitrined in the guest)")
     p.add_argument("--layout", default="de", help="input guest: the xkb layout typed through (de or us)")
     p.add_argument("--taps", type=int, default=20, help="input guest: taps read through libinput for the latency figures")
     p.add_argument("--scene", default=os.path.join(ROOT, "docs/examples/cards.json"))

@@ -9,8 +9,8 @@
 #     range and a device vanishing mid-touch end no process; devices plugged in again work;
 #     libinput's path backend opens the nodes. Latencies: uinput write -> kernel time ->
 #     libinput read, p50/p99.
-#  B. End to end (guest/input-e2e.sh) when E2E is "on", or "auto" and vitrined accepts
-#     [input] and its hello lists binding.add, layer.tap and input.key.
+#  B. End to end (guest/input-e2e.sh) when E2E is "on", or "auto" and vitrined's hello
+#     lists what it needs: vitrined --backend drm with [input] takes the same devices.
 # /etc/vitrine-test.env sets LAYOUT, TAPS, E2E, E2E_TAPS (drmtest.py writes it).
 . /etc/vitrine-test.env
 export VITRINE_SOCKET=/run/vitrine.sock
@@ -172,15 +172,18 @@ info "two fingers: $(($(count $P ' touch frame ') - f0)) touch frames for 3 writ
 
 # ------------------------------------------------------------------ keys through $LAYOUT
 
+type_keys() { # KEY_Y KEY_SEMICOLON KEY_MINUS Shift+KEY_Y KEY_Z, until uinput-replay wrote them
+    replay "key KEY_Y"
+    replay "key KEY_SEMICOLON"
+    replay "key KEY_MINUS"
+    replay "key KEY_LEFTSHIFT 1"
+    replay "key KEY_Y"
+    replay "key KEY_LEFTSHIFT 0"
+    replay "key KEY_Z"
+    sync_replay
+}
 k0=$(count $P ' pressed ')
-replay "key KEY_Y"
-replay "key KEY_SEMICOLON"
-replay "key KEY_MINUS"
-replay "key KEY_LEFTSHIFT 1"
-replay "key KEY_Y"
-replay "key KEY_LEFTSHIFT 0"
-replay "key KEY_Z"
-sync_replay
+type_keys
 wait_more $P ' pressed ' $((k0 + 5)) 5
 typed=$(grep ' pressed ' $P | tail -n +$((k0 + 1)) | sed 's/.*text="\(.*\)"$/\1/' | tr '\n' '|')
 syms=$(grep ' pressed ' $P | tail -n +$((k0 + 1)) | sed 's/.*sym=\([^ ]*\) .*/\1/' | tr '\n' ' ')

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Vitrine's first run: builds vitrined and vitrinectl if needed, starts the daemon with
 # config/demo.toml (headless: frames go to /tmp/vitrine-demo/latest.png), then drives the
-# scene — a rolling counter and a label that counts while it moves — for SECONDS (20).
+# scene — a rolling counter and a label that counts while it moves — for SECONDS (20),
+# and halfway through taps the counter as a touchscreen would (input.inject): the
+# configuration's bindings dim the card while it is held and turn the digits blue.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-20}
@@ -30,6 +32,15 @@ while [ $(( $(date +%s) - start )) -lt "$seconds" ]; do
     ctl number counter "$visitors" >/dev/null
     ctl set label count "$elapsed" position.x "$x" --duration 1 --timing easeInEaseOut
     echo "demo: $visitors visitors, ${elapsed}s"
+    if [ "$elapsed" = $(( (seconds + 1) / 2 )) ]; then
+        # A touch on the counter, held 0.4 s: no script answers it, the bindings do.
+        ctl send '{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [640, 330]}' >/dev/null
+        sleep 0.4
+        held=$(ctl send '{"cmd": "layer.get", "layer": "card", "keys": ["opacity"]}' | sed -n 's/.*"opacity":\([0-9.]*\).*/\1/p')
+        ctl send '{"cmd": "input.inject", "type": "touch", "phase": "up"}' >/dev/null
+        colour=$(ctl send '{"cmd": "layer.get", "layer": "counter", "keys": ["textColor"]}' | sed -n 's/.*"textColor":"\([^"]*\)".*/\1/p')
+        echo "demo: tapped the counter (input.inject at 640,330; on a kiosk, the touchscreen): the card's opacity was $held while it was held, the digits are now $colour — config/demo.toml's bindings, no script"
+    fi
     sleep 1
 done
 # Let the last roll come to rest (the default spring takes a few seconds) before the

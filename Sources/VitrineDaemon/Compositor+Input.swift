@@ -107,16 +107,18 @@ extension Compositor {
                 throw ProtocolError(.invalidValue, "input.inject: touch \(id) is down already; lift it (phase up) or give another \"touch\" id")
             }
             if phase != .down, known == nil {
-                throw ProtocolError(.invalidValue, "input.inject: touch \(id) is not down; a touch goes down (phase down) before it moves, lifts or is cancelled")
+                throw ProtocolError(
+                    .invalidValue, "input.inject: touch \(id) is not down; a touch goes down (phase down) before it moves, lifts or is cancelled")
             }
             let event = TouchEvent(time: kernel, phase: TouchEvent.Phase(rawValue: phase.rawValue)!, id: id, point: point ?? known!, device: device)
             time = input.handle(.touch(event), measured: injected.time != nil)
         case .pointer(let action, let point, _):
-            let kind: PointerEvent.Kind = switch action {
-            case .motion: .motion
-            case .button(let code, let pressed): .button(code, pressed: pressed)
-            case .axis(let dx, let dy): .axis(dx: dx, dy: dy)
-            }
+            let kind: PointerEvent.Kind =
+                switch action {
+                case .motion: .motion
+                case .button(let code, let pressed): .button(code, pressed: pressed)
+                case .axis(let dx, let dy): .axis(dx: dx, dy: dy)
+                }
             time = input.handle(.pointer(PointerEvent(time: kernel, kind: kind, point: point ?? input.pointer, device: device)), measured: injected.time != nil)
         case .key(let identity, let pressed, _):
             for down in pressed.map({ [$0] }) ?? [true, false] {

@@ -106,10 +106,12 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         let images = ImageStore(directory: settings.imageDirectory, budget: settings.limits.memoryMB << 20, loader: nil)
         pipeline = FramePipeline(renderer: StandardKinds.renderer(images: images, fonts: fonts, rolling: settings.rolling), output: output)
         clock = FrameClock(mode: settings.clock)
-        content = ContentLoader(roots: settings.contentRoots + [settings.imageDirectory], directory: settings.imageDirectory, images: images, compositor: self, logger: logger)
-        let restored = settings.stateDirectory.map {
-            openJournal(directory: $0, mustExist: settings.stateDirectoryIsDefault, fresh: settings.freshStart)
-        } ?? false
+        content = ContentLoader(
+            roots: settings.contentRoots + [settings.imageDirectory], directory: settings.imageDirectory, images: images, compositor: self, logger: logger)
+        let restored =
+            settings.stateDirectory.map {
+                openJournal(directory: $0, mustExist: settings.stateDirectoryIsDefault, fresh: settings.freshStart)
+            } ?? false
         if !restored { try showInitialScene() }
         pipeline.renderer.animations.clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) }
         videos = attachVideos()
@@ -161,9 +163,12 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
                 return deferredReply(to: client) { finish in
                     reloadConfiguration { error in
                         if let error { return finish(Wire.failure(id: request.id, error)) }
-                        finish(Wire.reply(id: request.id, result: .object([
-                            "reloaded": .bool(true), "restartNeeded": .array(self.settings.restartNeeded.map(JSON.string)),
-                        ])))
+                        finish(
+                            Wire.reply(
+                                id: request.id,
+                                result: .object([
+                                    "reloaded": .bool(true), "restartNeeded": .array(self.settings.restartNeeded.map(JSON.string)),
+                                ])))
                     }
                 }
             }
@@ -243,10 +248,12 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             if (try? scene.modelValues(of: id))?.string(.contents) == reference { layers.append(.string(id)) }
             pending += (try? scene.sublayers(of: id)) ?? []
         }
-        broadcast("content.failed", [
-            "layers": .array(layers), "contents": .string(reference), "path": .string(path),
-            "code": .string(error.code), "message": .string(error.message),
-        ])
+        broadcast(
+            "content.failed",
+            [
+                "layers": .array(layers), "contents": .string(reference), "path": .string(path),
+                "code": .string(error.code), "message": .string(error.message),
+            ])
     }
 
     /// Runs `job` on a worker and `completion` with its result back here; in place when
@@ -349,10 +356,12 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             case .transactionCompleted(let tx):
                 owner = transactionOwners[tx]
                 if let number = numberSets.removeValue(forKey: tx) {
-                    send("number.completed", [
-                        "layer": .string(number.layer), "value": .number(number.value), "finished": .bool(number.finished),
-                        "transaction": .number(Double(tx)),
-                    ], owner: owner)
+                    send(
+                        "number.completed",
+                        [
+                            "layer": .string(number.layer), "value": .number(number.value), "finished": .bool(number.finished),
+                            "transaction": .number(Double(tx)),
+                        ], owner: owner)
                 }
             default:
                 owner = nil

@@ -382,7 +382,9 @@ final class InputRouter {
             injectionKeyboard = keyboard
             return keyboard
         } catch {
-            throw ProtocolError(.invalidValue, "input.inject: key codes are read through the keymap, which does not compile: \(error.message); inject the key by \"keysym\" instead")
+            throw ProtocolError(
+                .invalidValue,
+                "input.inject: key codes are read through the keymap, which does not compile: \(error.message); inject the key by \"keysym\" instead")
         }
     }
 

@@ -139,7 +139,9 @@ final class InputSeat {
     /// gesture recognizer cancels the touch.
     func touch(_ slot: Int32, down: Bool, panelX x: Double, panelY y: Double, time: Double, device id: Int) {
         let point = output.scenePoint(panelX: x, panelY: y, clampingWithin: settings.tapSlop)
-        let events = down ? touches.down(slot, device: id, name: name(id), at: point, time: time)
+        let events =
+            down
+            ? touches.down(slot, device: id, name: name(id), at: point, time: time)
             : touches.motion(slot, at: point, time: time)
         for event in events { emit(.touch(event)) }
     }
@@ -147,7 +149,9 @@ final class InputSeat {
     /// A touch lifted; `cancelled` (libinput's cancel, or its device going away) cancels
     /// it instead. A slot below 0 cancels every touch of the device.
     func touchEnded(_ slot: Int32, cancelled: Bool, time: Double, device id: Int) {
-        let events = slot < 0 ? touches.cancelAll(device: id, time: time)
+        let events =
+            slot < 0
+            ? touches.cancelAll(device: id, time: time)
             : cancelled ? touches.cancel(slot, time: time) : touches.up(slot, time: time)
         for event in events { emit(.touch(event)) }
     }

@@ -23,11 +23,13 @@ func runImageFrameBenchmarks(_ arguments: [String]) {
     try! scene.addRoot(id: "root", output: "bench", size: Size(width: 1920, height: 1080))
     var tx = Transaction(disableActions: true)
     for i in 0..<24 {
-        tx.add(layer: "p\(i)", parent: "root", properties: [
-            "bounds": .rect(Rect(x: 0, y: 0, width: 320, height: 240)), "anchorPoint": .point(.zero),
-            "position": .point(Point(x: Double(i % 6) * 320, y: Double(i / 6) * 270)), "contents": .string(directory + "/still.png"),
-            "backgroundColor": .color(Color(red: 0.1, green: 0.1, blue: 0.1, alpha: 1)),
-        ])
+        tx.add(
+            layer: "p\(i)", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 320, height: 240)), "anchorPoint": .point(.zero),
+                "position": .point(Point(x: Double(i % 6) * 320, y: Double(i / 6) * 270)), "contents": .string(directory + "/still.png"),
+                "backgroundColor": .color(Color(red: 0.1, green: 0.1, blue: 0.1, alpha: 1)),
+            ])
     }
     try! scene.commit(tx, at: 0)
     let renderer = StandardKinds.renderer(imageDirectory: directory)
@@ -43,5 +45,7 @@ func runImageFrameBenchmarks(_ arguments: [String]) {
     }
     let whole = median([surface.bounds])
     let one = median([PixelRect(x: 320, y: 270, width: 320, height: 240)])
-    print("{\"bench\":\"image.still_frame\",\"layers\":24,\"runs\":\(runs),\"full_repaint_ms\":\(String(format: "%.3f", whole)),\"one_layer_ms\":\(String(format: "%.3f", one))}")
+    print(
+        "{\"bench\":\"image.still_frame\",\"layers\":24,\"runs\":\(runs),\"full_repaint_ms\":\(String(format: "%.3f", whole)),\"one_layer_ms\":\(String(format: "%.3f", one))}"
+    )
 }

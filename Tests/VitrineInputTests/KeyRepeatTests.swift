@@ -78,8 +78,10 @@ import VitrineCore
 
     /// The panel's corners, in order top-left, top-right, bottom-right, bottom-left, land on
     /// the scene's corners turned back.
-    @Test(arguments: [(0, ["0 0", "80 0", "80 60", "0 60"]), (90, ["0 80", "0 0", "60 0", "60 80"]),
-                      (180, ["80 60", "0 60", "0 0", "80 0"]), (270, ["60 0", "60 80", "0 80", "0 0"])])
+    @Test(arguments: [
+        (0, ["0 0", "80 0", "80 60", "0 60"]), (90, ["0 80", "0 0", "60 0", "60 80"]),
+        (180, ["80 60", "0 60", "0 0", "80 0"]), (270, ["60 0", "60 80", "0 80", "0 0"]),
+    ])
     func panelCornersLandOnTheSceneCornersTheyShow(rotation: Int, expected: [String]) throws {
         let sides = rotation % 180 == 0 ? (80, 60) : (60, 80)
         let output = OutputGeometry(width: sides.0, height: sides.1, rotation: rotation)

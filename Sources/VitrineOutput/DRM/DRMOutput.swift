@@ -53,18 +53,23 @@ public final class DRMOutput: OutputBackend {
         }
         self.device = device
         self.selection = selection
-        log("drm: \(device.path) (driver \(device.driverName)); connectors: "
-            + card.connectors.map { "\($0.name) \($0.status.rawValue)" }.joined(separator: ", "))
+        log(
+            "drm: \(device.path) (driver \(device.driverName)); connectors: "
+                + card.connectors.map { "\($0.name) \($0.status.rawValue)" }.joined(separator: ", "))
         let target = KMSTarget(device: device, selection: selection, saved: device.savedCRTC(selection.crtcID))
         committer = try Self.makeCommitter(target: target, options: options, log: log)
         var size = committer.bufferSize
-        buffers = try (0..<max(2, min(3, options.buffers))).map { _ throws(DisplayError) in try DumbBuffer(device: device, width: size.width, height: size.height) }
+        buffers = try (0..<max(2, min(3, options.buffers))).map { _ throws(DisplayError) in
+            try DumbBuffer(device: device, width: size.width, height: size.height)
+        }
         if let atomic = committer as? AtomicCommitter, atomic.rotatesInHardware, !atomic.test(framebuffer: buffers[0].framebuffer) {
             log("drm: the plane refused rotation \(options.rotation); rotating in the copy instead")
             atomic.rotateInSoftware()
             size = committer.bufferSize
             buffers = []
-            buffers = try (0..<max(2, min(3, options.buffers))).map { _ throws(DisplayError) in try DumbBuffer(device: device, width: size.width, height: size.height) }
+            buffers = try (0..<max(2, min(3, options.buffers))).map { _ throws(DisplayError) in
+                try DumbBuffer(device: device, width: size.width, height: size.height)
+            }
         }
         let logical = options.rotation.logicalSize(physicalWidth: selection.mode.width, height: selection.mode.height)
         mode = OutputMode(width: logical.width, height: logical.height, refreshRate: selection.mode.refreshRate)
@@ -81,10 +86,11 @@ public final class DRMOutput: OutputBackend {
         if let vt {
             do { try vt.enterGraphicsMode() } catch { log("drm: \(vt.path) stays in text mode: \(error)") }
         }
-        log("drm: connector \(selection.connector.name), mode \(selection.mode.outputMode)\(selection.mode.isPreferred ? " (preferred)" : ""), CRTC \(selection.crtcID), "
-            + "\(committer.kind) commits, \(buffers.count) dumb buffers \(size.width)x\(size.height) XRGB8888, rotation \(options.rotation)"
-            + (options.rotation == .none ? "" : committer.rotatesInHardware ? " by the plane" : " in the copy")
-            + ", scene \(mode.width)x\(mode.height), VT \(vt?.path ?? "none")")
+        log(
+            "drm: connector \(selection.connector.name), mode \(selection.mode.outputMode)\(selection.mode.isPreferred ? " (preferred)" : ""), CRTC \(selection.crtcID), "
+                + "\(committer.kind) commits, \(buffers.count) dumb buffers \(size.width)x\(size.height) XRGB8888, rotation \(options.rotation)"
+                + (options.rotation == .none ? "" : committer.rotatesInHardware ? " by the plane" : " in the copy")
+                + ", scene \(mode.width)x\(mode.height), VT \(vt?.path ?? "none")")
         chain.userData = Unmanaged.passUnretained(flips).toOpaque()
         let weak = WeakOutput(self)
         chain.wrote = { target, rects in weak.output?.markDirty(target, rects, rotation: copier.rotation) }
@@ -101,7 +107,8 @@ public final class DRMOutput: OutputBackend {
             return LegacyCommitter(target: target)
         case .on:
             guard target.device.enableAtomic() else {
-                throw .system(what: "enabling atomic modesetting (DRM_CLIENT_CAP_ATOMIC, asked for by VITRINE_DRM_ATOMIC=on)", path: target.path, errno: .notSupported)
+                throw .system(
+                    what: "enabling atomic modesetting (DRM_CLIENT_CAP_ATOMIC, asked for by VITRINE_DRM_ATOMIC=on)", path: target.path, errno: .notSupported)
             }
             return try AtomicCommitter(target: target, rotation: options.rotation)
         case .auto:

@@ -68,7 +68,9 @@ public final class FBDevOutput: OutputBackend {
     private var closed = false
 
     /// Opens and maps `path` (default /dev/fb0).
-    public convenience init(path: String = "/dev/fb0", rotation: ScreenRotation = .none, useVT: Bool = true, log: @escaping @Sendable (String) -> Void) throws(DisplayError) {
+    public convenience init(path: String = "/dev/fb0", rotation: ScreenRotation = .none, useVT: Bool = true, log: @escaping @Sendable (String) -> Void)
+        throws(DisplayError)
+    {
         let fd: Int32
         do {
             fd = try FileDescriptor.open(path, .readWrite, options: [.closeOnExec]).rawValue
@@ -92,14 +94,20 @@ public final class FBDevOutput: OutputBackend {
             Glibc.close(fd)
             throw error
         }
-        self.init(path: path, fd: fd, memory: address, layout: layout, unmap: true, rotation: rotation,
-                  vt: useVT ? VirtualTerminal.current() : nil, log: log)
-        log("fbdev: \(path) \(layout.width)x\(layout.height) XRGB8888, \(layout.pitch) bytes per row, ~\(layout.refreshRate) Hz, rotation \(rotation), scene \(mode.width)x\(mode.height), VT \(vt?.path ?? "none")")
+        self.init(
+            path: path, fd: fd, memory: address, layout: layout, unmap: true, rotation: rotation,
+            vt: useVT ? VirtualTerminal.current() : nil, log: log)
+        log(
+            "fbdev: \(path) \(layout.width)x\(layout.height) XRGB8888, \(layout.pitch) bytes per row, ~\(layout.refreshRate) Hz, rotation \(rotation), scene \(mode.width)x\(mode.height), VT \(vt?.path ?? "none")"
+        )
     }
 
     /// An output writing into `memory` laid out as `layout`; for tests, `fd` -1 and
     /// `unmap` false.
-    init(path: String, fd: Int32, memory: UnsafeMutableRawPointer, layout: FramebufferLayout, unmap: Bool, rotation: ScreenRotation, vt: VirtualTerminal?, log: @escaping @Sendable (String) -> Void) {
+    init(
+        path: String, fd: Int32, memory: UnsafeMutableRawPointer, layout: FramebufferLayout, unmap: Bool, rotation: ScreenRotation, vt: VirtualTerminal?,
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.path = path
         self.fd = fd
         self.memory = memory

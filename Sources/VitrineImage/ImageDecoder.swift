@@ -153,8 +153,7 @@ public enum ImageDecoder {
             return ImageProbe.bytes(w, h, 1)
         case .webp, .svg:
             let s = probe.format == .svg ? target.scale(covering: natural) : min(1, target.scale(covering: natural))
-            let w = Int((natural.width * s).rounded(.up)), h = Int((natural.height * s).rounded(.up))
-            return ImageProbe.bytes(w, h, 1)
+            return ImageProbe.bytes(SVGRasterizer.pixels(natural.width * s), SVGRasterizer.pixels(natural.height * s), 1)
         case .png, .gif:
             return probe.fullBytes
         }

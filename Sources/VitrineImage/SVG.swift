@@ -55,7 +55,14 @@ private final class SVGDocument {
 enum SVGRasterizer {
     static func probe(_ data: [UInt8]) throws(ImageError) -> ImageProbe {
         let document = try SVGDocument(data)
-        return ImageProbe(format: .svg, width: Int(document.size.width.rounded(.up)), height: Int(document.size.height.rounded(.up)), frames: 1)
+        return ImageProbe(format: .svg, width: pixels(document.size.width), height: pixels(document.size.height), frames: 1)
+    }
+
+    /// A document side in whole pixels: a size no integer holds (a height of 7e36, say)
+    /// is as large as a probe reports, so the budget refuses it instead of a crash.
+    static func pixels(_ side: Double) -> Int {
+        guard side.isFinite else { return side > 0 ? Int(Int32.max) : 0 }
+        return Int(min(max(side.rounded(.up), 0), Double(Int32.max)))
     }
 
     /// The document drawn at the smallest size that covers `target` (its intrinsic size
@@ -65,7 +72,7 @@ enum SVGRasterizer {
         let natural = document.size
         var scale = target?.scale(covering: natural) ?? 1
         scale = min(scale, Double(ImageDecoder.maximumSide) / max(natural.width, natural.height))
-        let width = max(1, Int((natural.width * scale).rounded(.up))), height = max(1, Int((natural.height * scale).rounded(.up)))
+        let width = max(1, pixels(natural.width * scale)), height = max(1, pixels(natural.height * scale))
         let surface = Surface(width: width, height: height)
         try document.render(into: surface)
         return Picture(still: surface, naturalSize: natural, format: .svg, scaling: .vector)

@@ -273,3 +273,16 @@ let red: UInt32 = 0xFFFF_0000, green: UInt32 = 0xFF00_FF00, blue: UInt32 = 0xFF0
         #expect(error?.message.hasPrefix("PNG: ") == true, "\(String(describing: error))")
     }
 }
+
+/// An SVG whose size no integer holds (found by fuzz-image) is probed and refused for its
+/// size instead of crashing the daemon.
+@Suite struct HugeSVGTests {
+    @Test func anSVGBeyondAnyIntegerSizeIsRefused() throws {
+        let svg = Array(
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="8" height="6999999999999999999999999999999999999" viewBox="0 0 8 6"><rect width="8" height="6"/></svg>"#
+                .utf8)
+        let probe = try ImageDecoder.probe(svg)
+        #expect(probe.width == 8 && probe.height == Int(Int32.max), "\(probe)")
+        #expect(failure(svg)?.kind == .tooLarge)
+    }
+}

@@ -152,7 +152,7 @@ public enum BaseProperty: Int, CaseIterable, Sendable {
     case bounds, position, anchorPoint, zPosition, transform, sublayerTransform
     case opacity, hidden, backgroundColor, cornerRadius, maskedCorners, borderWidth, borderColor
     case masksToBounds, shadowColor, shadowOpacity, shadowOffset, shadowRadius, shadowPath
-    case contents, contentsGravity, allowsGroupOpacity
+    case contents, contentsGravity, contentsRect, contentsCenter, contentsScale, allowsGroupOpacity
     /// UIView's isUserInteractionEnabled: false makes hit testing pass over the layer and
     /// its sublayers.
     case userInteractionEnabled
@@ -191,6 +191,8 @@ public enum BaseProperty: Int, CaseIterable, Sendable {
         case .shadowPath: return .init(name, .string(""), animatable: false, check: PathData.problem(in:))
         case .contents: return .init(name, .string(""), animatable: false)
         case .contentsGravity: return .init(name, .string("resize"), animatable: false, allowed: Self.gravities)
+        case .contentsRect, .contentsCenter: return .init(name, .rect(Rect(x: 0, y: 0, width: 1, height: 1)))
+        case .contentsScale: return .init(name, .number(1), range: 0.01...1000)
         case .allowsGroupOpacity: return .init(name, .bool(true), animatable: false)
         case .userInteractionEnabled: return .init(name, .bool(true), animatable: false)
         case .beginTime, .timeOffset: return .init(name, .number(0), animatable: false)
@@ -222,7 +224,7 @@ extension LayerKind {
 
 extension LayerKind {
     /// CAGradientLayer: `colors` drawn along `startPoint` → `endPoint` (unit coordinates of
-    /// the bounds) at `locations` (evenly spaced when empty); `type` axial or radial.
+    /// the bounds) at `locations` (evenly spaced when empty); `type` axial, radial or conic.
     public static let gradient = LayerKind(
         name: "gradient",
         extraProperties: [
@@ -230,6 +232,6 @@ extension LayerKind {
             PropertyDescriptor("locations", .array([]), element: .number),
             PropertyDescriptor("startPoint", .point(Point(x: 0.5, y: 0))),
             PropertyDescriptor("endPoint", .point(Point(x: 0.5, y: 1))),
-            PropertyDescriptor("type", .string("axial"), animatable: false, allowed: ["axial", "radial"]),
+            PropertyDescriptor("type", .string("axial"), animatable: false, allowed: ["axial", "radial", "conic"]),
         ])
 }

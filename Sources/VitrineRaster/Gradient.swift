@@ -8,13 +8,17 @@ import VitrineCore
 /// continue.
 public struct Gradient: Sendable, Equatable {
     /// How positions map to the ramp (`CAGradientLayerType`).
-    public enum Kind: Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable {
         /// Lines of equal colour are perpendicular to start → end.
         case axial
         /// Ellipses centred at `startPoint`; `endPoint` sets the horizontal and vertical
         /// radii (|end.x − start.x| and |end.y − start.y| of the bounds), where the last
         /// colour is reached. When one radius is zero the ellipse is a circle of the other.
         case radial
+        /// Rays from `startPoint`: the ramp starts on the ray through `endPoint` and goes
+        /// once round clockwise (on screen, y down), so position `t` is the angle
+        /// `t · 360°` past that ray.
+        case conic
     }
 
     /// Straight colours along the ramp.
@@ -23,9 +27,10 @@ public struct Gradient: Sendable, Equatable {
     public var locations: [Double]?
     /// Where the ramp starts, in unit coordinates of the bounds.
     public var startPoint: Point
-    /// Where the ramp ends (axial) or the radii it reaches (radial).
+    /// Where the ramp ends (axial), the radii it reaches (radial) or the direction it
+    /// starts in (conic).
     public var endPoint: Point
-    /// Axial or radial.
+    /// Axial, radial or conic.
     public var kind: Kind
 
     /// Defaults match `CAGradientLayer`: top-centre to bottom-centre, axial.
@@ -114,7 +119,8 @@ final class GradientShader: Shader {
     let kind: Gradient.Kind
     let inverse: AffineTransform
     let start: Point
-    /// Axial: end − start divided by its squared length. Radial: 1 / radii.
+    /// Axial: end − start divided by its squared length. Radial: 1 / radii. Conic: the
+    /// start angle's cosine and sine.
     let axis: (Double, Double)
     /// Every colour of the ramp is opaque.
     var isOpaque: Bool { ramp.isOpaque }
@@ -140,6 +146,9 @@ final class GradientShader: Shader {
             if rx == 0 { rx = ry }
             if ry == 0 { ry = rx }
             axis = rx > 0 ? (1 / rx, 1 / ry) : (0, 0)
+        case .conic:
+            let length = (dx * dx + dy * dy).squareRoot()
+            axis = length > 0 ? (dx / length, dy / length) : (1, 0)
         }
     }
 
@@ -243,6 +252,37 @@ final class GradientShader: Shader {
                 }
                 i += 8
             }
+        case .conic:
+            // Positions turned so that the start ray is angle 0, then eight angles at a time.
+            let (c, s) = axis
+            let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+            let x0 = Float(u * c + v * s), y0 = Float(v * c - u * s)
+            let dx = Float(du * c + dv * s), dy = Float(dv * c - du * s)
+            let scale = Float(Self.steps) / (2 * .pi)
+            var i = 0
+            while i < count {
+                let k = lanes + Float(i)
+                var t = Self.angle(y: y0 + k * dy, x: x0 + k * dx) * scale + 0.5
+                t.replace(with: t + Float(Self.steps), where: t .< 0.5)
+                for j in 0..<min(8, count - i) {
+                    out[i + j] = table[min(Self.steps, Int(t[j]))]
+                }
+                i += 8
+            }
         }
+    }
+
+    /// atan2(y, x) in −π…π, to within 1e-5 radians (a 7th-order odd polynomial).
+    @inline(__always)
+    static func angle(y: SIMD8<Float>, x: SIMD8<Float>) -> SIMD8<Float> {
+        let ax = x.replacing(with: -x, where: x .< 0), ay = y.replacing(with: -y, where: y .< 0)
+        let big = pointwiseMax(ax, ay), small = pointwiseMin(ax, ay)
+        var a = small / big.replacing(with: 1, where: big .== 0)
+        let s = a * a
+        a = ((-0.046_496_474_9 * s + 0.159_314_22) * s - 0.327_622_764) * s * a + a
+        a.replace(with: .pi / 2 - a, where: ay .> ax)
+        a.replace(with: .pi - a, where: x .< 0)
+        a.replace(with: -a, where: y .< 0)
+        return a
     }
 }

@@ -13,23 +13,26 @@ extension Surface {
 
     /// Draws `image` stretched into `rect` (layer space), mapped through `transform` into
     /// device space, OVER this surface with `opacity` (0…1). Edges are anti-aliased;
-    /// samples outside the image repeat its edge pixels.
+    /// samples outside the image repeat its edge pixels. With `source` (image pixels), only
+    /// that part of the image is drawn, stretched into `rect` (a sprite of a sheet, a slice
+    /// of a nine-slice image).
     ///
     /// Use `ContentsGravity.rect(contentSize:bounds:)` to compute `rect` from a layer's
     /// bounds and gravity, and a clip for `masksToBounds`.
     public func draw(
-        image: Surface, in rect: Rect, transform: AffineTransform = .identity, opacity: Double = 1,
+        image: Surface, in rect: Rect, from source: Rect? = nil, transform: AffineTransform = .identity, opacity: Double = 1,
         filter: Filter = .automatic, clip: Clip? = nil
     ) {
-        guard image.width > 0, image.height > 0, !rect.isEmpty else { return }
+        let whole = Rect(x: 0, y: 0, width: Double(image.width), height: Double(image.height))
+        let part = source ?? whole
+        guard image.width > 0, image.height > 0, !rect.isEmpty, part.width > 0, part.height > 0 else { return }
         let o = UInt8((min(1, max(0, opacity.isNaN ? 0 : opacity)) * 255).rounded())
         guard o != 0 else { return }
         // Image pixels → layer → device.
-        let toLayer = AffineTransform(
-            a: rect.size.width / Double(image.width), b: 0, c: 0, d: rect.size.height / Double(image.height),
-            tx: rect.origin.x, ty: rect.origin.y)
+        let sx = rect.size.width / part.width, sy = rect.size.height / part.height
+        let toLayer = AffineTransform(a: sx, b: 0, c: 0, d: sy, tx: rect.origin.x - part.minX * sx, ty: rect.origin.y - part.minY * sy)
         let toDevice = toLayer.concatenating(transform)
-        if filter != .bilinear, toDevice.a == 1, toDevice.b == 0, toDevice.c == 0, toDevice.d == 1,
+        if filter != .bilinear, part == whole, toDevice.a == 1, toDevice.b == 0, toDevice.c == 0, toDevice.d == 1,
             toDevice.tx == toDevice.tx.rounded(), toDevice.ty == toDevice.ty.rounded(),
             abs(toDevice.tx) < 1e9, abs(toDevice.ty) < 1e9
         {
@@ -37,7 +40,7 @@ extension Surface {
             return
         }
         guard let inverse = toDevice.inverted else { return }
-        let outline = Path(rect: Rect(x: 0, y: 0, width: Double(image.width), height: Double(image.height)))
+        let outline = Path(rect: part)
         let scratch = SpanScratch()
         if filter == .nearest {
             let shader = NearestImageShader(image: image, inverse: inverse)

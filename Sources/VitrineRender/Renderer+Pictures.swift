@@ -13,17 +13,17 @@ extension Renderer {
         )
         let shown = Size(width: bounds.width * scale.x, height: bounds.height * scale.y)
         guard let picture = images.picture(reference, shownIn: (shown, gravity)) else { return }
+        let geometry = ContentsGeometry(node.values, gravity: gravity, bounds: bounds)
         var opacity = opacity
         if !animations.fades.isEmpty, let fade = animations.fades[node.id], case let progress = (animations.time - fade.start) / fade.duration, progress < 1 {
             // The old picture whole under the new one fading in: a cross-dissolve, exact
             // where the new one is opaque.
             let old = fade.from
             let frame = old.isAnimated ? old.frames[animations.frame(of: old, layer: node.id).index] : old.frames[0]
-            surface.draw(image: frame, in: gravity.rect(contentSize: old.naturalSize, bounds: bounds), transform: transform, opacity: opacity, clip: clip)
+            geometry.draw(frame, naturalSize: old.naturalSize, on: surface, transform: transform, opacity: opacity, clip: clip)
             opacity *= max(0, progress)
             animations.note(0)
         }
-        let rect = gravity.rect(contentSize: picture.naturalSize, bounds: bounds)
         var image = picture.frames[0]
         if picture.isAnimated {
             let frame = animations.frame(of: picture, layer: node.id)
@@ -31,7 +31,47 @@ extension Renderer {
             animations.note(frame.untilNext)
             image = picture.frames[frame.index]
         }
-        surface.draw(image: image, in: rect, transform: transform, opacity: opacity, clip: clip)
+        geometry.draw(image, naturalSize: picture.naturalSize, on: surface, transform: transform, opacity: opacity, clip: clip)
+    }
+}
+
+/// Where a layer's contents image goes: `contentsRect` picks the part of the image shown,
+/// `contentsScale` sets its size in points (pixels per point), `contentsGravity` places it
+/// in the bounds and `contentsCenter` stretches only its middle (nine-slice).
+struct ContentsGeometry {
+    let gravity: ContentsGravity
+    let bounds: Rect
+    /// The part shown, in unit coordinates of the image.
+    let part: Rect
+    /// The stretching part, in unit coordinates of `part`; nil when all of it stretches.
+    let center: Rect?
+    let scale: Double
+
+    init(_ v: PropertyValues, gravity: ContentsGravity, bounds: Rect) {
+        self.gravity = gravity
+        self.bounds = bounds
+        part = v.rect(.contentsRect)
+        let center = v.rect(.contentsCenter)
+        self.center = center == Rect(x: 0, y: 0, width: 1, height: 1) ? nil : center
+        let scale = v.number(.contentsScale)
+        self.scale = scale > 0 ? scale : 1
+    }
+
+    /// Draws `image`, a frame of a picture of `naturalSize` points (at contentsScale 1).
+    func draw(_ image: Surface, naturalSize: Size, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
+        guard part.width > 0, part.height > 0 else { return }
+        let size = Size(width: naturalSize.width * part.width / scale, height: naturalSize.height * part.height / scale)
+        let rect = gravity.rect(contentSize: size, bounds: bounds)
+        let w = Double(image.width), h = Double(image.height)
+        let source = Rect(x: part.minX * w, y: part.minY * h, width: part.width * w, height: part.height * h)
+        if let center {
+            let pointsPerPixel = (x: naturalSize.width / w / scale, y: naturalSize.height / h / scale)
+            surface.draw(
+                image: image, in: rect, from: source, center: center, pointsPerPixel: pointsPerPixel, transform: transform, opacity: opacity,
+                clip: clip)
+        } else {
+            surface.draw(image: image, in: rect, from: source, transform: transform, opacity: opacity, clip: clip)
+        }
     }
 }
 

@@ -182,7 +182,7 @@ public final class Renderer {
         let gradient = Gradient(
             colors: colors, locations: locations?.count == colors.count ? locations : nil,
             startPoint: slot("startPoint").point ?? Point(x: 0.5, y: 0), endPoint: slot("endPoint").point ?? Point(x: 0.5, y: 1),
-            kind: slot("type").string == "radial" ? .radial : .axial)
+            kind: Gradient.Kind(rawValue: slot("type").string ?? "") ?? .axial)
         let shape = radii.maximum > 0 ? Path(roundedRect: bounds, radii: radii, corners: corners) : Path(rect: bounds)
         surface.fill(shape, gradient: gradient, bounds: bounds, transform: transform, opacity: opacity, clip: clip, cache: gradients)
     }

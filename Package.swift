@@ -136,7 +136,7 @@ let package = Package(
             name: "VitrineDaemonTests",
             dependencies: [
                 "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineTestSupport", "vitrined",
-                .product(name: "Logging", package: "swift-log"),
+                "CX11", .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["References"]),
         .executableTarget(
@@ -174,13 +174,18 @@ let package = Package(
         .target(
             name: "VitrineOutput",
             dependencies: [
-                "VitrineCore", "VitrineRaster", "VitrineSystem", "CLibDRM", "CLinuxConsole", .product(name: "SystemPackage", package: "swift-system"),
+                "VitrineCore", "VitrineRaster", "VitrineSystem", "CLibDRM", "CLinuxConsole", "CX11",
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: [frameRelease()]),
         .systemLibrary(
             name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CLinuxConsole", path: "Sources/CLinuxConsole"),
+        // The X11 window (`--backend x11`): xcb with MIT-SHM, and xkbcommon-x11 for the server's keymap.
+        .systemLibrary(
+            name: "CX11", path: "Sources/CX11", pkgConfig: "xkbcommon-x11",
+            providers: [.apt(["libxcb1-dev", "libxcb-shm0-dev", "libxkbcommon-x11-dev"])]),
         .systemLibrary(name: "CLinuxEvents", path: "Sources/CLinuxEvents"),
         .testTarget(
             name: "VitrineOutputTests", dependencies: ["VitrineOutput", "VitrineRaster", .product(name: "SystemPackage", package: "swift-system")]),

@@ -44,6 +44,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// A snapshot is being written: frames presented meanwhile do not queue another.
     private var snapshotWriting = false
     private let systemd = SystemdNotifier()
+    /// A window output's events (size, close, input), when the output is a window.
+    private var window: WindowInput?
 
     public init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
         self.settings = settings
@@ -58,6 +60,12 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         compositor.schedule = { seconds, body in loop.schedule(after: seconds, body) }
         compositor.input.arm = { seconds, body in loop.schedule(after: seconds, body) }
         compositor.input.disarm = { ticket in loop.cancel(ticket) }
+        if let output = output as? WindowOutput {
+            window = WindowInput(window: output, compositor: compositor) { reason in
+                logger.info("\(reason): stopping")
+                loop.stop()
+            }
+        }
         output.attach(to: loop)
         compositor.reloadConfiguration = { [unowned self] done in self.applyReload(done) }
         compositor.onFramePresented = { [unowned self] _ in self.frameWasPresented() }

@@ -29,16 +29,37 @@ public final class Keyboard {
     ///
     /// - Throws: `InputError` naming the layout, variant, model or rules that does not
     ///   exist when the keymap does not compile (xkb skips options it does not know).
-    public init(keymap names: InputSettings.Keymap) throws(InputError) {
+    public convenience init(keymap names: InputSettings.Keymap) throws(InputError) {
+        try self.init(names: names) { context throws(InputError) in
+            guard let keymap = Self.compile(names, in: context) else { throw .keymap(names, wrong: Self.culprit(of: names, in: context)) }
+            return keymap
+        }
+    }
+
+    /// Compiles a keymap given whole in xkb's text format: the one a display server
+    /// uses (an X server's through XKB, a Wayland compositor's `wl_keyboard.keymap`).
+    /// `names` is what `names` reports; it is not compiled.
+    public convenience init(keymapText text: String, names: InputSettings.Keymap = InputSettings.Keymap()) throws(InputError) {
+        try self.init(names: names) { context throws(InputError) in
+            guard let keymap = xkb_keymap_new_from_string(context, text, XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS) else {
+                throw InputError("the display server's keymap (\(text.utf8.count) bytes) does not compile")
+            }
+            return keymap
+        }
+    }
+
+    /// A keyboard with the keymap `compile` makes in a fresh context.
+    private init(names: InputSettings.Keymap, compile: (OpaquePointer) throws(InputError) -> OpaquePointer) throws(InputError) {
         self.names = names
         guard let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS) else {
             throw InputError("cannot create an xkbcommon context (out of memory?)")
         }
         // Errors are said in the one this throws, not on stderr.
         xkb_context_set_log_level(context, XKB_LOG_LEVEL_CRITICAL)
-        guard let keymap = Self.compile(names, in: context) else {
-            defer { xkb_context_unref(context) }
-            throw .keymap(names, wrong: Self.culprit(of: names, in: context))
+        let keymap: OpaquePointer
+        do { keymap = try compile(context) } catch {
+            xkb_context_unref(context)
+            throw error
         }
         guard let state = xkb_state_new(keymap) else {
             xkb_keymap_unref(keymap)

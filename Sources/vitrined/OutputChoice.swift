@@ -42,8 +42,21 @@ enum OutputChoice {
         case .drm: return try drm()
         case .fbdev: return try fbdev()
         case .headless: return try headless()
-        case .x11, .wayland:
-            throw OutputError("the \(backend.rawValue) backend is not built yet; use drm, fbdev or headless")
+        case .x11:
+            let size = windowMode(output, settings: settings)
+            return try X11Output(width: size.width, height: size.height, refreshRate: size.refreshRate, log: log)
+        case .wayland:
+            throw OutputError("the wayland backend is not built yet; use x11, drm, fbdev or headless")
+        }
+    }
+
+    /// A window's first size and its frame rate: `output.mode` when it gives a size (at
+    /// `headless_rate` unless it says a rate), else the headless size (`--size`,
+    /// `headless_size`) at `headless_rate`.
+    static func windowMode(_ output: Configuration.Output, settings: DaemonSettings) -> OutputMode {
+        switch output.mode {
+        case .fixed(let size, let rate): OutputMode(width: size.width, height: size.height, refreshRate: rate ?? settings.headlessRate)
+        case .preferred: OutputMode(width: settings.headlessWidth, height: settings.headlessHeight, refreshRate: settings.headlessRate)
         }
     }
 }

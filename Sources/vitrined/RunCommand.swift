@@ -17,7 +17,10 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The configuration file (default: /etc/vitrine/vitrine.toml when it exists).")
     var config: String?
 
-    @Option(help: "Output backend: auto (drm, else fbdev where there is no DRM card, else headless), drm, fbdev or headless (overrides output.backend).")
+    @Option(
+        help:
+            "Output backend: auto (drm, else fbdev where there is no DRM card, else headless), drm, fbdev, headless, or x11 (a window on the desktop) (overrides output.backend)."
+    )
     var backend: Backend?
 
     @Option(help: "DRM card or framebuffer device, e.g. /dev/dri/card0 (overrides output.device).")
@@ -35,7 +38,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The socket path (overrides socket.path).")
     var socket: String?
 
-    @Option(help: "Headless output size WIDTHxHEIGHT.")
+    @Option(help: "Headless output size WIDTHxHEIGHT; also a window's first size when --mode / output.mode gives none.")
     var size: PixelSize?
 
     @Option(help: "manual: time moves only with clock.set / clock.advance; realtime: the wall clock.")
@@ -63,7 +66,7 @@ struct RunCommand: ParsableCommand {
     var logLevel: Logger.Level?
 
     enum Backend: String, ExpressibleByArgument, CaseIterable {
-        case auto, drm, fbdev, headless
+        case auto, drm, fbdev, headless, x11
     }
 
     func validate() throws {
@@ -103,8 +106,8 @@ struct RunCommand: ParsableCommand {
             logger.critical("\(chosen.rawValue) output: \(error)")
             throw ExitCode(1)
         }
-        // Input devices go with a screen; the headless output has none.
-        settings.opensInputDevices = configuration.input.enabled && !(output is HeadlessOutput)
+        // Input devices go with a screen; the headless output has none, and a window has its own.
+        settings.opensInputDevices = configuration.input.enabled && !(output is HeadlessOutput) && !(output is WindowOutput)
         settings.outputRotation = screen.rotation.rawValue
         do {
             let daemon = try Daemon(settings: settings, output: output, logger: logger)

@@ -17,7 +17,8 @@ final class ChildProcess {
     let pid: pid_t
     private var exitStatus: Int32?
 
-    init(_ executable: String, _ arguments: [String], stderrPath: String) throws {
+    /// `environment` adds to (or replaces in) the test process's environment.
+    init(_ executable: String, _ arguments: [String], stderrPath: String, environment: [String: String] = [:]) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -36,8 +37,12 @@ final class ChildProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for a in argv { free(a) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { $1 }
+        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for e in envp { free(e) } }
         var child = pid_t()
-        let result = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        let result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard result == 0 else { throw DaemonError("cannot start \(executable): \(String(cString: strerror(result)))") }
         pid = child
     }
@@ -107,8 +112,12 @@ final class DaemonProcess {
 
     /// `socketPath` defaults to a fresh one; the daemon is ready when a connection to it
     /// succeeds (a stale socket file may be there before it starts).
-    /// `screenshotDirectory: ""` leaves the directory to the configuration.
-    init(clock: String = "manual", screenshotDirectory: String? = nil, socketPath: String? = nil, arguments: [String] = []) throws {
+    /// `screenshotDirectory: ""` leaves the directory to the configuration. `environment`
+    /// adds to the daemon's (DISPLAY for a window backend).
+    init(
+        clock: String = "manual", screenshotDirectory: String? = nil, socketPath: String? = nil, backend: String = "headless",
+        environment: [String: String] = [:], arguments: [String] = []
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-test-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.socketPath = socketPath ?? directory.appendingPathComponent("v.sock").path
@@ -120,8 +129,8 @@ final class DaemonProcess {
         stderrPath = directory.appendingPathComponent("vitrined.stderr").path
         process = try ChildProcess(
             Self.executable.path,
-            ["--backend", "headless", "--socket", self.socketPath, "--clock", clock, "--log-level", "error"] + screenshots + arguments,
-            stderrPath: stderrPath)
+            ["--backend", backend, "--socket", self.socketPath, "--clock", clock, "--log-level", "error"] + screenshots + arguments,
+            stderrPath: stderrPath, environment: environment)
         let deadline = Date().addingTimeInterval(20)
         while (try? SocketClient(path: self.socketPath)) == nil {
             guard process.isRunning, Date() < deadline else {
@@ -156,10 +165,10 @@ final class DaemonProcess {
 
     /// Runs `vitrined` with `arguments` to its end (killed after `timeout` seconds) and
     /// returns its exit status and what it wrote to standard error.
-    static func runToExit(_ arguments: [String], timeout: Double = 20) throws -> (status: Int32, stderr: String) {
+    static func runToExit(_ arguments: [String], timeout: Double = 20, environment: [String: String] = [:]) throws -> (status: Int32, stderr: String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("vitrined-\(UUID().uuidString.prefix(8)).stderr").path
         defer { try? FileManager.default.removeItem(atPath: log) }
-        let process = try ChildProcess(executable.path, arguments, stderrPath: log)
+        let process = try ChildProcess(executable.path, arguments, stderrPath: log, environment: environment)
         let status = process.wait(timeout: timeout) ?? process.terminate()
         return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }

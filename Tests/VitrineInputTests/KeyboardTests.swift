@@ -27,6 +27,21 @@ import Testing
         #expect(quote.modifiers == ["Shift"])
     }
 
+    @Test func aKeymapGivenAsTextByADisplayServerIsReadAsItSays() throws {
+        let german = """
+            xkb_keymap {
+                xkb_keycodes { include "evdev+aliases(qwertz)" };
+                xkb_types { include "complete" };
+                xkb_compat { include "complete" };
+                xkb_symbols { include "pc+de+inet(evdev)" };
+            };
+            """
+        let keyboard = try Keyboard(keymapText: german)
+        #expect(type(Self.keyY, on: keyboard).text == "z")
+        #expect(type(Self.keySemicolon, on: keyboard).keysym == "odiaeresis")
+        #expect(throws: InputError.self) { try Keyboard(keymapText: "xkb_keymap { nonsense") }
+    }
+
     @Test func aUSKeymapTypesTheSameKeysAsPrintedOnAUSKeyboard() throws {
         let keyboard = try Keyboard(keymap: .init(layout: "us"))
         #expect(type(Self.keyY, on: keyboard).text == "y")

@@ -4,9 +4,12 @@
 # scene — a rolling counter and a label that counts while it moves — for SECONDS (20),
 # and halfway through taps the counter as a touchscreen would (input.inject): the
 # configuration's bindings dim the card while it is held and turn the digits blue.
+# VITRINE_BACKEND=x11 shows the scene in a window on the desktop instead (click the counter;
+# closing the window stops the daemon, and the demo with it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-20}
+backend=${VITRINE_BACKEND:-headless}
 mkdir -p /tmp/vitrine-demo
 if [ ! -x .build/release/vitrined ] || [ ! -x .build/release/vitrinectl ]; then
     echo "demo: building (release)…"
@@ -14,13 +17,17 @@ if [ ! -x .build/release/vitrined ] || [ ! -x .build/release/vitrinectl ]; then
     swift build -c release --toolset config/release-toolset.json --product vitrinectl >/dev/null
 fi
 export VITRINE_SOCKET=/tmp/vitrine-demo/vitrine.sock
-.build/release/vitrined --config config/demo.toml --snapshot-dir /tmp/vitrine-demo &
+.build/release/vitrined --config config/demo.toml --backend "$backend" --snapshot-dir /tmp/vitrine-demo &
 daemon=$!
 trap 'kill $daemon 2>/dev/null; wait $daemon 2>/dev/null || true' EXIT
 for _ in $(seq 50); do [ -S "$VITRINE_SOCKET" ] && break; sleep 0.1; done
 ctl() { .build/release/vitrinectl "$@"; }
 
-echo "demo: the screen is /tmp/vitrine-demo/latest.png (rewritten at most once a second)"
+if [ "$backend" = headless ]; then
+    echo "demo: the screen is /tmp/vitrine-demo/latest.png (rewritten at most once a second)"
+else
+    echo "demo: the screen is the window titled Vitrine ($backend); click the counter"
+fi
 visitors=245699
 start=$(date +%s)
 left=true

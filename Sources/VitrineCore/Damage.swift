@@ -123,7 +123,7 @@ extension RenderTree {
                 let a = new.baseAddress! + j, b = old.baseAddress! + i
                 if a.pointee.transform != b.pointee.transform || a.pointee.inheritedOpacity != b.pointee.inheritedOpacity
                     || a.pointee.clip != b.pointee.clip || a.pointee.shadowSpread != b.pointee.shadowSpread
-                    || a.pointee.shadowsSublayers != b.pointee.shadowsSublayers
+                    || a.pointee.shadowsSublayers != b.pointee.shadowsSublayers || a.pointee.tint != b.pointee.tint
                 {
                     return .other
                 }

@@ -138,7 +138,7 @@ extension RenderTree.Node {
         Self(
             content: content, transform: transform, inheritedOpacity: inheritedOpacity, clip: clip,
             visualBounds: visualBounds, shadowSpread: shadowSpread, castsFromContent: castsFromContent,
-            shadowsSublayers: shadowsSublayers, parentIndex: parent,
+            shadowsSublayers: shadowsSublayers, tint: tint, parentIndex: parent,
             end: end + offset)
     }
 }
@@ -149,6 +149,6 @@ extension TreeBuilder.ParentFrame {
         Self(
             node: node + offset, localTime: localTime, isMediaTime: isMediaTime, transform: transform,
             sublayerTransform: sublayerTransform, childClip: childClip, opacity: opacity, inheritedOpacity: inheritedOpacity,
-            spread: spread, shelter: shelter)
+            spread: spread, shelter: shelter, tint: tint, isReplicated: isReplicated)
     }
 }

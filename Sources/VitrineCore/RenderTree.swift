@@ -48,6 +48,9 @@ public struct RenderTree: Sendable {
         /// Its shadow is drawn from what it and its sublayers show: it has sublayers, shown
         /// or not, so that the way its shadow is drawn does not change when one hides.
         public let shadowsSublayers: Bool
+        /// The colour a replicator multiplies this copy of its sublayer (and its subtree)
+        /// by; nil when there is none.
+        public let tint: Color?
         /// One past the index of its last descendant: its subtree is `index..<subtreeEnd`.
         public var subtreeEnd: Int { Int(end) }
         let parentIndex: Int32
@@ -200,6 +203,11 @@ struct TreeBuilder {
         /// Where the background of the nearest layer whose shadow is drawn from content
         /// (this one or an ancestor) is opaque, on screen; `.null` for nowhere.
         let shelter: Rect
+        /// The colour a replicator multiplies its sublayers in this copy by.
+        var tint: Color? = nil
+        /// The sublayers are drawn in copies made by a replicator (this layer or an
+        /// ancestor): they are built again with it, not on their own.
+        var isReplicated = false
     }
 
     /// An animated layer met while building: where its node is (or would be) and what
@@ -270,7 +278,8 @@ struct TreeBuilder {
         let presented = Self.present(layer, parentTime: hasParent ? frames[f].localTime : time)
         let content = presented.content, g = presented.geometry, localTime = presented.localTime
         let visible = !g.isHidden && g.opacity > 0
-        if build != nil, !layer.animations.isEmpty {
+        let isReplicator = layer.kindName == LayerKind.replicatorName, replicated = hasParent && frames[f].isReplicated
+        if build != nil, !replicated, !layer.animations.isEmpty || (isReplicator && layer.subtreeIsAnimated) {
             records.append(AnimatedLayer(layer: layer, node: Int32(nodes.count), isVisible: visible, parentFrame: Int32(f)))
         }
         guard visible else { return }
@@ -305,18 +314,22 @@ struct TreeBuilder {
             RenderTree.Node(
                 content: content, transform: toScreen, inheritedOpacity: inherited, clip: clip,
                 visualBounds: visual.intersection(clip).integral, shadowSpread: spread, castsFromContent: own != .zero,
-                shadowsSublayers: own != .zero && !sublayers.isEmpty,
+                shadowsSublayers: own != .zero && !sublayers.isEmpty, tint: hasParent ? frames[f].tint : nil,
                 parentIndex: hasParent ? frames[f].node : -1, end: index + 1))
-        if let build {
+        if let build, !replicated {
             layer.renderSlot = RenderSlot(build: build, node: index, parentFrame: Int32(f), ownFrame: sublayers.isEmpty ? -1 : Int32(frames.count))
         }
         guard !sublayers.isEmpty else { return }
         let isMediaTime = (hasParent ? frames[f].isMediaTime : true) && layer.timing.isIdentity
-        frames.append(
-            ParentFrame(
-                node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: g.sublayerMatrix,
-                childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited,
-                spread: inheritedSpread + own, shelter: childShelter))
+        let ownFrame = ParentFrame(
+            node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: g.sublayerMatrix,
+            childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited,
+            spread: inheritedSpread + own, shelter: childShelter, isReplicated: replicated)
+        if isReplicator {
+            replicate(sublayers, of: ownFrame, ReplicatorInstances(content.values))
+            return
+        }
+        frames.append(ownFrame)
         let frame = Int32(frames.count - 1)
         if sublayers.contains(where: { $0.geometry.zPosition != 0 }) {
             for sublayer in Self.drawingOrder(sublayers).reversed() {
@@ -325,6 +338,29 @@ struct TreeBuilder {
         } else {
             for i in sublayers.indices.reversed() {
                 stack.append((Unmanaged.passUnretained(sublayers[i]), frame))
+            }
+        }
+    }
+
+    /// Queues the copies of a replicator's `sublayers`, each under its own variant of the
+    /// replicator's `frame`: moved by the instance transform applied i times (after the
+    /// replicator's sublayerTransform), its time `i × delay` behind, with its tint. Copy 0
+    /// is drawn first, under the others.
+    private mutating func replicate(_ sublayers: [Layer], of frame: ParentFrame, _ instances: ReplicatorInstances) {
+        let first = frames.count
+        let order = sublayers.contains(where: { $0.geometry.zPosition != 0 }) ? Self.drawingOrder(sublayers) : sublayers
+        for (i, m) in instances.transforms().enumerated() {
+            var copy = frame
+            copy.isReplicated = true
+            copy.tint = instances.tint(of: i)
+            if i > 0 {
+                copy = copy.moved(by: m, delay: Double(i) * instances.delay)
+            }
+            frames.append(copy)
+        }
+        for i in stride(from: instances.count - 1, through: 0, by: -1) {
+            for sublayer in order.reversed() {
+                stack.append((Unmanaged.passUnretained(sublayer), Int32(first + i)))
             }
         }
     }

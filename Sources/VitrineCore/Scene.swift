@@ -37,7 +37,7 @@ public final class Scene {
     public var configuration: Configuration
     var layers: [String: Layer] = [:]
     var roots: [Layer] = []
-    public private(set) var kinds: [String: LayerKind] = ["layer": .layer, "gradient": .gradient]
+    public private(set) var kinds: [String: LayerKind] = ["layer": .layer, "gradient": .gradient, LayerKind.replicatorName: .replicator]
     /// Layers that have at least one animation, so that time only visits those.
     var animatedLayers: [String: Layer] = [:]
     /// Per open transaction: the animations it waits for.
@@ -116,8 +116,13 @@ public final class Scene {
     }
 
     /// Records that `layer`'s model values or display keys changed: the next render tree
-    /// builds its subtree again.
+    /// builds its subtree again. Under a replicator, or of one (whose copies may come and
+    /// go), the tree is built whole.
     func layerChanged(_ layer: Layer) {
+        if layer.kindName == LayerKind.replicatorName || layer.replicatingAncestor != nil {
+            treeChanged()
+            return
+        }
         changedLayers.append(layer)
     }
 

@@ -60,4 +60,25 @@ extension Surface {
         try draw(group, AffineTransform(translationX: Double(-area.x), y: Double(-area.y)))
         composite(group, x: area.x, y: area.y, opacity: opacity, clip: clip)
     }
+
+    /// Multiplies the straight colour of every pixel in `area` by `color`'s red, green and
+    /// blue and its alpha by `color`'s alpha (CAReplicatorLayer's `instanceColor`): in
+    /// premultiplied terms, each colour channel by component × alpha, alpha by alpha.
+    public func multiply(_ area: PixelRect, by color: Color) {
+        let c = color.clamped
+        func byte(_ v: Double) -> UInt32 { UInt32((v * 255).rounded()) }
+        let fa = byte(c.alpha), fr = byte(c.red * c.alpha), fg = byte(c.green * c.alpha), fb = byte(c.blue * c.alpha)
+        let rect = area.intersection(bounds)
+        guard !rect.isEmpty, fa != 255 || fr != 255 || fg != 255 || fb != 255 else { return }
+        for y in rect.y..<rect.maxY {
+            let p = row(y) + rect.x
+            for i in 0..<rect.width {
+                let v = p[i]
+                guard v != 0 else { continue }
+                p[i] =
+                    mulDiv255(v >> 24, fa) << 24 | mulDiv255((v >> 16) & 0xFF, fr) << 16 | mulDiv255((v >> 8) & 0xFF, fg) << 8
+                    | mulDiv255(v & 0xFF, fb)
+            }
+        }
+    }
 }

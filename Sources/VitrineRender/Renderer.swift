@@ -106,7 +106,15 @@ public final class Renderer {
     private func drawSubtree(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double) {
         let node = pass.tree.nodes[i]
         guard pass.reach[i].intersects(pass.area) else { return }
-        let own = node.values.number(.opacity)
+        var own = node.values.number(.opacity)
+        if let tint = node.tint {
+            // A replicator's copy: alpha alone is opacity; a colour multiplies the copy drawn apart.
+            guard tint.red == 1, tint.green == 1, tint.blue == 1 else {
+                drawTinted(pass, i, tint, on: surface, offset: offset, clip: clip, opacity: opacity * own)
+                return
+            }
+            own *= tint.alpha
+        }
         if own < 1, node.subtreeEnd > i + 1, node.values.bool(.allowsGroupOpacity) {
             let bounds = PixelRect(covering: pass.reach[i].intersection(pass.area).offsetBy(dx: offset.tx, dy: offset.ty))
                 .intersection(clip.rect)
@@ -117,6 +125,18 @@ public final class Renderer {
             }
         } else {
             drawContents(pass, i, on: surface, offset: offset, clip: clip, opacity: opacity * own)
+        }
+    }
+
+    /// Draws node `i` and its descendants offscreen, multiplies them by `tint` and
+    /// composites them with `opacity`.
+    private func drawTinted(_ pass: Pass, _ i: Int, _ tint: Color, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double) {
+        let bounds = PixelRect(covering: pass.reach[i].intersection(pass.area).offsetBy(dx: offset.tx, dy: offset.ty)).intersection(clip.rect)
+        guard !bounds.isEmpty else { return }
+        surface.drawGroup(bounds: bounds, opacity: opacity, clip: clip) { group, toGroup in
+            let inner = clip.translated(dx: Int(toGroup.tx), dy: Int(toGroup.ty))
+            drawContents(pass, i, on: group, offset: offset.concatenating(toGroup), clip: inner, opacity: 1)
+            group.multiply(group.bounds, by: tint)
         }
     }
 

@@ -7,10 +7,11 @@ import VitrineRaster
 import VitrineRender
 
 /// `vitrine-bench frame`: whole frames of a reference kiosk scene at 1080p — a full
-/// repaint, and a frame in which only a large number's digits change — each beside a
-/// memcpy of one frame (the bandwidth floor of any frame), as JSON lines.
+/// repaint, a frame in which only a large number's digits change, and frames with a
+/// loading spinner (a replicator) turning — each beside a memcpy of one frame (the
+/// bandwidth floor of any frame), as JSON lines.
 ///
-///     vitrine-bench frame [--quick] [--cold] [--repetitions N] [--write-frames DIR] [full|digits]
+///     vitrine-bench frame [--quick] [--cold] [--repetitions N] [--write-frames DIR] [full|digits|spinner]
 ///
 /// `--cold` adds `frame.full_repaint_cold`: full repaints with the renderer's shadow and
 /// gradient caches emptied before each.
@@ -60,7 +61,18 @@ func runFrameBenchmarks(_ options: [String]) {
         report("frame.full_repaint_cold", cold, memcpy)
     }
 
-    guard runs("frame.digits_only") else { return }
+    if runs("frame.digits_only") {
+        digitsOnly(scene, pipeline, &time, memcpy, repetitions)
+        if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.digits_only.png") }
+    }
+    if runs("frame.spinner") {
+        spinner(scene, pipeline, &time, memcpy, repetitions)
+        if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.spinner.png") }
+    }
+}
+
+/// Frames in which only the large number's last digits change.
+private func digitsOnly(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout Double, _ memcpy: Double, _ repetitions: Int) {
     var value = 245_699
     let digits = median(
         (0..<repetitions).map { _ in
@@ -76,7 +88,44 @@ func runFrameBenchmarks(_ options: [String]) {
             }
         })
     report("frame.digits_only", digits, memcpy)
-    if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.digits_only.png") }
+}
+
+/// Frames of the kiosk with a loading spinner turning in its corner: a replicator of 12
+/// bars whose fade is delayed a twelfth of a second per copy, so every bar changes every
+/// frame and the damage is the spinner's box.
+private func spinner(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout Double, _ memcpy: Double, _ repetitions: Int) {
+    var fade = Animation.basic("opacity", from: .number(1), to: .number(0.2), duration: 1)
+    fade.timing.repeatCount = .infinity
+    var tx = Transaction(disableActions: true)
+    tx.add(
+        layer: "spinner", kind: LayerKind.replicatorName, parent: "root",
+        properties: [
+            "bounds": .rect(Rect(x: 0, y: 0, width: 96, height: 96)), "position": .point(Point(x: 1800, y: 110)),
+            "instanceCount": .number(12), "instanceTransform": .transform(AffineTransform(rotationAngle: .pi / 6)),
+            "instanceDelay": .number(1.0 / 12),
+        ])
+    tx.add(
+        layer: "spinner-bar", parent: "spinner",
+        properties: [
+            "bounds": .rect(Rect(x: 0, y: 0, width: 8, height: 26)), "position": .point(Point(x: 48, y: 15)), "cornerRadius": .number(4),
+            "backgroundColor": .color(.white), "opacity": .number(0.2),
+        ])
+    tx.addAnimation(fade, to: "spinner-bar")
+    try! scene.commit(tx, at: time)
+    // A second in, every copy's fade has begun.
+    time += 1
+    _ = scene.advance(to: time)
+    _ = try! pipeline.render(scene.renderTree(root: "root", at: time))
+    let frames = median(
+        (0..<repetitions).map { _ in
+            time += 1.0 / 60
+            return milliseconds {
+                _ = scene.advance(to: time)
+                let report = try! pipeline.render(scene.renderTree(root: "root", at: time))
+                precondition(report.presented && report.repaintedPixels <= 100 * 100)
+            }
+        })
+    report("frame.spinner", frames, memcpy)
 }
 
 private func report(_ name: String, _ ms: Double, _ memcpy: Double) {

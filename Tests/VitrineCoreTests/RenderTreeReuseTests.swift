@@ -5,7 +5,8 @@ import VitrineTestSupport
 
 /// A render tree built by reusing the previous one (only animated subtrees built again)
 /// must equal a tree built from scratch, frame after frame, whatever the animations do:
-/// move, fade to nothing, hide, finish, run inside layers with their own timing.
+/// move, fade to nothing, hide, finish, run inside layers with their own timing or inside
+/// replicators' copies.
 @Suite struct RenderTreeReuseTests {
     @Test(arguments: 1...24)
     func reusedTreesEqualFreshOnes(seed: UInt64) throws {
@@ -99,7 +100,7 @@ import VitrineTestSupport
         for (x, y) in zip(a.nodes, b.nodes) {
             #expect(x.parent == y.parent && x.subtreeEnd == y.subtreeEnd, "\(context): \(x.id) placement")
             #expect(x.transform == y.transform && x.clip == y.clip && x.visualBounds == y.visualBounds, "\(context): \(x.id) geometry")
-            #expect(x.inheritedOpacity == y.inheritedOpacity, "\(context): \(x.id) opacity")
+            #expect(x.inheritedOpacity == y.inheritedOpacity && x.tint == y.tint, "\(context): \(x.id) opacity")
             #expect(x.values == y.values && x.displayKeys == y.displayKeys, "\(context): \(x.id) values")
         }
     }
@@ -108,7 +109,16 @@ import VitrineTestSupport
         var tx = quiet
         for i in 0..<count {
             let id = "l\(ids.count)-\(i)"
-            tx.add(layer: id, parent: ids.randomElement(using: &random)!, properties: randomProperties(using: &random))
+            var properties = randomProperties(using: &random), kind = "layer"
+            if Double.random(in: 0..<1, using: &random) < 0.08 {
+                // A replicator: copies whose time, place and tint differ.
+                kind = "replicator"
+                properties["instanceCount"] = .number(Double(Int.random(in: 0...3, using: &random)))
+                properties["instanceTransform"] = .transform(AffineTransform(rotationAngle: .random(in: -1...1, using: &random)))
+                properties["instanceDelay"] = .number(.random(in: -0.5...0.5, using: &random))
+                properties["instanceAlphaOffset"] = .number(-0.2)
+            }
+            tx.add(layer: id, kind: kind, parent: ids.randomElement(using: &random)!, properties: properties)
             for animation in (0..<Int.random(in: 0...2, using: &random)).map({ _ in randomAnimation(using: &random) }) {
                 tx.addAnimation(animation, to: id)
             }

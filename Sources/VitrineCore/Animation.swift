@@ -140,7 +140,7 @@ public struct Keyframes: Sendable, Hashable {
     }
 
     /// The value at fraction `f` of the duration.
-    func value(at f: Double) -> Value {
+    func value(at f: Double, mix: (Value, Value, Double) -> Value = Value.interpolate) -> Value {
         let n = values.count
         if n == 1 { return values[0] }
         switch calculationMode {
@@ -162,7 +162,7 @@ public struct Keyframes: Sendable, Hashable {
             if calculationMode == .cubic {
                 return Value.catmullRom(values[max(i - 1, 0)], values[i], values[i + 1], values[min(i + 2, n - 1)], local)
             }
-            return Value.interpolate(values[i], values[i + 1], local)
+            return mix(values[i], values[i + 1], local)
         }
     }
 

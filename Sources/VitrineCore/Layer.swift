@@ -171,7 +171,7 @@ final class Layer {
         didSet {
             timing = model.timing
             let samePath = oldValue.string(.shadowPath) == model.string(.shadowPath)
-            geometry = LayerGeometry(model, pathBounds: samePath ? .some(geometry.shadowPathBounds) : nil)
+            geometry = LayerGeometry(model, pathBounds: samePath ? .some(geometry.shadowPathBounds) : nil, reach: kind.contentReach)
             cachedContent = nil
         }
     }
@@ -203,9 +203,23 @@ final class Layer {
         self.kind = kind
         kindName = kind.name
         customAffectsDisplay = kind.customPropertiesAffectDisplay
+        reachSlots = kind.contentReach.map { Set($0.properties.compactMap(kind.slot(of:))) }
         model = PropertyValues(slots: kind.properties.map(\.defaultValue), custom: [:])
         timing = MediaTiming()
-        geometry = LayerGeometry(model)
+        geometry = LayerGeometry(model, reach: kind.contentReach)
+    }
+
+    /// The slots the kind's content reach depends on; nil when its content stays inside
+    /// the bounds.
+    let reachSlots: Set<Int>?
+
+    /// The geometry of presentation values `v`.
+    func presentedGeometry(_ v: PropertyValues) -> LayerGeometry {
+        var g = LayerGeometry(v, model: geometry)
+        if let slots = reachSlots, v.overrides.contains(where: { slots.contains($0.slot) }) {
+            g.contentReach = kind.contentReach!.area(v)
+        }
+        return g
     }
 
     /// What a render tree shows of the layer when nothing animates it: one object for
@@ -280,11 +294,14 @@ final class Track: Sendable {
     /// What the animation holds beyond its fixed size (`Animation.heapBytes`), counted
     /// against the scene's value budget while it is attached.
     let heapBytes: Int
+    /// How the values of its property interpolate.
+    let interpolation: PropertyDescriptor.Interpolation
 
-    init(animation: Animation, target: PropertyTarget?, children: [Track]) {
+    init(animation: Animation, target: PropertyTarget?, children: [Track], interpolation: PropertyDescriptor.Interpolation = .values) {
         self.animation = animation
         self.target = target
         self.children = children
+        self.interpolation = interpolation
         heapBytes = animation.heapBytes
     }
 }
@@ -309,6 +326,8 @@ struct LayerGeometry {
     let contentShadow: (offset: Size, radius: Double)?
     /// The control bounds of the `shadowPath`; nil when there is none (or it is empty).
     let shadowPathBounds: Rect?
+    /// Where the kind's content draws beyond the bounds (bounds space); nil for nowhere.
+    var contentReach: Rect?
 
     /// The geometry of presentation values `v` of a layer whose model geometry is
     /// `model`: when the animations touch none of its slots, or only opacity, the
@@ -322,6 +341,7 @@ struct LayerGeometry {
         guard first.slot == BaseProperty.opacity.slot, touched.next() == nil else {
             // shadowPath does not animate: the model's is the presentation's.
             self.init(v, pathBounds: .some(model.shadowPathBounds))
+            contentReach = model.contentReach
             return
         }
         self = model
@@ -337,7 +357,8 @@ struct LayerGeometry {
 
     /// The geometry of `v`; `pathBounds`, when given, is the bounds of its `shadowPath`,
     /// known from values with the same one, so that the path is not parsed again.
-    init(_ v: PropertyValues, pathBounds: Rect?? = nil) {
+    init(_ v: PropertyValues, pathBounds: Rect?? = nil, reach: ContentReach? = nil) {
+        contentReach = reach?.area(v)
         bounds = v.rect(.bounds)
         toParent = Scene.transformToParent(v, parent: nil)
         sublayerMatrix = Scene.sublayerMatrix(v)

@@ -22,11 +22,26 @@ public struct PropertyDescriptor: Sendable {
     /// currency code, a locale): what is wrong with a value and what to give instead, or
     /// nil when the value is acceptable.
     public let checkString: (@Sendable (String) -> String?)?
+    /// For arrays: what is wrong with a list (a dash pattern with a negative length), or
+    /// nil when it is acceptable.
+    public let checkArray: (@Sendable ([Value]) -> String?)?
+    /// How animations find the values between two of this property's.
+    public let interpolation: Interpolation
+
+    /// How animations interpolate a property.
+    public enum Interpolation: Sendable {
+        /// `Value.interpolate`: numbers, colours and transforms blend; strings switch halfway.
+        case values
+        /// Strings holding SVG path data blend point by point when their commands match
+        /// (a shape's `path`), and switch halfway otherwise.
+        case pathData
+    }
 
     public init(
         _ name: String, _ defaultValue: Value, animatable: Bool = true, implicit: Bool? = nil,
         allowed: [String]? = nil, range: ClosedRange<Double>? = nil, integer: Bool = false, element: ValueType? = nil,
-        aliases: [String] = [], check: (@Sendable (String) -> String?)? = nil
+        aliases: [String] = [], check: (@Sendable (String) -> String?)? = nil, checkArray: (@Sendable ([Value]) -> String?)? = nil,
+        interpolation: Interpolation = .values
     ) {
         self.name = name
         self.type = defaultValue.type
@@ -39,6 +54,8 @@ public struct PropertyDescriptor: Sendable {
         self.elementType = element ?? defaultValue.array?.first?.type
         self.aliases = aliases
         self.checkString = check
+        self.checkArray = checkArray
+        self.interpolation = interpolation
     }
 
     /// Throws unless `value` is acceptable for the part `path` of this property.
@@ -59,6 +76,9 @@ public struct PropertyDescriptor: Sendable {
             throw .invalidValue(keyPath: path.description, "'\(s)' is not one of \(allowed.joined(separator: ", "))")
         }
         if let check = checkString, let s = value.string, let problem = check(s) {
+            throw .invalidValue(keyPath: path.description, problem)
+        }
+        if let check = checkArray, let items = value.array, let problem = check(items) {
             throw .invalidValue(keyPath: path.description, problem)
         }
         if let range, let v = value.number, !range.contains(v) {
@@ -127,10 +147,17 @@ public struct LayerKind: Sendable {
     /// custom properties, as a text template does).
     public let customPropertiesAffectDisplay: Bool
 
+    /// Where the kind's content can draw beyond the layer's bounds (a shape's path and
+    /// stroke), for damage; nil when it draws inside them.
+    public let contentReach: ContentReach?
+
     /// A kind with the base properties followed by `extraProperties`.
-    public init(name: String, extraProperties: [PropertyDescriptor] = [], customPropertiesAffectDisplay: Bool = false) {
+    public init(
+        name: String, extraProperties: [PropertyDescriptor] = [], customPropertiesAffectDisplay: Bool = false, contentReach: ContentReach? = nil
+    ) {
         self.name = name
         self.customPropertiesAffectDisplay = customPropertiesAffectDisplay
+        self.contentReach = contentReach
         properties = BaseProperty.descriptors + extraProperties
         var slots: [String: Int] = [:]
         for (i, p) in properties.enumerated() {
@@ -145,6 +172,20 @@ public struct LayerKind: Sendable {
 
     /// The slot of the property `name` in a layer's value array.
     public func slot(of name: String) -> Int? { slots[name] }
+}
+
+/// Where a kind's content can draw, in bounds space, as a function of some of its own
+/// properties.
+public struct ContentReach: Sendable {
+    /// The names of the properties the area depends on.
+    public let properties: [String]
+    /// The area (bounds space) that values can draw in; nil for none beyond the bounds.
+    public let area: @Sendable (PropertyValues) -> Rect?
+
+    public init(properties: [String], area: @escaping @Sendable (PropertyValues) -> Rect?) {
+        self.properties = properties
+        self.area = area
+    }
 }
 
 /// Core Animation's layer properties, by slot. Defaults are CALayer's.

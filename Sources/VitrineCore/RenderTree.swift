@@ -259,7 +259,7 @@ struct TreeBuilder {
             return Presented(content: layer.modelContent, geometry: layer.geometry, localTime: localTime)
         }
         let values = Scene.presentation(of: layer, localTime: localTime)
-        return Presented(content: layer.content(values: values), geometry: LayerGeometry(values, model: layer.geometry), localTime: localTime)
+        return Presented(content: layer.content(values: values), geometry: layer.presentedGeometry(values), localTime: localTime)
     }
 
     /// A layer's presentation content and geometry, and its local time. A struct, not a
@@ -291,6 +291,9 @@ struct TreeBuilder {
         let clip = hasParent ? frames[f].childClip : screen
         let box = toScreen.boundingBox(of: g.bounds)
         var visual = box.insetBy(dx: -1, dy: -1)
+        if let reach = g.contentReach {
+            visual = visual.union(toScreen.boundingBox(of: reach).insetBy(dx: -1, dy: -1))
+        }
         if let shadow = g.shadowReach, !g.masksToBounds {
             visual = visual.union(toScreen.boundingBox(of: shadow))
         }

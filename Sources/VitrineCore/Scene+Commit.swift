@@ -313,7 +313,7 @@ extension Scene {
                 }
             }
         }
-        return Track(animation: a, target: target, children: [])
+        return Track(animation: a, target: target, children: [], interpolation: layer.descriptor(for: target)?.interpolation ?? .values)
     }
 
     private func attach(_ track: Track, key: String?, to layer: Layer, transaction: UInt64) throws(CoreError) {

@@ -91,26 +91,31 @@ extension Scene {
         }
         guard let target = track.target else { return }
         values.update(at: target) { underlying in
-            contribution(of: track.animation, progress: progress, seconds: basic, iteration: iteration, underlying: underlying)
+            contribution(
+                of: track.animation, progress: progress, seconds: basic, iteration: iteration, underlying: underlying, interpolation: track.interpolation)
         }
     }
 
     /// The value an animation puts at its key path, given the value underneath it.
-    static func contribution(of animation: Animation, progress: Double, seconds: Double, iteration: Int, underlying: Value) -> Value {
+    static func contribution(
+        of animation: Animation, progress: Double, seconds: Double, iteration: Int, underlying: Value,
+        interpolation: PropertyDescriptor.Interpolation = .values
+    ) -> Value {
+        let mix = interpolation.function
         var value: Value
         var cycleDelta: Value?
         switch animation.kind {
         case .basic(let e):
             let (from, to) = endpoints(e, underlying: underlying, additive: animation.isAdditive)
-            value = Value.interpolate(from, to, progress)
+            value = mix(from, to, progress)
             if animation.isCumulative { cycleDelta = Value.subtract(to, from) }
         case .spring(let e, let spring):
             let (from, to) = endpoints(e, underlying: underlying, additive: animation.isAdditive)
             let t = animation.timingFunction == nil ? seconds : progress * animation.timing.duration
-            value = Value.interpolate(from, to, spring.progress(at: t))
+            value = mix(from, to, spring.progress(at: t))
             if animation.isCumulative { cycleDelta = Value.subtract(to, from) }
         case .keyframe(let k):
-            value = k.value(at: progress)
+            value = k.value(at: progress, mix: mix)
             if animation.isCumulative, let first = k.values.first, let last = k.values.last {
                 cycleDelta = Value.subtract(last, first)
             }
@@ -136,6 +141,20 @@ extension Scene {
         case (nil, let to?, nil): return (base, to)
         case (nil, nil, let by?): return (base, Value.add(base, by))
         case (nil, nil, nil): return (base, base)
+        }
+    }
+}
+
+extension PropertyDescriptor.Interpolation {
+    /// The value a fraction of the way between two.
+    var function: @Sendable (Value, Value, Double) -> Value {
+        switch self {
+        case .values: Value.interpolate
+        case .pathData:
+            { a, b, t in
+                guard case .string(let x) = a, case .string(let y) = b else { return Value.interpolate(a, b, t) }
+                return .string(PathData.interpolate(x, y, t))
+            }
         }
     }
 }

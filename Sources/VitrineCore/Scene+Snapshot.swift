@@ -270,7 +270,8 @@ extension Scene {
             {
                 throw .typeMismatch(keyPath: path.description, expected: expected.type.phrase, got: wrong.type.phrase)
             }
-            return Track(animation: track.animation, target: target, children: [])
+            return Track(
+                animation: track.animation, target: target, children: [], interpolation: layer.descriptor(for: target)?.interpolation ?? .values)
         }
         return try retarget(resolve(animation, on: layer, settings: restoreSettings, parentDuration: nil, beginAt: nil, checkTarget: false))
     }

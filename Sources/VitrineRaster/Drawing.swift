@@ -98,6 +98,11 @@ extension Surface {
         guard !area.isEmpty else { return }
         var r = Rasterizer(clip: area, rule: rule)
         r.add(path, transform: transform)
+        fillRasterized(r, clip: clip, blitter)
+    }
+
+    /// Sends what `r` holds to `blitter`, through the clip's mask if it has one.
+    func fillRasterized<B: Blitter>(_ r: Rasterizer, clip: Clip?, _ blitter: B) {
         if let mask = clip?.mask {
             let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, mask.width))
             defer { scratch.deallocate() }

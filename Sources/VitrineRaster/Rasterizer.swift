@@ -67,6 +67,16 @@ struct Rasterizer {
         if open { addLine(current, start) }
     }
 
+    /// Adds the closed polygon through `points` mapped through `transform`.
+    mutating func addPolygon(_ points: [Point], transform t: AffineTransform) {
+        guard var previous = points.last.map(t.apply(to:)) else { return }
+        for p in points {
+            let q = t.apply(to: p)
+            addLine(previous, q)
+            previous = q
+        }
+    }
+
     private mutating func addQuad(_ p0: Point, _ p1: Point, _ p2: Point) {
         let ddx = p0.x - 2 * p1.x + p2.x, ddy = p0.y - 2 * p1.y + p2.y
         let dd = (ddx * ddx + ddy * ddy).squareRoot()

@@ -9,6 +9,7 @@ public enum StandardKinds {
     /// the family of text layers that name none. Registering again changes the defaults
     /// of layers added afterwards.
     public static func register(in scene: Scene, rolling: RollingNumberDefaults = RollingNumberDefaults(), fontFamily: String = FontLibrary.defaultFamily) {
+        scene.register(LayerKind.shape)
         scene.register(TextLayer.kind(defaultFamily: fontFamily))
         scene.register(RollingNumber.kind(defaults: rolling))
     }
@@ -20,6 +21,7 @@ public enum StandardKinds {
         imageDirectory: String = ".", images: ImageStore? = nil, fonts: FontLibrary? = nil, rolling: RollingNumberDefaults = RollingNumberDefaults()
     ) -> Renderer {
         let renderer = Renderer(images: images ?? ImageStore(directory: imageDirectory))
+        renderer.register(ShapeRenderer(), forKind: LayerKind.shape.name)
         if let library = fonts ?? (try? FontLibrary()) {
             renderer.register(TextRenderer(library: library), forKind: TextLayer.textLayerKind.name)
             renderer.register(RollingNumberRenderer(library: library, kind: RollingNumber.kind(defaults: rolling)), forKind: RollingNumber.kindName)

@@ -11,21 +11,16 @@ import VitrineTestSupport
 @Suite struct ContentShadowTests {
     /// A translucent card with a shadow, and a number on it.
     func makeScene() throws -> Scene {
-        let scene = Scene()
-        StandardKinds.register(in: scene)
-        try scene.addRoot(id: "root", output: "test", size: Size(width: 320, height: 200))
-        try SceneDescription(
-            json: JSON(
-                parsing: """
-                    {"layers": [
-                      {"id": "background", "properties": {"bounds": [0, 0, 320, 200], "position": [160, 100], "backgroundColor": "#c8d2dc"}},
-                      {"id": "card", "properties": {"bounds": [0, 0, 220, 100], "position": [160, 95], "cornerRadius": 16,
-                         "backgroundColor": "#ffffff30", "shadowOpacity": 0.8, "shadowRadius": 8, "shadowOffset": [4, 12]},
-                       "sublayers": [{"id": "number", "kind": "text", "properties": {"bounds": [0, 0, 200, 60], "position": [110, 50],
-                         "string": "245 699", "fontSize": 44, "alignmentMode": "center", "foregroundColor": "#ffd166"}}]}]}
-                    """)
-        ).apply(to: scene, root: "root", at: 0)
-        return scene
+        try Golden.scene(
+            size: Size(width: 320, height: 200),
+            """
+            {"layers": [
+              {"id": "background", "properties": {"bounds": [0, 0, 320, 200], "position": [160, 100], "backgroundColor": "#c8d2dc"}},
+              {"id": "card", "properties": {"bounds": [0, 0, 220, 100], "position": [160, 95], "cornerRadius": 16,
+                 "backgroundColor": "#ffffff30", "shadowOpacity": 0.8, "shadowRadius": 8, "shadowOffset": [4, 12]},
+               "sublayers": [{"id": "number", "kind": "text", "properties": {"bounds": [0, 0, 200, 60], "position": [110, 50],
+                 "string": "245 699", "fontSize": 44, "alignmentMode": "center", "foregroundColor": "#ffd166"}}]}]}
+            """)
     }
 
     /// Commits `change` at `time` and returns the tree then.

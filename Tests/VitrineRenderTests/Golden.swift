@@ -26,6 +26,15 @@ enum Golden {
         return (scene, description)
     }
 
+    /// A fresh scene of `size` holding what the scene-file JSON `json` describes, at time 0.
+    static func scene(size: Size, _ json: String) throws -> Scene {
+        let scene = Scene()
+        StandardKinds.register(in: scene)
+        try scene.addRoot(id: "root", output: "test", size: size)
+        try SceneDescription(json: JSON(parsing: json)).apply(to: scene, root: "root", at: 0)
+        return scene
+    }
+
     static func renderer() -> Renderer {
         StandardKinds.renderer(imageDirectory: scenesDirectory.path)
     }

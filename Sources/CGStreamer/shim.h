@@ -15,13 +15,26 @@
 /* playbin's GstPlayFlags (not in a public header). */
 enum { VITRINE_PLAY_VIDEO = 1 << 0, VITRINE_PLAY_AUDIO = 1 << 1, VITRINE_PLAY_TEXT = 1 << 2, VITRINE_PLAY_SOFT_VOLUME = 1 << 4 };
 
+/* gst-libav's decoders with direct rendering on allocate a frame per decoded picture
+ * when a converter follows them, freed after it: in the daemon, whose large blocks are
+ * their own mappings (ProcessMemory), each is a fresh mapping to fault in and zero, 1.5 ms
+ * of a 1080p frame. Off, FFmpeg keeps its frames in its own pool. */
+static void vitrine_video_element_added(GstBin *bin, GstBin *sub, GstElement *element, gpointer data) {
+    (void)bin; (void)sub; (void)data;
+    GstElementFactory *factory = gst_element_get_factory(element);
+    const char *name = factory ? GST_OBJECT_NAME(factory) : NULL;
+    if (name && strncmp(name, "avdec_", 6) == 0 && g_object_class_find_property(G_OBJECT_GET_CLASS(element), "direct-rendering"))
+        g_object_set(element, "direct-rendering", FALSE, NULL);
+}
+
 /* A playbin playing `uri` into an appsink (returned in `sink`, a new reference) of
  * BGRA frames (premultiplied ARGB32 on a little-endian machine: video is opaque) of
- * width × height, letterboxed in black when `letterbox` (else stretched). Audio: 0 off
- * (no audio branch), 1 muted, 2 to the default sink. The appsink keeps at most
+ * width × height, letterboxed in black when `letterbox` (else stretched); `size` is the
+ * capsfilter that sets that size (a new reference, for vitrine_video_set_size). Audio: 0
+ * off (no audio branch), 1 muted, 2 to the default sink. The appsink keeps at most
  * `queued` frames and blocks the decoder when full (its reader paces it), and does not
  * sync to GStreamer's clock. NULL with `error` set when an element is missing. */
-static inline GstElement *vitrine_video_pipeline(const char *uri, int width, int height, int letterbox, int audio, int queued, GstElement **sink, GError **error) {
+static inline GstElement *vitrine_video_pipeline(const char *uri, int width, int height, int letterbox, int audio, int queued, GstElement **sink, GstElement **size, GError **error) {
     GstElement *playbin = gst_element_factory_make("playbin", NULL);
     if (!playbin) {
         g_set_error(error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN, "GStreamer has no playbin element (is gstreamer1.0-plugins-base installed?)");
@@ -33,7 +46,7 @@ static inline GstElement *vitrine_video_pipeline(const char *uri, int width, int
     if (one) gst_object_unref(one);
     char description[512];
     snprintf(description, sizeof description,
-        "%s add-borders=%s%s ! video/x-raw,format=BGRA,width=%d,height=%d,pixel-aspect-ratio=1/1 ! "
+        "%s add-borders=%s%s ! capsfilter name=vitrine-size caps=\"video/x-raw,format=BGRA,width=%d,height=%d,pixel-aspect-ratio=1/1\" ! "
         "appsink name=vitrine-frames max-buffers=%d drop=false sync=false enable-last-sample=false",
         one ? "videoconvertscale" : "videoscale", letterbox ? "true" : "false", one ? "" : " ! videoconvert", width, height, queued);
     GstElement *bin = gst_parse_bin_from_description(description, TRUE, error);
@@ -42,13 +55,35 @@ static inline GstElement *vitrine_video_pipeline(const char *uri, int width, int
         return NULL;
     }
     *sink = gst_bin_get_by_name(GST_BIN(bin), "vitrine-frames");
+    *size = gst_bin_get_by_name(GST_BIN(bin), "vitrine-size");
     guint flags = 0;
     g_object_get(playbin, "flags", &flags, NULL);
     flags &= ~(guint)VITRINE_PLAY_TEXT;
     if (audio == 0) flags &= ~(guint)(VITRINE_PLAY_AUDIO | VITRINE_PLAY_SOFT_VOLUME);
     else flags |= VITRINE_PLAY_AUDIO | VITRINE_PLAY_SOFT_VOLUME;
     g_object_set(playbin, "uri", uri, "video-sink", bin, "flags", flags, "mute", audio == 1 ? TRUE : FALSE, NULL);
+    g_signal_connect(playbin, "deep-element-added", G_CALLBACK(vitrine_video_element_added), NULL);
     return playbin;
+}
+
+/* Asks for frames of width × height from now on: the capsfilter made by
+ * vitrine_video_pipeline takes the new caps and the scaler renegotiates at its next
+ * frame (the frames already queued keep their size). */
+static inline void vitrine_video_set_size(GstElement *size, int width, int height) {
+    GstCaps *caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "BGRA", "width", G_TYPE_INT, width, "height", G_TYPE_INT, height,
+        "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1, NULL);
+    g_object_set(size, "caps", caps, NULL);
+    gst_caps_unref(caps);
+}
+
+/* A sample's frame size; 0 when its caps say none. */
+static inline int vitrine_sample_size(GstSample *sample, int *width, int *height) {
+    GstCaps *caps = gst_sample_get_caps(sample);
+    GstVideoInfo info;
+    if (!caps || !gst_video_info_from_caps(&info, caps)) return 0;
+    *width = GST_VIDEO_INFO_WIDTH(&info);
+    *height = GST_VIDEO_INFO_HEIGHT(&info);
+    return 1;
 }
 
 /* Mutes or unmutes a playbin. */

@@ -2,7 +2,7 @@ import VitrineCore
 import VitrineRaster
 
 /// Which repaints can skip clearing: a layer drawn opaque over the whole damage
-/// rectangle (a full-screen background colour or gradient) overwrites every pixel, so
+/// rectangle (a full-screen background colour, gradient or video) overwrites every pixel, so
 /// filling the rectangle with `clearColor` first is wasted work.
 extension Renderer {
     /// True when some node of `tree` paints every pixel of `area` with an opaque colour.
@@ -12,7 +12,8 @@ extension Renderer {
         return false
     }
 
-    /// Node `i`'s background or gradient fills `rect` (screen space) with opaque colours:
+    /// Node `i`'s background, gradient or content (a video frame) fills `rect` (screen
+    /// space) with opaque colours:
     /// at full opacity, with square corners, through an axis-aligned transform, and not
     /// narrowed by an ancestor's rounded `masksToBounds`.
     private func coversOpaquely(_ i: Int, _ rect: Rect, _ tree: RenderTree) -> Bool {
@@ -29,6 +30,7 @@ extension Renderer {
         {
             opaque = colors.allSatisfy { $0.clamped.alpha >= 1 }
         }
+        if !opaque, let content = contentRenderers[node.kind], content.coversBoundsOpaquely(node) { opaque = true }
         guard opaque else { return false }
         var parent = node.parent
         while let p = parent {

@@ -18,11 +18,18 @@ public protocol ContentRenderer: AnyObject {
     /// without the node changing; nil when it is drawn from its values alone (the
     /// default). A shadow drawn from the content is made again when this changes.
     func contentVersion(of node: RenderTree.Node) -> AnyHashable?
+
+    /// True when `node`'s content paints every pixel of its bounds with opaque colour (a
+    /// video frame, letterboxed in black), so that nothing under it needs drawing where it
+    /// covers a repaint whole; false (the default) when it may leave any pixel uncovered
+    /// or translucent.
+    func coversBoundsOpaquely(_ node: RenderTree.Node) -> Bool
 }
 
 extension ContentRenderer {
     public func damage(from old: RenderTree.Node, to new: RenderTree.Node) -> [Rect]? { nil }
     public func contentVersion(of node: RenderTree.Node) -> AnyHashable? { nil }
+    public func coversBoundsOpaquely(_ node: RenderTree.Node) -> Bool { false }
 }
 
 /// Draws render trees as Core Animation composites layers: for each layer its shadow,
@@ -42,7 +49,7 @@ public final class Renderer {
     public let gradients = GradientCache()
     /// Animated pictures on screen, and the clock they play by.
     public let animations = PictureAnimations()
-    private var contentRenderers: [String: ContentRenderer] = [:]
+    private(set) var contentRenderers: [String: ContentRenderer] = [:]
     /// Storage for `render`'s per-node lists, kept between frames.
     private var reachScratch: [Rect] = [], contentsScratch: [ContentRenderer?] = []
 

@@ -81,10 +81,19 @@ public final class VideoPlayer {
 
     /// Bytes of the frames a player of `source` holds at most: the appsink's, the one
     /// taken ahead, the one shown.
-    public static func bytes(of source: VideoSource) -> Int { (queued + 2) * source.width * source.height * 4 }
+    public static func bytes(of source: VideoSource) -> Int { bytes(width: source.width, height: source.height) }
+
+    static func bytes(width: Int, height: Int) -> Int { (queued + 2) * width * height * 4 }
+
+    /// The size frames are decoded at: the source's, or the last `resize`'s.
+    public private(set) var size: (width: Int, height: Int)
+
+    /// Bytes of the frames this player holds at most, at its `size`.
+    public var bytes: Int { Self.bytes(width: size.width, height: size.height) }
 
     private let pipeline: UnsafeMutablePointer<GstElement>
     private let sink: UnsafeMutablePointer<GstElement>
+    private let sizeFilter: UnsafeMutablePointer<GstElement>
     private let bus: UnsafeMutablePointer<GstBus>
     /// The frame taken off the appsink ahead of the position, with its time.
     private var next: (sample: OpaquePointer, time: Double)?
@@ -105,10 +114,12 @@ public final class VideoPlayer {
         self.source = source
         var error: UnsafeMutablePointer<GError>?
         var sink: UnsafeMutablePointer<GstElement>?
+        var sizeFilter: UnsafeMutablePointer<GstElement>?
         guard
             let pipeline = vitrine_video_pipeline(
-                source.uri, Int32(source.width), Int32(source.height), source.letterbox ? 1 : 0, source.audio.code, Int32(Self.queued), &sink, &error),
-            let sink
+                source.uri, Int32(source.width), Int32(source.height), source.letterbox ? 1 : 0, source.audio.code, Int32(Self.queued), &sink,
+                &sizeFilter, &error),
+            let sink, let sizeFilter
         else {
             let message = error.map { String(cString: $0.pointee.message) } ?? "GStreamer cannot build a player"
             if let error { g_error_free(error) }
@@ -116,6 +127,8 @@ public final class VideoPlayer {
         }
         self.pipeline = pipeline
         self.sink = sink
+        self.sizeFilter = sizeFilter
+        size = (source.width, source.height)
         bus = gst_element_get_bus(pipeline)
         gst_element_set_state(pipeline, GST_STATE_PLAYING)
     }
@@ -125,6 +138,7 @@ public final class VideoPlayer {
         gst_element_set_state(pipeline, GST_STATE_NULL)
         vitrine_object_unref(bus)
         vitrine_object_unref(sink)
+        vitrine_object_unref(sizeFilter)
         vitrine_object_unref(pipeline)
     }
 
@@ -208,13 +222,24 @@ public final class VideoPlayer {
         return frame?.serial != before
     }
 
+    /// Decodes frames of `width` × `height` from the next one GStreamer scales on (the few
+    /// already decoded keep the size they had; each frame shown is drawn at its own).
+    public func resize(width: Int, height: Int) {
+        guard (width, height) != size, width > 0, height > 0, !failed else { return }
+        size = (width, height)
+        vitrine_video_set_size(sizeFilter, Int32(width), Int32(height))
+    }
+
     /// When the frame after the one shown is due, in video seconds, if it is decoded.
     public var nextFrameTime: Double? { next?.time }
 
     private var appsink: UnsafeMutablePointer<GstAppSink> { UnsafeMutableRawPointer(sink).assumingMemoryBound(to: GstAppSink.self) }
 
     private func show(_ sample: OpaquePointer, time: Double) {
-        let surface = self.surface ?? Surface(width: source.width, height: source.height)
+        var width: Int32 = 0, height: Int32 = 0
+        guard vitrine_sample_size(sample, &width, &height) != 0 else { return }
+        let (w, h) = (Int(width), Int(height))
+        let surface = self.surface.flatMap { $0.width == w && $0.height == h ? $0 : nil } ?? Surface(width: w, height: h)
         guard vitrine_sample_copy(sample, surface.pixels, Int32(surface.stride), Int32(surface.width), Int32(surface.height)) == 0 else { return }
         self.surface = surface
         serial += 1

@@ -108,6 +108,13 @@ public final class VideoRenderer: ContentRenderer {
     /// when it changes.
     public func contentVersion(of node: RenderTree.Node) -> AnyHashable? { entries[node.id]?.player?.frame?.serial }
 
+    /// A frame (or a playlist's held one) is drawn over the whole bounds, its pixels and
+    /// its letterbox bars opaque.
+    public func coversBoundsOpaquely(_ node: RenderTree.Node) -> Bool {
+        guard let entry = entries[node.id] else { return false }
+        return entry.player?.surface != nil || entry.held != nil
+    }
+
     public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
         guard let entry = update(node, transform: transform), let image = entry.player?.surface ?? entry.held, opacity > 0 else { return }
         surface.draw(image: image, in: node.values.rect(.bounds), transform: transform, opacity: opacity, clip: clip)
@@ -123,6 +130,7 @@ public final class VideoRenderer: ContentRenderer {
         for node in tree.nodes where node.kind == VideoLayer.kindName {
             guard let entry = update(node, transform: node.transform) else { continue }
             seen += 1
+            fitSize(entry, node)
             if let player = entry.player, let frame = player.frame, frame.serial != entry.shownSerial || ObjectIdentifier(player) != entry.shownPlayer {
                 rects.append(node.visualBounds)
                 if entry.area != node.visualBounds, entry.shownSerial != nil { rects.append(entry.area) }
@@ -216,9 +224,30 @@ public final class VideoRenderer: ContentRenderer {
         return entry
     }
 
+    /// The pixels `node`'s bounds cover on screen through `transform`: the size its
+    /// frames are decoded at.
+    private static func pixelSize(_ node: RenderTree.Node, transform: AffineTransform) -> (width: Int, height: Int) {
+        let bounds = node.values.rect(.bounds)
+        let scale = (
+            x: (transform.a * transform.a + transform.b * transform.b).squareRoot(), y: (transform.c * transform.c + transform.d * transform.d).squareRoot()
+        )
+        func side(_ v: Double) -> Int { v.isFinite ? max(2, min(4096, Int(v.rounded(.up)))) : 2 }
+        return (side(bounds.width * scale.x), side(bounds.height * scale.y))
+    }
+
+    /// Has `entry`'s player decode at the size `node` now covers on screen, where the
+    /// frames at that size fit the memory left (else it keeps its size, drawn scaled).
+    private func fitSize(_ entry: Entry, _ node: RenderTree.Node) {
+        guard let player = entry.player else { return }
+        let size = Self.pixelSize(node, transform: node.transform)
+        guard size != player.size, VideoPlayer.bytes(width: size.width, height: size.height) <= memoryAvailable() + player.bytes else { return }
+        player.resize(width: size.width, height: size.height)
+        countBytes()
+    }
+
     /// Sums the players' bytes, and tells `onMemory` when the sum changed.
     private func countBytes() {
-        let total = entries.values.reduce(0) { $0 + ($1.player.map { VideoPlayer.bytes(of: $0.source) } ?? 0) }
+        let total = entries.values.reduce(0) { $0 + ($1.player?.bytes ?? 0) }
         guard total != bytes else { return }
         bytes = total
         onMemory?(total)
@@ -234,14 +263,9 @@ public final class VideoRenderer: ContentRenderer {
             onEvent?(node.id, src, .error(message: error.message, debug: error.debug))
             return nil
         }
-        let bounds = node.values.rect(.bounds)
-        let scale = (
-            x: (transform.a * transform.a + transform.b * transform.b).squareRoot(), y: (transform.c * transform.c + transform.d * transform.d).squareRoot()
-        )
-        func side(_ v: Double) -> Int { v.isFinite ? max(2, min(4096, Int(v.rounded(.up)))) : 2 }
-        let source = VideoSource(
-            uri: uri, width: side(bounds.width * scale.x), height: side(bounds.height * scale.y), letterbox: key.letterbox, audio: key.audio)
-        let needed = VideoPlayer.bytes(of: source), available = memoryAvailable() + (replacing.map { VideoPlayer.bytes(of: $0.source) } ?? 0)
+        let size = Self.pixelSize(node, transform: transform)
+        let source = VideoSource(uri: uri, width: size.width, height: size.height, letterbox: key.letterbox, audio: key.audio)
+        let needed = VideoPlayer.bytes(of: source), available = memoryAvailable() + (replacing?.bytes ?? 0)
         guard needed <= available else {
             let message =
                 "\(source.width)×\(source.height) frames take \(needed >> 20) MB; limits.memory_mb leaves \(max(0, available) >> 20) MB beside the images and videos held"

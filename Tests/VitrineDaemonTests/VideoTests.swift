@@ -28,17 +28,27 @@ import VitrineRaster
 
     /// Writes the raw frames and encodes them (MPEG-4 part 2 in AVI, whose frames are timed by their index) with
     /// gst-launch-1.0; returns the video's path.
-    func makeVideo(sound: Bool = false, reversed: Bool = false) throws -> String {
+    /// With `checkered`, each frame's right half is a black and white checkerboard of
+    /// 8-pixel squares, which shows at what size it was decoded.
+    func makeVideo(sound: Bool = false, reversed: Bool = false, checkered: Bool = false) throws -> String {
         let (w, h) = (64, 48)
         var raw = [UInt8]()
         raw.reserveCapacity(Self.frames * w * h * 4)
         for i in 0..<Self.frames {
             let c = Self.color(reversed ? Self.frames - 1 - i : i)
-            for _ in 0..<(w * h) { raw += [UInt8(c[2]), UInt8(c[1]), UInt8(c[0]), 255] }
+            for p in 0..<(w * h) {
+                let (x, y) = (p % w, p / w)
+                if checkered, x >= w / 2 {
+                    let v: UInt8 = (x / 8 + y / 8) % 2 == 0 ? 255 : 0
+                    raw += [v, v, v, 255]
+                } else {
+                    raw += [UInt8(c[2]), UInt8(c[1]), UInt8(c[0]), 255]
+                }
+            }
         }
         let rawPath = content.appendingPathComponent("frames.bgrx").path
         try Data(raw).write(to: URL(fileURLWithPath: rawPath))
-        let path = content.appendingPathComponent(sound ? "sound.avi" : reversed ? "down.avi" : "count.avi").path
+        let path = content.appendingPathComponent(sound ? "sound.avi" : reversed ? "down.avi" : checkered ? "checkered.avi" : "count.avi").path
         let launch = Process()
         launch.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
         launch.arguments = [
@@ -229,6 +239,37 @@ import VitrineRaster
         let middle = ScreenshotTests.rgba(shot, 32, 24)
         #expect(abs(middle[0] - 120) <= 12 && abs(middle[1] - 120) <= 12 && middle[2] <= 12, "\(middle)")
         #expect(ScreenshotTests.rgba(shot, 1, 1) == [0, 0, 0, 255])
+    }
+
+    @Test func aLayerResizedWhilePlayingDecodesAtItsNewSize() throws {
+        let video = try makeVideo(checkered: true)
+        let (daemon, c) = try start(["--size", "128x48"])
+        defer { withExtendedLifetime(daemon) {} }
+        // "a" is made at 64 × 48; "b" at 16 × 12, then given the same size.
+        try addVideo(c, video)
+        let small = try c.request(
+            #"{"cmd": "layer.add", "layer": "b", "kind": "video", "properties": {"bounds": [0, 0, 16, 12], "position": [96, 24], "src": "\#(video)"}}"#)
+        try #require(small["ok"] == .bool(true), "\(small)")
+        _ = try frame(at: 0.2, c)
+        let resized = try c.request(#"{"cmd": "layer.set", "layer": "b", "properties": {"bounds": [0, 0, 64, 48]}, "actions": false}"#)
+        try #require(resized["ok"] == .bool(true), "\(resized)")
+        #expect(try c.request(#"{"cmd": "clock.set", "time": 1.01}"#)["ok"] == .bool(true))
+        let reply = try c.request(#"{"cmd": "screenshot", "path": "shot.png"}"#)
+        let shot = try Surface(contentsOfPNG: try #require(reply["result"]?["path"]?.string, "\(reply)"))
+        // Both show frame 30 (the resize did not restart it), the checkerboard as sharp in
+        // both: decoded at 16 × 12 and drawn four times as large, its squares would blur.
+        #expect(Self.frame(ScreenshotTests.rgba(shot, 16, 24)) == 30)
+        #expect(Self.frame(ScreenshotTests.rgba(shot, 64 + 16, 24)) == 30)
+        var worst = 0
+        for y in 0..<48 {
+            for x in 0..<64 {
+                let a = ScreenshotTests.rgba(shot, x, y), b = ScreenshotTests.rgba(shot, 64 + x, y)
+                worst = max(worst, zip(a, b).map { abs($0 - $1) }.max()!)
+            }
+        }
+        #expect(worst <= 8, "the resized layer differs from the one made at that size by \(worst) in a channel")
+        let white = ScreenshotTests.rgba(shot, 64 + 32 + 4, 4), black = ScreenshotTests.rgba(shot, 64 + 32 + 12, 4)
+        #expect(white[0] > 220 && black[0] < 35, "squares: \(white) and \(black)")
     }
 
     @Test func aRestartRestoresTheLayerAndPlaysItFromItsStart() throws {

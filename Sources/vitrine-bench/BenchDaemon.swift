@@ -1,4 +1,5 @@
 import Foundation
+import VitrineProtocol
 
 // MARK: - The vitrined child process
 
@@ -171,6 +172,17 @@ final class BenchCleanup: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with a fresh temporary directory, removed afterwards however the run ends.
+    static func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
+        let directory = try makeTemporaryDirectory()
+        let token = shared.add { removeDirectory(directory) }
+        defer {
+            removeDirectory(directory)
+            shared.remove(token)
+        }
+        return try body(directory)
+    }
+
     static func makeTemporaryDirectory() throws -> String {
         // Short, so that the socket path stays well under the 107-byte limit.
         var template = Array("/tmp/vitrine-bench-XXXXXX".utf8CString)
@@ -218,6 +230,60 @@ func connectUnix(_ path: String) throws -> Int32 {
         throw BenchError("cannot connect to \(path): \(reason)")
     }
     return fd
+}
+
+// MARK: - Asking and measuring a running daemon
+
+/// A request function over a new connection to `child`: sends one JSON object (given
+/// without an id) and returns its reply line.
+func requester(_ child: DaemonChild) throws -> (String) throws -> String {
+    let client = try BlockingLineClient(path: child.socketPath)
+    var id = 0
+    return { body in
+        id += 1
+        let line = "{\"id\": \(id), " + body.dropFirst()
+        try client.send(Array((line + "\n").utf8))
+        return try client.replyLine(id: id)
+    }
+}
+
+/// Frames presented so far and the pixels they repainted, from `stats`.
+func counters(_ request: (String) throws -> String) throws -> (frames: Int, pixels: Int) {
+    let reply = try request(#"{"cmd": "stats"}"#)
+    guard let json = try? JSON(parsing: Data(reply.utf8)), let frames = json["result"]?["frames"]?.number,
+        let pixels = json["result"]?["pixels"]?.number
+    else {
+        throw BenchError("no frame or pixel count in \(reply)")
+    }
+    return (Int(frames), Int(pixels))
+}
+
+/// CPU seconds `pid` has run, all its threads, user and system: the scheduler's
+/// nanosecond count (/proc/PID/task/*/schedstat) where the kernel keeps it, else the
+/// 10 ms ticks of /proc/PID/stat.
+func cpuSeconds(_ pid: Int32) -> Double {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    var nanoseconds = 0.0
+    var found = false
+    for task in tasks {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
+            let onCPU = text.split(separator: " ").first.flatMap({ Double($0) })
+        else { continue }
+        nanoseconds += onCPU
+        found = true
+    }
+    return found ? nanoseconds / 1e9 : processCPUSeconds(pid)
+}
+
+/// CPU seconds `pid` has run, user and system, threads that have ended included: the
+/// 10 ms ticks of /proc/PID/stat.
+func processCPUSeconds(_ pid: Int32) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return 0 }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 // MARK: - A blocking JSON-lines client

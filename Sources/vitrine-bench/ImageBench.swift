@@ -33,10 +33,11 @@ func runImageBenchmarks(_ arguments: [String]) {
     print(
         "{\"bench\":\"image.jpeg_decode\",\"source\":\"6000x4000\",\"file_bytes\":\(jpeg.count),\"runs\":\(runs),\"full_ms\":\(String(format: "%.1f", full.ms)),\"full_size\":\"\(full.width)x\(full.height)\",\"fitted_1080p_ms\":\(String(format: "%.1f", fitted.ms)),\"fitted_size\":\"\(fitted.width)x\(fitted.height)\",\"ratio\":\(String(format: "%.2f", full.ms / fitted.ms))}"
     )
+    runImageFirstFrameBenchmarks(arguments)
 }
 
 /// A `width`×`height` JPEG of quality 90 with detail everywhere.
-private func makeJPEG(width: Int, height: Int) -> [UInt8] {
+func makeJPEG(width: Int, height: Int) -> [UInt8] {
     var rgb = [UInt8](repeating: 0, count: width * height * 3)
     for y in 0..<height {
         for x in 0..<width {

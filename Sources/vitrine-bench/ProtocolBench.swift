@@ -225,26 +225,11 @@ private func runProtocolFrameBenchmarks(quick: Bool) throws {
         BenchCleanup.removeDirectory(directory)
         BenchCleanup.shared.remove(token)
     }
-    var settings = DaemonSettings()
-    settings.socketPath = directory + "/v.sock"
-    settings.screenshotDirectory = directory
-    settings.clock = .realtime
-    settings.headlessWidth = benchWidth
-    settings.headlessHeight = benchHeight
-    var logger = Logger(label: "vitrine-bench.daemon")
-    logger.logLevel = .warning
-    let output = try HeadlessOutput(width: benchWidth, height: benchHeight, refreshRate: settings.headlessRate)
     let probe = FrameProbe(x: 100, y: 100)
-    output.frameDone = { [unowned output] in
-        guard let front = output.frontBuffer else { return }
-        probe.framePresented(pixel: front.pixel(x: probe.x, y: probe.y).argb)
-    }
-    let daemon = try Daemon(settings: settings, output: output, logger: logger)
-    let serving = InProcessDaemon(daemon)
+    let serving = try InProcessDaemon.probed(by: probe, directory: directory, width: benchWidth, height: benchHeight)
     defer { serving.stop() }
-    try BenchCleanup.shared.keepingSignalHandlers { try serving.start(socketPath: settings.socketPath) }
 
-    let client = try BlockingLineClient(path: settings.socketPath)
+    let client = try BlockingLineClient(path: serving.socketPath)
     defer { client.close() }
     var id = 0
     func request(_ body: String) throws {
@@ -267,10 +252,10 @@ private func runProtocolFrameBenchmarks(quick: Bool) throws {
 }
 
 /// Watches presented frames for the colour a client is waiting for.
-private final class FrameProbe: @unchecked Sendable {
+final class FrameProbe: @unchecked Sendable {
     let x: Int, y: Int
     private let lock = NSLock()
-    private var expected: UInt32?
+    private var expected: ((UInt32) -> Bool)?
     private var sentAt: UInt64 = 0
     private var latency: UInt64?
     private let seen = DispatchSemaphore(value: 0)
@@ -278,10 +263,13 @@ private final class FrameProbe: @unchecked Sendable {
 
     init(x: Int, y: Int) { self.x = x; self.y = y }
 
-    /// Arms the probe for `colour` (0xAARRGGBB) and returns the send time.
-    func arm(_ colour: UInt32) -> UInt64 {
+    /// Arms the probe for `colour` (0xAARRGGBB, within 2 a channel) and returns the send time.
+    func arm(_ colour: UInt32) -> UInt64 { arm { closeColours($0, colour) } }
+
+    /// Arms the probe for the first pixel `matches` accepts and returns the send time.
+    func arm(where matches: @escaping (UInt32) -> Bool) -> UInt64 {
         lock.withLock {
-            expected = colour
+            expected = matches
             latency = nil
             sentAt = DispatchTime.now().uptimeNanoseconds
             return sentAt
@@ -293,7 +281,7 @@ private final class FrameProbe: @unchecked Sendable {
         let now = DispatchTime.now().uptimeNanoseconds
         let matched: Bool = lock.withLock {
             frames += 1
-            guard let colour = expected, closeColours(pixel, colour) else { return false }
+            guard let matches = expected, matches(pixel) else { return false }
             expected = nil
             latency = now - sentAt
             return true
@@ -365,8 +353,33 @@ private func measureFrames(client: BlockingLineClient, id: inout Int, probe: Fra
 }
 
 /// A `Daemon` serving on a thread of its own until `stop`.
-private final class InProcessDaemon: @unchecked Sendable {
+final class InProcessDaemon: @unchecked Sendable {
     let daemon: Daemon
+    private(set) var socketPath = ""
+
+    /// A daemon started on a headless `width`×`height` output with the real-time clock,
+    /// its socket and screenshots in `directory`, whose presented frames `probe` watches;
+    /// `configure` changes its settings first.
+    static func probed(
+        by probe: FrameProbe, directory: String, width: Int, height: Int, configure: (inout DaemonSettings) -> Void = { _ in }
+    ) throws -> InProcessDaemon {
+        var settings = DaemonSettings()
+        settings.socketPath = directory + "/v.sock"
+        settings.screenshotDirectory = directory
+        settings.clock = .realtime
+        (settings.headlessWidth, settings.headlessHeight) = (width, height)
+        configure(&settings)
+        var logger = Logger(label: "vitrine-bench.daemon")
+        logger.logLevel = .warning
+        let output = try HeadlessOutput(width: width, height: height, refreshRate: settings.headlessRate)
+        output.frameDone = { [unowned output] in
+            guard let front = output.frontBuffer else { return }
+            probe.framePresented(pixel: front.pixel(x: probe.x, y: probe.y).argb)
+        }
+        let serving = InProcessDaemon(try Daemon(settings: settings, output: output, logger: logger))
+        try BenchCleanup.shared.keepingSignalHandlers { try serving.start(socketPath: settings.socketPath) }
+        return serving
+    }
     private let finished = DispatchSemaphore(value: 0)
     private var failure: Error?
     private var started = false
@@ -380,6 +393,7 @@ private final class InProcessDaemon: @unchecked Sendable {
 
     func start(socketPath: String) throws {
         started = true
+        self.socketPath = socketPath
         let thread = Thread { [self] in
             do { try daemon.run() } catch { failure = error }
             finished.signal()

@@ -209,19 +209,6 @@ private func rollingLabel(seconds: Int, floor: Double) throws {
     )
 }
 
-/// A request function over a new connection to `child`: sends one JSON object (given
-/// without an id) and returns its reply line.
-private func requester(_ child: DaemonChild) throws -> (String) throws -> String {
-    let client = try BlockingLineClient(path: child.socketPath)
-    var id = 0
-    return { body in
-        id += 1
-        let line = "{\"id\": \(id), " + body.dropFirst()
-        try client.send(Array((line + "\n").utf8))
-        return try client.replyLine(id: id)
-    }
-}
-
 /// What `measure` saw: seconds, the daemon's CPU over them as a share of one core, frames
 /// and the pixels they repainted.
 private struct DaemonRun {
@@ -252,40 +239,6 @@ private func measure(_ child: DaemonChild, _ request: (String) throws -> String,
 /// `percent` over the floor, one decimal; null without a floor.
 private func ratio(_ percent: Double, _ floor: Double) -> String {
     floor > 0 ? String(format: "%.1f", percent / floor) : "null"
-}
-
-/// Frames presented so far and the pixels they repainted, from `stats`.
-private func counters(_ request: (String) throws -> String) throws -> (frames: Int, pixels: Int) {
-    let reply = try request(#"{"cmd": "stats"}"#)
-    guard let json = try? JSON(parsing: Data(reply.utf8)), let frames = json["result"]?["frames"]?.number,
-        let pixels = json["result"]?["pixels"]?.number
-    else {
-        throw BenchError("no frame or pixel count in \(reply)")
-    }
-    return (Int(frames), Int(pixels))
-}
-
-/// CPU seconds `pid` has run, all its threads, user and system: the scheduler's
-/// nanosecond count (/proc/PID/task/*/schedstat) where the kernel keeps it, else the
-/// 10 ms ticks of /proc/PID/stat.
-private func cpuSeconds(_ pid: Int32) -> Double {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-    var nanoseconds = 0.0
-    var found = false
-    for task in tasks {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
-            let onCPU = text.split(separator: " ").first.flatMap({ Double($0) })
-        else { continue }
-        nanoseconds += onCPU
-        found = true
-    }
-    if found { return nanoseconds / 1e9 }
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-        let close = stat.lastIndex(of: ")")
-    else { return 0 }
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 /// A total of `pid`'s memory in MB from /proc/PID/smaps_rollup: `Pss` (proportional set

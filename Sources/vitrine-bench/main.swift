@@ -2,7 +2,7 @@ import Foundation
 
 // vitrine-bench: release-build benchmarks that print one JSON object per line.
 //
-//     swift run -c release vitrine-bench core|raster|frame|rolling|protocol|flood|restore|shadow [--quick]
+//     swift run -c release vitrine-bench core|raster|frame|rolling|protocol|flood|restore|shadow|image|video [--quick]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: ([String]) -> Void] = [
@@ -15,6 +15,7 @@ let suites: [String: ([String]) -> Void] = [
     "flood": runFloodBenchmarks,
     "image": runImageBenchmarks,
     "shadow": runShadowBenchmarks,
+    "video": runVideoBenchmarks,
 ]
 guard let name = arguments.first, let suite = suites[name] else {
     let known = suites.keys.sorted().joined(separator: "|")

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Vitrine's first run: builds vitrined and vitrinectl if needed, starts the daemon with
-# config/demo.toml (headless: frames go to /tmp/vitrine-demo/latest.png), then drives the
-# scene — a rolling counter and a label that counts while it moves — for SECONDS (20),
-# and halfway through taps the counter as a touchscreen would (input.inject): the
-# configuration's bindings dim the card while it is held and turn the digits blue.
-# VITRINE_BACKEND=x11 shows the scene in a window on the desktop instead (click the counter;
-# closing the window stops the daemon, and the demo with it).
+# Vitrine's first run: builds vitrined and vitrinectl if needed, puts the demo's media in
+# /tmp/vitrine-demo (demo-media.sh: a photo, an animated banner, a video loop made by
+# GStreamer), starts the daemon with config/demo.toml (headless: frames go to
+# /tmp/vitrine-demo/latest.png), then drives the scene — a rolling counter and a label
+# that counts while it moves, beside the video, photo and banner that play by themselves
+# — for SECONDS (20), and halfway through taps the counter as a touchscreen would
+# (input.inject): the configuration's bindings dim the card while it is held and turn the
+# digits blue. VITRINE_BACKEND=x11 shows the scene in a window on the desktop instead
+# (click the counter; closing the window stops the daemon, and the demo with it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-20}
 backend=${VITRINE_BACKEND:-headless}
-mkdir -p /tmp/vitrine-demo
+docs/examples/demo-media.sh /tmp/vitrine-demo
 if [ ! -x .build/release/vitrined ] || [ ! -x .build/release/vitrinectl ]; then
     echo "demo: building (release)…"
     swift build -c release --toolset config/release-toolset.json --product vitrined >/dev/null
@@ -34,19 +36,19 @@ left=true
 while [ $(( $(date +%s) - start )) -lt "$seconds" ]; do
     visitors=$(( visitors + RANDOM % 40 + 1 ))
     elapsed=$(( $(date +%s) - start + 1 ))
-    if $left; then x=920; else x=360; fi
+    if $left; then x=460; else x=380; fi
     left=$([ "$left" = true ] && echo false || echo true)
     ctl number counter "$visitors" >/dev/null
     ctl set label count "$elapsed" position.x "$x" --duration 1 --timing easeInEaseOut
     echo "demo: $visitors visitors, ${elapsed}s"
     if [ "$elapsed" = $(( (seconds + 1) / 2 )) ]; then
         # A touch on the counter, held 0.4 s: no script answers it, the bindings do.
-        ctl send '{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [640, 330]}' >/dev/null
+        ctl send '{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [420, 262]}' >/dev/null
         sleep 0.4
         held=$(ctl send '{"cmd": "layer.get", "layer": "card", "keys": ["opacity"]}' | sed -n 's/.*"opacity":\([0-9.]*\).*/\1/p')
         ctl send '{"cmd": "input.inject", "type": "touch", "phase": "up"}' >/dev/null
         colour=$(ctl send '{"cmd": "layer.get", "layer": "counter", "keys": ["textColor"]}' | sed -n 's/.*"textColor":"\([^"]*\)".*/\1/p')
-        echo "demo: tapped the counter (input.inject at 640,330; on a kiosk, the touchscreen): the card's opacity was $held while it was held, the digits are now $colour — config/demo.toml's bindings, no script"
+        echo "demo: tapped the counter (input.inject at 420,262; on a kiosk, the touchscreen): the card's opacity was $held while it was held, the digits are now $colour — config/demo.toml's bindings, no script"
     fi
     sleep 1
 done

@@ -174,14 +174,21 @@ let package = Package(
         .target(
             name: "VitrineOutput",
             dependencies: [
-                "VitrineCore", "VitrineRaster", "VitrineSystem", "CLibDRM", "CLinuxConsole", "CX11",
+                "VitrineCore", "VitrineRaster", "VitrineSystem", "CLibDRM", "CLinuxConsole", "CX11", "CWaylandClient",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            swiftSettings: [frameRelease()]),
+            swiftSettings: [frameRelease()], plugins: ["WaylandGlue"]),
         .systemLibrary(
             name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CLinuxConsole", path: "Sources/CLinuxConsole"),
+        // The Wayland window (`--backend wayland`): wayland-client, and xdg-shell's interfaces
+        // described in Swift at build time by wayland-glue from wayland-protocols' XML.
+        .systemLibrary(
+            name: "CWaylandClient", path: "Sources/CWaylandClient", pkgConfig: "wayland-client",
+            providers: [.apt(["libwayland-dev", "wayland-protocols"])]),
+        .executableTarget(name: "wayland-glue", path: "Sources/wayland-glue"),
+        .plugin(name: "WaylandGlue", capability: .buildTool(), dependencies: ["wayland-glue"]),
         // The X11 window (`--backend x11`): xcb with MIT-SHM, and xkbcommon-x11 for the server's keymap.
         .systemLibrary(
             name: "CX11", path: "Sources/CX11", pkgConfig: "xkbcommon-x11",

@@ -60,6 +60,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     lazy var pacer: FramePacer = {
         let pacer = FramePacer(refreshRate: output.mode.refreshRate, now: { [unowned self] in clock.now }, schedule: { [unowned self] in schedule($0, $1) })
         pacer.render = { [unowned self] in renderFrame() }
+        pacer.followsFrameDone = output.pacesFrames
         return pacer
     }()
     /// A command changed something: a frame is due after the reply.

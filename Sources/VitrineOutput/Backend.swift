@@ -82,10 +82,14 @@ public protocol OutputBackend: AnyObject {
     /// keyboard mode (`silenceKeyboard`), switches asked for by Ctrl+Alt+Fn (`activate`)
     /// and switch notices (`switched`). nil for other outputs.
     var virtualTerminal: VirtualTerminal? { get }
+    /// Whether `frameDone` is the display asking for the next frame (a Wayland frame
+    /// callback), so that the frame pacer draws it at once instead of at its own slots.
+    var pacesFrames: Bool { get }
 }
 
 extension OutputBackend {
     public func attach(to loop: EventLoop) {}
     public func close() {}
     public var virtualTerminal: VirtualTerminal? { nil }
+    public var pacesFrames: Bool { false }
 }

@@ -33,6 +33,10 @@ public final class FramePacer {
     /// not push every later frame back with it.
     private var lastSlot: Double?
     private var nextSlot = 0.0
+    /// `frameDone` says the display wants the next frame now (a Wayland compositor's frame
+    /// callback): a frame requested meanwhile is rendered at once rather than at a slot of
+    /// the pacer's own grid, whose phase would beat against the compositor's repaints.
+    public var followsFrameDone = false
     /// What the timer runs: made once, not once per frame.
     private lazy var fireBody: () -> Void = { [weak self] in self?.fire() }
 
@@ -55,6 +59,7 @@ public final class FramePacer {
     /// The frame presented last is on screen.
     public func frameDone() {
         inFlight = false
+        if followsFrameDone { lastSlot = nil }
         armIfReady()
     }
 

@@ -46,7 +46,8 @@ enum OutputChoice {
             let size = windowMode(output, settings: settings)
             return try X11Output(width: size.width, height: size.height, refreshRate: size.refreshRate, log: log)
         case .wayland:
-            throw OutputError("the wayland backend is not built yet; use x11, drm, fbdev or headless")
+            let size = windowMode(output, settings: settings)
+            return try WaylandOutput(width: size.width, height: size.height, refreshRate: size.refreshRate, log: log)
         }
     }
 

@@ -19,7 +19,7 @@ struct RunCommand: ParsableCommand {
 
     @Option(
         help:
-            "Output backend: auto (drm, else fbdev where there is no DRM card, else headless), drm, fbdev, headless, or x11 (a window on the desktop) (overrides output.backend)."
+            "Output backend: auto (drm, else fbdev where there is no DRM card, else headless), drm, fbdev, headless, or x11 / wayland (a window on the desktop) (overrides output.backend)."
     )
     var backend: Backend?
 
@@ -66,7 +66,7 @@ struct RunCommand: ParsableCommand {
     var logLevel: Logger.Level?
 
     enum Backend: String, ExpressibleByArgument, CaseIterable {
-        case auto, drm, fbdev, headless, x11
+        case auto, drm, fbdev, headless, x11, wayland
     }
 
     func validate() throws {

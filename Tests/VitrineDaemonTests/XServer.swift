@@ -80,6 +80,13 @@ final class XServer {
         }
     }
 
+    /// The top-level windows that are mapped.
+    func viewableWindows() -> [UInt32] {
+        guard let tree = xcb_query_tree_reply(connection, xcb_query_tree(connection, root), nil) else { return [] }
+        defer { free(tree) }
+        return UnsafeBufferPointer(start: xcb_query_tree_children(tree), count: Int(xcb_query_tree_children_length(tree))).filter(isViewable)
+    }
+
     /// Waits up to `timeout` seconds for the one mapped window titled `title`.
     func window(titled title: String, timeout: Double = 20) throws -> UInt32 {
         let deadline = Date().addingTimeInterval(timeout)

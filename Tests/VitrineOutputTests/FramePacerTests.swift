@@ -73,6 +73,29 @@ import VitrineOutput
         #expect(h.frames == [0, 0.6])
     }
 
+    /// A compositor's frame callbacks (Wayland) pace the frames: each callback lets the
+    /// next frame go at once. Without that, a callback 10 ms into the pacer's 60 Hz slot
+    /// waits 6.7 ms for the next slot, and a commit that late can miss the compositor's
+    /// repaint (which starts a few ms before its vblank) and lose a frame.
+    @Test func framesFollowTheCompositorsCallbacksWhenItPacesThem() {
+        for follows in [true, false] {
+            let h = Harness()
+            h.pacer.followsFrameDone = follows
+            h.animating = true
+            h.pacer.request()
+            h.loop.run(until: 0)
+            let callbacks = (0..<4).map { 0.010 + Double($0) / 60 }
+            for time in callbacks {
+                h.loop.run(until: time)
+                h.pacer.frameDone()
+                h.loop.run(until: time)
+            }
+            h.loop.run(until: 0.07)
+            let expected = follows ? [0] + callbacks : (0...4).map { Double($0) / 60 }
+            #expect(h.frames.count == 5 && zip(h.frames, expected).allSatisfy { abs($0 - $1) < 1e-9 }, "follows \(follows): \(h.frames)")
+        }
+    }
+
     /// Flips that complete at once (emulated GPUs) still give at most the refresh rate.
     @Test func immediateFlipsAreCappedAtTheRefreshRate() {
         let h = Harness(rate: 50)

@@ -6,8 +6,8 @@
 # that counts while it moves, beside the video, photo and banner that play by themselves
 # — for SECONDS (20), and halfway through taps the counter as a touchscreen would
 # (input.inject): the configuration's bindings dim the card while it is held and turn the
-# digits blue. VITRINE_BACKEND=x11 shows the scene in a window on the desktop instead
-# (click the counter; closing the window stops the daemon, and the demo with it).
+# digits blue. VITRINE_BACKEND=x11 (or wayland) shows the scene in a window on the desktop
+# instead (click the counter; closing the window stops the daemon, and the demo with it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-20}

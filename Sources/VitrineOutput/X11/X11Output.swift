@@ -33,11 +33,8 @@ public final class X11Output: WindowOutput {
     private let depth: UInt8
     private let protocolsAtom: xcb_atom_t, deleteAtom: xcb_atom_t
     private let completionType: UInt8?
-    private var surface: Surface
+    private var frame: WindowFrame
     private var image: X11Image!
-    /// The surface holds the frame presented last (its age is 1); false at start and after a resize.
-    private var drawn = false
-    private var acquired = false
     /// The frame sent and not yet read by the server (MIT-SHM).
     private var inFlight: Int?
     private weak var loop: EventLoop?
@@ -53,9 +50,7 @@ public final class X11Output: WindowOutput {
         width: Int, height: Int, refreshRate: Double = 60, display: String? = nil, title: String = "Vitrine", sharedMemory: Bool = true,
         log: @escaping (String) -> Void = { _ in }
     ) throws(OutputError) {
-        guard (1...16384).contains(width), (1...16384).contains(height) else {
-            throw OutputError("window size \(width)x\(height) is out of range: use 1…16384 pixels on each side")
-        }
+        frame = try WindowFrame(width: width, height: height)
         let shown = display ?? getenv("DISPLAY").map { String(cString: $0) }
         guard let shown, !shown.isEmpty else {
             throw OutputError("the x11 backend needs an X display: DISPLAY is not set (run it in a desktop session, or under xvfb-run)")
@@ -98,11 +93,10 @@ public final class X11Output: WindowOutput {
         gc = xcb_generate_id(connection)
         var noExposures: UInt32 = 0
         xcb_create_gc(connection, gc, window, XCB_GC_GRAPHICS_EXPOSURES.rawValue, &noExposures)
-        surface = Surface(width: width, height: height)
         let shared = sharedMemory && X11Image.serverHasSharedMemory(connection)
         completionType = shared ? X11Image.completionEventType(connection) : nil
         keymap = Self.serverKeymap(connection)
-        image = X11Image(connection: connection, window: window, gc: gc, depth: depth, for: surface, shared: shared)
+        image = X11Image(connection: connection, window: window, gc: gc, depth: depth, for: frame.surface, shared: shared)
         xcb_map_window(connection, window)
         xcb_flush(connection)
         log("x11: window \(window) on \(shown), \(width)x\(height), " + (image.usesSharedMemory ? "MIT-SHM" : "pixels in requests (no MIT-SHM)"))
@@ -167,19 +161,13 @@ public final class X11Output: WindowOutput {
 
     // MARK: Frames
 
-    public func acquireBuffer() throws -> OutputBuffer {
-        guard !closed else { throw OutputError("the x11 window is closed") }
-        acquired = true
-        return OutputBuffer(surface: surface, age: drawn ? 1 : 0)
-    }
+    public func acquireBuffer() throws -> OutputBuffer { try frame.acquire(closed: closed, name: name) }
 
     public func present(damage: [PixelRect]) throws {
-        guard acquired else { throw OutputError("present without an acquired buffer") }
-        acquired = false
-        drawn = true
+        try frame.present()
         presentedFrames += 1
         let shared = image.usesSharedMemory && completionType != nil
-        image.put(damage, of: surface, notify: shared)
+        image.put(damage, of: frame.surface, notify: shared)
         xcb_flush(connection)
         if shared {
             inFlight = presentedFrames
@@ -243,7 +231,7 @@ public final class X11Output: WindowOutput {
             log("x11: the server refused a request: error \(error.error_code), request \(error.major_code).\(error.minor_code)")
         case XCB_EXPOSE:
             let e = raw.load(as: xcb_expose_event_t.self)
-            if drawn { image.refresh(PixelRect(x: Int(e.x), y: Int(e.y), width: Int(e.width), height: Int(e.height)), of: surface) }
+            if frame.drawn { image.refresh(PixelRect(x: Int(e.x), y: Int(e.y), width: Int(e.width), height: Int(e.height)), of: frame.surface) }
             if e.count == 0 { xcb_flush(connection) }
         case XCB_CONFIGURE_NOTIFY:
             let e = raw.load(as: xcb_configure_notify_event_t.self)
@@ -272,9 +260,9 @@ public final class X11Output: WindowOutput {
         case XCB_FOCUS_OUT:
             events?(.focusLost)
         default:
-            if let completionType, type == completionType, let frame = inFlight {
+            if let completionType, type == completionType, let number = inFlight {
                 inFlight = nil
-                shownFrame = ShownFrame(number: frame, time: time)
+                shownFrame = ShownFrame(number: number, time: time)
                 frameDone?()
             }
         }
@@ -284,9 +272,8 @@ public final class X11Output: WindowOutput {
     private func resize(width: Int, height: Int) {
         guard width > 0, height > 0, width != mode.width || height != mode.height else { return }
         mode = OutputMode(width: width, height: height, refreshRate: mode.refreshRate)
-        surface = Surface(width: width, height: height)
-        image.resize(for: surface)
-        drawn = false
+        frame.resize(width: width, height: height)
+        image.resize(for: frame.surface)
         events?(.resized(mode))
     }
 }

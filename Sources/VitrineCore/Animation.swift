@@ -13,6 +13,8 @@ public struct Animation: Sendable, Hashable {
         case keyframe(Keyframes)
         /// CAAnimationGroup: children timed in the group's local time.
         case group([Animation])
+        /// CATransition: the layer's old rendering animated out and its new one in.
+        case transition(Transition)
     }
 
     /// CABasicAnimation's fromValue, toValue and byValue; nil where unset.
@@ -29,7 +31,7 @@ public struct Animation: Sendable, Hashable {
     }
 
     public var kind: Kind
-    /// The property (or part of one) animated; nil only for groups.
+    /// The property (or part of one) animated; nil only for groups and transitions.
     public var keyPath: KeyPath?
     public var timing: MediaTiming
     /// The pacing of each pass; nil is linear (and, for implicit actions, the
@@ -79,7 +81,7 @@ public struct Animation: Sendable, Hashable {
         switch kind {
         case .basic(let e), .spring(let e, _): e.all
         case .keyframe(let k): k.values
-        case .group: []
+        case .group, .transition: []
         }
     }
 }
@@ -96,6 +98,8 @@ extension Animation {
             return k.values.reduce(0) { $0 + 48 + $1.heapBytes } + (k.keyTimes?.count ?? 0) * 8 + (k.timingFunctions?.count ?? 0) * 40
         case .group(let children):
             return children.reduce(0) { $0 + 200 + $1.heapBytes }
+        case .transition:
+            return 0
         }
     }
 }

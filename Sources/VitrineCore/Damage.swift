@@ -134,6 +134,7 @@ extension RenderTree {
                     return .other
                 }
                 if a.pointee.content === b.pointee.content { return nil }
+                if a.pointee.content.transition != b.pointee.content.transition { return .other }
                 let keys = a.pointee.displayKeys
                 if keys != b.pointee.displayKeys { return .other }
                 var customChanged = false

@@ -231,10 +231,11 @@ final class Layer {
         return content
     }
 
-    /// Render tree content showing `values`.
-    func content(values: PropertyValues) -> RenderTree.Content {
+    /// Render tree content showing `values`, and `transition` running.
+    func content(values: PropertyValues, transition: TransitionFrame? = nil) -> RenderTree.Content {
         RenderTree.Content(
-            layer: ObjectIdentifier(self), id: id, kind: kindName, values: values, displayKeys: customAffectsDisplay ? allDisplayKeys : displayKeys)
+            layer: ObjectIdentifier(self), id: id, kind: kindName, values: values, displayKeys: customAffectsDisplay ? allDisplayKeys : displayKeys,
+            transition: transition)
     }
 
     /// True when `self` is `other` or one of its ancestors.
@@ -296,12 +297,18 @@ final class Track: Sendable {
     let heapBytes: Int
     /// How the values of its property interpolate.
     let interpolation: PropertyDescriptor.Interpolation
+    /// For a transition: the layer's rendering it animates out.
+    let outgoing: RenderTree?
 
-    init(animation: Animation, target: PropertyTarget?, children: [Track], interpolation: PropertyDescriptor.Interpolation = .values) {
+    init(
+        animation: Animation, target: PropertyTarget?, children: [Track], interpolation: PropertyDescriptor.Interpolation = .values,
+        outgoing: RenderTree? = nil
+    ) {
         self.animation = animation
         self.target = target
         self.children = children
         self.interpolation = interpolation
+        self.outgoing = outgoing
         heapBytes = animation.heapBytes
     }
 }

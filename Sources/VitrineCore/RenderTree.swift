@@ -12,15 +12,18 @@ public struct RenderTree: Sendable {
         public let values: PropertyValues
         /// Custom keys whose changes redraw the layer; `*` for all of them.
         public let displayKeys: Set<String>
+        /// A transition running on the layer (CATransition).
+        public let transition: TransitionFrame?
         /// The layer shown: the same in every tree for as long as the layer lives.
         let layer: ObjectIdentifier
 
-        init(layer: ObjectIdentifier, id: String, kind: String, values: PropertyValues, displayKeys: Set<String>) {
+        init(layer: ObjectIdentifier, id: String, kind: String, values: PropertyValues, displayKeys: Set<String>, transition: TransitionFrame? = nil) {
             self.layer = layer
             self.id = id
             self.kind = kind
             self.values = values
             self.displayKeys = displayKeys
+            self.transition = transition
         }
     }
 
@@ -37,8 +40,9 @@ public struct RenderTree: Sendable {
         /// The screen-space box that ancestors with masksToBounds confine it to.
         public let clip: Rect
         /// Screen pixels its own drawing (bounds, border, shadow) can touch, whole pixels,
-        /// grown by `shadowSpread`.
-        public let visualBounds: Rect
+        /// grown by `shadowSpread`; for a layer running a transition, everything its old and
+        /// new renderings can cover while they move.
+        public internal(set) var visualBounds: Rect
         /// How far the shadows drawn from its pixels can reach past them: those of the
         /// ancestors (and its own) whose shadows are drawn from what their subtrees show,
         /// unless it lies where the nearest such ancestor's background is opaque.
@@ -230,6 +234,8 @@ struct TreeBuilder {
     var records: [AnimatedLayer] = []
     /// The full build this is, stamped on every layer it places; nil for a subtree.
     let build: UInt64?
+    /// A node built runs a transition.
+    var hasTransitions = false
 
     init(screen: Rect, capacity: Int, build: UInt64?) {
         self.screen = screen
@@ -249,6 +255,10 @@ struct TreeBuilder {
             visit(ref.takeUnretainedValue(), frame: Int(frame), time: time)
         }
         closeSubtrees()
+        if hasTransitions {
+            sweepTransitions(from: 0)
+            hasTransitions = false
+        }
     }
 
     /// The presentation content and geometry of `layer` under a parent whose local time
@@ -259,7 +269,9 @@ struct TreeBuilder {
             return Presented(content: layer.modelContent, geometry: layer.geometry, localTime: localTime)
         }
         let values = Scene.presentation(of: layer, localTime: localTime)
-        return Presented(content: layer.content(values: values), geometry: layer.presentedGeometry(values), localTime: localTime)
+        return Presented(
+            content: layer.content(values: values, transition: Scene.transitionFrame(of: layer, localTime: localTime)),
+            geometry: layer.presentedGeometry(values), localTime: localTime)
     }
 
     /// A layer's presentation content and geometry, and its local time. A struct, not a
@@ -283,6 +295,7 @@ struct TreeBuilder {
             records.append(AnimatedLayer(layer: layer, node: Int32(nodes.count), isVisible: visible, parentFrame: Int32(f)))
         }
         guard visible else { return }
+        if content.transition != nil { hasTransitions = true }
         var toScreen = g.toParent
         if hasParent {
             if let s = frames[f].sublayerTransform { toScreen = toScreen.concatenating(s) }

@@ -23,6 +23,8 @@ extension Scene {
         }
         let base = TransactionSettings(duration: configuration.implicitDuration, timingFunction: nil, disableActions: false, isAnimated: false)
         let valueBytesBefore = valueBytes
+        outgoing = outgoingRenderings(for: transaction, at: time)
+        defer { outgoing = [:] }
         do throws(CoreError) {
             try apply(transaction, settings: base.inheriting(transaction), transaction: id, time: time)
             if valueBytes > configuration.maximumValueBytes, valueBytes > valueBytesBefore {
@@ -281,6 +283,11 @@ extension Scene {
         a.timing.duration = max(a.timing.duration, 1e-6)
         if let now, a.timing.beginTime == 0 { a.timing.beginTime = now }
         if case .basic = a.kind, a.timingFunction == nil, parentDuration == nil { a.timingFunction = settings.timingFunction }
+        if case .transition(let transition) = a.kind {
+            guard a.keyPath == nil, parentDuration == nil else { throw .invalidAnimation("a transition has no key path and is not in a group") }
+            try transition.validate()
+            return Track(animation: a, target: nil, children: [], outgoing: outgoing[layer.id])
+        }
         if case .group(let children) = a.kind {
             guard a.keyPath == nil else { throw .invalidAnimation("a group has no key path; its children have") }
             var tracks: [Track] = []

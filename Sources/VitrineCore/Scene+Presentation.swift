@@ -119,7 +119,7 @@ extension Scene {
             if animation.isCumulative, let first = k.values.first, let last = k.values.last {
                 cycleDelta = Value.subtract(last, first)
             }
-        case .group:
+        case .group, .transition:
             return underlying
         }
         if let delta = cycleDelta, iteration > 0 {

@@ -55,6 +55,8 @@ public final class Scene {
     /// Layers whose model values or display keys commits changed since the render trees
     /// last took them in, oldest first; emptied when the shape changes.
     var changedLayers: [Layer] = []
+    /// During a commit: the renderings its transitions animate out, by layer id.
+    var outgoing: [String: RenderTree] = [:]
     /// Render trees built whole so far.
     var fullBuilds: UInt64 = 0
     /// Per output root (one or two): its last render tree, for the next one to reuse.

@@ -192,6 +192,7 @@ extension Compositor {
             case .spring: "spring"
             case .keyframe: "keyframe"
             case .group: "group"
+            case .transition: "transition"
             }
         return .object([
             "key": .string(info.key), "animation": .number(Double(info.id)),

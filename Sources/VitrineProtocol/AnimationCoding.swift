@@ -15,7 +15,7 @@ public struct AnimationDescription: Sendable {
         "timeOffset", "repeatCount", "repeatDuration", "autoreverses", "fillMode", "timing",
         "additive", "cumulative", "removedOnCompletion", "mass", "stiffness", "damping",
         "initialVelocity", "perceptualDuration", "bounce", "values", "keyTimes",
-        "timingFunctions", "calculationMode", "animations",
+        "timingFunctions", "calculationMode", "animations", "transition", "subtype", "startProgress", "endProgress",
     ]
 
     /// Decodes an animation object. `typeOf` gives the value type at a key path of the
@@ -47,10 +47,12 @@ public struct AnimationDescription: Sendable {
     public init(template t: AnimationTemplate, springDefaults: Spring = .coreAnimation, shapeOf: (KeyPath) -> (type: ValueType, element: ValueType?)?)
         throws(ProtocolError)
     {
-        key = t.key
         delay = t.delay
         var shape: (type: ValueType, element: ValueType?)?
-        if case .group = t.kind {
+        key = t.key
+        if case .transition = t.kind {
+            key = t.key ?? Animation.transitionKey
+        } else if case .group = t.kind {
         } else if t.keyPath == nil {
             throw AnimationTemplate.missingKeyPath(t.typeName)
         }
@@ -84,6 +86,8 @@ public struct AnimationDescription: Sendable {
             var children: [Animation] = []
             for child in templates { children.append(try AnimationDescription(template: child, springDefaults: springDefaults, shapeOf: shapeOf).animation) }
             kind = .group(children)
+        case .transition(let transition):
+            kind = .transition(transition)
         }
         var animation = Animation(kind: kind, keyPath: t.keyPath, timing: t.timing, timingFunction: t.timingFunction)
         animation.isAdditive = t.isAdditive
@@ -119,6 +123,8 @@ public struct AnimationTemplate: Hashable, Sendable {
         case spring(SpringParameters)
         case keyframe(values: [JSON], keyTimes: [Double]?, timingFunctions: [TimingFunction]?, calculationMode: Keyframes.CalculationMode)
         case group([AnimationTemplate])
+        /// A CATransition: no key path, no values.
+        case transition(Transition)
     }
 
     /// A spring as the object gives it: a perceptual duration and bounce make the whole
@@ -168,7 +174,8 @@ public struct AnimationTemplate: Hashable, Sendable {
                 .unknownField, "an animation has no field '\(extra)'; the fields are \(AnimationDescription.fields.sorted().joined(separator: ", "))")
         }
         let reader = FieldReader(object: o, context: "animation")
-        let type = try reader.string("type") ?? (o["values"] != nil ? "keyframe" : o["animations"] != nil ? "group" : "basic")
+        let type =
+            try reader.string("type") ?? (o["values"] != nil ? "keyframe" : o["animations"] != nil ? "group" : o["transition"] != nil ? "transition" : "basic")
         key = try reader.string("key")
         delay = try reader.number("delay")
         timing = MediaTiming()
@@ -187,7 +194,14 @@ public struct AnimationTemplate: Hashable, Sendable {
         }
         timingFunction = try o["timing"].map { j throws(ProtocolError) in try AnimationDescription.timingFunction(j) }
 
-        if type != "group" {
+        if type == "transition" {
+            if let extra = ["keyPath", "from", "to", "by", "additive", "cumulative", "values", "animations"].first(where: { o[$0] != nil }) {
+                throw ProtocolError(.unknownField, "a transition has no field '\(extra)': it animates the layer's whole rendering")
+            }
+        } else if let extra = ["transition", "subtype", "startProgress", "endProgress"].first(where: { o[$0] != nil }) {
+            throw ProtocolError(.unknownField, "'\(extra)' belongs to a transition (\"type\": \"transition\"), not to a \(type) animation")
+        }
+        if type != "group" && type != "transition" {
             if let path = try reader.string("keyPath") {
                 do { keyPath = try KeyPath(parsing: path) } catch { throw ProtocolError(error) }
             } else if keyPathRequired {
@@ -230,8 +244,21 @@ public struct AnimationTemplate: Hashable, Sendable {
             var children: [AnimationTemplate] = []
             for item in items { children.append(try AnimationTemplate(json: item)) }
             kind = .group(children)
+        case "transition":
+            let styleName = try reader.string("transition") ?? "fade", directionName = try reader.string("subtype") ?? "fromLeft"
+            guard let style = Transition.Style(rawValue: styleName) else {
+                throw ProtocolError(.invalidValue, "transition is one of fade, moveIn, push, reveal, not '\(styleName)'")
+            }
+            guard let direction = Transition.Direction(rawValue: directionName) else {
+                throw ProtocolError(.invalidValue, "subtype is one of fromLeft, fromRight, fromTop, fromBottom, not '\(directionName)'")
+            }
+            let start = try reader.number("startProgress") ?? 0, end = try reader.number("endProgress") ?? 1
+            guard (0...1).contains(start), (0...1).contains(end), start <= end else {
+                throw ProtocolError(.invalidValue, "startProgress and endProgress lie within 0…1, the start not after the end (got \(start), \(end))")
+            }
+            kind = .transition(Transition(style, direction: direction, startProgress: start, endProgress: end))
         default:
-            throw ProtocolError(.invalidValue, "animation type is one of basic, spring, keyframe, group, not '\(type)'")
+            throw ProtocolError(.invalidValue, "animation type is one of basic, spring, keyframe, group, transition, not '\(type)'")
         }
         isAdditive = try reader.bool("additive") ?? false
         isCumulative = try reader.bool("cumulative") ?? false
@@ -245,6 +272,7 @@ public struct AnimationTemplate: Hashable, Sendable {
         case .spring: "spring"
         case .keyframe: "keyframe"
         case .group: "group"
+        case .transition: "transition"
         }
     }
 

@@ -141,6 +141,12 @@ extension Animation {
         case .group(let children):
             o["type"] = .string("group")
             o["animations"] = .array(children.map(\.journalJSON))
+        case .transition(let t):
+            o["type"] = .string("transition")
+            o["transition"] = .object([
+                "style": .string(t.style.rawValue), "direction": .string(t.direction.rawValue), "startProgress": .number(t.startProgress),
+                "endProgress": .number(t.endProgress),
+            ])
         }
         return .object(o)
     }
@@ -151,7 +157,7 @@ extension Animation {
             json, at: path,
             fields: [
                 "type", "keyPath", "timing", "timingFunction", "additive", "cumulative", "removedOnCompletion", "from", "to", "by",
-                "spring", "values", "keyTimes", "timingFunctions", "calculationMode", "animations",
+                "spring", "values", "keyTimes", "timingFunctions", "calculationMode", "animations", "transition",
             ])
         let type = try r.string("type")
         let allowed: Set<String> =
@@ -160,9 +166,12 @@ extension Animation {
             case "spring": ["from", "to", "by", "spring"]
             case "keyframe": ["values", "keyTimes", "timingFunctions", "calculationMode"]
             case "group": ["animations"]
-            default: throw r.invalid("type", "is basic, spring, keyframe or group, not '\(type)'")
+            case "transition": ["transition"]
+            default: throw r.invalid("type", "is basic, spring, keyframe, group or transition, not '\(type)'")
             }
-        let kindFields: Set<String> = ["from", "to", "by", "spring", "values", "keyTimes", "timingFunctions", "calculationMode", "animations"]
+        let kindFields: Set<String> = [
+            "from", "to", "by", "spring", "values", "keyTimes", "timingFunctions", "calculationMode", "animations", "transition",
+        ]
         if let stray = r.fields.keys.sorted().first(where: { kindFields.contains($0) && !allowed.contains($0) }) {
             throw ProtocolError(.unknownField, "\(path).\(stray): a \(type) animation has no such field")
         }
@@ -201,6 +210,15 @@ extension Animation {
                 throw r.invalid("calculationMode", "is linear, discrete, paced or cubic, not '\(modeName)'")
             }
             kind = .keyframe(Keyframes(values: values, keyTimes: keyTimes, timingFunctions: functions, calculationMode: mode))
+        case "transition":
+            let t = try StrictObject(try r.required("transition"), at: path + ".transition", fields: ["style", "direction", "startProgress", "endProgress"])
+            let styleName = try t.string("style"), directionName = try t.string("direction")
+            guard let style = Transition.Style(rawValue: styleName) else { throw t.invalid("style", "is fade, moveIn, push or reveal, not '\(styleName)'") }
+            guard let direction = Transition.Direction(rawValue: directionName) else {
+                throw t.invalid("direction", "is fromLeft, fromRight, fromTop or fromBottom, not '\(directionName)'")
+            }
+            kind = .transition(
+                Transition(style, direction: direction, startProgress: try t.number("startProgress"), endProgress: try t.number("endProgress")))
         default:
             var children: [Animation] = []
             for (i, item) in try r.array("animations").enumerated() {

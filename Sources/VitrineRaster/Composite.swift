@@ -81,4 +81,27 @@ extension Surface {
             }
         }
     }
+
+    /// A dissolve: makes every pixel `fraction` (0…1) of itself plus 1 − `fraction` of
+    /// `other`'s pixel there (transparent outside it) times `otherOpacity`, `other`'s
+    /// top-left pixel lying at (x, y) of this surface.
+    public func mix(with other: Surface, x: Int, y: Int, fraction: Double, otherOpacity: Double = 1) {
+        let f = UInt32((min(1, max(0, fraction.isNaN ? 0 : fraction)) * 255).rounded())
+        let o = UInt32((min(1, max(0, otherOpacity.isNaN ? 0 : otherOpacity)) * 255).rounded())
+        let g = mulDiv255(255 - f, o)
+        let overlap = bounds.intersection(PixelRect(x: x, y: y, width: other.width, height: other.height))
+        for row in 0..<height {
+            let p = self.row(row)
+            let inside = row >= overlap.y && row < overlap.maxY
+            let q = inside ? other.row(row - y) + (overlap.x - x) : nil
+            for i in 0..<width {
+                let own = p[i]
+                var mixed = scalePixel(own, f)
+                if let q, i >= overlap.x, i < overlap.maxX {
+                    mixed &+= scalePixel(q[i - overlap.x], g)
+                }
+                p[i] = mixed
+            }
+        }
+    }
 }

@@ -20,7 +20,7 @@ extension Renderer {
         let node = tree.nodes[i]
         guard node.visualBounds.contains(rect), node.inheritedOpacity == 1 else { return false }
         let v = node.values
-        guard v.number(.opacity) == 1, node.tint == nil, node.transform.isAxisAligned,
+        guard v.number(.opacity) == 1, node.tint == nil, node.content.transition == nil, node.transform.isAxisAligned,
             node.clip.contains(rect), v.number(.cornerRadius) <= 0,
             node.transform.boundingBox(of: v.rect(.bounds)).contains(rect)
         else { return false }
@@ -36,7 +36,7 @@ extension Renderer {
         while let p = parent {
             let pv = tree.nodes[p].values
             if pv.bool(.masksToBounds), pv.number(.cornerRadius) > 0 { return false }
-            if tree.nodes[p].tint != nil { return false }
+            if tree.nodes[p].tint != nil || tree.nodes[p].content.transition != nil { return false }
             parent = tree.nodes[p].parent
         }
         return true

@@ -50,6 +50,8 @@ public final class Renderer {
     /// Animated pictures on screen, and the clock they play by.
     public let animations = PictureAnimations()
     private(set) var contentRenderers: [String: ContentRenderer] = [:]
+    /// The old renderings of the transitions on screen, by animation id.
+    var outgoingSnapshots: [UInt64: OutgoingSnapshot] = [:]
     /// Storage for `render`'s per-node lists, kept between frames.
     private var reachScratch: [Rect] = [], contentsScratch: [ContentRenderer?] = []
 
@@ -88,6 +90,7 @@ public final class Renderer {
         }
         tree.subtreeBounds(into: &reach)
         for node in tree.nodes { contents.append(contentRenderers[node.kind]) }
+        if !outgoingSnapshots.isEmpty { forgetEndedTransitions(in: tree) }
         for rect in region {
             let area = rect.intersection(surface.bounds)
             guard !area.isEmpty else { continue }
@@ -110,9 +113,19 @@ public final class Renderer {
 
     /// Draws node `i` and its descendants, compositing offscreen when group opacity
     /// requires it. `offset` maps screen space to `surface` (an offscreen group's).
-    private func drawSubtree(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double) {
-        let node = pass.tree.nodes[i]
+    func drawSubtree(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double) {
         guard pass.reach[i].intersects(pass.area) else { return }
+        if let transition = pass.tree.nodes[i].content.transition {
+            drawTransition(pass, i, transition, on: surface, offset: offset, clip: clip, opacity: opacity)
+        } else {
+            drawShown(pass, i, on: surface, offset: offset, clip: clip, opacity: opacity)
+        }
+    }
+
+    /// Draws node `i` and its descendants as they are now: `drawSubtree` without the
+    /// node's transition.
+    func drawShown(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double) {
+        let node = pass.tree.nodes[i]
         var own = node.values.number(.opacity)
         if let tint = node.tint {
             // A replicator's copy: alpha alone is opacity; a colour multiplies the copy drawn apart.

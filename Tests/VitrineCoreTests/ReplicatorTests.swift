@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 import Testing
 @testable import VitrineCore
 import VitrineTestSupport
@@ -153,6 +154,47 @@ import VitrineTestSupport
             }
         }
         #expect(scene.treesReused > 20)
+    }
+
+    /// Random timing on the replicator, the bar and its animation: copy i shows exactly
+    /// what the bar shows under a plain layer whose `timeOffset` is −i × instanceDelay
+    /// (CA's definition of the delay, through Core's ordinary layer time).
+    @Test func copiesMatchLayersShiftedByTimeOffset() async {
+        await seededCheck(
+            count: 200, input: Gen.double(in: -1...1), Gen.double(in: 0.25...3), Gen.double(in: -2...2), Gen.double(in: 0.2...2), Gen.double(in: 0...3),
+            Gen.int(in: 1...5), Gen.double(in: 0...6), Gen.bool
+        ) { delay, speed, offset, duration, begin, count, time, reverses in
+            let replicator: [String: Value] = [
+                "speed": .number(speed), "timeOffset": .number(offset), "beginTime": .number(begin / 2),
+                "instanceCount": .number(Double(count)), "instanceDelay": .number(delay),
+            ]
+            var wave = Animation.basic("position.x", from: .number(0), to: .number(100), duration: duration, timingFunction: .easeInEaseOut)
+            wave.timing.beginTime = begin + 0.01
+            wave.timing.repeatCount = 2.5
+            wave.timing.autoreverses = reverses
+            wave.timing.fillMode = .both
+            let bar: [String: Value] = ["speed": .number(1.5), "timeOffset": .number(0.3), "bounds": .rect(Rect(x: 0, y: 0, width: 4, height: 4))]
+            let copies = makeScene(), twins = makeScene()
+            try commit(copies, at: 0, quiet) {
+                $0.add(layer: "r", kind: "replicator", parent: rootID, properties: replicator)
+                $0.add(layer: "bar", parent: "r", properties: bar)
+                $0.addAnimation(wave, to: "bar")
+            }
+            try commit(twins, at: 0, quiet) {
+                $0.add(layer: "r", parent: rootID, properties: replicator.filter { !$0.key.hasPrefix("instance") })
+                for i in 0..<count {
+                    $0.add(layer: "shift\(i)", parent: "r", properties: ["timeOffset": .number(-Double(i) * delay)])
+                    $0.add(layer: "bar\(i)", parent: "shift\(i)", properties: bar)
+                    $0.addAnimation(wave, to: "bar\(i)")
+                }
+            }
+            let nodes = try copies.renderTree(root: rootID, at: time).nodes.filter { $0.id == "bar" }
+            #expect(nodes.count == count)
+            for (i, node) in nodes.enumerated() {
+                let twin = try twins.presentationValue("position.x", of: "bar\(i)", at: time).number ?? .nan
+                expectClose(node.values.point(.position).x, twin, tolerance: 1e-9, "copy \(i) at \(time)")
+            }
+        }
     }
 
     @Test func damageCoversTheSpinnerOnly() throws {

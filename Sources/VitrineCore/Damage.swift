@@ -124,6 +124,7 @@ extension RenderTree {
                 if a.pointee.transform != b.pointee.transform || a.pointee.inheritedOpacity != b.pointee.inheritedOpacity
                     || a.pointee.clip != b.pointee.clip || a.pointee.shadowSpread != b.pointee.shadowSpread
                     || a.pointee.shadowsSublayers != b.pointee.shadowsSublayers || a.pointee.tint != b.pointee.tint
+                    || a.pointee.hasMask != b.pointee.hasMask
                 {
                     return .other
                 }

@@ -182,6 +182,12 @@ final class Layer {
     private(set) var geometry: LayerGeometry
     weak var parent: Layer?
     var sublayers: [Layer] = []
+    /// The layer whose `mask` names this one (it has no parent then).
+    weak var maskHost: Layer?
+    /// The layer this one's `mask` names.
+    var maskLayer: Layer?
+    /// Where the layer's time and space come from: its parent, or the layer it masks.
+    var timeParent: Layer? { parent ?? maskHost }
     /// Animations in the order added.
     var animations: [AttachedAnimation] = []
     var actions: [String: ActionRule] = [:]
@@ -243,7 +249,7 @@ final class Layer {
         var node: Layer? = other
         while let n = node {
             if n === self { return true }
-            node = n.parent
+            node = n.timeParent
         }
         return false
     }
@@ -252,7 +258,7 @@ final class Layer {
     var ancestry: [Layer] {
         var chain: [Layer] = []
         var node: Layer? = self
-        while let n = node { chain.append(n); node = n.parent }
+        while let n = node { chain.append(n); node = n.timeParent }
         return chain.reversed()
     }
 

@@ -194,6 +194,9 @@ public enum BaseProperty: Int, CaseIterable, Sendable {
     case opacity, hidden, backgroundColor, cornerRadius, maskedCorners, borderWidth, borderColor
     case masksToBounds, shadowColor, shadowOpacity, shadowOffset, shadowRadius, shadowPath
     case contents, contentsGravity, contentsRect, contentsCenter, contentsScale, allowsGroupOpacity
+    /// CALayer.mask: the id of a layer outside the tree whose composited alpha clips this
+    /// one; "" for none.
+    case mask
     /// UIView's isUserInteractionEnabled: false makes hit testing pass over the layer and
     /// its sublayers.
     case userInteractionEnabled
@@ -230,7 +233,7 @@ public enum BaseProperty: Int, CaseIterable, Sendable {
         case .shadowOffset: return .init(name, .size(Size(width: 0, height: -3)))
         case .shadowRadius: return .init(name, .number(3), range: 0...10_000)
         case .shadowPath: return .init(name, .string(""), animatable: false, check: PathData.problem(in:))
-        case .contents: return .init(name, .string(""), animatable: false)
+        case .contents, .mask: return .init(name, .string(""), animatable: false)
         case .contentsGravity: return .init(name, .string("resize"), animatable: false, allowed: Self.gravities)
         case .contentsRect, .contentsCenter: return .init(name, .rect(Rect(x: 0, y: 0, width: 1, height: 1)))
         case .contentsScale: return .init(name, .number(1), range: 0.01...1000)

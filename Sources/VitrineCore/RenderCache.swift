@@ -68,6 +68,9 @@ struct RenderCache {
             } else if let parent = layer.parent, let slot = parent.renderSlot, slot.build == build, slot.ownFrame >= 0 {
                 // Not drawn, under a drawn parent: it hid itself, and may show now.
                 work.append(Rebuild(layer: layer, node: -1, parentFrame: slot.ownFrame, wasHidden: true))
+            } else if let host = layer.maskHost, let slot = host.renderSlot, slot.build == build, slot.ownFrame >= 0 {
+                // The same for a mask, whose frame comes just before its layer's own.
+                work.append(Rebuild(layer: layer, node: -1, parentFrame: slot.ownFrame - 1, wasHidden: true))
             }
         }
         if !fresh.isEmpty { work.sort { $0.node < $1.node } }
@@ -77,7 +80,7 @@ struct RenderCache {
         for item in work where item.node >= covered || item.node < 0 {
             var parent = item.parentFrame < 0 ? nil : frames[Int(item.parentFrame)]
             if let frame = parent {
-                parent!.localTime = frame.isMediaTime ? time : scene.localTime(of: item.layer.parent!, at: time)
+                parent!.localTime = frame.isMediaTime ? time : scene.localTime(of: item.layer.timeParent!, at: time)
             }
             guard !item.wasHidden else {
                 let g = TreeBuilder.present(item.layer, parentTime: parent.map(\.localTime) ?? time).geometry
@@ -138,7 +141,7 @@ extension RenderTree.Node {
         Self(
             content: content, transform: transform, inheritedOpacity: inheritedOpacity, clip: clip,
             visualBounds: visualBounds, shadowSpread: shadowSpread, castsFromContent: castsFromContent,
-            shadowsSublayers: shadowsSublayers, tint: tint, parentIndex: parent,
+            shadowsSublayers: shadowsSublayers, tint: tint, isMask: isMask, hasMask: hasMask, parentIndex: parent,
             end: end + offset)
     }
 }

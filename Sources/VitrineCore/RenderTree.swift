@@ -55,6 +55,13 @@ public struct RenderTree: Sendable {
         /// The colour a replicator multiplies this copy of its sublayer (and its subtree)
         /// by; nil when there is none.
         public let tint: Color?
+        /// Its layer is the mask of its parent node's layer: it is drawn only into that
+        /// layer's mask, not on screen.
+        public let isMask: Bool
+        /// Its layer has a mask: what it and its sublayers draw shows only through the
+        /// mask's alpha — its mask's node is the first after it, and when there is none
+        /// (the mask is hidden) nothing shows.
+        public let hasMask: Bool
         /// One past the index of its last descendant: its subtree is `index..<subtreeEnd`.
         public var subtreeEnd: Int { Int(end) }
         let parentIndex: Int32
@@ -310,7 +317,7 @@ struct TreeBuilder {
         if let shadow = g.shadowReach, !g.masksToBounds {
             visual = visual.union(toScreen.boundingBox(of: shadow))
         }
-        let sublayers = layer.sublayers
+        let sublayers = layer.sublayers, mask = layer.maskLayer
         let inheritedSpread = hasParent ? frames[f].spread : .zero, shelter = hasParent ? frames[f].shelter : .null
         var own = ShadowSpread.zero, childShelter = shelter
         // A plain layer without sublayers or contents casts the shadow of its bounds,
@@ -331,12 +338,27 @@ struct TreeBuilder {
                 content: content, transform: toScreen, inheritedOpacity: inherited, clip: clip,
                 visualBounds: visual.intersection(clip).integral, shadowSpread: spread, castsFromContent: own != .zero,
                 shadowsSublayers: own != .zero && !sublayers.isEmpty, tint: hasParent ? frames[f].tint : nil,
-                parentIndex: hasParent ? frames[f].node : -1, end: index + 1))
+                isMask: hasParent && layer.parent == nil, hasMask: mask != nil, parentIndex: hasParent ? frames[f].node : -1, end: index + 1))
         if let build, !replicated {
-            layer.renderSlot = RenderSlot(build: build, node: index, parentFrame: Int32(f), ownFrame: sublayers.isEmpty ? -1 : Int32(frames.count))
+            // A mask's frame comes just before its layer's own.
+            let ownFrame = sublayers.isEmpty && mask == nil ? -1 : Int32(frames.count + (mask == nil ? 0 : 1))
+            layer.renderSlot = RenderSlot(build: build, node: index, parentFrame: Int32(f), ownFrame: ownFrame)
         }
-        guard !sublayers.isEmpty else { return }
+        guard !sublayers.isEmpty || mask != nil else { return }
         let isMediaTime = (hasParent ? frames[f].isMediaTime : true) && layer.timing.isIdentity
+        if let mask {
+            // In the layer's space (without its sublayerTransform and masksToBounds), at
+            // full opacity, untinted. Queued last, its nodes come first after the layer's.
+            var maskFrame = ParentFrame(
+                node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: nil, childClip: clip,
+                opacity: 1, inheritedOpacity: 1, spread: inheritedSpread, shelter: shelter)
+            maskFrame.isReplicated = replicated
+            frames.append(maskFrame)
+        }
+        let maskFrame = Int32(frames.count - 1)
+        defer {
+            if let mask { stack.append((Unmanaged.passUnretained(mask), maskFrame)) }
+        }
         let ownFrame = ParentFrame(
             node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: g.sublayerMatrix,
             childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited,

@@ -110,13 +110,13 @@ extension Scene {
 
     // MARK: Tree changes
 
-    private func addLayer(id: String, kind: String, parent: String, placement: Transaction.Placement, properties: [(KeyPath, Value)]) throws(CoreError) {
+    private func addLayer(id: String, kind: String, parent: String?, placement: Transaction.Placement, properties: [(KeyPath, Value)]) throws(CoreError) {
         try validateNewID(id)
         guard let kind = kinds[kind] else { throw .unknownKind(kind, known: kinds.keys.sorted()) }
         guard layers.count < configuration.maximumLayers else {
             throw .limitExceeded("the scene holds its maximum of \(configuration.maximumLayers) layers (limits.layers); remove some first")
         }
-        let parentLayer = try layer(parent)
+        let parentLayer = try parent.map { p throws(CoreError) in try self.layer(p) }
         let layer = Layer(id: id, kind: kind)
         for (path, value) in properties {
             guard !path.components.contains("") else {
@@ -126,19 +126,26 @@ extension Scene {
             if case .custom = target { try layer.checkNewCustomKey(path) }
             layer.model = try layer.model.validatedSetting(value, at: target, path: path, descriptor: layer.descriptor(for: target))
         }
-        let index = try self.index(for: placement, in: parentLayer, moving: nil)
+        let index = try parentLayer.map { p throws(CoreError) in try self.index(for: placement, in: p, moving: nil) }
         valueBytes += layer.model.heapBytes
         layers[id] = layer
         undoLog!.append { [unowned self] in self.layers[id] = nil }
-        insert(layer, into: parentLayer, at: index)
+        if let parentLayer, let index {
+            insert(layer, into: parentLayer, at: index)
+        } else {
+            treeChanged()
+        }
+        if !layer.model.string(.mask).isEmpty { try linkMask(of: layer) }
     }
 
     private func removeLayer(_ id: String) throws(CoreError) {
         let layer = try layer(id)
         guard layer.rootOfOutput == nil else { throw .rootLayer(id) }
+        if let host = layer.maskHost { unsetMask(of: host) }
         var stack = [layer]
         while let node = stack.popLast() {
             stack.append(contentsOf: node.sublayers)
+            if let mask = node.maskLayer { stack.append(mask) }
             for attached in node.animations { stopped(attached, on: node, finished: false) }
             setAnimations([], of: node)
             valueBytes -= node.model.heapBytes
@@ -152,6 +159,10 @@ extension Scene {
         let layer = try layer(id)
         guard layer.rootOfOutput == nil else { throw .rootLayer(id) }
         let newParent = try self.layer(parent)
+        if let host = layer.maskHost {
+            throw .invalidValue(
+                keyPath: "parent", "'\(id)' is the mask of '\(host.id)' and cannot also be in the tree; set the mask of '\(host.id)' to \"\" first")
+        }
         guard !layer.isAncestor(of: newParent) else { throw .cycle(layer: id, parent: parent) }
         if case .above(let s) = placement, s == id { return }
         if case .below(let s) = placement, s == id { return }
@@ -210,8 +221,14 @@ extension Scene {
         undoLog!.append { layer.model = old }
         valueBytes += newModel.heapBytes - old.heapBytes
         layer.model = newModel
-        // zPosition orders siblings: the tree's shape may change.
-        if case .slot(BaseProperty.zPosition.slot, _) = target { treeChanged() } else { layerChanged(layer) }
+        if case .slot(BaseProperty.mask.slot, _) = target {
+            try linkMask(of: layer)
+        } else if case .slot(BaseProperty.zPosition.slot, _) = target {
+            // zPosition orders siblings: the tree's shape may change.
+            treeChanged()
+        } else {
+            layerChanged(layer)
+        }
         guard let shown, shown != value, shown.type == value.type,
             var animation = action(for: path, of: layer, descriptor: descriptor, settings: settings)
         else { return }

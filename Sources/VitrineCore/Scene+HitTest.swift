@@ -63,7 +63,7 @@ extension Scene {
         for (i, node) in chain.enumerated() {
             let presented = TreeBuilder.present(node, parentTime: parentTime)
             var m = presented.geometry.toParent
-            if let s = sublayerMatrix { m = m.concatenating(s) }
+            if let s = sublayerMatrix, node.parent != nil { m = m.concatenating(s) }
             toScreen = i == 0 ? m : m.concatenating(toScreen)
             sublayerMatrix = presented.geometry.sublayerMatrix
             parentTime = presented.localTime

@@ -62,7 +62,7 @@ extension Scene {
     }
 
     func localTime(of layer: Layer, at time: Double) -> Double? {
-        let parentTime = layer.parent.map { localTime(of: $0, at: time) } ?? time
+        let parentTime = layer.timeParent.map { localTime(of: $0, at: time) } ?? time
         return Self.layerTime(layer.timing, parentTime: parentTime)
     }
 

@@ -14,8 +14,11 @@ extension Scene {
             public var id: String
             /// The kind's name (`layer`, `text`, `rolling-number`, …).
             public var kind: String
-            /// The parent's id; nil for an output's root layer.
+            /// The parent's id; nil for an output's root layer and for a layer outside the
+            /// tree.
             public var parent: String?
+            /// The layer is outside the tree (added without a parent: a mask, or one to be).
+            public var isDetached: Bool
             /// The built-in properties whose model values differ from the kind's
             /// defaults, by property name.
             public var properties: [String: Value]
@@ -34,11 +37,12 @@ extension Scene {
 
             /// A layer of `kind` with every property at its default and nothing attached.
             public init(
-                id: String, kind: String = "layer", parent: String?, properties: [String: Value] = [:], custom: [String: Value] = [:],
-                actions: [String: ActionRule] = [:], actionsFrom: String? = nil, actionPolicy: ActionPolicy = .implicit,
+                id: String, kind: String = "layer", parent: String?, isDetached: Bool = false, properties: [String: Value] = [:],
+                custom: [String: Value] = [:], actions: [String: ActionRule] = [:], actionsFrom: String? = nil, actionPolicy: ActionPolicy = .implicit,
                 displayKeys: Set<String> = [], animations: [AnimationState] = []
             ) {
                 (self.id, self.kind, self.parent, self.properties, self.custom) = (id, kind, parent, properties, custom)
+                self.isDetached = isDetached
                 (self.actions, self.actionsFrom, self.actionPolicy, self.displayKeys, self.animations) =
                     (actions, actionsFrom, actionPolicy, displayKeys, animations)
             }
@@ -66,7 +70,8 @@ extension Scene {
         }
 
         /// Every layer, each after its parent, siblings in drawing order (bottom first).
-        /// Root layers come first in their trees and are matched by id when restoring.
+        /// Root layers come first in their trees and are matched by id when restoring;
+        /// the layers outside the tree (masks) and theirs follow, by id.
         public var layers: [LayerState]
         /// The id the next animation gets.
         public var nextAnimationID: UInt64
@@ -84,7 +89,8 @@ extension Scene {
     public func snapshot() -> Snapshot {
         var states: [Snapshot.LayerState] = []
         states.reserveCapacity(layers.count)
-        var stack = roots.reversed() as [Layer]
+        let detached = layers.values.filter { $0.parent == nil && $0.rootOfOutput == nil }.sorted { $0.id > $1.id }
+        var stack = detached + roots.reversed()
         while let layer = stack.popLast() {
             var properties: [String: Value] = [:]
             for (slot, descriptor) in layer.kind.properties.enumerated() where layer.model.base[slot] != descriptor.defaultValue {
@@ -92,7 +98,8 @@ extension Scene {
             }
             states.append(
                 Snapshot.LayerState(
-                    id: layer.id, kind: layer.kindName, parent: layer.parent?.id, properties: properties, custom: layer.model.custom,
+                    id: layer.id, kind: layer.kindName, parent: layer.parent?.id, isDetached: layer.parent == nil && layer.rootOfOutput == nil,
+                    properties: properties, custom: layer.model.custom,
                     actions: layer.actions, actionsFrom: layer.actionsFrom, actionPolicy: layer.actionPolicy, displayKeys: layer.displayKeys,
                     animations: layer.animations.map {
                         Snapshot.AnimationState(
@@ -116,16 +123,17 @@ extension Scene {
     /// layers' animations stop without events; events already queued stay queued.
     public func restore(_ snapshot: Snapshot) throws(CoreError) {
         var built: [String: Layer] = [:]
-        var order: [(layer: Layer, parent: Layer)] = []
+        var order: [(layer: Layer, parent: Layer?)] = []
         var rootStates: [(Layer, PropertyValues, Snapshot.LayerState)] = []
         var animationIDs = Set<UInt64>()
         var lastAnimation: UInt64 = 0, lastTransaction: UInt64 = 0
-        guard snapshot.layers.count - snapshot.layers.count(where: { $0.parent == nil }) + roots.count <= configuration.maximumLayers else {
+        guard snapshot.layers.count - snapshot.layers.count(where: { $0.parent == nil && !$0.isDetached }) + roots.count <= configuration.maximumLayers
+        else {
             throw .limitExceeded("the snapshot holds more than the scene's maximum of \(configuration.maximumLayers) layers (limits.layers)")
         }
         for state in snapshot.layers {
             let layer: Layer
-            if state.parent == nil {
+            if state.parent == nil, !state.isDetached {
                 guard let root = layers[state.id], root.rootOfOutput != nil, built[state.id] == nil else { throw .unknownLayer(state.id) }
                 guard root.kindName == state.kind else {
                     throw .invalidValue(keyPath: "kind", "the root layer '\(state.id)' is a \(root.kindName), not a \(state.kind)")
@@ -135,18 +143,18 @@ extension Scene {
                 guard built[state.id] == nil, layers[state.id]?.rootOfOutput == nil else { throw .duplicateLayer(state.id) }
                 try Self.validateID(state.id)
                 guard let kind = kinds[state.kind] else { throw .unknownKind(state.kind, known: kinds.keys.sorted()) }
-                guard built[state.parent!] != nil else {
+                guard state.isDetached || built[state.parent!] != nil else {
                     throw .invalidValue(keyPath: "parent", "layer '\(state.id)' comes before its parent '\(state.parent!)' or that parent does not exist")
                 }
                 layer = Layer(id: state.id, kind: kind)
             }
             built[state.id] = layer
-            let model = try Self.restoredModel(state, kind: layer.kind, keeping: state.parent == nil ? layer.model : nil)
-            if state.parent == nil {
+            let model = try Self.restoredModel(state, kind: layer.kind, keeping: state.parent == nil && !state.isDetached ? layer.model : nil)
+            if state.parent == nil, !state.isDetached {
                 rootStates.append((layer, model, state))
             } else {
                 layer.model = model
-                order.append((layer, built[state.parent!]!))
+                order.append((layer, state.parent.map { built[$0]! }))
             }
             guard state.animations.count <= configuration.maximumAnimationsPerLayer else {
                 throw .limitExceeded(
@@ -165,6 +173,7 @@ extension Scene {
                 lastTransaction = max(lastTransaction, a.transaction ?? 0)
             }
         }
+        let masks = try Self.restoredMasks(snapshot, built: built)
         // Tracks need the layers' kinds and values in place: resolved after the checks
         // above, still before the scene changes.
         var attached: [(Layer, [AttachedAnimation])] = []
@@ -199,9 +208,14 @@ extension Scene {
         for (root, model, _) in rootStates { root.model = model }
         layers = Dictionary(uniqueKeysWithValues: roots.map { ($0.id, $0) })
         for (layer, parent) in order {
-            parent.sublayers.append(layer)
+            parent?.sublayers.append(layer)
             layer.parent = parent
             layers[layer.id] = layer
+        }
+        for root in roots { root.maskLayer = nil }
+        for (host, mask) in masks {
+            host.maskLayer = mask
+            mask.maskHost = host
         }
         animatedLayers = [:]
         transactionWaits = [:]
@@ -222,6 +236,34 @@ extension Scene {
         recountValueBytes()
         treeChanged()
         revision &+= 1
+    }
+
+    /// The pairs of a layer and its mask that the snapshot's `mask` values name, checked as
+    /// setting `mask` checks them.
+    private static func restoredMasks(_ snapshot: Snapshot, built: [String: Layer]) throws(CoreError) -> [(Layer, Layer)] {
+        var hostOf: [String: String] = [:]
+        var parentOf: [String: String] = [:]
+        let detached = Set(snapshot.layers.filter(\.isDetached).map(\.id))
+        for state in snapshot.layers {
+            if let parent = state.parent { parentOf[state.id] = parent }
+            guard case .string(let mask)? = state.properties[BaseProperty.mask.descriptor.name], !mask.isEmpty else { continue }
+            guard built[mask] != nil else { throw .invalidValue(keyPath: "mask", "layer '\(state.id)' is masked by '\(mask)', which the snapshot lacks") }
+            guard detached.contains(mask), mask != state.id else {
+                throw .invalidValue(keyPath: "mask", "layer '\(state.id)' is masked by '\(mask)', which is not a layer outside the tree")
+            }
+            guard hostOf[mask] == nil else { throw .invalidValue(keyPath: "mask", "'\(mask)' masks two layers") }
+            hostOf[mask] = state.id
+        }
+        // Up through parents and the layers masked: every walk must reach a root.
+        for start in hostOf.keys {
+            var node: String? = start, steps = 0
+            while let n = node {
+                steps += 1
+                guard steps <= snapshot.layers.count else { throw .invalidValue(keyPath: "mask", "the masks of '\(start)' and its layers form a cycle") }
+                node = parentOf[n] ?? hostOf[n]
+            }
+        }
+        return hostOf.map { (built[$0.value]!, built[$0.key]!) }
     }
 
     /// The settings used to resolve restored animations again: only a duration of 0

@@ -139,6 +139,9 @@ public final class Scene {
 
     public func kind(of id: String) throws(CoreError) -> LayerKind { try layer(id).kind }
     public func parent(of id: String) throws(CoreError) -> String? { try layer(id).parent?.id }
+    /// The layer whose time a layer's parent time is: its parent, or for a mask the layer
+    /// it masks; nil for a root or a layer outside the tree that masks nothing.
+    public func timeParent(of id: String) throws(CoreError) -> String? { try layer(id).timeParent?.id }
     public func sublayers(of id: String) throws(CoreError) -> [String] { try layer(id).sublayers.map(\.id) }
 
     /// The model values of a layer.
@@ -232,7 +235,8 @@ public final class Scene {
             }
         var m = AffineTransform.identity
         for i in stride(from: values.count - 1, to: 0, by: -1) {
-            m = m.concatenating(Self.transformToParent(values[i], parent: values[i - 1]))
+            // A mask is placed in its layer's space, without that layer's sublayerTransform.
+            m = m.concatenating(Self.transformToParent(values[i], parent: chain[i].parent == nil ? nil : values[i - 1]))
         }
         return m
     }

@@ -35,7 +35,9 @@ public struct Transaction: Sendable {
 
     /// One change.
     public enum Operation: Sendable {
-        case addLayer(id: String, kind: String, parent: String, placement: Placement, properties: [(KeyPath, Value)])
+        /// Adds a layer under `parent`, or outside the tree when it is nil: such a layer is
+        /// not drawn until it becomes another layer's `mask`.
+        case addLayer(id: String, kind: String, parent: String?, placement: Placement, properties: [(KeyPath, Value)])
         /// Removes the layer and its subtree; their animations stop unfinished.
         case removeLayer(String)
         case moveLayer(String, parent: String, placement: Placement)
@@ -55,7 +57,8 @@ public struct Transaction: Sendable {
         case nested(Transaction)
     }
 
-    public mutating func add(layer id: String, kind: String = "layer", parent: String, placement: Placement = .top, properties: [String: Value] = [:]) {
+    /// Adds a layer under `parent`; with nil, outside the tree (a mask to be).
+    public mutating func add(layer id: String, kind: String = "layer", parent: String?, placement: Placement = .top, properties: [String: Value] = [:]) {
         // Empty parts are kept so that the commit rejects "", "a..b" or ".a" instead of guessing.
         let props = properties.sorted { $0.key < $1.key }.map {
             (KeyPath(components: $0.key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)), $0.value)

@@ -37,7 +37,8 @@ struct TransactionBuilder {
                 values.append((path, value))
             }
             pendingKinds[id] = kind
-            tx.operations.append(.addLayer(id: id, kind: kindName, parent: parent ?? compositor.root, placement: placement.placement, properties: values))
+            tx.operations.append(
+                .addLayer(id: id, kind: kindName, parent: parent ?? .some(compositor.root), placement: placement.placement, properties: values))
             if kindName == RollingNumber.kindName {
                 var initial = PropertyValues(slots: kind.properties.map(\.defaultValue), custom: [:])
                 for (path, value) in values where path.components.count == 1 {
@@ -149,7 +150,7 @@ struct TransactionBuilder {
     private func changeSpeed(of id: String, to speed: Double, in tx: inout Transaction) throws(ProtocolError) -> JSON {
         let values = try core { () throws(CoreError) in try scene.modelValues(of: id) }
         let timing = values.timing
-        let parent = try core { () throws(CoreError) in try scene.parent(of: id) }
+        let parent = try core { () throws(CoreError) in try scene.timeParent(of: id) }
         let parentTime = try parent.map { p throws(ProtocolError) in try core { () throws(CoreError) in try scene.convertTime(now, from: nil, to: p) } } ?? now
         let local = timing.localTime(fromParent: parentTime)
         var quiet = Transaction(disableActions: true)

@@ -36,7 +36,9 @@ public enum Command: Sendable {
     case ping
     /// Counters for monitoring: frames presented, layers, clients, whether anything animates.
     case stats
-    case layerAdd(id: String, kind: String, parent: String?, placement: PlacementSpec, properties: [(String, JSON)])
+    /// `parent` is nil when not given (the output's root), `.some(nil)` for `null`: outside
+    /// the tree, a mask to be.
+    case layerAdd(id: String, kind: String, parent: String??, placement: PlacementSpec, properties: [(String, JSON)])
     case layerRemove(id: String)
     case layerMove(id: String, parent: String, placement: PlacementSpec)
     /// Sets properties; `animation` animates every change with that template (from what is

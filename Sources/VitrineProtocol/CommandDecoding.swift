@@ -21,7 +21,7 @@ extension Command {
         case "layer.add":
             try r.only(["layer", "kind", "parent", "index", "above", "below", "properties"])
             self = .layerAdd(
-                id: try r.requiredString("layer"), kind: try r.string("kind") ?? "layer", parent: try r.string("parent"),
+                id: try r.requiredString("layer"), kind: try r.string("kind") ?? "layer", parent: try r.parent(),
                 placement: try r.placement(), properties: try r.properties())
         case "layer.remove":
             try r.only(["layer"])
@@ -284,6 +284,13 @@ struct Fields {
         guard let v = object["properties"] else { return [] }
         guard let p = v.object else { throw ProtocolError(.wrongType, "\(command): \"properties\" is an object of key: value") }
         return p.sorted { $0.key < $1.key }
+    }
+
+    /// `"parent"`: nil when not given, `.some(nil)` for `null` (outside the tree).
+    func parent() throws(ProtocolError) -> String?? {
+        if object["parent"] == .null { return .some(nil) }
+        guard let parent = try string("parent") else { return nil }
+        return .some(parent)
     }
 
     func placement() throws(ProtocolError) -> PlacementSpec {

@@ -24,11 +24,13 @@ public struct SceneDescription: Sendable {
     public struct LayerDescription: Sendable {
         public var id: String
         public var kind: String
-        /// nil: the root.
+        /// nil: the root, unless `isDetached`.
         public var parent: String?
         public var properties: [(String, JSON)]
         public var animations: [JSON]
         public var displayKeys: [String]
+        /// `"parent": null`: outside the tree (a mask).
+        public var isDetached = false
     }
 
     public var size: Size?
@@ -94,9 +96,9 @@ public struct SceneDescription: Sendable {
         let keys = o["displayKeys"]?.array?.compactMap(\.string) ?? []
         layers.append(
             LayerDescription(
-                id: id, kind: try reader.string("kind") ?? "layer", parent: try reader.string("parent") ?? parent,
+                id: id, kind: try reader.string("kind") ?? "layer", parent: o["parent"] == .null ? nil : try reader.string("parent") ?? parent,
                 properties: (o["properties"]?.object ?? [:]).sorted { $0.key < $1.key },
-                animations: o["animations"]?.array ?? [], displayKeys: keys))
+                animations: o["animations"]?.array ?? [], displayKeys: keys, isDetached: o["parent"] == .null))
         for sub in o["sublayers"]?.array ?? [] { try flatten(sub, parent: id) }
     }
 
@@ -106,6 +108,8 @@ public struct SceneDescription: Sendable {
         var setup = Transaction(disableActions: true)
         if let background { setup.set(root, "backgroundColor", .color(background)) }
         var customValues: [String: [String: Value]] = [:]
+        // Masks are set once every layer is there, so that a mask may come after its layer.
+        var masks = Transaction(disableActions: true)
         for layer in layers {
             guard let kind = scene.kinds[layer.kind] else {
                 throw ProtocolError(CoreError.unknownKind(layer.kind, known: scene.kinds.keys.sorted()))
@@ -116,13 +120,19 @@ public struct SceneDescription: Sendable {
                 do { path = try KeyPath(parsing: name) } catch { throw ProtocolError(error) }
                 let value = try Value(json: json, shape: kind.valueShape(at: path), at: "\(layer.id).\(name)")
                 if kind.slot(of: path.property) == nil { customValues[layer.id, default: [:]][name] = value }
-                properties.append((path, value))
+                if path.components == ["mask"] {
+                    masks.set(layer.id, path, value)
+                } else {
+                    properties.append((path, value))
+                }
             }
-            setup.operations.append(.addLayer(id: layer.id, kind: layer.kind, parent: layer.parent ?? root, placement: .top, properties: properties))
+            setup.operations.append(
+                .addLayer(id: layer.id, kind: layer.kind, parent: layer.isDetached ? nil : layer.parent ?? root, placement: .top, properties: properties))
             if !layer.displayKeys.isEmpty {
                 setup.operations.append(.setDisplayKeys(layer: layer.id, keys: Set(layer.displayKeys)))
             }
         }
+        setup.nest(masks)
         var animate = Transaction(disableActions: true)
         for layer in layers {
             let kind = scene.kinds[layer.kind]!

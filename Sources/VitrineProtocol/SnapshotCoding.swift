@@ -5,6 +5,7 @@ import VitrineCore
 /// ```json
 /// {"nextAnimation": 7, "nextTransaction": 12, "layers": [
 ///   {"id": "root", "kind": "layer", "properties": {"backgroundColor": {"color": [0, 0, 0, 1]}}},
+///   {"id": "wipe", "kind": "layer", "detached": true},
 ///   {"id": "title", "kind": "text", "parent": "root",
 ///    "properties": {"string": "Hello", "position": {"point": [640, 80]}},
 ///    "animations": [{"id": 6, "key": "opacity", "transaction": 11, "started": true, "finished": false,
@@ -39,6 +40,7 @@ extension Scene.Snapshot {
     private static func json(_ layer: LayerState) -> JSON {
         var o: [String: JSON] = ["id": .string(layer.id), "kind": .string(layer.kind)]
         if let parent = layer.parent { o["parent"] = .string(parent) }
+        if layer.isDetached { o["detached"] = .bool(true) }
         if !layer.properties.isEmpty { o["properties"] = .object(layer.properties.mapValues(\.taggedJSON)) }
         if !layer.custom.isEmpty { o["custom"] = .object(layer.custom.mapValues(\.taggedJSON)) }
         if !layer.actions.isEmpty {
@@ -71,9 +73,10 @@ extension Scene.Snapshot {
         let r = try StrictObject(
             json, at: path,
             fields: [
-                "id", "kind", "parent", "properties", "custom", "actions", "actionsFrom", "policy", "displayKeys", "animations",
+                "id", "kind", "parent", "detached", "properties", "custom", "actions", "actionsFrom", "policy", "displayKeys", "animations",
             ])
-        var layer = LayerState(id: try r.string("id"), kind: try r.string("kind"), parent: try r.optionalString("parent"))
+        var layer = LayerState(
+            id: try r.string("id"), kind: try r.string("kind"), parent: try r.optionalString("parent"), isDetached: try r.optionalBool("detached") ?? false)
         layer.properties = try r.values("properties")
         layer.custom = try r.values("custom")
         for (key, rule) in try r.optionalObject("actions") ?? [:] {

@@ -18,7 +18,7 @@ extension Renderer {
     /// narrowed by an ancestor's rounded `masksToBounds`.
     private func coversOpaquely(_ i: Int, _ rect: Rect, _ tree: RenderTree) -> Bool {
         let node = tree.nodes[i]
-        guard node.visualBounds.contains(rect), node.inheritedOpacity == 1 else { return false }
+        guard node.visualBounds.contains(rect), node.inheritedOpacity == 1, !node.hasMask, !node.isMask else { return false }
         let v = node.values
         guard v.number(.opacity) == 1, node.tint == nil, node.content.transition == nil, node.transform.isAxisAligned,
             node.clip.contains(rect), v.number(.cornerRadius) <= 0,
@@ -37,6 +37,7 @@ extension Renderer {
             let pv = tree.nodes[p].values
             if pv.bool(.masksToBounds), pv.number(.cornerRadius) > 0 { return false }
             if tree.nodes[p].tint != nil || tree.nodes[p].content.transition != nil { return false }
+            if tree.nodes[p].hasMask || tree.nodes[p].isMask { return false }
             parent = tree.nodes[p].parent
         }
         return true

@@ -135,7 +135,9 @@ public final class Renderer {
             }
             own *= tint.alpha
         }
-        if own < 1, node.subtreeEnd > i + 1, node.values.bool(.allowsGroupOpacity) {
+        if node.hasMask {
+            drawMasked(pass, i, on: surface, offset: offset, clip: clip, opacity: opacity * own)
+        } else if own < 1, node.subtreeEnd > i + 1, node.values.bool(.allowsGroupOpacity) {
             let bounds = PixelRect(covering: pass.reach[i].intersection(pass.area).offsetBy(dx: offset.tx, dy: offset.ty))
                 .intersection(clip.rect)
             guard !bounds.isEmpty else { return }
@@ -155,9 +157,40 @@ public final class Renderer {
         guard !bounds.isEmpty else { return }
         surface.drawGroup(bounds: bounds, opacity: opacity, clip: clip) { group, toGroup in
             let inner = clip.translated(dx: Int(toGroup.tx), dy: Int(toGroup.ty))
-            drawContents(pass, i, on: group, offset: offset.concatenating(toGroup), clip: inner, opacity: 1)
+            if pass.tree.nodes[i].hasMask {
+                drawMasked(pass, i, on: group, offset: offset.concatenating(toGroup), clip: inner, opacity: 1)
+            } else {
+                drawContents(pass, i, on: group, offset: offset.concatenating(toGroup), clip: inner, opacity: 1)
+            }
             group.multiply(group.bounds, by: tint)
         }
+    }
+
+    /// Draws node `i`, whose layer has a mask, and its descendants offscreen, and
+    /// composites them with `opacity` through the alpha of its mask (node `i + 1`) drawn
+    /// offscreen too: only where the mask reaches is anything drawn.
+    private func drawMasked(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double) {
+        let node = pass.tree.nodes[i], m = i + 1
+        guard m < node.subtreeEnd, pass.tree.nodes[m].isMask else { return }
+        let shown = pass.reach[i].intersection(pass.reach[m]).intersection(pass.area).offsetBy(dx: offset.tx, dy: offset.ty)
+        let bounds = PixelRect(covering: shown).intersection(clip.rect)
+        guard !bounds.isEmpty else { return }
+        let alpha = maskAlpha(pass, m, over: bounds, offset: offset)
+        surface.drawGroup(bounds: bounds, opacity: opacity, clip: clip.intersecting(Clip(mask: alpha))) { group, toGroup in
+            let inner = clip.translated(dx: Int(toGroup.tx), dy: Int(toGroup.ty))
+            drawContents(pass, i, on: group, offset: offset.concatenating(toGroup), clip: inner, opacity: 1)
+        }
+    }
+
+    /// The alpha of mask node `m` and its descendants as composited over `bounds` (pixels
+    /// of the surface that `offset` maps screen space to).
+    private func maskAlpha(_ pass: Pass, _ m: Int, over bounds: PixelRect, offset: AffineTransform) -> A8Mask {
+        let drawn = Surface(width: bounds.width, height: bounds.height)
+        let toMask = offset.concatenating(AffineTransform(translationX: Double(-bounds.x), y: Double(-bounds.y)))
+        drawSubtree(pass, m, on: drawn, offset: toMask, clip: Clip(rect: drawn.bounds), opacity: 1)
+        let alpha = A8Mask(covering: bounds)
+        alpha.copyAlpha(of: drawn, drawn.bounds, toX: 0, y: 0)
+        return alpha
     }
 
     /// Draws node `i` (its shadow too unless `castsShadow` is false) and its descendants.
@@ -199,7 +232,7 @@ public final class Renderer {
         }
         var j = i + 1
         while j < node.subtreeEnd {
-            drawSubtree(pass, j, on: surface, offset: offset, clip: inner, opacity: opacity)
+            if !pass.tree.nodes[j].isMask { drawSubtree(pass, j, on: surface, offset: offset, clip: inner, opacity: opacity) }
             j = pass.tree.nodes[j].subtreeEnd
         }
         let borderWidth = v.number(.borderWidth)

@@ -190,6 +190,15 @@ import VitrineRolling
         #expect(refusal(#"{"id": 1, "cmd": "ping""#)?.code == "malformed_json")
     }
 
+    @Test func aNullParentAddsALayerOutsideTheTree() throws {
+        guard case .layerAdd("wipe", "layer", .some(nil), .top, _) = try command(#"{"id": 1, "cmd": "layer.add", "layer": "wipe", "parent": null}"#) else {
+            Issue.record("not outside the tree"); return
+        }
+        guard case .layerAdd("a", "layer", .some("b"), .top, _) = try command(#"{"id": 1, "cmd": "layer.add", "layer": "a", "parent": "b"}"#) else {
+            Issue.record("not under b"); return
+        }
+    }
+
     @Test func aLineDecodesFromItsBytesWhereTheyLie() throws {
         let text = #"{"id": "é1", "cmd": "layer.add", "layer": "größe €😀", "kind": "text", "properties": {"string": "naïve – ✓"}}"#
         var received = Array("junk\n".utf8) + Array(text.utf8) + Array("\n".utf8)

@@ -48,6 +48,28 @@ import VitrineCore
         #expect(original.snapshot() == restored.snapshot())
     }
 
+    @Test func masksAndLayersOutsideTheTreeReadBackAsWritten() throws {
+        let original = Self.scene()
+        var tx = Transaction(disableActions: true)
+        tx.add(layer: "wipe", parent: nil, properties: ["bounds": .rect(Rect(x: 0, y: 0, width: 50, height: 40))])
+        tx.add(layer: "edge", parent: "wipe", properties: ["opacity": .number(0.5)])
+        tx.add(layer: "photo", parent: "screen", properties: ["mask": .string("wipe")])
+        tx.addAnimation(.basic("position.x", from: .number(0), to: .number(80), duration: 2), to: "wipe")
+        try original.commit(tx, at: 0)
+        let snapshot = original.snapshot()
+        let text = snapshot.json.text
+        #expect(text.contains(#""detached":true"#))
+        let decoded = try Scene.Snapshot(json: JSON(parsing: Data(text.utf8)))
+        #expect(decoded == snapshot)
+        let restored = Self.scene()
+        try restored.restore(decoded)
+        #expect(restored.snapshot() == snapshot)
+        for t in [0.0, 0.9, 2.5] {
+            #expect(try restored.convert(Point(x: 0, y: 0), from: "edge", to: nil, at: t) == original.convert(Point(x: 0, y: 0), from: "edge", to: nil, at: t))
+            #expect(try restored.renderTree(root: "screen", at: t).nodes.map(\.id) == ["screen", "photo", "wipe", "edge"])
+        }
+    }
+
     @Test func valuesKeepTheirTypesAndExactComponents() throws {
         let values: [Value] = [
             .number(0.1 + 0.2), .bool(true), .string("{\"point\": 1}"), .point(Point(x: 1e-9, y: -3)), .size(Size(width: 2, height: 3)),

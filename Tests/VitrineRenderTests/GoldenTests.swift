@@ -9,6 +9,7 @@ import VitrineRender
     /// Scenes drawn at a time other than 0.
     static let times: [String: Double] = [
         "animation-midflight": 0.5, "text-color-animation": 0.5, "gradient-color-names-animation": 0.5, "replicator-spinner": 1.0,
+        "layer-mask-wipe": 0.5,
     ]
 
     static var sceneNames: [String] {

@@ -7,11 +7,12 @@ import VitrineRaster
 import VitrineRender
 
 /// `vitrine-bench frame`: whole frames of a reference kiosk scene at 1080p — a full
-/// repaint, a frame in which only a large number's digits change, and frames with a
-/// loading spinner (a replicator) turning — each beside a memcpy of one frame (the
+/// repaint, a frame in which only a large number's digits change, frames with a loading
+/// spinner (a replicator) turning and a progress ring filling, and frames of a full-screen
+/// push transition — each beside a memcpy of one frame (the
 /// bandwidth floor of any frame), as JSON lines.
 ///
-///     vitrine-bench frame [--quick] [--cold] [--repetitions N] [--write-frames DIR] [full|digits|spinner]
+///     vitrine-bench frame [--quick] [--cold] [--repetitions N] [--write-frames DIR] [full|digits|spinner|push]
 ///
 /// `--cold` adds `frame.full_repaint_cold`: full repaints with the renderer's shadow and
 /// gradient caches emptied before each.
@@ -68,7 +69,27 @@ func runFrameBenchmarks(_ options: [String]) {
     if runs("frame.spinner") {
         spinner(scene, pipeline, &time, memcpy, repetitions)
         if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.spinner.png") }
+        progressRing(scene, pipeline, &time, memcpy, repetitions)
+        if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.spinner_ring.png") }
     }
+    if runs("frame.push") {
+        push(scene, pipeline, &time, memcpy, repetitions)
+        if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.push.png") }
+    }
+}
+
+/// Frames of a push transition of the whole screen (CATransition on the root): the number
+/// changes and the new screen slides in from the right, pushing the old one out, over as
+/// many frames as are timed — every frame repaints the screen: the old one composited from
+/// its snapshot, the new one drawn where it has come in.
+private func push(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout Double, _ memcpy: Double, _ repetitions: Int) {
+    var tx = Transaction(disableActions: true)
+    tx.set("number", "string", .string("245 700"))
+    let duration = Double(repetitions + 1) / 60
+    tx.addAnimation(.transition(Transition(.push, direction: .fromRight), duration: duration), forKey: Animation.transitionKey, to: "root")
+    try! scene.commit(tx, at: time)
+    let frames = animatedFrames(scene, pipeline, &time, repetitions, maximumPixels: 1920 * 1080)
+    report("frame.push", frames, memcpy)
 }
 
 /// Frames in which only the large number's last digits change.
@@ -114,18 +135,45 @@ private func spinner(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout Do
     try! scene.commit(tx, at: time)
     // A second in, every copy's fade has begun.
     time += 1
+    let frames = animatedFrames(scene, pipeline, &time, repetitions, maximumPixels: 100 * 100)
+    report("frame.spinner", frames, memcpy)
+}
+
+/// The spinner's frames with a progress ring beside it: a shape layer's circle stroked
+/// 8 px wide whose `strokeEnd` runs 0 → 1 every two seconds.
+private func progressRing(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout Double, _ memcpy: Double, _ repetitions: Int) {
+    let circle = "M48 12 C67.88 12 84 28.12 84 48 C84 67.88 67.88 84 48 84 C28.12 84 12 67.88 12 48 C12 28.12 28.12 12 48 12 Z"
+    var fill = Animation.basic("strokeEnd", from: .number(0), to: .number(1), duration: 2)
+    fill.timing.repeatCount = .infinity
+    var tx = Transaction(disableActions: true)
+    tx.add(
+        layer: "ring", kind: "shape", parent: "root",
+        properties: [
+            "bounds": .rect(Rect(x: 0, y: 0, width: 96, height: 96)), "position": .point(Point(x: 1680, y: 110)), "path": .string(circle),
+            "fillColor": .color(.clear), "strokeColor": .color(Color(red: 1, green: 0.82, blue: 0.4)), "lineWidth": .number(8),
+            "lineCap": .string("round"),
+        ])
+    tx.addAnimation(fill, to: "ring")
+    try! scene.commit(tx, at: time)
+    time += 0.5
+    let frames = animatedFrames(scene, pipeline, &time, repetitions, maximumPixels: 250 * 160)
+    report("frame.spinner_ring", frames, memcpy)
+}
+
+/// The median time of `repetitions` frames 1/60 s apart, after one drawn at `time`, while
+/// the scene animates: each must present and repaint at most `maximumPixels`.
+private func animatedFrames(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout Double, _ repetitions: Int, maximumPixels: Int) -> Double {
     _ = scene.advance(to: time)
     _ = try! pipeline.render(scene.renderTree(root: "root", at: time))
-    let frames = median(
+    return median(
         (0..<repetitions).map { _ in
             time += 1.0 / 60
             return milliseconds {
                 _ = scene.advance(to: time)
                 let report = try! pipeline.render(scene.renderTree(root: "root", at: time))
-                precondition(report.presented && report.repaintedPixels <= 100 * 100)
+                precondition(report.presented && report.repaintedPixels <= maximumPixels)
             }
         })
-    report("frame.spinner", frames, memcpy)
 }
 
 private func report(_ name: String, _ ms: Double, _ memcpy: Double) {

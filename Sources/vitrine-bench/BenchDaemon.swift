@@ -296,6 +296,7 @@ final class BlockingLineClient {
     private var fd: Int32
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
     private var start = 0, end = 0
+    private var numbered = 0
 
     init(path: String) throws {
         fd = try connectUnix(path)
@@ -311,6 +312,13 @@ final class BlockingLineClient {
     deinit { close() }
 
     func send(_ bytes: [UInt8]) throws { try sendAll(fd, bytes) }
+
+    /// Sends the request whose fields (without an id) are `fields`, numbered after the
+    /// last one this method sent, and requires a successful reply.
+    func expectOK(fields: String) throws {
+        numbered += 1
+        try expectOK(id: numbered, "{\"id\":\(numbered),\(fields)}")
+    }
 
     /// Sends `line` and requires a successful reply to `id`.
     func expectOK(id: Int, _ line: String) throws {

@@ -45,25 +45,21 @@ private func imageFirstFrame(in directory: String, samples: Int) throws {
     defer { serving.stop() }
     let client = try BlockingLineClient(path: serving.socketPath)
     defer { client.close() }
-    var id = 0
-    func request(_ body: String) throws {
-        id += 1
-        try client.expectOK(id: id, "{\"id\":\(id),\(body)}")
-    }
     let black: UInt32 = 0xFF00_0000
-    try request(
-        ##""cmd":"layer.add","layer":"photo","properties":{"bounds":[0,0,\##(width),\##(height)],"position":[\##(width / 2),\##(height / 2)],"backgroundColor":"#000000"}"##
+    try client.expectOK(
+        fields:
+            ##""cmd":"layer.add","layer":"photo","properties":{"bounds":[0,0,\##(width),\##(height)],"position":[\##(width / 2),\##(height / 2)],"backgroundColor":"#000000"}"##
     )
     var shown: [Double] = [], decoded: [Double] = []
     for path in paths {
         decoded.append(try spawnMeasured(djpeg, ["-scale", scale, "-outfile", "/dev/null", path]).wall * 1000)
         _ = probe.arm { $0 != black }
-        try request(#""cmd":"layer.set","layer":"photo","properties":{"contents":"\#(path)"},"actions":false"#)
+        try client.expectOK(fields: #""cmd":"layer.set","layer":"photo","properties":{"contents":"\#(path)"},"actions":false"#)
         guard let latency = probe.wait(seconds: 5) else { throw BenchError("no frame showed \(path) within 5 s") }
         shown.append(Double(latency) / 1e6)
         // Back to black, and the decoded picture dropped, before the next sample.
         _ = probe.arm { $0 == black }
-        try request(#""cmd":"layer.set","layer":"photo","properties":{"contents":""},"actions":false"#)
+        try client.expectOK(fields: #""cmd":"layer.set","layer":"photo","properties":{"contents":""},"actions":false"#)
         guard probe.wait(seconds: 2) != nil else { throw BenchError("the layer did not go black again") }
         usleep(100_000)
     }

@@ -74,6 +74,13 @@ import VitrineRaster
         return (daemon, c)
     }
 
+    /// A daemon whose `limits.memory_mb` is 16.
+    func startWithSixteenMegabytes() throws -> (DaemonProcess, SocketClient) {
+        let config = content.appendingPathComponent("small.toml").path
+        try Data("[limits]\nmemory_mb = 16\n".utf8).write(to: URL(fileURLWithPath: config))
+        return try start(["--config", config])
+    }
+
     func addVideo(_ c: SocketClient, _ src: String, _ extra: String = "") throws {
         let reply = try c.request(
             #"{"cmd": "layer.add", "layer": "v", "kind": "video", "properties": {"bounds": [0, 0, 64, 48], "position": [32, 24], "src": "\#(src)"\#(extra)}}"#)
@@ -210,9 +217,7 @@ import VitrineRaster
 
     @Test func framesThatDoNotFitTheMemoryLimitAreRefused() throws {
         let video = try makeVideo()
-        let config = content.appendingPathComponent("small.toml").path
-        try Data("[limits]\nmemory_mb = 16\n".utf8).write(to: URL(fileURLWithPath: config))
-        let (daemon, c) = try start(["--config", config])
+        let (daemon, c) = try startWithSixteenMegabytes()
         defer { withExtendedLifetime(daemon) {} }
         // 2000 × 2000 pixels, five frames: 80 MB.
         let reply = try c.request(
@@ -270,6 +275,20 @@ import VitrineRaster
         #expect(worst <= 8, "the resized layer differs from the one made at that size by \(worst) in a channel")
         let white = ScreenshotTests.rgba(shot, 64 + 32 + 4, 4), black = ScreenshotTests.rgba(shot, 64 + 32 + 12, 4)
         #expect(white[0] > 220 && black[0] < 35, "squares: \(white) and \(black)")
+    }
+
+    @Test func aResizeWhoseFramesDoNotFitKeepsPlayingAtTheOldSize() throws {
+        let video = try makeVideo()
+        let (daemon, c) = try startWithSixteenMegabytes()
+        defer { withExtendedLifetime(daemon) {} }
+        try addVideo(c, video)
+        #expect(try frame(at: 0.2, c) == 6)
+        // 2000 × 2000 pixels, five frames: 80 MB, more than the limit.
+        let resized = try c.request(#"{"cmd": "layer.set", "layer": "v", "properties": {"bounds": [0, 0, 2000, 2000]}, "actions": false}"#)
+        try #require(resized["ok"] == .bool(true), "\(resized)")
+        #expect(try frame(at: 0.51, c) == 15)
+        #expect(try frame(at: 1.01, c) == 30)
+        #expect(try !events(c).contains("video.error"))
     }
 
     @Test func aRestartRestoresTheLayerAndPlaysItFromItsStart() throws {

@@ -3,7 +3,7 @@
 
 /* GStreamer for VitrineVideo's players. Swift cannot call varargs functions
  * (g_object_set) or GStreamer's macros, so what a player needs of them is here:
- * building its pipeline, taking errors off its bus, copying a decoded frame. */
+ * building its pipeline, taking errors off its bus, mapping a decoded frame, resizing. */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -76,16 +76,6 @@ static inline void vitrine_video_set_size(GstElement *size, int width, int heigh
     gst_caps_unref(caps);
 }
 
-/* A sample's frame size; 0 when its caps say none. */
-static inline int vitrine_sample_size(GstSample *sample, int *width, int *height) {
-    GstCaps *caps = gst_sample_get_caps(sample);
-    GstVideoInfo info;
-    if (!caps || !gst_video_info_from_caps(&info, caps)) return 0;
-    *width = GST_VIDEO_INFO_WIDTH(&info);
-    *height = GST_VIDEO_INFO_HEIGHT(&info);
-    return 1;
-}
-
 /* Mutes or unmutes a playbin. */
 static inline void vitrine_video_set_mute(GstElement *playbin, int mute) {
     g_object_set(playbin, "mute", mute ? TRUE : FALSE, NULL);
@@ -125,22 +115,42 @@ static inline int64_t vitrine_sample_time(GstSample *sample) {
     return (int64_t)pts;
 }
 
-/* Copies a BGRA sample's pixels into `pixels` (`stride` UInt32s a row, width × height),
- * its rows and columns beyond the sample's left as they are; 0 on success. */
-static inline int vitrine_sample_copy(GstSample *sample, uint32_t *pixels, int stride, int width, int height) {
+/* A BGRA sample mapped for reading, kept until vitrine_frame_unmap. */
+typedef struct {
+    GstSample *sample;
+    GstVideoFrame frame;
+} VitrineMappedFrame;
+
+/* Maps `sample`'s frame (taking a reference to it): its first pixel, its stride in pixels
+ * and its size; NULL when it cannot be mapped. */
+static inline VitrineMappedFrame *vitrine_sample_map(GstSample *sample, uint32_t **pixels, int *stride, int *width, int *height) {
     GstBuffer *buffer = gst_sample_get_buffer(sample);
     GstCaps *caps = gst_sample_get_caps(sample);
     GstVideoInfo info;
-    if (!buffer || !caps || !gst_video_info_from_caps(&info, caps)) return -1;
-    GstVideoFrame frame;
-    if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ)) return -1;
-    int w = GST_VIDEO_FRAME_WIDTH(&frame) < width ? GST_VIDEO_FRAME_WIDTH(&frame) : width;
-    int h = GST_VIDEO_FRAME_HEIGHT(&frame) < height ? GST_VIDEO_FRAME_HEIGHT(&frame) : height;
-    const guint8 *data = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA(&frame, 0);
-    int sourceStride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0);
-    for (int y = 0; y < h; y++) memcpy(pixels + (size_t)y * stride, data + (size_t)y * sourceStride, (size_t)w * 4);
-    gst_video_frame_unmap(&frame);
-    return 0;
+    if (!buffer || !caps || !gst_video_info_from_caps(&info, caps)) return NULL;
+    VitrineMappedFrame *mapped = g_new0(VitrineMappedFrame, 1);
+    if (!gst_video_frame_map(&mapped->frame, &info, buffer, GST_MAP_READ)) {
+        g_free(mapped);
+        return NULL;
+    }
+    if (GST_VIDEO_FRAME_PLANE_STRIDE(&mapped->frame, 0) % 4 != 0) {
+        gst_video_frame_unmap(&mapped->frame);
+        g_free(mapped);
+        return NULL;
+    }
+    mapped->sample = gst_sample_ref(sample);
+    *pixels = (uint32_t *)GST_VIDEO_FRAME_PLANE_DATA(&mapped->frame, 0);
+    *stride = GST_VIDEO_FRAME_PLANE_STRIDE(&mapped->frame, 0) / 4;
+    *width = GST_VIDEO_FRAME_WIDTH(&mapped->frame);
+    *height = GST_VIDEO_FRAME_HEIGHT(&mapped->frame);
+    return mapped;
+}
+
+/* Unmaps a frame mapped by vitrine_sample_map and drops its reference to the sample. */
+static inline void vitrine_frame_unmap(VitrineMappedFrame *mapped) {
+    gst_video_frame_unmap(&mapped->frame);
+    gst_sample_unref(mapped->sample);
+    g_free(mapped);
 }
 
 /* A flushing, accurate seek to `nanoseconds`; 0 when GStreamer refused it. */

@@ -53,7 +53,8 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// An image of premultiplied ARGB8888 pixels, each a native-endian `UInt32` `0xAARRGGBB`
-/// (pixman's `a8r8g8b8`). Rows are `stride` pixels apart. The surface owns its memory.
+/// (pixman's `a8r8g8b8`). Rows are `stride` pixels apart. The surface owns its memory, or
+/// wraps another owner's (`init(wrapping:…)`), which it gives back when it goes.
 ///
 /// Drawing operations are in extensions, one file per stage: `fill`, `draw(image:)`,
 /// `drawShadow`, `composite`. Every one of them takes an optional `Clip`, which is how to
@@ -78,9 +79,25 @@ public final class Surface: @unchecked Sendable {
         pixels = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 64)
             .bindMemory(to: UInt32.self, capacity: count)
         pixels.initialize(repeating: 0, count: count)
+        release = nil
     }
 
-    deinit { pixels.deallocate() }
+    /// A surface over `height` rows of `width` pixels, `stride` pixels apart, that another
+    /// owner keeps (a decoded video frame): `release` runs when the surface goes. Draw
+    /// from it only, unless the owner lets it be written.
+    public init(wrapping pixels: UnsafeMutablePointer<UInt32>, width: Int, height: Int, stride: Int, release: @escaping () -> Void) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        self.stride = max(stride, self.width)
+        self.pixels = pixels
+        self.release = release
+    }
+
+    private let release: (() -> Void)?
+
+    deinit {
+        if let release { release() } else { pixels.deallocate() }
+    }
 
     /// All rows, `stride × height` pixels (the padding at the end of each row included),
     /// for handing to an output backend or another library.

@@ -235,13 +235,13 @@ public final class VideoPlayer {
 
     private var appsink: UnsafeMutablePointer<GstAppSink> { UnsafeMutableRawPointer(sink).assumingMemoryBound(to: GstAppSink.self) }
 
+    /// Shows `sample`'s frame: its pixels drawn where GStreamer decoded them, mapped
+    /// until the next frame replaces it.
     private func show(_ sample: OpaquePointer, time: Double) {
-        var width: Int32 = 0, height: Int32 = 0
-        guard vitrine_sample_size(sample, &width, &height) != 0 else { return }
-        let (w, h) = (Int(width), Int(height))
-        let surface = self.surface.flatMap { $0.width == w && $0.height == h ? $0 : nil } ?? Surface(width: w, height: h)
-        guard vitrine_sample_copy(sample, surface.pixels, Int32(surface.stride), Int32(surface.width), Int32(surface.height)) == 0 else { return }
-        self.surface = surface
+        var pixels: UnsafeMutablePointer<UInt32>?
+        var stride: Int32 = 0, width: Int32 = 0, height: Int32 = 0
+        guard let mapped = vitrine_sample_map(sample, &pixels, &stride, &width, &height), let pixels else { return }
+        surface = Surface(wrapping: pixels, width: Int(width), height: Int(height), stride: Int(stride)) { vitrine_frame_unmap(mapped) }
         serial += 1
         seekTarget = nil
         let first = frame == nil

@@ -86,6 +86,11 @@ extension Configuration {
         input = try Input(reading: top.table("input"))
         scene = try InitialScene(reading: top.table("scene"), source: source)
         try scene.tryOut(kinds: kinds, size: output.headlessSize, reader: top.table("scene"))
+        outputs = try OutputEntry.readAll(top, source: source)
+        if scene.content != nil, let first = outputs.first, first.scene != nil, first.root.isEmpty || first.root == "root" {
+            throw top.context.error(
+                "outputs[0].scene", "the first output shows [scene] already; give its scene in [scene] or in its [[outputs]] table, not both")
+        }
     }
 
     static let sections: [String: [String]] = [
@@ -96,7 +101,7 @@ extension Configuration {
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {
         let names = sections.keys.sorted()
-        for name in top.keysInFileOrder where sections[name] == nil {
+        for name in top.keysInFileOrder where sections[name] == nil && name != "outputs" {
             if top.entries[name]?.table != nil {
                 let all = TableReader.list(names.map { "[\($0)]" })
                 let guess =

@@ -35,6 +35,8 @@ public struct Configuration: Sendable, Equatable {
     public var scene = InitialScene()
     /// `[input]`: keyboards, touchscreens and pointers.
     public var input = Input()
+    /// `[[outputs]]`: per connector, its mode, rotation, root, scene and sleep schedule.
+    public var outputs: [OutputEntry] = []
 
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()
@@ -366,7 +368,7 @@ extension Configuration {
         ("output.connector", { $0.output.connector }), ("output.mode", { $0.output.mode }),
         ("output.rotation", { $0.output.rotation }), ("output.buffers", { $0.output.buffers }),
         ("output.headless_size", { $0.output.headlessSize }), ("output.headless_rate", { $0.output.headlessRate }),
-        ("output.snapshot_dir", { $0.output.snapshotDirectory }),
+        ("output.snapshot_dir", { $0.output.snapshotDirectory }), ("outputs", { $0.outputs }),
         ("socket.path", { $0.socket.path }), ("socket.mode", { $0.socket.mode }), ("socket.group", { $0.socket.group }),
         ("fonts.directories", { $0.fonts.directories }),
         ("content.roots", { $0.content.roots }), ("content.network_video", { $0.content.networkVideo }), ("logging.level", { $0.logging.level }),

@@ -74,6 +74,12 @@ extension Compositor {
             return .object(["time": .number(now)])
         case .screenshot:
             throw ProtocolError(.internalError, "screenshot is handled before execute")
+        case .outputList:
+            return outputList()
+        case .outputPower(let name, let on):
+            let head = try head(named: name)
+            try setPower(head, on: on, reason: "command")
+            return head.description
         case .subscribe(let patterns, let layers):
             return try subscribe(client, patterns, layers: layers)
         case .unsubscribe(let patterns):
@@ -111,13 +117,7 @@ extension Compositor {
     private func hello() -> JSON {
         .object([
             "protocol": .number(1), "version": .string(vitrineVersion),
-            "outputs": .array([
-                .object([
-                    "name": .string(output.name), "root": .string(root),
-                    "size": .array([.number(Double(output.mode.width)), .number(Double(output.mode.height))]),
-                    "rate": .number(output.mode.refreshRate),
-                ])
-            ]),
+            "outputs": .array(heads.map(\.description)),
             "clock": .string(clock.mode.rawValue), "time": .number(now),
             "commands": .array(Command.names.map(JSON.string)), "events": .array(Wire.eventNames.map(JSON.string)),
             "kinds": .array(scene.kinds.keys.sorted().map(JSON.string)),
@@ -212,11 +212,9 @@ extension Compositor {
         let target: String?
         let surface: Surface
         do throws(ProtocolError) {
-            if let name, name != output.name, name != root {
-                throw ProtocolError(.unknownOutput, "there is no output '\(name)'; \"hello\" lists the outputs")
-            }
+            let head = try head(named: name)
             target = try path.map { p throws(ProtocolError) in try allowedScreenshotPath(p) }
-            do { surface = try pipeline.renderer.snapshot(scene, root: root, at: now) } catch {
+            do { surface = try renderer.snapshot(scene, root: head.root, at: now) } catch {
                 throw ProtocolError(.internalError, "the screenshot could not be drawn: \(error)")
             }
         } catch {

@@ -12,7 +12,7 @@ extension Compositor {
     func attachVideos() -> VideoRenderer {
         let videos = VideoRenderer(animations: pipeline.renderer.animations)
         pipeline.renderer.register(videos, forKind: VideoLayer.kindName)
-        pipeline.extraDamage = { [unowned videos] in videos.damage(in: $0) }
+        for head in heads { head.pipeline.extraDamage = { [unowned videos] in videos.damage(in: $0) } }
         // With a manual clock every frame shows exactly the video frame due.
         videos.wait = clock.mode == .manual ? 2 : 0
         videos.resolve = { [unowned self] src in Self.videoURI(src, content: content, network: settings.networkVideo) }

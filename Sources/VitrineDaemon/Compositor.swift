@@ -33,13 +33,20 @@ extension ClientConnection {
 public final class Compositor: @unchecked Sendable {  // confined to the daemon's event loop
     public internal(set) var settings: DaemonSettings
     public let scene: Scene
-    public let output: OutputBackend
-    public let pipeline: FramePipeline
+    /// The outputs drawn, in the order they were found; the first is the primary one
+    /// (root "root" unless the configuration names another): input goes to it.
+    var heads: [OutputHead] = []
+    /// The primary output.
+    public var output: OutputBackend { heads[0].backend }
+    /// The primary output's pipeline; every output's shares its renderer.
+    public var pipeline: FramePipeline { heads[0].pipeline }
+    /// Every output's backend, primary first.
+    public var outputs: [OutputBackend] { heads.map(\.backend) }
     /// Reads layers' contents off the loop into the renderer's image store.
     var content: ContentLoader!
     let logger: Logger
-    /// The id of the output's root layer.
-    public let root = "root"
+    /// The id of the primary output's root layer.
+    public var root: String { heads[0].root }
     var clock: FrameClock
     var clients: [Int: ClientState] = [:]
     /// Which client committed each open transaction, for its completion event.
@@ -56,15 +63,13 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     public var workers: WorkerPool?
     /// Set by the daemon: re-read the configuration; returns an error to report.
     public var reloadConfiguration: (_ done: @escaping (ProtocolError?) -> Void) -> Void = { $0(nil) }
-    /// Real-time frame pacing: one frame in flight, the next on the output's `frameDone`.
-    lazy var pacer: FramePacer = {
-        let pacer = FramePacer(refreshRate: output.mode.refreshRate, now: { [unowned self] in clock.now }, schedule: { [unowned self] in schedule($0, $1) })
-        pacer.render = { [unowned self] in renderFrame() }
-        pacer.followsFrameDone = output.pacesFrames
-        return pacer
-    }()
+    /// Real-time frame pacing of the primary output: one frame in flight, the next on the
+    /// output's `frameDone`.
+    var pacer: FramePacer { heads[0].pacer }
     /// A command changed something: a frame is due after the reply.
     var frameNeeded = false
+    /// Events a command caused, sent after its reply (`flush`).
+    var queuedEvents: [(String, [String: JSON])] = []
     /// The last animation key picked by `nextAnimationKey` (journaled with the scene).
     var animationKeys = 0
     /// The scene journal, when the daemon keeps one (`DaemonSettings.stateDirectory`).
@@ -91,22 +96,27 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         var layerFilters: [String: Set<String>] = [:]
     }
 
-    public init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
+    /// A compositor drawing one output.
+    public convenience init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
+        try self.init(settings: settings, outputs: [output], logger: logger)
+    }
+
+    /// A compositor drawing every one of `outputs` (at least one), each under its own root
+    /// layer: the one `settings.outputs` gives its connector, else "root" for the first
+    /// and the connector's name for the others.
+    public init(settings: DaemonSettings, outputs: [OutputBackend], logger: Logger) throws {
+        guard !outputs.isEmpty else { throw SystemError("a compositor needs at least one output") }
         self.settings = settings
-        self.output = output
         self.logger = logger
         scene = Scene(configuration: settings.sceneConfiguration)
         StandardKinds.register(in: scene, rolling: settings.rolling, fontFamily: settings.defaultFontFamily)
         scene.register(VideoLayer.kind)
-        try scene.addRoot(id: root, output: output.name, size: Size(width: Double(output.mode.width), height: Double(output.mode.height)))
-        var setup = Transaction(disableActions: true)
-        setup.set(root, "backgroundColor", .color(settings.background))
-        try scene.commit(setup, at: 0)
         let fonts = try? FontLibrary()
         for directory in settings.fontDirectories { try? fonts?.addFontDirectory(directory) }
         let images = ImageStore(directory: settings.imageDirectory, budget: settings.limits.memoryMB << 20, loader: nil)
-        pipeline = FramePipeline(renderer: StandardKinds.renderer(images: images, fonts: fonts, rolling: settings.rolling), output: output)
+        renderer = StandardKinds.renderer(images: images, fonts: fonts, rolling: settings.rolling)
         clock = FrameClock(mode: settings.clock)
+        for output in outputs { try addHead(output) }
         content = ContentLoader(
             roots: settings.contentRoots + [settings.imageDirectory], directory: settings.imageDirectory, images: images, compositor: self, logger: logger)
         let restored =
@@ -116,25 +126,36 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         if !restored { try showInitialScene() }
         pipeline.renderer.animations.clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) }
         videos = attachVideos()
-        let previous = output.frameDone
-        output.frameDone = { [weak self] in
-            previous?()
-            self?.frameShown()
-            self?.pacer.frameDone()
-        }
     }
+
+    /// The renderer every output's pipeline draws with (one image store, one font library).
+    let renderer: Renderer
 
     /// The current media time.
     public var now: Double { clock.now }
 
-    /// Shows the configured initial scene, if any, at the current time.
+    /// Shows the configured initial scenes at the current time: `[scene]` on the primary
+    /// output, and each output's `[[outputs]] scene` on its root.
     func showInitialScene() throws(SystemError) {
-        guard let initial = settings.initialScene else { return }
+        for head in heads { try showScene(of: head) }
+    }
+
+    /// Shows the scene the configuration gives `head`, if any.
+    func showScene(of head: OutputHead) throws(SystemError) {
+        let initial: SceneDescription
+        let origin: String
+        if let scene = head.entry?.scene {
+            (initial, origin) = (scene, "the scene \(head.entry!.sceneFile) of output \(head.name)")
+        } else if head === heads[0], let scene = settings.initialScene {
+            (initial, origin) = (scene, settings.initialSceneOrigin)
+        } else {
+            return
+        }
         do {
-            try initial.apply(to: scene, root: root, at: clock.now, springDefaults: settings.spring)
+            try initial.apply(to: scene, root: head.root, at: clock.now, springDefaults: settings.spring)
             try addBindings(initial.bindings)
         } catch {
-            throw SystemError("\(settings.initialSceneOrigin) cannot be shown: \(error.message)")
+            throw SystemError("\(origin) cannot be shown: \(error.message)")
         }
     }
 
@@ -237,7 +258,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     /// An image arrived or changed: the next frame is drawn whole with it.
     func contentChanged(redraw: Bool = true) {
         guard redraw else { return }
-        pipeline.invalidate()
+        for head in heads { head.pipeline.invalidate() }
         requestFrame()
     }
 
@@ -276,6 +297,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     /// Runs what the last requests left to do (a frame); call it after sending replies,
     /// so that a client sees its reply before the events the change causes.
     public func flush() {
+        for (name, fields) in queuedEvents { broadcast(name, fields) }
+        queuedEvents.removeAll()
         input.sendPending()
         journal?.noteChanges()
         guard frameNeeded else { return }
@@ -285,48 +308,65 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
 
     // MARK: Frames
 
-    /// Asks for a frame: at once with a manual clock; in real time at the next frame slot
-    /// once the output has shown the previous frame (`FramePacer`).
+    /// Asks for a frame on every powered output: at once with a manual clock; in real
+    /// time at each output's next frame slot once it has shown its previous frame
+    /// (`FramePacer`).
     func requestFrame() {
         switch clock.mode {
         case .manual:
             renderFrame()
         case .realtime:
-            pacer.request()
+            for head in heads where head.powered { head.pacer.request() }
         }
     }
 
-    /// Advances the scene to now, routes its events and presents the frame if anything
-    /// changed; asks for the next frame while something animates. Returns whether a frame
-    /// was presented.
+    /// Advances the scene to now, routes its events and presents a frame on every powered
+    /// output whose picture changed; asks for the next frames while something animates.
+    /// Returns whether a frame was presented.
     @discardableResult
     public func renderFrame() -> Bool {
+        renderFrame(on: heads)
+    }
+
+    /// `renderFrame()` for some outputs: one output's pacer renders only its own.
+    @discardableResult
+    func renderFrame(on targets: [OutputHead]) -> Bool {
         let time = clock.now
         var presented = false
         route(scene.advance(to: time))
-        pipeline.renderer.animations.time = time
-        do {
-            let tree = try scene.renderTree(root: root, at: time)
-            // (the number this frame gets when it is presented: it shows the bindings' changes)
-            let frame = output.presentedFrames + 1
-            input.latency.rendering(frame: frame, at: EventLoop.monotonicSeconds)
-            let report = try pipeline.render(tree)
-            presented = report.presented
-            if report.presented {
-                framesRendered += 1
-                pixelsRepainted += report.repaintedPixels
-                onFramePresented?(time)
-            } else {
-                input.latency.notPresented(frame: frame)
-            }
-        } catch {
-            logger.error("frame at \(time) s failed: \(error)")
+        renderer.animations.time = time
+        for head in targets where head.powered {
+            presented = render(head, at: time) || presented
         }
         if scene.isAnimating, clock.mode == .realtime { requestFrame() }
-        if !scene.isAnimating, clock.mode == .realtime, let delay = pipeline.renderer.animations.nextChange { schedulePictureFrame(after: delay, now: time) }
+        if !scene.isAnimating, clock.mode == .realtime, let delay = renderer.animations.nextChange { schedulePictureFrame(after: delay, now: time) }
         if !scene.isAnimating, clock.mode == .realtime, let delay = videos.nextChange { schedulePictureFrame(after: delay, now: time) }
         content.loadMisses()
         return presented
+    }
+
+    /// Renders `head`'s root at `time` and presents it if anything changed.
+    private func render(_ head: OutputHead, at time: Double) -> Bool {
+        let primary = head === heads[0]
+        do {
+            let tree = try scene.renderTree(root: head.root, at: time)
+            // (the number this frame gets when it is presented: it shows the bindings' changes)
+            let frame = head.backend.presentedFrames + 1
+            if primary { input.latency.rendering(frame: frame, at: EventLoop.monotonicSeconds) }
+            let report = try head.pipeline.render(tree)
+            if report.presented {
+                framesRendered += 1
+                head.framesRendered += 1
+                pixelsRepainted += report.repaintedPixels
+                onFramePresented?(time)
+            } else if primary {
+                input.latency.notPresented(frame: frame)
+            }
+            return report.presented
+        } catch {
+            logger.error("\(head.name): frame at \(time) s failed: \(error)")
+            return false
+        }
     }
 
     /// Asks for a frame when an animated picture on screen shows its next one (a GIF plays

@@ -196,7 +196,7 @@ final class ContentLoader {
 
     /// The output's size: what a picture is decoded for before a layer shows it.
     private var outputSize: TargetSize {
-        TargetSize(width: compositor.output.mode.width, height: compositor.output.mode.height)
+        TargetSize(width: compositor.outputs.map(\.mode.width).max() ?? 0, height: compositor.outputs.map(\.mode.height).max() ?? 0)
     }
 
     /// Forgets failures: the references are tried again the next time they are shown.

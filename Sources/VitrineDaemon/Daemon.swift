@@ -47,12 +47,20 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// A window output's events (size, close, input), when the output is a window.
     private var window: WindowInput?
 
-    public init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
+    /// A daemon drawing one output.
+    public convenience init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
+        try self.init(settings: settings, outputs: [output], logger: logger)
+    }
+
+    /// A daemon drawing several outputs, each under its own root layer (see
+    /// `Compositor.init(settings:outputs:logger:)`); the first is the primary one.
+    public init(settings: DaemonSettings, outputs: [OutputBackend], logger: Logger) throws {
         self.settings = settings
         self.logger = logger
         let loop = try EventLoop()
         self.loop = loop
-        compositor = try Compositor(settings: settings, output: output, logger: logger)
+        compositor = try Compositor(settings: settings, outputs: outputs, logger: logger)
+        let output = compositor.output
         server = SocketServer(compositor: compositor, settings: settings, loop: loop, logger: logger)
         workers = WorkerPool(threads: 2, loop: loop)
         compositor.workers = workers
@@ -66,7 +74,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
                 loop.stop()
             }
         }
-        output.attach(to: loop)
+        for output in outputs { output.attach(to: loop) }
         compositor.reloadConfiguration = { [unowned self] done in self.applyReload(done) }
         compositor.onFramePresented = { [unowned self] _ in self.frameWasPresented() }
     }
@@ -78,9 +86,10 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         // stop the daemon cleanly.
         if handlesSignals { try watchSignals() }
         let address = try server.start(inheritedSocket: inheritedSocket)
+        compositor.startPowerSchedules()
         compositor.renderFrame()
         let devices = compositor.openInputDevices(loop: loop)
-        systemd.notify("READY=1\nSTATUS=serving \(address), \(compositor.output.name) \(compositor.output.mode)")
+        systemd.notify("READY=1\nSTATUS=serving \(address), " + compositor.outputs.map { "\($0.name) \($0.mode)" }.joined(separator: ", "))
         if let interval = systemd.watchdogInterval { petWatchdog(every: interval / 2) }
         if releasesStartupMemory {
             let logger = logger
@@ -97,7 +106,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         workers.stop()
         server.stop()
         // Gives the screen back (DRM: waits for the pending flip, restores the CRTC).
-        compositor.output.close()
+        for output in compositor.outputs { output.close() }
         logger.info("stopped")
     }
 

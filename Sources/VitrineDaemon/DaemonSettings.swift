@@ -67,6 +67,8 @@ public struct DaemonSettings: Sendable {
     public var opensInputDevices = false
     /// How the output is turned, degrees clockwise: touches are turned with it.
     public var outputRotation = 0
+    /// `[[outputs]]`: per connector, its root, scene and sleep schedule.
+    public var outputs: [Configuration.OutputEntry] = []
 
     /// The settings a configuration gives (every default is the configuration's); the
     /// journal's directory is left to the caller, who knows the environment.
@@ -94,6 +96,7 @@ public struct DaemonSettings: Sendable {
         spring = (try? c.animation.spring.spring()) ?? Spring.coreAnimation
         input = c.input
         outputRotation = c.output.rotation.rawValue
+        outputs = c.outputs
     }
 
     /// Bounds on what one client and the whole scene may hold (`[limits]`).

@@ -338,7 +338,7 @@ extension Compositor {
         let blank = Scene.Snapshot(layers: scene.rootIDs.map { Scene.Snapshot.LayerState(id: $0, parent: nil) })
         try core { () throws(CoreError) in try scene.restore(blank) }
         var setup = Transaction(disableActions: true)
-        setup.set(root, "backgroundColor", .color(settings.background))
+        for head in heads { setup.set(head.root, "backgroundColor", .color(settings.background)) }
         try commit(setup, owner: nil)
         input.bindings.remove { _ in true }
         do { try showInitialScene() } catch { throw ProtocolError(.invalidConfig, error.message) }

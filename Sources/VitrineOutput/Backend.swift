@@ -55,6 +55,10 @@ public struct OutputMode: Hashable, Sendable, CustomStringConvertible {
 public protocol OutputBackend: AnyObject {
     /// A short name for logs: "headless", "drm:HDMI-A-1", …
     var name: String { get }
+    /// The output's name as scripts and the configuration's `[[outputs]]` know it: the
+    /// connector ("HDMI-A-1", "Virtual-2"), or an emulated output's name; `name` where
+    /// there is no connector.
+    var connector: String { get }
     /// The mode in use.
     var mode: OutputMode { get }
     /// The modes the output offers, preferred first.
@@ -85,6 +89,9 @@ public protocol OutputBackend: AnyObject {
     /// Whether `frameDone` is the display asking for the next frame (a Wayland frame
     /// callback), so that the frame pacer draws it at once instead of at its own slots.
     var pacesFrames: Bool { get }
+    /// Blanks the screen (`false`: DPMS off) or wakes it (`true`). The caller presents no
+    /// frame while it is blanked, and draws the first one after waking whole.
+    func setPower(_ on: Bool) throws
 }
 
 extension OutputBackend {
@@ -92,4 +99,6 @@ extension OutputBackend {
     public func close() {}
     public var virtualTerminal: VirtualTerminal? { nil }
     public var pacesFrames: Bool { false }
+    public var connector: String { name }
+    public func setPower(_ on: Bool) throws {}
 }

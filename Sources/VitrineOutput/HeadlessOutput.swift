@@ -8,7 +8,7 @@ import VitrineSystem
 /// buffer-age logic is exercised as it is on a screen with double or triple buffering.
 /// `frontBuffer` is the frame last presented.
 public final class HeadlessOutput: OutputBackend {
-    public let name = "headless"
+    public let name: String
     public let mode: OutputMode
     public var modes: [OutputMode] { [mode] }
     public var frameDone: (() -> Void)?
@@ -25,8 +25,14 @@ public final class HeadlessOutput: OutputBackend {
     private var next = 0
     private var acquired: Int?
 
-    /// An output of `width`×`height` pixels with `bufferCount` (1…4) buffers.
-    public init(width: Int, height: Int, refreshRate: Double = 60, bufferCount: Int = 2) throws(OutputError) {
+    /// Whether the output is awake: `setPower(false)` blanks it (its front buffer is then
+    /// what was shown last, and no frame may be presented until it wakes).
+    public private(set) var isPowered = true
+
+    /// An output of `width`×`height` pixels with `bufferCount` (1…4) buffers; `name` is
+    /// what scripts call it ("headless", or an emulated connector's name: "HDMI-A-2").
+    public init(name: String = "headless", width: Int, height: Int, refreshRate: Double = 60, bufferCount: Int = 2) throws(OutputError) {
+        self.name = name
         guard (1...16384).contains(width), (1...16384).contains(height) else {
             throw OutputError("headless size \(width)x\(height) is out of range: use 1…16384 pixels on each side")
         }
@@ -43,7 +49,10 @@ public final class HeadlessOutput: OutputBackend {
         return OutputBuffer(surface: buffers[index], age: age)
     }
 
+    public func setPower(_ on: Bool) throws { isPowered = on }
+
     public func present(damage: [PixelRect]) throws {
+        guard isPowered else { throw OutputError("\(name): a frame was presented while the output is blanked") }
         guard let index = acquired else { throw OutputError("present without an acquired buffer") }
         acquired = nil
         presentedFrames += 1

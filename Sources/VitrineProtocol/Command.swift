@@ -64,6 +64,10 @@ public enum Command: Sendable {
     case clockSet(time: Double)
     case clockAdvance(seconds: Double)
     case screenshot(path: String?, output: String?)
+    /// Every output: name, root, size, rate, whether it is powered.
+    case outputList
+    /// Blanks (`on` false: DPMS off, no frames drawn) or wakes an output.
+    case outputPower(output: String, on: Bool)
     /// `layers`: the `layer.*` events these patterns bring come only for those layers and
     /// their sublayers.
     case subscribe(events: [String], layers: [String]?)
@@ -105,6 +109,8 @@ public enum Command: Sendable {
         case .clockSet: "clock.set"
         case .clockAdvance: "clock.advance"
         case .screenshot: "screenshot"
+        case .outputList: "output.list"
+        case .outputPower: "output.power"
         case .subscribe: "subscribe"
         case .unsubscribe: "unsubscribe"
         case .configReload: "config.reload"

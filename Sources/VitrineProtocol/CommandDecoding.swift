@@ -96,6 +96,13 @@ extension Command {
         case "screenshot":
             try r.only(["path", "output"])
             self = .screenshot(path: try r.string("path"), output: try r.string("output"))
+        case "output.power":
+            try r.only(["output", "on"])
+            let output = try r.requiredString("output")
+            guard let on = try r.bool("on") else {
+                throw ProtocolError(.missingField, "output.power needs \"on\": true to wake the output, false to blank it")
+            }
+            self = .outputPower(output: output, on: on)
         case "subscribe", "unsubscribe":
             try r.only(name == "subscribe" ? ["events", "layers"] : ["events"])
             guard let events = try r.strings("events"), !events.isEmpty else {
@@ -114,6 +121,7 @@ extension Command {
     /// The commands without fields of their own.
     private static let fieldless: [String: Command] = [
         "hello": .hello, "ping": .ping, "stats": .stats, "config.reload": .configReload, "scene.reset": .sceneReset,
+        "output.list": .outputList,
     ]
 
     private static func decodeLayerSet(_ r: Fields) throws(ProtocolError) -> Command {
@@ -226,7 +234,7 @@ extension Command {
         "hello", "ping", "stats", "layer.add", "layer.remove", "layer.move", "layer.set", "layer.get", "layer.tree",
         "layer.actions", "animation.add", "animation.remove", "animation.list", "number.set", "transaction", "layer.pause",
         "layer.resume", "layer.speed", "time", "clock.set", "clock.advance", "screenshot", "subscribe",
-        "unsubscribe", "config.reload", "scene.reset", "binding.add", "binding.remove", "binding.list", "input.inject",
+        "unsubscribe", "config.reload", "scene.reset", "binding.add", "binding.remove", "binding.list", "input.inject", "output.list", "output.power",
     ]
 }
 

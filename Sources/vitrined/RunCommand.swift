@@ -94,23 +94,32 @@ struct RunCommand: ParsableCommand {
         let logger = Logger(label: "vitrined")
         var settings = try settings(from: configuration)
         var screen = configuration.output
+        // The DRM backend drives one connector: the first [[outputs]] table's unless [output] names one.
+        if screen.connector.isEmpty, let first = configuration.outputs.first {
+            (screen.connector, screen.mode, screen.rotation) = (first.connector, first.mode, first.rotation)
+        }
         if let device { screen.device = device }
         if let connector { screen.connector = connector }
         if let mode, let parsed = Configuration.Output.Mode(parsing: mode) { screen.mode = parsed }
         if let rotation, let parsed = Configuration.Output.Rotation(rawValue: rotation) { screen.rotation = parsed }
         let chosen = backend.flatMap { Configuration.Output.Backend(rawValue: $0.rawValue) } ?? screen.backend
-        let output: OutputBackend
+        let outputs: [OutputBackend]
         do {
-            output = try OutputChoice.open(chosen, output: screen, settings: settings, logger: logger)
+            if chosen == .headless {
+                outputs = try OutputChoice.headlessOutputs(configuration.outputs, settings: settings)
+            } else {
+                outputs = [try OutputChoice.open(chosen, output: screen, settings: settings, logger: logger)]
+            }
         } catch {
             logger.critical("\(chosen.rawValue) output: \(error)")
             throw ExitCode(1)
         }
         // Input devices go with a screen; the headless output has none, and a window has its own.
+        let output = outputs[0]
         settings.opensInputDevices = configuration.input.enabled && !(output is HeadlessOutput) && !(output is WindowOutput)
         settings.outputRotation = screen.rotation.rawValue
         do {
-            let daemon = try Daemon(settings: settings, output: output, logger: logger)
+            let daemon = try Daemon(settings: settings, outputs: outputs, logger: logger)
             daemon.releasesStartupMemory = true
             var isDirectory = false
             let configured = configuration.output.snapshotDirectory
@@ -132,10 +141,11 @@ struct RunCommand: ParsableCommand {
                     }
                 }
             }
-            logger.info("vitrined \(vitrineVersion): \(output.name) \(output.mode), \(settings.clock.rawValue) clock, configuration \(path ?? "(defaults)")")
+            let screens = outputs.map { "\($0.name) \($0.mode)" }.joined(separator: ", ")
+            logger.info("vitrined \(vitrineVersion): \(screens), \(settings.clock.rawValue) clock, configuration \(path ?? "(defaults)")")
             try daemon.run(inheritedSocket: systemdSocket())
         } catch let error as SystemError {
-            output.close()
+            for output in outputs { output.close() }
             logger.critical("\(error.message)")
             throw ExitCode(1)
         }

@@ -103,6 +103,14 @@ import VitrineCore
         vt_switching = false
         tap_slop = 20.5
         long_press_seconds = 1
+
+        [[outputs]]
+        connector = "DP-1"
+        mode = "1080x1920@30"
+        rotation = 270
+        root = "menu"
+        power_off = "23:00"
+        power_on = "06:15"
         """
 
     @Test func everyKeyReadsANonDefaultValue() throws {
@@ -159,6 +167,12 @@ import VitrineCore
         expected.input.vtSwitching = false
         expected.input.tapSlop = 20.5
         expected.input.longPressSeconds = 1
+        var entry = Configuration.OutputEntry(connector: "DP-1")
+        entry.mode = .fixed(PixelSize(width: 1080, height: 1920), refreshRate: 30)
+        entry.rotation = .threeQuarters
+        entry.root = "menu"
+        entry.schedule = Configuration.PowerSchedule(off: 23 * 60, on: 6 * 60 + 15)
+        expected.outputs = [entry]
 
         let parsed = try parse(Self.everyKeyChanged)
         #expect(parsed == expected)

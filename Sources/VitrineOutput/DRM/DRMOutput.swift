@@ -15,6 +15,7 @@ import VitrineSystem
 /// lost: it is copied out and flipped when the pending flip completes.
 public final class DRMOutput: OutputBackend {
     public let name: String
+    public var connector: String { selection.connector.name }
     /// The logical mode: the scene's size (sides swapped for 90° and 270°).
     public let mode: OutputMode
     /// The connector's modes, as the screen lists them, unrotated.

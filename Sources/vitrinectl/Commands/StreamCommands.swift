@@ -72,7 +72,7 @@ struct WatchCommand: ParsableCommand {
     static let eventNames = [
         "animation.started", "animation.finished", "transaction.completed", "number.completed", "config.reloaded", "content.failed",
         "input.key", "input.touch", "input.pointer", "layer.press", "layer.release", "layer.tap", "layer.longPress", "layer.drag",
-        "layer.cancel", "binding.failed", "video.started", "video.ended", "video.error",
+        "layer.cancel", "binding.failed", "video.started", "video.ended", "video.error", "output.power",
     ]
 
     @OptionGroup var connection: ConnectionOptions

@@ -1,0 +1,104 @@
+import Glibc
+import VitrineConfig
+import VitrineCore
+import VitrineJSON
+import VitrineOutput
+import VitrineProtocol
+import VitrineSystem
+
+/// Several outputs: each shows its own root layer, is paced by its own flips, and can be
+/// blanked and woken (`output.power`, the `[[outputs]]` schedule).
+extension Compositor {
+    /// Adds an output: its root layer (with the configured background), its pipeline on
+    /// the shared renderer, and its pacer, which its flips drive.
+    func addHead(_ backend: OutputBackend) throws {
+        let entry = settings.outputs.first { $0.connector == backend.connector }
+        let root =
+            if let configured = entry?.root, !configured.isEmpty { configured } else if heads.isEmpty { "root" } else { backend.connector }
+        guard !scene.contains(root) else {
+            throw SystemError(
+                "output \(backend.connector) cannot have the root layer '\(root)': a layer of that id exists; set a root in its [[outputs]] table")
+        }
+        try scene.addRoot(id: root, output: backend.connector, size: Size(width: Double(backend.mode.width), height: Double(backend.mode.height)))
+        var setup = Transaction(disableActions: true)
+        setup.set(root, "backgroundColor", .color(settings.background))
+        try scene.commit(setup, at: clock.now)
+        let head = OutputHead(backend: backend, root: root, renderer: renderer, entry: entry)
+        if let primary = heads.first { head.pipeline.extraDamage = primary.pipeline.extraDamage }
+        let pacer = FramePacer(refreshRate: backend.mode.refreshRate, now: { [unowned self] in clock.now }, schedule: { [unowned self] in schedule($0, $1) })
+        pacer.render = { [unowned self, unowned head] in renderFrame(on: [head]) }
+        pacer.followsFrameDone = backend.pacesFrames
+        head.pacer = pacer
+        heads.append(head)
+        let previous = backend.frameDone
+        let primary = heads.count == 1
+        backend.frameDone = { [weak self, unowned head] in
+            previous?()
+            if primary { self?.frameShown() }
+            head.pacer.frameDone()
+        }
+    }
+
+    /// The output `name` addresses (connector, backend name or root id); nil: the primary.
+    func head(named name: String?) throws(ProtocolError) -> OutputHead {
+        guard let name else { return heads[0] }
+        guard let head = heads.first(where: { $0.answers(to: name) }) else {
+            throw ProtocolError(
+                .unknownOutput, "there is no output '\(name)'; the outputs are \(heads.map { "'\($0.name)'" }.joined(separator: ", ")) (output.list)")
+        }
+        return head
+    }
+
+    /// `output.list`: every output, primary first.
+    func outputList() -> JSON {
+        .object(["outputs": .array(heads.map(\.description))])
+    }
+
+    /// Blanks or wakes `head`; subscribers get `output.power` when its state changes.
+    /// `reason` is "command" or "schedule".
+    func setPower(_ head: OutputHead, on: Bool, reason: String) throws(ProtocolError) {
+        guard head.powered != on else { return }
+        do { try head.backend.setPower(on) } catch {
+            throw ProtocolError(.internalError, "\(head.name) could not be \(on ? "woken" : "blanked"): \(error)")
+        }
+        head.powered = on
+        logger.info("\(head.name): \(on ? "woken" : "blanked") (\(reason))")
+        if on {
+            head.pipeline.invalidate()
+            switch clock.mode {
+            case .manual: renderFrame(on: [head])
+            case .realtime: head.pacer.request()
+            }
+        }
+        let fields: [String: JSON] = ["output": .string(head.name), "root": .string(head.root), "on": .bool(on), "reason": .string(reason)]
+        // A command's event follows its reply.
+        if reason == "command" { queuedEvents.append(("output.power", fields)) } else { broadcast("output.power", fields) }
+    }
+
+    /// Applies every output's `[[outputs]]` power schedule now and arms a timer for its
+    /// next change (local time, read again at each change so that a clock or time-zone
+    /// change is taken at the next one).
+    func startPowerSchedules() {
+        for head in heads where head.entry?.schedule != nil { followSchedule(of: head) }
+    }
+
+    private func followSchedule(of head: OutputHead) {
+        guard let plan = head.entry?.schedule, heads.contains(where: { $0 === head }) else { return }
+        let second = Self.localSecondOfDay()
+        try? setPower(head, on: plan.isOn(atMinute: second / 60), reason: "schedule")
+        // A second past the minute, so that the minute read then is the new one.
+        let wait = Double(plan.secondsUntilNextChange(fromSecondOfDay: second)) + 1
+        schedule(wait) { [weak self, weak head] in
+            guard let self, let head else { return }
+            followSchedule(of: head)
+        }
+    }
+
+    /// Seconds since local midnight.
+    static func localSecondOfDay() -> Int {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        return Int(parts.tm_hour) * 3600 + Int(parts.tm_min) * 60 + Int(parts.tm_sec)
+    }
+}

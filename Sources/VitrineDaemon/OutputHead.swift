@@ -1,0 +1,44 @@
+import VitrineConfig
+import VitrineJSON
+import VitrineCore
+import VitrineOutput
+import VitrineRender
+
+/// One output the compositor draws: its backend, the root layer it shows, and its own
+/// frame pipeline and pacing (each screen's flips schedule its own frames).
+final class OutputHead {
+    let backend: OutputBackend
+    /// The id of the root layer the output shows.
+    let root: String
+    let pipeline: FramePipeline
+    /// Made by the compositor, which it renders through.
+    var pacer: FramePacer!
+    /// What the configuration says of this output, if it names its connector.
+    let entry: Configuration.OutputEntry?
+    /// False while blanked: no frame is drawn to it.
+    var powered = true
+    /// Frames presented on this output.
+    var framesRendered = 0
+
+    init(backend: OutputBackend, root: String, renderer: Renderer, entry: Configuration.OutputEntry?) {
+        self.backend = backend
+        self.root = root
+        self.entry = entry
+        pipeline = FramePipeline(renderer: renderer, output: backend)
+    }
+
+    /// The output's name for scripts: its connector.
+    var name: String { backend.connector }
+
+    /// Whether `name` addresses this output: its connector, its backend's name or its root.
+    func answers(to name: String) -> Bool { name == self.name || name == backend.name || name == root }
+
+    /// The output as `hello` and `output.list` describe it.
+    var description: JSON {
+        .object([
+            "name": .string(name), "root": .string(root),
+            "size": .array([.number(Double(backend.mode.width)), .number(Double(backend.mode.height))]),
+            "rate": .number(backend.mode.refreshRate), "power": .bool(powered), "frames": .number(Double(framesRendered)),
+        ])
+    }
+}

@@ -73,8 +73,8 @@ import Testing
 
     @Test func fbdevDepthAndFormat() {
         #expect(
-            DisplayError.unsupportedDepth(path: "/dev/fb0", bitsPerPixel: 16).description.hasPrefix(
-                "/dev/fb0: the framebuffer is 16 bits per pixel; vitrine draws 32-bit XRGB only"))
+            DisplayError.unsupportedDepth(path: "/dev/fb0", bitsPerPixel: 8).description.hasPrefix(
+                "/dev/fb0: the framebuffer is 8 bits per pixel; vitrine draws 32-, 24- and 16-bit ones"))
     }
 
     @Test func atomicPolicyFromTheEnvironment() {

@@ -69,10 +69,10 @@ public enum DisplayError: Error, CustomStringConvertible, Sendable, Equatable {
             return "\(path): no display controller (CRTC) is free to drive \(connector)"
         case .unsupportedDepth(let path, let bits):
             return
-                "\(path): the framebuffer is \(bits) bits per pixel; vitrine draws 32-bit XRGB only — set a 32-bit mode (fbset -depth 32, or video=…-32 on the kernel command line) or use the drm backend"
+                "\(path): the framebuffer is \(bits) bits per pixel; vitrine draws 32-, 24- and 16-bit ones — set one of those depths (fbset -depth 32, or video=…-32 on the kernel command line) or use the drm backend"
         case .unsupportedFormat(let path, let detail):
             return
-                "\(path): the framebuffer's pixel format is \(detail); vitrine draws XRGB8888 (red at bit 16, green at 8, blue at 0) only — use the drm backend"
+                "\(path): the framebuffer's pixel format is \(detail); vitrine draws XRGB8888 and RGB888 (red at bit 16, green at 8, blue at 0) and RGB565 only — use the drm backend"
         case .system(let what, let path, let errno):
             return "\(path): \(what) failed: \(errno)"
         }

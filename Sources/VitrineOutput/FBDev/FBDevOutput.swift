@@ -5,9 +5,11 @@ import SystemPackage
 import VitrineRaster
 import VitrineSystem
 
-/// The layout of a Linux framebuffer, checked to be one vitrine can write: 32 bits per
-/// pixel, XRGB (red at bit 16, green at 8, blue at 0).
+/// The layout of a Linux framebuffer, checked to be one vitrine can write: XRGB8888 (32
+/// bits, red at bit 16, green at 8, blue at 0), RGB888 (24 bits, the same order) or
+/// RGB565 (16 bits: red at 11, green at 5, blue at 0).
 public struct FramebufferLayout: Sendable, Equatable {
+    public var format: ScanoutFormat
     public var width: Int
     public var height: Int
     /// Bytes from one row to the next.
@@ -21,16 +23,33 @@ public struct FramebufferLayout: Sendable, Equatable {
 
     /// Checks what FBIOGET_VSCREENINFO and FBIOGET_FSCREENINFO returned.
     public init(path: String, variable v: fb_var_screeninfo, fixed f: fb_fix_screeninfo) throws(DisplayError) {
-        guard v.bits_per_pixel == 32 else { throw .unsupportedDepth(path: path, bitsPerPixel: Int(v.bits_per_pixel)) }
-        guard v.red.offset == 16, v.green.offset == 8, v.blue.offset == 0, v.red.length == 8, v.green.length == 8, v.blue.length == 8 else {
-            throw .unsupportedFormat(path: path, detail: "32-bit with red at bit \(v.red.offset), green at \(v.green.offset), blue at \(v.blue.offset)")
+        let channels = [v.red, v.green, v.blue].map { (Int($0.offset), Int($0.length)) }
+        switch v.bits_per_pixel {
+        case 32, 24:
+            guard channels.elementsEqual([(16, 8), (8, 8), (0, 8)], by: ==) else {
+                throw .unsupportedFormat(
+                    path: path, detail: "\(v.bits_per_pixel)-bit with red at bit \(v.red.offset), green at \(v.green.offset), blue at \(v.blue.offset)")
+            }
+            format = v.bits_per_pixel == 32 ? .xrgb8888 : .rgb888
+        case 16:
+            guard channels.elementsEqual([(11, 5), (5, 6), (0, 5)], by: ==) else {
+                throw .unsupportedFormat(
+                    path: path,
+                    detail:
+                        "16-bit with red \(v.red.length) bits at \(v.red.offset), green \(v.green.length) at \(v.green.offset), blue \(v.blue.length) at \(v.blue.offset)"
+                )
+            }
+            format = .rgb565
+        default:
+            throw .unsupportedDepth(path: path, bitsPerPixel: Int(v.bits_per_pixel))
         }
+        let size = format.bytesPerPixel
         width = Int(v.xres)
         height = Int(v.yres)
         pitch = Int(f.line_length)
-        offset = Int(v.yoffset) * pitch + Int(v.xoffset) * 4
+        offset = Int(v.yoffset) * pitch + Int(v.xoffset) * size
         length = Int(f.smem_len)
-        guard width > 0, height > 0, pitch >= width * 4, offset + (height - 1) * pitch + width * 4 <= length else {
+        guard width > 0, height > 0, pitch >= width * size, offset + (height - 1) * pitch + width * size <= length else {
             throw .unsupportedFormat(path: path, detail: "\(width)x\(height) with \(pitch) bytes per row in \(length) bytes of memory (inconsistent)")
         }
         let htotal = Double(v.xres + v.left_margin + v.right_margin + v.hsync_len)
@@ -98,7 +117,7 @@ public final class FBDevOutput: OutputBackend {
             path: path, fd: fd, memory: address, layout: layout, unmap: true, rotation: rotation,
             vt: useVT ? VirtualTerminal.current() : nil, log: log)
         log(
-            "fbdev: \(path) \(layout.width)x\(layout.height) XRGB8888, \(layout.pitch) bytes per row, ~\(layout.refreshRate) Hz, rotation \(rotation), scene \(mode.width)x\(mode.height), VT \(vt?.path ?? "none")"
+            "fbdev: \(path) \(layout.width)x\(layout.height) \(layout.format), \(layout.pitch) bytes per row, ~\(layout.refreshRate) Hz, rotation \(rotation), scene \(mode.width)x\(mode.height), VT \(vt?.path ?? "none")"
         )
     }
 
@@ -117,7 +136,7 @@ public final class FBDevOutput: OutputBackend {
         let logical = rotation.logicalSize(physicalWidth: layout.width, height: layout.height)
         mode = OutputMode(width: logical.width, height: logical.height, refreshRate: layout.refreshRate)
         surface = Surface(width: logical.width, height: logical.height)
-        copier = ScanoutCopy(rotation: rotation)
+        copier = ScanoutCopy(rotation: rotation, format: layout.format, maximumWidth: layout.width)
         name = "fbdev:\(path)"
         self.vt = vt
         if let vt {

@@ -297,11 +297,14 @@ struct TreeBuilder {
         let presented = Self.present(layer, parentTime: hasParent ? frames[f].localTime : time)
         let content = presented.content, g = presented.geometry, localTime = presented.localTime
         let visible = !g.isHidden && g.opacity > 0
+        // A layer that hid itself in the transaction of its transition stays, without its
+        // sublayers, while its old rendering leaves.
+        let leaving = !visible && content.transition?.outgoing != nil
         let isReplicator = layer.kindName == LayerKind.replicatorName, replicated = hasParent && frames[f].isReplicated
         if build != nil, !replicated, !layer.animations.isEmpty || (isReplicator && layer.subtreeIsAnimated) {
-            records.append(AnimatedLayer(layer: layer, node: Int32(nodes.count), isVisible: visible, parentFrame: Int32(f)))
+            records.append(AnimatedLayer(layer: layer, node: Int32(nodes.count), isVisible: visible || leaving, parentFrame: Int32(f)))
         }
-        guard visible else { return }
+        guard visible || leaving else { return }
         if content.transition != nil { hasTransitions = true }
         var toScreen = g.toParent
         if hasParent {
@@ -317,7 +320,7 @@ struct TreeBuilder {
         if let shadow = g.shadowReach, !g.masksToBounds {
             visual = visual.union(toScreen.boundingBox(of: shadow))
         }
-        let sublayers = layer.sublayers, mask = layer.maskLayer
+        let sublayers = leaving ? [] : layer.sublayers, mask = leaving ? nil : layer.maskLayer
         let inheritedSpread = hasParent ? frames[f].spread : .zero, shelter = hasParent ? frames[f].shelter : .null
         var own = ShadowSpread.zero, childShelter = shelter
         // A plain layer without sublayers or contents casts the shadow of its bounds,

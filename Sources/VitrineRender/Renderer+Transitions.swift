@@ -22,6 +22,8 @@ extension Renderer {
         func shift(_ share: Double) -> (x: Int, y: Int) { (Int((travel.x * share).rounded()), Int((travel.y * share).rounded())) }
         let oldShift = shift(shares.old), newShift = shift(shares.new)
         func drawNew(on target: Surface, offset: AffineTransform, clip: Clip) {
+            // A layer that hid itself shows only its old rendering leaving.
+            guard !node.values.bool(.hidden) else { return }
             let moved = Pass(
                 tree: pass.tree, reach: pass.reach, contents: pass.contents, area: pass.area.offsetBy(dx: Double(-newShift.x), dy: Double(-newShift.y)))
             let by = AffineTransform(translationX: Double(newShift.x), y: Double(newShift.y))

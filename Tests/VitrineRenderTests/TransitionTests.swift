@@ -98,6 +98,31 @@ import VitrineRender
         #expect(abs(c.alpha - 1) < 0.01)
     }
 
+    /// A layer that hides itself in the transaction of its fade fades out with its
+    /// sublayers (the transition is drawn by the leaving layer).
+    @Test func aLayerThatHidesItselfFadesOut() throws {
+        let scene = try twoScreens(Transition(.push))
+        var hide = Transaction(disableActions: true)
+        hide.set("a", "hidden", .bool(false))
+        hide.set("b", "hidden", .bool(true))
+        try scene.commit(hide, at: 3)
+        var fade = Transaction(disableActions: true)
+        fade.set("screens", "hidden", .bool(true))
+        fade.addAnimation(.transition(Transition(.fade), duration: 1, timingFunction: .linear), to: "screens")
+        try scene.commit(fade, at: 4)
+        let half = try frame(scene, at: 4.5)
+        expectColor(half.pixel(x: 160, y: 100).color, Color(red: Self.red.red / 2, green: Self.red.green / 2, blue: Self.red.blue / 2))
+        expectColor(half.pixel(x: 50, y: 30).color, Color(red: 0.5, green: 0.5, blue: 0.5))
+        let after = try frame(scene, at: 5.1)
+        #expect(after.pixel(x: 160, y: 100).color == PremultipliedColor.black.color)
+    }
+
+    func expectColor(_ c: Color, _ expected: Color, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(
+            abs(c.red - expected.red) < 0.01 && abs(c.green - expected.green) < 0.01 && abs(c.blue - expected.blue) < 0.01, "\(c) vs \(expected)",
+            sourceLocation: sourceLocation)
+    }
+
     /// startProgress and endProgress: the transition shows only that part of its course.
     @Test func progressBounds() throws {
         let scene = try twoScreens(Transition(.moveIn, direction: .fromRight, startProgress: 0.5, endProgress: 0.75))

@@ -7,6 +7,8 @@ struct OutgoingSnapshot {
     let surface: Surface
     /// Where the surface's top-left pixel was on screen.
     let x: Int, y: Int
+    /// The last `Renderer.renders` that drew it.
+    var lastUsed: UInt64
 }
 
 /// Transitions (CATransition): a layer's old rendering leaves as its new one arrives.
@@ -60,7 +62,10 @@ extension Renderer {
     /// The old rendering of `frame`'s layer, drawn the first time it is asked for; nil when
     /// the layer was not drawn before the change.
     private func outgoing(_ frame: TransitionFrame) -> OutgoingSnapshot? {
-        if let kept = outgoingSnapshots[frame.id] { return kept }
+        if outgoingSnapshots[frame.id] != nil {
+            outgoingSnapshots[frame.id]!.lastUsed = renders
+            return outgoingSnapshots[frame.id]
+        }
         guard let tree = frame.outgoing, !tree.nodes.isEmpty else { return nil }
         var reach: [Rect] = []
         tree.subtreeBounds(into: &reach)
@@ -69,15 +74,14 @@ extension Renderer {
         let surface = Surface(width: box.width, height: box.height)
         let pass = Pass(tree: tree, reach: reach, contents: tree.nodes.map { contentRenderers[$0.kind] }, area: box.rect)
         drawShown(pass, 0, on: surface, offset: AffineTransform(translationX: Double(-box.x), y: Double(-box.y)), clip: Clip(rect: surface.bounds), opacity: 1)
-        let snapshot = OutgoingSnapshot(surface: surface, x: box.x, y: box.y)
+        let snapshot = OutgoingSnapshot(surface: surface, x: box.x, y: box.y, lastUsed: renders)
         outgoingSnapshots[frame.id] = snapshot
         return snapshot
     }
 
-    /// Drops the old renderings of transitions that `tree` no longer runs.
-    func forgetEndedTransitions(in tree: RenderTree) {
-        var running: Set<UInt64> = []
-        for node in tree.nodes { if let id = node.content.transition?.id { running.insert(id) } }
-        outgoingSnapshots = outgoingSnapshots.filter { running.contains($0.key) }
+    /// Drops the old renderings that the last few renders (of every output) did not draw:
+    /// their transitions are over.
+    func forgetEndedTransitions() {
+        outgoingSnapshots = outgoingSnapshots.filter { renders - $0.value.lastUsed <= 8 }
     }
 }

@@ -52,6 +52,8 @@ public final class Renderer {
     private(set) var contentRenderers: [String: ContentRenderer] = [:]
     /// The old renderings of the transitions on screen, by animation id.
     var outgoingSnapshots: [UInt64: OutgoingSnapshot] = [:]
+    /// How many times `render` has run.
+    var renders: UInt64 = 0
     /// Storage for `render`'s per-node lists, kept between frames.
     private var reachScratch: [Rect] = [], contentsScratch: [ContentRenderer?] = []
 
@@ -90,7 +92,8 @@ public final class Renderer {
         }
         tree.subtreeBounds(into: &reach)
         for node in tree.nodes { contents.append(contentRenderers[node.kind]) }
-        if !outgoingSnapshots.isEmpty { forgetEndedTransitions(in: tree) }
+        renders &+= 1
+        if !outgoingSnapshots.isEmpty { forgetEndedTransitions() }
         for rect in region {
             let area = rect.intersection(surface.bounds)
             guard !area.isEmpty else { continue }

@@ -2,6 +2,7 @@ import Logging
 import VitrineCore
 import VitrineInput
 import VitrineOutput
+import VitrineProtocol
 
 /// A window output's events in the daemon (`--backend x11`, `wayland`): its size is the
 /// root layer's, its pointer, touches and keys go through the input pipeline as a
@@ -71,8 +72,8 @@ final class WindowInput {
 }
 
 extension Compositor {
-    /// The output has a new size (a window resized): the root layer's bounds follow, and
-    /// the next frame is drawn whole.
+    /// The output has a new size (a window resized): the root layer's bounds follow, the
+    /// next frame is drawn whole, and subscribers get `output.resized`.
     func outputResized(to mode: OutputMode) {
         let size = Size(width: Double(mode.width), height: Double(mode.height))
         do { try scene.resizeRoot(id: root, size: size) } catch {
@@ -82,5 +83,8 @@ extension Compositor {
         logger.info("\(output.name): now \(mode.width)x\(mode.height)")
         pipeline.invalidate()
         requestFrame()
+        broadcast(
+            "output.resized",
+            ["output": .string(output.name), "root": .string(root), "size": .array([.number(Double(mode.width)), .number(Double(mode.height))])])
     }
 }

@@ -134,7 +134,10 @@ struct X11WindowTests {
         let server = try XServer()
         let window = try Self.open(on: server)
         let c = try window.daemon.connect()
+        try c.ok(#"{"cmd": "subscribe", "events": ["output.resized"]}"#)
         #expect(try server.xdotool(["windowsize", "--sync", String(window.id), "320", "200"]) == 0)
+        let resized = try c.waitForEvent("output.resized")
+        #expect(resized["size"] == .array([.number(320), .number(200)]) && resized["root"] == .string("root"), "\(resized)")
         var bounds: JSON?
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {

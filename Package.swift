@@ -112,6 +112,10 @@ let package = Package(
         .systemLibrary(
             name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1",
             providers: [.apt(["libpixman-1-dev"])]),
+        // The reference for paths and strokes: in the tests and the benchmarks only.
+        .systemLibrary(
+            name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
+            providers: [.apt(["libcairo2-dev"])]),
         .target(
             name: "VitrineText", dependencies: ["VitrineCore", "VitrineFormat", "CFreeType", "CHarfBuzz", "CFontconfig"],
             swiftSettings: [optimizedInDebug, frameRelease()]),
@@ -156,7 +160,7 @@ let package = Package(
             name: "vitrine-bench",
             dependencies: [
                 "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman", "VitrineDaemon", "VitrineSystem",
-                "VitrineImage", "CJPEG", "vitrined",
+                "VitrineImage", "CJPEG", "CairoReference", "vitrined",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -165,7 +169,9 @@ let package = Package(
                 "VitrineCore", "VitrineTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
-        .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster", "VitrineTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster", "VitrineTestSupport", "CairoReference"], exclude: ["Golden"]),
+        // cairo drawing on a Surface: the reference for paths and strokes in the raster tests and `vitrine-bench raster`.
+        .target(name: "CairoReference", dependencies: ["VitrineRaster", "CCairo"], path: "Tests/CairoReference"),
         .target(
             name: "VitrineProtocol",
             dependencies: ["VitrineCore", "VitrineJSON", "VitrineRolling", .product(name: "SystemPackage", package: "swift-system")]),

@@ -13,21 +13,57 @@ public struct Polyline: Sendable, Hashable {
     public var isSmooth: [Bool]
     /// The last vertex connects back to the first.
     public var isClosed: Bool
+    /// Per piece, from vertex i to the next (the closing one last): what part of the path it
+    /// stands for.
+    public var pieces: [Piece]
 
-    public init(points: [Point], isSmooth: [Bool], isClosed: Bool) {
-        (self.points, self.isSmooth, self.isClosed) = (points, isSmooth, isClosed)
+    /// What a chord stands for: the length of its stretch of the path — a curve's own arc
+    /// length, not the chord's, so that distances along the path do not drift by the
+    /// chords' shortfall — and the path's directions where the stretch starts and ends.
+    public struct Piece: Sendable, Hashable {
+        public var length: Double
+        public var startTangent, endTangent: Point
+
+        public init(length: Double, startTangent: Point, endTangent: Point) {
+            (self.length, self.startTangent, self.endTangent) = (length, startTangent, endTangent)
+        }
+
+        /// A straight piece from `a` to `b`.
+        init(line a: Point, _ b: Point) {
+            let l = pointDistance(a, b)
+            let d = l > 0 ? Point(x: (b.x - a.x) / l, y: (b.y - a.y) / l) : Point(x: 1, y: 0)
+            self.init(length: l, startTangent: d, endTangent: d)
+        }
+
+        /// The path's direction a fraction `f` of the way along the piece.
+        public func tangent(at f: Double) -> Point {
+            let x = startTangent.x + (endTangent.x - startTangent.x) * f, y = startTangent.y + (endTangent.y - startTangent.y) * f
+            let l = (x * x + y * y).squareRoot()
+            return l > 0 ? Point(x: x / l, y: y / l) : startTangent
+        }
     }
 
-    /// The length of the pieces, the closing one included.
+    /// A polyline of straight lines.
+    public init(points: [Point], isSmooth: [Bool], isClosed: Bool) {
+        (self.points, self.isSmooth, self.isClosed) = (points, isSmooth, isClosed)
+        pieces = []
+        for i in points.indices.dropFirst() { pieces.append(Piece(line: points[i - 1], points[i])) }
+        if isClosed, points.count > 1 { pieces.append(Piece(line: points[points.count - 1], points[0])) }
+    }
+
+    init(points: [Point], isSmooth: [Bool], isClosed: Bool, pieces: [Piece]) {
+        (self.points, self.isSmooth, self.isClosed, self.pieces) = (points, isSmooth, isClosed, pieces)
+    }
+
+    /// The length of the path the polyline stands for, the closing piece included.
     public var length: Double {
         var total = 0.0
-        for i in points.indices.dropFirst() { total += distance(points[i - 1], points[i]) }
-        if isClosed, let first = points.first, let last = points.last { total += distance(last, first) }
+        for p in pieces { total += p.length }
         return total
     }
 }
 
-@inline(__always) func distance(_ a: Point, _ b: Point) -> Double {
+@inline(__always) func pointDistance(_ a: Point, _ b: Point) -> Double {
     let dx = b.x - a.x, dy = b.y - a.y
     return (dx * dx + dy * dy).squareRoot()
 }
@@ -38,28 +74,35 @@ extension Array where Element == PathData.Element {
     public func flattened(tolerance: Double) -> [Polyline] {
         let tol = tolerance > 0 && tolerance.isFinite ? tolerance : 0.1
         var out: [Polyline] = []
-        var points: [Point] = [], smooth: [Bool] = []
+        var points: [Point] = [], smooth: [Bool] = [], pieces: [Polyline.Piece] = []
         var current = Point.zero, start = Point.zero
         func flush(closed: Bool) {
             guard !points.isEmpty else { return }
-            if closed, points.count > 1, points.last == points.first {
-                points.removeLast()
-                smooth.removeLast()
+            if closed, points.count > 1 {
+                if points.last == points.first {
+                    points.removeLast()
+                    smooth.removeLast()
+                } else {
+                    pieces.append(Polyline.Piece(line: points[points.count - 1], points[0]))
+                }
             }
             if !smooth.isEmpty { smooth[0] = false }
-            out.append(Polyline(points: points, isSmooth: smooth, isClosed: closed))
+            out.append(Polyline(points: points, isSmooth: smooth, isClosed: closed, pieces: pieces))
             points = []
             smooth = []
+            pieces = []
         }
-        func add(_ p: Point, smooth isSmooth: Bool) {
+        func add(_ p: Point, smooth isSmooth: Bool, piece: Polyline.Piece? = nil) {
             if points.isEmpty {
                 points.append(current)
                 smooth.append(false)
             }
             if p == points.last! {
                 if !isSmooth { smooth[smooth.count - 1] = false }
+                if let piece, !pieces.isEmpty { pieces[pieces.count - 1].length += piece.length }
                 return
             }
+            pieces.append(piece ?? Polyline.Piece(line: points[points.count - 1], p))
             points.append(p)
             smooth.append(isSmooth)
         }
@@ -77,7 +120,8 @@ extension Array where Element == PathData.Element {
                 let p0 = current
                 for i in 1...n {
                     let t = Double(i) / Double(n)
-                    add(i == n ? p : quadPoint(p0, c, p, t), smooth: i < n)
+                    let piece = curvePiece(from: Double(i - 1) / Double(n), to: t) { quadDerivative(p0, c, p, $0) }
+                    add(i == n ? p : quadPoint(p0, c, p, t), smooth: i < n, piece: piece)
                 }
                 current = p
             case .cubic(let p, let c1, let c2):
@@ -85,7 +129,8 @@ extension Array where Element == PathData.Element {
                 let p0 = current
                 for i in 1...n {
                     let t = Double(i) / Double(n)
-                    add(i == n ? p : cubicPoint(p0, c1, c2, p, t), smooth: i < n)
+                    let piece = curvePiece(from: Double(i - 1) / Double(n), to: t) { cubicDerivative(p0, c1, c2, p, $0) }
+                    add(i == n ? p : cubicPoint(p0, c1, c2, p, t), smooth: i < n, piece: piece)
                 }
                 current = p
             case .close:
@@ -112,6 +157,36 @@ func curveSegments(_ p0: Point, _ p1: Point, _ p2: Point, _ p3: Point, quadratic
         estimate = (0.75 * dd / tolerance).squareRoot()
     }
     return estimate.isFinite ? max(1, min(1000, Int(estimate.rounded(.up)))) : 1
+}
+
+/// The stretch of a curve between parameters `t0` and `t1`, from its derivative: its
+/// length by three-point Gauss–Legendre (exact for the short stretches a flattened piece
+/// spans) and its directions at both ends.
+@inline(__always) func curvePiece(from t0: Double, to t1: Double, _ derivative: (Double) -> Point) -> Polyline.Piece {
+    let mid = (t0 + t1) / 2, half = (t1 - t0) / 2, k = 0.774_596_669_241_483_4
+    func speed(_ t: Double) -> Double {
+        let d = derivative(t)
+        return (d.x * d.x + d.y * d.y).squareRoot()
+    }
+    func direction(_ t: Double) -> Point {
+        var d = derivative(t)
+        if d.x * d.x + d.y * d.y < 1e-24 { d = derivative(t == t0 ? t0 + (t1 - t0) * 1e-3 : t1 - (t1 - t0) * 1e-3) }
+        let l = (d.x * d.x + d.y * d.y).squareRoot()
+        return l > 0 ? Point(x: d.x / l, y: d.y / l) : Point(x: 1, y: 0)
+    }
+    let length = half * (5 / 9 * speed(mid - half * k) + 8 / 9 * speed(mid) + 5 / 9 * speed(mid + half * k))
+    return Polyline.Piece(length: length, startTangent: direction(t0), endTangent: direction(t1))
+}
+
+@inline(__always) func quadDerivative(_ p0: Point, _ c: Point, _ p1: Point, _ t: Double) -> Point {
+    let u = 1 - t
+    return Point(x: 2 * (u * (c.x - p0.x) + t * (p1.x - c.x)), y: 2 * (u * (c.y - p0.y) + t * (p1.y - c.y)))
+}
+
+@inline(__always) func cubicDerivative(_ p0: Point, _ c1: Point, _ c2: Point, _ p1: Point, _ t: Double) -> Point {
+    let u = 1 - t
+    let a = 3 * u * u, b = 6 * u * t, c = 3 * t * t
+    return Point(x: a * (c1.x - p0.x) + b * (c2.x - c1.x) + c * (p1.x - c2.x), y: a * (c1.y - p0.y) + b * (c2.y - c1.y) + c * (p1.y - c2.y))
 }
 
 @inline(__always) func quadPoint(_ p0: Point, _ c: Point, _ p1: Point, _ t: Double) -> Point {

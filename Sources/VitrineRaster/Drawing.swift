@@ -3,17 +3,18 @@ import VitrineCore
 /// Filling shapes with a solid colour or a shader, through anti-aliased coverage.
 extension Surface {
     /// Fills `path`, mapped through `transform` into device space, with `color` (OVER),
-    /// anti-aliased, inside by `rule`.
+    /// anti-aliased, inside by `rule`, its curves flattened to `tolerance` device pixels
+    /// (`Flatness.standard` when nil).
     public func fill(
         _ path: Path, color: PremultipliedColor, transform: AffineTransform = .identity, rule: FillRule = .nonZero,
-        clip: Clip? = nil
+        clip: Clip? = nil, tolerance: Double? = nil
     ) {
         guard color.alpha != 0 else { return }
         if let r = path.pixelAlignedRect(transform) {
             blitRect(r, SolidBlitter(surface: self, color: color), clip: clip)
             return
         }
-        rasterize(path, transform: transform, rule: rule, clip: clip, SolidBlitter(surface: self, color: color))
+        rasterize(path, transform: transform, rule: rule, clip: clip, tolerance: tolerance ?? Flatness.standard, SolidBlitter(surface: self, color: color))
     }
 
     /// Fills `rect` (layer space, fractional edges anti-aliased) mapped through `transform`.
@@ -92,11 +93,11 @@ extension Surface {
 
     /// Scan-converts `path` into `blitter` within the clip.
     func rasterize<B: Blitter>(
-        _ path: Path, transform: AffineTransform, rule: FillRule = .nonZero, clip: Clip?, _ blitter: B
+        _ path: Path, transform: AffineTransform, rule: FillRule = .nonZero, clip: Clip?, tolerance: Double = Flatness.standard, _ blitter: B
     ) {
         let area = deviceClip(clip)
         guard !area.isEmpty else { return }
-        var r = Rasterizer(clip: area, rule: rule)
+        var r = Rasterizer(clip: area, rule: rule, tolerance: tolerance)
         r.add(path, transform: transform)
         fillRasterized(r, clip: clip, blitter)
     }

@@ -30,13 +30,17 @@ public struct StrokeStyle: Sendable, Hashable {
 extension Surface {
     /// Strokes `path`, mapped through `transform` into device space, with `color` (OVER),
     /// anti-aliased. The stroke is built in path space, so a scaled layer's stroke scales
-    /// with it, and flattened finely enough for the scale it is drawn at.
-    public func stroke(_ path: Path, style: StrokeStyle, color: PremultipliedColor, transform: AffineTransform = .identity, clip: Clip? = nil) {
+    /// with it, and flattened to `tolerance` device pixels (`Flatness.fine` when nil) at the
+    /// scale it is drawn at.
+    public func stroke(
+        _ path: Path, style: StrokeStyle, color: PremultipliedColor, transform: AffineTransform = .identity, clip: Clip? = nil,
+        tolerance: Double? = nil
+    ) {
         guard color.alpha != 0, style.width > 0 else { return }
         let area = deviceClip(clip)
         guard !area.isEmpty else { return }
         var r = Rasterizer(clip: area, rule: .nonZero)
-        var stroker = Stroker(style: style, scale: transform.largestScale)
+        var stroker = Stroker(style: style, tolerance: (tolerance ?? Flatness.fine) / transform.largestScale)
         stroker.stroke(path.elements) { contour in r.addPolygon(contour, transform: transform) }
         fillRasterized(r, clip: clip, SolidBlitter(surface: self, color: color))
     }
@@ -63,16 +67,16 @@ extension AffineTransform {
 struct Stroker {
     let style: StrokeStyle
     let half: Double
-    /// The flattening tolerance in path units (0.05 device pixels).
+    /// The flattening tolerance in path units.
     let tolerance: Double
     /// The largest angle between the points of an arc of radius `half`.
     let arcStep: Double
     private var contour: [Point] = []
 
-    init(style: StrokeStyle, scale: Double) {
+    init(style: StrokeStyle, tolerance: Double) {
         self.style = style
         half = style.width / 2
-        tolerance = 0.05 / scale
+        self.tolerance = tolerance
         let ratio = min(1, tolerance / max(half, 1e-9))
         arcStep = max(0.02, 2 * acos(1 - ratio))
     }
@@ -90,13 +94,13 @@ struct Stroker {
             defer { offset += length }
             let lo = max(0, from - offset), hi = min(length, to - offset)
             guard lo <= hi, lo < length || length == 0 else { continue }
-            if pattern == nil, lo == 0, hi == length {
-                strokeWhole(line, emit: emit)
+            if pattern == nil, lo == 0, hi == length, line.isClosed {
+                strokeClosed(line, emit: emit)
                 continue
             }
             for (a, b) in intervals(length: length, pattern: pattern, from: lo, to: hi) {
-                let (piece, direction) = line.piece(from: a, to: b)
-                strokeOpen(piece, direction: direction, emit: emit)
+                let (piece, start, end) = line.piece(from: a, to: b)
+                strokeOpen(piece, start: start, end: end, emit: emit)
             }
         }
     }
@@ -135,12 +139,12 @@ struct Stroker {
 
     // MARK: Outlines
 
-    private mutating func strokeWhole(_ line: Polyline, emit: ([Point]) -> Void) {
-        if line.points.count < 2 || !line.isClosed {
-            strokeOpen(line, direction: Point(x: 1, y: 0), emit: emit)
+    private mutating func strokeClosed(_ line: Polyline, emit: ([Point]) -> Void) {
+        let p = line.points, n = p.count
+        guard n > 1 else {
+            strokeOpen(line, start: Point(x: 1, y: 0), end: Point(x: 1, y: 0), emit: emit)
             return
         }
-        let p = line.points, n = p.count
         var d: [Point] = [], len: [Double] = []
         for i in 0..<n {
             let (u, l) = unit(p[i], p[(i + 1) % n])
@@ -161,13 +165,15 @@ struct Stroker {
         emit(contour)
     }
 
-    /// Strokes an open polyline with caps at both ends; one of a single point (a zero-length
-    /// dash) gets its caps turned along `direction`.
-    private mutating func strokeOpen(_ line: Polyline, direction: Point, emit: ([Point]) -> Void) {
+    /// Strokes an open polyline with caps at both ends, square to the path's directions
+    /// `start` and `end` there (a chord's direction strays from a curve's); one of a single
+    /// point (a zero-length dash) gets its caps turned along `start`.
+    private mutating func strokeOpen(_ line: Polyline, start: Point, end: Point, emit: ([Point]) -> Void) {
         let p = line.points
         contour.removeAll(keepingCapacity: true)
         if p.count < 2 {
             guard let c = p.first, style.cap != .butt else { return }
+            let direction = start
             let n = perp(direction)
             if style.cap == .round {
                 arc(around: c, from: n, angle: -2 * Double.pi)
@@ -187,11 +193,11 @@ struct Stroker {
             d.append(u)
             len.append(l)
         }
-        contour.append(p[0] + scaled(perp(d[0]), half))
+        contour.append(p[0] + scaled(perp(start), half))
         for i in 1..<(m - 1) { join(p[i], d[i - 1], d[i], len[i - 1], len[i], smooth: line.isSmooth[i]) }
-        cap(at: p[m - 1], direction: d[m - 2])
+        cap(at: p[m - 1], direction: end)
         for i in stride(from: m - 2, through: 1, by: -1) { join(p[i], neg(d[i]), neg(d[i - 1]), len[i], len[i - 1], smooth: line.isSmooth[i]) }
-        cap(at: p[0], direction: neg(d[0]))
+        cap(at: p[0], direction: neg(start))
         emit(contour)
     }
 
@@ -274,40 +280,41 @@ struct Stroker {
 }
 
 extension Polyline {
-    /// The open polyline between arc lengths `a` and `b` (a closed one continues through
-    /// its closing piece), and the direction at `a`.
-    func piece(from a: Double, to b: Double) -> (Polyline, Point) {
+    /// The open polyline between distances `a` and `b` along the path (a closed one
+    /// continues through its closing piece), and the path's directions at both ends. A
+    /// distance falls on a chord in proportion to its piece's length.
+    func piece(from a: Double, to b: Double) -> (Polyline, start: Point, end: Point) {
         var pts: [Point] = [], smooth: [Bool] = []
-        var direction = Point(x: 1, y: 0)
+        var start = Point(x: 1, y: 0), end = start
         let n = points.count
-        let count = isClosed ? n : n - 1
         var run = 0.0
         var started = false
-        for i in 0..<count {
-            let p = points[i], q = points[(i + 1) % n]
-            let (u, l) = unit(p, q)
-            let s0 = run, s1 = run + l
+        for i in pieces.indices {
+            let p = points[i], q = points[(i + 1) % n], piece = pieces[i]
+            let s0 = run, s1 = run + piece.length
             run = s1
+            func fraction(_ s: Double) -> Double { piece.length > 0 ? min(1, max(0, (s - s0) / piece.length)) : 0 }
+            func at(_ f: Double) -> Point { Point(x: p.x + (q.x - p.x) * f, y: p.y + (q.y - p.y) * f) }
             if !started {
                 guard a <= s1 else { continue }
                 started = true
-                direction = u
-                let f = l > 0 ? (a - s0) / l : 0
-                pts.append(Point(x: p.x + (q.x - p.x) * f, y: p.y + (q.y - p.y) * f))
+                start = piece.tangent(at: fraction(a))
+                pts.append(at(fraction(a)))
                 smooth.append(false)
             }
             if b <= s1 {
-                let f = l > 0 ? (b - s0) / l : 0
-                let end = Point(x: p.x + (q.x - p.x) * f, y: p.y + (q.y - p.y) * f)
-                if end != pts.last! { pts.append(end); smooth.append(false) }
+                end = piece.tangent(at: fraction(b))
+                let last = at(fraction(b))
+                if last != pts.last! { pts.append(last); smooth.append(false) }
                 break
             }
+            end = piece.endTangent
             if q != pts.last! {
                 pts.append(q)
                 smooth.append(isSmooth[(i + 1) % n])
             }
         }
         if pts.isEmpty, let last = points.last { pts = [last]; smooth = [false] }
-        return (Polyline(points: pts, isSmooth: smooth, isClosed: false), direction)
+        return (Polyline(points: pts, isSmooth: smooth, isClosed: false), start, end)
     }
 }

@@ -12,7 +12,8 @@ final class ShapeRenderer: ContentRenderer {
         guard !style.path.isEmpty, let path = path(style.path), !path.isEmpty else { return }
         if style.fillColor.alpha > 0 {
             surface.fill(
-                path, color: premultiplied(style.fillColor, opacity), transform: transform, rule: style.evenOdd ? .evenOdd : .nonZero, clip: clip)
+                path, color: premultiplied(style.fillColor, opacity), transform: transform, rule: style.evenOdd ? .evenOdd : .nonZero, clip: clip,
+                tolerance: Flatness.fine)
         }
         if style.isStroked {
             let stroke = StrokeStyle(

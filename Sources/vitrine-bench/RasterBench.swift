@@ -1,11 +1,12 @@
 import CPixman
+import CairoReference
 import Foundation
 import VitrineCore
 import VitrineRaster
 
-/// Rasterizer benchmarks at 1920×1080, each beside pixman doing the same work on the same
-/// memory in the same run. Prints one JSON object per line; `ratio` is vitrine / pixman
-/// (median of the repetitions; below 1 means faster than pixman).
+/// Rasterizer benchmarks at 1920×1080, each beside pixman (cairo for paths and strokes)
+/// doing the same work on the same memory in the same run. Prints one JSON object per
+/// line; `ratio` is vitrine / reference (median of the repetitions; below 1 means faster).
 ///
 ///     swift run -c release --scratch-path .build-raster vitrine-bench raster [--quick] [name…]
 func runRasterBenchmarks(_ options: [String]) {
@@ -39,13 +40,14 @@ private final class RasterBench {
             ("raster.image_bilinear_rotate", bilinearRotate),
             ("raster.rounded_rect_aa", roundedRect), ("raster.glyph_run", glyphs),
             ("raster.gradient_linear", linearGradient), ("raster.gradient_radial", radialGradient),
+            ("raster.path_fill", pathFill), ("raster.path_stroke", pathStroke), ("raster.path_dashed", pathDashed),
         ]
     }
 
     /// Times `vitrine` and `pixman` alternately and prints the medians, with the largest
     /// channel difference between one run of each from the same starting pixels
     /// (`max_diff` 0 means bit-exact).
-    func report(_ name: String, iterations: Int = 1, vitrine: () -> Void, pixman: () -> Void) {
+    func report(_ name: String, iterations: Int = 1, reference: String = "pixman", vitrine: () -> Void, pixman: () -> Void) {
         resetDestination()
         vitrine()
         let ours = surface.copy()
@@ -61,8 +63,8 @@ private final class RasterBench {
         let vm = median(v), pm = median(p)
         print(
             String(
-                format: "{\"bench\":\"%@\",\"vitrine_ms\":%.3f,\"pixman_ms\":%.3f,\"ratio\":%.3f,\"max_diff\":%d}",
-                name, vm, pm, vm / pm, diff))
+                format: "{\"bench\":\"%@\",\"vitrine_ms\":%.3f,\"%@_ms\":%.3f,\"ratio\":%.3f,\"max_diff\":%d}",
+                name, vm, reference, pm, vm / pm, diff))
         fflush(nil)
     }
 
@@ -318,6 +320,64 @@ private final class RasterBench {
             pixman: {
                 pixman_composite_trapezoids(PIXMAN_OP_OVER, solid, image, PIXMAN_a8, 0, 0, 0, 0, Int32(traps.count), &traps)
             })
+    }
+
+    /// A closed wavy ring of 200 cubic Béziers (Catmull-Rom through points on a rose),
+    /// 800 px across.
+    var curve: Path {
+        let n = 200
+        let points = (0..<n).map { i -> Point in
+            let a = Double(i) / Double(n) * 2 * Double.pi
+            let r = 400 + 80 * sin(7 * a)
+            return Point(x: 960 + r * cos(a), y: 540 + r * sin(a))
+        }
+        var p = Path()
+        p.move(to: points[0])
+        for i in 0..<n {
+            let p0 = points[(i + n - 1) % n], p1 = points[i], p2 = points[(i + 1) % n], p3 = points[(i + 2) % n]
+            p.addCurve(
+                to: p2, control1: Point(x: p1.x + (p2.x - p0.x) / 6, y: p1.y + (p2.y - p0.y) / 6),
+                control2: Point(x: p2.x - (p3.x - p1.x) / 6, y: p2.y - (p3.y - p1.y) / 6))
+        }
+        p.close()
+        return p
+    }
+
+    /// Vitrine and cairo drawing the same path with the same flattening tolerance
+    /// (`Flatness.fine`, a shape layer's), OVER the same pixels.
+    func reportPath(_ name: String, vitrine: @escaping () -> Void, cairo: @escaping (CairoCanvas) -> Void) {
+        let canvas = CairoCanvas(surface, tolerance: Flatness.fine)
+        report(
+            name, iterations: 2, reference: "cairo", vitrine: vitrine,
+            pixman: {
+                cairo(canvas); canvas.flush()
+            })
+    }
+
+    func pathFill(_ name: String) {
+        let path = curve
+        let color = Color(red: 0.2, green: 0.7, blue: 0.3, alpha: 0.8)
+        reportPath(name, vitrine: { self.surface.fill(path, color: PremultipliedColor(color), tolerance: Flatness.fine) }) {
+            $0.fill(path, color: color)
+        }
+    }
+
+    func pathStroke(_ name: String) {
+        let path = curve
+        let color = Color(red: 0.9, green: 0.8, blue: 0.2, alpha: 1)
+        let style = StrokeStyle(width: 12, join: .round)
+        reportPath(name, vitrine: { self.surface.stroke(path, style: style, color: PremultipliedColor(color)) }) {
+            $0.stroke(path, style: style, color: color)
+        }
+    }
+
+    func pathDashed(_ name: String) {
+        let path = curve
+        let color = Color(red: 0.9, green: 0.3, blue: 0.2, alpha: 1)
+        let style = StrokeStyle(width: 6, cap: .round, dashes: [18, 10], dashPhase: 4)
+        reportPath(name, vitrine: { self.surface.stroke(path, style: style, color: PremultipliedColor(color)) }) {
+            $0.stroke(path, style: style, color: color)
+        }
     }
 
     func glyphs(_ name: String) {

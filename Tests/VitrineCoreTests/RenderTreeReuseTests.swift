@@ -6,7 +6,7 @@ import VitrineTestSupport
 /// A render tree built by reusing the previous one (only animated subtrees built again)
 /// must equal a tree built from scratch, frame after frame, whatever the animations do:
 /// move, fade to nothing, hide, finish, run inside layers with their own timing or inside
-/// replicators' copies.
+/// replicators' copies, or run transitions.
 @Suite struct RenderTreeReuseTests {
     @Test(arguments: 1...24)
     func reusedTreesEqualFreshOnes(seed: UInt64) throws {
@@ -189,13 +189,14 @@ import VitrineTestSupport
     private func randomAnimation(using random: inout SeededGenerator) -> Animation {
         let duration = Double.random(in: 0.3...3, using: &random)
         var animation: Animation =
-            switch Int.random(in: 0..<7, using: &random) {
+            switch Int.random(in: 0..<8, using: &random) {
             case 0: .basic("opacity", from: .number(1), to: .number(0), duration: duration)
             case 1: .keyframe("hidden", Keyframes(values: [.bool(false), .bool(true)], calculationMode: .discrete), duration: duration)
             case 2: .basic("position", by: .point(Point(x: 30, y: -20)), duration: duration)
             case 3: .basic("transform.rotation.z", from: .number(0), to: .number(3), duration: duration)
             case 4: .spring("bounds.size.width", to: .number(40), spring: try! Spring(), duration: duration)
             case 5: .basic("backgroundColor", to: .color(.white), duration: duration)
+            case 6: .transition(Transition([.push, .fade].randomElement(using: &random)!, direction: .fromTop), duration: duration)
             default: .basic("sublayerTransform.scale", from: .number(1), to: .number(0.5), duration: duration)
             }
         animation.timing.beginTime = .random(in: 0...2, using: &random)

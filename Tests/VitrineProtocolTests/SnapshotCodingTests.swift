@@ -48,6 +48,19 @@ import VitrineCore
         #expect(original.snapshot() == restored.snapshot())
     }
 
+    /// A transition reads back as written (without its old rendering, which is not kept).
+    @Test(arguments: Transition.Style.allCases)
+    func transitionsReadBackAsWritten(style: Transition.Style) throws {
+        var animation = Animation.transition(
+            Transition(style, direction: .fromBottom, startProgress: 0.25, endProgress: 0.75), duration: 0.6, timingFunction: .easeInEaseOut)
+        animation.timing.beginTime = 3
+        let json = try JSON(parsing: Data(animation.journalJSON.text.utf8))
+        #expect(try Animation(journalJSON: json, at: "a") == animation)
+        var bad = json.object!
+        bad["transition"] = .object(["style": .string("cube"), "direction": .string("fromLeft"), "startProgress": .number(0), "endProgress": .number(1)])
+        #expect(throws: ProtocolError.self) { try Animation(journalJSON: .object(bad), at: "a") }
+    }
+
     @Test func masksAndLayersOutsideTheTreeReadBackAsWritten() throws {
         let original = Self.scene()
         var tx = Transaction(disableActions: true)

@@ -15,6 +15,10 @@ extension Surface {
             defer { cover.deallocate() }
             for row in area.y..<area.maxY {
                 let m = mask.row(row - mask.originY) + (area.x - mask.originX)
+                guard o < 255 else {
+                    Kernels.overImageMasked(self.row(row) + area.x, source.row(row - y) + (area.x - x), m, count: area.width)
+                    continue
+                }
                 for i in 0..<area.width { cover[i] = UInt8(truncatingIfNeeded: mulDiv255(UInt32(m[i]), o)) }
                 Kernels.overImageMasked(self.row(row) + area.x, source.row(row - y) + (area.x - x), cover, count: area.width)
             }

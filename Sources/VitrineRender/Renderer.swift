@@ -178,21 +178,56 @@ public final class Renderer {
         let shown = pass.reach[i].intersection(pass.reach[m]).intersection(pass.area).offsetBy(dx: offset.tx, dy: offset.ty)
         let bounds = PixelRect(covering: shown).intersection(clip.rect)
         guard !bounds.isEmpty else { return }
-        let alpha = maskAlpha(pass, m, over: bounds, offset: offset)
-        surface.drawGroup(bounds: bounds, opacity: opacity, clip: clip.intersecting(Clip(mask: alpha))) { group, toGroup in
+        let masked = clip.intersecting(Clip(mask: maskAlpha(pass, m, over: bounds, offset: offset)))
+        if drawsOnce(pass, i) {
+            // One drawing through the mask is the group through it: no group needed.
+            drawContents(pass, i, on: surface, offset: offset, clip: masked, opacity: opacity)
+            return
+        }
+        surface.drawGroup(bounds: bounds, opacity: opacity, clip: masked) { group, toGroup in
             let inner = clip.translated(dx: Int(toGroup.tx), dy: Int(toGroup.ty))
             drawContents(pass, i, on: group, offset: offset.concatenating(toGroup), clip: inner, opacity: 1)
         }
     }
 
+    /// Node `i` draws one thing at most — a background, a contents image (not fading) or a
+    /// gradient — with no shadow, border or sublayers but its mask, so that no two of its
+    /// drawings overlap.
+    private func drawsOnce(_ pass: Pass, _ i: Int) -> Bool {
+        let node = pass.tree.nodes[i], v = node.values
+        guard pass.tree.nodes[i + 1].subtreeEnd == node.subtreeEnd, v.number(.shadowOpacity) == 0, node.tint == nil,
+            v.number(.borderWidth) == 0 || v.color(.borderColor).alpha == 0, animations.fades[node.id] == nil
+        else { return false }
+        var parts = v.color(.backgroundColor).alpha > 0 ? 1 : 0
+        if !v.string(.contents).isEmpty { parts += 1 }
+        if node.kind == LayerKind.gradient.name {
+            parts += 1
+        } else if node.kind != LayerKind.layer.name {
+            return false
+        }
+        return parts <= 1
+    }
+
     /// The alpha of mask node `m` and its descendants as composited over `bounds` (pixels
-    /// of the surface that `offset` maps screen space to).
+    /// of the surface that `offset` maps screen space to), drawn in bands of at most 512 KB
+    /// that stay in the cache.
     private func maskAlpha(_ pass: Pass, _ m: Int, over bounds: PixelRect, offset: AffineTransform) -> A8Mask {
-        let drawn = Surface(width: bounds.width, height: bounds.height)
-        let toMask = offset.concatenating(AffineTransform(translationX: Double(-bounds.x), y: Double(-bounds.y)))
-        drawSubtree(pass, m, on: drawn, offset: toMask, clip: Clip(rect: drawn.bounds), opacity: 1)
         let alpha = A8Mask(covering: bounds)
-        alpha.copyAlpha(of: drawn, drawn.bounds, toX: 0, y: 0)
+        let bandHeight = max(1, min(bounds.height, (1 << 17) / bounds.width))
+        let band = Surface(width: bounds.width, height: bandHeight)
+        var y = 0
+        while y < bounds.height {
+            let rows = min(bandHeight, bounds.height - y)
+            if y > 0 { band.clear() }
+            let toBand = offset.concatenating(AffineTransform(translationX: Double(-bounds.x), y: Double(-(bounds.y + y))))
+            // The band on screen, for skipping what cannot reach it.
+            let seen = PixelRect(x: bounds.x, y: bounds.y + y, width: bounds.width, height: rows).rect.offsetBy(dx: -offset.tx, dy: -offset.ty)
+            let bandPass = Pass(tree: pass.tree, reach: pass.reach, contents: pass.contents, area: seen)
+            let rect = PixelRect(x: 0, y: 0, width: bounds.width, height: rows)
+            drawSubtree(bandPass, m, on: band, offset: toBand, clip: Clip(rect: rect), opacity: 1)
+            alpha.copyAlpha(of: band, rect, toX: 0, y: y)
+            y += rows
+        }
         return alpha
     }
 

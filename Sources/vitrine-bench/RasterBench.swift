@@ -3,6 +3,7 @@ import CairoReference
 import Foundation
 import VitrineCore
 import VitrineRaster
+import VitrineRender
 
 /// Rasterizer benchmarks at 1920×1080, each beside pixman (cairo for paths and strokes)
 /// doing the same work on the same memory in the same run. Prints one JSON object per
@@ -41,6 +42,7 @@ private final class RasterBench {
             ("raster.rounded_rect_aa", roundedRect), ("raster.glyph_run", glyphs),
             ("raster.gradient_linear", linearGradient), ("raster.gradient_radial", radialGradient),
             ("raster.path_fill", pathFill), ("raster.path_stroke", pathStroke), ("raster.path_dashed", pathDashed),
+            ("raster.masked_image", maskedImage),
         ]
     }
 
@@ -421,6 +423,69 @@ private final class RasterBench {
 private typealias pixman_image_t = OpaquePointer
 
 /// A pixman image sharing the surface's pixels (a8r8g8b8 is the same layout).
+extension RasterBench {
+    /// A layer showing a 1080p image through a moving mask (a wipe with a soft edge),
+    /// repainted whole by the renderer from its render tree — the mask drawn, the image
+    /// composited through its alpha — beside pixman clearing and compositing the image
+    /// OVER through the same alpha as an a8 mask.
+    func maskedImage(_ name: String) {
+        let src = makeImage(width: width, height: height)
+        let ps = pixmanImage(src)
+        defer { pixman_image_unref(ps) }
+        let images = ImageStore()
+        images.store(src, path: "/bench/photo.png", for: "photo.png")
+        let renderer = Renderer(images: images)
+        func scene(masked: Bool) -> Scene {
+            let scene = Scene()
+            try! scene.addRoot(id: "root", output: "bench", size: Size(width: Double(width), height: Double(height)))
+            var tx = Transaction(disableActions: true)
+            let full = Rect(x: 0, y: 0, width: Double(width), height: Double(height))
+            let wipe: [String: Value] = [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 2400, height: full.height)), "anchorPoint": .point(.zero),
+                "colors": .array([.color(.white), .color(.white), .color(Color(red: 1, green: 1, blue: 1, alpha: 0))]),
+                "locations": .array([.number(0), .number(0.875), .number(1)]),
+                "startPoint": .point(Point(x: 0, y: 0.5)), "endPoint": .point(Point(x: 1, y: 0.5)),
+            ]
+            tx.add(layer: "wipe", kind: "gradient", parent: masked ? nil : "root", properties: wipe)
+            if masked {
+                tx.add(
+                    layer: "photo", parent: "root",
+                    properties: [
+                        "bounds": .rect(full), "position": .point(Point(x: full.midX, y: full.midY)), "contents": .string("photo.png"), "mask": .string("wipe"),
+                    ])
+            }
+            tx.addAnimation(.basic("position.x", from: .number(-2400), to: .number(0), duration: 1, timingFunction: .linear), to: "wipe")
+            try! scene.commit(tx, at: 0)
+            return scene
+        }
+        let masked = scene(masked: true)
+        // pixman's mask: the wipe's alpha where the first frame has it.
+        let start = 0.6
+        let alpha = Renderer()
+        alpha.clearColor = .transparent
+        let drawn = try! alpha.snapshot(scene(masked: false), root: "root", at: start)
+        let mask = A8Mask(width: width, height: height)
+        mask.copyAlpha(of: drawn, drawn.bounds, toX: 0, y: 0)
+        let pm = pixmanMask(mask)
+        defer { pixman_image_unref(pm) }
+        var black = pixmanColor(.black)
+        var rect = pixman_rectangle16_t(x: 0, y: 0, width: UInt16(width), height: UInt16(height))
+        var frame = 0
+        report(
+            name,
+            vitrine: {
+                // The mask moves a frame's worth (at 60 Hz) on every repaint.
+                let tree = try! masked.renderTree(root: "root", at: start + Double(frame % 8) / 60)
+                frame += 1
+                renderer.render(tree, into: surface, region: [surface.bounds])
+            },
+            pixman: {
+                pixman_image_fill_rectangles(PIXMAN_OP_SRC, image, &black, 1, &rect)
+                pixman_image_composite32(PIXMAN_OP_OVER, ps, pm, image, 0, 0, 0, 0, 0, 0, Int32(width), Int32(height))
+            })
+    }
+}
+
 private func pixmanImage(_ s: Surface) -> pixman_image_t {
     pixman_image_create_bits(PIXMAN_a8r8g8b8, Int32(s.width), Int32(s.height), s.pixels, Int32(s.stride * 4))!
 }

@@ -1,7 +1,9 @@
 import Testing
 import VitrineCore
 import VitrineRaster
+import VitrineProtocol
 import VitrineRender
+import VitrineTestSupport
 
 /// Masks in pixels: a wipe at exact times of a manual clock, a mask's gradient alpha, a
 /// hidden mask, and damage that repaints what a moving mask changes.
@@ -102,5 +104,21 @@ import VitrineRender
             let whole = try Renderer().snapshot(scene, root: "root", at: time)
             #expect(surface.hasSamePixels(as: whole), "at \(time)")
         }
+    }
+}
+
+/// docs/examples/wipe.json drawn at 0.6 s is docs/examples/wipe.png, its screenshot.
+@Suite struct WipeExampleTests {
+    @Test func theExampleDrawsItsScreenshot() throws {
+        let examples = Golden.testsDirectory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/examples")
+        let description = try SceneDescription(contentsOf: examples.appendingPathComponent("wipe.json"))
+        let scene = Scene()
+        StandardKinds.register(in: scene)
+        try scene.addRoot(id: "root", output: "test", size: try #require(description.size))
+        try description.apply(to: scene, root: "root", at: 0)
+        _ = scene.advance(to: 0.6)
+        let image = try StandardKinds.renderer(imageDirectory: examples.path).snapshot(scene, root: "root", at: 0.6)
+        let expected = try Surface(contentsOfPNG: examples.appendingPathComponent("wipe.png").path)
+        try GoldenImage.expectSamePixels(image, as: expected, name: "wipe-example", tolerance: GoldenImage.tolerance, "wipe example")
     }
 }

@@ -67,10 +67,10 @@ struct RenderCache {
                 work.append(Rebuild(layer: layer, node: slot.node, parentFrame: slot.parentFrame, wasHidden: false))
             } else if let parent = layer.parent, let slot = parent.renderSlot, slot.build == build, slot.ownFrame >= 0 {
                 // Not drawn, under a drawn parent: it hid itself, and may show now.
-                work.append(Rebuild(layer: layer, node: -1, parentFrame: slot.ownFrame, wasHidden: true))
+                work.append(Rebuild(layer: layer, node: -1, parentFrame: slot.ownFrame + (parent.maskLayer == nil ? 0 : 1), wasHidden: true))
             } else if let host = layer.maskHost, let slot = host.renderSlot, slot.build == build, slot.ownFrame >= 0 {
-                // The same for a mask, whose frame comes just before its layer's own.
-                work.append(Rebuild(layer: layer, node: -1, parentFrame: slot.ownFrame - 1, wasHidden: true))
+                // The same for a mask, whose frame is the first its layer passes down.
+                work.append(Rebuild(layer: layer, node: -1, parentFrame: slot.ownFrame, wasHidden: true))
             }
         }
         if !fresh.isEmpty { work.sort { $0.node < $1.node } }

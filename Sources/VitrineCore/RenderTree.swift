@@ -190,7 +190,8 @@ struct RenderSlot {
     let node: Int32
     /// Its parent's frame in that build's frames; -1 for an output's root layer.
     let parentFrame: Int32
-    /// The frame it passes to its sublayers; -1 when it has none.
+    /// The first frame it passes down: its mask's, when it has one (the sublayers' is the
+    /// next), else its sublayers'; -1 when it has neither.
     let ownFrame: Int32
 }
 
@@ -343,8 +344,7 @@ struct TreeBuilder {
                 shadowsSublayers: own != .zero && !sublayers.isEmpty, tint: hasParent ? frames[f].tint : nil,
                 isMask: hasParent && layer.parent == nil, hasMask: mask != nil, parentIndex: hasParent ? frames[f].node : -1, end: index + 1))
         if let build, !replicated {
-            // A mask's frame comes just before its layer's own.
-            let ownFrame = sublayers.isEmpty && mask == nil ? -1 : Int32(frames.count + (mask == nil ? 0 : 1))
+            let ownFrame = sublayers.isEmpty && mask == nil ? -1 : Int32(frames.count)
             layer.renderSlot = RenderSlot(build: build, node: index, parentFrame: Int32(f), ownFrame: ownFrame)
         }
         guard !sublayers.isEmpty || mask != nil else { return }

@@ -73,22 +73,22 @@ public struct ReplicatorInstances: Sendable {
 }
 
 extension Layer {
-    /// The outermost replicator among the layer's ancestors (not the layer itself); nil when
-    /// it is drawn once.
+    /// The outermost replicator among the layer's ancestors (not the layer itself; through
+    /// masks to the layers they mask); nil when it is drawn once.
     var replicatingAncestor: Layer? {
         var found: Layer?
-        var node = parent
+        var node = timeParent
         while let n = node {
             if n.kindName == LayerKind.replicatorName { found = n }
-            node = n.parent
+            node = n.timeParent
         }
         return found
     }
 
-    /// True when the layer or one of its descendants has animations attached.
+    /// True when the layer or one of its descendants (its mask's too) has animations attached.
     var subtreeIsAnimated: Bool {
         if !animations.isEmpty { return true }
-        return sublayers.contains { $0.subtreeIsAnimated }
+        return sublayers.contains { $0.subtreeIsAnimated } || maskLayer?.subtreeIsAnimated == true
     }
 }
 

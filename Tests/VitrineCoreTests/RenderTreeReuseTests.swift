@@ -6,7 +6,7 @@ import VitrineTestSupport
 /// A render tree built by reusing the previous one (only animated subtrees built again)
 /// must equal a tree built from scratch, frame after frame, whatever the animations do:
 /// move, fade to nothing, hide, finish, run inside layers with their own timing or inside
-/// replicators' copies, or run transitions.
+/// replicators' copies, run transitions, or move masks.
 @Suite struct RenderTreeReuseTests {
     @Test(arguments: 1...24)
     func reusedTreesEqualFreshOnes(seed: UInt64) throws {
@@ -98,7 +98,8 @@ import VitrineTestSupport
     private func expectSame(_ a: RenderTree, _ b: RenderTree, _ context: String) throws {
         try #require(a.nodes.map(\.id) == b.nodes.map(\.id), "\(context): drawn layers")
         for (x, y) in zip(a.nodes, b.nodes) {
-            #expect(x.parent == y.parent && x.subtreeEnd == y.subtreeEnd, "\(context): \(x.id) placement")
+            #expect(
+                x.parent == y.parent && x.subtreeEnd == y.subtreeEnd && x.isMask == y.isMask && x.hasMask == y.hasMask, "\(context): \(x.id) placement")
             #expect(x.transform == y.transform && x.clip == y.clip && x.visualBounds == y.visualBounds, "\(context): \(x.id) geometry")
             #expect(x.inheritedOpacity == y.inheritedOpacity && x.tint == y.tint, "\(context): \(x.id) opacity")
             #expect(x.values == y.values && x.displayKeys == y.displayKeys, "\(context): \(x.id) values")
@@ -118,7 +119,15 @@ import VitrineTestSupport
                 properties["instanceDelay"] = .number(.random(in: -0.5...0.5, using: &random))
                 properties["instanceAlphaOffset"] = .number(-0.2)
             }
+            if Double.random(in: 0..<1, using: &random) < 0.1 {
+                // A mask outside the tree, animated too; later layers may go under it.
+                let mask = id + "-mask"
+                tx.add(layer: mask, parent: nil, properties: randomProperties(using: &random))
+                tx.addAnimation(randomAnimation(using: &random), to: mask)
+                properties["mask"] = .string(mask)
+            }
             tx.add(layer: id, kind: kind, parent: ids.randomElement(using: &random)!, properties: properties)
+            if case .string(let mask)? = properties["mask"] { ids.append(mask) }
             for animation in (0..<Int.random(in: 0...2, using: &random)).map({ _ in randomAnimation(using: &random) }) {
                 tx.addAnimation(animation, to: id)
             }

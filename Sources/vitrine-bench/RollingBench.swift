@@ -211,7 +211,7 @@ private func rollingLabel(seconds: Int, floor: Double) throws {
 
 /// What `measure` saw: seconds, the daemon's CPU over them as a share of one core, frames
 /// and the pixels they repainted.
-private struct DaemonRun {
+struct DaemonRun {
     let elapsed: Double
     let percent: Double
     let frames: Int
@@ -222,7 +222,7 @@ private struct DaemonRun {
 
 /// Calls `step` with 0, 1, … once a second for `seconds`, half a second after the scene
 /// was set up, and measures the daemon meanwhile.
-private func measure(_ child: DaemonChild, _ request: (String) throws -> String, seconds: Int, step: (Int) throws -> Void) throws -> DaemonRun {
+func measure(_ child: DaemonChild, _ request: (String) throws -> String, seconds: Int, step: (Int) throws -> Void) throws -> DaemonRun {
     Thread.sleep(forTimeInterval: 0.5)
     let pid = child.processIdentifier
     let before = try counters(request), cpu0 = cpuSeconds(pid), start = Date()

@@ -96,6 +96,23 @@ echo "VITRINE-INFO idle: $((f2 - f1)) frames presented in 5 idle seconds"
 [ $((f1 - f0)) -gt 0 ] || fail "no frame presented while the counter rolled"
 [ "$f2" = "$f1" ] || fail "$((f2 - f1)) frames presented while idle (expected 0)"
 step 2 "counter at rest ($value)"
+if [ "$BACKEND" = drm ]; then
+    # DPMS: output.power off blanks the connector (its sysfs dpms reads Off) and draws
+    # nothing; on wakes it with the same picture, drawn whole (VITRINE-STEP 3).
+    conn=$(vitrinectl send '{"cmd":"output.list"}' | sed -n 's/.*"name":"\([^"]*\)".*/\1/p')
+    vitrinectl send "{\"cmd\":\"output.power\",\"output\":\"$conn\",\"on\":false}" >/dev/null || fail "output.power $conn off"
+    dpms=$(cat /sys/class/drm/card*-"$conn"/dpms)
+    [ "$dpms" = Off ] || fail "$conn: DPMS reads '$dpms' after output.power off"
+    g0=$(frames); sleep 1; g1=$(frames)
+    [ "$g0" = "$g1" ] || fail "$((g1 - g0)) frames presented to a blanked output"
+    vitrinectl send "{\"cmd\":\"output.power\",\"output\":\"$conn\",\"on\":true}" >/dev/null || fail "output.power $conn on"
+    dpms=$(cat /sys/class/drm/card*-"$conn"/dpms)
+    [ "$dpms" = On ] || fail "$conn: DPMS reads '$dpms' after output.power on"
+    g2=$(settle)
+    echo "VITRINE-INFO DPMS: $conn Off with no frames for 1 s, then On with $((g2 - g1)) frame drawn"
+    [ "$g2" -gt "$g1" ] || fail "no frame presented after waking $conn"
+    step 3 "counter at rest after DPMS off and on"
+fi
 stop
 grep -i "warning\|error" $log | head -n 5 | sed 's/^/VITRINE-INFO vitrined log: /'
 exit 0

@@ -143,6 +143,23 @@ public final class DRMOutput: OutputBackend {
 
     public var virtualTerminal: VirtualTerminal? { vt }
 
+    /// DPMS through the connector's `DPMS` property, which the kernel turns into the CRTC's
+    /// ACTIVE on atomic drivers; blanking waits for the flip in flight first. Waking shows
+    /// the last frame until the next one is presented.
+    public func setPower(_ on: Bool) throws {
+        guard !closed else { throw OutputError("\(name): the output is closed") }
+        if !on { waitForPendingFlip(timeout: 0.2) }
+        let connector = selection.connector.id
+        guard let dpms = device.properties(of: connector, type: UInt32(DRM_MODE_OBJECT_CONNECTOR))["DPMS"] else {
+            throw OutputError("\(name): the connector has no DPMS property, so it cannot be blanked")
+        }
+        let state = UInt64(on ? DRM_MODE_DPMS_ON : DRM_MODE_DPMS_OFF)
+        guard drmModeConnectorSetProperty(device.fd, connector, dpms.id, state) == 0 else {
+            throw DisplayError.system(what: "setting the connector's DPMS property \(on ? "on" : "off")", path: device.path, errno: .last)
+        }
+        log("drm: \(selection.connector.name) DPMS \(on ? "on" : "off")")
+    }
+
     public func attach(to loop: EventLoop) {
         let fd = device.fd, counter = flips, weak = WeakOutput(self)
         do {

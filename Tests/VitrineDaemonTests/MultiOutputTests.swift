@@ -13,8 +13,10 @@ import VitrineRaster
     /// A daemon with two emulated outputs, HDMI-A-1 (320×200, root "root", left.json)
     /// and HDMI-A-2 (200×320 at `rightRate` Hz, root "right", right.json); `extra` is
     /// appended to the second table.
-    static func start(clock: String = "manual", rightRate: Int = 30, extra: String = "") throws -> (DaemonProcess, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-outputs-\(UUID().uuidString.prefix(8))")
+    static func start(clock: String = "manual", rightRate: Int = 30, extra: String = "", in existing: URL? = nil, arguments: [String] = []) throws -> (
+        DaemonProcess, URL
+    ) {
+        let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-outputs-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try left.write(to: directory.appendingPathComponent("left.json"), atomically: true, encoding: .utf8)
         try right.write(to: directory.appendingPathComponent("right.json"), atomically: true, encoding: .utf8)
@@ -32,7 +34,7 @@ import VitrineRaster
 
             """
         try (config + extra).write(to: directory.appendingPathComponent("vitrine.toml"), atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(clock: clock, arguments: ["--config", directory.appendingPathComponent("vitrine.toml").path])
+        let daemon = try DaemonProcess(clock: clock, arguments: ["--config", directory.appendingPathComponent("vitrine.toml").path] + arguments)
         return (daemon, directory)
     }
 
@@ -82,6 +84,11 @@ import VitrineRaster
         let changed = try Self.screenshot(c, "HDMI-A-2")
         #expect(changed.pixel(x: 100, y: 300).argb == 0xffff_ffff)
         #expect(changed.pixel(x: 100, y: 100) == second.pixel(x: 100, y: 100))
+
+        // scene.reset shows each output's configured scene again.
+        #expect(try c.request(#"{"cmd": "scene.reset"}"#)["ok"] == .bool(true))
+        #expect(try Self.screenshot(c, "HDMI-A-2").pixelsEqual(second), "scene.reset puts right.json back on its output")
+        #expect(try Self.screenshot(c, "HDMI-A-1").pixelsEqual(first))
 
         let unknown = try c.request(#"{"cmd": "screenshot", "output": "DP-9"}"#)
         #expect(unknown["error"]?["code"] == .string("unknown_output"), "\(unknown)")
@@ -135,6 +142,24 @@ import VitrineRaster
             #expect(try c.exchange(line)?["error"]?["code"] == .string(code), "\(line)")
         }
         #expect(try Self.outputs(c)["HDMI-A-2"]?["power"] == .bool(true), "bad requests change nothing")
+    }
+
+    @Test func everyOutputsLayersSurviveARestart() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-outputs-state-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let (daemon, directory) = try Self.start(arguments: ["--state-dir", state])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let c = try daemon.connect()
+        let add = try c.request(
+            #"{"cmd": "layer.add", "layer": "note", "parent": "right", "properties": {"bounds": [0, 0, 40, 20], "position": [100, 300], "backgroundColor": "white"}}"#
+        )
+        #expect(add["ok"] == .bool(true), "\(add)")
+        let before = try Self.screenshot(c, "HDMI-A-2")
+        #expect(daemon.stop() == 0)
+        let (again, _) = try Self.start(in: directory, arguments: ["--state-dir", state])
+        let d = try again.connect()
+        #expect(try d.request(#"{"cmd": "layer.get", "layer": "note"}"#)["result"]?["parent"] == .string("right"))
+        #expect(try Self.screenshot(d, "HDMI-A-2").pixelsEqual(before), "the journal keeps the second output's layers")
     }
 
     @Test func eachOutputIsPacedAtItsOwnRate() throws {

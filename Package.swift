@@ -132,10 +132,15 @@ let package = Package(
             name: "VitrineDaemon",
             dependencies: [
                 "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
-                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineVideo", "CLinuxEvents",
+                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineVideo", "VitrineFleet", "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: [frameRelease()]),
+        // Fleets: the MQTT bridge's connection (libmosquitto on the daemon's event loop).
+        .target(name: "VitrineFleet", dependencies: ["VitrineSystem", "CMosquitto", .product(name: "Logging", package: "swift-log")]),
+        .systemLibrary(
+            name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]),
         .testTarget(
             name: "VitrineDaemonTests",
             dependencies: [

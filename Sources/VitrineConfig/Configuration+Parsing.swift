@@ -84,6 +84,7 @@ extension Configuration {
         logging = try Logging(reading: top.table("logging"))
         state = try State(reading: top.table("state"))
         input = try Input(reading: top.table("input"))
+        fleet = try Fleet(reading: top.table("fleet"))
         scene = try InitialScene(reading: top.table("scene"), source: source)
         try scene.tryOut(kinds: kinds, size: output.headlessSize, reader: top.table("scene"))
         outputs = try OutputEntry.readAll(top, source: source)
@@ -97,6 +98,7 @@ extension Configuration {
         "output": Output.keys, "socket": Socket.keys, "animation": Animations.keys,
         "rolling_number": RollingNumber.keys, "fonts": Fonts.keys, "limits": Limits.keys, "content": Content.keys,
         "logging": Logging.keys, "scene": InitialScene.keys, "state": State.keys, "input": Input.keys,
+        "fleet": Fleet.keys,
     ]
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {

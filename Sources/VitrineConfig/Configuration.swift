@@ -37,6 +37,8 @@ public struct Configuration: Sendable, Equatable {
     public var input = Input()
     /// `[[outputs]]`: per connector, its mode, rotation, root, scene and sleep schedule.
     public var outputs: [OutputEntry] = []
+    /// `[fleet]`: the MQTT bridge to a broker.
+    public var fleet = Fleet()
 
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()
@@ -383,6 +385,12 @@ extension Configuration {
         ("input.repeat_rate", { $0.input.repeatRate }), ("input.calibration", { $0.input.calibration }),
         ("input.vt_switching", { $0.input.vtSwitching }), ("input.tap_slop", { $0.input.tapSlop }),
         ("input.long_press_seconds", { $0.input.longPressSeconds }),
+        // The broker connection is made once, at start.
+        ("fleet.enabled", { $0.fleet.enabled }), ("fleet.host", { $0.fleet.host }), ("fleet.port", { $0.fleet.port }),
+        ("fleet.device", { $0.fleet.device }), ("fleet.groups", { $0.fleet.groups }), ("fleet.client_id", { $0.fleet.clientID }),
+        ("fleet.username", { $0.fleet.username }), ("fleet.password", { $0.fleet.password }), ("fleet.password_file", { $0.fleet.passwordFile }),
+        ("fleet.ca_file", { $0.fleet.caFile }), ("fleet.cert_file", { $0.fleet.certFile }), ("fleet.key_file", { $0.fleet.keyFile }),
+        ("fleet.keepalive", { $0.fleet.keepalive }), ("fleet.reconnect_max_seconds", { $0.fleet.reconnectMaxSeconds }),
     ]
 
     /// The keys read only when the daemon starts; a reload applies every other key.

@@ -15,12 +15,14 @@ extension Compositor {
         case .ping:
             return .object(["pong": .bool(true), "time": .number(now)])
         case .stats:
-            return .object([
+            var stats: [String: JSON] = [
                 "frames": .number(Double(framesRendered)), "pixels": .number(Double(pixelsRepainted)), "layers": .number(Double(scene.layerCount)),
                 "clients": .number(Double(clients.count)), "animating": .bool(scene.isAnimating), "time": .number(now),
                 "images": .number(Double(pipeline.renderer.images.paths.count)),
                 "imageBytes": .number(Double(pipeline.renderer.images.usedBytes)), "input": input.statistics,
-            ])
+            ]
+            stats["fleet"] = fleetStatistics?()
+            return .object(stats)
         case .layerAdd, .layerRemove, .layerMove, .layerActions, .layerPause, .layerResume, .layerSpeed:
             var builder = TransactionBuilder(compositor: self)
             var tx = Transaction(disableActions: true)

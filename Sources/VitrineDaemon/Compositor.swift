@@ -86,6 +86,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     lazy var input = InputRouter(compositor: self)
     /// Video layers' players.
     var videos: VideoRenderer!
+    /// The MQTT bridge's figures for `stats`, when there is one.
+    var fleetStatistics: (() -> JSON)?
 
     /// What the compositor keeps per client.
     struct ClientState {

@@ -46,6 +46,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     private let systemd = SystemdNotifier()
     /// A window output's events (size, close, input), when the output is a window.
     private var window: WindowInput?
+    /// The MQTT bridge, when `[fleet]` enables it.
+    private var fleet: FleetBridge?
 
     /// A daemon drawing one output.
     public convenience init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
@@ -77,6 +79,11 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         for output in outputs { output.attach(to: loop) }
         compositor.reloadConfiguration = { [unowned self] done in self.applyReload(done) }
         compositor.onFramePresented = { [unowned self] _ in self.frameWasPresented() }
+        if settings.fleet.enabled {
+            let bridge = try FleetBridge(compositor: compositor, loop: loop, workers: workers, logger: logger)
+            fleet = bridge
+            compositor.fleetStatistics = { [unowned bridge] in bridge.statistics }
+        }
     }
 
     /// Serves until SIGTERM or SIGINT, then stops listening, removes the socket and
@@ -89,6 +96,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         compositor.startPowerSchedules()
         compositor.renderFrame()
         let devices = compositor.openInputDevices(loop: loop)
+        fleet?.start()
         systemd.notify("READY=1\nSTATUS=serving \(address), " + compositor.outputs.map { "\($0.name) \($0.mode)" }.joined(separator: ", "))
         if let interval = systemd.watchdogInterval { petWatchdog(every: interval / 2) }
         if releasesStartupMemory {
@@ -100,6 +108,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         }
         loop.run()
         devices?.stop()
+        fleet?.stop()
         systemd.notify("STOPPING=1\nSTATUS=stopping")
         // The scene as it is now, whatever the coalesced writes have got to.
         compositor.journal?.writeFinal()

@@ -69,6 +69,8 @@ public struct DaemonSettings: Sendable {
     public var outputRotation = 0
     /// `[[outputs]]`: per connector, its root, scene and sleep schedule.
     public var outputs: [Configuration.OutputEntry] = []
+    /// `[fleet]`: the MQTT bridge, when `enabled`.
+    public var fleet: Configuration.Fleet
 
     /// The settings a configuration gives (every default is the configuration's); the
     /// journal's directory is left to the caller, who knows the environment.
@@ -97,6 +99,7 @@ public struct DaemonSettings: Sendable {
         input = c.input
         outputRotation = c.output.rotation.rawValue
         outputs = c.outputs
+        fleet = c.fleet
     }
 
     /// Bounds on what one client and the whole scene may hold (`[limits]`).

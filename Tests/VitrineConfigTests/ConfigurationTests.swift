@@ -111,6 +111,22 @@ import VitrineCore
         root = "menu"
         power_off = "23:00"
         power_on = "06:15"
+
+        [fleet]
+        enabled = true
+        host = "broker.example"
+        port = 8883
+        device = "lobby-1"
+        groups = ["lobby"]
+        client_id = "screen-17"
+        username = "lobby-1"
+        password = "secret"
+        password_file = "/etc/vitrine/mqtt.pass"
+        ca_file = "/etc/vitrine/ca.crt"
+        cert_file = "/etc/vitrine/lobby-1.crt"
+        key_file = "/etc/vitrine/lobby-1.key"
+        keepalive = 10
+        reconnect_max_seconds = 5
         """
 
     @Test func everyKeyReadsANonDefaultValue() throws {
@@ -173,6 +189,14 @@ import VitrineCore
         entry.root = "menu"
         entry.schedule = Configuration.PowerSchedule(off: 23 * 60, on: 6 * 60 + 15)
         expected.outputs = [entry]
+        expected.fleet.enabled = true
+        (expected.fleet.host, expected.fleet.port, expected.fleet.device, expected.fleet.groups) = ("broker.example", 8883, "lobby-1", ["lobby"])
+        (expected.fleet.clientID, expected.fleet.username, expected.fleet.password) = ("screen-17", "lobby-1", "secret")
+        expected.fleet.passwordFile = "/etc/vitrine/mqtt.pass"
+        (expected.fleet.caFile, expected.fleet.certFile, expected.fleet.keyFile) = (
+            "/etc/vitrine/ca.crt", "/etc/vitrine/lobby-1.crt", "/etc/vitrine/lobby-1.key"
+        )
+        (expected.fleet.keepalive, expected.fleet.reconnectMaxSeconds) = (10, 5)
 
         let parsed = try parse(Self.everyKeyChanged)
         #expect(parsed == expected)

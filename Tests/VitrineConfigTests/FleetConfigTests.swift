@@ -1,0 +1,21 @@
+import Testing
+@testable import VitrineConfig
+
+@Suite struct FleetConfigTests {
+    @Test func theDeviceIsNamedOrTheHost() throws {
+        #expect(try parse(ConfigurationTests.everyKeyChanged).fleet.deviceName == "lobby-1")
+        let host = Configuration.default.fleet.deviceName
+        #expect(!host.isEmpty && Configuration.Fleet.isTopicName(host) || host == "vitrine", "\(host)")
+        #expect(Configuration.restartKeys.contains("fleet.groups"))
+    }
+
+    @Test func mistakesAreNamed() throws {
+        let wildcard = try #require(failure("[fleet]\ngroups = [\"lobby/#\"]"))
+        #expect(wildcard.description.contains("fleet.groups") && wildcard.description.contains("group names"), "\(wildcard)")
+        let lonely = try #require(failure("[fleet]\nca_file = \"/ca.crt\"\ncert_file = \"/c.crt\""))
+        #expect(lonely.description.contains("cert_file and key_file go together"), "\(lonely)")
+        let plain = try #require(failure("[fleet]\ncert_file = \"/c.crt\"\nkey_file = \"/c.key\""))
+        #expect(plain.description.contains("set ca_file"), "\(plain)")
+        #expect(failure("[fleet]\nport = 0") != nil)
+    }
+}

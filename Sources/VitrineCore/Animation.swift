@@ -80,7 +80,7 @@ public struct Animation: Sendable, Hashable {
     var values: [Value] {
         switch kind {
         case .basic(let e), .spring(let e, _): e.all
-        case .keyframe(let k): k.values
+        case .keyframe(let k): k.path == nil ? k.values : [.point(.zero)]
         case .group, .transition: []
         }
     }
@@ -96,6 +96,7 @@ extension Animation {
             return e.all.reduce(0) { $0 + $1.heapBytes }
         case .keyframe(let k):
             return k.values.reduce(0) { $0 + 48 + $1.heapBytes } + (k.keyTimes?.count ?? 0) * 8 + (k.timingFunctions?.count ?? 0) * 40
+                + (k.path?.elements.count ?? 0) * 56 + (k.track?.segments.count ?? 0) * 600
         case .group(let children):
             return children.reduce(0) { $0 + 200 + $1.heapBytes }
         case .transition:
@@ -107,29 +108,86 @@ extension Animation {
 public struct Keyframes: Sendable, Hashable {
     /// How values between keyframes are found (CAAnimationCalculationMode).
     public enum CalculationMode: String, CaseIterable, Sendable {
-        case linear, discrete, paced, cubic
+        case linear, discrete, paced, cubic, cubicPaced
     }
 
-    public var values: [Value]
+    public var values: [Value] { didSet { measure() } }
     /// Fractions of the duration, ascending from 0 to 1, one per value (one more than the
-    /// values for `discrete`); nil spaces them evenly. Ignored by `paced`.
+    /// values for `discrete`); nil spaces them evenly. Ignored by `paced` and `cubicPaced`.
     public var keyTimes: [Double]?
     /// One curve per segment (values − 1), or one for all; nil is linear.
     public var timingFunctions: [TimingFunction]?
-    public var calculationMode: CalculationMode
+    public var calculationMode: CalculationMode { didSet { measure() } }
+    /// A path a point property follows instead of `values` (CAKeyframeAnimation's `path`):
+    /// every element but a move is a keyframe segment.
+    public var path: PathData? { didSet { measure() } }
+    /// Whether the layer turns to the direction of its motion.
+    public var rotationMode: RotationMode? { didSet { measure() } }
+    /// The path followed, measured: `path`, or the points of `values` joined as the mode
+    /// joins them when the motion must be measured (cubicPaced, or a rotation mode).
+    private(set) var track: PathTrack?
 
-    public init(values: [Value], keyTimes: [Double]? = nil, timingFunctions: [TimingFunction]? = nil, calculationMode: CalculationMode = .linear) {
+    public init(
+        values: [Value], keyTimes: [Double]? = nil, timingFunctions: [TimingFunction]? = nil, calculationMode: CalculationMode = .linear,
+        path: PathData? = nil, rotationMode: RotationMode? = nil
+    ) {
         self.values = values
         self.keyTimes = keyTimes
         self.timingFunctions = timingFunctions
         self.calculationMode = calculationMode
+        self.path = path
+        self.rotationMode = rotationMode
+        measure()
+    }
+
+    private mutating func measure() {
+        if let path {
+            track = PathTrack(path)
+            return
+        }
+        let points = values.compactMap { v -> Point? in v.point ?? v.number.map { Point(x: $0, y: 0) } }
+        guard points.count == values.count, points.count > 1, calculationMode == .cubicPaced || (rotationMode != nil && values.first?.point != nil)
+        else {
+            track = nil
+            return
+        }
+        let spline = calculationMode == .cubic || calculationMode == .cubicPaced
+        track = PathTrack(spline ? PathTrack.catmullRom(through: points) : PathData(elements: [.move(points[0])] + points.dropFirst().map { .line($0) }))
+    }
+
+    /// The first and last value the animation shows.
+    var endValues: (Value, Value)? {
+        if let track, path != nil {
+            let points = track.keyPoints
+            return (.point(points[0]), .point(points[points.count - 1]))
+        }
+        guard let first = values.first, let last = values.last else { return nil }
+        return (first, last)
+    }
+
+    /// The direction the layer is turned to at fraction `f`, in radians; nil without a
+    /// rotation mode, or where the motion has none.
+    func rotation(at f: Double) -> Double? {
+        guard let mode = rotationMode, let track, let angle = track.sample(at: f, self).1 else { return nil }
+        return mode == .auto ? angle : angle + Double.pi
     }
 
     /// Throws unless the frames are consistent.
     func validate() throws(CoreError) {
+        if let path {
+            let count = PathTrack(path).segments.count
+            guard count > 0 else { throw .invalidAnimation("a keyframe path needs a segment after its first M") }
+            if let keyTimes, calculationMode != .paced, calculationMode != .cubicPaced {
+                let expected = calculationMode == .discrete ? [count + 1, count + 2] : [count + 1]
+                guard expected.contains(keyTimes.count) else {
+                    throw .invalidAnimation("keyTimes needs \(expected.map(String.init).joined(separator: " or ")) entries for a path of \(count) segments")
+                }
+            }
+            return
+        }
         guard !values.isEmpty else { throw .invalidAnimation("a keyframe animation needs at least one value") }
         guard Set(values.map(\.type)).count == 1 else { throw .invalidAnimation("keyframe values must all be of one type") }
-        if let keyTimes, calculationMode != .paced {
+        if let keyTimes, calculationMode != .paced, calculationMode != .cubicPaced {
             let expected = calculationMode == .discrete ? [values.count, values.count + 1] : [values.count]
             guard expected.contains(keyTimes.count) else {
                 throw .invalidAnimation("keyTimes needs \(expected.map(String.init).joined(separator: " or ")) entries for \(values.count) values")
@@ -145,6 +203,10 @@ public struct Keyframes: Sendable, Hashable {
 
     /// The value at fraction `f` of the duration.
     func value(at f: Double, mix: (Value, Value, Double) -> Value = Value.interpolate) -> Value {
+        if let track, path != nil || calculationMode == .cubicPaced || values.first?.point != nil {
+            let p = track.sample(at: f, self).0
+            return path == nil && values.first?.number != nil ? .number(p.x) : .point(p)
+        }
         let n = values.count
         if n == 1 { return values[0] }
         switch calculationMode {
@@ -152,8 +214,8 @@ public struct Keyframes: Sendable, Hashable {
             let times = keyTimes ?? (0..<n).map { Double($0) / Double(n) }
             let index = times.lastIndex { $0 <= f } ?? 0
             return values[min(index, n - 1)]
-        case .linear, .cubic, .paced:
-            let times = calculationMode == .paced ? pacedTimes : (keyTimes ?? (0..<n).map { Double($0) / Double(n - 1) })
+        case .linear, .cubic, .paced, .cubicPaced:
+            let times = calculationMode == .paced || calculationMode == .cubicPaced ? pacedTimes : (keyTimes ?? (0..<n).map { Double($0) / Double(n - 1) })
             if f <= times[0] { return values[0] }
             if f >= times[n - 1] { return values[n - 1] }
             var i = 0
@@ -163,7 +225,7 @@ public struct Keyframes: Sendable, Hashable {
             if let tf = timingFunctions {
                 local = tf[tf.count == 1 ? 0 : min(i, tf.count - 1)].progress(at: local)
             }
-            if calculationMode == .cubic {
+            if calculationMode == .cubic || calculationMode == .cubicPaced {
                 return Value.catmullRom(values[max(i - 1, 0)], values[i], values[i + 1], values[min(i + 2, n - 1)], local)
             }
             return mix(values[i], values[i + 1], local)

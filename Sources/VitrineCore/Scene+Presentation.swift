@@ -94,6 +94,10 @@ extension Scene {
             contribution(
                 of: track.animation, progress: progress, seconds: basic, iteration: iteration, underlying: underlying, interpolation: track.interpolation)
         }
+        // CAKeyframeAnimation's rotationMode: the layer turns to the motion's direction.
+        if case .keyframe(let k) = animation.kind, let angle = k.rotation(at: progress) {
+            values.update(at: .slot(BaseProperty.transform.slot, [])) { Value.add($0, .transform(AffineTransform(rotationAngle: angle))) }
+        }
     }
 
     /// The value an animation puts at its key path, given the value underneath it.
@@ -116,7 +120,7 @@ extension Scene {
             if animation.isCumulative { cycleDelta = Value.subtract(to, from) }
         case .keyframe(let k):
             value = k.value(at: progress, mix: mix)
-            if animation.isCumulative, let first = k.values.first, let last = k.values.last {
+            if animation.isCumulative, let (first, last) = k.endValues {
                 cycleDelta = Value.subtract(last, first)
             }
         case .group, .transition:

@@ -15,7 +15,7 @@ public struct AnimationDescription: Sendable {
         "timeOffset", "repeatCount", "repeatDuration", "autoreverses", "fillMode", "timing",
         "additive", "cumulative", "removedOnCompletion", "mass", "stiffness", "damping",
         "initialVelocity", "perceptualDuration", "bounce", "values", "keyTimes",
-        "timingFunctions", "calculationMode", "animations", "transition", "subtype", "startProgress", "endProgress",
+        "timingFunctions", "calculationMode", "path", "rotationMode", "animations", "transition", "subtype", "startProgress", "endProgress",
     ]
 
     /// Decodes an animation object. `typeOf` gives the value type at a key path of the
@@ -76,12 +76,13 @@ public struct AnimationDescription: Sendable {
         case .spring(let parameters):
             let spring = try parameters.spring(defaults: springDefaults)
             kind = .spring(try endpoints(), spring)
-        case .keyframe(let items, let keyTimes, let functions, let mode):
+        case .keyframe(let items, let keyTimes, let functions, let mode, let path, let rotation):
             var values: [Value] = []
             for (i, item) in items.enumerated() {
                 values.append(try Value(json: item, shape: shape, at: "\(t.keyPath!) (values[\(i)])"))
             }
-            kind = .keyframe(Keyframes(values: values, keyTimes: keyTimes, timingFunctions: functions, calculationMode: mode))
+            kind = .keyframe(
+                Keyframes(values: values, keyTimes: keyTimes, timingFunctions: functions, calculationMode: mode, path: path, rotationMode: rotation))
         case .group(let templates):
             var children: [Animation] = []
             for child in templates { children.append(try AnimationDescription(template: child, springDefaults: springDefaults, shapeOf: shapeOf).animation) }
@@ -121,7 +122,9 @@ public struct AnimationTemplate: Hashable, Sendable {
     public enum Kind: Hashable, Sendable {
         case basic
         case spring(SpringParameters)
-        case keyframe(values: [JSON], keyTimes: [Double]?, timingFunctions: [TimingFunction]?, calculationMode: Keyframes.CalculationMode)
+        case keyframe(
+            values: [JSON], keyTimes: [Double]?, timingFunctions: [TimingFunction]?, calculationMode: Keyframes.CalculationMode, path: PathData?,
+            rotationMode: RotationMode?)
         case group([AnimationTemplate])
         /// A CATransition: no key path, no values.
         case transition(Transition)
@@ -175,7 +178,8 @@ public struct AnimationTemplate: Hashable, Sendable {
         }
         let reader = FieldReader(object: o, context: "animation")
         let type =
-            try reader.string("type") ?? (o["values"] != nil ? "keyframe" : o["animations"] != nil ? "group" : o["transition"] != nil ? "transition" : "basic")
+            try reader.string("type")
+            ?? (o["values"] != nil || o["path"] != nil ? "keyframe" : o["animations"] != nil ? "group" : o["transition"] != nil ? "transition" : "basic")
         key = try reader.string("key")
         delay = try reader.number("delay")
         timing = MediaTiming()
@@ -223,13 +227,29 @@ public struct AnimationTemplate: Hashable, Sendable {
                         initialVelocity: try reader.number("initialVelocity")))
             }
         case "keyframe":
-            guard let items = o["values"]?.array, !items.isEmpty else { throw ProtocolError(.missingField, "a keyframe animation needs \"values\": [ … ]") }
+            var path: PathData?
+            if let text = try reader.string("path") {
+                do throws(PathData.ParseError) {
+                    path = try PathData(parsing: text)
+                } catch {
+                    throw ProtocolError(.invalidValue, "path is SVG path data: \(error)")
+                }
+            }
+            let items = o["values"]?.array ?? []
+            guard !items.isEmpty || path != nil else {
+                throw ProtocolError(.missingField, "a keyframe animation needs \"values\": [ … ] or a \"path\"")
+            }
             var mode = Keyframes.CalculationMode.linear
             if let m = try reader.string("calculationMode") {
                 guard let given = Keyframes.CalculationMode(rawValue: m) else {
-                    throw ProtocolError(.invalidValue, "calculationMode is one of linear, discrete, paced, cubic, not '\(m)'")
+                    throw ProtocolError(.invalidValue, "calculationMode is one of linear, discrete, paced, cubic, cubicPaced, not '\(m)'")
                 }
                 mode = given
+            }
+            var rotation: RotationMode?
+            if let r = try reader.string("rotationMode") {
+                guard let given = RotationMode(rawValue: r) else { throw ProtocolError(.invalidValue, "rotationMode is auto or autoReverse, not '\(r)'") }
+                rotation = given
             }
             let keyTimes = try reader.numbers("keyTimes")
             var functions: [TimingFunction]?
@@ -238,7 +258,7 @@ public struct AnimationTemplate: Hashable, Sendable {
                 functions = []
                 for item in items { functions!.append(try AnimationDescription.timingFunction(item)) }
             }
-            kind = .keyframe(values: items, keyTimes: keyTimes, timingFunctions: functions, calculationMode: mode)
+            kind = .keyframe(values: items, keyTimes: keyTimes, timingFunctions: functions, calculationMode: mode, path: path, rotationMode: rotation)
         case "group":
             guard let items = o["animations"]?.array else { throw ProtocolError(.missingField, "a group needs \"animations\": [ … ]") }
             var children: [AnimationTemplate] = []

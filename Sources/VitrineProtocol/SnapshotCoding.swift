@@ -141,6 +141,8 @@ extension Animation {
             if let times = k.keyTimes { o["keyTimes"] = .array(times.map(JSON.number)) }
             if let fs = k.timingFunctions { o["timingFunctions"] = .array(fs.map { .array([$0.c1x, $0.c1y, $0.c2x, $0.c2y].map(JSON.number)) }) }
             o["calculationMode"] = .string(k.calculationMode.rawValue)
+            if let path = k.path { o["path"] = .string(path.svg) }
+            if let r = k.rotationMode { o["rotationMode"] = .string(r.rawValue) }
         case .group(let children):
             o["type"] = .string("group")
             o["animations"] = .array(children.map(\.journalJSON))
@@ -160,20 +162,20 @@ extension Animation {
             json, at: path,
             fields: [
                 "type", "keyPath", "timing", "timingFunction", "additive", "cumulative", "removedOnCompletion", "from", "to", "by",
-                "spring", "values", "keyTimes", "timingFunctions", "calculationMode", "animations", "transition",
+                "spring", "values", "keyTimes", "timingFunctions", "calculationMode", "path", "rotationMode", "animations", "transition",
             ])
         let type = try r.string("type")
         let allowed: Set<String> =
             switch type {
             case "basic": ["from", "to", "by"]
             case "spring": ["from", "to", "by", "spring"]
-            case "keyframe": ["values", "keyTimes", "timingFunctions", "calculationMode"]
+            case "keyframe": ["values", "keyTimes", "timingFunctions", "calculationMode", "path", "rotationMode"]
             case "group": ["animations"]
             case "transition": ["transition"]
             default: throw r.invalid("type", "is basic, spring, keyframe, group or transition, not '\(type)'")
             }
         let kindFields: Set<String> = [
-            "from", "to", "by", "spring", "values", "keyTimes", "timingFunctions", "calculationMode", "animations", "transition",
+            "from", "to", "by", "spring", "values", "keyTimes", "timingFunctions", "calculationMode", "path", "rotationMode", "animations", "transition",
         ]
         if let stray = r.fields.keys.sorted().first(where: { kindFields.contains($0) && !allowed.contains($0) }) {
             throw ProtocolError(.unknownField, "\(path).\(stray): a \(type) animation has no such field")
@@ -210,9 +212,20 @@ extension Animation {
             }
             let modeName = try r.string("calculationMode")
             guard let mode = Keyframes.CalculationMode(rawValue: modeName) else {
-                throw r.invalid("calculationMode", "is linear, discrete, paced or cubic, not '\(modeName)'")
+                throw r.invalid("calculationMode", "is linear, discrete, paced, cubic or cubicPaced, not '\(modeName)'")
             }
-            kind = .keyframe(Keyframes(values: values, keyTimes: keyTimes, timingFunctions: functions, calculationMode: mode))
+            var pathData: PathData?
+            if let text = r.fields["path"] {
+                guard let s = text.string, let parsed = try? PathData(parsing: s) else { throw r.invalid("path", "is SVG path data") }
+                pathData = parsed
+            }
+            var rotation: RotationMode?
+            if let name = r.fields["rotationMode"] {
+                guard let s = name.string, let mode = RotationMode(rawValue: s) else { throw r.invalid("rotationMode", "is auto or autoReverse") }
+                rotation = mode
+            }
+            kind = .keyframe(
+                Keyframes(values: values, keyTimes: keyTimes, timingFunctions: functions, calculationMode: mode, path: pathData, rotationMode: rotation))
         case "transition":
             let t = try StrictObject(try r.required("transition"), at: path + ".transition", fields: ["style", "direction", "startProgress", "endProgress"])
             let styleName = try t.string("style"), directionName = try t.string("direction")

@@ -144,7 +144,7 @@ import VitrineRolling
         )
         guard case .animationAdd("a", nil, let template) = c else { Issue.record("\(c)"); return }
         #expect(template.keyPath == "position.x" && template.timing.repeatCount == .infinity && template.timing.fillMode == .both)
-        guard case .keyframe(let values, [0, 0.5, 1], nil, .cubic) = template.kind else { Issue.record("\(template.kind)"); return }
+        guard case .keyframe(let values, [0, 0.5, 1], nil, .cubic, nil, nil) = template.kind else { Issue.record("\(template.kind)"); return }
         #expect(values == [.number(0), .string("90deg"), .number(20)])
         let description = try AnimationDescription(template: template) { _ in (.number, nil) }
         guard case .keyframe(let frames) = description.animation.kind else { Issue.record("not keyframes"); return }

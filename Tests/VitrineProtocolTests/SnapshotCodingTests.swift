@@ -83,6 +83,15 @@ import VitrineCore
         }
     }
 
+    /// A keyframe path, its rotation mode and cubicPaced survive the journal.
+    @Test func pathKeyframesReadBackAsWritten() throws {
+        let path = try PathData(parsing: "M0 0 C10 20 30 40 50 60 L70.25 -3 Z")
+        let animation = Animation.keyframe(
+            try KeyPath(parsing: "position"), Keyframes(values: [], calculationMode: .cubicPaced, path: path, rotationMode: .autoReverse), duration: 2)
+        let back = try Animation(journalJSON: JSON(parsing: Data(animation.journalJSON.text.utf8)), at: "a")
+        #expect(back == animation)
+    }
+
     @Test func valuesKeepTheirTypesAndExactComponents() throws {
         let values: [Value] = [
             .number(0.1 + 0.2), .bool(true), .string("{\"point\": 1}"), .point(Point(x: 1e-9, y: -3)), .size(Size(width: 2, height: 3)),

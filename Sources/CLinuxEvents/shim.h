@@ -3,7 +3,8 @@
 
 /* The Linux event interfaces the daemon's event loop is built on, which Swift's Glibc
    module leaves out: epoll, eventfd, timerfd, signalfd, inotify, accept4 (a GNU
-   extension), and the timer slack prctl (variadic, which Swift cannot call). */
+   extension), the timer slack prctl (variadic, which Swift cannot call), and adjtimex (the
+   clock sync the time daemon reports). */
 
 #include <malloc.h>
 #include <sys/epoll.h>
@@ -13,6 +14,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/timex.h>
 
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 

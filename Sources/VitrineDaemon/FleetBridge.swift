@@ -109,7 +109,7 @@ final class FleetBridge: ClientConnection {
             })
         let online = Self.status(
             "online", device: device,
-            more: ["version": .string(vitrineVersion), "outputs": outputs, "groups": .array(groups.map(JSON.string))])
+            more: ["version": .string(vitrineVersion), "outputs": outputs, "groups": .array(groups.map(JSON.string)), "clock": Self.clock])
         session.publish(statusTopic, Array(online.utf8), retain: true)
     }
 
@@ -187,9 +187,19 @@ final class FleetBridge: ClientConnection {
         scheduleTurn()
     }
 
+    /// The system clock's sync as the kernel reports it, for `stats` and the status.
+    static var clock: JSON {
+        guard let sync = ClockSync.read() else { return .null }
+        return .object([
+            "synchronized": .bool(sync.synchronized), "maxErrorMicroseconds": .number(Double(sync.maximumErrorMicroseconds)),
+            "estimatedErrorMicroseconds": .number(Double(sync.estimatedErrorMicroseconds)),
+        ])
+    }
+
     /// The bridge's figures for `stats`.
     var statistics: JSON {
         .object([
+            "clock": Self.clock,
             "state": .string(session.state.rawValue), "device": .string(device), "groups": .array(groups.map(JSON.string)),
             "connections": .number(Double(session.connections)), "received": .number(Double(session.received)),
             "dropped": .number(Double(session.dropped)), "queuedBytes": .number(Double(session.queuedBytes)),

@@ -45,6 +45,7 @@ struct FleetTests {
         let screens = try ["a", "b", "c"].map { try Self.daemon(broker, device: $0) }
         #expect(Self.waitOnline(listener, ["a", "b", "c"]), "\(listener.messages)")
         let status = try #require(listener.json(on: "vitrine/a/status").last)
+        #expect(status["clock"]?["synchronized"]?.bool != nil, "\(status)")
         #expect(status["version"]?.string != nil && status["outputs"]?.array?.first?["size"] == .array([.number(640), .number(240)]), "\(status)")
 
         // The standing state is retained on the group's topic; the roll itself is a plain command.
@@ -133,6 +134,9 @@ struct FleetTests {
         #expect(listener.wait { $0.json(on: "vitrine/r/reply").contains { $0["id"] == .string("after") } })
         let stats = try #require(try screen.connect().exchange(#"{"id": 1, "cmd": "stats"}"#)?["result"]?["fleet"])
         #expect(stats["state"] == .string("connected") && (stats["connections"]?.number ?? 0) >= 2, "\(stats)")
+        // The kernel's clock sync (adjtimex), as chrony or a PTP daemon keeps it.
+        let clock = try #require(stats["clock"])
+        #expect(clock["synchronized"]?.bool != nil && (clock["maxErrorMicroseconds"]?.number ?? -1) >= 0, "\(clock)")
 
         kill(screen.pid, SIGKILL)
         #expect(listener.wait { $0.json(on: "vitrine/r/status").last?["state"] == .string("offline") }, "the will")

@@ -125,6 +125,63 @@ struct ShaderBlitter<S: Shader>: Blitter {
     }
 }
 
+/// Writes the alpha a shader's pixels through the coverage leave on a transparent
+/// surface (what `ShaderBlitter` draws there, alpha only) into an A8 mask, mask-local.
+struct ShaderAlphaBlitter<S: Shader>: Blitter {
+    let mask: A8Mask
+    let shader: S
+    let opacity: UInt32
+    private let row: UnsafeMutablePointer<UInt32>
+    private let faded: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    private let scratch: SpanScratch
+
+    init(mask: A8Mask, shader: S, opacity: UInt8, scratch: SpanScratch) {
+        self.mask = mask
+        self.shader = shader
+        self.opacity = UInt32(opacity)
+        self.scratch = scratch
+        row = scratch.pixels
+        faded = scratch.coverage
+        capacity = scratch.capacity
+    }
+
+    mutating func blitH(x: Int, y: Int, width: Int, coverage: UInt8) {
+        let o = mulDiv255(opacity, UInt32(coverage))
+        let out = mask.row(y) + x
+        if o == 255, shader.isOpaque {
+            out.update(repeating: 255, count: width)
+            return
+        }
+        var done = 0
+        while done < width {
+            let n = min(capacity, width - done)
+            shader.shade(x: x + done, y: y, count: n, into: row)
+            Kernels.alpha(of: row, scaledBy: o, into: out + done, count: n)
+            done += n
+        }
+    }
+
+    mutating func blitAntiH(x: Int, y: Int, coverage: UnsafePointer<UInt8>, count: Int) {
+        let out = mask.row(y) + x
+        var done = 0
+        while done < count {
+            let n = min(capacity, count - done)
+            shader.shade(x: x + done, y: y, count: n, into: row)
+            let cover = coverage + done, dst = out + done
+            for i in 0..<n {
+                let c = opacity == 255 ? UInt32(cover[i]) : mulDiv255(UInt32(cover[i]), opacity)
+                dst[i] = UInt8(truncatingIfNeeded: mulDiv255(row[i] >> 24, c))
+            }
+            done += n
+        }
+    }
+
+    mutating func blitRect(_ rect: PixelRect) {
+        for y in rect.y..<rect.maxY { blitH(x: rect.x, y: y, width: rect.width, coverage: 255) }
+    }
+}
+
 /// Scratch rows for shaded spans: pixels from the shader and coverage scaled by opacity.
 /// Spans longer than `capacity` are shaded in pieces.
 final class SpanScratch {

@@ -83,10 +83,7 @@ extension Surface {
         _ path: Path, gradient: Gradient, bounds: Rect, transform: AffineTransform = .identity, opacity: Double = 1,
         clip: Clip? = nil, cache: GradientCache? = nil
     ) {
-        let o = UInt8((min(1, max(0, opacity.isNaN ? 0 : opacity)) * 255).rounded())
-        guard o != 0, !gradient.colors.isEmpty, bounds.width > 0, bounds.height > 0 else { return }
-        guard let inverse = transform.inverted else { return }
-        let shader = GradientShader(gradient, bounds: bounds, inverse: inverse, ramp: cache?.ramp(for: gradient))
+        guard let (shader, o) = GradientShader.make(gradient, bounds: bounds, transform: transform, opacity: opacity, cache: cache) else { return }
         let scratch = SpanScratch()
         let blitter = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch)
         if let r = path.pixelAlignedRect(transform) {
@@ -103,6 +100,34 @@ extension Surface {
         cache: GradientCache? = nil
     ) {
         fill(Path(rect: rect), gradient: gradient, bounds: rect, transform: transform, opacity: opacity, clip: clip, cache: cache)
+    }
+}
+
+/// Gradient fills into 8-bit alpha, for masks.
+extension A8Mask {
+    /// Sets the coverage under `path` to the alpha that `Surface.fill(_:gradient:…)` with
+    /// the same arguments leaves on a transparent surface of the mask's size (mask-local
+    /// pixels, the origin ignored); other bytes are left as they are.
+    public func fill(
+        _ path: Path, gradient: Gradient, bounds: Rect, transform: AffineTransform = .identity, opacity: Double = 1,
+        clip: Clip? = nil, cache: GradientCache? = nil
+    ) {
+        guard let (shader, o) = GradientShader.make(gradient, bounds: bounds, transform: transform, opacity: opacity, cache: cache) else { return }
+        let blitter = ShaderAlphaBlitter(mask: self, shader: shader, opacity: o, scratch: SpanScratch())
+        let area = (clip?.rect ?? PixelRect(x: 0, y: 0, width: width, height: height)).intersection(PixelRect(x: 0, y: 0, width: width, height: height))
+        guard !area.isEmpty else { return }
+        var r = Rasterizer(clip: area)
+        let rect = path.pixelAlignedRect(transform)?.intersection(area)
+        if rect == nil { r.add(path, transform: transform) }
+        guard let mask = clip?.mask else {
+            var b = blitter
+            if let rect { b.blitRect(rect) } else { r.fill(into: &b) }
+            return
+        }
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, mask.width))
+        defer { scratch.deallocate() }
+        var b = MaskClipBlitter(blitter, clip: mask, scratch: scratch)
+        if let rect { b.blitRect(rect) } else { r.fill(into: &b) }
     }
 }
 
@@ -150,6 +175,16 @@ final class GradientShader: Shader {
             let length = (dx * dx + dy * dy).squareRoot()
             axis = length > 0 ? (dx / length, dy / length) : (1, 0)
         }
+    }
+
+    /// The shader for a fill of `gradient` over `bounds` through `transform`, and the fill's
+    /// opacity in 8 bits; nil when the fill draws nothing.
+    static func make(
+        _ gradient: Gradient, bounds: Rect, transform: AffineTransform, opacity: Double, cache: GradientCache?
+    ) -> (GradientShader, UInt8)? {
+        let o = UInt8((min(1, max(0, opacity.isNaN ? 0 : opacity)) * 255).rounded())
+        guard o != 0, !gradient.colors.isEmpty, bounds.width > 0, bounds.height > 0, let inverse = transform.inverted else { return nil }
+        return (GradientShader(gradient, bounds: bounds, inverse: inverse, ramp: cache?.ramp(for: gradient)), o)
     }
 
     /// Writes `table[clamp(p >> 32)]` for the positions `p = position + i·step`: the

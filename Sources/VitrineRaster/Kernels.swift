@@ -246,6 +246,21 @@ enum Kernels {
         }
     }
 
+    /// The alphas of `count` premultiplied pixels times `scale` (0…255), rounded as `scale`
+    /// rounds, as bytes.
+    static func alpha(of src: UnsafePointer<UInt32>, scaledBy scale: UInt32, into dst: UnsafeMutablePointer<UInt8>, count: Int) {
+        var i = 0
+        if scale >= 255 {
+            while i + 8 <= count {
+                UnsafeMutableRawPointer(dst + i).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: load(src + i) &>> 24), as: SIMD8<UInt8>.self)
+                i += 8
+            }
+            while i < count { dst[i] = UInt8(truncatingIfNeeded: src[i] >> 24); i += 1 }
+            return
+        }
+        while i < count { dst[i] = UInt8(truncatingIfNeeded: mulDiv255(src[i] >> 24, scale)); i += 1 }
+    }
+
     /// `dst = dst · mask` per byte, for intersecting coverage (clip masks).
     static func multiplyMask(_ dst: UnsafeMutablePointer<UInt8>, _ mask: UnsafePointer<UInt8>, count: Int) {
         for i in 0..<count { dst[i] = UInt8(truncatingIfNeeded: mulDiv255(UInt32(dst[i]), UInt32(mask[i]))) }

@@ -195,14 +195,29 @@ public final class A8Mask: @unchecked Sendable {
         bytes = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 64)
             .bindMemory(to: UInt8.self, capacity: count)
         bytes.initialize(repeating: 0, count: count)
+        owned = true
     }
+
+    /// A mask over `height` rows of `width` bytes, `stride` apart, in memory another owner
+    /// keeps and reuses (a renderer's scratch): the bytes are taken as they are and not
+    /// freed when the mask goes. The mask must not outlive that memory.
+    public init(wrapping bytes: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int, originX: Int = 0, originY: Int = 0) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        self.stride = max(stride, self.width)
+        (self.originX, self.originY) = (originX, originY)
+        self.bytes = bytes
+        owned = false
+    }
+
+    private let owned: Bool
 
     /// A zeroed mask covering `rect` in device space.
     public convenience init(covering rect: PixelRect) {
         self.init(width: rect.width, height: rect.height, originX: rect.x, originY: rect.y)
     }
 
-    deinit { bytes.deallocate() }
+    deinit { if owned { bytes.deallocate() } }
 
     /// The device pixels the mask covers.
     public var frame: PixelRect { PixelRect(x: originX, y: originY, width: width, height: height) }

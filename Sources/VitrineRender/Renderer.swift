@@ -54,6 +54,11 @@ public final class Renderer {
     var outgoingSnapshots: [UInt64: OutgoingSnapshot] = [:]
     /// How many times `render` has run.
     var renders: UInt64 = 0
+    /// Memory for the masks of masked layers, kept between frames that draw masks.
+    let maskScratch = MaskScratch()
+    /// The bytes kept for drawing masks between frames: what the last frame's masks
+    /// needed, none after a frame that drew no mask.
+    public var maskMemory: Int { maskScratch.heldBytes }
     /// Storage for `render`'s per-node lists, kept between frames.
     private var reachScratch: [Rect] = [], contentsScratch: [ContentRenderer?] = []
 
@@ -93,6 +98,7 @@ public final class Renderer {
         tree.subtreeBounds(into: &reach)
         for node in tree.nodes { contents.append(contentRenderers[node.kind]) }
         renders &+= 1
+        defer { maskScratch.endFrame() }
         if !outgoingSnapshots.isEmpty { forgetEndedTransitions() }
         for rect in region {
             let area = rect.intersection(surface.bounds)
@@ -169,68 +175,6 @@ public final class Renderer {
         }
     }
 
-    /// Draws node `i`, whose layer has a mask, and its descendants offscreen, and
-    /// composites them with `opacity` through the alpha of its mask (node `i + 1`) drawn
-    /// offscreen too: only where the mask reaches is anything drawn.
-    private func drawMasked(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double) {
-        let node = pass.tree.nodes[i], m = i + 1
-        guard m < node.subtreeEnd, pass.tree.nodes[m].isMask else { return }
-        let shown = pass.reach[i].intersection(pass.reach[m]).intersection(pass.area).offsetBy(dx: offset.tx, dy: offset.ty)
-        let bounds = PixelRect(covering: shown).intersection(clip.rect)
-        guard !bounds.isEmpty else { return }
-        let masked = clip.intersecting(Clip(mask: maskAlpha(pass, m, over: bounds, offset: offset)))
-        if drawsOnce(pass, i) {
-            // One drawing through the mask is the group through it: no group needed.
-            drawContents(pass, i, on: surface, offset: offset, clip: masked, opacity: opacity)
-            return
-        }
-        surface.drawGroup(bounds: bounds, opacity: opacity, clip: masked) { group, toGroup in
-            let inner = clip.translated(dx: Int(toGroup.tx), dy: Int(toGroup.ty))
-            drawContents(pass, i, on: group, offset: offset.concatenating(toGroup), clip: inner, opacity: 1)
-        }
-    }
-
-    /// Node `i` draws one thing at most — a background, a contents image (not fading) or a
-    /// gradient — with no shadow, border or sublayers but its mask, so that no two of its
-    /// drawings overlap.
-    private func drawsOnce(_ pass: Pass, _ i: Int) -> Bool {
-        let node = pass.tree.nodes[i], v = node.values
-        guard pass.tree.nodes[i + 1].subtreeEnd == node.subtreeEnd, v.number(.shadowOpacity) == 0, node.tint == nil,
-            v.number(.borderWidth) == 0 || v.color(.borderColor).alpha == 0, animations.fades[node.id] == nil
-        else { return false }
-        var parts = v.color(.backgroundColor).alpha > 0 ? 1 : 0
-        if !v.string(.contents).isEmpty { parts += 1 }
-        if node.kind == LayerKind.gradient.name {
-            parts += 1
-        } else if node.kind != LayerKind.layer.name {
-            return false
-        }
-        return parts <= 1
-    }
-
-    /// The alpha of mask node `m` and its descendants as composited over `bounds` (pixels
-    /// of the surface that `offset` maps screen space to), drawn in bands of at most 512 KB
-    /// that stay in the cache.
-    private func maskAlpha(_ pass: Pass, _ m: Int, over bounds: PixelRect, offset: AffineTransform) -> A8Mask {
-        let alpha = A8Mask(covering: bounds)
-        let bandHeight = max(1, min(bounds.height, (1 << 17) / bounds.width))
-        let band = Surface(width: bounds.width, height: bandHeight)
-        var y = 0
-        while y < bounds.height {
-            let rows = min(bandHeight, bounds.height - y)
-            if y > 0 { band.clear() }
-            let toBand = offset.concatenating(AffineTransform(translationX: Double(-bounds.x), y: Double(-(bounds.y + y))))
-            // The band on screen, for skipping what cannot reach it.
-            let seen = PixelRect(x: bounds.x, y: bounds.y + y, width: bounds.width, height: rows).rect.offsetBy(dx: -offset.tx, dy: -offset.ty)
-            let bandPass = Pass(tree: pass.tree, reach: pass.reach, contents: pass.contents, area: seen)
-            let rect = PixelRect(x: 0, y: 0, width: bounds.width, height: rows)
-            drawSubtree(bandPass, m, on: band, offset: toBand, clip: Clip(rect: rect), opacity: 1)
-            alpha.copyAlpha(of: band, rect, toX: 0, y: y)
-            y += rows
-        }
-        return alpha
-    }
-
     /// Draws node `i` (its shadow too unless `castsShadow` is false) and its descendants.
     func drawContents(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double, castsShadow: Bool = true) {
         let node = pass.tree.nodes[i]
@@ -285,18 +229,23 @@ public final class Renderer {
         _ v: PropertyValues, bounds: Rect, radii: CornerRadii, corners: MaskedCorners, on surface: Surface, transform: AffineTransform, opacity: Double,
         clip: Clip
     ) {
-        let kind = LayerKind.gradient
-        func slot(_ name: String) -> Value { v[slot: kind.slot(of: name)!] }
-        let colors = slot("colors").array?.compactMap(\.color) ?? []
-        guard !colors.isEmpty else { return }
-        let locations = slot("locations").array?.compactMap(\.number)
-        let gradient = Gradient(
-            colors: colors, locations: locations?.count == colors.count ? locations : nil,
-            startPoint: slot("startPoint").point ?? Point(x: 0.5, y: 0), endPoint: slot("endPoint").point ?? Point(x: 0.5, y: 1),
-            kind: Gradient.Kind(rawValue: slot("type").string ?? "") ?? .axial)
+        guard let gradient = gradient(of: v) else { return }
         let shape = radii.maximum > 0 ? Path(roundedRect: bounds, radii: radii, corners: corners) : Path(rect: bounds)
         surface.fill(shape, gradient: gradient, bounds: bounds, transform: transform, opacity: opacity, clip: clip, cache: gradients)
     }
+}
+
+/// The gradient a gradient layer with values `v` draws; nil when it has no colours.
+func gradient(of v: PropertyValues) -> Gradient? {
+    let kind = LayerKind.gradient
+    func slot(_ name: String) -> Value { v[slot: kind.slot(of: name)!] }
+    let colors = slot("colors").array?.compactMap(\.color) ?? []
+    guard !colors.isEmpty else { return nil }
+    let locations = slot("locations").array?.compactMap(\.number)
+    return Gradient(
+        colors: colors, locations: locations?.count == colors.count ? locations : nil,
+        startPoint: slot("startPoint").point ?? Point(x: 0.5, y: 0), endPoint: slot("endPoint").point ?? Point(x: 0.5, y: 1),
+        kind: Gradient.Kind(rawValue: slot("type").string ?? "") ?? .axial)
 }
 
 /// A straight colour with an opacity folded in, premultiplied for drawing.

@@ -63,6 +63,38 @@ import VitrineTestSupport
         }
         try GoldenImage.expectSamePixels(direct, as: blended, name: "gradient-opaque-spans", "shaded straight into the surface")
     }
+
+    /// A gradient filled into an A8 mask leaves exactly the alpha the same fill leaves on
+    /// a transparent surface: translucent and opaque ramps, whole-pixel and fractional,
+    /// rotated and rounded shapes, with opacity, a clip rectangle and a clip mask.
+    @Test(arguments: 0..<8)
+    func alphaFillEqualsTheAlphaOfASurfaceFill(_ seed: Int) {
+        var rng = SplitMix(seed: UInt64(seed))
+        let colors = seed % 2 == 0 ? [Color.white, .white, Color(red: 1, green: 1, blue: 1, alpha: 0)] : [Color(css: "#0f2027")!, Color(css: "#2c5364")!]
+        let kind: Gradient.Kind = [.axial, .axial, .radial, .conic][seed % 4]
+        let g = Gradient(
+            colors: colors, locations: colors.count == 3 ? [0, 0.875, 1] : nil, startPoint: Point(x: 0, y: 0.5), endPoint: Point(x: 1, y: 0.5), kind: kind)
+        let bounds = Rect(x: 0, y: 0, width: 300, height: 90)
+        let shape = seed % 3 == 0 ? Path(roundedRect: bounds, radii: CornerRadii(20)) : Path(rect: bounds)
+        var transform = AffineTransform(translationX: Double(Int.random(in: -80...40, using: &rng)), y: 7)
+        if seed >= 4 {
+            transform = AffineTransform(rotationAngle: Double.random(in: -0.5...0.5, using: &rng)).concatenating(
+                AffineTransform(translationX: transform.tx + 0.37, y: 7.61))
+        }
+        let opacity = seed % 4 == 3 ? 0.6 : 1
+        var clip = Clip(rect: PixelRect(x: 5, y: 3, width: 230, height: 80))
+        if seed % 2 == 1 { clip = clip.intersecting(Clip(path: Path(ellipseIn: Rect(x: 10, y: 0, width: 200, height: 100)), within: clip.rect)) }
+        let surface = Surface(width: 250, height: 100)
+        surface.fill(shape, gradient: g, bounds: bounds, transform: transform, opacity: opacity, clip: clip)
+        let alpha = A8Mask(width: 250, height: 100)
+        alpha.fill(shape, gradient: g, bounds: bounds, transform: transform, opacity: opacity, clip: clip)
+        var mismatches = 0
+        for y in 0..<100 {
+            for x in 0..<250 where alpha[x, y] != surface.pixel(x: x, y: y).alpha { mismatches += 1 }
+        }
+        #expect(mismatches == 0, "seed \(seed)")
+        #expect(alpha.totalCoverage > 1000)
+    }
 }
 
 /// The gradient table cache: hits, eviction, and a changed gradient redrawing.

@@ -105,6 +105,54 @@ import VitrineTestSupport
             #expect(surface.hasSamePixels(as: whole), "at \(time)")
         }
     }
+
+    /// One renderer drawing frame after frame — a gradient mask, and a translucent rounded
+    /// mask inside a masked layer — draws each as a new renderer does, and gives its mask
+    /// memory back after a frame with no mask.
+    @Test func aRendererReusingMaskMemoryDrawsEveryFrameAsANewOne() throws {
+        let scene = Scene()
+        try scene.addRoot(id: "root", output: "test", size: Size(width: 240, height: 120))
+        var tx = Transaction(disableActions: true)
+        let frame: [String: Value] = ["bounds": .rect(Rect(x: 0, y: 0, width: 200, height: 100)), "position": .point(Point(x: 120, y: 60))]
+        tx.add(layer: "before", parent: "root", properties: frame.merging(["backgroundColor": .color(Color(red: 1, green: 0, blue: 0))]) { $1 })
+        tx.add(
+            layer: "ramp", kind: "gradient", parent: nil,
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 300, height: 120)), "anchorPoint": .point(.zero),
+                "colors": .array([.color(.white), .color(Color(red: 1, green: 1, blue: 1, alpha: 0))]),
+                "startPoint": .point(Point(x: 0.5, y: 0.5)), "endPoint": .point(Point(x: 1, y: 0.5)),
+            ])
+        tx.add(
+            layer: "holder", parent: "root",
+            properties: ["bounds": .rect(Rect(x: 0, y: 0, width: 240, height: 120)), "anchorPoint": .point(.zero), "mask": .string("ramp")])
+        tx.add(
+            layer: "wipe", parent: nil,
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 200, height: 100)), "anchorPoint": .point(.zero), "cornerRadius": .number(30),
+                "backgroundColor": .color(Color(red: 1, green: 1, blue: 1, alpha: 0.6)),
+            ])
+        tx.add(
+            layer: "after", parent: "holder",
+            properties: frame.merging(["backgroundColor": .color(Color(red: 0, green: 1, blue: 0)), "mask": .string("wipe")]) { $1 })
+        tx.addAnimation(.basic("position.x", from: .number(-200), to: .number(0), duration: 2, timingFunction: .linear), forKey: "wipe", to: "wipe")
+        tx.addAnimation(.basic("position.x", from: .number(-150), to: .number(60.5), duration: 2, timingFunction: .linear), forKey: "ramp", to: "ramp")
+        try scene.commit(tx, at: 0)
+        let renderer = Renderer()
+        let surface = Surface(width: 240, height: 120)
+        for time in stride(from: 0.0, through: 2.0, by: 0.17) {
+            _ = scene.advance(to: time)
+            renderer.render(try scene.renderTree(root: "root", at: time), into: surface, region: [surface.bounds])
+            let whole = try Renderer().snapshot(scene, root: "root", at: time)
+            #expect(surface.hasSamePixels(as: whole), "at \(time)")
+            #expect(renderer.maskMemory > 0)
+        }
+        var unmask = Transaction(disableActions: true)
+        unmask.set("holder", "mask", .string(""))
+        unmask.set("after", "mask", .string(""))
+        try scene.commit(unmask, at: 2)
+        renderer.render(try scene.renderTree(root: "root", at: 2), into: surface, region: [surface.bounds])
+        #expect(renderer.maskMemory == 0)
+    }
 }
 
 /// docs/examples/wipe.json drawn at 0.6 s is docs/examples/wipe.png, its screenshot.

@@ -69,10 +69,13 @@ protocol Shader {
     /// True when every pixel `shade` writes is opaque, so that fully covered spans can
     /// be shaded straight into the destination.
     var isOpaque: Bool { get }
+    /// True when `shade` writes the same pixels for a span on every row.
+    var rowsRepeat: Bool { get }
 }
 
 extension Shader {
     var isOpaque: Bool { false }
+    var rowsRepeat: Bool { false }
 }
 
 /// Paints a shader's pixels OVER the destination through the coverage.
@@ -135,6 +138,8 @@ struct ShaderAlphaBlitter<S: Shader>: Blitter {
     private let faded: UnsafeMutablePointer<UInt8>
     private let capacity: Int
     private let scratch: SpanScratch
+    /// The last span `blitH` shaded.
+    private var last = (x: 0, y: Int.min, width: 0, o: UInt32(0))
 
     init(mask: A8Mask, shader: S, opacity: UInt8, scratch: SpanScratch) {
         self.mask = mask
@@ -153,6 +158,13 @@ struct ShaderAlphaBlitter<S: Shader>: Blitter {
             out.update(repeating: 255, count: width)
             return
         }
+        if shader.rowsRepeat, last == (x, y - 1, width, o) {
+            // The same span one row down: the same bytes.
+            out.update(from: out - mask.stride, count: width)
+            last.y = y
+            return
+        }
+        last = (x, y, width, o)
         var done = 0
         while done < width {
             let n = min(capacity, width - done)

@@ -149,6 +149,9 @@ final class GradientShader: Shader {
     let axis: (Double, Double)
     /// Every colour of the ramp is opaque.
     var isOpaque: Bool { ramp.isOpaque }
+    /// An axial ramp along x of layer space, mapped without skewing rows: `shade`'s
+    /// position depends on x alone (the y terms are exact zeros).
+    let rowsRepeat: Bool
 
     /// `inverse` maps device space to layer space; `ramp` must be `g`'s.
     init(_ g: Gradient, bounds: Rect, inverse: AffineTransform, ramp: GradientRamp? = nil) {
@@ -175,6 +178,8 @@ final class GradientShader: Shader {
             let length = (dx * dx + dy * dy).squareRoot()
             axis = length > 0 ? (dx / length, dy / length) : (1, 0)
         }
+        let bounded = [inverse.a, inverse.b, inverse.c, inverse.d, inverse.tx, inverse.ty].allSatisfy { abs($0) < 1e12 }
+        rowsRepeat = g.kind == .axial && axis.1 == 0 && inverse.c == 0 && bounded
     }
 
     /// The shader for a fill of `gradient` over `bounds` through `transform`, and the fill's

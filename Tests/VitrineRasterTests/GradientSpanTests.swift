@@ -66,8 +66,8 @@ import VitrineTestSupport
 
     /// A gradient filled into an A8 mask leaves exactly the alpha the same fill leaves on
     /// a transparent surface: translucent and opaque ramps, whole-pixel and fractional,
-    /// rotated and rounded shapes, with opacity, a clip rectangle and a clip mask.
-    @Test(arguments: 0..<8)
+    /// scaled, rotated and rounded shapes, with opacity, a clip rectangle and a clip mask.
+    @Test(arguments: 0..<10)
     func alphaFillEqualsTheAlphaOfASurfaceFill(_ seed: Int) {
         var rng = SplitMix(seed: UInt64(seed))
         let colors = seed % 2 == 0 ? [Color.white, .white, Color(red: 1, green: 1, blue: 1, alpha: 0)] : [Color(css: "#0f2027")!, Color(css: "#2c5364")!]
@@ -81,6 +81,7 @@ import VitrineTestSupport
             transform = AffineTransform(rotationAngle: Double.random(in: -0.5...0.5, using: &rng)).concatenating(
                 AffineTransform(translationX: transform.tx + 0.37, y: 7.61))
         }
+        if seed >= 8 { transform = AffineTransform(a: 1.7, b: 0, c: 0, d: 0.8, tx: -20.3, ty: 3.4) }
         let opacity = seed % 4 == 3 ? 0.6 : 1
         var clip = Clip(rect: PixelRect(x: 5, y: 3, width: 230, height: 80))
         if seed % 2 == 1 { clip = clip.intersecting(Clip(path: Path(ellipseIn: Rect(x: 10, y: 0, width: 200, height: 100)), within: clip.rect)) }

@@ -113,6 +113,7 @@ extension Compositor {
         }
         guard time.isFinite, time >= 0, time <= 1e9 else { throw ProtocolError(.invalidValue, "time must be seconds within 0…1e9") }
         clock.set(time)
+        applyScheduled(upTo: time)
         frameNeeded = true
     }
 
@@ -120,7 +121,7 @@ extension Compositor {
         .object([
             "protocol": .number(1), "version": .string(vitrineVersion),
             "outputs": .array(heads.map(\.description)),
-            "clock": .string(clock.mode.rawValue), "time": .number(now),
+            "clock": .string(clock.mode.rawValue), "time": .number(now), "wallOffset": .number(clock.wallOffset),
             "commands": .array(Command.names.map(JSON.string)), "events": .array(Wire.eventNames.map(JSON.string)),
             "kinds": .array(scene.kinds.keys.sorted().map(JSON.string)),
         ])

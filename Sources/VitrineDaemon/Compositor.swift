@@ -49,6 +49,10 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     public var root: String { heads[0].root }
     var clock: FrameClock
     var clients: [Int: ClientState] = [:]
+    /// Requests waiting for their `at`, in the order they are due.
+    var scheduled: [ScheduledRequest] = []
+    /// While a scheduled request is applied: its `at` in media time, which is `now` for it.
+    var applyTime: Double?
     /// Which client committed each open transaction, for its completion event.
     var transactionOwners: [UInt64: Int] = [:]
     /// Open `number.set` transactions: the layer, the value, and whether every column
@@ -134,7 +138,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     let renderer: Renderer
 
     /// The current media time.
-    public var now: Double { clock.now }
+    public var now: Double { applyTime ?? clock.now }
 
     /// Shows the configured initial scenes at the current time: `[scene]` on the primary
     /// output, and each output's `[[outputs]] scene` on its root.
@@ -169,6 +173,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
 
     public func disconnect(_ connection: ClientConnection) {
         clients[connection.clientID] = nil
+        scheduled.removeAll { $0.client == connection.clientID }
         transactionOwners = transactionOwners.filter { $0.value != connection.clientID }
     }
 
@@ -180,6 +185,13 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         case .failure(let failure):
             return Wire.failure(id: failure.id, failure.error)
         case .success(let request):
+            switch (request.at, request.command) {
+            case (.some, .screenshot), (.some, .configReload):
+                return Wire.failure(
+                    id: request.id,
+                    ProtocolError(.invalidValue, "\(request.command.name) takes no \"at\"; send it when it is due (with the manual clock, after clock.set)"))
+            default: break
+            }
             if case .screenshot(let path, let output) = request.command {
                 return screenshot(id: request.id, path: path, output: output, for: client)
             }
@@ -201,6 +213,10 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
                 return deferredReply(to: client) { finish in
                     content.load(references) { [unowned self] error in
                         if let error { return finish(Wire.failure(id: request.id, error)) }
+                        if let at = request.at {
+                            if let line = schedule(request, at: at, from: client) { finish(line) }
+                            return
+                        }
                         let fades = contentFades(in: request.command)
                         finish(reply(to: request, from: client))
                         start(fades)
@@ -208,6 +224,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
                     }
                 }
             }
+            if let at = request.at { return schedule(request, at: at, from: client) }
             return reply(to: request, from: client)
         }
     }
@@ -335,6 +352,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     func renderFrame(on targets: [OutputHead]) -> Bool {
         let time = clock.now
         var presented = false
+        if clock.mode == .realtime { applyScheduled(upTo: time) }
         route(scene.advance(to: time))
         renderer.animations.time = time
         for head in targets where head.powered {
@@ -470,6 +488,18 @@ struct FrameClock {
     }
 
     mutating func set(_ time: Double) { manualTime = time }
+
+    /// Wall-clock (CLOCK_REALTIME) seconds minus media seconds: with the manual clock 0, so
+    /// that media time t is Unix time t.
+    var wallOffset: Double {
+        switch mode {
+        case .manual: return 0
+        case .realtime:
+            var wall = timespec()
+            clock_gettime(CLOCK_REALTIME, &wall)
+            return Double(wall.tv_sec) + Double(wall.tv_nsec) / 1e9 - now
+        }
+    }
 
     /// The media time at CLOCK_MONOTONIC `seconds` (an input event's kernel time); with
     /// the manual clock, the time it is now.

@@ -6,6 +6,8 @@ public struct Request: Sendable {
     /// The client's id for the request, echoed in the reply: a number or a string.
     public let id: JSON
     public let command: Command
+    /// When to apply it: a wall-clock instant in Unix seconds (UTC); nil for now.
+    public var at: Double? = nil
 }
 
 /// Where a layer goes among its siblings, as the wire says it.
@@ -193,7 +195,10 @@ extension Request {
             guard let id, id != .null else {
                 throw ProtocolError(.missingField, "every request needs an \"id\" (a number or a string) to match its reply")
             }
-            return .success(Request(id: id, command: try Command(object: object, context: "request", depth: 0)))
+            var fields = object
+            var at: Double?
+            if let wall = fields.removeValue(forKey: "at") { at = try WallTime.seconds(wall) }
+            return .success(Request(id: id, command: try Command(object: fields, context: "request", depth: 0), at: at))
         } catch {
             return .failure(RequestError(id: id, error: error))
         }

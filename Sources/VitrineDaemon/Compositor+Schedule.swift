@@ -1,0 +1,66 @@
+import VitrineJSON
+import VitrineProtocol
+
+/// A request held until the first frame whose time is at or past its `at`.
+struct ScheduledRequest {
+    let request: Request
+    /// Its `at` in media time: the frame it waits for, and the time it is applied at.
+    let time: Double
+    let client: Int
+    let finish: (String) -> Void
+}
+
+extension Compositor {
+    /// How far from now, either way, an `at` may lie.
+    static let scheduleHorizon = 86_400.0
+
+    /// Applies `request` at its wall-clock `at` (Unix seconds): at once, at that time, when
+    /// it is not in the future; otherwise at the first frame at or past it, when its reply
+    /// is sent (the client's later requests wait for it).
+    func schedule(_ request: Request, at wall: Double, from client: ClientConnection) -> String? {
+        let time = wall - clock.wallOffset
+        guard abs(time - clock.now) <= Self.scheduleHorizon else {
+            let away = time > clock.now ? "ahead" : "ago"
+            return Wire.failure(
+                id: request.id,
+                ProtocolError(
+                    .invalidValue,
+                    "\"at\" is \(Int(abs(time - clock.now))) s \(away); it must lie within 24 hours of now (this daemon's wall clock minus media time is \(clock.wallOffset) s)"
+                ))
+        }
+        guard time > clock.now else { return applied(request, at: time, from: client.clientID) }
+        return deferredReply(to: client) { finish in
+            let entry = ScheduledRequest(request: request, time: time, client: client.clientID, finish: finish)
+            scheduled.insert(entry, at: scheduled.firstIndex { $0.time > time } ?? scheduled.endIndex)
+            if clock.mode == .realtime { wake(at: time) }
+        }
+    }
+
+    /// Asks for a frame once the real-time clock reaches `time`.
+    private func wake(at time: Double) {
+        schedule(max(0, time - clock.now)) { [weak self] in
+            guard let self else { return }
+            if clock.now >= time { requestFrame() } else { wake(at: time) }
+        }
+    }
+
+    /// Applies the scheduled requests due by `time`, in the order of their `at`.
+    func applyScheduled(upTo time: Double) {
+        guard let first = scheduled.first, first.time <= time else { return }
+        let due = scheduled.prefix { $0.time <= time }
+        scheduled.removeFirst(due.count)
+        let replies = due.map { ($0.finish, applied($0.request, at: $0.time, from: $0.client)) }
+        for (finish, line) in replies { finish(line) }
+    }
+
+    /// Executes `request` as if it were `time` now, and returns its reply line.
+    private func applied(_ request: Request, at time: Double, from client: Int) -> String {
+        applyTime = time
+        defer { applyTime = nil }
+        do {
+            return Wire.reply(id: request.id, result: try execute(request.command, from: client))
+        } catch {
+            return Wire.failure(id: request.id, error)
+        }
+    }
+}

@@ -77,6 +77,26 @@ struct FleetTests {
         try broker.publish("vitrine/wall/cmd", "", retain: true)
     }
 
+    @Test func aCommandWithAtRollsEveryScreenInStep() throws {
+        let broker = try MosquittoBroker()
+        let listener = try broker.subscribe()
+        let screens = try ["a", "b", "c"].map { try Self.daemon(broker, device: $0) }
+        #expect(Self.waitOnline(listener, ["a", "b", "c"]), "\(listener.messages)")
+        // The screens' clocks stand at different times when the command arrives.
+        _ = try screens[1].connect().exchange(#"{"id": 1, "cmd": "clock.set", "time": 2.5}"#)
+        try broker.publish("vitrine/wall/cmd", #"{"id": "roll", "cmd": "number.set", "layer": "count", "value": 4217, "at": "1970-01-01T00:00:03Z"}"#)
+        usleep(300_000)
+        #expect(!["a", "b", "c"].contains { device in listener.json(on: "vitrine/\(device)/reply").contains { $0["id"] == .string("roll") } })
+        _ = try screens[0].connect().exchange(#"{"id": 1, "cmd": "clock.set", "time": 3.2}"#)
+        for step in [2.9, 3.0, 3.1, 3.2] { _ = try screens[1].connect().exchange(#"{"id": 1, "cmd": "clock.set", "time": \#(step)}"#) }
+        for step in [1.0, 3.2] { _ = try screens[2].connect().exchange(#"{"id": 1, "cmd": "clock.set", "time": \#(step)}"#) }
+        #expect(listener.wait { s in ["a", "b", "c"].allSatisfy { s.json(on: "vitrine/\($0)/reply").contains { $0["id"] == .string("roll") } } })
+        let pictures = try screens.map(Self.picture)
+        #expect(Set(pictures).count == 1, "the screens differ mid-roll")
+        _ = try screens[0].connect().exchange(#"{"id": 1, "cmd": "clock.advance", "seconds": 10}"#)
+        #expect(try Self.picture(screens[0]) != pictures[0], "the roll had not finished at 0.2 s")
+    }
+
     @Test func badMessagesAreAnsweredOnTheReplyTopicAndChangeNothing() throws {
         let broker = try MosquittoBroker()
         let listener = try broker.subscribe()

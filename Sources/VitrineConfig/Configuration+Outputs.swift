@@ -36,11 +36,15 @@ extension Configuration {
         /// `power_off` / `power_on`: local times ("HH:MM") at which the output is blanked
         /// and woken every day; nil when not given (both or neither).
         public var schedule: PowerSchedule?
+        /// `viewport`: the output's rectangle of the wall's canvas (`[wall]`), `[x, y,
+        /// width, height]`; nil (`[]`, the default) when it shows its own root.
+        public var viewport: Viewport?
 
         public init(connector: String) { self.connector = connector }
 
         public static func == (a: OutputEntry, b: OutputEntry) -> Bool {
             (a.connector, a.mode, a.rotation, a.root, a.sceneFile, a.schedule) == (b.connector, b.mode, b.rotation, b.root, b.sceneFile, b.schedule)
+                && a.viewport == b.viewport
         }
 
         public func hash(into hasher: inout Hasher) {
@@ -94,7 +98,7 @@ extension Configuration {
 }
 
 extension Configuration.OutputEntry {
-    static let keys = ["connector", "mode", "rotation", "root", "scene", "power_off", "power_on"]
+    static let keys = ["connector", "mode", "rotation", "root", "scene", "power_off", "power_on", "viewport"]
 
     /// Reads every `[[outputs]]` table; connectors and roots must each be unique.
     static func readAll(_ top: TableReader, source: String) throws(ConfigError) -> [Configuration.OutputEntry] {
@@ -109,7 +113,8 @@ extension Configuration.OutputEntry {
             if entries.contains(where: { $0.connector == entry.connector }) {
                 throw reader.error("connector", "\"\(entry.connector)\" is given by an earlier [[outputs]] table; give each connector once")
             }
-            if !entry.root.isEmpty, entries.contains(where: { $0.root == entry.root }) {
+            // Outputs of a wall show one root ([wall] checks that they agree).
+            if !entry.root.isEmpty, entries.contains(where: { $0.root == entry.root && ($0.viewport == nil || entry.viewport == nil) }) {
                 throw reader.error("root", "\"\(entry.root)\" is the root of an earlier [[outputs]] table; give each output its own root id")
             }
             entries.append(entry)
@@ -131,6 +136,9 @@ extension Configuration.OutputEntry {
         }
         root = try r.string("root", "", expected: "a layer id such as \"menu\" (letters, digits, '-', '_', '.'), or \"\" for the default") { id in
             id.count <= 128 && id.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) }
+        }
+        viewport = try r.value("viewport", viewport, expected: Configuration.Wall.viewportForm) {
+            $0.array?.isEmpty == true ? .some(nil) : Configuration.Viewport.reading($0).map { .some($0) }
         }
         let times = try ["power_off", "power_on"].map { key throws(ConfigError) in
             try r.value(key, nil as Int?, expected: "a local time \"HH:MM\", such as \"22:00\"") {

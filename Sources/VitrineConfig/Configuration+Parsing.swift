@@ -88,6 +88,8 @@ extension Configuration {
         scene = try InitialScene(reading: top.table("scene"), source: source)
         try scene.tryOut(kinds: kinds, size: output.headlessSize, reader: top.table("scene"))
         outputs = try OutputEntry.readAll(top, source: source)
+        wall = try Wall(reading: top.table("wall"))
+        try checkWall(top)
         if scene.content != nil, let first = outputs.first, first.scene != nil, first.root.isEmpty || first.root == "root" {
             throw top.context.error(
                 "outputs[0].scene", "the first output shows [scene] already; give its scene in [scene] or in its [[outputs]] table, not both")
@@ -98,7 +100,7 @@ extension Configuration {
         "output": Output.keys, "socket": Socket.keys, "animation": Animations.keys,
         "rolling_number": RollingNumber.keys, "fonts": Fonts.keys, "limits": Limits.keys, "content": Content.keys,
         "logging": Logging.keys, "scene": InitialScene.keys, "state": State.keys, "input": Input.keys,
-        "fleet": Fleet.keys,
+        "fleet": Fleet.keys, "wall": Wall.keys,
     ]
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {

@@ -39,6 +39,8 @@ public struct Configuration: Sendable, Equatable {
     public var outputs: [OutputEntry] = []
     /// `[fleet]`: the MQTT bridge to a broker.
     public var fleet = Fleet()
+    /// `[wall]`: a video wall's canvas and this device's rectangle of it.
+    public var wall = Wall()
 
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()
@@ -391,6 +393,8 @@ extension Configuration {
         ("fleet.username", { $0.fleet.username }), ("fleet.password", { $0.fleet.password }), ("fleet.password_file", { $0.fleet.passwordFile }),
         ("fleet.ca_file", { $0.fleet.caFile }), ("fleet.cert_file", { $0.fleet.certFile }), ("fleet.key_file", { $0.fleet.keyFile }),
         ("fleet.keepalive", { $0.fleet.keepalive }), ("fleet.reconnect_max_seconds", { $0.fleet.reconnectMaxSeconds }),
+        // The roots and outputs are laid out once, at start.
+        ("wall.canvas", { $0.wall.canvas }), ("wall.viewport", { $0.wall.viewport }),
     ]
 
     /// The keys read only when the daemon starts; a reload applies every other key.

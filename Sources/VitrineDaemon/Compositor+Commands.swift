@@ -22,6 +22,7 @@ extension Compositor {
                 "imageBytes": .number(Double(pipeline.renderer.images.usedBytes)), "input": input.statistics,
             ]
             stats["fleet"] = fleetStatistics?()
+            stats["wall"] = wallStatistics
             return .object(stats)
         case .layerAdd, .layerRemove, .layerMove, .layerActions, .layerPause, .layerResume, .layerSpeed:
             var builder = TransactionBuilder(compositor: self)
@@ -217,7 +218,7 @@ extension Compositor {
         do throws(ProtocolError) {
             let head = try head(named: name)
             target = try path.map { p throws(ProtocolError) in try allowedScreenshotPath(p) }
-            do { surface = try renderer.snapshot(scene, root: head.root, at: now) } catch {
+            do { surface = try renderer.snapshot(scene, root: head.root, at: now, viewport: head.viewport) } catch {
                 throw ProtocolError(.internalError, "the screenshot could not be drawn: \(error)")
             }
         } catch {

@@ -4,26 +4,46 @@ import VitrineCore
 import VitrineJSON
 import VitrineOutput
 import VitrineProtocol
+import VitrineRaster
 import VitrineSystem
 
 /// Several outputs: each shows its own root layer, is paced by its own flips, and can be
 /// blanked and woken (`output.power`, the `[[outputs]]` schedule).
 extension Compositor {
     /// Adds an output: its root layer (with the configured background), its pipeline on
-    /// the shared renderer, and its pacer, which its flips drive.
+    /// the shared renderer, and its pacer, which its flips drive. An output with a
+    /// viewport (`[wall]`) shows its rectangle of the wall's canvas, a root that the
+    /// wall's outputs share.
     func addHead(_ backend: OutputBackend) throws {
         let entry = settings.outputs.first { $0.connector == backend.connector }
-        let root =
-            if let configured = entry?.root, !configured.isEmpty { configured } else if heads.isEmpty { "root" } else { backend.connector }
-        guard !scene.contains(root) else {
-            throw SystemError(
-                "output \(backend.connector) cannot have the root layer '\(root)': a layer of that id exists; set a root in its [[outputs]] table")
+        let viewport = (entry?.viewport ?? (heads.isEmpty ? settings.wall.viewport : nil)).map {
+            PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
         }
-        try scene.addRoot(id: root, output: backend.connector, size: Size(width: Double(backend.mode.width), height: Double(backend.mode.height)))
-        var setup = Transaction(disableActions: true)
-        setup.set(root, "backgroundColor", .color(settings.background))
-        try scene.commit(setup, at: clock.now)
-        let head = OutputHead(backend: backend, root: root, renderer: renderer, entry: entry)
+        let wallRoot = heads.first { $0.viewport != nil }?.root
+        let root =
+            if let wallRoot, viewport != nil { wallRoot } else if let configured = entry?.root, !configured.isEmpty { configured } else if heads.isEmpty {
+                "root"
+            } else { backend.connector }
+        if let viewport, viewport.width != backend.mode.width || viewport.height != backend.mode.height {
+            throw SystemError(
+                "output \(backend.connector) is \(backend.mode.width)x\(backend.mode.height) but its viewport [\(viewport.x), \(viewport.y), \(viewport.width), \(viewport.height)] is \(viewport.width)x\(viewport.height); a viewport is one canvas pixel to a screen pixel: give it the output's size (or the output a mode, headless_size, of the viewport's)"
+            )
+        }
+        if wallRoot == nil || viewport == nil {
+            guard !scene.contains(root) else {
+                throw SystemError(
+                    "output \(backend.connector) cannot have the root layer '\(root)': a layer of that id exists; set a root in its [[outputs]] table")
+            }
+            let canvas = viewport != nil ? settings.wall.canvas : nil
+            let size =
+                canvas.map { Size(width: Double($0.width), height: Double($0.height)) }
+                ?? Size(width: Double(backend.mode.width), height: Double(backend.mode.height))
+            try scene.addRoot(id: root, output: backend.connector, size: size)
+            var setup = Transaction(disableActions: true)
+            setup.set(root, "backgroundColor", .color(settings.background))
+            try scene.commit(setup, at: clock.now)
+        }
+        let head = OutputHead(backend: backend, root: root, renderer: renderer, entry: entry, viewport: viewport)
         if let primary = heads.first { head.pipeline.extraDamage = primary.pipeline.extraDamage }
         let pacer = FramePacer(refreshRate: backend.mode.refreshRate, now: { [unowned self] in clock.now }, schedule: { [unowned self] in schedule($0, $1) })
         pacer.render = { [unowned self, unowned head] in renderFrame(on: [head]) }
@@ -37,6 +57,17 @@ extension Compositor {
             if primary { self?.frameShown() }
             head.pacer.frameDone()
         }
+    }
+
+    /// `stats`' `wall`: the canvas and each wall output's viewport; nil without a wall.
+    var wallStatistics: JSON? {
+        guard let canvas = settings.wall.canvas, heads.contains(where: { $0.viewport != nil }) else { return nil }
+        var viewports: [String: JSON] = [:]
+        for head in heads where head.viewport != nil { viewports[head.name] = head.description["viewport"] }
+        return .object([
+            "canvas": .array([.number(Double(canvas.width)), .number(Double(canvas.height))]), "root": .string(heads.first { $0.viewport != nil }!.root),
+            "viewports": .object(viewports),
+        ])
     }
 
     /// The output `name` addresses (connector, backend name or root id); nil: the primary.

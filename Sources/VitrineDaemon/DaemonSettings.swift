@@ -71,6 +71,8 @@ public struct DaemonSettings: Sendable {
     public var outputs: [Configuration.OutputEntry] = []
     /// `[fleet]`: the MQTT bridge, when `enabled`.
     public var fleet: Configuration.Fleet
+    /// `[wall]`: the canvas the outputs with a viewport show their rectangles of.
+    public var wall = Configuration.Wall()
 
     /// The settings a configuration gives (every default is the configuration's); the
     /// journal's directory is left to the caller, who knows the environment.
@@ -100,6 +102,7 @@ public struct DaemonSettings: Sendable {
         outputRotation = c.output.rotation.rawValue
         outputs = c.outputs
         fleet = c.fleet
+        wall = c.wall
     }
 
     /// Bounds on what one client and the whole scene may hold (`[limits]`).

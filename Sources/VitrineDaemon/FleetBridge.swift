@@ -100,12 +100,14 @@ final class FleetBridge: ClientConnection {
     private func connected() {
         session.subscribe(commandTopics)
         let outputs: JSON = .array(
-            compositor.outputs.map { output in
-                .object([
-                    "name": .string(output.name),
-                    "size": .array([.number(Double(output.mode.width)), .number(Double(output.mode.height))]),
-                    "rate": .number(output.mode.refreshRate),
-                ])
+            compositor.heads.map { head in
+                var fields: [String: JSON] = [
+                    "name": .string(head.backend.name),
+                    "size": .array([.number(Double(head.backend.mode.width)), .number(Double(head.backend.mode.height))]),
+                    "rate": .number(head.backend.mode.refreshRate),
+                ]
+                fields["viewport"] = head.description["viewport"]
+                return .object(fields)
             })
         let online = Self.status(
             "online", device: device,

@@ -22,6 +22,10 @@ public final class FramePipeline {
     private let maximumAge = 4
     /// Damage of content that changes by itself (video frames), and brings it to the frame.
     public var extraDamage: ((RenderTree) -> [Rect])?
+    /// The rectangle of the trees' screen that the output shows (one screen of a wall);
+    /// nil: the output shows the trees from their top-left. Set, damage and repaints are
+    /// the rectangle's, in the output's pixels.
+    public var viewport: PixelRect?
 
     public init(renderer: Renderer, output: OutputBackend) {
         self.renderer = renderer
@@ -42,6 +46,7 @@ public final class FramePipeline {
     @discardableResult
     public func render(_ tree: RenderTree) throws -> Report {
         let screen = PixelRect(x: 0, y: 0, width: output.mode.width, height: output.mode.height)
+        let dx = -(viewport?.x ?? 0), dy = -(viewport?.y ?? 0)
         var changed = tree.damage(since: previous, refine: renderer.contentDamage)
         changed += renderer.animations.damage(in: tree, images: renderer.images)
         if let extraDamage { changed += extraDamage(tree) }
@@ -50,7 +55,7 @@ public final class FramePipeline {
         forgotten = []
         damage.removeAll(keepingCapacity: true)
         for rect in changed {
-            let pixels = PixelRect(covering: rect).intersection(screen)
+            let pixels = PixelRect(covering: rect).offsetBy(dx: dx, dy: dy).intersection(screen)
             if !pixels.isEmpty { damage.append(pixels) }
         }
         guard !damage.isEmpty else {
@@ -67,7 +72,7 @@ public final class FramePipeline {
             case 1: disjoint(damage)
             default: disjoint(history.prefix(buffer.age).flatMap { $0 })
             }
-        renderer.render(tree, into: buffer.surface, region: region)
+        renderer.render(tree, into: buffer.surface, region: region, viewport: viewport)
         try output.present(damage: damage)
         previous = tree
         return Report(presented: true, repaintedPixels: region.reduce(0) { $0 + $1.width * $1.height }, damage: damage)

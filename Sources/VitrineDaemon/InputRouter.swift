@@ -97,10 +97,10 @@ final class InputRouter {
             pointer = motion.point
             report(motion)
         }
-        let scene = compositor.scene, root = compositor.root
+        let scene = compositor.scene, root = compositor.root, head = compositor.heads[0]
         let gestures = recognizer.handle(
-            event, hitTest: { p in scene.hitTest(p, root: root, at: time).map { ($0.layer, $0.point) } },
-            convert: { p, layer in scene.convert(p, fromRoot: root, to: layer, at: time) },
+            event, hitTest: { p in scene.hitTest(head.rootPoint(p), root: root, at: time).map { ($0.layer, $0.point) } },
+            convert: { p, layer in scene.convert(head.rootPoint(p), fromRoot: root, to: layer, at: time) },
             bounds: { layer in try? scene.presentationValue("bounds", of: layer, at: time).rect })
         for gesture in gestures { deliver(gesture) }
         scheduleLongPress()
@@ -234,7 +234,7 @@ final class InputRouter {
 
     private func pointFields(_ point: Point, time: Double, device: String) -> [String: JSON] {
         var fields: [String: JSON] = ["point": point.json, "time": .number(time), "layer": .null]
-        if let hit = compositor.scene.hitTest(point, root: compositor.root, at: time) {
+        if let hit = compositor.scene.hitTest(compositor.heads[0].rootPoint(point), root: compositor.root, at: time) {
             fields["layer"] = .string(hit.layer)
             fields["layerPoint"] = hit.point.json
         }

@@ -2,6 +2,7 @@ import VitrineConfig
 import VitrineJSON
 import VitrineCore
 import VitrineOutput
+import VitrineRaster
 import VitrineRender
 
 /// One output the compositor draws: its backend, the root layer it shows, and its own
@@ -19,12 +20,23 @@ final class OutputHead {
     var powered = true
     /// Frames presented on this output.
     var framesRendered = 0
+    /// The output's rectangle of its root when it is one screen of a wall (`[wall]`):
+    /// its pixels show the root from this origin; nil when it shows its root whole.
+    let viewport: PixelRect?
 
-    init(backend: OutputBackend, root: String, renderer: Renderer, entry: Configuration.OutputEntry?) {
+    init(backend: OutputBackend, root: String, renderer: Renderer, entry: Configuration.OutputEntry?, viewport: PixelRect?) {
         self.backend = backend
         self.root = root
         self.entry = entry
+        self.viewport = viewport
         pipeline = FramePipeline(renderer: renderer, output: backend)
+        pipeline.viewport = viewport
+    }
+
+    /// A point in the output's pixels, in its root's space.
+    func rootPoint(_ point: Point) -> Point {
+        guard let viewport else { return point }
+        return Point(x: point.x + Double(viewport.x), y: point.y + Double(viewport.y))
     }
 
     /// The output's name for scripts: its connector.
@@ -35,10 +47,12 @@ final class OutputHead {
 
     /// The output as `hello` and `output.list` describe it.
     var description: JSON {
-        .object([
+        var fields: [String: JSON] = [
             "name": .string(name), "root": .string(root),
             "size": .array([.number(Double(backend.mode.width)), .number(Double(backend.mode.height))]),
             "rate": .number(backend.mode.refreshRate), "power": .bool(powered), "frames": .number(Double(framesRendered)),
-        ])
+        ]
+        if let viewport { fields["viewport"] = .array([viewport.x, viewport.y, viewport.width, viewport.height].map { .number(Double($0)) }) }
+        return .object(fields)
     }
 }

@@ -76,8 +76,11 @@ extension Compositor {
     /// next frame is drawn whole, and subscribers get `output.resized`.
     func outputResized(to mode: OutputMode) {
         let size = Size(width: Double(mode.width), height: Double(mode.height))
-        do { try scene.resizeRoot(id: root, size: size) } catch {
-            logger.error("the root layer cannot take the output's new size \(mode): \(error)")
+        // A wall's canvas keeps its size: the window shows more or less of it.
+        if heads[0].viewport == nil {
+            do { try scene.resizeRoot(id: root, size: size) } catch {
+                logger.error("the root layer cannot take the output's new size \(mode): \(error)")
+            }
         }
         input.recognizer.area = Rect(origin: .zero, size: size)
         logger.info("\(output.name): now \(mode.width)x\(mode.height)")

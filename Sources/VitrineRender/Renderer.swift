@@ -79,9 +79,10 @@ public final class Renderer {
         return content.damage(from: old, to: new)
     }
 
-    /// Draws `tree` into `surface` (whose pixels map 1:1 to the tree's screen space),
-    /// touching only the pixels inside `region`.
-    public func render(_ tree: RenderTree, into surface: Surface, region: [PixelRect]) {
+    /// Draws `tree` into `surface` (whose pixels map 1:1 to the tree's screen space, or
+    /// to `viewport` of it: the surface's top-left pixel is the viewport's origin),
+    /// touching only the pixels inside `region` (the surface's pixels).
+    public func render(_ tree: RenderTree, into surface: Surface, region: [PixelRect], viewport: PixelRect? = nil) {
         shadowState.beginFrame()
         guard !tree.nodes.isEmpty else {
             for rect in region { surface.fill(rect.intersection(surface.bounds), clearColor, mode: .source) }
@@ -100,12 +101,15 @@ public final class Renderer {
         renders &+= 1
         defer { maskScratch.endFrame() }
         if !outgoingSnapshots.isEmpty { forgetEndedTransitions() }
+        let x = viewport?.x ?? 0, y = viewport?.y ?? 0
+        let toSurface = AffineTransform(translationX: Double(-x), y: Double(-y))
         for rect in region {
             let area = rect.intersection(surface.bounds)
             guard !area.isEmpty else { continue }
-            if !isOpaquelyCovered(area, in: tree) { surface.fill(area, clearColor, mode: .source) }
-            let pass = Pass(tree: tree, reach: reach, contents: contents, area: area.rect)
-            drawSubtree(pass, 0, on: surface, offset: .identity, clip: Clip(rect: area), opacity: 1)
+            let seen = area.offsetBy(dx: x, dy: y)
+            if !isOpaquelyCovered(seen, in: tree) { surface.fill(area, clearColor, mode: .source) }
+            let pass = Pass(tree: tree, reach: reach, contents: contents, area: seen.rect)
+            drawSubtree(pass, 0, on: surface, offset: toSurface, clip: Clip(rect: area), opacity: 1)
         }
     }
 
@@ -279,11 +283,14 @@ extension Clip {
 
 extension Renderer {
     /// A whole frame of the output whose root layer is `root`, at media time `time`, in a
-    /// new surface of the root's size.
-    public func snapshot(_ scene: Scene, root: String, at time: Double) throws -> Surface {
+    /// new surface of the root's size, or of `viewport`'s showing that rectangle of it.
+    public func snapshot(_ scene: Scene, root: String, at time: Double, viewport: PixelRect? = nil) throws -> Surface {
         let tree = try scene.renderTree(root: root, at: time)
-        let surface = Surface(width: max(1, Int(tree.size.width.rounded())), height: max(1, Int(tree.size.height.rounded())))
-        animations.aside(scene: scene, at: time) { render(tree, into: surface, region: [surface.bounds]) }
+        let surface =
+            if let viewport { Surface(width: max(1, viewport.width), height: max(1, viewport.height)) } else {
+                Surface(width: max(1, Int(tree.size.width.rounded())), height: max(1, Int(tree.size.height.rounded())))
+            }
+        animations.aside(scene: scene, at: time) { render(tree, into: surface, region: [surface.bounds], viewport: viewport) }
         return surface
     }
 }

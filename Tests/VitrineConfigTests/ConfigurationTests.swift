@@ -127,6 +127,10 @@ import VitrineCore
         key_file = "/etc/vitrine/lobby-1.key"
         keepalive = 10
         reconnect_max_seconds = 5
+
+        [wall]
+        canvas = [3840, 1080]
+        viewport = [1920, 0, 1920, 1080]
         """
 
     @Test func everyKeyReadsANonDefaultValue() throws {
@@ -197,6 +201,8 @@ import VitrineCore
             "/etc/vitrine/ca.crt", "/etc/vitrine/lobby-1.crt", "/etc/vitrine/lobby-1.key"
         )
         (expected.fleet.keepalive, expected.fleet.reconnectMaxSeconds) = (10, 5)
+        expected.wall.canvas = PixelSize(width: 3840, height: 1080)
+        expected.wall.viewport = Configuration.Viewport(x: 1920, y: 0, width: 1920, height: 1080)
 
         let parsed = try parse(Self.everyKeyChanged)
         #expect(parsed == expected)

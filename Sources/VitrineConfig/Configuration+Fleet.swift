@@ -22,8 +22,8 @@ extension Configuration {
         public var username = ""
         /// `password`: the password for `username`; prefer `password_file`.
         public var password = ""
-        /// `password_file`: an absolute path whose first line is the password (it takes the
-        /// place of `password`); "" for none.
+        /// `password_file`: an absolute path whose first line is the password; "" for none.
+        /// Set, `password` must be empty: one of the two gives the password.
         public var passwordFile = ""
         /// `ca_file`: the CA certificates (PEM) that verify the broker; set, the connection
         /// uses TLS. "" for plain TCP.
@@ -86,6 +86,11 @@ extension Configuration.Fleet {
         username = try r.string("username", username)
         password = try r.string("password", password)
         passwordFile = try r.absolutePath("password_file", passwordFile, allowEmpty: true)
+        if !password.isEmpty, !passwordFile.isEmpty {
+            throw r.error(
+                "password_file",
+                "password and password_file both give the password: keep one (password_file, readable only by the service, keeps it out of this file)")
+        }
         caFile = try r.absolutePath("ca_file", caFile, allowEmpty: true)
         certFile = try r.absolutePath("cert_file", certFile, allowEmpty: true)
         keyFile = try r.absolutePath("key_file", keyFile, allowEmpty: true)

@@ -18,4 +18,11 @@ import Testing
         #expect(plain.description.contains("set ca_file"), "\(plain)")
         #expect(failure("[fleet]\nport = 0") != nil)
     }
+
+    @Test func thePasswordComesFromOnePlace() throws {
+        #expect(try parse("[fleet]\nusername = \"a\"\npassword = \"secret\"").fleet.password == "secret")
+        #expect(try parse("[fleet]\npassword_file = \"/etc/vitrine/mqtt.pass\"").fleet.passwordFile == "/etc/vitrine/mqtt.pass")
+        let both = try #require(failure("[fleet]\npassword = \"secret\"\npassword_file = \"/etc/vitrine/mqtt.pass\""))
+        #expect(both.description.contains("fleet.password_file") && both.description.contains("keep one"), "\(both)")
+    }
 }

@@ -58,6 +58,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.7.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .target(
@@ -134,10 +135,17 @@ let package = Package(
                 "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
                 "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineVideo", "VitrineFleet", "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: [frameRelease()]),
-        // Fleets: the MQTT bridge's connection (libmosquitto on the daemon's event loop).
-        .target(name: "VitrineFleet", dependencies: ["VitrineSystem", "CMosquitto", .product(name: "Logging", package: "swift-log")]),
+        // Fleets: the MQTT bridge's connection (libmosquitto on the daemon's event loop) and
+        // the metrics' HTTP endpoint.
+        .target(
+            name: "VitrineFleet",
+            dependencies: [
+                "VitrineSystem", "CMosquitto", "CLinuxEvents", .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         .systemLibrary(
             name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]),

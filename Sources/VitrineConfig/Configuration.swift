@@ -41,6 +41,8 @@ public struct Configuration: Sendable, Equatable {
     public var fleet = Fleet()
     /// `[wall]`: a video wall's canvas and this device's rectangle of it.
     public var wall = Wall()
+    /// `[metrics]`: the Prometheus metrics endpoint.
+    public var metrics = Metrics()
 
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()
@@ -395,6 +397,9 @@ extension Configuration {
         ("fleet.keepalive", { $0.fleet.keepalive }), ("fleet.reconnect_max_seconds", { $0.fleet.reconnectMaxSeconds }),
         // The roots and outputs are laid out once, at start.
         ("wall.canvas", { $0.wall.canvas }), ("wall.viewport", { $0.wall.viewport }),
+        // The metrics' listening sockets are made once, at start.
+        ("metrics.enabled", { $0.metrics.enabled }), ("metrics.address", { $0.metrics.address }), ("metrics.port", { $0.metrics.port }),
+        ("metrics.socket", { $0.metrics.socket }), ("metrics.connections", { $0.metrics.connections }),
     ]
 
     /// The keys read only when the daemon starts; a reload applies every other key.

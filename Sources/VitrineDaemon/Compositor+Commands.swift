@@ -23,6 +23,8 @@ extension Compositor {
             ]
             stats["fleet"] = fleetStatistics?()
             stats["wall"] = wallStatistics
+            stats["droppedFrames"] = .number(Double(heads.reduce(0) { $0 + $1.dropped.count }))
+            stats["contentErrors"] = .number(Double(contentErrors.images + contentErrors.videos))
             return .object(stats)
         case .layerAdd, .layerRemove, .layerMove, .layerActions, .layerPause, .layerResume, .layerSpeed:
             var builder = TransactionBuilder(compositor: self)

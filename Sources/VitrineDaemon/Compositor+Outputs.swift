@@ -93,6 +93,7 @@ extension Compositor {
             throw ProtocolError(.internalError, "\(head.name) could not be \(on ? "woken" : "blanked"): \(error)")
         }
         head.powered = on
+        head.dropped.forget()
         logger.info("\(head.name): \(on ? "woken" : "blanked") (\(reason))")
         if on {
             head.pipeline.invalidate()

@@ -31,6 +31,7 @@ extension Compositor {
             case .ended:
                 broadcast("video.ended", fields)
             case .error(let message, let debug):
+                contentErrors.videos += 1
                 fields["message"] = .string(message)
                 fields["debug"] = .string(debug)
                 broadcast("video.error", fields)

@@ -92,6 +92,10 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     var videos: VideoRenderer!
     /// The MQTT bridge's figures for `stats`, when there is one.
     var fleetStatistics: (() -> JSON)?
+    /// The loop's time per presented frame (advancing the scene, drawing, presenting).
+    var frameTimes = FrameStatistics()
+    /// `content.failed` and `video.error` events sent.
+    var contentErrors = (images: 0, videos: 0)
 
     /// What the compositor keeps per client.
     struct ClientState {
@@ -283,6 +287,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
 
     /// Tells subscribers that a layer's contents cannot be shown: what, where and why.
     func contentFailed(reference: String, path: String, error: ProtocolError) {
+        contentErrors.images += 1
         var layers: [JSON] = []
         var pending = scene.rootIDs
         while let id = pending.popLast() {
@@ -350,6 +355,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     /// `renderFrame()` for some outputs: one output's pacer renders only its own.
     @discardableResult
     func renderFrame(on targets: [OutputHead]) -> Bool {
+        let started = EventLoop.monotonicNanoseconds()
         let time = clock.now
         var presented = false
         if clock.mode == .realtime { applyScheduled(upTo: time) }
@@ -357,6 +363,10 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         renderer.animations.time = time
         for head in targets where head.powered {
             presented = render(head, at: time) || presented
+        }
+        if presented { frameTimes.record(Double(EventLoop.monotonicNanoseconds() - started) / 1e9) }
+        if clock.mode == .realtime {
+            for head in targets where head.powered { head.dropped.pass(at: time, interval: head.pacer.interval, animating: scene.isAnimating) }
         }
         if scene.isAnimating, clock.mode == .realtime { requestFrame() }
         if !scene.isAnimating, clock.mode == .realtime, let delay = renderer.animations.nextChange { schedulePictureFrame(after: delay, now: time) }

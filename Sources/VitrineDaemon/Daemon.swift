@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import VitrineCore
+import VitrineFleet
 import VitrineOutput
 import VitrineProtocol
 import VitrineRender
@@ -48,6 +49,11 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     private var window: WindowInput?
     /// The MQTT bridge, when `[fleet]` enables it.
     private var fleet: FleetBridge?
+    /// The metrics' HTTP endpoint, when `[metrics]` enables it.
+    private var metricsServer: MetricsServer?
+    /// The TCP port the metrics are served on (the one asked for, or the kernel's pick for 0
+    /// in tests), once listening.
+    public private(set) var metricsPort: Int?
 
     /// A daemon drawing one output.
     public convenience init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
@@ -84,6 +90,28 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             fleet = bridge
             compositor.fleetStatistics = { [unowned bridge] in bridge.statistics }
         }
+        if settings.metrics.enabled {
+            let metrics = DaemonMetrics(compositor: compositor)
+            metrics.fleet = fleet
+            let workers = workers
+            metricsServer = MetricsServer(loop: loop, connections: settings.metrics.connections, logger: logger) { answer in
+                // The resident set is read from /proc and the clock from the kernel on a worker; the rest here.
+                let queued = workers.submit({ DaemonMetrics.Reading.now() }) { reading in answer(metrics.exposition(reading)) }
+                if !queued { answer(nil) }
+            }
+        }
+    }
+
+    /// Listens for scrapes where `[metrics]` says.
+    private func startMetrics() throws {
+        guard let metricsServer else { return }
+        let config = settings.metrics
+        if config.port > 0 { metricsPort = try metricsServer.listen(address: config.address, port: config.port) }
+        if !config.socket.isEmpty {
+            try SocketFile.prepare(config.socket)
+            try metricsServer.listen(path: config.socket)
+            try SocketFile.setPermissions(config.socket, mode: 0o660, group: nil)
+        }
     }
 
     /// Serves until SIGTERM or SIGINT, then stops listening, removes the socket and
@@ -93,6 +121,10 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         // stop the daemon cleanly.
         if handlesSignals { try watchSignals() }
         let address = try server.start(inheritedSocket: inheritedSocket)
+        do { try startMetrics() } catch {
+            server.stop()
+            throw error
+        }
         compositor.startPowerSchedules()
         compositor.renderFrame()
         let devices = compositor.openInputDevices(loop: loop)
@@ -109,6 +141,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         loop.run()
         devices?.stop()
         fleet?.stop()
+        metricsServer?.stop()
+        if metricsServer != nil, !settings.metrics.socket.isEmpty { unlink(settings.metrics.socket) }
         systemd.notify("STOPPING=1\nSTATUS=stopping")
         // The scene as it is now, whatever the coalesced writes have got to.
         compositor.journal?.writeFinal()

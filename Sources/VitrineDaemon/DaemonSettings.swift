@@ -73,6 +73,8 @@ public struct DaemonSettings: Sendable {
     public var fleet: Configuration.Fleet
     /// `[wall]`: the canvas the outputs with a viewport show their rectangles of.
     public var wall = Configuration.Wall()
+    /// `[metrics]`: the Prometheus endpoint, when `enabled`.
+    public var metrics: Configuration.Metrics
 
     /// The settings a configuration gives (every default is the configuration's); the
     /// journal's directory is left to the caller, who knows the environment.
@@ -103,6 +105,7 @@ public struct DaemonSettings: Sendable {
         outputs = c.outputs
         fleet = c.fleet
         wall = c.wall
+        metrics = c.metrics
     }
 
     /// Bounds on what one client and the whole scene may hold (`[limits]`).

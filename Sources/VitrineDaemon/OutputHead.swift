@@ -23,6 +23,8 @@ final class OutputHead {
     /// The output's rectangle of its root when it is one screen of a wall (`[wall]`):
     /// its pixels show the root from this origin; nil when it shows its root whole.
     let viewport: PixelRect?
+    /// Frame slots it missed while something animated.
+    var dropped = DroppedFrames()
 
     init(backend: OutputBackend, root: String, renderer: Renderer, entry: Configuration.OutputEntry?, viewport: PixelRect?) {
         self.backend = backend

@@ -52,16 +52,7 @@ enum SocketFile {
     }
 
     /// `path` as a Unix socket address (`prepare` has checked that it fits).
-    static func address(of path: String) -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let bytes = Array(path.utf8.prefix(raw.count - 1))
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        return address
-    }
+    static func address(of path: String) -> sockaddr_un { sockaddr_un(path: path) }
 
     /// The path a listening Unix socket is bound to (a socket systemd passed in).
     static func boundPath(of fd: CInt) -> String? {

@@ -130,6 +130,12 @@ import VitrineCore
         [wall]
         canvas = [3840, 1080]
         viewport = [1920, 0, 1920, 1080]
+        [metrics]
+        enabled = true
+        address = "::1"
+        port = 9100
+        socket = "/run/vitrine/metrics.sock"
+        connections = 2
         """
 
     @Test func everyKeyReadsANonDefaultValue() throws {
@@ -202,6 +208,8 @@ import VitrineCore
         (expected.fleet.keepalive, expected.fleet.reconnectMaxSeconds) = (10, 5)
         expected.wall.canvas = PixelSize(width: 3840, height: 1080)
         expected.wall.viewport = Configuration.Viewport(x: 1920, y: 0, width: 1920, height: 1080)
+        (expected.metrics.enabled, expected.metrics.address, expected.metrics.port) = (true, "::1", 9100)
+        (expected.metrics.socket, expected.metrics.connections) = ("/run/vitrine/metrics.sock", 2)
 
         let parsed = try parse(Self.everyKeyChanged)
         #expect(parsed == expected)

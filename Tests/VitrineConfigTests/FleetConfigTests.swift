@@ -25,4 +25,15 @@ import Testing
         let both = try #require(failure("[fleet]\npassword = \"secret\"\npassword_file = \"/etc/vitrine/mqtt.pass\""))
         #expect(both.description.contains("fleet.password_file") && both.description.contains("keep one"), "\(both)")
     }
+
+    @Test func metricsMistakesAreNamed() throws {
+        let name = try #require(failure("[metrics]\naddress = \"localhost\""))
+        #expect(name.description.contains("metrics.address") && name.description.contains("IPv4 or IPv6 address"), "\(name)")
+        let nowhere = try #require(failure("[metrics]\nenabled = true\nport = 0"))
+        #expect(nowhere.description.contains("set socket"), "\(nowhere)")
+        #expect(try parse("[metrics]\nenabled = true\nport = 0\nsocket = \"/run/m.sock\"").metrics.socket == "/run/m.sock")
+        #expect(failure("[metrics]\nsocket = \"relative.sock\"") != nil)
+        #expect(failure("[metrics]\nconnections = 0") != nil)
+        #expect(Configuration.restartKeys.contains("metrics.port"))
+    }
 }

@@ -179,6 +179,30 @@ struct DaemonError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// Sends `bytes` on the socket `fd`, blocking, until they are sent or the peer is gone.
+func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n <= 0 { return }
+        offset += n
+    }
+}
+
+/// Connects the Unix stream socket `fd` to `path`; connect(2)'s result.
+func connectUnixSocket(_ fd: Int32, _ path: String) -> Int32 {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        let bytes = Array(path.utf8)
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+}
+
 /// A blocking line client of the daemon's socket.
 final class SocketClient {
     /// -1 once closed: a class whose initializer throws after setting every property is
@@ -197,17 +221,7 @@ final class SocketClient {
         if var size = receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let bytes = Array(path.utf8)
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else {
+        guard connectUnixSocket(fd, path) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
             fd = -1
@@ -222,14 +236,7 @@ final class SocketClient {
     func shutdownWriting() { shutdown(fd, Int32(SHUT_WR)) }
 
     /// Sends raw bytes.
-    func write(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return }
-            offset += n
-        }
-    }
+    func write(_ bytes: [UInt8]) { sendAll(fd, bytes) }
 
     func send(_ line: String) { write(Array((line + "\n").utf8)) }
 

@@ -165,6 +165,21 @@ static inline int64_t vitrine_duration(GstElement *pipeline) {
     return d;
 }
 
+/* Initializes GStreamer (a registry scan when the registry is cold) and loads the plugins
+ * of the elements vitrine_video_pipeline makes in its caller's thread, so that making a
+ * player later costs no scan and no plugin load. */
+static inline void vitrine_gstreamer_prepare(void) {
+    gst_init(NULL, NULL);
+    const char *names[] = {"playbin", "videoconvertscale", "videoscale", "videoconvert", "capsfilter", "appsink"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        GstElementFactory *factory = gst_element_factory_find(names[i]);
+        if (!factory) continue;
+        GstPluginFeature *loaded = gst_plugin_feature_load(GST_PLUGIN_FEATURE(factory));
+        if (loaded) gst_object_unref(loaded);
+        gst_object_unref(factory);
+    }
+}
+
 /* A path as a file:// URI (g_free it); NULL on error. */
 static inline char *vitrine_file_uri(const char *path) { return gst_filename_to_uri(path, NULL); }
 

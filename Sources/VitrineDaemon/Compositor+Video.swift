@@ -13,8 +13,10 @@ extension Compositor {
         let videos = VideoRenderer(animations: pipeline.renderer.animations)
         pipeline.renderer.register(videos, forKind: VideoLayer.kindName)
         for head in heads { head.pipeline.extraDamage = { [unowned videos] in videos.damage(in: $0) } }
-        // With a manual clock every frame shows exactly the video frame due.
+        // With a manual clock every frame shows exactly the video frame due (and the first
+        // player prepares GStreamer in place); in real time no frame waits for either.
         videos.wait = clock.mode == .manual ? 2 : 0
+        if clock.mode == .realtime { videos.gstreamerNeeded = { [unowned self] in prepareGStreamer() } }
         videos.resolve = { [unowned self] src in Self.videoURI(src, content: content, network: settings.networkVideo) }
         // Video frames count in limits.memory_mb with the images: the store's budget is
         // what the players leave.
@@ -38,6 +40,16 @@ extension Compositor {
             }
         }
         return videos
+    }
+
+    /// Starts GStreamer's initialization on a worker (once); the frame after it is done
+    /// makes the players.
+    func prepareGStreamer() {
+        guard !gstreamerPreparing else { return }
+        gstreamerPreparing = true
+        let queued = offload({ GStreamer.prepare() }) { [weak self] in self?.contentChanged() }
+        // (the workers' queue was full: the next frame asks again)
+        if !queued { gstreamerPreparing = false }
     }
 
     /// The schemes of the network streams `[content] network_video` allows.

@@ -90,6 +90,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     lazy var input = InputRouter(compositor: self)
     /// Video layers' players.
     var videos: VideoRenderer!
+    /// GStreamer's initialization has been handed to a worker.
+    var gstreamerPreparing = false
     /// The MQTT bridge's figures for `stats`, when there is one.
     var fleetStatistics: (() -> JSON)?
     /// The loop's time per presented frame (advancing the scene, drawing, presenting).

@@ -1,12 +1,27 @@
 import CGStreamer
 import Glibc
+import Synchronization
 import VitrineRaster
 
-/// GStreamer, initialized once for the process.
-private let gstreamerReady: Bool = {
-    gst_init(nil, nil)
-    return true
-}()
+/// GStreamer, initialized once for the process: `gst_init` scans the plugin registry, which
+/// takes a second or more when the registry cache is cold (after an upgrade, on a fresh
+/// image), and the player's plugins are loaded. A daemon calls `prepare` on a worker so
+/// that no frame waits for it; a player made before then prepares in place.
+public enum GStreamer {
+    private static let done = Atomic<Bool>(false)
+    private static let once: Bool = {
+        vitrine_gstreamer_prepare()
+        done.store(true, ordering: .releasing)
+        return true
+    }()
+
+    /// Whether `prepare` has finished: a player is made without waiting for it.
+    public static var isReady: Bool { done.load(ordering: .acquiring) }
+
+    /// Initializes GStreamer; blocking (seconds on a cold registry), so call it from a
+    /// worker. Later calls return at once; calls meanwhile wait for the first.
+    public static func prepare() { _ = once }
+}
 
 /// What a video layer asks of its player: the source, and how it is shown and heard.
 public struct VideoSource: Hashable, Sendable {
@@ -110,7 +125,7 @@ public final class VideoPlayer {
 
     /// Starts playing `source` (asynchronously: its first frame comes later).
     public init(_ source: VideoSource) throws(VideoError) {
-        _ = gstreamerReady
+        GStreamer.prepare()
         self.source = source
         var error: UnsafeMutablePointer<GError>?
         var sink: UnsafeMutablePointer<GstElement>?
@@ -261,7 +276,7 @@ public final class VideoPlayer {
 
     /// A file's path as a file:// URI.
     public static func fileURI(_ path: String) -> String? {
-        _ = gstreamerReady
+        GStreamer.prepare()
         guard let uri = vitrine_file_uri(path) else { return nil }
         defer { g_free(uri) }
         return String(cString: uri)

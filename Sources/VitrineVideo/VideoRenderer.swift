@@ -44,6 +44,12 @@ public final class VideoRenderer: ContentRenderer {
     /// player whose frames (`VideoPlayer.bytes(of:)`) do not fit is not made, and its layer
     /// gets `video.error`.
     public var memoryAvailable: () -> Int = { .max }
+    /// Called from a frame that shows a video layer while GStreamer is not ready: the
+    /// caller prepares it off the frame loop (`GStreamer.prepare` on a worker) and asks for
+    /// a frame when it is done; meanwhile the layer shows nothing, and its video then starts
+    /// where the layer's time has got to. Nil: a player is made at once, preparing GStreamer
+    /// in place (a manual clock's frames, which wait for their video frames anyway).
+    public var gstreamerNeeded: (() -> Void)?
     /// Called when the bytes the players hold change, with the new total.
     public var onMemory: ((Int) -> Void)?
     /// Bytes of frames the players hold at most.
@@ -77,6 +83,8 @@ public final class VideoRenderer: ContentRenderer {
         var shownPlayer: ObjectIdentifier?
         /// The last frame of a playlist's previous item, shown until the next one's first.
         var held: Surface?
+        /// Its player waits for GStreamer (`gstreamerNeeded`).
+        var awaitsGStreamer = false
         var area: Rect = .zero
         /// The media time it was brought up to.
         var time = -Double.infinity
@@ -188,10 +196,18 @@ public final class VideoRenderer: ContentRenderer {
             let made = Entry(key: key, origin: clock?.time ?? 0, start: start)
             entries[node.id] = made
             entry = made
-            made.player = makePlayer(node, src: items[0], key: key, transform: transform)
-            countBytes()
+            made.awaitsGStreamer = true
         }
         guard let entry else { return nil }
+        if entry.awaitsGStreamer {
+            if GStreamer.isReady || gstreamerNeeded == nil {
+                entry.awaitsGStreamer = false
+                entry.player = makePlayer(node, src: items[entry.item], key: key, transform: transform)
+                countBytes()
+            } else {
+                gstreamerNeeded?()
+            }
+        }
         guard entry.time != time else { return entry }
         entry.time = time
         if start != entry.start {

@@ -329,3 +329,40 @@ import VitrineRaster
         #expect(try !events(c).contains("video.ended"))
     }
 }
+
+/// GStreamer's first initialization (a registry scan, which a fresh registry makes cold)
+/// against the real-time daemon's frame times.
+@Suite struct VideoColdStartTests {
+    @Test func aVideoLayerOnAColdRegistryHoldsNoFrame() throws {
+        let videos = try VideoTests()
+        let video = try videos.makeVideo()
+        let registry = videos.content.appendingPathComponent("registry.bin").path
+        let port = try HTTPConnection.freePort()
+        let config = videos.content.appendingPathComponent("metrics.toml").path
+        try "[metrics]\nenabled = true\nport = \(port)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(
+            clock: "realtime", environment: ["GST_REGISTRY": registry],
+            arguments: ["--size", "64x48", "--content-root", videos.content.path, "--config", config])
+        let c = try daemon.connect()
+        #expect(try c.request(#"{"cmd": "subscribe", "events": ["video.*"]}"#)["ok"] == .bool(true))
+        // Frames all along: a square slides to and fro while the video layer starts.
+        _ = try c.request(#"{"cmd": "layer.add", "layer": "dot", "properties": {"bounds": [0, 0, 4, 4], "position": [2, 2], "backgroundColor": "red"}}"#)
+        _ = try c.request(
+            #"{"cmd": "animation.add", "layer": "dot", "animation": {"keyPath": "position.x", "from": 2, "to": 60, "duration": 0.5, "autoreverses": true, "repeatCount": "infinity"}}"#
+        )
+        try videos.addVideo(c, video, #", "loop": true"#)
+        let deadline = Date().addingTimeInterval(30)
+        while !c.events.contains(where: { $0["event"] == .string("video.started") }), Date() < deadline {
+            _ = try c.request(#"{"cmd": "ping"}"#)
+            usleep(50_000)
+        }
+        #expect(c.events.contains { $0["event"] == .string("video.started") }, "\(c.events)")
+        #expect(FileManager.default.fileExists(atPath: registry), "the daemon scanned GStreamer's plugins into the fresh registry")
+        let connection = try HTTPConnection(port: port)
+        connection.write("GET /metrics HTTP/1.1\r\n\r\n")
+        let metrics = try Exposition(try #require(connection.answer()).body)
+        let longest = try #require(metrics["vitrine_frame_time_seconds", ["quantile": "1"]])
+        #expect(longest < 0.15, "the longest frame took \(longest) s")
+        #expect((metrics["vitrine_frames_presented_total"] ?? 0) > 10)
+    }
+}

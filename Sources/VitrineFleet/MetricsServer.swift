@@ -208,17 +208,20 @@ public final class MetricsServer {
         let n = scratch.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, min(room, $0.count), Int32(MSG_DONTWAIT)) }
         if n < 0, Errno.last.meansTryAgain || Errno.last == .interrupted { return }
         guard n > 0 else { return finish(connection) }
+        // (only the new bytes and the two before them can complete the blank line)
+        let from = max(0, connection.head.count - 2)
         connection.head += scratch[0..<n]
-        if let end = Self.endOfHead(connection.head) {
+        if let end = Self.endOfHead(connection.head, from: from) {
             respond(connection, to: connection.head[..<end])
         } else if connection.head.count > Self.requestBytes {
             refuse(connection, 431, "Request Header Fields Too Large", "a request's head is at most \(Self.requestBytes) bytes")
         }
     }
 
-    /// The index where a request's head ends (its blank line), if it has.
-    static func endOfHead(_ bytes: [UInt8]) -> Int? {
-        var i = 0
+    /// The index where a request's head ends (its blank line), if it has, looking from
+    /// `start` on.
+    static func endOfHead(_ bytes: [UInt8], from start: Int = 0) -> Int? {
+        var i = start
         while i + 1 < bytes.count {
             if bytes[i] == 10 {
                 if bytes[i + 1] == 10 { return i }

@@ -157,6 +157,19 @@ import VitrineRaster
         #expect(daemon.isRunning)
     }
 
+    @Test func aRequestSentByteByByteIsAnswered() throws {
+        let (daemon, port) = try start()
+        defer { withExtendedLifetime(daemon) {} }
+        let connection = try HTTPConnection(port: port)
+        for byte in "GET /metrics?x=1 HTTP/1.0\nHost: screen\n\n".utf8 {
+            connection.write([byte])
+            usleep(2_000)
+        }
+        let answer = try #require(connection.answer())
+        #expect(answer.status == 200)
+        #expect(try Exposition(answer.body)["vitrine_frames_presented_total"] == 1)
+    }
+
     @Test func aPortInUseStopsTheStartWithAClearError() throws {
         let holder = try HTTPConnection.listener()
         let config = directory.appendingPathComponent("busy.toml").path

@@ -76,6 +76,32 @@ def counter_json(value):
         ]}, indent=1) + "\n"
 
 
+# Step 4 of the vitrined guest (two virtio-gpu heads): the second head's scene and mode.
+SECOND_SCENE = os.path.join(ROOT, "docs/examples/progress-ring.json")
+SECOND_MODE = "1024x768"
+
+
+def heads_toml(first_scene, second_scene):
+    """vitrined's configuration for two heads: a scene on each, the second at its own mode."""
+    return f"""# The DRM test's two heads (.ci/qemu/drmtest.py --guest vitrined, step 4)
+[output]
+backend = "drm"
+
+[state]
+journal = false
+
+[[outputs]]
+connector = "Virtual-1"
+scene = "{first_scene}"
+
+[[outputs]]
+connector = "Virtual-2"
+mode = "{SECOND_MODE}"
+root = "second"
+scene = "{second_scene}"
+"""
+
+
 def log(msg):
     print(f"drm-test: {msg}", flush=True)
 
@@ -377,9 +403,12 @@ class QMP:
             pass
 
 
-def gpu_device(gpu, size):
-    """-device arguments; SIZE (WIDTHxHEIGHT) becomes the EDID's preferred mode."""
-    device = GPUS[gpu][0]
+def gpu_device(gpu, size, heads=1):
+    """-device arguments; SIZE (WIDTHxHEIGHT) becomes the EDID's preferred mode. HEADS > 1:
+    a virtio-gpu with that many scanouts (max_outputs)."""
+    device = GPUS[gpu][0] + ",id=gpu"
+    if heads > 1:
+        device += f",max_outputs={heads}"
     if size:
         w, h = size.split("x")
         device += f",xres={w},yres={h}"
@@ -396,11 +425,15 @@ def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
     if os.path.exists(qmp_path):
         os.unlink(qmp_path)
     console_path = os.path.join(outdir, f"{gpu}-console.log")
+    heads = args.heads if gpu == "virtio" else 1
+    # QEMU enables a virtio-gpu's further scanouts only when a display asks for them;
+    # the kernel's video=…:e forces the connector on (connected, with the driver's modes).
+    heads_append = "".join(f"video=Virtual-{i + 1}:e " for i in range(1, heads))
     cmd = [args.qemu, "-accel", "tcg", "-smp", "1", "-m", str(args.memory),
            "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
            "-kernel", vmlinux, "-initrd", initramfs,
-           "-append", "console=ttyS0 quiet loglevel=4 panic=-1 " + args.append,
-           "-serial", "stdio", "-qmp", f"unix:{qmp_path},server=on,wait=off"] + gpu_device(gpu, args.size)
+           "-append", "console=ttyS0 quiet loglevel=4 panic=-1 no_timer_check " + heads_append + args.append,
+           "-serial", "stdio", "-qmp", f"unix:{qmp_path},server=on,wait=off"] + gpu_device(gpu, args.size, heads)
     report, timings, ok = [], {}, True
     t0 = time.time()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -500,28 +533,41 @@ def ppm_size(path):
 def check_step(gpu, n, what, qmp, outdir, expected_for, imgcmp):
     if not expected_for(n, None):
         return True, "no screendump expected"
-    base = os.path.join(outdir, f"{gpu}-step{n}")
+    heads = expected_for(n, None)
+    if isinstance(heads, list):
+        # One screendump per head (QMP screendump with device and head), each against
+        # its own expected image.
+        results = [check_head(gpu, n, head, qmp, outdir, lambda size, h=head: expected_for(n, size, h), imgcmp) for head in heads]
+        return all(ok for ok, _ in results), "; ".join(f"head {h}: {text}" for h, (_, text) in zip(heads, results))
+    return check_head(gpu, n, None, qmp, outdir, lambda size: expected_for(n, size), imgcmp)
+
+
+def check_head(gpu, n, head, qmp, outdir, expected_for, imgcmp):
+    """Step N's screendump (of HEAD of the GPU device, or of the first console when None)
+    against EXPECTED_FOR(size): taken again up to 3 times while it differs."""
+    base = os.path.join(outdir, f"{gpu}-step{n}" + ("" if head is None else f"-head{head}"))
     guest_file = os.path.join(outdir, f"{gpu}-guest-step{n}.png")
     if os.path.exists(guest_file):
         # The headless rehearsal: the daemon's own screenshot instead of the screen.
         with open(guest_file, "rb") as f:
             w, h = struct.unpack(">II", f.read(24)[16:24])
-        cmd = [imgcmp, guest_file, "--diff", base + ".diff.png"] + expected_for(n, f"{w}x{h}")
+        cmd = [imgcmp, guest_file, "--diff", base + ".diff.png"] + expected_for(f"{w}x{h}")
         r = subprocess.run(cmd, capture_output=True, text=True)
         text = (r.stdout.strip() or r.stderr.strip())
         if r.returncode != 0:
             return False, f"FAIL guest screenshot (headless): {text}; actual {guest_file}"
         return True, f"guest screenshot (headless, no screendump) {text}"
     ppm = base + ".ppm"
-    if callable(expected_for(n, None)):
-        return check_screendump(qmp, ppm, base, lambda: expected_for(n, None)(ppm, what))
+    if callable(expected_for(None)):
+        return check_screendump(qmp, ppm, base, lambda: expected_for(None)(ppm, what))
+    where = {} if head is None else {"device": "gpu", "head": head}
     attempts = 0
     # The guest prints its step once the frame is committed; the emulated GPU may show
     # it a moment later, so a differing screendump is taken again (up to 3 times).
     while True:
         attempts += 1
-        qmp.command("screendump", filename=ppm)
-        expected = expected_for(n, ppm_size(ppm))
+        qmp.command("screendump", filename=ppm, **where)
+        expected = expected_for(ppm_size(ppm))
         cmd = [imgcmp, ppm, "--png", base + ".png", "--diff", base + ".diff.png"] + expected
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode == 0 or attempts == 3:
@@ -716,8 +762,10 @@ def main():
     p.add_argument("--taps", type=int, default=20, help="input guest: taps read through libinput for the latency figures")
     p.add_argument("--scene", default=os.path.join(ROOT, "docs/examples/cards.json"))
     p.add_argument("--time", default="0.5", help="manual-clock time of the vitrined screendump")
+    p.add_argument("--atomic", choices=["auto", "on", "off"], default="auto", help="VITRINE_DRM_ATOMIC for vitrined in the guest")
     p.add_argument("--backend", default="drm", help="vitrined --backend in the guest: drm (default), fbdev, headless (a rehearsal)")
     p.add_argument("--size", help="the screen's preferred mode WIDTHxHEIGHT (default: the devices' 1280x800)")
+    p.add_argument("--heads", type=int, choices=[1, 2], help="virtio-gpu scanouts (max_outputs; default 2 for the vitrined guest, else 1)")
     p.add_argument("--qemu", default="qemu-system-x86_64")
     p.add_argument("--memory", type=int, default=1024, help="MiB")
     p.add_argument("--timeout", type=int, default=100, help="seconds per VM")
@@ -726,6 +774,8 @@ def main():
     args = p.parse_args()
     if args.gpu is None:
         args.gpu = "virtio" if args.guest == "input" else "virtio,vga"
+    if args.heads is None:
+        args.heads = 2 if args.guest == "vitrined" else 1
     gpus = [g.strip() for g in args.gpu.split(",") if g.strip()]
     for g in gpus:
         if g not in GPUS:
@@ -773,7 +823,7 @@ def main():
             if os.path.isdir(d):
                 files.append((d, d))
         env = (f"SCENE=/scene/{os.path.basename(args.scene)}\nTIME={args.time}\nBACKEND={args.backend}\n"
-               f"COUNTER={COUNTER_START}\n")
+               f"COUNTER={COUNTER_START}\nVITRINE_DRM_ATOMIC={args.atomic}\n")
         counter_scene = os.path.join(args.out, "counter.json")
         final_scene = os.path.join(args.out, "counter-final.json")
         open(counter_scene, "w").write(counter_json(COUNTER_START))
@@ -782,8 +832,19 @@ def main():
         envfile = os.path.join(args.out, "guest.env")
         open(envfile, "w").write(env)
         files.append((envfile, "/etc/vitrine-test.env"))
+        heads_config = os.path.join(args.out, "vitrine-heads.toml")
+        open(heads_config, "w").write(heads_toml(f"/scene/{os.path.basename(args.scene)}", "/etc/vitrine-second.json"))
+        files += [(heads_config, "/etc/vitrine-heads.toml"), (SECOND_SCENE, "/etc/vitrine-second.json")]
         script = os.path.join(HERE, "guest/vitrined.sh")
-        def expected_for(n, size):
+        def expected_for(n, size, head=None):
+            if n == 4:
+                # two heads: each against the render of its own scene at its own size
+                if size is None:
+                    return [0, 1]
+                png = os.path.join(args.out, f"expected-step4-head{head}-{size}.png")
+                if not os.path.exists(png):
+                    run([vitrined, "render", "--scene", args.scene if head == 0 else SECOND_SCENE, "--time", args.time, "--size", size, "--out", png])
+                return ["--expected", png]
             if n not in (1, 2, 3):
                 return None
             if size is None:

@@ -94,10 +94,6 @@ struct RunCommand: ParsableCommand {
         let logger = Logger(label: "vitrined")
         var settings = try settings(from: configuration)
         var screen = configuration.output
-        // The DRM backend drives one connector: the first [[outputs]] table's unless [output] names one.
-        if screen.connector.isEmpty, let first = configuration.outputs.first {
-            (screen.connector, screen.mode, screen.rotation) = (first.connector, first.mode, first.rotation)
-        }
         if let device { screen.device = device }
         if let connector { screen.connector = connector }
         if let mode, let parsed = Configuration.Output.Mode(parsing: mode) { screen.mode = parsed }
@@ -108,16 +104,21 @@ struct RunCommand: ParsableCommand {
             if chosen == .headless {
                 outputs = try OutputChoice.headlessOutputs(configuration.outputs, settings: settings)
             } else {
-                outputs = [try OutputChoice.open(chosen, output: screen, settings: settings, logger: logger)]
+                outputs = try OutputChoice.open(chosen, output: screen, entries: configuration.outputs, settings: settings, logger: logger)
             }
         } catch {
             logger.critical("\(chosen.rawValue) output: \(error)")
             throw ExitCode(1)
         }
-        // Input devices go with a screen; the headless output has none, and a window has its own.
+        // Input devices go with a screen (the primary output); the headless output has none,
+        // and a window has its own.
         let output = outputs[0]
         settings.opensInputDevices = configuration.input.enabled && !(output is HeadlessOutput) && !(output is WindowOutput)
-        settings.outputRotation = screen.rotation.rawValue
+        // A screen's table gives its rotation; fbdev and windows take the first table's.
+        let primaryEntry =
+            configuration.outputs.first { $0.connector == output.connector }
+            ?? (screen.connector.isEmpty && !(output is DRMHead) ? configuration.outputs.first : nil)
+        settings.outputRotation = (primaryEntry?.rotation ?? screen.rotation).rawValue
         do {
             let daemon = try Daemon(settings: settings, outputs: outputs, logger: logger)
             daemon.releasesStartupMemory = true

@@ -112,4 +112,45 @@ import VitrineOutput
         let s = try KMSSelection.choose(on: c, connectorName: nil, mode: .size(width: 1920, height: 1080, refreshRate: 59.94))
         #expect(s.mode.refreshRate == 59.94)
     }
+
+    // MARK: A CRTC for every connector
+
+    /// Three CRTCs; connectors A, B and C with one encoder each, usable on `possible`
+    /// (bit i: CRTC i), A on `aCurrent` now (0: none).
+    func threeHeads(_ possible: [UInt32], aCurrent: UInt32 = 0) -> (KMSCard, [KMSConnector]) {
+        let crtcs: [UInt32] = [40, 41, 42]
+        let encoders = possible.enumerated().map { i, mask in KMSEncoder(id: 30 + UInt32(i), crtcID: i == 0 ? aCurrent : 0, possibleCRTCs: mask) }
+        let connectors = possible.indices.map { i in
+            KMSConnector(
+                id: 50 + UInt32(i), name: "HDMI-A-\(i + 1)", status: .connected, modes: Self.hdmiModes, encoderID: i == 0 && aCurrent != 0 ? 30 : 0,
+                encoderIDs: [30 + UInt32(i)])
+        }
+        return (KMSCard(path: "/dev/dri/card0", crtcIDs: crtcs, encoders: encoders, connectors: connectors), connectors)
+    }
+
+    @Test func everyConnectorGetsItsOwnCRTC() {
+        let (card, connectors) = threeHeads([0b111, 0b111, 0b111])
+        let assigned = KMSSelection.assignCRTCs(connectors, on: card, taken: [])
+        #expect(assigned == [50: 0, 51: 1, 52: 2])
+    }
+
+    /// A takes CRTC 0 first, but B can only use CRTC 0: A moves to CRTC 1 rather than B
+    /// going dark.
+    @Test func anEarlierConnectorMovesForALaterOne() {
+        let (card, connectors) = threeHeads([0b011, 0b001])
+        #expect(KMSSelection.assignCRTCs(connectors, on: card, taken: []) == [50: 1, 51: 0])
+    }
+
+    @Test func theCurrentCRTCIsKept() {
+        let (card, connectors) = threeHeads([0b111, 0b111], aCurrent: 42)
+        #expect(KMSSelection.assignCRTCs(connectors, on: card, taken: []) == [50: 2, 51: 0])
+    }
+
+    /// More connectors than the CRTCs they can use: the later one goes without; CRTCs in
+    /// use by other heads are never given.
+    @Test func aConnectorWithoutAFreeCRTCGoesWithout() {
+        let (card, connectors) = threeHeads([0b011, 0b011, 0b011])
+        #expect(KMSSelection.assignCRTCs(connectors, on: card, taken: []) == [50: 0, 51: 1])
+        #expect(KMSSelection.assignCRTCs(connectors, on: card, taken: [40]) == [50: 1])
+    }
 }

@@ -7,9 +7,14 @@
 #     every second for 3 s (frames presented while it rolls), then 5 idle seconds (frames
 #     must not move); VITRINE-STEP 2: the host compares the screen with `vitrined render`
 #     of the same scene holding the final value (a number at rest).
-# /etc/vitrine-test.env sets SCENE, TIME, BACKEND and COUNTER (drmtest.py writes it).
+#  3. (drm) output.power off and on (DPMS); VITRINE-STEP 3: the picture back.
+#  4. (drm, with a second head Virtual-2 connected) vitrined --config vitrine-heads.toml:
+#     a scene on each head; VITRINE-STEP 4: each head's screendump against `vitrined
+#     render` of its scene at its size.
+# /etc/vitrine-test.env sets SCENE, TIME, BACKEND, COUNTER and VITRINE_DRM_ATOMIC
+# (drmtest.py writes it).
 . /etc/vitrine-test.env
-export VITRINE_SOCKET=/run/vitrine.sock
+export VITRINE_SOCKET=/run/vitrine.sock VITRINE_DRM_ATOMIC
 log=/tmp/vitrined.log
 pid=
 
@@ -99,7 +104,7 @@ step 2 "counter at rest ($value)"
 if [ "$BACKEND" = drm ]; then
     # DPMS: output.power off blanks the connector (its sysfs dpms reads Off) and draws
     # nothing; on wakes it with the same picture, drawn whole (VITRINE-STEP 3).
-    conn=$(vitrinectl send '{"cmd":"output.list"}' | sed -n 's/.*"name":"\([^"]*\)".*/\1/p')
+    conn=$(vitrinectl send '{"cmd":"output.list"}' | grep -o '"name":"[^"]*"' | head -n 1 | cut -d'"' -f4)
     vitrinectl send "{\"cmd\":\"output.power\",\"output\":\"$conn\",\"on\":false}" >/dev/null || fail "output.power $conn off"
     dpms=$(cat /sys/class/drm/card*-"$conn"/dpms)
     [ "$dpms" = Off ] || fail "$conn: DPMS reads '$dpms' after output.power off"
@@ -114,5 +119,21 @@ if [ "$BACKEND" = drm ]; then
     step 3 "counter at rest after DPMS off and on"
 fi
 stop
+if [ "$BACKEND" = drm ] && [ "$(cat /sys/class/drm/card0-Virtual-2/status 2>/dev/null)" = connected ]; then
+    # Two heads: /etc/vitrine-heads.toml gives Virtual-1 and Virtual-2 each a scene (and
+    # Virtual-2 its own mode); VITRINE-STEP 4 has the host take a screendump of each head.
+    start manual --config /etc/vitrine-heads.toml
+    vitrinectl send '{"cmd":"output.list"}' | sed 's/^/VITRINE-INFO output.list: /'
+    vitrinectl clock set "$TIME" >/dev/null || fail "vitrinectl clock set $TIME (two heads)"
+    settle >/dev/null
+    per=$(vitrinectl send '{"cmd":"output.list"}' | grep -o '"name":"[^"]*"\|"frames":[0-9]*' | tr '\n' ' ')
+    echo "VITRINE-INFO two heads, frames per output: $per"
+    for f in $(vitrinectl send '{"cmd":"output.list"}' | grep -o '"frames":[0-9]*' | cut -d: -f2); do
+        [ "$f" -gt 0 ] || fail "an output presented no frame: $per"
+    done
+    grep "drm: .*: first flip\|drm: .*: mode " $log | tail -n 4 | sed 's/^/VITRINE-INFO /'
+    step 4 "two heads, a scene on each"
+    stop
+fi
 grep -i "warning\|error" $log | head -n 5 | sed 's/^/VITRINE-INFO vitrined log: /'
 exit 0

@@ -24,6 +24,9 @@ public enum DisplayError: Error, CustomStringConvertible, Sendable, Equatable {
     case unsupportedDepth(path: String, bitsPerPixel: Int)
     /// The framebuffer is 32-bit but not XRGB (e.g. BGR order).
     case unsupportedFormat(path: String, detail: String)
+    /// The driver refused a connector's configuration in an atomic TEST_ONLY commit (made
+    /// before each modeset); `setup` says what was asked.
+    case commitRefused(path: String, connector: String, setup: String, errno: Errno)
     /// A system call failed.
     case system(what: String, path: String, errno: Errno)
 
@@ -73,6 +76,9 @@ public enum DisplayError: Error, CustomStringConvertible, Sendable, Equatable {
         case .unsupportedFormat(let path, let detail):
             return
                 "\(path): the framebuffer's pixel format is \(detail); vitrine draws XRGB8888 and RGB888 (red at bit 16, green at 8, blue at 0) and RGB565 only — use the drm backend"
+        case .commitRefused(let path, let connector, let setup, let errno):
+            return
+                "\(path): the driver refused \(connector)'s configuration (\(setup)) in an atomic test commit: \(errno) — give the connector another mode or rotation in its [[outputs]] table, or try VITRINE_DRM_ATOMIC=off"
         case .system(let what, let path, let errno):
             return "\(path): \(what) failed: \(errno)"
         }

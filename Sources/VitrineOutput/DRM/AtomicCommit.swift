@@ -3,10 +3,13 @@ import FoundationEssentials
 import Glibc
 import SystemPackage
 import VitrineRaster
+import VitrineSystem
 
 /// One atomic request per frame: the primary plane's FB_ID; the first one also sets the
 /// connector's CRTC, the CRTC's mode blob and ACTIVE, and the plane's position and
-/// rotation. Drivers that advertise DRM_CLIENT_CAP_ATOMIC take it.
+/// rotation, after the same request passed as DRM_MODE_ATOMIC_TEST_ONLY. Each request
+/// holds one connector's objects only, so heads on other CRTCs are not touched. Drivers
+/// that advertise DRM_CLIENT_CAP_ATOMIC take it.
 final class AtomicCommitter: KMSCommitter {
     var kind: String { props.plane["FB_DAMAGE_CLIPS"] != nil ? "atomic (damage clips)" : "atomic" }
     private(set) var rotatesInHardware: Bool
@@ -16,6 +19,9 @@ final class AtomicCommitter: KMSCommitter {
     private let props: (connector: [String: KMSProperty], crtc: [String: KMSProperty], plane: [String: KMSProperty])
     private var modeBlob: UInt32 = 0
     private let rotation: ScreenRotation
+    /// Logs what the first flip's TEST_ONLY and real commit cost.
+    var report: ((String) -> Void)?
+    private var flipsMeasured = false
 
     var bufferSize: (width: Int, height: Int) {
         let (w, h) = (target.selection.mode.width, target.selection.mode.height)
@@ -74,17 +80,31 @@ final class AtomicCommitter: KMSCommitter {
 
     deinit { if modeBlob != 0 { drmModeDestroyPropertyBlob(target.fd, modeBlob) } }
 
-    /// Whether the driver would take the full modeset with `framebuffer` (TEST_ONLY):
-    /// checks hardware rotation before relying on it.
-    func test(framebuffer: UInt32) -> Bool {
-        guard let request = fullState(framebuffer: framebuffer) else { return false }
+    /// Whether the driver would take the full modeset with `framebuffer` (TEST_ONLY): nil
+    /// when it would, else its error.
+    func test(framebuffer: UInt32) -> Errno? {
+        guard let request = fullState(framebuffer: framebuffer) else { return .noMemory }
         defer { drmModeAtomicFree(request) }
-        return drmModeAtomicCommit(target.fd, request, UInt32(DRM_MODE_ATOMIC_TEST_ONLY | DRM_MODE_ATOMIC_ALLOW_MODESET), nil) == 0
+        return testOnly(request, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET))
+    }
+
+    private func testOnly(_ request: drmModeAtomicReqPtr, flags: UInt32) -> Errno? {
+        let result = drmModeAtomicCommit(target.fd, request, UInt32(DRM_MODE_ATOMIC_TEST_ONLY) | flags, nil)
+        return result == 0 ? nil : Errno(rawValue: result < 0 && result != -1 ? -result : errno)
+    }
+
+    /// The connector's setup as the test commit's error names it.
+    private var setup: String {
+        let s = target.selection
+        return "mode \(s.mode.outputMode) on CRTC \(s.crtcID), plane \(plane)" + (rotatesInHardware ? ", rotation \(rotation) by the plane" : "")
     }
 
     func modeset(framebuffer: UInt32, userData: UnsafeMutableRawPointer?) throws(DisplayError) -> Bool {
         guard let request = fullState(framebuffer: framebuffer) else { throw .system(what: "drmModeAtomicAlloc", path: target.path, errno: .noMemory) }
         defer { drmModeAtomicFree(request) }
+        if let refused = testOnly(request, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET)) {
+            throw .commitRefused(path: target.path, connector: target.selection.connector.name, setup: setup, errno: refused)
+        }
         let fd = target.fd
         try systemCall("atomic modeset (mode \(target.selection.mode.outputMode) on \(target.selection.connector.name))", target.path) {
             drmModeAtomicCommit(fd, request, UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET | DRM_MODE_PAGE_FLIP_EVENT), userData)
@@ -106,8 +126,18 @@ final class AtomicCommitter: KMSCommitter {
             }
         }
         defer { if clipsBlob != 0 { drmModeDestroyPropertyBlob(fd, clipsBlob) } }
-        try systemCall("atomic page flip", target.path) {
+        let started = flipsMeasured ? 0 : EventLoop.monotonicNanoseconds()
+        if !flipsMeasured { _ = testOnly(request, flags: UInt32(DRM_MODE_ATOMIC_NONBLOCK)) }
+        let tested = flipsMeasured ? 0 : EventLoop.monotonicNanoseconds()
+        try systemCall("atomic page flip on \(target.selection.connector.name)", target.path) {
             drmModeAtomicCommit(fd, request, UInt32(DRM_MODE_ATOMIC_NONBLOCK | DRM_MODE_PAGE_FLIP_EVENT), userData)
+        }
+        if !flipsMeasured {
+            flipsMeasured = true
+            let committed = EventLoop.monotonicNanoseconds()
+            let us = { (n: UInt64) in String(Int((Double(n) / 1000).rounded())) }
+            report?(
+                "drm: \(target.selection.connector.name): first flip: TEST_ONLY commit \(us(tested - started)) µs, real commit \(us(committed - tested)) µs")
         }
     }
 

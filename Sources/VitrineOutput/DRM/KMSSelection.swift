@@ -55,6 +55,50 @@ public struct KMSSelection: Sendable {
         throw .modeUnavailable(connector: connector, requested: request.description, available: available)
     }
 
+    /// A CRTC for each of `connectors` that can have one, no CRTC twice and none of
+    /// `taken`: connector id → the CRTC's index on the card. Earlier connectors come first
+    /// (each keeps the CRTC it is on now where it can); a later one moves an earlier one to
+    /// another CRTC it can use rather than go without (augmenting paths), so that as many
+    /// connectors as the encoders' `possible_crtcs` allow are driven.
+    public static func assignCRTCs(_ connectors: [KMSConnector], on card: KMSCard, taken: Set<UInt32>) -> [UInt32: Int] {
+        let candidates = connectors.map { connector -> [Int] in
+            var list: [Int] = []
+            if let current = card.encoders.first(where: { $0.id == connector.encoderID }), current.crtcID != 0,
+                let index = card.crtcIDs.firstIndex(of: current.crtcID)
+            {
+                list.append(index)
+            }
+            for encoderID in connector.encoderIDs {
+                guard let encoder = card.encoders.first(where: { $0.id == encoderID }) else { continue }
+                for index in card.crtcIDs.indices where encoder.possibleCRTCs & (1 << UInt32(index)) != 0 && !list.contains(index) {
+                    list.append(index)
+                }
+            }
+            return list.filter { !taken.contains(card.crtcIDs[$0]) }
+        }
+        var owner: [Int: Int] = [:]
+        // A free CRTC first; else one whose owner can move to another.
+        func place(_ connector: Int, _ visited: inout Set<Int>) -> Bool {
+            if let free = candidates[connector].first(where: { owner[$0] == nil && !visited.contains($0) }) {
+                owner[free] = connector
+                return true
+            }
+            for crtc in candidates[connector] where visited.insert(crtc).inserted {
+                guard let other = owner[crtc], place(other, &visited) else { continue }
+                owner[crtc] = connector
+                return true
+            }
+            return false
+        }
+        for i in connectors.indices {
+            var visited = Set<Int>()
+            _ = place(i, &visited)
+        }
+        var result: [UInt32: Int] = [:]
+        for (crtc, connector) in owner { result[connectors[connector].id] = crtc }
+        return result
+    }
+
     static func chooseCRTC(for connector: KMSConnector, on card: KMSCard, taken: Set<UInt32>) throws(DisplayError) -> (UInt32, Int) {
         if let current = card.encoders.first(where: { $0.id == connector.encoderID }), current.crtcID != 0,
             !taken.contains(current.crtcID), let index = card.crtcIDs.firstIndex(of: current.crtcID)

@@ -25,6 +25,13 @@ struct FleetTests {
         return try DaemonProcess(arguments: ["--config", config, "--state-dir", directory.appendingPathComponent("state").path])
     }
 
+    /// The daemon's metrics on 127.0.0.1:`port`, read strictly.
+    static func metrics(_ port: Int) throws -> Exposition {
+        let connection = try HTTPConnection(port: port)
+        connection.write("GET /metrics HTTP/1.1\r\n\r\n")
+        return try Exposition(try #require(connection.answer()).body)
+    }
+
     /// Waits for `devices` to say they are online on their retained status.
     static func waitOnline(_ subscriber: MQTTSubscriber, _ devices: [String]) -> Bool {
         subscriber.wait { s in devices.allSatisfy { s.json(on: "vitrine/\($0)/status").last?["state"]?.string == "online" } }
@@ -142,9 +149,13 @@ struct FleetTests {
 
     @Test func theBridgeSurvivesABrokerRestartAndItsWillMarksAKilledScreenOffline() throws {
         let broker = try MosquittoBroker()
-        let screen = try Self.daemon(broker, device: "r")
+        let port = try HTTPConnection.freePort()
+        let screen = try Self.daemon(broker, device: "r", extra: "[metrics]\nenabled = true\nport = \(port)\n\n")
         var listener = try broker.subscribe()
         #expect(Self.waitOnline(listener, ["r"]))
+        let first = try Self.metrics(port)
+        #expect(first["vitrine_fleet_broker_state", ["state": "connected"]] == 1 && first["vitrine_fleet_broker_state", ["state": "disconnected"]] == 0)
+        #expect(first["vitrine_fleet_connections_total"] == 1 && first["vitrine_fleet_reconnects_total"] == 0)
         broker.stop()
         try broker.start()
         // A fresh broker (no persistence): the screen comes back and says so.
@@ -154,6 +165,12 @@ struct FleetTests {
         #expect(listener.wait { $0.json(on: "vitrine/r/reply").contains { $0["id"] == .string("after") } })
         let stats = try #require(try screen.connect().exchange(#"{"id": 1, "cmd": "stats"}"#)?["result"]?["fleet"])
         #expect(stats["state"] == .string("connected") && (stats["connections"]?.number ?? 0) >= 2, "\(stats)")
+        let again = try Self.metrics(port)
+        #expect(again["vitrine_fleet_broker_state", ["state": "connected"]] == 1)
+        #expect(again["vitrine_fleet_connections_total"] == stats["connections"]?.number)
+        #expect(again["vitrine_fleet_reconnects_total"] == (stats["connections"]?.number).map { $0 - 1 })
+        #expect(again["vitrine_fleet_messages_received_total"] == stats["received"]?.number && (stats["received"]?.number ?? 0) >= 1)
+        #expect(again["vitrine_fleet_messages_dropped_total"] == stats["dropped"]?.number)
         // The kernel's clock sync (adjtimex), as chrony or a PTP daemon keeps it.
         let clock = try #require(stats["clock"])
         #expect(clock["synchronized"]?.bool != nil && (clock["maxErrorMicroseconds"]?.number ?? -1) >= 0, "\(clock)")

@@ -102,6 +102,9 @@ import VitrineRaster
         #expect(metrics["vitrine_clock_synchronized"] != nil)
         #expect(metrics.types["vitrine_frames_presented_total"] == "counter" && metrics.types["vitrine_clients"] == "gauge")
         #expect(metrics.help["vitrine_resident_memory_bytes"]?.isEmpty == false)
+        // A blanked output says so.
+        #expect(try c.request(#"{"cmd": "output.power", "output": "headless", "on": false}"#)["ok"] == .bool(true))
+        #expect(try scrape(port: port).1["vitrine_output_powered", ["output": "headless"]] == 0)
         // Without [fleet] there is no broker to report.
         #expect(metrics.types["vitrine_fleet_broker_state"] == nil)
 

@@ -211,15 +211,23 @@ final class BilinearImageShader: Shader {
                 u += du
                 v += dv
             }
-            let top = Self.lerp(Kernels.load(gather), Kernels.load(gather + 8), Kernels.load(gather + 32))
-            let bottom = Self.lerp(Kernels.load(gather + 16), Kernels.load(gather + 24), Kernels.load(gather + 32))
-            let result = Self.lerp(top, bottom, Kernels.load(gather + 40))
-            if n == 8 {
-                Kernels.store(result, out + i)
-            } else {
-                for k in 0..<n { out[i + k] = result[k] }
-            }
+            Self.blendGathered(gather, count: n, into: out + i)
             i += n
+        }
+    }
+
+    /// Blends eight gathered texel quads — top-left, top-right, bottom-left and bottom-right
+    /// texels, then x and y weights, eight lanes each in `gather` — and writes the first
+    /// `n` results to `out`.
+    @inline(__always)
+    static func blendGathered(_ gather: UnsafeMutablePointer<UInt32>, count n: Int, into out: UnsafeMutablePointer<UInt32>) {
+        let top = lerp(Kernels.load(gather), Kernels.load(gather + 8), Kernels.load(gather + 32))
+        let bottom = lerp(Kernels.load(gather + 16), Kernels.load(gather + 24), Kernels.load(gather + 32))
+        let result = lerp(top, bottom, Kernels.load(gather + 40))
+        if n == 8 {
+            Kernels.store(result, out)
+        } else {
+            for k in 0..<n { out[k] = result[k] }
         }
     }
 

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A dotted path naming a property or a part of one: `opacity`, `position.x`,
 /// `bounds.size.width`, `transform.rotation.z`, `touches.a.scale`.
 public struct KeyPath: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
@@ -39,7 +41,8 @@ extension Value {
     ///
     /// Points have `x`, `y`; sizes `width`, `height`; rects `origin`, `size` and their
     /// parts; transforms `rotation` (= `rotation.z`), `scale` (uniform), `scale.x`,
-    /// `scale.y`, `translation`, `translation.x`, `translation.y`; dictionaries their keys;
+    /// `scale.y`, `translation`, `translation.x`, `translation.y` (and, as 4×4 transforms,
+    /// `rotation.x`, `rotation.y`, `scale.z`, `translation.z`); dictionaries their keys;
     /// arrays their indices (`0`, `1`, …).
     public func component(_ path: ArraySlice<String>) -> Value? {
         guard let head = path.first else { return self }
@@ -75,8 +78,12 @@ extension Value {
             case ("translation", []): return .size(d.translation)
             case ("translation", ["x"]): return .number(d.translation.width)
             case ("translation", ["y"]): return .number(d.translation.height)
+            case ("rotation", ["x"]), ("rotation", ["y"]), ("translation", ["z"]): return .number(0)
+            case ("scale", ["z"]): return .number(1)
             default: return nil
             }
+        case .transform3D(let t):
+            return t.component(head, Array(rest))
         case .dictionary(let d):
             return d[head]?.component(rest)
         case .array(let a):
@@ -208,9 +215,13 @@ extension Value {
             case ("translation", [], .size(let v)): d.translation = v
             case ("translation", ["x"], .number(let v)): d.translation.width = v
             case ("translation", ["y"], .number(let v)): d.translation.height = v
+            case ("rotation", ["x"], _), ("rotation", ["y"], _), ("translation", ["z"], _), ("scale", ["z"], _):
+                return Transform3D(t).settingComponent(head, Array(rest), to: newValue).map(Value.transformValue)
             default: return nil
             }
             return .transform(d.transform)
+        case .transform3D(let t):
+            return t.settingComponent(head, Array(rest), to: newValue).map(Value.transformValue)
         case .dictionary(var d):
             let child = d[head] ?? .dictionary([:])
             if rest.isEmpty {
@@ -228,5 +239,62 @@ extension Value {
         case .number, .color, .bool, .string:
             return nil
         }
+    }
+}
+
+extension Transform3D {
+    /// The rotation as angles about x, then y, then z (radians): the rotation is
+    /// Rx · Ry · Rz, each as `Transform3D(rotationAngle:x:y:z:)` makes it.
+    static func eulerAngles(_ r: [[Double]]) -> (x: Double, y: Double, z: Double) {
+        let sy = max(-1, min(1, -r[0][2]))
+        if abs(sy) > 1 - 1e-12 {
+            return (atan2(-r[2][1], r[1][1]), asin(sy), 0)
+        }
+        return (atan2(r[1][2], r[2][2]), asin(sy), atan2(r[0][1], r[0][0]))
+    }
+
+    /// The part of a 4×4 transform a key path names, as `Value.component` describes.
+    func component(_ head: String, _ rest: [String]) -> Value? {
+        guard let d = DecomposedTransform3D(self) else { return nil }
+        let e = Self.eulerAngles(DecomposedTransform3D.rows(d.rotation))
+        switch (head, rest) {
+        case ("rotation", []), ("rotation", ["z"]): return .number(e.z)
+        case ("rotation", ["x"]): return .number(e.x)
+        case ("rotation", ["y"]): return .number(e.y)
+        case ("scale", []): return .number((d.scale[0] + d.scale[1]) / 2)
+        case ("scale", ["x"]): return .number(d.scale[0])
+        case ("scale", ["y"]): return .number(d.scale[1])
+        case ("scale", ["z"]): return .number(d.scale[2])
+        case ("translation", []): return .size(Size(width: d.translation[0], height: d.translation[1]))
+        case ("translation", ["x"]): return .number(d.translation[0])
+        case ("translation", ["y"]): return .number(d.translation[1])
+        case ("translation", ["z"]): return .number(d.translation[2])
+        default: return nil
+        }
+    }
+
+    /// The transform with the part `head.rest` replaced, or nil when there is no such part
+    /// or `newValue` does not fit it.
+    func settingComponent(_ head: String, _ rest: [String], to newValue: Value) -> Transform3D? {
+        guard var d = DecomposedTransform3D(self) else { return nil }
+        var e = Self.eulerAngles(DecomposedTransform3D.rows(d.rotation))
+        switch (head, rest, newValue) {
+        case ("rotation", [], .number(let v)), ("rotation", ["z"], .number(let v)): e.z = v
+        case ("rotation", ["x"], .number(let v)): e.x = v
+        case ("rotation", ["y"], .number(let v)): e.y = v
+        case ("scale", [], .number(let v)): (d.scale[0], d.scale[1]) = (v, v)
+        case ("scale", ["x"], .number(let v)): d.scale[0] = v
+        case ("scale", ["y"], .number(let v)): d.scale[1] = v
+        case ("scale", ["z"], .number(let v)): d.scale[2] = v
+        case ("translation", [], .size(let v)): (d.translation[0], d.translation[1]) = (v.width, v.height)
+        case ("translation", ["x"], .number(let v)): d.translation[0] = v
+        case ("translation", ["y"], .number(let v)): d.translation[1] = v
+        case ("translation", ["z"], .number(let v)): d.translation[2] = v
+        default: return nil
+        }
+        let r = Transform3D(rotationAngle: e.x, x: 1, y: 0, z: 0).concatenating(Transform3D(rotationAngle: e.y, x: 0, y: 1, z: 0))
+            .concatenating(Transform3D(rotationAngle: e.z, x: 0, y: 0, z: 1))
+        d.rotation = DecomposedTransform3D.quaternion([[r.m11, r.m12, r.m13], [r.m21, r.m22, r.m23], [r.m31, r.m32, r.m33]])
+        return d.transform
     }
 }

@@ -9,6 +9,8 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
     /// A straight (not premultiplied) colour.
     case color(Color)
     case transform(AffineTransform)
+    /// A 4×4 transform (CATransform3D) that is not affine: its type is `transform` too.
+    case transform3D(Transform3D)
     case bool(Bool)
     case string(String)
     /// Nested custom properties, addressed by key paths such as `touches.a.scale`.
@@ -35,7 +37,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
         case .size: .size
         case .rect: .rect
         case .color: .color
-        case .transform: .transform
+        case .transform, .transform3D: .transform
         case .bool: .bool
         case .string: .string
         case .dictionary: .dictionary
@@ -48,7 +50,30 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
     public var size: Size? { if case .size(let v) = self { v } else { nil } }
     public var rect: Rect? { if case .rect(let v) = self { v } else { nil } }
     public var color: Color? { if case .color(let v) = self { v } else { nil } }
-    public var transform: AffineTransform? { if case .transform(let v) = self { v } else { nil } }
+    /// A transform acting in the plane; nil for others and for 4×4 transforms that are not affine.
+    public var transform: AffineTransform? {
+        switch self {
+        case .transform(let v): v
+        case .transform3D(let v): v.affine
+        default: nil
+        }
+    }
+    /// Any transform as a 4×4 one.
+    public var transform3D: Transform3D? {
+        switch self {
+        case .transform(let v): Transform3D(v)
+        case .transform3D(let v): v
+        default: nil
+        }
+    }
+
+    /// The transform value for `t`: `.transform` when it is affine (to within 1e-12, what
+    /// recomposing a turn back to zero leaves), so that it draws and compares as a plane
+    /// transform does.
+    public static func transformValue(_ t: Transform3D) -> Value {
+        let flat = [t.m13, t.m14, t.m23, t.m24, t.m31, t.m32, t.m34, t.m43, t.m33 - 1, t.m44 - 1].allSatisfy { abs($0) < 1e-12 }
+        return flat ? .transform(AffineTransform(a: t.m11, b: t.m12, c: t.m21, d: t.m22, tx: t.m41, ty: t.m42)) : .transform3D(t)
+    }
     public var bool: Bool? { if case .bool(let v) = self { v } else { nil } }
     public var string: String? { if case .string(let v) = self { v } else { nil } }
     public var dictionary: [String: Value]? { if case .dictionary(let v) = self { v } else { nil } }
@@ -64,6 +89,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
         case .rect(let r): [r.origin.x, r.origin.y, r.size.width, r.size.height]
         case .color(let c): [c.red, c.green, c.blue, c.alpha]
         case .transform(let t): [t.a, t.b, t.c, t.d, t.tx, t.ty]
+        case .transform3D(let t): t.entries
         case .bool, .string, .dictionary, .array: nil
         }
     }
@@ -77,6 +103,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
         case .rect: .rect(Rect(x: c[0], y: c[1], width: c[2], height: c[3]))
         case .color: .color(Color(red: c[0], green: c[1], blue: c[2], alpha: c[3]))
         case .transform: .transform(AffineTransform(a: c[0], b: c[1], c: c[2], d: c[3], tx: c[4], ty: c[5]))
+        case .transform3D: .transform3D(Transform3D(c))
         case .bool, .string, .dictionary, .array: self
         }
     }
@@ -101,6 +128,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
         case .rect(let r): test(r.origin.x) && test(r.origin.y) && test(r.size.width) && test(r.size.height)
         case .color(let c): test(c.red) && test(c.green) && test(c.blue) && test(c.alpha)
         case .transform(let t): test(t.a) && test(t.b) && test(t.c) && test(t.d) && test(t.tx) && test(t.ty)
+        case .transform3D(let t): t.entries.allSatisfy(test)
         case .bool, .string, .dictionary, .array: true
         }
     }
@@ -113,6 +141,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
         case .rect(let r): r.description
         case .color(let c): c.description
         case .transform(let t): t.description
+        case .transform3D(let t): t.description
         case .bool(let b): b.description
         case .string(let s): "\"\(s)\""
         case .dictionary(let d):
@@ -150,6 +179,12 @@ extension Value {
             if a == b { return from }
             return .transform(
                 DecomposedTransform.interpolate(DecomposedTransform(a), DecomposedTransform(b), t).transform)
+        case (.transform3D, .transform), (.transform, .transform3D), (.transform3D, .transform3D):
+            if from == to { return from }
+            guard let a = from.transform3D.flatMap(DecomposedTransform3D.init), let b = to.transform3D.flatMap(DecomposedTransform3D.init) else {
+                return t < 0.5 ? from : to
+            }
+            return .transformValue(DecomposedTransform3D.interpolate(a, b, t).transform)
         case (.dictionary(let a), .dictionary(let b)):
             var result = a
             for (key, bv) in b {
@@ -177,6 +212,8 @@ extension Value {
             return .number(x + y)
         case (.transform(let x), .transform(let y)):
             return .transform(y.concatenating(x))
+        case (.transform3D, .transform), (.transform, .transform3D), (.transform3D, .transform3D):
+            return .transformValue(b.transform3D!.concatenating(a.transform3D!))
         case (.dictionary(let x), .dictionary(let y)):
             return .dictionary(x.merging(y) { add($0, $1) })
         case (.array(let x), .array(let y)) where x.count == y.count:
@@ -192,6 +229,8 @@ extension Value {
         switch (a, b) {
         case (.transform(let x), .transform(let y)):
             return .transform((y.inverted ?? .identity).concatenating(x))
+        case (.transform3D, .transform), (.transform, .transform3D), (.transform3D, .transform3D):
+            return .transformValue((b.transform3D!.inverted ?? .identity).concatenating(a.transform3D!))
         case (.dictionary(let x), .dictionary(let y)):
             return .dictionary(x.merging(y) { subtract($0, $1) })
         case (.array(let x), .array(let y)) where x.count == y.count:
@@ -215,6 +254,9 @@ extension Value {
                 width: pow(abs(d.scale.width), k) * (d.scale.width < 0 ? -1 : 1),
                 height: pow(d.scale.height, k))
             return .transform(d.transform)
+        case .transform3D(let t):
+            guard let d = DecomposedTransform3D(t) else { return a }
+            return .transformValue(DecomposedTransform3D.interpolate(DecomposedTransform3D(.identity)!, d, k).transform)
         case .dictionary(let d):
             return .dictionary(d.mapValues { scale($0, by: k) })
         case .array(let items):

@@ -280,7 +280,7 @@ extension Animation {
 extension Value {
     /// The value as JSON that names its type: numbers, booleans and strings as they are,
     /// and `{"point": [x, y]}`, `{"size": [w, h]}`, `{"rect": [x, y, w, h]}`, `{"color":
-    /// [r, g, b, a]}`, `{"transform": [a, b, c, d, tx, ty]}`, `{"array": […]}`, `{"object":
+    /// [r, g, b, a]}`, `{"transform": [a, b, c, d, tx, ty]}`, `{"transform3D": [m11, …, m44]}`, `{"array": […]}`, `{"object":
     /// {…}}` for the rest. Lossless, unlike `json`, which writes colours as 8-bit hex.
     public var taggedJSON: JSON {
         switch self {
@@ -292,6 +292,7 @@ extension Value {
         case .rect(let r): .object(["rect": .array([r.origin.x, r.origin.y, r.size.width, r.size.height].map(JSON.number))])
         case .color(let c): .object(["color": .array([c.red, c.green, c.blue, c.alpha].map(JSON.number))])
         case .transform(let t): .object(["transform": .array([t.a, t.b, t.c, t.d, t.tx, t.ty].map(JSON.number))])
+        case .transform3D(let t): .object(["transform3D": .array(t.entries.map(JSON.number))])
         case .array(let items): .object(["array": .array(items.map(\.taggedJSON))])
         case .dictionary(let d): .object(["object": .object(d.mapValues(\.taggedJSON))])
         }
@@ -317,6 +318,7 @@ extension Value {
             case "rect": let v = try numbers(4); self = .rect(Rect(x: v[0], y: v[1], width: v[2], height: v[3]))
             case "color": let v = try numbers(4); self = .color(Color(red: v[0], green: v[1], blue: v[2], alpha: v[3]))
             case "transform": let v = try numbers(6); self = .transform(AffineTransform(a: v[0], b: v[1], c: v[2], d: v[3], tx: v[4], ty: v[5]))
+            case "transform3D": self = .transform3D(Transform3D(try numbers(16)))
             case "array":
                 guard let items = body.array else { throw ProtocolError(.wrongType, "\(path): an array value holds an array, not \(body.kindName)") }
                 var values: [Value] = []

@@ -11,7 +11,7 @@ import VitrineCore
 /// | size | `[width, height]` |
 /// | rect | `[x, y, width, height]` |
 /// | colour | `"#rrggbb"`, `"#rrggbbaa"`, `"#rgb"`, a CSS name, or `[r, g, b]` / `[r, g, b, a]` in 0…1 |
-/// | transform | `[a, b, c, d, tx, ty]` or `{"translation": [x, y], "rotation": angle, "scale": s or [sx, sy]}` |
+/// | transform | `[a, b, c, d, tx, ty]`, 16 numbers `[m11, m12, …, m44]` (CATransform3D, row by row), or `{"scale": s or [sx, sy] or [sx, sy, sz], "rotationX": angle, "rotationY": angle, "rotation": angle, "translation": [x, y] or [x, y, z], "m34": p}` (applied in that order, `m34` perspective last) |
 /// | bool | `true` / `false` |
 /// | string | `"text"` |
 /// | dictionary | an object of values |
@@ -55,9 +55,11 @@ extension Value {
             self = .color(c)
         case .transform:
             guard let t = try Self.transform(json, at: keyPath) else {
-                throw wrong("a transform: [a, b, c, d, tx, ty] or {\"translation\": [x, y], \"rotation\": angle, \"scale\": s}")
+                throw wrong(
+                    "a transform: [a, b, c, d, tx, ty], 16 numbers m11…m44, or {\"translation\": [x, y], \"rotation\": angle, \"rotationY\": angle, \"scale\": s, \"m34\": p}"
+                )
             }
-            self = .transform(t)
+            self = .transformValue(t)
         case .bool:
             guard let b = json.bool else { throw wrong(type.phrase) }
             self = .bool(b)
@@ -86,6 +88,7 @@ extension Value {
         case .rect(let r): .array([r.origin.x, r.origin.y, r.size.width, r.size.height].map(JSON.number))
         case .color(let c): .string(c.hexString)
         case .transform(let t): .array([t.a, t.b, t.c, t.d, t.tx, t.ty].map(JSON.number))
+        case .transform3D(let t): .array(t.entries.map(JSON.number))
         case .bool(let b): .bool(b)
         case .string(let s): .string(s)
         case .dictionary(let d): .object(d.mapValues(\.json))
@@ -148,32 +151,48 @@ extension Value {
         return Color(red: v[0], green: v[1], blue: v[2], alpha: v.count == 4 ? v[3] : 1)
     }
 
-    private static func transform(_ json: JSON, at keyPath: String) throws(ProtocolError) -> AffineTransform? {
+    private static func transform(_ json: JSON, at keyPath: String) throws(ProtocolError) -> Transform3D? {
         if let v = numbers(json, count: 6) {
-            return AffineTransform(a: v[0], b: v[1], c: v[2], d: v[3], tx: v[4], ty: v[5])
+            return Transform3D(AffineTransform(a: v[0], b: v[1], c: v[2], d: v[3], tx: v[4], ty: v[5]))
         }
+        if let v = numbers(json, count: 16) { return Transform3D(v) }
         guard let o = json.object else { return nil }
-        let known: Set = ["translation", "rotation", "scale"]
+        let known: Set = ["translation", "rotation", "rotationX", "rotationY", "scale", "m34"]
         if let extra = o.keys.first(where: { !known.contains($0) }) {
-            throw ProtocolError(.unknownField, "'\(keyPath)': a transform object has translation, rotation and scale, not '\(extra)'")
+            throw ProtocolError(
+                .unknownField, "'\(keyPath)': a transform object has translation, rotation, rotationX, rotationY, scale and m34, not '\(extra)'")
         }
-        var t = AffineTransform.identity
+        var t = Transform3D.identity
         if let s = o["scale"] {
             if let k = number(s) {
-                t = AffineTransform(scaleX: k, y: k)
+                t = Transform3D(scaleX: k, y: k)
             } else if let v = numbers(s, count: 2) {
-                t = AffineTransform(scaleX: v[0], y: v[1])
+                t = Transform3D(scaleX: v[0], y: v[1])
+            } else if let v = numbers(s, count: 3) {
+                t = Transform3D(scaleX: v[0], y: v[1], z: v[2])
             } else {
                 return nil
             }
         }
-        if let r = o["rotation"] {
+        for (key, axis) in [("rotationX", (1.0, 0.0, 0.0)), ("rotationY", (0, 1, 0)), ("rotation", (0, 0, 1))] {
+            guard let r = o[key] else { continue }
             guard let angle = number(r) else { return nil }
-            t = t.concatenating(AffineTransform(rotationAngle: angle))
+            t = t.concatenating(Transform3D(rotationAngle: angle, x: axis.0, y: axis.1, z: axis.2))
         }
         if let tr = o["translation"] {
-            guard let v = numbers(tr, count: 2) else { return nil }
-            t = t.concatenating(AffineTransform(translationX: v[0], y: v[1]))
+            if let v = numbers(tr, count: 2) {
+                t = t.concatenating(Transform3D(translationX: v[0], y: v[1]))
+            } else if let v = numbers(tr, count: 3) {
+                t = t.concatenating(Transform3D(translationX: v[0], y: v[1], z: v[2]))
+            } else {
+                return nil
+            }
+        }
+        if let p = o["m34"] {
+            guard let m34 = p.number else { return nil }
+            var perspective = Transform3D.identity
+            perspective.m34 = m34
+            t = t.concatenating(perspective)
         }
         return t
     }

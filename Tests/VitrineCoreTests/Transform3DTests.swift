@@ -85,3 +85,32 @@ import VitrineCore
         #expect(close(DecomposedTransform3D.interpolate(c, e, 0.5).transform, Transform3D(rotationAngle: .pi, x: 1, y: 0, z: 0), 1e-9))
     }
 }
+
+@Suite struct Transform3DValueTests {
+    @Test func interpolatingTwo3DTransformValuesSlerps() throws {
+        let p = Transform3D(perspective: 500)
+        let a = Value.transformValue(Transform3D(rotationAngle: 0.2, x: 0, y: 1, z: 0).concatenating(p))
+        let b = Value.transformValue(Transform3D(rotationAngle: 1.0, x: 0, y: 1, z: 0).concatenating(p))
+        let mid = try #require(Value.interpolate(a, b, 0.5).transform3D)
+        let expected = Transform3D(rotationAngle: 0.6, x: 0, y: 1, z: 0).concatenating(p)
+        #expect(zip(mid.entries, expected.entries).allSatisfy { abs($0 - $1) < 1e-9 })
+        // From an affine transform to a 3D one, and back to the affine one at the end.
+        let flat = Value.transform(AffineTransform(translationX: 10, y: 0))
+        #expect(Value.interpolate(flat, b, 0) == flat)
+        #expect(Value.interpolate(flat, b, 1).transform3D.map { zip($0.entries, b.transform3D!.entries).allSatisfy { abs($0 - $1) < 1e-9 } } == true)
+    }
+
+    @Test func rotationAboutXAndYAreKeyPaths() throws {
+        let turned = try #require(Value.transform(.identity).settingComponent(["rotation", "y"], to: .number(0.7)))
+        let expected = Transform3D(rotationAngle: 0.7, x: 0, y: 1, z: 0)
+        #expect(zip(try #require(turned.transform3D).entries, expected.entries).allSatisfy { abs($0 - $1) < 1e-12 })
+        #expect(turned.component(["rotation", "y"]).flatMap(\.number).map { abs($0 - 0.7) < 1e-12 } == true)
+        #expect(turned.component(["rotation", "x"]).flatMap(\.number).map { abs($0) < 1e-12 } == true)
+        let both = try #require(turned.settingComponent(["rotation", "x"], to: .number(-0.3)))
+        #expect(both.component(["rotation", "x"]).flatMap(\.number).map { abs($0 + 0.3) < 1e-12 } == true)
+        #expect(both.component(["rotation", "y"]).flatMap(\.number).map { abs($0 - 0.7) < 1e-12 } == true)
+        // Back to no turn about x or y: a plane transform again.
+        let back = try #require(both.settingComponent(["rotation", "x"], to: .number(0))?.settingComponent(["rotation", "y"], to: .number(0)))
+        #expect(back.transform.map { abs($0.a - 1) < 1e-12 && abs($0.b) < 1e-12 } == true)
+    }
+}

@@ -267,12 +267,15 @@ private final class RasterBench {
             .concatenating(Transform3D(perspective: 800)).concatenating(Transform3D(scaleX: 1.5, y: 1.5))
             .concatenating(Transform3D(translationX: Double(width / 2), y: Double(height / 2))).flattened
         let i = card.inverted!
-        // pixman maps destination to source with column vectors; scaled so that its w is 1 at the origin.
-        let k = 1 / i.m44
+        // pixman maps destination to source with column vectors in 16.16 fixed point: scaled
+        // (a projective map is the same at any scale) so that the largest entry nears
+        // pixman's limit and the small perspective row keeps its precision.
+        let entries = [i.m11, i.m21, i.m41, i.m12, i.m22, i.m42, i.m14, i.m24, i.m44]
+        let k = 30000 / entries.map(abs).max()! * (i.m44 < 0 ? -1 : 1)
         var t = pixman_transform_t()
         t.matrix.0 = (fixed(i.m11 * k), fixed(i.m21 * k), fixed(i.m41 * k))
         t.matrix.1 = (fixed(i.m12 * k), fixed(i.m22 * k), fixed(i.m42 * k))
-        t.matrix.2 = (fixed(i.m14 * k), fixed(i.m24 * k), fixed(1))
+        t.matrix.2 = (fixed(i.m14 * k), fixed(i.m24 * k), fixed(i.m44 * k))
         pixman_image_set_transform(ps, &t)
         pixman_image_set_filter(ps, PIXMAN_FILTER_BILINEAR, nil, 0)
         let bounds = Rect(x: 0, y: 0, width: 512, height: 512)

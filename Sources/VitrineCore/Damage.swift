@@ -52,7 +52,7 @@ extension RenderTree {
                 rects.append(previous.nodes[i].visualBounds)
                 rects.append(nodes[j].visualBounds)
             } else if let difference = nodeDiffers(j, from: previous, i) {
-                if difference == .slotsOnly, let refine, let narrowed = refine(previous.nodes[i], nodes[j]) {
+                if difference == .slotsOnly, nodes[j].plane == nil, let refine, let narrowed = refine(previous.nodes[i], nodes[j]) {
                     // The shadows cast from those pixels change as far as they spread.
                     let spread = nodes[j].shadowSpread
                     if spread == .zero {
@@ -128,6 +128,7 @@ extension RenderTree {
                 {
                     return .other
                 }
+                if a.pointee.plane !== b.pointee.plane, a.pointee.plane.map({ !$0.same(as: b.pointee.plane) }) ?? true { return .other }
                 let pa = a.pointee.parentIndex, pb = b.pointee.parentIndex
                 if pa < 0 || pb < 0 {
                     if pa != pb { return .other }

@@ -324,8 +324,16 @@ struct LayerGeometry {
     let bounds: Rect
     /// Bounds space to the parent's space, before the parent's sublayerTransform.
     let toParent: AffineTransform
-    /// The sublayerTransform about the anchor point; nil when it is the identity.
+    /// The sublayerTransform about the anchor point; nil when it is the identity or not
+    /// affine.
     let sublayerMatrix: AffineTransform?
+    /// Bounds space to the parent's space as a 4×4 transform (about the anchor point,
+    /// then to `position` and `zPosition`) when the transform is not affine; nil otherwise.
+    let transform3D: Transform3D?
+    /// The sublayerTransform about the anchor point when it is not affine; nil otherwise.
+    let sublayer3D: Transform3D?
+    /// `doubleSided`: drawn (and hit) when it faces away from its parent's plane.
+    let isDoubleSided: Bool
     private(set) var opacity: Double
     let isHidden: Bool
     let masksToBounds: Bool
@@ -365,7 +373,7 @@ struct LayerGeometry {
     private static let slots: Set<Int> = Set(
         [
             BaseProperty.bounds, .position, .anchorPoint, .zPosition, .transform, .sublayerTransform, .opacity, .hidden,
-            .masksToBounds, .shadowColor, .shadowOpacity, .shadowOffset, .shadowRadius, .shadowPath,
+            .masksToBounds, .doubleSided, .shadowColor, .shadowOpacity, .shadowOffset, .shadowRadius, .shadowPath,
         ].map(\.slot))
 
     /// The geometry of `v`; `pathBounds`, when given, is the bounds of its `shadowPath`,
@@ -375,6 +383,8 @@ struct LayerGeometry {
         bounds = v.rect(.bounds)
         toParent = Scene.transformToParent(v, parent: nil)
         sublayerMatrix = Scene.sublayerMatrix(v)
+        (transform3D, sublayer3D) = Scene.placement3D(v)
+        isDoubleSided = v.bool(.doubleSided)
         opacity = v.number(.opacity)
         isHidden = v.bool(.hidden)
         masksToBounds = v.bool(.masksToBounds)
@@ -390,6 +400,19 @@ struct LayerGeometry {
             shadowReach = nil
             contentShadow = nil
         }
+    }
+
+    /// The map from bounds space into the parent's bounds space, flattened as CALayer
+    /// flattens a layer into its parent's plane: the layer's placement and the parent's
+    /// sublayerTransform (`parent3D` when it is not affine, else `parentAffine`) multiplied
+    /// as 4×4 transforms, then z dropped.
+    func flattened(parentAffine: AffineTransform?, parent3D: Transform3D?) -> ProjectiveTransform {
+        guard transform3D != nil || parent3D != nil else {
+            return ProjectiveTransform(parentAffine.map { toParent.concatenating($0) } ?? toParent)
+        }
+        var own = transform3D ?? Transform3D(toParent)
+        if transform3D == nil { own.m43 = zPosition }
+        return own.concatenating(parent3D ?? Transform3D(parentAffine ?? .identity)).flattened
     }
 
     /// The control bounds of SVG path data; nil for none, an empty path or one that does

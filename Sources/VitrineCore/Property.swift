@@ -200,6 +200,9 @@ public enum BaseProperty: Int, CaseIterable, Sendable {
     /// UIView's isUserInteractionEnabled: false makes hit testing pass over the layer and
     /// its sublayers.
     case userInteractionEnabled
+    /// CALayer.doubleSided: false leaves the layer and its sublayers out while it faces
+    /// away from its parent's plane (its bounds appear mirrored there, turned past 90°).
+    case doubleSided
     case beginTime, speed, timeOffset, duration, repeatCount, repeatDuration, autoreverses, fillMode
 
     /// The slot index.
@@ -239,6 +242,7 @@ public enum BaseProperty: Int, CaseIterable, Sendable {
         case .contentsScale: return .init(name, .number(1), range: 0.01...1000)
         case .allowsGroupOpacity: return .init(name, .bool(true), animatable: false)
         case .userInteractionEnabled: return .init(name, .bool(true), animatable: false)
+        case .doubleSided: return .init(name, .bool(true), animatable: false)
         case .beginTime, .timeOffset: return .init(name, .number(0), animatable: false)
         case .speed: return .init(name, .number(1), animatable: false, range: -1000...1000)
         case .duration, .repeatDuration: return .init(name, .number(0), animatable: false, range: 0...maximumMagnitude)

@@ -84,7 +84,7 @@ struct RenderCache {
             }
             guard !item.wasHidden else {
                 let g = TreeBuilder.present(item.layer, parentTime: parent.map(\.localTime) ?? time).geometry
-                if !g.isHidden && g.opacity > 0 { return false }
+                if !g.isHidden && g.opacity > 0 && (g.isDoubleSided || TreeBuilder.facesViewer(g, under: parent)) { return false }
                 continue
             }
             let start = Int(item.node), end = nodes[start].subtreeEnd
@@ -141,7 +141,7 @@ extension RenderTree.Node {
         Self(
             content: content, transform: transform, inheritedOpacity: inheritedOpacity, clip: clip,
             visualBounds: visualBounds, shadowSpread: shadowSpread, castsFromContent: castsFromContent,
-            shadowsSublayers: shadowsSublayers, tint: tint, isMask: isMask, hasMask: hasMask, parentIndex: parent,
+            shadowsSublayers: shadowsSublayers, tint: tint, isMask: isMask, hasMask: hasMask, plane: plane, parentIndex: parent,
             end: end + offset)
     }
 }
@@ -152,6 +152,7 @@ extension TreeBuilder.ParentFrame {
         Self(
             node: node + offset, localTime: localTime, isMediaTime: isMediaTime, transform: transform,
             sublayerTransform: sublayerTransform, childClip: childClip, opacity: opacity, inheritedOpacity: inheritedOpacity,
-            spread: spread, shelter: shelter, tint: tint, isReplicated: isReplicated)
+            spread: spread, shelter: shelter, tint: tint, isReplicated: isReplicated, sublayer3D: sublayer3D, plane: plane,
+            screenClip: screenClip)
     }
 }

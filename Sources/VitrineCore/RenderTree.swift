@@ -33,11 +33,14 @@ public struct RenderTree: Sendable {
         public let content: Content
         /// Index of the parent node; nil for the root.
         public var parent: Int? { parentIndex < 0 ? nil : Int(parentIndex) }
-        /// From the layer's bounds space to screen pixels.
+        /// From the layer's bounds space to the pixels it is drawn in: the screen's, or
+        /// when it or an ancestor is seen in perspective, those of that layer's plane
+        /// (`plane`).
         public let transform: AffineTransform
         /// The product of the ancestors' opacities (not the layer's own).
         public let inheritedOpacity: Double
-        /// The screen-space box that ancestors with masksToBounds confine it to.
+        /// The box that ancestors with masksToBounds confine it to, in the pixels it is
+        /// drawn in.
         public let clip: Rect
         /// Screen pixels its own drawing (bounds, border, shadow) can touch, whole pixels,
         /// grown by `shadowSpread`; for a layer running a transition, everything its old and
@@ -62,6 +65,9 @@ public struct RenderTree: Sendable {
         /// mask's alpha — its mask's node is the first after it, and when there is none
         /// (the mask is hidden) nothing shows.
         public let hasMask: Bool
+        /// Where it is drawn when it or an ancestor is seen in perspective; nil when it is
+        /// drawn straight on the screen.
+        public let plane: Plane?
         /// One past the index of its last descendant: its subtree is `index..<subtreeEnd`.
         public var subtreeEnd: Int { Int(end) }
         let parentIndex: Int32
@@ -220,6 +226,14 @@ struct TreeBuilder {
         /// The sublayers are drawn in copies made by a replicator (this layer or an
         /// ancestor): they are built again with it, not on their own.
         var isReplicated = false
+        /// The sublayerTransform about the anchor point when it is not affine (then
+        /// `sublayerTransform` is nil).
+        var sublayer3D: Transform3D? = nil
+        /// From the pixels the sublayers are drawn in to the screen's, when they are drawn
+        /// in a plane seen in perspective; nil when they are drawn on the screen.
+        var plane: ProjectiveTransform? = nil
+        /// With `plane`: the screen box that that plane's layer is confined to.
+        var screenClip: Rect? = nil
     }
 
     /// An animated layer met while building: where its node is (or would be) and what
@@ -297,7 +311,7 @@ struct TreeBuilder {
         let hasParent = f >= 0
         let presented = Self.present(layer, parentTime: hasParent ? frames[f].localTime : time)
         let content = presented.content, g = presented.geometry, localTime = presented.localTime
-        let visible = !g.isHidden && g.opacity > 0
+        let visible = !g.isHidden && g.opacity > 0 && (g.isDoubleSided || Self.facesViewer(g, under: hasParent ? frames[f] : nil))
         // A layer that hid itself in the transaction of its transition stays, without its
         // sublayers, while its old rendering leaves.
         let leaving = !visible && content.transition?.outgoing != nil
@@ -307,12 +321,19 @@ struct TreeBuilder {
         }
         guard visible || leaving else { return }
         if content.transition != nil { hasTransitions = true }
-        var toScreen = g.toParent
-        if hasParent {
-            if let s = frames[f].sublayerTransform { toScreen = toScreen.concatenating(s) }
-            toScreen = toScreen.concatenating(frames[f].transform)
+        var toScreen = g.toParent, projection: ProjectiveTransform?
+        if g.transform3D == nil, !hasParent || frames[f].sublayer3D == nil {
+            if hasParent {
+                if let s = frames[f].sublayerTransform { toScreen = toScreen.concatenating(s) }
+                toScreen = toScreen.concatenating(frames[f].transform)
+            }
+        } else {
+            (toScreen, projection) = Self.place(g, under: hasParent ? frames[f] : nil)
         }
-        let clip = hasParent ? frames[f].childClip : screen
+        let parentPlane = hasParent ? frames[f].plane : nil
+        let plane = projection.map { p in parentPlane.map { p.concatenating($0) } ?? p } ?? parentPlane
+        let clip = projection != nil ? RenderTree.unclipped : hasParent ? frames[f].childClip : screen
+        let screenClip = projection == nil ? (hasParent ? frames[f].screenClip : nil) : hasParent ? frames[f].screenClip ?? frames[f].childClip : screen
         let box = toScreen.boundingBox(of: g.bounds)
         var visual = box.insetBy(dx: -1, dy: -1)
         if let reach = g.contentReach {
@@ -337,12 +358,18 @@ struct TreeBuilder {
         visual = spread.grow(visual)
         let index = Int32(nodes.count)
         let inherited = hasParent ? frames[f].inheritedOpacity * frames[f].opacity : 1
+        var shown = visual.intersection(clip).integral, drawing: RenderTree.Plane?
+        if let plane {
+            drawing = RenderTree.Plane(toScreen: plane, projection: projection, drawingBounds: shown)
+            shown = plane.boundingBox(of: shown).intersection(screenClip ?? screen).integral
+        }
         nodes.append(
             RenderTree.Node(
                 content: content, transform: toScreen, inheritedOpacity: inherited, clip: clip,
-                visualBounds: visual.intersection(clip).integral, shadowSpread: spread, castsFromContent: own != .zero,
+                visualBounds: shown, shadowSpread: spread, castsFromContent: own != .zero,
                 shadowsSublayers: own != .zero && !sublayers.isEmpty, tint: hasParent ? frames[f].tint : nil,
-                isMask: hasParent && layer.parent == nil, hasMask: mask != nil, parentIndex: hasParent ? frames[f].node : -1, end: index + 1))
+                isMask: hasParent && layer.parent == nil, hasMask: mask != nil, plane: drawing, parentIndex: hasParent ? frames[f].node : -1,
+                end: index + 1))
         if let build, !replicated {
             let ownFrame = sublayers.isEmpty && mask == nil ? -1 : Int32(frames.count)
             layer.renderSlot = RenderSlot(build: build, node: index, parentFrame: Int32(f), ownFrame: ownFrame)
@@ -354,7 +381,7 @@ struct TreeBuilder {
             // full opacity, untinted. Queued last, its nodes come first after the layer's.
             var maskFrame = ParentFrame(
                 node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: nil, childClip: clip,
-                opacity: 1, inheritedOpacity: 1, spread: inheritedSpread, shelter: shelter)
+                opacity: 1, inheritedOpacity: 1, spread: inheritedSpread, shelter: shelter, plane: plane, screenClip: screenClip)
             maskFrame.isReplicated = replicated
             frames.append(maskFrame)
         }
@@ -365,7 +392,8 @@ struct TreeBuilder {
         let ownFrame = ParentFrame(
             node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: g.sublayerMatrix,
             childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited,
-            spread: inheritedSpread + own, shelter: childShelter, isReplicated: replicated)
+            spread: inheritedSpread + own, shelter: childShelter, isReplicated: replicated, sublayer3D: g.sublayer3D, plane: plane,
+            screenClip: screenClip)
         if isReplicator {
             replicate(sublayers, of: ownFrame, ReplicatorInstances(content.values))
             return

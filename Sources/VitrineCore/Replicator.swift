@@ -98,7 +98,8 @@ extension TreeBuilder.ParentFrame {
     func moved(by m: AffineTransform, delay: Double) -> Self {
         Self(
             node: node, localTime: localTime.map { $0 - delay }, isMediaTime: isMediaTime && delay == 0, transform: transform,
-            sublayerTransform: (sublayerTransform ?? .identity).concatenating(m), childClip: childClip, opacity: opacity,
-            inheritedOpacity: inheritedOpacity, spread: spread, shelter: shelter, tint: tint, isReplicated: isReplicated)
+            sublayerTransform: sublayer3D == nil ? (sublayerTransform ?? .identity).concatenating(m) : nil, childClip: childClip, opacity: opacity,
+            inheritedOpacity: inheritedOpacity, spread: spread, shelter: shelter, tint: tint, isReplicated: isReplicated,
+            sublayer3D: sublayer3D?.concatenating(Transform3D(m)), plane: plane, screenClip: screenClip)
     }
 }

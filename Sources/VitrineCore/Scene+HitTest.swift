@@ -24,7 +24,10 @@ extension Scene {
     /// below 0.01, as UIKit) or has `userInteractionEnabled` false is passed over with its
     /// sublayers, as is one whose transform is singular; a layer with `masksToBounds`
     /// holds its sublayers (and itself) to its bounds with the corners it rounds cut away,
-    /// as the renderer clips them. The root, when nothing in front of it is, is hit
+    /// as the renderer clips them. A layer seen in perspective takes the point mapped back
+    /// through its projection, and is passed over with its sublayers where that point is
+    /// behind the eye, or when it is not `doubleSided` and faces away (as the renderer
+    /// leaves it out). The root, when nothing in front of it is, is hit
     /// anywhere on the screen. Nil when the point is off the screen or not finite, or
     /// `root` is no output's root.
     public func hitTest(_ point: Point, root: String, at time: Double) -> HitTestResult? {
@@ -39,7 +42,7 @@ extension Scene {
     /// of `layer` (its bounds' space), on presentation geometry at `time`; nil when the
     /// layer is not in that output's tree, or is collapsed so that no point maps into it.
     public func convert(_ point: Point, fromRoot root: String, to layer: String, at time: Double) -> Point? {
-        guard let p = screenTransform(of: layer, root: root, at: time)?.inverted?.apply(to: point), p.x.isFinite, p.y.isFinite else { return nil }
+        guard let m = screenProjection(of: layer, root: root, at: time), let p = HitSearch.unproject(point, through: m) else { return nil }
         return p
     }
 
@@ -47,27 +50,51 @@ extension Scene {
     /// layer is `root`, on presentation geometry at `time`; nil when the layer is not in
     /// that output's tree.
     public func convert(_ point: Point, from layer: String, toRoot root: String, at time: Double) -> Point? {
-        guard let p = screenTransform(of: layer, root: root, at: time)?.apply(to: point), p.x.isFinite, p.y.isFinite else { return nil }
+        guard let p = screenProjection(of: layer, root: root, at: time)?.apply(to: point), p.x.isFinite, p.y.isFinite else { return nil }
         return p
+    }
+
+    /// The map from `layer`'s bounds space to the pixels of the output whose root layer is
+    /// `root`, on presentation geometry at media time `time`, with the perspective of the
+    /// layers seen in perspective on the way (each flattened into its parent's plane, as
+    /// drawn). Nil when the layer is not in that output's tree.
+    public func screenProjection(of layer: String, root: String, at time: Double) -> ProjectiveTransform? {
+        guard time.isFinite, let target = layers[layer], let rootLayer = layers[root], rootLayer.rootOfOutput != nil else { return nil }
+        let chain = target.ancestry
+        guard chain.first === rootLayer else { return nil }
+        var toScreen = ProjectiveTransform.identity, parent: LayerGeometry?, parentTime: Double? = time
+        for node in chain {
+            let presented = TreeBuilder.present(node, parentTime: parentTime)
+            let g = presented.geometry
+            let h =
+                node.parent == nil
+                ? g.flattened(parentAffine: nil, parent3D: nil) : g.flattened(parentAffine: parent?.sublayerMatrix, parent3D: parent?.sublayer3D)
+            toScreen = h.concatenating(toScreen)
+            parent = g
+            parentTime = presented.localTime
+        }
+        return toScreen
     }
 
     /// The transform from `layer`'s bounds space to the pixels of the output whose root
     /// layer is `root`, on presentation geometry at media time `time`: the render tree's
     /// `Node.transform` for the layer at that time. Nil when the layer is not in that
-    /// output's tree.
+    /// output's tree, or is seen in perspective (see `screenProjection(of:root:at:)`).
     public func screenTransform(of layer: String, root: String, at time: Double) -> AffineTransform? {
         guard time.isFinite, let target = layers[layer], let rootLayer = layers[root], rootLayer.rootOfOutput != nil else { return nil }
         let chain = target.ancestry
         guard chain.first === rootLayer else { return nil }
-        var toScreen = AffineTransform.identity, sublayerMatrix: AffineTransform?, parentTime: Double? = time
+        var toScreen = AffineTransform.identity, sublayerMatrix: AffineTransform?, parentTime: Double? = time, flat = true
         for (i, node) in chain.enumerated() {
             let presented = TreeBuilder.present(node, parentTime: parentTime)
             var m = presented.geometry.toParent
             if let s = sublayerMatrix, node.parent != nil { m = m.concatenating(s) }
             toScreen = i == 0 ? m : m.concatenating(toScreen)
             sublayerMatrix = presented.geometry.sublayerMatrix
+            flat = flat && presented.geometry.transform3D == nil && (i == chain.count - 1 || presented.geometry.sublayer3D == nil)
             parentTime = presented.localTime
         }
+        guard flat else { return screenProjection(of: layer, root: root, at: time)?.affine }
         return toScreen
     }
 }
@@ -83,6 +110,11 @@ struct HitSearch {
     struct Frame {
         let point: Point
         let localTime: Double?
+        /// The parent's sublayerTransform when it is not affine: then `point` is in the
+        /// parent's bounds space, not undone through it.
+        var sublayer3D: Transform3D? = nil
+        /// The parent's affine sublayerTransform mirrors what it holds.
+        var mirrors = false
     }
 
     /// A layer to search, under the frame `frame` (-1: an output's root, under the
@@ -123,32 +155,41 @@ struct HitSearch {
         guard layer.geometry.isInteractive else { return }
         let localTime = Scene.layerTime(layer.timing, parentTime: frame.localTime)
         if layer.animations.isEmpty || localTime == nil {
-            visit(layer, layer.geometry, presentation: nil, localTime: localTime, point: frame.point)
+            visit(layer, layer.geometry, presentation: nil, localTime: localTime, frame: frame)
         } else {
             let values = Scene.presentation(of: layer, localTime: localTime)
-            visit(layer, LayerGeometry(values, model: layer.geometry), presentation: values, localTime: localTime, point: frame.point)
+            visit(layer, LayerGeometry(values, model: layer.geometry), presentation: values, localTime: localTime, frame: frame)
         }
     }
 
     /// `visit` for a layer whose presentation has geometry `g` and values `presentation`
-    /// (nil: the model's), under a parent that passes down `point`.
+    /// (nil: the model's), under a parent that passes down `frame`.
     private mutating func visit(
-        _ layer: Layer, _ g: borrowing LayerGeometry, presentation: PropertyValues?, localTime: Double?, point: Point
+        _ layer: Layer, _ g: borrowing LayerGeometry, presentation: PropertyValues?, localTime: Double?, frame: Frame
     ) {
-        guard !g.isHidden, g.opacity >= minimumHitOpacity, let fromParent = g.toParent.inverted else { return }
-        let p = fromParent.apply(to: point)
+        guard !g.isHidden, g.opacity >= minimumHitOpacity else { return }
+        let p: Point
+        if g.transform3D == nil, frame.sublayer3D == nil {
+            guard let fromParent = g.toParent.inverted else { return }
+            if !g.isDoubleSided, (g.toParent.determinant > 0) == frame.mirrors { return }
+            p = fromParent.apply(to: frame.point)
+        } else {
+            let h = g.flattened(parentAffine: nil, parent3D: frame.sublayer3D)
+            guard g.isDoubleSided || h.showsFront != frame.mirrors, let q = Self.unproject(frame.point, through: h) else { return }
+            p = q
+        }
         if g.masksToBounds, !Self.clipContains(p, bounds: g.bounds, values: presentation ?? layer.model) { return }
         if g.bounds.contains(p) {
             stack.append(Step(layer: Unmanaged.passUnretained(layer), frame: -1, own: p))
         }
         let sublayers = layer.sublayers
         guard !sublayers.isEmpty else { return }
-        var inner = p
+        var inner = Frame(point: p, localTime: localTime, sublayer3D: g.sublayer3D)
         if let s = g.sublayerMatrix {
             guard let undo = s.inverted else { return }
-            inner = undo.apply(to: p)
+            inner = Frame(point: undo.apply(to: p), localTime: localTime, mirrors: s.determinant < 0)
         }
-        frames.append(Frame(point: inner, localTime: localTime))
+        frames.append(inner)
         let index = Int32(frames.count - 1)
         // Pushed back to front, so that the front most is searched first.
         if sublayers.contains(where: { $0.geometry.zPosition != 0 }) {
@@ -160,6 +201,17 @@ struct HitSearch {
                 stack.append(Step(layer: Unmanaged.passUnretained(sublayer), frame: index, own: nil))
             }
         }
+    }
+
+    /// The point that `projection` maps to `q`, when it lies in front of the eye; nil
+    /// otherwise.
+    static func unproject(_ q: Point, through projection: ProjectiveTransform) -> Point? {
+        guard let inverse = projection.inverted else { return nil }
+        let (x, y, w) = inverse.homogeneous(q.x, q.y)
+        guard w != 0 else { return nil }
+        let p = Point(x: x / w, y: y / w)
+        guard p.x.isFinite, p.y.isFinite, projection.homogeneous(p.x, p.y).2 > 0 else { return nil }
+        return p
     }
 
     /// True when `p` lies in the shape a `masksToBounds` layer with `values` clips to:

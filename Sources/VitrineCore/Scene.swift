@@ -223,6 +223,27 @@ public final class Scene {
         return AffineTransform(translationX: -px, y: -py).concatenating(s).concatenating(AffineTransform(translationX: px, y: py))
     }
 
+    /// A layer's own placement in its parent's space as a 4×4 transform (about the anchor
+    /// point, then to `position` and `zPosition`) when its transform is not affine, and
+    /// its sublayerTransform about the anchor point when that is not affine.
+    static func placement3D(_ v: PropertyValues) -> (own: Transform3D?, sublayer: Transform3D?) {
+        let t = v[.transform], s = v[.sublayerTransform]
+        guard t.transform == nil || s.transform == nil else { return (nil, nil) }
+        let b = v.rect(.bounds), a = v.point(.anchorPoint), p = v.point(.position)
+        let ax = b.origin.x + a.x * b.size.width, ay = b.origin.y + a.y * b.size.height
+        let own =
+            t.transform == nil
+            ? t.transform3D.map {
+                Transform3D(translationX: -ax, y: -ay).concatenating($0).concatenating(Transform3D(translationX: p.x, y: p.y, z: v.number(.zPosition)))
+            } : nil
+        let sublayer =
+            s.transform == nil
+            ? s.transform3D.map {
+                Transform3D(translationX: -ax, y: -ay).concatenating($0).concatenating(Transform3D(translationX: ax, y: ay))
+            } : nil
+        return (own, sublayer)
+    }
+
     /// The transform from a layer's space to its tree's root space, from model values, or
     /// from presentation values at `time`.
     func transformToRoot(_ layer: Layer, at time: Double?) -> AffineTransform {

@@ -171,7 +171,7 @@ extension TreeBuilder {
             guard !area.isNull else { continue }
             let d = nodes[i].travel(of: frame.transition)
             let swept = area.union(area.offsetBy(dx: d.x, dy: d.y)).union(area.offsetBy(dx: -d.x, dy: -d.y))
-            nodes[i].visualBounds = swept.intersection(nodes[i].clip).integral
+            nodes[i].visualBounds = swept.intersection(nodes[i].plane == nil ? nodes[i].clip : screen).integral
         }
     }
 }

@@ -86,11 +86,14 @@ struct ShaderBlitter<S: Shader>: Blitter {
     private let row: UnsafeMutablePointer<UInt32>
     private let faded: UnsafeMutablePointer<UInt8>
     private let capacity: Int
+    /// Owns `row` and `faded`: kept for as long as the blitter is.
+    private let scratch: SpanScratch
 
     init(surface: Surface, shader: S, opacity: UInt8, scratch: SpanScratch) {
         self.surface = surface
         self.shader = shader
         self.opacity = UInt32(opacity)
+        self.scratch = scratch
         row = scratch.pixels
         faded = scratch.coverage
         capacity = scratch.capacity

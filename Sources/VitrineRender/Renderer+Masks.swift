@@ -85,7 +85,7 @@ extension Renderer {
             let rect = PixelRect(x: 0, y: 0, width: bounds.width, height: rows)
             if let band {
                 band.clear()
-                let bandPass = Pass(tree: pass.tree, reach: pass.reach, contents: pass.contents, area: seen)
+                let bandPass = Pass(tree: pass.tree, reach: pass.reach, contents: pass.contents, area: seen, planes: pass.planes)
                 drawSubtree(bandPass, m, on: band, offset: toBand, clip: Clip(rect: rect), opacity: 1)
                 alpha.copyAlpha(of: band, rect, toX: 0, y: y)
             } else if let direct, pass.reach[m].intersects(seen) {

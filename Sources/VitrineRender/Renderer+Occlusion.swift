@@ -18,7 +18,7 @@ extension Renderer {
     /// narrowed by an ancestor's rounded `masksToBounds`.
     private func coversOpaquely(_ i: Int, _ rect: Rect, _ tree: RenderTree) -> Bool {
         let node = tree.nodes[i]
-        guard node.visualBounds.contains(rect), node.inheritedOpacity == 1, !node.hasMask, !node.isMask else { return false }
+        guard node.plane == nil, node.visualBounds.contains(rect), node.inheritedOpacity == 1, !node.hasMask, !node.isMask else { return false }
         let v = node.values
         guard v.number(.opacity) == 1, node.tint == nil, node.content.transition == nil, node.transform.isAxisAligned,
             node.clip.contains(rect), v.number(.cornerRadius) <= 0,

@@ -165,7 +165,7 @@ extension Renderer {
             let toBand = toLocal.concatenating(AffineTransform(translationX: Double(-area.x), y: Double(-y)))
             // The band in screen space, for skipping what cannot reach it.
             let seen = PixelRect(x: area.x, y: y, width: area.width, height: rows).rect.offsetBy(dx: -toLocal.tx, dy: -toLocal.ty)
-            let bandPass = Pass(tree: pass.tree, reach: pass.reach, contents: pass.contents, area: seen)
+            let bandPass = Pass(tree: pass.tree, reach: pass.reach, contents: pass.contents, area: seen, planes: pass.planes)
             drawContents(bandPass, i, on: band, offset: toBand, clip: Clip(rect: rect), opacity: 1, castsShadow: false)
             mask.copyAlpha(of: band, rect, toX: 0, y: y - area.y)
             y += rows

@@ -27,7 +27,8 @@ extension Renderer {
             // A layer that hid itself shows only its old rendering leaving.
             guard !node.values.bool(.hidden) else { return }
             let moved = Pass(
-                tree: pass.tree, reach: pass.reach, contents: pass.contents, area: pass.area.offsetBy(dx: Double(-newShift.x), dy: Double(-newShift.y)))
+                tree: pass.tree, reach: pass.reach, contents: pass.contents, area: pass.area.offsetBy(dx: Double(-newShift.x), dy: Double(-newShift.y)),
+                planes: pass.planes)
             let by = AffineTransform(translationX: Double(newShift.x), y: Double(newShift.y))
             drawShown(moved, i, on: target, offset: by.concatenating(offset), clip: clip, opacity: opacity)
         }
@@ -68,11 +69,11 @@ extension Renderer {
         }
         guard let tree = frame.outgoing, !tree.nodes.isEmpty else { return nil }
         var reach: [Rect] = []
-        tree.subtreeBounds(into: &reach)
+        let planes = tree.subtreeBounds(into: &reach)
         let box = PixelRect(covering: reach[0]).intersection(PixelRect(covering: tree.screen))
         guard !box.isEmpty else { return nil }
         let surface = Surface(width: box.width, height: box.height)
-        let pass = Pass(tree: tree, reach: reach, contents: tree.nodes.map { contentRenderers[$0.kind] }, area: box.rect)
+        let pass = Pass(tree: tree, reach: reach, contents: tree.nodes.map { contentRenderers[$0.kind] }, area: box.rect, planes: planes)
         drawShown(pass, 0, on: surface, offset: AffineTransform(translationX: Double(-box.x), y: Double(-box.y)), clip: Clip(rect: surface.bounds), opacity: 1)
         let snapshot = OutgoingSnapshot(surface: surface, x: box.x, y: box.y, lastUsed: renders)
         outgoingSnapshots[frame.id] = snapshot

@@ -96,7 +96,7 @@ public final class Renderer {
             contents.removeAll(keepingCapacity: true)
             (reachScratch, contentsScratch) = (reach, contents)
         }
-        tree.subtreeBounds(into: &reach)
+        let planes = tree.subtreeBounds(into: &reach)
         for node in tree.nodes { contents.append(contentRenderers[node.kind]) }
         renders &+= 1
         defer { maskScratch.endFrame() }
@@ -108,7 +108,7 @@ public final class Renderer {
             guard !area.isEmpty else { continue }
             let seen = area.offsetBy(dx: x, dy: y)
             if !isOpaquelyCovered(seen, in: tree) { surface.fill(area, clearColor, mode: .source) }
-            let pass = Pass(tree: tree, reach: reach, contents: contents, area: seen.rect)
+            let pass = Pass(tree: tree, reach: reach, contents: contents, area: seen.rect, planes: planes)
             drawSubtree(pass, 0, on: surface, offset: toSurface, clip: Clip(rect: area), opacity: 1)
         }
     }
@@ -122,12 +122,25 @@ public final class Renderer {
         let contents: [ContentRenderer?]
         /// The screen rectangle being repainted.
         let area: Rect
+        /// Per node seen in perspective: the pixels of its plane it and its descendants
+        /// can touch (`reach` holds their image in its parent's pixels).
+        let planes: [Int: Rect]
     }
 
     /// Draws node `i` and its descendants, compositing offscreen when group opacity
     /// requires it. `offset` maps screen space to `surface` (an offscreen group's).
     func drawSubtree(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double) {
         guard pass.reach[i].intersects(pass.area) else { return }
+        if let projection = pass.tree.nodes[i].plane?.projection, let reach = pass.planes[i] {
+            drawProjected(pass, i, projection, reach: reach, on: surface, offset: offset, clip: clip, opacity: opacity)
+        } else {
+            drawFlat(pass, i, on: surface, offset: offset, clip: clip, opacity: opacity)
+        }
+    }
+
+    /// Draws node `i` and its descendants in the pixels they are drawn in, with the
+    /// node's transition if it runs one.
+    func drawFlat(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double) {
         if let transition = pass.tree.nodes[i].content.transition {
             drawTransition(pass, i, transition, on: surface, offset: offset, clip: clip, opacity: opacity)
         } else {
@@ -260,13 +273,23 @@ func premultiplied(_ color: Color, _ opacity: Double) -> PremultipliedColor {
 }
 
 extension RenderTree {
-    /// Per node, the screen pixels it and its descendants can touch, appended to `reach`
-    /// (empty).
-    func subtreeBounds(into reach: inout [Rect]) {
-        for node in nodes { reach.append(node.visualBounds) }
-        for i in stride(from: nodes.count - 1, to: 0, by: -1) {
-            if let p = nodes[i].parent { reach[p] = reach[p].union(reach[i]) }
+    /// Per node, the pixels it and its descendants can touch in those its parent is drawn
+    /// in (the screen's, or a plane's seen in perspective), appended to `reach` (empty);
+    /// returns, per node seen in perspective, those pixels in its own plane.
+    func subtreeBounds(into reach: inout [Rect]) -> [Int: Rect] {
+        var planes: [Int: Rect] = [:]
+        for node in nodes { reach.append(node.plane?.drawingBounds ?? node.visualBounds) }
+        for i in stride(from: nodes.count - 1, through: 0, by: -1) {
+            let p = nodes[i].parent
+            if let projection = nodes[i].plane?.projection {
+                planes[i] = reach[i]
+                guard !reach[i].isNull else { continue }
+                let limit = p.map { nodes[$0].plane == nil } ?? true ? screen : RenderTree.unclipped
+                reach[i] = projection.boundingBox(of: reach[i]).intersection(limit).integral
+            }
+            if let p { reach[p] = reach[p].union(reach[i]) }
         }
+        return planes
     }
 }
 

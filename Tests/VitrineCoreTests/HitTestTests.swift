@@ -232,8 +232,9 @@ import VitrineTestSupport
         #expect(s.convert(Point(x: .nan, y: 10), fromRoot: rootID, to: "box", at: 0) == nil)
     }
 
-    /// Random trees (transforms, sublayerTransforms, masks with rounded corners, zPositions,
-    /// faint, hidden and non-interactive layers, animations): every hit agrees with a
+    /// Random trees (transforms, 3D turns and m34 sublayerTransforms, one-sided layers,
+    /// masks with rounded corners, zPositions, faint, hidden and non-interactive layers,
+    /// animations): every hit agrees with a
     /// search of the render tree built at the same time — the last drawn node whose
     /// bounds hold the point through its screen transform, inside every masking
     /// ancestor's shape, with no ancestor passed over.
@@ -252,6 +253,9 @@ import VitrineTestSupport
             }
             if Int.random(in: 0..<8, using: &random) == 0 {
                 tx.addAnimation(.basic("transform.rotation.z", from: .number(0), to: .number(2), duration: 3), to: id)
+            }
+            if Int.random(in: 0..<10, using: &random) == 0 {
+                tx.addAnimation(.basic("transform.rotation.y", from: .number(0), to: .number(3), duration: 3), to: id)
             }
             ids.append(id)
         }
@@ -286,6 +290,12 @@ import VitrineTestSupport
         if chance(0.25) { p["transform"] = .transform(AffineTransform(rotationAngle: .random(in: -1...1, using: &random))) }
         if chance(0.1) { p["transform"] = .transform(AffineTransform(scaleX: 0.6, y: 1.7)) }
         if chance(0.1) { p["sublayerTransform"] = .transform(AffineTransform(scaleX: 1.4, y: 0.8)) }
+        if chance(0.12) {
+            let axis = chance(0.5) ? (0.0, 1.0) : (1.0, 0.0)
+            p["transform"] = .transform3D(Transform3D(rotationAngle: .random(in: -2.6...2.6, using: &random), x: axis.0, y: axis.1, z: 0))
+        }
+        if chance(0.12) { p["sublayerTransform"] = .transform3D(Transform3D(perspective: .random(in: 500...900, using: &random))) }
+        if chance(0.15) { p["doubleSided"] = .bool(false) }
         if chance(0.25) { p["masksToBounds"] = .bool(true) }
         if chance(0.5) { p["cornerRadius"] = .number(.random(in: 0...60, using: &random)) }
         if chance(0.4) { p["maskedCorners"] = .number(Double(Int.random(in: 0...15, using: &random))) }
@@ -301,7 +311,14 @@ import VitrineTestSupport
     /// tried through the inverse of its screen transform.
     static func reference(_ tree: RenderTree, _ p: Point) -> HitTestResult? {
         let nodes = tree.nodes
-        func local(_ i: Int) -> Point? { nodes[i].transform.inverted?.apply(to: p) }
+        func local(_ i: Int) -> Point? {
+            guard let plane = nodes[i].plane else { return nodes[i].transform.inverted?.apply(to: p) }
+            // Seen in perspective: back through the whole map to the screen, in front of the eye.
+            let m = ProjectiveTransform(nodes[i].transform).concatenating(plane.toScreen)
+            guard let (x, y, w) = m.inverted?.homogeneous(p.x, p.y), w != 0 else { return nil }
+            let q = Point(x: x / w, y: y / w)
+            return m.homogeneous(q.x, q.y).2 > 0 ? q : nil
+        }
         func takesTouches(_ i: Int) -> Bool {
             let v = nodes[i].values
             return v.number(.opacity) >= 0.01 && v.bool(.userInteractionEnabled) && local(i) != nil

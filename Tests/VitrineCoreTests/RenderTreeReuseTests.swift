@@ -102,6 +102,9 @@ import VitrineTestSupport
                 x.parent == y.parent && x.subtreeEnd == y.subtreeEnd && x.isMask == y.isMask && x.hasMask == y.hasMask, "\(context): \(x.id) placement")
             #expect(x.transform == y.transform && x.clip == y.clip && x.visualBounds == y.visualBounds, "\(context): \(x.id) geometry")
             #expect(x.inheritedOpacity == y.inheritedOpacity && x.tint == y.tint, "\(context): \(x.id) opacity")
+            #expect(
+                x.plane?.toScreen == y.plane?.toScreen && x.plane?.projection == y.plane?.projection
+                    && x.plane?.drawingBounds == y.plane?.drawingBounds, "\(context): \(x.id) plane")
             #expect(x.values == y.values && x.displayKeys == y.displayKeys, "\(context): \(x.id) values")
         }
     }
@@ -180,6 +183,9 @@ import VitrineTestSupport
         ]
         if chance(0.2) { p["transform"] = .transform(AffineTransform(rotationAngle: .random(in: -1...1, using: &random))) }
         if chance(0.1) { p["sublayerTransform"] = .transform(AffineTransform(scaleX: 1.5, y: 0.75)) }
+        if chance(0.1) { p["transform"] = .transform3D(Transform3D(rotationAngle: .random(in: -2.5...2.5, using: &random), x: 0, y: 1, z: 0)) }
+        if chance(0.1) { p["sublayerTransform"] = .transform3D(Transform3D(perspective: 600)) }
+        if chance(0.1) { p["doubleSided"] = .bool(false) }
         if chance(0.2) { p["masksToBounds"] = .bool(true) }
         if chance(0.15) { p["zPosition"] = .number(Double(Int.random(in: -1...1, using: &random))) }
         if chance(0.1) { p["opacity"] = .number(chance(0.5) ? 0 : 0.5) }
@@ -198,7 +204,7 @@ import VitrineTestSupport
     private func randomAnimation(using random: inout SeededGenerator) -> Animation {
         let duration = Double.random(in: 0.3...3, using: &random)
         var animation: Animation =
-            switch Int.random(in: 0..<8, using: &random) {
+            switch Int.random(in: 0..<9, using: &random) {
             case 0: .basic("opacity", from: .number(1), to: .number(0), duration: duration)
             case 1: .keyframe("hidden", Keyframes(values: [.bool(false), .bool(true)], calculationMode: .discrete), duration: duration)
             case 2: .basic("position", by: .point(Point(x: 30, y: -20)), duration: duration)
@@ -206,7 +212,8 @@ import VitrineTestSupport
             case 4: .spring("bounds.size.width", to: .number(40), spring: try! Spring(), duration: duration)
             case 5: .basic("backgroundColor", to: .color(.white), duration: duration)
             case 6: .transition(Transition([.push, .fade].randomElement(using: &random)!, direction: .fromTop), duration: duration)
-            default: .basic("sublayerTransform.scale", from: .number(1), to: .number(0.5), duration: duration)
+            case 7: .basic("sublayerTransform.scale", from: .number(1), to: .number(0.5), duration: duration)
+            default: .basic("transform.rotation.y", from: .number(0), to: .number(3), duration: duration)
             }
         animation.timing.beginTime = .random(in: 0...2, using: &random)
         if Bool.random(using: &random) { animation.timing.repeatCount = [1.5, 3, .infinity].randomElement(using: &random)! }

@@ -42,6 +42,10 @@ extension Scene {
     /// of `layer` (its bounds' space), on presentation geometry at `time`; nil when the
     /// layer is not in that output's tree, or is collapsed so that no point maps into it.
     public func convert(_ point: Point, fromRoot root: String, to layer: String, at time: Double) -> Point? {
+        if let t = screenTransform(of: layer, root: root, at: time) {
+            guard let p = t.inverted?.apply(to: point), p.x.isFinite, p.y.isFinite else { return nil }
+            return p
+        }
         guard let m = screenProjection(of: layer, root: root, at: time), let p = HitSearch.unproject(point, through: m) else { return nil }
         return p
     }
@@ -50,7 +54,8 @@ extension Scene {
     /// layer is `root`, on presentation geometry at `time`; nil when the layer is not in
     /// that output's tree.
     public func convert(_ point: Point, from layer: String, toRoot root: String, at time: Double) -> Point? {
-        guard let p = screenProjection(of: layer, root: root, at: time)?.apply(to: point), p.x.isFinite, p.y.isFinite else { return nil }
+        let p = screenTransform(of: layer, root: root, at: time)?.apply(to: point) ?? screenProjection(of: layer, root: root, at: time)?.apply(to: point)
+        guard let p, p.x.isFinite, p.y.isFinite else { return nil }
         return p
     }
 

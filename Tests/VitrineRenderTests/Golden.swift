@@ -35,6 +35,22 @@ enum Golden {
         return scene
     }
 
+    /// Checks that `docs/examples/<name>.json` drawn at `time` is `docs/examples/<name>.png`,
+    /// its screenshot.
+    static func checkExample(_ name: String, at time: Double, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let examples = testsDirectory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/examples")
+        let description = try SceneDescription(contentsOf: examples.appendingPathComponent(name + ".json"))
+        let scene = Scene()
+        StandardKinds.register(in: scene)
+        try scene.addRoot(id: "root", output: "test", size: try #require(description.size, sourceLocation: sourceLocation))
+        try description.apply(to: scene, root: "root", at: 0)
+        _ = scene.advance(to: time)
+        let image = try StandardKinds.renderer(imageDirectory: examples.path).snapshot(scene, root: "root", at: time)
+        let expected = try Surface(contentsOfPNG: examples.appendingPathComponent(name + ".png").path)
+        try GoldenImage.expectSamePixels(
+            image, as: expected, name: name + "-example", tolerance: GoldenImage.tolerance, "\(name) example", sourceLocation: sourceLocation)
+    }
+
     static func renderer() -> Renderer {
         StandardKinds.renderer(imageDirectory: scenesDirectory.path)
     }

@@ -158,15 +158,6 @@ import VitrineTestSupport
 /// docs/examples/wipe.json drawn at 0.6 s is docs/examples/wipe.png, its screenshot.
 @Suite struct WipeExampleTests {
     @Test func theExampleDrawsItsScreenshot() throws {
-        let examples = Golden.testsDirectory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/examples")
-        let description = try SceneDescription(contentsOf: examples.appendingPathComponent("wipe.json"))
-        let scene = Scene()
-        StandardKinds.register(in: scene)
-        try scene.addRoot(id: "root", output: "test", size: try #require(description.size))
-        try description.apply(to: scene, root: "root", at: 0)
-        _ = scene.advance(to: 0.6)
-        let image = try StandardKinds.renderer(imageDirectory: examples.path).snapshot(scene, root: "root", at: 0.6)
-        let expected = try Surface(contentsOfPNG: examples.appendingPathComponent("wipe.png").path)
-        try GoldenImage.expectSamePixels(image, as: expected, name: "wipe-example", tolerance: GoldenImage.tolerance, "wipe example")
+        try Golden.checkExample("wipe", at: 0.6)
     }
 }

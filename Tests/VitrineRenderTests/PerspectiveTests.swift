@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import VitrineCore
 import VitrineRaster
+import VitrineProtocol
 import VitrineRender
+import VitrineTestSupport
 
 /// Layers seen in perspective: a card flipping about y under a parent whose
 /// sublayerTransform has m34 perspective, drawn at exact manual-clock times.
@@ -16,5 +18,13 @@ import VitrineRender
     func flipCardFrames(name: String, time: Double) throws {
         let (scene, _) = try Golden.loadScene("flip-card")
         try Golden.check(try frame(scene, at: time), named: "flip-card-\(name)")
+    }
+}
+
+/// docs/examples/flip-card.json drawn at 0.5 s is docs/examples/flip-card.png, its
+/// screenshot.
+@Suite struct FlipCardExampleTests {
+    @Test func theExampleDrawsItsScreenshot() throws {
+        try Golden.checkExample("flip-card", at: 0.5)
     }
 }

@@ -50,6 +50,7 @@ let package = Package(
         .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
         .library(name: "VitrineConfig", targets: ["VitrineConfig"]),
         .library(name: "VitrineInput", targets: ["VitrineInput"]),
+        .library(name: "VitrineWayland", targets: ["VitrineWayland"]),
         .executable(name: "vitrinectl", targets: ["vitrinectl"]),
     ],
     dependencies: [
@@ -133,7 +134,7 @@ let package = Package(
             name: "VitrineDaemon",
             dependencies: [
                 "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
-                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineVideo", "VitrineFleet", "CLinuxEvents",
+                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineVideo", "VitrineFleet", "VitrineWayland", "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
@@ -153,7 +154,7 @@ let package = Package(
             name: "VitrineDaemonTests",
             dependencies: [
                 "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineTestSupport", "vitrined",
-                "CX11", .product(name: "Logging", package: "swift-log"),
+                "CX11", "CWaylandClient", .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["References"]),
         .executableTarget(
@@ -207,6 +208,17 @@ let package = Package(
             name: "CWaylandClient", path: "Sources/CWaylandClient", pkgConfig: "wayland-client",
             providers: [.apt(["libwayland-dev", "wayland-protocols"])]),
         .executableTarget(name: "wayland-glue", path: "Sources/wayland-glue"),
+        // The Wayland server (`[compositor]`): clients' windows as `surface` layers;
+        // xdg-shell's interfaces described by wayland-glue as for the window backend.
+        .target(
+            name: "VitrineWayland",
+            dependencies: [
+                "VitrineCore", "VitrineSystem", "VitrineRaster", "VitrineRender", "CWaylandServer", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [frameRelease(profiled: false)], plugins: ["WaylandGlue"]),
+        .systemLibrary(
+            name: "CWaylandServer", path: "Sources/CWaylandServer", pkgConfig: "wayland-server",
+            providers: [.apt(["libwayland-dev", "wayland-protocols"])]),
         .plugin(name: "WaylandGlue", capability: .buildTool(), dependencies: ["wayland-glue"]),
         // The X11 window (`--backend x11`): xcb with MIT-SHM, and xkbcommon-x11 for the server's keymap.
         .systemLibrary(

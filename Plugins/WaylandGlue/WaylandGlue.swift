@@ -7,7 +7,7 @@ import PackagePlugin
 @main
 struct WaylandGlue: BuildToolPlugin {
     /// Protocol XML files by target, relative to wayland-protocols' data directory.
-    static let protocols = ["VitrineOutput": ["stable/xdg-shell/xdg-shell.xml"]]
+    static let protocols = ["VitrineOutput": ["stable/xdg-shell/xdg-shell.xml"], "VitrineWayland": ["stable/xdg-shell/xdg-shell.xml"]]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let glue = try context.tool(named: "wayland-glue").url

@@ -86,6 +86,7 @@ extension Configuration {
         input = try Input(reading: top.table("input"))
         fleet = try Fleet(reading: top.table("fleet"))
         metrics = try Metrics(reading: top.table("metrics"))
+        compositor = try Compositor(reading: top.table("compositor"))
         scene = try InitialScene(reading: top.table("scene"), source: source)
         try scene.tryOut(kinds: kinds, size: output.headlessSize, reader: top.table("scene"))
         outputs = try OutputEntry.readAll(top, source: source)
@@ -101,7 +102,7 @@ extension Configuration {
         "output": Output.keys, "socket": Socket.keys, "animation": Animations.keys,
         "rolling_number": RollingNumber.keys, "fonts": Fonts.keys, "limits": Limits.keys, "content": Content.keys,
         "logging": Logging.keys, "scene": InitialScene.keys, "state": State.keys, "input": Input.keys,
-        "fleet": Fleet.keys, "wall": Wall.keys, "metrics": Metrics.keys,
+        "fleet": Fleet.keys, "wall": Wall.keys, "metrics": Metrics.keys, "compositor": Compositor.keys,
     ]
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {

@@ -43,6 +43,8 @@ public struct Configuration: Sendable, Equatable {
     public var wall = Wall()
     /// `[metrics]`: the Prometheus metrics endpoint.
     public var metrics = Metrics()
+    /// `[compositor]`: the Wayland server whose clients `surface` layers show.
+    public var compositor = Compositor()
 
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()
@@ -400,6 +402,9 @@ extension Configuration {
         // The metrics' listening sockets are made once, at start.
         ("metrics.enabled", { $0.metrics.enabled }), ("metrics.address", { $0.metrics.address }), ("metrics.port", { $0.metrics.port }),
         ("metrics.socket", { $0.metrics.socket }), ("metrics.connections", { $0.metrics.connections }),
+        // The Wayland socket is made once, at start.
+        ("compositor.enabled", { $0.compositor.enabled }), ("compositor.socket", { $0.compositor.socket }),
+        ("compositor.rules", { $0.compositor.rules }),
     ]
 
     /// The keys read only when the daemon starts; a reload applies every other key.

@@ -81,6 +81,10 @@ extension Compositor {
             throw ProtocolError(.internalError, "screenshot is handled before execute")
         case .outputList:
             return outputList()
+        case .surfaceList:
+            return surfaceList()
+        case .surfaceAssign(let surface, let layer):
+            return try surfaceAssign(surface, layer: layer)
         case .outputPower(let name, let on):
             let head = try head(named: name)
             try setPower(head, on: on, reason: "command")

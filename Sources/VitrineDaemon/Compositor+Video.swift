@@ -12,18 +12,17 @@ extension Compositor {
     func attachVideos() -> VideoRenderer {
         let videos = VideoRenderer(animations: pipeline.renderer.animations)
         pipeline.renderer.register(videos, forKind: VideoLayer.kindName)
-        for head in heads { head.pipeline.extraDamage = { [unowned videos] in videos.damage(in: $0) } }
         // With a manual clock every frame shows exactly the video frame due (and the first
         // player prepares GStreamer in place); in real time no frame waits for either.
         videos.wait = clock.mode == .manual ? 2 : 0
         if clock.mode == .realtime { videos.gstreamerNeeded = { [unowned self] in prepareGStreamer() } }
         videos.resolve = { [unowned self] src in Self.videoURI(src, content: content, network: settings.networkVideo) }
-        // Video frames count in limits.memory_mb with the images: the store's budget is
-        // what the players leave.
+        // Video frames count in limits.memory_mb with the images and the surfaces: the
+        // store's budget is what the players and the surfaces leave.
         videos.memoryAvailable = { [unowned self, unowned videos] in
-            (settings.limits.memoryMB << 20) - videos.bytes - pipeline.renderer.images.usedBytes
+            (settings.limits.memoryMB << 20) - videos.bytes - pipeline.renderer.images.usedBytes - (wayland?.bytes ?? 0)
         }
-        videos.onMemory = { [unowned self] bytes in pipeline.renderer.images.budget = max(0, (settings.limits.memoryMB << 20) - bytes) }
+        videos.onMemory = { [unowned self] _ in rebudgetImages() }
         videos.onEvent = { [unowned self] layer, src, event in
             var fields: [String: JSON] = ["layer": .string(layer), "src": .string(src)]
             switch event {

@@ -9,6 +9,7 @@ import VitrineRaster
 import VitrineRender
 import VitrineText
 import VitrineVideo
+import VitrineWayland
 
 /// A connected client as the compositor sees it: where its replies and events go.
 public protocol ClientConnection: AnyObject {
@@ -92,6 +93,12 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     var videos: VideoRenderer!
     /// GStreamer's initialization has been handed to a worker.
     var gstreamerPreparing = false
+    /// Surface layers' windows.
+    var surfaces: SurfaceRenderer!
+    /// The Wayland server, when `[compositor]` enables it.
+    weak var wayland: WaylandServer?
+    /// A frame callback's `done` is scheduled for a commit that changed nothing on screen.
+    var surfaceFrameDue = false
     /// The MQTT bridge's figures for `stats`, when there is one.
     var fleetStatistics: (() -> JSON)?
     /// The loop's time per presented frame (advancing the scene, drawing, presenting).
@@ -123,6 +130,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         scene = Scene(configuration: settings.sceneConfiguration)
         StandardKinds.register(in: scene, rolling: settings.rolling, fontFamily: settings.defaultFontFamily)
         scene.register(VideoLayer.kind)
+        scene.register(SurfaceLayer.kind)
         let fonts = try? FontLibrary()
         for directory in settings.fontDirectories { try? fonts?.addFontDirectory(directory) }
         let images = ImageStore(directory: settings.imageDirectory, budget: settings.limits.memoryMB << 20, loader: nil)
@@ -138,6 +146,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         if !restored { try showInitialScene() }
         pipeline.renderer.animations.clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) }
         videos = attachVideos()
+        surfaces = attachSurfaces()
     }
 
     /// The renderer every output's pipeline draws with (one image store, one font library).
@@ -391,6 +400,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
                 head.framesRendered += 1
                 pixelsRepainted += report.repaintedPixels
                 onFramePresented?(time)
+                surfacesPresented()
             } else if primary {
                 input.latency.notPresented(frame: frame)
             }

@@ -7,6 +7,7 @@ import VitrineOutput
 import VitrineProtocol
 import VitrineRender
 import VitrineSystem
+import VitrineWayland
 
 /// The running daemon: one event loop that owns the compositor and serves the socket.
 ///
@@ -54,6 +55,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// The TCP port the metrics are served on (the one asked for, or the kernel's pick for 0
     /// in tests), once listening.
     public private(set) var metricsPort: Int?
+    /// The Wayland server, when `[compositor]` enables it.
+    private var wayland: WaylandServer?
 
     /// A daemon drawing one output.
     public convenience init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
@@ -121,7 +124,10 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         // stop the daemon cleanly.
         if handlesSignals { try watchSignals() }
         let address = try server.start(inheritedSocket: inheritedSocket)
-        do { try startMetrics() } catch {
+        do {
+            try startMetrics()
+            if let path = settings.waylandSocketPath { try serveWayland(at: path) }
+        } catch {
             server.stop()
             throw error
         }
@@ -148,9 +154,23 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         compositor.journal?.writeFinal()
         workers.stop()
         server.stop()
+        if let path = settings.waylandSocketPath, wayland != nil {
+            wayland = nil
+            unlink(path)
+        }
         // Gives the screen back (DRM: waits for the pending flip, restores the CRTC).
         for output in compositor.outputs { output.close() }
         logger.info("stopped")
+    }
+
+    /// Serves Wayland clients on a socket at `path`, with the control socket's permissions.
+    private func serveWayland(at path: String) throws {
+        let fd = try SocketFile.listen(path, mode: settings.socketMode, group: settings.socketGroup)
+        let outputs = compositor.outputs.map { WaylandServer.Output(name: $0.name, width: $0.mode.width, height: $0.mode.height, rate: $0.mode.refreshRate) }
+        let server = try WaylandServer(listening: fd, outputs: outputs, loop: loop, logger: logger)
+        compositor.serve(server)
+        wayland = server
+        logger.info("serving Wayland clients on \(path)")
     }
 
     /// Asks a running daemon to stop (as SIGTERM does); callable from any thread.
@@ -240,7 +260,7 @@ extension Compositor {
         if fresh.imageDirectory == settings.imageDirectory {
             (settings.initialScene, settings.initialSceneOrigin) = (fresh.initialScene, fresh.initialSceneOrigin)
         }
-        pipeline.renderer.images.budget = max(0, (fresh.limits.memoryMB << 20) - videos.bytes)
+        rebudgetImages()
         content.retryFailures()
         settings.background = fresh.background
         settings.sceneConfiguration = fresh.sceneConfiguration

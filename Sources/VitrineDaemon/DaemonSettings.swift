@@ -75,6 +75,17 @@ public struct DaemonSettings: Sendable {
     public var wall = Configuration.Wall()
     /// `[metrics]`: the Prometheus endpoint, when `enabled`.
     public var metrics: Configuration.Metrics
+    /// `[compositor]`: the Wayland server, when `enabled`.
+    public var compositor: Configuration.Compositor
+
+    /// The path of the Wayland socket clients connect to (`WAYLAND_DISPLAY` for the
+    /// programs the daemon starts): `[compositor] socket` in the directory of the control
+    /// socket, the service's runtime directory. Nil when the compositor is not enabled.
+    public var waylandSocketPath: String? {
+        guard compositor.enabled else { return nil }
+        let directory = socketPath.lastIndex(of: "/").map { String(socketPath[..<$0]) } ?? "."
+        return (directory.isEmpty ? "" : directory) + "/" + compositor.socket
+    }
 
     /// The settings a configuration gives (every default is the configuration's); the
     /// journal's directory is left to the caller, who knows the environment.
@@ -106,6 +117,7 @@ public struct DaemonSettings: Sendable {
         fleet = c.fleet
         wall = c.wall
         metrics = c.metrics
+        compositor = c.compositor
     }
 
     /// Bounds on what one client and the whole scene may hold (`[limits]`).

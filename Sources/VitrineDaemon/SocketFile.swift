@@ -75,4 +75,33 @@ enum SocketFile {
         }
         guard chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else { throw SystemError.socket("give group \(group) to", path) }
     }
+
+    /// A non-blocking, close-on-exec Unix stream socket listening at `path` (made free
+    /// with `prepare`), with `mode` and `group`.
+    static func listen(_ path: String, mode: UInt16, group: String?) throws -> CInt {
+        try prepare(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SystemError.socket("create a socket for", path) }
+        var address = address(of: path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else {
+            let error = SystemError.socket("bind", path)
+            close(fd)
+            throw error
+        }
+        guard Glibc.listen(fd, 64) == 0 else {
+            let error = SystemError.socket("listen on", path)
+            close(fd)
+            unlink(path)
+            throw error
+        }
+        do { try setPermissions(path, mode: mode, group: group) } catch {
+            close(fd)
+            unlink(path)
+            throw error
+        }
+        return fd
+    }
 }

@@ -78,26 +78,9 @@ final class SocketServer {
             return path
         }
         let path = settings.socketPath
-        try SocketFile.prepare(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError.socket("create a socket for", path) }
-        var address = SocketFile.address(of: path)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0 else {
-            let error = SystemError.socket("bind", path)
-            close(fd)
-            throw error
-        }
+        let fd = try SocketFile.listen(path, mode: settings.socketMode, group: settings.socketGroup)
         boundPath = path
-        guard listen(fd, 64) == 0 else {
-            let error = SystemError.socket("listen on", path)
-            close(fd)
-            throw error
-        }
         listener = fd
-        try SocketFile.setPermissions(path, mode: settings.socketMode, group: settings.socketGroup)
         try loop.watch(fd, for: .readable) { [unowned self] _ in acceptClients() }
         logger.info("listening on \(path)")
         return path

@@ -85,6 +85,10 @@ public enum Command: Sendable {
     case bindingList(layer: String?)
     /// Feeds a synthetic event to the input pipeline.
     case inputInject(InjectedInput)
+    /// The Wayland clients' toplevel windows: id, app id, title, size, the layer showing it.
+    case surfaceList
+    /// Shows a toplevel window in a `surface` layer (nil: in none).
+    case surfaceAssign(surface: Int, layer: String?)
 
     /// The command's wire name.
     public var name: String {
@@ -121,6 +125,8 @@ public enum Command: Sendable {
         case .bindingRemove: "binding.remove"
         case .bindingList: "binding.list"
         case .inputInject: "input.inject"
+        case .surfaceList: "surface.list"
+        case .surfaceAssign: "surface.assign"
         }
     }
 

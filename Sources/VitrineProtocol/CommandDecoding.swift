@@ -103,6 +103,15 @@ extension Command {
                 throw ProtocolError(.missingField, "output.power needs \"on\": true to wake the output, false to blank it")
             }
             self = .outputPower(output: output, on: on)
+        case "surface.assign":
+            try r.only(["surface", "layer"])
+            guard let surface = try r.number("surface"), surface.rounded() == surface, surface >= 1, surface <= 1e9 else {
+                throw ProtocolError(.missingField, "surface.assign needs \"surface\": a surface id from surface.list")
+            }
+            guard let layer = r.object["layer"], layer.string != nil || layer == .null else {
+                throw ProtocolError(.missingField, "surface.assign needs \"layer\": the id of a surface layer, or null to show the surface nowhere")
+            }
+            self = .surfaceAssign(surface: Int(surface), layer: layer.string)
         case "subscribe", "unsubscribe":
             try r.only(name == "subscribe" ? ["events", "layers"] : ["events"])
             guard let events = try r.strings("events"), !events.isEmpty else {
@@ -121,7 +130,7 @@ extension Command {
     /// The commands without fields of their own.
     private static let fieldless: [String: Command] = [
         "hello": .hello, "ping": .ping, "stats": .stats, "config.reload": .configReload, "scene.reset": .sceneReset,
-        "output.list": .outputList,
+        "output.list": .outputList, "surface.list": .surfaceList,
     ]
 
     private static func decodeLayerSet(_ r: Fields) throws(ProtocolError) -> Command {
@@ -235,6 +244,7 @@ extension Command {
         "layer.actions", "animation.add", "animation.remove", "animation.list", "number.set", "transaction", "layer.pause",
         "layer.resume", "layer.speed", "time", "clock.set", "clock.advance", "screenshot", "subscribe",
         "unsubscribe", "config.reload", "scene.reset", "binding.add", "binding.remove", "binding.list", "input.inject", "output.list", "output.power",
+        "surface.list", "surface.assign",
     ]
 }
 

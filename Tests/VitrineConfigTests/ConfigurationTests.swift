@@ -136,6 +136,16 @@ import VitrineCore
         port = 9100
         socket = "/run/vitrine/metrics.sock"
         connections = 2
+
+        [compositor]
+        enabled = true
+        socket = "wayland-kiosk"
+        [[compositor.rules]]
+        app_id = "chromium"
+        layer = "browser"
+        [[compositor.rules]]
+        title = "Player"
+        layer = "video"
         """
 
     @Test func everyKeyReadsANonDefaultValue() throws {
@@ -210,6 +220,8 @@ import VitrineCore
         expected.wall.viewport = Configuration.Viewport(x: 1920, y: 0, width: 1920, height: 1080)
         (expected.metrics.enabled, expected.metrics.address, expected.metrics.port) = (true, "::1", 9100)
         (expected.metrics.socket, expected.metrics.connections) = ("/run/vitrine/metrics.sock", 2)
+        (expected.compositor.enabled, expected.compositor.socket) = (true, "wayland-kiosk")
+        expected.compositor.rules = [.init(appID: "chromium", layer: "browser"), .init(title: "Player", layer: "video")]
 
         let parsed = try parse(Self.everyKeyChanged)
         #expect(parsed == expected)

@@ -1,0 +1,77 @@
+extension Configuration {
+    /// `[compositor]`: the Wayland server that shows other programs' windows as `surface`
+    /// layers (docs/COMPOSITOR.md). Read at start.
+    public struct Compositor: Sendable, Hashable {
+        /// `enabled`: serve Wayland clients. Default false.
+        public var enabled = false
+        /// `socket`: the socket's name, made in the directory of `socket.path` (the
+        /// service's runtime directory); clients find it with `WAYLAND_DISPLAY` set to the
+        /// whole path. Default "wayland-0".
+        public var socket = "wayland-0"
+        /// `[[compositor.rules]]`: which layer shows a toplevel, by its app id and title.
+        public var rules: [Rule] = []
+
+        /// Every key at its default.
+        public init() {}
+
+        /// One `[[compositor.rules]]` table: a toplevel whose app id and title match (an
+        /// empty field matches any) is shown by the `surface` layer `layer`. The first
+        /// rule that matches wins.
+        public struct Rule: Sendable, Hashable {
+            /// `app_id`: the toplevel's app id exactly; "" for any.
+            public var appID: String
+            /// `title`: the toplevel's title exactly; "" for any.
+            public var title: String
+            /// `layer`: the id of the `surface` layer that shows it.
+            public var layer: String
+
+            public init(appID: String = "", title: String = "", layer: String) {
+                self.appID = appID
+                self.title = title
+                self.layer = layer
+            }
+
+            /// Whether a toplevel with `appID` and `title` matches.
+            public func matches(appID: String, title: String) -> Bool {
+                (self.appID.isEmpty || self.appID == appID) && (self.title.isEmpty || self.title == title)
+            }
+        }
+    }
+}
+
+extension Configuration.Compositor {
+    static let keys = ["enabled", "socket", "rules"]
+
+    /// Whether `name` may name a socket file: letters, digits, `-`, `_`, `.`, not starting
+    /// with a dot, at most 64 bytes.
+    static func isSocketName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64 && !name.hasPrefix(".")
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "-_.".unicodeScalars.contains($0))
+            }
+    }
+
+    init(reading r: TableReader) throws(ConfigError) {
+        try r.refuseUnknownKeys(Self.keys)
+        enabled = try r.boolean("enabled", enabled)
+        socket = try r.string("socket", socket, expected: "a file name of letters, digits, '-', '_' and '.' such as \"wayland-0\"", where: Self.isSocketName)
+        guard let node = r.entries["rules"] else { return }
+        guard let items = node.array, items.allSatisfy({ $0.table != nil }) else {
+            throw r.error("rules", "must be [[compositor.rules]] tables, each with a layer and an app_id or a title, got \(node.written)")
+        }
+        for (i, item) in items.enumerated() {
+            let rule = TableReader(path: r.key("rules[\(i)]"), entries: item.table ?? [:], context: r.context)
+            try rule.refuseUnknownKeys(["app_id", "title", "layer"])
+            let layer = try rule.string("layer", "", expected: "a layer id") { !$0.isEmpty && $0.utf8.count <= 256 }
+            guard !layer.isEmpty else {
+                throw r.context.error(rule.path, "a [[compositor.rules]] table needs the layer that shows the surface, such as layer = \"browser\"")
+            }
+            let appID = try rule.string("app_id", "")
+            let title = try rule.string("title", "")
+            guard !appID.isEmpty || !title.isEmpty else {
+                throw r.context.error(rule.path, "a [[compositor.rules]] table needs an app_id or a title to match, such as app_id = \"org.example.App\"")
+            }
+            rules.append(Rule(appID: appID, title: title, layer: layer))
+        }
+    }
+}

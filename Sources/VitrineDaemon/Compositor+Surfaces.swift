@@ -1,0 +1,144 @@
+import Glibc
+import VitrineCore
+import VitrineJSON
+import VitrineProtocol
+import VitrineSystem
+import VitrineWayland
+
+/// Surface layers: Wayland clients' toplevel windows shown as layers' contents, placed by
+/// `[[compositor.rules]]` and `surface.assign`, with `surface.*` events.
+extension Compositor: WaylandServerDelegate {
+    /// Registers the renderer of the `surface` kind and adds its damage to every output's.
+    func attachSurfaces() -> SurfaceRenderer {
+        let surfaces = SurfaceRenderer()
+        pipeline.renderer.register(surfaces, forKind: SurfaceLayer.kindName)
+        for head in heads {
+            head.pipeline.extraDamage = { [unowned videos = videos!, unowned surfaces] in videos.damage(in: $0) + surfaces.damage(in: $0) }
+        }
+        return surfaces
+    }
+
+    /// Serves Wayland clients with `server`: its pictures count in `limits.memory_mb` with
+    /// the images and videos.
+    public func serve(_ server: WaylandServer) {
+        wayland = server
+        server.delegate = self
+        server.memoryAvailable = { [unowned self, unowned server] in
+            (settings.limits.memoryMB << 20) - videos.bytes - pipeline.renderer.images.usedBytes - server.bytes
+        }
+        server.onMemory = { [unowned self] _ in rebudgetImages() }
+    }
+
+    /// The image store's budget: `limits.memory_mb` less what videos and surfaces hold.
+    func rebudgetImages() {
+        pipeline.renderer.images.budget = max(0, (settings.limits.memoryMB << 20) - videos.bytes - (wayland?.bytes ?? 0))
+    }
+
+    /// After a frame is presented: the frame callbacks of the windows it showed are done.
+    func surfacesPresented() {
+        guard let wayland else { return }
+        wayland.framePresented(showing: surfaces.shown, milliseconds: Self.milliseconds())
+    }
+
+    static func milliseconds() -> UInt32 { UInt32(truncatingIfNeeded: EventLoop.monotonicNanoseconds() / 1_000_000) }
+
+    // MARK: WaylandServerDelegate
+
+    public func toplevelMapped(_ toplevel: Toplevel) {
+        if assignedLayer(of: toplevel) == nil, let rule = settings.compositor.rules.first(where: { $0.matches(appID: toplevel.appID, title: toplevel.title) }) {
+            do { try assign(toplevel, to: rule.layer) } catch {
+                logger.warning("surface \(toplevel.id) (\(toplevel.appID)): rule for layer \(rule.layer) not applied: \(error.message)")
+            }
+        }
+        logger.info("surface \(toplevel.id) mapped: app id '\(toplevel.appID)', title '\(toplevel.title)', pid \(toplevel.pid)")
+        broadcast("surface.mapped", description(of: toplevel))
+        requestFrame()
+    }
+
+    public func toplevelUnmapped(_ toplevel: Toplevel) {
+        var fields: [String: JSON] = ["surface": .number(Double(toplevel.id))]
+        if let layer = assignedLayer(of: toplevel) {
+            fields["layer"] = .string(layer)
+            if !toplevel.isAlive { surfaces.assignments[layer] = nil }
+        }
+        broadcast("surface.unmapped", fields)
+        requestFrame()
+    }
+
+    public func toplevelChanged(_ toplevel: Toplevel) {
+        guard assignedLayer(of: toplevel) != nil else { return }
+        if toplevel.awaitsFrame, !surfaceFrameDue {
+            // A commit that changes nothing on screen still gets its callback, a frame later.
+            surfaceFrameDue = true
+            schedule(1.0 / 60) { [weak self] in
+                guard let self else { return }
+                surfaceFrameDue = false
+                wayland?.framePresented(showing: surfaces.shown.filter(\.awaitsFrame), milliseconds: Self.milliseconds())
+            }
+        }
+        requestFrame()
+    }
+
+    public func initialSize(of toplevel: Toplevel) -> (width: Int, height: Int)? {
+        guard let rule = settings.compositor.rules.first(where: { $0.matches(appID: toplevel.appID, title: toplevel.title) }),
+            let bounds = try? scene.modelValues(of: rule.layer).rect(.bounds)
+        else { return nil }
+        return (Int(bounds.size.width.rounded()), Int(bounds.size.height.rounded()))
+    }
+
+    // MARK: Commands
+
+    /// The layer showing `toplevel`, if any.
+    func assignedLayer(of toplevel: Toplevel) -> String? {
+        surfaces.assignments.first { $0.value === toplevel }?.key
+    }
+
+    /// `surface.list`.
+    func surfaceList() -> JSON {
+        let toplevels = (wayland?.toplevels.values.sorted { $0.id < $1.id } ?? [])
+        return .object(["surfaces": .array(toplevels.map { .object(description(of: $0)) })])
+    }
+
+    func description(of toplevel: Toplevel) -> [String: JSON] {
+        var fields: [String: JSON] = [
+            "surface": .number(Double(toplevel.id)), "appId": .string(toplevel.appID), "title": .string(toplevel.title),
+            "pid": .number(Double(toplevel.pid)), "mapped": .bool(toplevel.isMapped), "layer": assignedLayer(of: toplevel).map(JSON.string) ?? .null,
+        ]
+        if let window = toplevel.windowRect {
+            fields["width"] = .number(Double(window.width))
+            fields["height"] = .number(Double(window.height))
+        }
+        return fields
+    }
+
+    /// `surface.assign`.
+    func surfaceAssign(_ id: Int, layer: String?) throws(ProtocolError) -> JSON {
+        guard let wayland else {
+            throw ProtocolError(.invalidValue, "the compositor is off: [compositor] enabled = true serves Wayland clients")
+        }
+        guard let toplevel = wayland.toplevels[id] else {
+            throw ProtocolError(.invalidValue, "there is no surface \(id); surface.list lists them")
+        }
+        if let layer {
+            try assign(toplevel, to: layer)
+        } else if let old = assignedLayer(of: toplevel) {
+            surfaces.assignments[old] = nil
+        }
+        frameNeeded = true
+        return .object(description(of: toplevel))
+    }
+
+    /// Shows `toplevel` in the surface layer `layer`, instead of wherever it was.
+    func assign(_ toplevel: Toplevel, to layer: String) throws(ProtocolError) {
+        let kind: LayerKind
+        do { kind = try scene.kind(of: layer) } catch { throw ProtocolError(error) }
+        guard kind.name == SurfaceLayer.kindName else {
+            throw ProtocolError(.invalidValue, "layer '\(layer)' is a \(kind.name) layer; a surface is shown by a layer of kind surface")
+        }
+        if let old = assignedLayer(of: toplevel) { surfaces.assignments[old] = nil }
+        surfaces.assignments[layer] = toplevel
+        if let bounds = try? scene.modelValues(of: layer).rect(.bounds) {
+            toplevel.configure(width: max(1, Int(bounds.size.width.rounded())), height: max(1, Int(bounds.size.height.rounded())))
+        }
+    }
+}

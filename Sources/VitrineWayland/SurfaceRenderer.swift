@@ -1,0 +1,87 @@
+import VitrineCore
+import VitrineRaster
+import VitrineRender
+
+/// The `surface` layer kind: a Wayland client's toplevel window as the layer's contents,
+/// drawn over the bounds (its window geometry, without client-side shadows), under the
+/// layer's transform, opacity, corners and mask like any contents.
+public enum SurfaceLayer {
+    public static let kindName = "surface"
+
+    public static let kind = LayerKind(name: kindName)
+}
+
+/// Draws `surface` layers from the toplevels assigned to them, tells the toplevels the
+/// size of their layers (a configure), and turns the clients' damage into screen damage.
+public final class SurfaceRenderer: ContentRenderer {
+    /// The toplevel each layer shows, by layer id.
+    public var assignments: [String: Toplevel] = [:]
+    /// The toplevels on screen in the trees last damaged: their frame callbacks are done
+    /// when that frame is presented.
+    public private(set) var shown: [Toplevel] = []
+
+    private struct Entry {
+        var toplevel: ObjectIdentifier?
+        var serial = -1
+        var area = Rect.zero
+    }
+
+    private var entries: [String: Entry] = [:]
+
+    public init() {}
+
+    public func contentVersion(of node: RenderTree.Node) -> AnyHashable? { assignments[node.id]?.serial }
+
+    public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
+        guard let toplevel = assignments[node.id], toplevel.isMapped, let picture = toplevel.picture, let window = toplevel.windowRect,
+            opacity > 0
+        else { return }
+        surface.draw(image: picture, in: node.values.rect(.bounds), from: window.rect, transform: transform, opacity: opacity, clip: clip)
+    }
+
+    /// The screen rectangles of the surface layers in `tree` whose windows changed since
+    /// they were drawn (only the parts the clients damaged, where the layer kept its
+    /// place); asks each toplevel for its layer's size.
+    public func damage(in tree: RenderTree) -> [Rect] {
+        var rects: [Rect] = []
+        var seen: Set<String> = []
+        shown.removeAll(keepingCapacity: true)
+        for node in tree.nodes where node.kind == SurfaceLayer.kindName {
+            seen.insert(node.id)
+            let toplevel = assignments[node.id]
+            let bounds = node.values.rect(.bounds)
+            if let toplevel {
+                toplevel.configure(width: max(1, Int(bounds.size.width.rounded())), height: max(1, Int(bounds.size.height.rounded())))
+                if toplevel.isMapped { shown.append(toplevel) }
+            }
+            var entry = entries[node.id] ?? Entry()
+            let identity = toplevel.map(ObjectIdentifier.init)
+            let serial = toplevel?.serial ?? -1
+            guard identity != entry.toplevel || serial != entry.serial || entry.area != node.visualBounds else { continue }
+            if identity == entry.toplevel, entry.area == node.visualBounds, let toplevel, let window = toplevel.windowRect,
+                let changed = toplevel.damage(since: entry.serial), window.width > 0, window.height > 0
+            {
+                let (sx, sy) = (bounds.size.width / Double(window.width), bounds.size.height / Double(window.height))
+                for r in changed {
+                    let local = Rect(
+                        x: bounds.origin.x + Double(r.x - window.x) * sx, y: bounds.origin.y + Double(r.y - window.y) * sy, width: Double(r.width) * sx,
+                        height: Double(r.height) * sy)
+                    let screen = node.transform.boundingBox(of: local).insetBy(dx: -1, dy: -1).intersection(node.visualBounds)
+                    if !screen.isEmpty { rects.append(screen) }
+                }
+            } else {
+                rects.append(node.visualBounds)
+                if entry.area != node.visualBounds, !entry.area.isEmpty { rects.append(entry.area) }
+            }
+            entry.toplevel = identity
+            entry.serial = serial
+            entry.area = node.visualBounds
+            entries[node.id] = entry
+        }
+        for (id, entry) in entries where !seen.contains(id) {
+            if !entry.area.isEmpty { rects.append(entry.area) }
+            entries[id] = nil
+        }
+        return rects
+    }
+}

@@ -1,0 +1,214 @@
+import CWaylandServer
+import Glibc
+import Logging
+import VitrineSystem
+
+/// What the daemon hears from the Wayland server, on its loop.
+public protocol WaylandServerDelegate: AnyObject {
+    /// A toplevel showed its first buffer.
+    func toplevelMapped(_ toplevel: Toplevel)
+    /// A toplevel stopped showing (destroyed, a null buffer, or its client gone).
+    func toplevelUnmapped(_ toplevel: Toplevel)
+    /// A mapped toplevel's picture changed (its `damage` says where), or it asks for a
+    /// frame callback.
+    func toplevelChanged(_ toplevel: Toplevel)
+    /// The size a new toplevel is first configured with (its layer's), before it maps;
+    /// nil lets the client choose.
+    func initialSize(of toplevel: Toplevel) -> (width: Int, height: Int)?
+}
+
+/// The daemon's Wayland server: libwayland-server on the daemon's event loop, serving
+/// `wl_compositor`, `wl_subcompositor`, `wl_shm`, `xdg_wm_base` and a `wl_output` per
+/// output on a listening socket the daemon made.
+///
+/// ```swift
+/// let server = try WaylandServer(listening: fd, outputs: [.init(name: "HEADLESS-1", width: 1280, height: 800, rate: 60)], loop: loop, logger: logger)
+/// server.delegate = self
+/// ```
+///
+/// Requests are read and dispatched when the display's descriptor is readable; replies
+/// are flushed after each dispatch and after each frame (`flush`). A client's socket is
+/// non-blocking: one that does not read its events is disconnected by libwayland when
+/// its buffer fills, never waited for.
+public final class WaylandServer {
+    /// An output as clients see it (`wl_output`).
+    public struct Output: Sendable {
+        public var name: String
+        public var width: Int
+        public var height: Int
+        /// Frames per second.
+        public var rate: Double
+
+        public init(name: String, width: Int, height: Int, rate: Double) {
+            (self.name, self.width, self.height, self.rate) = (name, width, height, rate)
+        }
+    }
+
+    let display: OpaquePointer
+    private let loop: EventLoop
+    private let loopFD: CInt
+    let logger: Logger
+    public weak var delegate: WaylandServerDelegate?
+    /// The mapped and unmapped toplevels, by id.
+    public private(set) var toplevels: [Int: Toplevel] = [:]
+    private var nextToplevelID = 0
+    /// Requests a client may send in one second before it is disconnected as a flood.
+    public var maximumRequestsPerSecond = 200_000
+    /// Requests per client in the current second.
+    private var requestCounts: [OpaquePointer: Int] = [:]
+    private var countingSince = Double(EventLoop.monotonicNanoseconds()) / 1e9
+    /// Clients to disconnect once the dispatch that found them is over.
+    private var flooding: Set<OpaquePointer> = []
+    /// Bytes of surface pictures the daemon may still hold (`limits.memory_mb` less what
+    /// images and videos hold); a commit that does not fit disconnects its client.
+    public var memoryAvailable: () -> Int = { .max }
+    /// Bytes of the surfaces' copied pictures.
+    public internal(set) var bytes = 0
+    /// Called when `bytes` changes.
+    public var onMemory: ((Int) -> Void)?
+    private var globals: [GlobalBinding] = []
+
+    /// Serves the Wayland protocol on `listening` (a bound, listening, non-blocking,
+    /// close-on-exec Unix socket, which the server closes when it goes).
+    public init(listening: CInt, outputs: [Output], loop: EventLoop, logger: Logger) throws(SystemError) {
+        guard let display = wl_display_create() else {
+            close(listening)
+            throw SystemError("cannot create the Wayland display (out of memory)")
+        }
+        self.display = display
+        self.loop = loop
+        self.logger = logger
+        loopFD = wl_event_loop_get_fd(wl_display_get_event_loop(display))
+        guard wl_display_add_socket_fd(display, listening) == 0 else {
+            close(listening)
+            wl_display_destroy(display)
+            throw SystemError("libwayland refused the Wayland socket")
+        }
+        guard wl_display_init_shm(display) == 0 else {
+            wl_display_destroy(display)
+            throw SystemError("cannot serve wl_shm (out of memory)")
+        }
+        globals.append(GlobalBinding(self, vitrine_wl_compositor_interface(), version: 5) { Compositor(server: $0, client: $1, version: $2, id: $3) })
+        globals.append(
+            GlobalBinding(self, vitrine_wl_subcompositor_interface(), version: 1) { SubcompositorObject(server: $0, client: $1, version: $2, id: $3) })
+        globals.append(GlobalBinding(self, ServerInterfaceTable.xdgShell["xdg_wm_base"], version: 5) { WMBase(server: $0, client: $1, version: $2, id: $3) })
+        for output in outputs {
+            globals.append(
+                GlobalBinding(self, vitrine_wl_output_interface(), version: 4) { OutputObject(server: $0, client: $1, version: $2, id: $3, output: output) })
+        }
+        do {
+            try loop.watch(loopFD, for: .readable) { [unowned self] _ in dispatch() }
+        } catch {
+            wl_display_destroy(display)
+            throw error
+        }
+    }
+
+    deinit {
+        loop.unwatch(loopFD)
+        wl_display_destroy_clients(display)
+        wl_display_destroy(display)
+    }
+
+    /// Reads and handles what clients sent, then disconnects flooders and flushes.
+    func dispatch() {
+        wl_event_loop_dispatch(wl_display_get_event_loop(display), 0)
+        for client in flooding { wl_client_destroy(client) }
+        flooding.removeAll()
+        flush()
+    }
+
+    /// Sends the events queued for clients (call after each frame).
+    public func flush() { wl_display_flush_clients(display) }
+
+    /// Counts one request of `client`; false when it is over the rate and is to be
+    /// disconnected (its request is then not handled).
+    func count(requestFrom client: OpaquePointer) -> Bool {
+        let now = Double(EventLoop.monotonicNanoseconds()) / 1e9
+        if now - countingSince >= 1 {
+            requestCounts.removeAll(keepingCapacity: true)
+            countingSince = now
+        }
+        let count = requestCounts[client, default: 0] + 1
+        requestCounts[client] = count
+        guard count > maximumRequestsPerSecond else { return true }
+        if flooding.insert(client).inserted {
+            logger.warning("Wayland client \(Self.describe(client)) sent more than \(maximumRequestsPerSecond) requests in a second: disconnected")
+        }
+        return false
+    }
+
+    /// "pid 123" for logs.
+    static func describe(_ client: OpaquePointer) -> String { "pid \(pid(of: client))" }
+
+    /// The process id of `client`.
+    static func pid(of client: OpaquePointer) -> Int {
+        var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
+        wl_client_get_credentials(client, &pid, &uid, &gid)
+        return Int(pid)
+    }
+
+    // MARK: Toplevels
+
+    func register(_ toplevel: Toplevel) {
+        nextToplevelID += 1
+        toplevel.id = nextToplevelID
+        toplevels[toplevel.id] = toplevel
+    }
+
+    func forget(_ toplevel: Toplevel) {
+        toplevels[toplevel.id] = nil
+    }
+
+    func mapped(_ toplevel: Toplevel) { delegate?.toplevelMapped(toplevel) }
+    func unmapped(_ toplevel: Toplevel) { delegate?.toplevelUnmapped(toplevel) }
+    func changed(_ toplevel: Toplevel) { delegate?.toplevelChanged(toplevel) }
+
+    /// Sends `wl_callback.done` to the frame callbacks of the toplevels in `shown` (those
+    /// on screen in a frame just presented) with `milliseconds`, the presentation time.
+    public func framePresented(showing shown: [Toplevel], milliseconds: UInt32) {
+        for toplevel in shown { toplevel.root?.sendFrameDone(milliseconds) }
+        flush()
+    }
+
+    /// Accounts `delta` bytes of pictures; false (nothing counted) when they do not fit.
+    func reserve(_ delta: Int) -> Bool {
+        guard delta <= 0 || delta <= memoryAvailable() else { return false }
+        bytes += delta
+        onMemory?(bytes)
+        return true
+    }
+}
+
+/// A global (`wl_global`) and what binding it makes.
+final class GlobalBinding {
+    private(set) var global: OpaquePointer?
+    unowned let server: WaylandServer
+    let make: (WaylandServer, OpaquePointer, UInt32, UInt32) -> ServerObject?
+
+    init(
+        _ server: WaylandServer, _ interface: UnsafePointer<wl_interface>, version: Int32,
+        make: @escaping (WaylandServer, OpaquePointer, UInt32, UInt32) -> ServerObject?
+    ) {
+        self.server = server
+        self.make = make
+        create(interface, version: version)
+    }
+
+    /// Offers the global to clients (the server keeps the binding as long as the display).
+    func create(_ interface: UnsafePointer<wl_interface>, version: Int32) {
+        global = wl_global_create(server.display, interface, version, Unmanaged.passUnretained(self).toOpaque(), globalBind)
+    }
+}
+
+private let globalBind: wl_global_bind_func_t = { client, data, version, id in
+    guard let client, let data else { return }
+    let binding = Unmanaged<GlobalBinding>.fromOpaque(data).takeUnretainedValue()
+    _ = binding.make(binding.server, client, version, id)
+}
+
+extension WaylandServer {
+    /// A mapped toplevel's title or app id changed: told as a change of its picture's
+    /// metadata (`surface.list` reads them).
+    func changedMetadata(_ toplevel: Toplevel) { delegate?.toplevelChanged(toplevel) }
+}

@@ -1,0 +1,203 @@
+import CWaylandClient
+import Foundation
+import Testing
+import VitrineProtocol
+import VitrineRaster
+import VitrineTestSupport
+
+/// The daemon as a Wayland compositor (`[compositor]`): a client's toplevel shown by a
+/// `surface` layer. The client is a second `vitrined` with `--backend wayland` drawing a
+/// known scene into wl_shm buffers (an xdg toplevel that resizes to its configure and sends
+/// only its damage), a client written here that sends a pool too small for its buffer, and
+/// Weston's `weston-simple-shm`.
+@Suite(.serialized) struct CompositorTests {
+    static let references = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("References")
+
+    /// Four coloured quadrants and a small square at (26, 16): the client's picture.
+    static let clientScene = """
+        {"size": [60, 40], "background": "#000000",
+         "layers": [
+          {"id": "tl", "properties": {"bounds": [0, 0, 30, 20], "position": [15, 10], "backgroundColor": "#ff0000"}},
+          {"id": "tr", "properties": {"bounds": [0, 0, 30, 20], "position": [45, 10], "backgroundColor": "#00ff00"}},
+          {"id": "bl", "properties": {"bounds": [0, 0, 30, 20], "position": [15, 30], "backgroundColor": "#0000ff"}},
+          {"id": "br", "properties": {"bounds": [0, 0, 30, 20], "position": [45, 30], "backgroundColor": "#ffffff"}},
+          {"id": "dot", "properties": {"bounds": [0, 0, 8, 8], "position": [30, 20], "backgroundColor": "#ffff00"}}]}
+        """
+
+    /// The compositor (headless, 200×120, manual clock) with a surface layer `win` that
+    /// rules give toplevels of app id "vitrined", scaled 2× and moved to (100, 60).
+    struct Setup {
+        let daemon: DaemonProcess
+        let control: SocketClient
+        let waylandPath: String
+
+        init(rules: String = "[[compositor.rules]]\napp_id = \"vitrined\"\nlayer = \"win\"\n") throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-wl-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let config = directory.appendingPathComponent("vitrine.toml").path
+            try "[output]\nheadless_size = \"200x120\"\nbackground = \"#203040\"\n[compositor]\nenabled = true\nsocket = \"wl\"\n\(rules)"
+                .write(toFile: config, atomically: true, encoding: .utf8)
+            daemon = try DaemonProcess(arguments: ["--config", config, "--log-level", "info"])
+            waylandPath = daemon.directory.appendingPathComponent("wl").path
+            control = try daemon.connect()
+            try control.ok(#"{"cmd": "subscribe", "events": ["surface.*"]}"#)
+            try control.ok(
+                ##"{"cmd": "layer.add", "layer": "win", "kind": "surface", "properties": {"bounds": [0, 0, 60, 40], "position": [100, 60], "transform.scale": 2, "backgroundColor": "#404040"}}"##
+            )
+        }
+
+        /// A `vitrined --backend wayland` showing `clientScene` as a client of this one.
+        func startClient() throws -> DaemonProcess {
+            let scene = daemon.directory.appendingPathComponent("client.json").path
+            try CompositorTests.clientScene.write(toFile: scene, atomically: true, encoding: .utf8)
+            return try DaemonProcess(
+                clock: "manual", backend: "wayland", environment: ["WAYLAND_DISPLAY": waylandPath],
+                arguments: ["--mode", "60x40@60", "--scene", scene, "--log-level", "info"])
+        }
+
+        /// Takes screenshots until one matches the reference `name` (a client's frame takes a
+        /// moment to arrive); the last mismatch, or nil. Without a reference, the picture of
+        /// a moment later is written as one, and the test fails.
+        func expectPicture(_ name: String, timeout: Double = 10) throws -> String? {
+            if !FileManager.default.fileExists(atPath: CompositorTests.references.appendingPathComponent(name + ".png").path) {
+                sleep(2)
+                return try GoldenImage.check(try control.screenshot(name), named: name, in: CompositorTests.references)
+            }
+            let deadline = Date().addingTimeInterval(timeout)
+            var failure: String?
+            repeat {
+                failure = try GoldenImage.check(try control.screenshot(name), named: name, in: CompositorTests.references)
+                if failure == nil { return nil }
+                usleep(50_000)
+            } while Date() < deadline
+            return failure
+        }
+    }
+
+    @Test func aClientIsShownThroughTheLayersTransformAndFades() throws {
+        let setup = try Setup()
+        #expect(FileManager.default.fileExists(atPath: setup.waylandPath))
+        let client = try setup.startClient()
+        let mapped = try setup.control.waitForEvent("surface.mapped")
+        #expect(mapped["appId"] == .string("vitrined") && mapped["layer"] == .string("win"), "\(mapped.text)")
+        #expect(try setup.expectPicture("compositor-client-scaled") == nil)
+        try setup.control.ok(#"{"cmd": "layer.set", "layer": "win", "properties": {"opacity": 0}, "animation": {"duration": 1, "timing": "linear"}}"#)
+        try setup.control.ok(#"{"cmd": "clock.set", "time": 0.5}"#)
+        #expect(try setup.expectPicture("compositor-client-half-faded") == nil)
+        let list = try setup.control.request(#"{"cmd": "surface.list"}"#)
+        let surface = try #require(list["result"]?["surfaces"]?.array?.first, "\(list)")
+        #expect(surface["width"] == .number(60) && surface["height"] == .number(40) && surface["mapped"] == .bool(true), "\(surface.text)")
+        #expect(client.isRunning)
+    }
+
+    @Test func theLayersSizeIsTheClientsWindowSize() throws {
+        let setup = try Setup()
+        let client = try setup.startClient()
+        _ = try setup.control.waitForEvent("surface.mapped")
+        try setup.control.ok(#"{"cmd": "layer.set", "layer": "win", "properties": {"bounds": [0, 0, 50, 30]}, "actions": false}"#)
+        let inner = try client.connect()
+        let deadline = Date().addingTimeInterval(10)
+        var size: JSON?
+        repeat {
+            size = try inner.request(#"{"cmd": "output.list"}"#)["result"]?["outputs"]?.array?.first
+            if size?["size"] == .array([.number(50), .number(30)]) { break }
+            usleep(50_000)
+        } while Date() < deadline
+        #expect(size?["size"] == .array([.number(50), .number(30)]), "\(size?.text ?? "no output")")
+        let listed = try setup.control.request(#"{"cmd": "surface.list"}"#)["result"]?["surfaces"]?.array?.first
+        #expect(listed?["width"] == .number(50) && listed?["height"] == .number(30), "\(listed?.text ?? "")")
+    }
+
+    @Test func aClientsDamageRedrawsOnlyThatPartOfTheLayer() throws {
+        let setup = try Setup()
+        let client = try setup.startClient()
+        _ = try setup.control.waitForEvent("surface.mapped")
+        #expect(try setup.expectPicture("compositor-client-scaled") == nil)
+        let before = try setup.control.request(#"{"cmd": "stats"}"#)["result"]?["pixels"]?.number ?? 0
+        try client.connect().ok(##"{"cmd": "layer.set", "layer": "dot", "properties": {"backgroundColor": "#00ffff"}, "actions": false}"##)
+        #expect(try setup.expectPicture("compositor-client-dot-changed") == nil)
+        let after = try setup.control.request(#"{"cmd": "stats"}"#)["result"]?["pixels"]?.number ?? 0
+        // The client damages the 8×8 square and a pixel around it, drawn at 2× with a pixel
+        // of filtering around that: 22 × 22, far below the layer's 120 × 80.
+        #expect(after - before > 0 && after - before <= 24 * 24, "repainted \(after - before) pixels")
+    }
+
+    @Test func mappingAndUnmappingAreEvents() throws {
+        let setup = try Setup(rules: "")
+        let client = try setup.startClient()
+        let mapped = try setup.control.waitForEvent("surface.mapped")
+        #expect(mapped["layer"] == .null, "no rule: shown nowhere, \(mapped.text)")
+        let id = try #require(mapped["surface"]?.number)
+        let assigned = try setup.control.request(#"{"cmd": "surface.assign", "surface": \#(Int(id)), "layer": "win"}"#)
+        #expect(assigned["result"]?["layer"] == .string("win"), "\(assigned.text)")
+        #expect(try setup.expectPicture("compositor-client-scaled") == nil)
+        let wrong = try setup.control.request(#"{"cmd": "surface.assign", "surface": 999, "layer": "win"}"#)
+        #expect(wrong["error"]?["code"] == .string("invalid_value"), "\(wrong.text)")
+        try setup.control.ok(#"{"cmd": "layer.add", "layer": "plain", "properties": {"bounds": [0, 0, 10, 10]}}"#)
+        let notSurface = try setup.control.request(#"{"cmd": "surface.assign", "surface": \#(Int(id)), "layer": "plain"}"#)
+        #expect(notSurface["error"]?["message"]?.string?.contains("kind surface") == true, "\(notSurface.text)")
+        _ = client.stop()
+        let unmapped = try setup.control.waitForEvent("surface.unmapped")
+        #expect(unmapped["surface"] == .number(id) && unmapped["layer"] == .string("win"), "\(unmapped.text)")
+        #expect(try setup.expectPicture("compositor-client-gone") == nil)
+    }
+
+    @Test func aPoolTooSmallForItsBufferIsAProtocolErrorAndTheDaemonGoesOn() throws {
+        let setup = try Setup()
+        let display = try #require(wl_display_connect(setup.waylandPath), "cannot connect to \(setup.waylandPath)")
+        defer { wl_display_disconnect(display) }
+        final class Found { var shm: OpaquePointer? }
+        let found = Found()
+        let registry = try #require(wl_display_get_registry(display))
+        var listener = wl_registry_listener(
+            global: { data, registry, name, interface, _ in
+                guard let data, let interface, String(cString: interface) == "wl_shm" else { return }
+                Unmanaged<Found>.fromOpaque(data).takeUnretainedValue().shm = wl_registry_bind(registry, name, vitrine_wl_shm_interface(), 1).map(
+                    OpaquePointer.init)
+            }, global_remove: { _, _, _ in })
+        wl_registry_add_listener(registry, &listener, Unmanaged.passUnretained(found).toOpaque())
+        wl_display_roundtrip(display)
+        let shm = try #require(found.shm, "no wl_shm global")
+        let fd = memfd_create("vitrine-test", 1)
+        defer { close(fd) }
+        ftruncate(fd, 4096)
+        let pool = wl_shm_create_pool(shm, fd, 4096)
+        // 64 rows of 256 bytes need 16 KiB: the pool has 4.
+        _ = wl_shm_pool_create_buffer(pool, 0, 64, 64, 256, WL_SHM_FORMAT_ARGB8888.rawValue)
+        wl_display_roundtrip(display)
+        #expect(wl_display_get_error(display) == EPROTO)
+        var interface: UnsafePointer<wl_interface>?
+        var object: UInt32 = 0
+        let code = wl_display_get_protocol_error(display, &interface, &object)
+        #expect(code == WL_SHM_ERROR_INVALID_STRIDE.rawValue && interface.map { String(cString: $0.pointee.name) } == "wl_shm_pool")
+        #expect(try setup.control.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
+        #expect(setup.daemon.isRunning)
+    }
+
+    @Test(
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/weston-simple-shm"), "weston-simple-shm is not installed: apt-get install weston"))
+    func westonSimpleShmIsShownInALayer() throws {
+        let setup = try Setup(rules: "[[compositor.rules]]\ntitle = \"simple-shm\"\nlayer = \"win\"\n")
+        try setup.control.ok(#"{"cmd": "layer.set", "layer": "win", "properties": {"transform.scale": 1}, "actions": false}"#)
+        let empty = try setup.control.screenshot("simple-shm-before")
+        let log = setup.daemon.directory.appendingPathComponent("simple-shm.stderr").path
+        let client = try ChildProcess("/usr/bin/weston-simple-shm", [], stderrPath: log, environment: ["WAYLAND_DISPLAY": setup.waylandPath])
+        defer { _ = client.terminate() }
+        let mapped = try setup.control.waitForEvent("surface.mapped")
+        #expect(mapped["title"] == .string("simple-shm") && mapped["layer"] == .string("win"), "\(mapped.text)")
+        // Its 250 × 250 window is drawn into the layer's 60 × 40, at (70, 40) on screen.
+        usleep(300_000)
+        let shot = try setup.control.screenshot("simple-shm")
+        try shot.writePNG(to: GoldenImage.failuresDirectory.appendingPathComponent("compositor-simple-shm.png").path)
+        var drawn = 0, outside = 0
+        for y in 0..<shot.height {
+            for x in 0..<shot.width where shot.pixels[y * shot.stride + x] != empty.pixels[y * empty.stride + x] {
+                if (70..<130).contains(x), (40..<80).contains(y) { drawn += 1 } else { outside += 1 }
+            }
+        }
+        #expect(
+            drawn > 1200 && outside == 0,
+            "\(drawn) pixels of the layer and \(outside) outside it show the client: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        #expect(client.isRunning, "weston-simple-shm stopped: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    }
+}

@@ -44,7 +44,7 @@ extension Compositor {
             try scene.commit(setup, at: clock.now)
         }
         let head = OutputHead(backend: backend, root: root, renderer: renderer, entry: entry, viewport: viewport)
-        if let primary = heads.first { head.pipeline.extraDamage = primary.pipeline.extraDamage }
+        if let surfaces { head.pipeline.extraDamage = extraDamage(for: head, surfaces: surfaces) }
         let pacer = FramePacer(refreshRate: backend.mode.refreshRate, now: { [unowned self] in clock.now }, schedule: { [unowned self] in schedule($0, $1) })
         pacer.render = { [unowned self, unowned head] in renderFrame(on: [head]) }
         pacer.followsFrameDone = backend.pacesFrames

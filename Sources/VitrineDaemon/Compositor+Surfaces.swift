@@ -12,10 +12,15 @@ extension Compositor: WaylandServerDelegate {
     func attachSurfaces() -> SurfaceRenderer {
         let surfaces = SurfaceRenderer()
         pipeline.renderer.register(surfaces, forKind: SurfaceLayer.kindName)
-        for head in heads {
-            head.pipeline.extraDamage = { [unowned videos = videos!, unowned surfaces] in videos.damage(in: $0) + surfaces.damage(in: $0) }
-        }
+        for head in heads { head.pipeline.extraDamage = extraDamage(for: head, surfaces: surfaces) }
         return surfaces
+    }
+
+    /// The damage of `head`'s content that changes by itself: video frames, and windows
+    /// (kept apart per output, since outputs may show one layer).
+    func extraDamage(for head: OutputHead, surfaces: SurfaceRenderer) -> (RenderTree) -> [Rect] {
+        let output = ObjectIdentifier(head)
+        return { [unowned videos = videos!, unowned surfaces] tree in videos.damage(in: tree) + surfaces.damage(in: tree, output: output) }
     }
 
     /// Serves Wayland clients with `server`: its pictures count in `limits.memory_mb` with
@@ -37,7 +42,7 @@ extension Compositor: WaylandServerDelegate {
     /// After a frame is presented: the frame callbacks of the windows it showed are done.
     func surfacesPresented() {
         guard let wayland else { return }
-        wayland.framePresented(showing: surfaces.shown, milliseconds: Self.milliseconds())
+        wayland.framePresented(showing: surfaces.takeShown(), milliseconds: Self.milliseconds())
     }
 
     static func milliseconds() -> UInt32 { UInt32(truncatingIfNeeded: EventLoop.monotonicNanoseconds() / 1_000_000) }
@@ -73,7 +78,7 @@ extension Compositor: WaylandServerDelegate {
             schedule(1.0 / 60) { [weak self] in
                 guard let self else { return }
                 surfaceFrameDue = false
-                wayland?.framePresented(showing: surfaces.shown.filter(\.awaitsFrame), milliseconds: Self.milliseconds())
+                wayland?.framePresented(showing: surfaces.shownAwaitingFrames, milliseconds: Self.milliseconds())
             }
         }
         requestFrame()

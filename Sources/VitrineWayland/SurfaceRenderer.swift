@@ -16,9 +16,9 @@ public enum SurfaceLayer {
 public final class SurfaceRenderer: ContentRenderer {
     /// The toplevel each layer shows, by layer id.
     public var assignments: [String: Toplevel] = [:]
-    /// The toplevels on screen in the trees last damaged: their frame callbacks are done
-    /// when that frame is presented.
-    public private(set) var shown: [Toplevel] = []
+    /// The toplevels on screen in the trees damaged since `takeShown`: their frame
+    /// callbacks are done when that frame is presented.
+    private var shown: [ObjectIdentifier: Toplevel] = [:]
 
     private struct Entry {
         var toplevel: ObjectIdentifier?
@@ -26,7 +26,8 @@ public final class SurfaceRenderer: ContentRenderer {
         var area = Rect.zero
     }
 
-    private var entries: [String: Entry] = [:]
+    /// What each output last drew of each layer, by output and layer id.
+    private var entries: [AnyHashable: [String: Entry]] = [:]
 
     public init() {}
 
@@ -39,20 +40,30 @@ public final class SurfaceRenderer: ContentRenderer {
         surface.draw(image: picture, in: node.values.rect(.bounds), from: window.rect, transform: transform, opacity: opacity, clip: clip)
     }
 
+    /// The toplevels shown since the last call, which forgets them.
+    public func takeShown() -> [Toplevel] {
+        defer { shown.removeAll(keepingCapacity: true) }
+        return Array(shown.values)
+    }
+
+    /// The toplevels shown since `takeShown` that wait for a frame callback.
+    public var shownAwaitingFrames: [Toplevel] { shown.values.filter(\.awaitsFrame) }
+
     /// The screen rectangles of the surface layers in `tree` whose windows changed since
-    /// they were drawn (only the parts the clients damaged, where the layer kept its
+    /// `output` drew them (only the parts the clients damaged, where the layer kept its
     /// place); asks each toplevel for its layer's size.
-    public func damage(in tree: RenderTree) -> [Rect] {
+    public func damage(in tree: RenderTree, output: AnyHashable = 0) -> [Rect] {
         var rects: [Rect] = []
         var seen: Set<String> = []
-        shown.removeAll(keepingCapacity: true)
+        var entries = self.entries[output] ?? [:]
+        defer { self.entries[output] = entries }
         for node in tree.nodes where node.kind == SurfaceLayer.kindName {
             seen.insert(node.id)
             let toplevel = assignments[node.id]
             let bounds = node.values.rect(.bounds)
             if let toplevel {
                 toplevel.configure(width: max(1, Int(bounds.size.width.rounded())), height: max(1, Int(bounds.size.height.rounded())))
-                if toplevel.isMapped { shown.append(toplevel) }
+                if toplevel.isMapped { shown[ObjectIdentifier(toplevel)] = toplevel }
             }
             var entry = entries[node.id] ?? Entry()
             let identity = toplevel.map(ObjectIdentifier.init)

@@ -76,9 +76,11 @@ def counter_json(value):
         ]}, indent=1) + "\n"
 
 
-# Step 4 of the vitrined guest (two virtio-gpu heads): the second head's scene and mode.
+# Step 4 of the vitrined guest (two virtio-gpu heads): the second head's scene, mode and
+# rotation (a portrait screen: the scene is 768x1024).
 SECOND_SCENE = os.path.join(ROOT, "docs/examples/progress-ring.json")
 SECOND_MODE = "1024x768"
+SECOND_ROTATION = 90
 
 
 def heads_toml(first_scene, second_scene):
@@ -97,8 +99,27 @@ scene = "{first_scene}"
 [[outputs]]
 connector = "Virtual-2"
 mode = "{SECOND_MODE}"
+rotation = {SECOND_ROTATION}
 root = "second"
 scene = "{second_scene}"
+"""
+
+
+# The outputs benchmark on the two heads: both at 1920x1080 (the counters are added by the guest).
+BENCH_TOML = """# The DRM test's outputs benchmark (.ci/qemu/drmtest.py --guest vitrined)
+[output]
+backend = "drm"
+
+[state]
+journal = false
+
+[[outputs]]
+connector = "Virtual-1"
+mode = "1920x1080"
+
+[[outputs]]
+connector = "Virtual-2"
+mode = "1920x1080"
 """
 
 
@@ -536,15 +557,40 @@ def check_step(gpu, n, what, qmp, outdir, expected_for, imgcmp):
     heads = expected_for(n, None)
     if isinstance(heads, list):
         # One screendump per head (QMP screendump with device and head), each against
-        # its own expected image.
-        results = [check_head(gpu, n, head, qmp, outdir, lambda size, h=head: expected_for(n, size, h), imgcmp) for head in heads]
-        return all(ok for ok, _ in results), "; ".join(f"head {h}: {text}" for h, (_, text) in zip(heads, results))
+        # its own expected image; [(head, rotation)].
+        results = [check_head(gpu, n, head, qmp, outdir, lambda size, h=head: expected_for(n, size, h), imgcmp, rotation)
+                   for head, rotation in heads]
+        return all(ok for ok, _ in results), "; ".join(f"head {h}: {text}" for (h, _), (_, text) in zip(heads, results))
     return check_head(gpu, n, None, qmp, outdir, lambda size: expected_for(n, size), imgcmp)
 
 
-def check_head(gpu, n, head, qmp, outdir, expected_for, imgcmp):
+def unrotate_ppm(path, rotation):
+    """Turns the PPM at PATH back by ROTATION (90, 180 or 270 degrees clockwise: what the
+    output turned its picture by), in place: the screen as the scene was drawn."""
+    w, h, rgb = read_ppm(path)
+    if rotation == 180:
+        pixels = [rgb[i:i + 3] for i in range(0, len(rgb), 3)]
+        out, (w2, h2) = b"".join(reversed(pixels)), (w, h)
+    else:
+        # 90: the scene's row y is the screen's column w-1-y, top to bottom;
+        # 270: its row y is the screen's column y, bottom to top.
+        w2, h2 = h, w
+        rows = []
+        for y in range(h2):
+            col = w - 1 - y if rotation == 90 else y
+            row = bytearray(3 * w2)
+            for c in range(3):
+                row[c::3] = rgb[col * 3 + c::w * 3] if rotation == 90 else rgb[col * 3 + c::w * 3][::-1]
+            rows.append(bytes(row))
+        out = b"".join(rows)
+    with open(path, "wb") as f:
+        f.write(f"P6\n{w2} {h2}\n255\n".encode() + out)
+
+
+def check_head(gpu, n, head, qmp, outdir, expected_for, imgcmp, rotation=0):
     """Step N's screendump (of HEAD of the GPU device, or of the first console when None)
-    against EXPECTED_FOR(size): taken again up to 3 times while it differs."""
+    against EXPECTED_FOR(size): taken again up to 3 times while it differs. ROTATION: the
+    output's, undone on the screendump first (the expected image is the upright scene)."""
     base = os.path.join(outdir, f"{gpu}-step{n}" + ("" if head is None else f"-head{head}"))
     guest_file = os.path.join(outdir, f"{gpu}-guest-step{n}.png")
     if os.path.exists(guest_file):
@@ -567,6 +613,8 @@ def check_head(gpu, n, head, qmp, outdir, expected_for, imgcmp):
     while True:
         attempts += 1
         qmp.command("screendump", filename=ppm, **where)
+        if rotation:
+            unrotate_ppm(ppm, rotation)
         expected = expected_for(ppm_size(ppm))
         cmd = [imgcmp, ppm, "--png", base + ".png", "--diff", base + ".diff.png"] + expected
         r = subprocess.run(cmd, capture_output=True, text=True)
@@ -762,6 +810,8 @@ def main():
     p.add_argument("--taps", type=int, default=20, help="input guest: taps read through libinput for the latency figures")
     p.add_argument("--scene", default=os.path.join(ROOT, "docs/examples/cards.json"))
     p.add_argument("--time", default="0.5", help="manual-clock time of the vitrined screendump")
+    p.add_argument("--bench-seconds", type=int, default=0,
+                   help="vitrined guest, two heads: run the outputs benchmark, this many seconds per run (0: not run; 4 takes ~50 s)")
     p.add_argument("--atomic", choices=["auto", "on", "off"], default="auto", help="VITRINE_DRM_ATOMIC for vitrined in the guest")
     p.add_argument("--backend", default="drm", help="vitrined --backend in the guest: drm (default), fbdev, headless (a rehearsal)")
     p.add_argument("--size", help="the screen's preferred mode WIDTHxHEIGHT (default: the devices' 1280x800)")
@@ -823,7 +873,7 @@ def main():
             if os.path.isdir(d):
                 files.append((d, d))
         env = (f"SCENE=/scene/{os.path.basename(args.scene)}\nTIME={args.time}\nBACKEND={args.backend}\n"
-               f"COUNTER={COUNTER_START}\nVITRINE_DRM_ATOMIC={args.atomic}\n")
+               f"COUNTER={COUNTER_START}\nVITRINE_DRM_ATOMIC={args.atomic}\nBENCH_SECONDS={args.bench_seconds}\n")
         counter_scene = os.path.join(args.out, "counter.json")
         final_scene = os.path.join(args.out, "counter-final.json")
         open(counter_scene, "w").write(counter_json(COUNTER_START))
@@ -834,13 +884,16 @@ def main():
         files.append((envfile, "/etc/vitrine-test.env"))
         heads_config = os.path.join(args.out, "vitrine-heads.toml")
         open(heads_config, "w").write(heads_toml(f"/scene/{os.path.basename(args.scene)}", "/etc/vitrine-second.json"))
-        files += [(heads_config, "/etc/vitrine-heads.toml"), (SECOND_SCENE, "/etc/vitrine-second.json")]
+        bench_config = os.path.join(args.out, "vitrine-bench.toml")
+        open(bench_config, "w").write(BENCH_TOML)
+        files += [(heads_config, "/etc/vitrine-heads.toml"), (SECOND_SCENE, "/etc/vitrine-second.json"),
+                  (bench_config, "/etc/vitrine-bench.toml")]
         script = os.path.join(HERE, "guest/vitrined.sh")
         def expected_for(n, size, head=None):
             if n == 4:
                 # two heads: each against the render of its own scene at its own size
                 if size is None:
-                    return [0, 1]
+                    return [(0, 0), (1, SECOND_ROTATION)]
                 png = os.path.join(args.out, f"expected-step4-head{head}-{size}.png")
                 if not os.path.exists(png):
                     run([vitrined, "render", "--scene", args.scene if head == 0 else SECOND_SCENE, "--time", args.time, "--size", size, "--out", png])

@@ -11,6 +11,8 @@
 #  4. (drm, with a second head Virtual-2 connected) vitrined --config vitrine-heads.toml:
 #     a scene on each head; VITRINE-STEP 4: each head's screendump against `vitrined
 #     render` of its scene at its size.
+#  With BENCH_SECONDS > 0 (drmtest.py --bench-seconds): the outputs benchmark on the two
+#  heads (CPU with both heads' counters rolling against one head's).
 # /etc/vitrine-test.env sets SCENE, TIME, BACKEND, COUNTER and VITRINE_DRM_ATOMIC
 # (drmtest.py writes it).
 . /etc/vitrine-test.env
@@ -121,7 +123,8 @@ fi
 stop
 if [ "$BACKEND" = drm ] && [ "$(cat /sys/class/drm/card0-Virtual-2/status 2>/dev/null)" = connected ]; then
     # Two heads: /etc/vitrine-heads.toml gives Virtual-1 and Virtual-2 each a scene (and
-    # Virtual-2 its own mode); VITRINE-STEP 4 has the host take a screendump of each head.
+    # Virtual-2 its own mode and rotation 90); VITRINE-STEP 4 has the host take a
+    # screendump of each head.
     start manual --config /etc/vitrine-heads.toml
     vitrinectl send '{"cmd":"output.list"}' | sed 's/^/VITRINE-INFO output.list: /'
     vitrinectl clock set "$TIME" >/dev/null || fail "vitrinectl clock set $TIME (two heads)"
@@ -133,6 +136,35 @@ if [ "$BACKEND" = drm ] && [ "$(cat /sys/class/drm/card0-Virtual-2/status 2>/dev
     done
     grep "drm: .*: first flip\|drm: .*: mode " $log | tail -n 4 | sed 's/^/VITRINE-INFO /'
     step 4 "two heads, a scene on each"
+    stop
+fi
+if [ "$BACKEND" = drm ] && [ "${BENCH_SECONDS:-0}" -gt 0 ] && [ "$(cat /sys/class/drm/card0-Virtual-2/status 2>/dev/null)" = connected ]; then
+    # The outputs benchmark on DRM (docs/BENCHMARKS.md, outputs.drm): both heads at
+    # 1920x1080, an 8-digit counter on each root; every second for $BENCH_SECONDS s a new
+    # value (every digit rolls) on the first head's counter only, then on both; vitrined's
+    # CPU ticks (utime + stime) over each run, in the order one, both, both, one.
+    start realtime --config /etc/vitrine-bench.toml
+    for i in 1 2; do
+        root=root; [ $i = 2 ] && root=Virtual-2
+        vitrinectl send "{\"cmd\": \"layer.add\", \"layer\": \"n$i\", \"parent\": \"$root\", \"kind\": \"rolling-number\", \"properties\": {\"bounds\": [0, 0, 1200, 200], \"position\": [960, 540], \"fontSize\": 140, \"alignment\": \"center\", \"usesGrouping\": false, \"value\": 10000000}}" >/dev/null || fail "layer.add n$i"
+    done
+    settle >/dev/null
+    value=10000000
+    ticks() { set -- $(cat /proc/$pid/stat); echo $((${14} + ${15})); }
+    roll() { # LAYERS…: prints vitrined's CPU ticks over the run
+        c0=$(ticks); s=0
+        while [ $s -lt "$BENCH_SECONDS" ]; do
+            value=$((value + 1111111)); [ $value -gt 99999999 ] && value=10000000
+            for l in "$@"; do
+                vitrinectl send "{\"cmd\": \"number.set\", \"layer\": \"$l\", \"value\": $value}" >/dev/null || fail "number.set $l"
+            done
+            sleep 1; s=$((s + 1))
+        done
+        settle >/dev/null
+        echo $(($(ticks) - c0))
+    }
+    a1=$(roll n1); b1=$(roll n1 n2); b2=$(roll n1 n2); a2=$(roll n1)
+    echo "VITRINE-INFO outputs benchmark ($BENCH_SECONDS s each, 1920x1080 heads, CPU ticks of $(getconf CLK_TCK 2>/dev/null || echo 100) Hz): one head rolling $a1 $a2, both $b1 $b2: ratio $(echo "$a1 $a2 $b1 $b2" | awk '{ printf "%.2f", ($3 + $4) / ($1 + $2) }') (goal <= 2)"
     stop
 fi
 grep -i "warning\|error" $log | head -n 5 | sed 's/^/VITRINE-INFO vitrined log: /'

@@ -3,9 +3,12 @@ public struct DRMOptions: Sendable {
     /// The card, e.g. "/dev/dri/card1"; nil tries `/dev/dri/card*` in order and takes the
     /// first with a connected screen.
     public var device: String?
-    /// The connector, e.g. "HDMI-A-1"; nil takes the first connected one.
+    /// The connector, e.g. "HDMI-A-1": the one `DRMCard.openAll` puts first (the primary
+    /// screen), which must be connected; nil: no preference.
     public var connector: String?
+    /// The mode of heads given no `DRMHeadSettings` of their own.
     public var mode: ModeRequest = .preferred
+    /// The rotation of heads given no `DRMHeadSettings` of their own.
     public var rotation: ScreenRotation = .none
     /// Scan-out buffers, 2 or 3.
     public var buffers = 2

@@ -8,8 +8,9 @@ import VitrineTestSupport
 /// The daemon as a Wayland compositor (`[compositor]`): a client's toplevel shown by a
 /// `surface` layer. The client is a second `vitrined` with `--backend wayland` drawing a
 /// known scene into wl_shm buffers (an xdg toplevel that resizes to its configure and sends
-/// only its damage), a client written here that sends a pool too small for its buffer, and
-/// Weston's `weston-simple-shm`.
+/// only its damage), clients written here that misbehave (a pool too small for its buffer,
+/// a pool truncated under the daemon, a window beyond the memory budget), and Weston's
+/// `weston-simple-shm`.
 @Suite(.serialized) struct CompositorTests {
     static let references = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("References")
 
@@ -31,11 +32,11 @@ import VitrineTestSupport
         let control: SocketClient
         let waylandPath: String
 
-        init(rules: String = "[[compositor.rules]]\napp_id = \"vitrined\"\nlayer = \"win\"\n") throws {
+        init(rules: String = "[[compositor.rules]]\napp_id = \"vitrined\"\nlayer = \"win\"\n", extra: String = "") throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-wl-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let config = directory.appendingPathComponent("vitrine.toml").path
-            try "[output]\nheadless_size = \"200x120\"\nbackground = \"#203040\"\n[compositor]\nenabled = true\nsocket = \"wl\"\n\(rules)"
+            try "[output]\nheadless_size = \"200x120\"\nbackground = \"#203040\"\n\(extra)[compositor]\nenabled = true\nsocket = \"wl\"\n\(rules)"
                 .write(toFile: config, atomically: true, encoding: .utf8)
             daemon = try DaemonProcess(arguments: ["--config", config, "--log-level", "info"])
             waylandPath = daemon.directory.appendingPathComponent("wl").path
@@ -144,34 +145,100 @@ import VitrineTestSupport
 
     @Test func aPoolTooSmallForItsBufferIsAProtocolErrorAndTheDaemonGoesOn() throws {
         let setup = try Setup()
-        let display = try #require(wl_display_connect(setup.waylandPath), "cannot connect to \(setup.waylandPath)")
-        defer { wl_display_disconnect(display) }
-        final class Found { var shm: OpaquePointer? }
-        let found = Found()
-        let registry = try #require(wl_display_get_registry(display))
-        var listener = wl_registry_listener(
-            global: { data, registry, name, interface, _ in
-                guard let data, let interface, String(cString: interface) == "wl_shm" else { return }
-                Unmanaged<Found>.fromOpaque(data).takeUnretainedValue().shm = wl_registry_bind(registry, name, vitrine_wl_shm_interface(), 1).map(
-                    OpaquePointer.init)
-            }, global_remove: { _, _, _ in })
-        wl_registry_add_listener(registry, &listener, Unmanaged.passUnretained(found).toOpaque())
-        wl_display_roundtrip(display)
-        let shm = try #require(found.shm, "no wl_shm global")
-        let fd = memfd_create("vitrine-test", 1)
-        defer { close(fd) }
-        ftruncate(fd, 4096)
-        let pool = wl_shm_create_pool(shm, fd, 4096)
+        let client = try RawClient(setup.waylandPath)
+        let pool = try client.pool(bytes: 4096)
         // 64 rows of 256 bytes need 16 KiB: the pool has 4.
         _ = wl_shm_pool_create_buffer(pool, 0, 64, 64, 256, WL_SHM_FORMAT_ARGB8888.rawValue)
-        wl_display_roundtrip(display)
-        #expect(wl_display_get_error(display) == EPROTO)
-        var interface: UnsafePointer<wl_interface>?
-        var object: UInt32 = 0
-        let code = wl_display_get_protocol_error(display, &interface, &object)
-        #expect(code == WL_SHM_ERROR_INVALID_STRIDE.rawValue && interface.map { String(cString: $0.pointee.name) } == "wl_shm_pool")
+        let error = client.protocolError()
+        #expect(error?.code == WL_SHM_ERROR_INVALID_STRIDE.rawValue && error?.interface == "wl_shm_pool", "\(String(describing: error))")
         #expect(try setup.control.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
         #expect(setup.daemon.isRunning)
+    }
+
+    @Test func aPoolTruncatedUnderTheDaemonIsAProtocolErrorAndTheDaemonGoesOn() throws {
+        let setup = try Setup()
+        let client = try RawClient(setup.waylandPath)
+        let pool = try client.pool(bytes: 64 * 256)
+        let buffer = try #require(wl_shm_pool_create_buffer(pool, 0, 64, 64, 256, WL_SHM_FORMAT_ARGB8888.rawValue))
+        let surface = try #require(wl_compositor_create_surface(client.compositor))
+        wl_display_roundtrip(client.display)
+        // The file shrinks after the pool was mapped: reading the buffer faults (SIGBUS).
+        ftruncate(client.poolFile, 0)
+        wl_surface_attach(surface, buffer, 0, 0)
+        wl_surface_damage(surface, 0, 0, 64, 64)
+        wl_surface_commit(surface)
+        let error = client.protocolError()
+        #expect(error?.code == WL_SHM_ERROR_INVALID_FD.rawValue && error?.interface == "wl_buffer", "\(String(describing: error))")
+        #expect(try setup.control.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
+        #expect(setup.daemon.isRunning)
+    }
+
+    @Test func aWindowBeyondTheMemoryBudgetDisconnectsItsClient() throws {
+        let setup = try Setup(extra: "[limits]\nmemory_mb = 16\n")
+        let client = try RawClient(setup.waylandPath)
+        // 2100 × 2100 pixels are 17.6 MB: over 16 MB.
+        let pool = try client.pool(bytes: 2112 * 4 * 2100)
+        let buffer = try #require(wl_shm_pool_create_buffer(pool, 0, 2100, 2100, 2112 * 4, WL_SHM_FORMAT_XRGB8888.rawValue))
+        let surface = try #require(wl_compositor_create_surface(client.compositor))
+        wl_surface_attach(surface, buffer, 0, 0)
+        wl_surface_damage(surface, 0, 0, 2100, 2100)
+        wl_surface_commit(surface)
+        // (libwayland-client reports the display's no_memory error as ENOMEM)
+        wl_display_roundtrip(client.display)
+        #expect(wl_display_get_error(client.display) == ENOMEM)
+        #expect(try setup.control.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
+        #expect(setup.daemon.standardError.contains("does not fit in limits.memory_mb: disconnected"), "\(setup.daemon.standardError)")
+    }
+
+    /// A client written here with libwayland-client: the compositor and wl_shm bound, and
+    /// a pool in an anonymous file.
+    final class RawClient {
+        let display: OpaquePointer
+        var shm: OpaquePointer?
+        var compositor: OpaquePointer?
+        private(set) var poolFile: Int32 = -1
+
+        init(_ path: String) throws {
+            guard let display = wl_display_connect(path) else { throw DaemonError("cannot connect to \(path)") }
+            self.display = display
+            let registry = wl_display_get_registry(display)
+            var listener = wl_registry_listener(
+                global: { data, registry, name, interface, _ in
+                    guard let data, let interface else { return }
+                    let client = Unmanaged<RawClient>.fromOpaque(data).takeUnretainedValue()
+                    switch String(cString: interface) {
+                    case "wl_shm": client.shm = wl_registry_bind(registry, name, vitrine_wl_shm_interface(), 1).map(OpaquePointer.init)
+                    case "wl_compositor": client.compositor = wl_registry_bind(registry, name, vitrine_wl_compositor_interface(), 4).map(OpaquePointer.init)
+                    default: break
+                    }
+                }, global_remove: { _, _, _ in })
+            wl_registry_add_listener(registry, &listener, Unmanaged.passUnretained(self).toOpaque())
+            wl_display_roundtrip(display)
+            guard shm != nil, compositor != nil else { throw DaemonError("no wl_shm or wl_compositor global") }
+        }
+
+        deinit {
+            if poolFile >= 0 { close(poolFile) }
+            wl_display_disconnect(display)
+        }
+
+        /// A pool of `bytes` in a fresh anonymous file (`poolFile`).
+        func pool(bytes: Int32) throws -> OpaquePointer {
+            poolFile = memfd_create("vitrine-test", 1)
+            ftruncate(poolFile, off_t(bytes))
+            guard let shm, let pool = wl_shm_create_pool(shm, poolFile, bytes) else { throw DaemonError("no pool") }
+            return pool
+        }
+
+        /// The protocol error the compositor sent, after a round trip.
+        func protocolError() -> (code: UInt32, interface: String)? {
+            wl_display_roundtrip(display)
+            guard wl_display_get_error(display) == EPROTO else { return nil }
+            var interface: UnsafePointer<wl_interface>?
+            var object: UInt32 = 0
+            let code = wl_display_get_protocol_error(display, &interface, &object)
+            return (code, interface.map { String(cString: $0.pointee.name) } ?? "")
+        }
     }
 
     @Test(

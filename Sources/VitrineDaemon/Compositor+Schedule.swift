@@ -53,14 +53,16 @@ extension Compositor {
         for (finish, line) in replies { finish(line) }
     }
 
-    /// Executes `request` as if it were `time` now, and returns its reply line.
+    /// Executes `request` as if it were `time` now, and returns its reply line, which says
+    /// when (on the wall clock) it was applied.
     private func applied(_ request: Request, at time: Double, from client: Int) -> String {
+        let wall = clock.now + clock.wallOffset
         applyTime = time
         defer { applyTime = nil }
         do {
-            return Wire.reply(id: request.id, result: try execute(request.command, from: client))
+            return Wire.reply(id: request.id, result: try execute(request.command, from: client), applied: wall)
         } catch {
-            return Wire.failure(id: request.id, error)
+            return Wire.failure(id: request.id, error, applied: wall)
         }
     }
 }

@@ -1,17 +1,22 @@
 /// Replies and events as lines on the wire.
 public enum Wire {
-    /// `{"id": …, "ok": true, "result": …}`
-    public static func reply(id: JSON, result: JSON) -> String {
-        JSON.object(["id": id, "ok": .bool(true), "result": result]).text
+    /// `{"id": …, "ok": true, "result": …}`, with `"applied"` (wall-clock seconds) for a
+    /// request that carried `at`.
+    public static func reply(id: JSON, result: JSON, applied: Double? = nil) -> String {
+        var object: [String: JSON] = ["id": id, "ok": .bool(true), "result": result]
+        object["applied"] = applied.map(JSON.number)
+        return JSON.object(object).text
     }
 
     /// `{"id": …, "ok": false, "error": {"code": …, "message": …}}`; the id is null when
-    /// the request's id could not be read.
-    public static func failure(id: JSON?, _ error: ProtocolError) -> String {
-        JSON.object([
+    /// the request's id could not be read. `applied` as for `reply`.
+    public static func failure(id: JSON?, _ error: ProtocolError, applied: Double? = nil) -> String {
+        var object: [String: JSON] = [
             "id": id ?? .null, "ok": .bool(false),
             "error": .object(["code": .string(error.code), "message": .string(error.message)]),
-        ]).text
+        ]
+        object["applied"] = applied.map(JSON.number)
+        return JSON.object(object).text
     }
 
     /// `{"event": name, …fields}`

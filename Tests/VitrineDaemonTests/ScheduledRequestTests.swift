@@ -41,6 +41,22 @@ import VitrineProtocol
         #expect(try Self.value(clock) == 1294)
     }
 
+    @Test func theReplySaysWhenTheFrameAppliedIt() throws {
+        let (daemon, clock) = try Self.daemonWithNumber()
+        let script = try daemon.connect()
+        script.send(#"{"id": 1, "cmd": "number.set", "layer": "n", "value": 1294, "at": 2}"#)
+        _ = try clock.request(#"{"cmd": "clock.set", "time": 2.25}"#)
+        let reply = try JSON(parsing: Data(try #require(script.readLine()).utf8))
+        #expect(reply["applied"] == .number(2.25) && reply["ok"] == .bool(true), "\(reply)")
+        #expect(try clock.request(#"{"cmd": "ping"}"#)["applied"] == nil, "a request without at")
+
+        // On the real-time clock: the wall-clock time of the frame at or just past at.
+        let live = try DaemonProcess(clock: "realtime")
+        let at = Date().timeIntervalSince1970 + 0.3
+        let applied = try #require(try live.connect().request(#"{"cmd": "ping", "at": \#(at)}"#)["applied"]?.number)
+        #expect(applied >= at && applied < at + 1, "applied \(applied - at) s after at")
+    }
+
     @Test func twoDaemonsToldAtDifferentTimesDrawTheSameFrame() throws {
         let change = #"{"cmd": "number.set", "layer": "n", "value": 1294, "at": "1970-01-01T00:00:02Z"}"#
         // One hears of it at once and walks its clock there in steps; the other hears of it

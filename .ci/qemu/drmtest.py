@@ -555,13 +555,13 @@ def check_step(gpu, n, what, qmp, outdir, expected_for, imgcmp):
     if not expected_for(n, None):
         return True, "no screendump expected"
     heads = expected_for(n, None)
-    if isinstance(heads, list):
+    if isinstance(heads, dict):
         # One screendump per head (QMP screendump with device and head), each against
-        # its own expected image; [(head, rotation)].
-        results = [check_head(gpu, n, head, qmp, outdir, lambda size, h=head: expected_for(n, size, h), imgcmp, rotation)
-                   for head, rotation in heads]
-        return all(ok for ok, _ in results), "; ".join(f"head {h}: {text}" for (h, _), (_, text) in zip(heads, results))
-    return check_head(gpu, n, None, qmp, outdir, lambda size: expected_for(n, size), imgcmp)
+        # its own expected image; {head: rotation}.
+        results = [check_head(gpu, n, what, head, qmp, outdir, lambda size, h=head: expected_for(n, size, h), imgcmp, rotation)
+                   for head, rotation in heads.items()]
+        return all(ok for ok, _ in results), "; ".join(f"head {h}: {text}" for h, (_, text) in zip(heads, results))
+    return check_head(gpu, n, what, None, qmp, outdir, lambda size: expected_for(n, size), imgcmp)
 
 
 def unrotate_ppm(path, rotation):
@@ -587,7 +587,7 @@ def unrotate_ppm(path, rotation):
         f.write(f"P6\n{w2} {h2}\n255\n".encode() + out)
 
 
-def check_head(gpu, n, head, qmp, outdir, expected_for, imgcmp, rotation=0):
+def check_head(gpu, n, what, head, qmp, outdir, expected_for, imgcmp, rotation=0):
     """Step N's screendump (of HEAD of the GPU device, or of the first console when None)
     against EXPECTED_FOR(size): taken again up to 3 times while it differs. ROTATION: the
     output's, undone on the screendump first (the expected image is the upright scene)."""
@@ -893,7 +893,7 @@ def main():
             if n == 4:
                 # two heads: each against the render of its own scene at its own size
                 if size is None:
-                    return [(0, 0), (1, SECOND_ROTATION)]
+                    return {0: 0, 1: SECOND_ROTATION}
                 png = os.path.join(args.out, f"expected-step4-head{head}-{size}.png")
                 if not os.path.exists(png):
                     run([vitrined, "render", "--scene", args.scene if head == 0 else SECOND_SCENE, "--time", args.time, "--size", size, "--out", png])

@@ -104,6 +104,31 @@ struct FleetTests {
         #expect(try Self.picture(screens[0]) != pictures[0], "the roll had not finished at 0.2 s")
     }
 
+    @Test func aRetainedCommandWithAtBringsALateScreenIntoPhase() throws {
+        let broker = try MosquittoBroker()
+        let listener = try broker.subscribe()
+        let screens = try ["a", "b", "c"].map { try Self.daemon(broker, device: $0) }
+        #expect(Self.waitOnline(listener, ["a", "b", "c"]), "\(listener.messages)")
+        try broker.publish(
+            "vitrine/wall/cmd", #"{"id": "roll", "cmd": "number.set", "layer": "count", "value": 4217, "at": 3}"#, retain: true)
+        usleep(300_000)
+        for screen in screens { _ = try screen.connect().exchange(#"{"id": 1, "cmd": "clock.set", "time": 3.1}"#) }
+        #expect(listener.wait { s in ["a", "b", "c"].allSatisfy { s.json(on: "vitrine/\($0)/reply").contains { $0["id"] == .string("roll") } } })
+
+        // A fourth screen starts while the others roll; its clock reaches the same instant later.
+        let late = try Self.daemon(broker, device: "d")
+        #expect(Self.waitOnline(listener, ["d"]))
+        usleep(300_000)
+        #expect(!listener.json(on: "vitrine/d/reply").contains { $0["id"] == .string("roll") }, "held until its clock reaches at")
+        for screen in screens + [late] { _ = try screen.connect().exchange(#"{"id": 1, "cmd": "clock.set", "time": 3.2}"#) }
+        #expect(listener.wait { $0.json(on: "vitrine/d/reply").contains { $0["id"] == .string("roll") } })
+        let pictures = try (screens + [late]).map(Self.picture)
+        #expect(Set(pictures).count == 1, "the late screen is out of phase mid-roll")
+        _ = try late.connect().exchange(#"{"id": 1, "cmd": "clock.set", "time": 20}"#)
+        #expect(try Self.picture(late) != pictures[3], "the roll had not finished at 3.2 s")
+        try broker.publish("vitrine/wall/cmd", "", retain: true)
+    }
+
     @Test func badMessagesAreAnsweredOnTheReplyTopicAndChangeNothing() throws {
         let broker = try MosquittoBroker()
         let listener = try broker.subscribe()

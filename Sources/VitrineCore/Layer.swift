@@ -327,11 +327,14 @@ struct LayerGeometry {
     /// The sublayerTransform about the anchor point; nil when it is the identity or not
     /// affine.
     let sublayerMatrix: AffineTransform?
+    /// The 4×4 placements, when the transform or the sublayerTransform is not affine
+    /// (held apart: most layers have none, and geometry is copied often).
+    let placement3D: Placement3D?
     /// Bounds space to the parent's space as a 4×4 transform (about the anchor point,
     /// then to `position` and `zPosition`) when the transform is not affine; nil otherwise.
-    let transform3D: Transform3D?
+    var transform3D: Transform3D? { placement3D?.own }
     /// The sublayerTransform about the anchor point when it is not affine; nil otherwise.
-    let sublayer3D: Transform3D?
+    var sublayer3D: Transform3D? { placement3D?.sublayer }
     /// `doubleSided`: drawn (and hit) when it faces away from its parent's plane.
     let isDoubleSided: Bool
     private(set) var opacity: Double
@@ -383,7 +386,7 @@ struct LayerGeometry {
         bounds = v.rect(.bounds)
         toParent = Scene.transformToParent(v, parent: nil)
         sublayerMatrix = Scene.sublayerMatrix(v)
-        (transform3D, sublayer3D) = Scene.placement3D(v)
+        placement3D = Scene.placement3D(v)
         isDoubleSided = v.bool(.doubleSided)
         opacity = v.number(.opacity)
         isHidden = v.bool(.hidden)

@@ -152,7 +152,6 @@ extension TreeBuilder.ParentFrame {
         Self(
             node: node + offset, localTime: localTime, isMediaTime: isMediaTime, transform: transform,
             sublayerTransform: sublayerTransform, childClip: childClip, opacity: opacity, inheritedOpacity: inheritedOpacity,
-            spread: spread, shelter: shelter, tint: tint, isReplicated: isReplicated, sublayer3D: sublayer3D, plane: plane,
-            screenClip: screenClip)
+            spread: spread, shelter: shelter, tint: tint, isReplicated: isReplicated, perspective: perspective)
     }
 }

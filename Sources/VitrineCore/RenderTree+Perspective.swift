@@ -35,6 +35,36 @@ extension RenderTree {
     public static let unclipped = Rect(x: -1e9, y: -1e9, width: 2e9, height: 2e9)
 }
 
+/// A layer's 4×4 placements (`LayerGeometry.transform3D`, `sublayer3D`).
+final class Placement3D: Sendable {
+    let own: Transform3D?
+    let sublayer: Transform3D?
+
+    init(own: Transform3D?, sublayer: Transform3D?) {
+        self.own = own
+        self.sublayer = sublayer
+    }
+}
+
+/// What a layer passes down to its sublayers about perspective
+/// (`TreeBuilder.ParentFrame.sublayer3D`, `plane`, `screenClip`).
+final class FramePerspective: Sendable {
+    let sublayer3D: Transform3D?
+    let plane: ProjectiveTransform?
+    let screenClip: Rect?
+
+    private init(sublayer3D: Transform3D?, plane: ProjectiveTransform?, screenClip: Rect?) {
+        self.sublayer3D = sublayer3D
+        self.plane = plane
+        self.screenClip = screenClip
+    }
+
+    /// Nil when there is nothing to pass down.
+    static func make(sublayer3D: Transform3D?, plane: ProjectiveTransform?, screenClip: Rect?) -> FramePerspective? {
+        sublayer3D == nil && plane == nil && screenClip == nil ? nil : FramePerspective(sublayer3D: sublayer3D, plane: plane, screenClip: screenClip)
+    }
+}
+
 extension TreeBuilder {
     /// True unless a layer with geometry `g` under `parent` (nil for an output's root)
     /// faces away from its parent's plane: its bounds appear mirrored there.

@@ -226,14 +226,16 @@ struct TreeBuilder {
         /// The sublayers are drawn in copies made by a replicator (this layer or an
         /// ancestor): they are built again with it, not on their own.
         var isReplicated = false
+        /// What perspective passes down, when any does (held apart: frames are copied).
+        var perspective: FramePerspective? = nil
         /// The sublayerTransform about the anchor point when it is not affine (then
         /// `sublayerTransform` is nil).
-        var sublayer3D: Transform3D? = nil
+        var sublayer3D: Transform3D? { perspective?.sublayer3D }
         /// From the pixels the sublayers are drawn in to the screen's, when they are drawn
         /// in a plane seen in perspective; nil when they are drawn on the screen.
-        var plane: ProjectiveTransform? = nil
+        var plane: ProjectiveTransform? { perspective?.plane }
         /// With `plane`: the screen box that that plane's layer is confined to.
-        var screenClip: Rect? = nil
+        var screenClip: Rect? { perspective?.screenClip }
     }
 
     /// An animated layer met while building: where its node is (or would be) and what
@@ -381,7 +383,8 @@ struct TreeBuilder {
             // full opacity, untinted. Queued last, its nodes come first after the layer's.
             var maskFrame = ParentFrame(
                 node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: nil, childClip: clip,
-                opacity: 1, inheritedOpacity: 1, spread: inheritedSpread, shelter: shelter, plane: plane, screenClip: screenClip)
+                opacity: 1, inheritedOpacity: 1, spread: inheritedSpread, shelter: shelter,
+                perspective: FramePerspective.make(sublayer3D: nil, plane: plane, screenClip: screenClip))
             maskFrame.isReplicated = replicated
             frames.append(maskFrame)
         }
@@ -392,8 +395,8 @@ struct TreeBuilder {
         let ownFrame = ParentFrame(
             node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: g.sublayerMatrix,
             childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited,
-            spread: inheritedSpread + own, shelter: childShelter, isReplicated: replicated, sublayer3D: g.sublayer3D, plane: plane,
-            screenClip: screenClip)
+            spread: inheritedSpread + own, shelter: childShelter, isReplicated: replicated,
+            perspective: FramePerspective.make(sublayer3D: g.sublayer3D, plane: plane, screenClip: screenClip))
         if isReplicator {
             replicate(sublayers, of: ownFrame, ReplicatorInstances(content.values))
             return

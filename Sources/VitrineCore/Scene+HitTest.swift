@@ -115,9 +115,10 @@ struct HitSearch {
     struct Frame {
         let point: Point
         let localTime: Double?
-        /// The parent's sublayerTransform when it is not affine: then `point` is in the
-        /// parent's bounds space, not undone through it.
-        var sublayer3D: Transform3D? = nil
+        /// The parent's 4×4 placements: when its sublayerTransform is not affine, `point`
+        /// is in the parent's bounds space, not undone through it.
+        var parent3D: Placement3D? = nil
+        var sublayer3D: Transform3D? { parent3D?.sublayer }
         /// The parent's affine sublayerTransform mirrors what it holds.
         var mirrors = false
     }
@@ -189,7 +190,7 @@ struct HitSearch {
         }
         let sublayers = layer.sublayers
         guard !sublayers.isEmpty else { return }
-        var inner = Frame(point: p, localTime: localTime, sublayer3D: g.sublayer3D)
+        var inner = Frame(point: p, localTime: localTime, parent3D: g.placement3D)
         if let s = g.sublayerMatrix {
             guard let undo = s.inverted else { return }
             inner = Frame(point: undo.apply(to: p), localTime: localTime, mirrors: s.determinant < 0)

@@ -226,9 +226,9 @@ public final class Scene {
     /// A layer's own placement in its parent's space as a 4×4 transform (about the anchor
     /// point, then to `position` and `zPosition`) when its transform is not affine, and
     /// its sublayerTransform about the anchor point when that is not affine.
-    static func placement3D(_ v: PropertyValues) -> (own: Transform3D?, sublayer: Transform3D?) {
+    static func placement3D(_ v: PropertyValues) -> Placement3D? {
         let t = v[.transform], s = v[.sublayerTransform]
-        guard t.transform == nil || s.transform == nil else { return (nil, nil) }
+        guard t.transform == nil || s.transform == nil else { return nil }
         let b = v.rect(.bounds), a = v.point(.anchorPoint), p = v.point(.position)
         let ax = b.origin.x + a.x * b.size.width, ay = b.origin.y + a.y * b.size.height
         let own =
@@ -241,7 +241,7 @@ public final class Scene {
             ? s.transform3D.map {
                 Transform3D(translationX: -ax, y: -ay).concatenating($0).concatenating(Transform3D(translationX: ax, y: ay))
             } : nil
-        return (own, sublayer)
+        return Placement3D(own: own, sublayer: sublayer)
     }
 
     /// The transform from a layer's space to its tree's root space, from model values, or

@@ -87,9 +87,11 @@ extension Configuration {
         fleet = try Fleet(reading: top.table("fleet"))
         metrics = try Metrics(reading: top.table("metrics"))
         compositor = try Compositor(reading: top.table("compositor"))
+        launcher = try Launcher(reading: top.table("launcher"))
         scene = try InitialScene(reading: top.table("scene"), source: source)
         try scene.tryOut(kinds: kinds, size: output.headlessSize, reader: top.table("scene"))
         outputs = try OutputEntry.readAll(top, source: source)
+        clients = try ClientEntry.readAll(top)
         wall = try Wall(reading: top.table("wall"))
         try checkWall(top)
         if scene.content != nil, let first = outputs.first, first.scene != nil, first.root.isEmpty || first.root == "root" {
@@ -102,12 +104,12 @@ extension Configuration {
         "output": Output.keys, "socket": Socket.keys, "animation": Animations.keys,
         "rolling_number": RollingNumber.keys, "fonts": Fonts.keys, "limits": Limits.keys, "content": Content.keys,
         "logging": Logging.keys, "scene": InitialScene.keys, "state": State.keys, "input": Input.keys,
-        "fleet": Fleet.keys, "wall": Wall.keys, "metrics": Metrics.keys, "compositor": Compositor.keys,
+        "fleet": Fleet.keys, "wall": Wall.keys, "metrics": Metrics.keys, "compositor": Compositor.keys, "launcher": Launcher.keys,
     ]
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {
         let names = sections.keys.sorted()
-        for name in top.keysInFileOrder where sections[name] == nil && name != "outputs" {
+        for name in top.keysInFileOrder where sections[name] == nil && name != "outputs" && name != "clients" {
             if top.entries[name]?.table != nil {
                 let all = TableReader.list(names.map { "[\($0)]" })
                 let guess =

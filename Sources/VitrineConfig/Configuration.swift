@@ -45,6 +45,10 @@ public struct Configuration: Sendable, Equatable {
     public var metrics = Metrics()
     /// `[compositor]`: the Wayland server whose clients `surface` layers show.
     public var compositor = Compositor()
+    /// `[[clients]]`: the programs the daemon starts and restarts.
+    public var clients: [ClientEntry] = []
+    /// `[launcher]`: what `client.start` may run besides them.
+    public var launcher = Launcher()
 
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()
@@ -405,6 +409,8 @@ extension Configuration {
         // The Wayland socket is made once, at start.
         ("compositor.enabled", { $0.compositor.enabled }), ("compositor.socket", { $0.compositor.socket }),
         ("compositor.rules", { $0.compositor.rules }),
+        // The configured clients are started once, at start.
+        ("clients", { $0.clients }),
     ]
 
     /// The keys read only when the daemon starts; a reload applies every other key.

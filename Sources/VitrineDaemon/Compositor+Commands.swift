@@ -101,8 +101,18 @@ extension Compositor {
             throw ProtocolError(.internalError, "config.reload is handled before execute")
         case .bindingAdd, .bindingRemove, .bindingList, .inputInject:
             return try executeInput(command)
+        case .clientStart(let name, let program):
+            guard let launcher else { throw Self.noLauncher }
+            return try launcher.start(name, program: program)
+        case .clientList:
+            return launcher?.list() ?? .object(["clients": .array([])])
+        case .clientStop:
+            throw ProtocolError(.internalError, "client.stop is handled before execute")
         }
     }
+
+    /// Why `client.*` fails in a compositor that runs no programs (one without a loop).
+    static let noLauncher = ProtocolError(.notAllowed, "this compositor runs no programs: it was made without the daemon's event loop")
 
     /// Commits `tx` at `time` (default now); `owner` receives its completion event.
     @discardableResult

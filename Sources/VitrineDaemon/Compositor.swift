@@ -105,6 +105,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     var frameTimes = FrameStatistics()
     /// `content.failed` and `video.error` events sent.
     var contentErrors = (images: 0, videos: 0)
+    /// The programs the daemon runs (`client.*`); nil in a compositor without a loop.
+    var launcher: ClientLauncher?
 
     /// What the compositor keeps per client.
     struct ClientState {
@@ -206,6 +208,17 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
                     id: request.id,
                     ProtocolError(.invalidValue, "\(request.command.name) takes no \"at\"; send it when it is due (with the manual clock, after clock.set)"))
             default: break
+            }
+            if case .clientStop(let name) = request.command {
+                return deferredReply(to: client) { finish in
+                    guard let launcher else { return finish(Wire.failure(id: request.id, Self.noLauncher)) }
+                    launcher.stop(name) { result in
+                        switch result {
+                        case .success(let description): finish(Wire.reply(id: request.id, result: description))
+                        case .failure(let error): finish(Wire.failure(id: request.id, error))
+                        }
+                    }
+                }
             }
             if case .screenshot(let path, let output) = request.command {
                 return screenshot(id: request.id, path: path, output: output, for: client)

@@ -57,6 +57,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     public private(set) var metricsPort: Int?
     /// The Wayland server, when `[compositor]` enables it.
     private var wayland: WaylandServer?
+    /// The programs the daemon runs (`[[clients]]`, `client.start`).
+    private let launcher: ClientLauncher
 
     /// A daemon drawing one output.
     public convenience init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
@@ -86,6 +88,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             }
         }
         for output in outputs { output.attach(to: loop) }
+        launcher = ClientLauncher(compositor: compositor, loop: loop, logger: logger)
+        compositor.launcher = launcher
         compositor.reloadConfiguration = { [unowned self] done in self.applyReload(done) }
         compositor.onFramePresented = { [unowned self] _ in self.frameWasPresented() }
         if settings.fleet.enabled {
@@ -135,6 +139,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         compositor.renderFrame()
         let devices = compositor.openInputDevices(loop: loop)
         fleet?.start()
+        // After the sockets: a client may connect as soon as it runs.
+        launcher.startConfigured()
         systemd.notify("READY=1\nSTATUS=serving \(address), " + compositor.outputs.map { "\($0.name) \($0.mode)" }.joined(separator: ", "))
         if let interval = systemd.watchdogInterval { petWatchdog(every: interval / 2) }
         if releasesStartupMemory {
@@ -145,6 +151,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             }
         }
         loop.run()
+        launcher.stopAll()
         devices?.stop()
         fleet?.stop()
         metricsServer?.stop()
@@ -251,6 +258,7 @@ extension Compositor {
     /// is what `scene.reset` shows next; the running scene stays.
     func apply(reloaded fresh: DaemonSettings) {
         settings.screenshotDirectory = fresh.screenshotDirectory
+        settings.launcher = fresh.launcher
         settings.limits = fresh.limits
         settings.restartNeeded = fresh.restartNeeded
         settings.rolling = fresh.rolling

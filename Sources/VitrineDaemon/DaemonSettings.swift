@@ -77,6 +77,10 @@ public struct DaemonSettings: Sendable {
     public var metrics: Configuration.Metrics
     /// `[compositor]`: the Wayland server, when `enabled`.
     public var compositor: Configuration.Compositor
+    /// `[[clients]]`: the programs started with the daemon and by name with `client.start`.
+    public var clients: [Configuration.ClientEntry] = []
+    /// `[launcher]`: whether `client.start` may run a command given in the request.
+    public var launcher = Configuration.Launcher()
 
     /// The path of the Wayland socket clients connect to (`WAYLAND_DISPLAY` for the
     /// programs the daemon starts): `[compositor] socket` in the directory of the control
@@ -118,6 +122,8 @@ public struct DaemonSettings: Sendable {
         wall = c.wall
         metrics = c.metrics
         compositor = c.compositor
+        clients = c.clients
+        launcher = c.launcher
     }
 
     /// Bounds on what one client and the whole scene may hold (`[limits]`).

@@ -71,6 +71,8 @@ final class SocketServer {
             guard fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0 else {
                 throw SystemError.socket("make non-blocking", "the socket passed by systemd")
             }
+            // systemd passes it inheritable: the programs the daemon starts must not get it.
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             listener = fd
             try loop.watch(fd, for: .readable) { [unowned self] _ in acceptClients() }
             let path = SocketFile.boundPath(of: fd) ?? "the socket passed by systemd"

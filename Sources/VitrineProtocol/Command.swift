@@ -89,6 +89,12 @@ public enum Command: Sendable {
     case surfaceList
     /// Shows a toplevel window in a `surface` layer (nil: in none).
     case surfaceAssign(surface: Int, layer: String?)
+    /// Starts the `[[clients]]` entry `name` (`program` nil), or `program` under that name.
+    case clientStart(name: String, program: ClientProgram?)
+    /// Stops a client: SIGTERM to its process group, SIGKILL after its grace.
+    case clientStop(name: String)
+    /// The clients: name, pid, state, restarts, last exit.
+    case clientList
 
     /// The command's wire name.
     public var name: String {
@@ -127,6 +133,9 @@ public enum Command: Sendable {
         case .inputInject: "input.inject"
         case .surfaceList: "surface.list"
         case .surfaceAssign: "surface.assign"
+        case .clientStart: "client.start"
+        case .clientStop: "client.stop"
+        case .clientList: "client.list"
         }
     }
 

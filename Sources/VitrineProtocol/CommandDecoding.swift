@@ -123,6 +123,10 @@ extension Command {
                 self = command
                 return
             }
+            if let command = try Self.decodeClient(name, r) {
+                self = command
+                return
+            }
             throw ProtocolError(.unknownCommand, "there is no command '\(name)'; \"hello\" lists the commands")
         }
     }
@@ -130,7 +134,7 @@ extension Command {
     /// The commands without fields of their own.
     private static let fieldless: [String: Command] = [
         "hello": .hello, "ping": .ping, "stats": .stats, "config.reload": .configReload, "scene.reset": .sceneReset,
-        "output.list": .outputList, "surface.list": .surfaceList,
+        "output.list": .outputList, "surface.list": .surfaceList, "client.list": .clientList,
     ]
 
     private static func decodeLayerSet(_ r: Fields) throws(ProtocolError) -> Command {
@@ -245,6 +249,7 @@ extension Command {
         "layer.resume", "layer.speed", "time", "clock.set", "clock.advance", "screenshot", "subscribe",
         "unsubscribe", "config.reload", "scene.reset", "binding.add", "binding.remove", "binding.list", "input.inject", "output.list", "output.power",
         "surface.list", "surface.assign",
+        "client.start", "client.stop", "client.list",
     ]
 }
 

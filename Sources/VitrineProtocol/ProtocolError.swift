@@ -23,6 +23,9 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         case unknownOutput = "unknown_output"
         case internalError = "internal_error"
         case invalidConfig = "invalid_config"
+        case unknownClient = "unknown_client"
+        case startFailed = "start_failed"
+        case notAllowed = "not_allowed"
     }
 
     public let code: String

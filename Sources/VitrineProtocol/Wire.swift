@@ -31,7 +31,7 @@ public enum Wire {
         "animation.started", "animation.finished", "transaction.completed", "number.completed", "config.reloaded", "content.failed",
         "input.key", "input.touch", "input.pointer", "layer.press", "layer.release", "layer.tap", "layer.longPress", "layer.drag",
         "layer.cancel", "binding.failed", "video.started", "video.ended", "video.error", "output.power",
-        "output.resized", "surface.mapped", "surface.unmapped",
+        "output.resized", "surface.mapped", "surface.unmapped", "client.started", "client.exited", "client.failed",
     ]
 
     /// True when `name` matches `pattern`: equal, `*` for everything, or `prefix.*` for

@@ -146,6 +146,20 @@ import VitrineCore
         [[compositor.rules]]
         title = "Player"
         layer = "video"
+
+        [launcher]
+        allow_commands = true
+
+        [[clients]]
+        name = "player"
+        command = ["mpv", "/srv/loop.mp4"]
+        env = { LANG = "C.UTF-8" }
+        directory = "/srv"
+        restart = "always"
+        restart_max_seconds = 10
+        restarts_per_minute = 3
+        stop_seconds = 1
+        start = false
         """
 
     @Test func everyKeyReadsANonDefaultValue() throws {
@@ -222,6 +236,12 @@ import VitrineCore
         (expected.metrics.socket, expected.metrics.connections) = ("/run/vitrine/metrics.sock", 2)
         (expected.compositor.enabled, expected.compositor.socket) = (true, "wayland-kiosk")
         expected.compositor.rules = [.init(appID: "chromium", layer: "browser"), .init(title: "Player", layer: "video")]
+        expected.launcher.allowCommands = true
+        var player = Configuration.ClientEntry(name: "player", command: ["mpv", "/srv/loop.mp4"])
+        (player.program.environment, player.program.directory, player.program.restart) = (["LANG": "C.UTF-8"], "/srv", .always)
+        (player.program.restartMaxSeconds, player.program.restartsPerMinute, player.program.stopSeconds) = (10, 3, 1)
+        player.start = false
+        expected.clients = [player]
 
         let parsed = try parse(Self.everyKeyChanged)
         #expect(parsed == expected)

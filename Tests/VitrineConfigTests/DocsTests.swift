@@ -86,6 +86,13 @@ import Testing
                     parsed.outputs == [Configuration.OutputEntry(connector: "A")], "docs/CONFIG.md's default of outputs.\(key), \(value), is not the default")
                 continue
             }
+            if section == "clients" {
+                let parsed = try Configuration(toml: "[[clients]]\nname = \"a\"\ncommand = [\"true\"]\n\(key) = \(value)\n", source: "CONFIG.md")
+                #expect(
+                    parsed.clients == [Configuration.ClientEntry(name: "a", command: ["true"])],
+                    "docs/CONFIG.md's default of clients.\(key), \(value), is not the default")
+                continue
+            }
             let toml = "[\(section)]\n\(key) = \(value)\n"
             let parsed: Configuration
             do { parsed = try Configuration(toml: toml, source: "CONFIG.md") } catch {

@@ -35,7 +35,17 @@ import VitrineProtocol
         let notPNG = content.appendingPathComponent("not-a.png").path
         try "this is text, not a PNG\n".write(toFile: notPNG, atomically: true, encoding: .utf8)
         let limitsConfig = work.appendingPathComponent("limits.toml").path
-        try "[limits]\nline_bytes = 1024\nlayers = 4\nanimations_per_layer = 2\n".write(toFile: limitsConfig, atomically: true, encoding: .utf8)
+        try """
+        [limits]
+        line_bytes = 1024
+        layers = 4
+        animations_per_layer = 2
+
+        [[clients]]
+        name = "gone"
+        command = ["/nonexistent/vitrine-test-program"]
+        start = false
+        """.write(toFile: limitsConfig, atomically: true, encoding: .utf8)
         let idleConfig = work.appendingPathComponent("idle.toml").path
         try "[limits]\nidle_seconds = 1\n".write(toFile: idleConfig, atomically: true, encoding: .utf8)
 
@@ -128,6 +138,9 @@ import VitrineProtocol
                         .utf8)
             ),
             ("unknown_animation", "no animation under that key", Array(#"{"id": 1, "cmd": "animation.remove", "layer": "box", "key": "nope"}"#.utf8)),
+            ("unknown_client", "client.stop of no client", Array(#"{"id": 1, "cmd": "client.stop", "name": "nobody"}"#.utf8)),
+            ("start_failed", "client.start of a missing program", Array(#"{"id": 1, "cmd": "client.start", "name": "gone"}"#.utf8)),
+            ("not_allowed", "client.start with a command", Array(#"{"id": 1, "cmd": "client.start", "name": "x", "command": ["true"]}"#.utf8)),
             (
                 "invalid_timing", "a negative duration",
                 Array(#"{"id": 1, "cmd": "animation.add", "layer": "box", "animation": {"keyPath": "opacity", "to": 0, "duration": -1}}"#.utf8)

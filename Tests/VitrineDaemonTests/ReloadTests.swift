@@ -17,7 +17,7 @@ import VitrineRaster
         "rolling_number.character_spacing", "rolling_number.font", "rolling_number.font_size", "fonts.default_family",
         "limits.layers", "limits.line_bytes", "limits.clients", "limits.subscriptions_per_client", "limits.animations_per_layer",
         "limits.outbound_bytes", "limits.idle_seconds", "limits.memory_mb", "limits.scene_mb", "scene.background", "scene.layers",
-        "scene.bindings",
+        "scene.bindings", "launcher.allow_commands",
     ]
 
     static func before(_ shots: String) -> String {
@@ -91,6 +91,8 @@ import VitrineRaster
         idle_seconds = 2
         memory_mb = 16
         scene_mb = 1
+        [launcher]
+        allow_commands = true
         [[scene.layers]]
         id = "second"
         [[scene.bindings]]
@@ -122,6 +124,8 @@ import VitrineRaster
         let long = #"{"id": "long", \#(String(repeating: " ", count: 3000))"cmd": "ping"}"#
         #expect(try daemon.connect().exchange(long)?["error"]?["code"] == .string("line_too_long"), "line_bytes before the reload")
         let c2 = try daemon.connect()
+        let command = #"{"id": "run", "cmd": "client.start", "name": "t", "command": ["true"], "restart": "never"}"#
+        #expect(try c2.exchange(command)?["error"]?["code"] == .string("not_allowed"), "launcher.allow_commands before the reload")
         try Self.after(directory.path).write(toFile: config, atomically: true, encoding: .utf8)
         let reply = try #require(try c2.exchange(#"{"id": 1, "cmd": "config.reload"}"#))
         #expect(reply["result"]?["reloaded"] == .bool(true), "\(reply)")
@@ -136,6 +140,9 @@ import VitrineRaster
 
         // limits.line_bytes.
         #expect(try c2.exchange(long)?["result"]?["pong"] == .bool(true), "limits.line_bytes")
+
+        // launcher.allow_commands.
+        #expect(try c2.exchange(command)?["result"]?["state"] == .string("running"), "launcher.allow_commands")
 
         // animation.implicit_duration and implicit_timing: halfway through 2 s, easeIn has
         // moved less than half way.

@@ -1,0 +1,196 @@
+import CLinuxEvents
+import Glibc
+import SystemPackage
+
+/// A program started with `posix_spawn` in a process group of its own, watched through a
+/// pidfd instead of a blocking wait or SIGCHLD.
+///
+/// ```swift
+/// let child = try Subprocess(program: "/usr/bin/foot", arguments: ["foot"], environment: ["WAYLAND_DISPLAY=…"])
+/// try loop.watch(child.pidfd, for: .readable) { _ in
+///     let ending = child.reap()    // the process has ended: its status, never a wait
+/// }
+/// child.signalGroup(SIGTERM)       // the program and whatever it started
+/// ```
+///
+/// The child gets a clean start whatever the daemon set for itself: default signal
+/// dispositions, no blocked signals, standard input from /dev/null, standard output and
+/// error into one pipe (`output`, non-blocking, for the caller to read), and no other
+/// descriptor of ours (every one from 3 on is closed in the child before the program runs,
+/// close-on-exec or not).
+public final class Subprocess {
+    /// How a process ended.
+    public enum Ending: Sendable, Equatable, CustomStringConvertible {
+        /// It exited with this status.
+        case exited(Int32)
+        /// A signal ended it.
+        case signaled(Int32)
+
+        /// Whether it exited with status 0.
+        public var succeeded: Bool { self == .exited(0) }
+
+        public var description: String {
+            switch self {
+            case .exited(let code): "exit status \(code)"
+            case .signaled(let number): "signal \(Subprocess.signalName(number))"
+            }
+        }
+    }
+
+    /// The process id, which is also its process group's id.
+    public let pid: pid_t
+    /// Readable once the process has ended (until `reap`).
+    public let pidfd: CInt
+    /// The read end of the pipe that the program's standard output and error go to
+    /// (non-blocking); -1 once `closeOutput` closed it.
+    public private(set) var output: CInt
+    /// How it ended, once `reap` has seen it.
+    public private(set) var ending: Ending?
+
+    /// Starts `program` (an absolute path; see `resolve`) with `arguments` (the first is the
+    /// program's name for itself) and exactly `environment` ("NAME=value" entries), in
+    /// `directory` (nil: the daemon's).
+    /// - Throws: `SystemError` naming the program and why it could not start.
+    public init(program: String, arguments: [String], environment: [String], directory: String? = nil) throws(SystemError) {
+        var pipe: [CInt] = [-1, -1]
+        guard pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else { throw SystemError.errno("make a pipe for the output of", program) }
+        // Only our end stays non-blocking: a program may not expect EAGAIN on its stdout.
+        _ = fcntl(pipe[1], F_SETFL, 0)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        if let directory { posix_spawn_file_actions_addchdir_np(&actions, directory) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t(), mask = sigset_t()
+        sigfillset(&defaults)
+        sigemptyset(&mask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var child = pid_t()
+        let result = posix_spawn(&child, program, &actions, &attributes, argv, envp)
+        close(pipe[1])
+        guard result == 0 else {
+            close(pipe[0])
+            let code = Errno(rawValue: result)
+            let place = directory.map { " in \($0)" } ?? ""
+            throw SystemError.errno("start", program + place, code, advice: Self.advice(code))
+        }
+        let fd = vitrine_pidfd_open(child)
+        guard fd >= 0 else {
+            let code = Errno.last
+            kill(-child, SIGKILL)
+            var status: Int32 = 0
+            _ = retryingOnInterrupt { waitpid(child, &status, 0) }
+            close(pipe[0])
+            throw SystemError.errno("watch", "the process of \(program)", code, advice: "pidfd_open needs Linux 5.3 or later")
+        }
+        pid = child
+        pidfd = fd
+        output = pipe[0]
+    }
+
+    deinit {
+        if ending == nil {
+            kill(-pid, SIGKILL)
+            var status: Int32 = 0
+            _ = retryingOnInterrupt { waitpid(pid, &status, 0) }
+        }
+        closeOutput()
+        close(pidfd)
+    }
+
+    /// Sends `signal` to the process group: the program and the processes it started that
+    /// stayed in its group. Does nothing once the process has been reaped (its id may then
+    /// belong to another).
+    public func signalGroup(_ signal: CInt) {
+        guard ending == nil else { return }
+        kill(-pid, signal)
+    }
+
+    /// How the process ended, collected without waiting (the zombie is reaped); nil while
+    /// it runs. Before reaping, what is left of its group gets SIGKILL: a program's
+    /// helpers do not outlive it (as systemd's control-group kill mode does for services).
+    @discardableResult
+    public func reap() -> Ending? {
+        if let ending { return ending }
+        // The pidfd tells without reaping, so the group is killed while its id cannot be reused.
+        var ready = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+        guard retryingOnInterrupt({ poll(&ready, 1, 0) }) == 1 else { return nil }
+        kill(-pid, SIGKILL)
+        var status: Int32 = 0
+        guard retryingOnInterrupt({ waitpid(pid, &status, WNOHANG) }) == pid else { return nil }
+        let ended: Ending = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
+        ending = ended
+        return ended
+    }
+
+    /// Closes our end of the output pipe (the caller has unwatched it).
+    public func closeOutput() {
+        guard output >= 0 else { return }
+        close(output)
+        output = -1
+    }
+
+    /// The path `execve` would run for `program`: itself when it holds a "/" (relative to
+    /// `directory`), else the first executable regular file of that name in `searchPath`
+    /// (PATH's form).
+    /// - Throws: `SystemError` saying that the program is missing or not executable, and
+    ///   where it was looked for.
+    public static func resolve(_ program: String, searchPath: String, directory: String?) throws(SystemError) -> String {
+        guard !program.isEmpty else { throw SystemError("the program's name is empty; give the program as the command's first element") }
+        if program.contains("/") {
+            let path = program.hasPrefix("/") || directory == nil ? program : directory! + "/" + program
+            if let problem = Self.problem(path) { throw SystemError("\(path) \(problem)", code: .noSuchFileOrDirectory) }
+            return path
+        }
+        var seen: [String] = []
+        for entry in searchPath.split(separator: ":", omittingEmptySubsequences: false) {
+            let folder = entry.isEmpty ? "." : String(entry)
+            let path = folder + "/" + program
+            if Self.problem(path) == nil { return path }
+            seen.append(folder)
+        }
+        throw SystemError(
+            "there is no executable '\(program)' in PATH (\(seen.joined(separator: ":"))); install it, or give its absolute path",
+            code: .noSuchFileOrDirectory)
+    }
+
+    /// Why the file at `path` cannot be run, or nil when it can.
+    private static func problem(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return "does not exist; give the path of an installed program" }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return "is not a regular file; give the path of a program" }
+        guard access(path, X_OK) == 0 else { return "is not executable (chmod +x it, or run it through its interpreter)" }
+        return nil
+    }
+
+    private static func advice(_ code: Errno) -> String {
+        switch code.rawValue {
+        case ENOENT: "check the program's path and the working directory"
+        case EACCES: "the daemon's user may not run it or enter the directory"
+        case ENOEXEC: "the file is not a program this machine can run"
+        default: ""
+        }
+    }
+
+    /// "SIGTERM" for 15, "signal 99" for a number without a name.
+    public static func signalName(_ number: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP", SIGABRT: "SIGABRT",
+            SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGUSR1: "SIGUSR1", SIGSEGV: "SIGSEGV", SIGUSR2: "SIGUSR2",
+            SIGPIPE: "SIGPIPE", SIGALRM: "SIGALRM", SIGTERM: "SIGTERM",
+        ]
+        return names[number] ?? "signal \(number)"
+    }
+}

@@ -153,4 +153,15 @@ import VitrineOutput
         #expect(KMSSelection.assignCRTCs(connectors, on: card, taken: []) == [50: 0, 51: 1])
         #expect(KMSSelection.assignCRTCs(connectors, on: card, taken: [40]) == [50: 1])
     }
+
+    /// Heads are made for the primary connector first, then the configuration's tables'
+    /// connectors, then the rest as the card lists them; connectors without a screen never.
+    @Test func connectedConnectorsInHeadOrder() {
+        var (card, _) = threeHeads([0b111, 0b111, 0b111])
+        card.connectors.append(KMSConnector(id: 53, name: "DP-1", status: .disconnected, modes: [], encoderIDs: [30]))
+        let names = { (first: String?, order: [String]) in KMSSelection.connectedInOrder(on: card, first: first, then: order).map(\.name) }
+        #expect(names(nil, []) == ["HDMI-A-1", "HDMI-A-2", "HDMI-A-3"])
+        #expect(names(nil, ["HDMI-A-3", "DP-1"]) == ["HDMI-A-3", "HDMI-A-1", "HDMI-A-2"])
+        #expect(names("hdmi-a-2", ["HDMI-A-3"]) == ["HDMI-A-2", "HDMI-A-3", "HDMI-A-1"])
+    }
 }

@@ -69,16 +69,7 @@ public final class DRMCard {
     ) throws(DisplayError) -> [DRMHead] {
         let card = try DRMCard(options: options, log: log)
         let defaults = DRMHeadSettings(mode: options.mode, rotation: options.rotation, buffers: options.buffers)
-        let ranks = ([options.connector].compactMap { $0 } + order).map { $0.lowercased() }
-        let connected = card.card.connectors.enumerated()
-            .filter { $0.element.status == .connected && !$0.element.modes.isEmpty }
-            .sorted { a, b in
-                let (ra, rb) = (
-                    ranks.firstIndex(of: a.element.name.lowercased()) ?? ranks.count, ranks.firstIndex(of: b.element.name.lowercased()) ?? ranks.count
-                )
-                return ra != rb ? ra < rb : a.offset < b.offset
-            }
-            .map(\.element)
+        let connected = KMSSelection.connectedInOrder(on: card.card, first: options.connector, then: order)
         let assigned = KMSSelection.assignCRTCs(connected, on: card.card, taken: [])
         var heads: [DRMHead] = []
         for connector in connected {

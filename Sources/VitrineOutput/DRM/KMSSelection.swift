@@ -55,6 +55,18 @@ public struct KMSSelection: Sendable {
         throw .modeUnavailable(connector: connector, requested: request.description, available: available)
     }
 
+    /// The connected connectors (with modes) of `card`, in the order heads are made for
+    /// them: `first` (any case), then those named in `order`, then the rest in the card's
+    /// order. Names of connectors without a screen are passed over.
+    public static func connectedInOrder(on card: KMSCard, first: String?, then order: [String]) -> [KMSConnector] {
+        let ranks = ([first].compactMap { $0 } + order).map { $0.lowercased() }
+        func rank(_ c: KMSConnector) -> Int { ranks.firstIndex(of: c.name.lowercased()) ?? ranks.count }
+        return card.connectors.enumerated()
+            .filter { $0.element.status == .connected && !$0.element.modes.isEmpty }
+            .sorted { a, b in rank(a.element) != rank(b.element) ? rank(a.element) < rank(b.element) : a.offset < b.offset }
+            .map(\.element)
+    }
+
     /// A CRTC for each of `connectors` that can have one, no CRTC twice and none of
     /// `taken`: connector id → the CRTC's index on the card. Earlier connectors come first
     /// (each keeps the CRTC it is on now where it can); a later one moves an earlier one to

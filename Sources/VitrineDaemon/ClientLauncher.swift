@@ -385,6 +385,7 @@ final class ClientLauncher {
         switch ending {
         case .exited(let code): ["exitCode": .number(Double(code)), "signal": .null]
         case .signaled(let number): ["exitCode": .null, "signal": .string(Subprocess.signalName(number))]
+        case .unknown: ["exitCode": .null, "signal": .null]
         }
     }
 

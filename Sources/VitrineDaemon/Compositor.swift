@@ -203,7 +203,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             return Wire.failure(id: failure.id, failure.error)
         case .success(let request):
             switch (request.at, request.command) {
-            case (.some, .screenshot), (.some, .configReload):
+            case (.some, .screenshot), (.some, .configReload), (.some, .clientStop):
                 return Wire.failure(
                     id: request.id,
                     ProtocolError(.invalidValue, "\(request.command.name) takes no \"at\"; send it when it is due (with the manual clock, after clock.set)"))

@@ -25,6 +25,8 @@ public final class Subprocess {
         case exited(Int32)
         /// A signal ended it.
         case signaled(Int32)
+        /// It ended, but its status was collected elsewhere (SIGCHLD set to be ignored).
+        case unknown
 
         /// Whether it exited with status 0.
         public var succeeded: Bool { self == .exited(0) }
@@ -33,6 +35,7 @@ public final class Subprocess {
             switch self {
             case .exited(let code): "exit status \(code)"
             case .signaled(let number): "signal \(Subprocess.signalName(number))"
+            case .unknown: "an unknown status"
             }
         }
     }
@@ -129,8 +132,9 @@ public final class Subprocess {
         guard retryingOnInterrupt({ poll(&ready, 1, 0) }) == 1 else { return nil }
         kill(-pid, SIGKILL)
         var status: Int32 = 0
-        guard retryingOnInterrupt({ waitpid(pid, &status, WNOHANG) }) == pid else { return nil }
-        let ended: Ending = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
+        let reaped = retryingOnInterrupt { waitpid(pid, &status, WNOHANG) }
+        guard reaped == pid || (reaped < 0 && errno == ECHILD) else { return nil }
+        let ended: Ending = reaped < 0 ? .unknown : status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
         ending = ended
         return ended
     }

@@ -331,6 +331,8 @@ import VitrineProtocol
         let again = try setup.start(#""name": "idle""#)
         #expect(again["error"]?["code"] == .string("invalid_value") && again["error"]?["message"]?.string?.contains("client.stop it first") == true)
         #expect(try setup.stop("nobody")["error"]?["code"] == .string("unknown_client"))
+        let later = try setup.request("client.stop", #""name": "idle", "at": 4000000000"#)
+        #expect(later["error"]?["code"] == .string("invalid_value") && later["error"]?["message"]?.string?.contains("takes no \"at\"") == true)
         #expect(try setup.stop("idle")["result"]?["state"] == .string("stopped"))
         #expect(try setup.request("client.list")["result"]?["clients"]?.array?.count == 1)
     }

@@ -37,6 +37,9 @@ final class ClientLauncher {
         var process: Subprocess?
         /// Restarts since the client was last started by the daemon or a command.
         var restarts = 0
+        /// Restarts, and times the daemon gave up on it, since the daemon started (metrics).
+        var restartsTotal = 0
+        var failures = 0
         var lastExit: Subprocess.Ending?
         /// Why it failed, when it did.
         var reason: String?
@@ -171,7 +174,10 @@ final class ClientLauncher {
             (client.restarts, client.restartTimes, client.backoff) = previous
             throw error
         }
-        if let known, known !== client { cancelTimer(known) }
+        if let known, known !== client {
+            cancelTimer(known)
+            (client.restartsTotal, client.failures) = (known.restartsTotal, known.failures)
+        }
         if let forgotten { clients[forgotten] = nil }
         clients[name] = client
         return describe(client)
@@ -328,6 +334,7 @@ final class ClientLauncher {
             guard let self, let client, client.state == .restarting else { return }
             client.timer = nil
             client.restarts += 1
+            client.restartsTotal += 1
             client.restartTimes.append(EventLoop.monotonicNanoseconds())
             do throws(ProtocolError) { try launch(client) } catch { giveUp(client, reason: error.message) }
         }
@@ -337,6 +344,7 @@ final class ClientLauncher {
     private func giveUp(_ client: Client, reason: String) {
         client.state = .failed
         client.reason = reason
+        client.failures += 1
         logger.error("client \(client.name) failed, not restarted: \(reason)")
         compositor.broadcast("client.failed", ["name": .string(client.name), "reason": .string(reason), "restarts": .number(Double(client.restarts))])
     }

@@ -68,6 +68,14 @@ final class DaemonMetrics {
         gauge("images", "Decoded image files held.", Double(c.pipeline.renderer.images.paths.count))
         counter("content_errors_total", "content.failed and video.error events sent, by kind.", c.contentErrors.images, [("kind", "image")])
         counter("content_errors_total", "content.failed and video.error events sent, by kind.", c.contentErrors.videos, [("kind", "video")])
+        for client in c.launcher?.clients.values.sorted(by: { $0.name < $1.name }) ?? [] {
+            let labels = [("name", client.name)]
+            gauge("launched_client_up", "1 while a launched client's program runs, 0 otherwise.", client.process != nil ? 1 : 0, labels)
+            counter("launched_client_restarts_total", "Times a launched client's program was started again after it exited.", client.restartsTotal, labels)
+            counter(
+                "launched_client_failures_total", "Times the daemon gave up on a launched client (restarts_per_minute, or it could not start).",
+                client.failures, labels)
+        }
         if let clock = reading.clock {
             gauge("clock_synchronized", "1 while the kernel says the system clock is synchronized (chrony, ntpd, PTP).", clock.synchronized ? 1 : 0)
             gauge("clock_estimated_error_seconds", "The kernel's estimate of the system clock's error.", Double(clock.estimatedErrorMicroseconds) / 1e6)

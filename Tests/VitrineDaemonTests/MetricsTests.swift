@@ -119,6 +119,34 @@ import VitrineRaster
         #expect(!FileManager.default.fileExists(atPath: socketPath), "the metrics socket is removed at exit")
     }
 
+    @Test func launchedClientsAreUpRestartedOrGivenUpOn() throws {
+        let (daemon, port) = try start(
+            extra: """
+                [[clients]]
+                name = "sleeper"
+                command = ["sleep", "100"]
+
+                [[clients]]
+                name = "flaky"
+                command = ["sh", "-c", "exit 3"]
+                restarts_per_minute = 1
+
+                """)
+        let c = try daemon.connect()
+        let deadline = Date().addingTimeInterval(10)
+        while try c.request(#"{"cmd": "client.list"}"#)["result"]?["clients"]?.array?.first(where: { $0["name"] == .string("flaky") })?["state"]
+            != .string("failed"), Date() < deadline
+        {
+            usleep(50_000)
+        }
+        let (_, metrics) = try scrape(port: port)
+        #expect(metrics["vitrine_launched_client_up", ["name": "sleeper"]] == 1)
+        #expect(metrics["vitrine_launched_client_up", ["name": "flaky"]] == 0)
+        #expect(metrics["vitrine_launched_client_restarts_total", ["name": "flaky"]] == 1)
+        #expect(metrics["vitrine_launched_client_failures_total", ["name": "flaky"]] == 1)
+        #expect(metrics["vitrine_launched_client_restarts_total", ["name": "sleeper"]] == 0)
+    }
+
     @Test func badRequestsAreAnsweredOrClosedAndFramesGoOn() throws {
         let (daemon, port) = try start(clock: "realtime", connections: 3)
         let c = try daemon.connect()

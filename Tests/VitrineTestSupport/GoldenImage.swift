@@ -13,7 +13,12 @@ import VitrineRaster
 public enum GoldenImage {
     /// The package's root directory.
     public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    public static let failuresDirectory = packageRoot.appendingPathComponent(".build/golden-failures")
+    /// Where failures are written; made when first asked for, so a test may write into it.
+    public static let failuresDirectory: URL = {
+        let url = packageRoot.appendingPathComponent(".build/golden-failures")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
     /// The default tolerance of a comparison with a reference, per channel out of 255.
     public static let tolerance = 2
 

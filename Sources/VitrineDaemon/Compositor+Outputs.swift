@@ -44,6 +44,11 @@ extension Compositor {
             try scene.commit(setup, at: clock.now)
         }
         let head = OutputHead(backend: backend, root: root, renderer: renderer, entry: entry, viewport: viewport)
+        if let sibling = heads.first(where: { $0.root == root }) {
+            let shared = sibling.pipeline.shared ?? SharedDamage()
+            shared.join(sibling.pipeline)
+            shared.join(head.pipeline)
+        }
         if let surfaces { head.pipeline.extraDamage = extraDamage(for: head, surfaces: surfaces) }
         let pacer = FramePacer(refreshRate: backend.mode.refreshRate, now: { [unowned self] in clock.now }, schedule: { [unowned self] in schedule($0, $1) })
         pacer.render = { [unowned self, unowned head] in renderFrame(on: [head]) }

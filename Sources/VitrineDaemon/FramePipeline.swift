@@ -26,6 +26,10 @@ public final class FramePipeline {
     /// nil: the output shows the trees from their top-left. Set, damage and repaints are
     /// the rectangle's, in the output's pixels.
     public var viewport: PixelRect?
+    /// The pipelines drawing the same root (a wall's outputs of one daemon): the damage of
+    /// content that changes by itself (animated pictures, videos), which the renderer
+    /// reports once, to the first that asks, is handed to the others too.
+    public var shared: SharedDamage?
 
     public init(renderer: Renderer, output: OutputBackend) {
         self.renderer = renderer
@@ -48,8 +52,13 @@ public final class FramePipeline {
         let screen = PixelRect(x: 0, y: 0, width: output.mode.width, height: output.mode.height)
         let dx = -(viewport?.x ?? 0), dy = -(viewport?.y ?? 0)
         var changed = tree.damage(since: previous, refine: renderer.contentDamage)
-        changed += renderer.animations.damage(in: tree, images: renderer.images)
-        if let extraDamage { changed += extraDamage(tree) }
+        var moving = renderer.animations.damage(in: tree, images: renderer.images)
+        if let extraDamage { moving += extraDamage(tree) }
+        if let shared {
+            changed += shared.take(for: self)
+            shared.give(moving, from: self)
+        }
+        changed += moving
         // In the storage of the list the history forgot last.
         var damage = forgotten
         forgotten = []
@@ -83,6 +92,39 @@ public final class FramePipeline {
     public func invalidate() {
         previous = nil
         history.removeAll()
+    }
+}
+
+/// Damage that several pipelines showing one root must all see: what one of them took
+/// from the renderer's once-only reports waits here for the others' next frames.
+public final class SharedDamage {
+    private var pending: [ObjectIdentifier: [Rect]] = [:]
+
+    public init() {}
+
+    /// Makes `pipeline` one of those that share damage.
+    public func join(_ pipeline: FramePipeline) {
+        pending[ObjectIdentifier(pipeline)] = pending[ObjectIdentifier(pipeline)] ?? []
+        pipeline.shared = self
+    }
+
+    /// Hands `rects` to every member but `pipeline`.
+    func give(_ rects: [Rect], from pipeline: FramePipeline) {
+        guard !rects.isEmpty else { return }
+        let own = ObjectIdentifier(pipeline)
+        for key in pending.keys where key != own {
+            pending[key]! += rects
+            // A blanked output takes nothing for a while: what waits for it stays one rectangle.
+            if pending[key]!.count > 64 { pending[key] = [pending[key]!.reduce(Rect.null) { $0.union($1) }] }
+        }
+    }
+
+    /// What the others handed `pipeline` since it last took it.
+    func take(for pipeline: FramePipeline) -> [Rect] {
+        let own = ObjectIdentifier(pipeline)
+        guard let rects = pending[own], !rects.isEmpty else { return [] }
+        pending[own] = []
+        return rects
     }
 }
 

@@ -118,6 +118,30 @@ import VitrineTestSupport
         #expect(event["layer"] == .string("target") && event["layerPoint"] == .array([.number(2), .number(3)]), "\(event)")
     }
 
+    @Test func anAnimatedPictureAcrossASeamPlaysOnBothScreens() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gif = directory.appendingPathComponent("blink.gif").path
+        let pictures = [0, 1].map { ImageFixtures.GIFFrame(rect: PixelRect(x: 0, y: 0, width: 4, height: 4), index: UInt8($0), delay: 10) }
+        try Data(ImageFixtures.gif(width: 4, height: 4, palette: [0x00FF00, 0x0000FF], frames: pictures)).write(to: URL(fileURLWithPath: gif))
+        let config = directory.appendingPathComponent("wall.toml").path
+        try (Self.fourOutputs + "\n" + Self.scene).write(toFile: config, atomically: true, encoding: .utf8)
+        let wall = try DaemonProcess(arguments: ["--config", config, "--content-root", directory.path])
+        let add = try Self.send(
+            wall, #"{"id": 1, "cmd": "layer.add", "layer": "blink", "properties": {"bounds": [0, 0, 100, 20], "position": [200, 30], "contents": "\#(gif)"}}"#)
+        #expect(add?["ok"] == .bool(true), "\(String(describing: add))")
+        func frames() throws -> [Double] {
+            try #require(try Self.send(wall, #"{"id": 1, "cmd": "output.list"}"#)?["result"]?["outputs"]?.array).map { $0["frames"]?.number ?? -1 }
+        }
+        _ = try Self.send(wall, #"{"id": 1, "cmd": "clock.set", "time": 0.05}"#)
+        let before = try frames()
+        // The picture's next frame, due at 0.1 s, is drawn by both screens it lies on (BR, TL, TR, BL).
+        _ = try Self.send(wall, #"{"id": 1, "cmd": "clock.set", "time": 0.12}"#)
+        #expect(zip(try frames(), before).map { $0 - $1 } == [0, 1, 1, 0], "\(before)")
+        let left = try Self.screenshot(wall, output: "TL"), right = try Self.screenshot(wall, output: "TR")
+        #expect(left.pixel(x: 190, y: 30) == right.pixel(x: 5, y: 30), "both halves show the same frame")
+    }
+
     @Test func fourDaemonsThroughTheBrokerRollTheirQuartersInStep() throws {
         guard MosquittoBroker.isAvailable else { return }
         let directory = try Self.directory()

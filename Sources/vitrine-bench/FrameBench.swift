@@ -8,11 +8,11 @@ import VitrineRender
 
 /// `vitrine-bench frame`: whole frames of a reference kiosk scene at 1080p — a full
 /// repaint, a frame in which only a large number's digits change, frames with a loading
-/// spinner (a replicator) turning and a progress ring filling, and frames of a full-screen
-/// push transition — each beside a memcpy of one frame (the
+/// spinner (a replicator) turning and a progress ring filling, frames of a card flipping in
+/// perspective, and frames of a full-screen push transition — each beside a memcpy of one frame (the
 /// bandwidth floor of any frame), as JSON lines.
 ///
-///     vitrine-bench frame [--quick] [--cold] [--repetitions N] [--write-frames DIR] [full|digits|spinner|push]
+///     vitrine-bench frame [--quick] [--cold] [--repetitions N] [--write-frames DIR] [full|digits|spinner|flip|push]
 ///
 /// `--cold` adds `frame.full_repaint_cold`: full repaints with the renderer's shadow and
 /// gradient caches emptied before each.
@@ -66,6 +66,10 @@ func runFrameBenchmarks(_ options: [String]) {
         digitsOnly(scene, pipeline, &time, memcpy, repetitions)
         if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.digits_only.png") }
     }
+    if runs("frame.flip") {
+        flip(scene, pipeline, &time, memcpy, repetitions)
+        if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.flip.png") }
+    }
     if runs("frame.spinner") {
         spinner(scene, pipeline, &time, memcpy, repetitions)
         if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.spinner.png") }
@@ -90,6 +94,46 @@ private func push(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout Doubl
     try! scene.commit(tx, at: time)
     let frames = animatedFrames(scene, pipeline, &time, repetitions, maximumPixels: 1920 * 1080)
     report("frame.push", frames, memcpy)
+}
+
+/// Frames of a card flipping in the kiosk's top right corner: two one-sided faces (360×200,
+/// the front with a line of text) turning about y under a stage with m34 = −1/1000, a turn
+/// a second; each face seen in perspective is drawn in its plane offscreen and mapped into
+/// the frame, and the damage is the old and new projected boxes.
+private func flip(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout Double, _ memcpy: Double, _ repetitions: Int) {
+    var tx = Transaction(disableActions: true)
+    tx.add(
+        layer: "flip-stage", parent: "root",
+        properties: [
+            "bounds": .rect(Rect(x: 0, y: 0, width: 440, height: 220)), "position": .point(Point(x: 1600, y: 130)),
+            "sublayerTransform": .transform3D(Transform3D(perspective: 1000)),
+        ])
+    for (face, color, start) in [
+        ("flip-front", Color(red: 0.18, green: 0.44, blue: 0.82), 0.0), ("flip-back", Color(red: 0.78, green: 0.27, blue: 0.24), -Double.pi),
+    ] {
+        tx.add(
+            layer: face, parent: "flip-stage",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 360, height: 200)), "position": .point(Point(x: 220, y: 110)),
+                "cornerRadius": .number(18), "backgroundColor": .color(color), "doubleSided": .bool(false),
+            ])
+        var turn = Animation.basic("transform.rotation.y", from: .number(start), to: .number(start + .pi), duration: 1)
+        turn.timing.repeatCount = .infinity
+        tx.addAnimation(turn, to: face)
+    }
+    tx.add(
+        layer: "flip-label", kind: "text", parent: "flip-front",
+        properties: [
+            "bounds": .rect(Rect(x: 0, y: 0, width: 320, height: 60)), "position": .point(Point(x: 180, y: 100)), "string": .string("Platform 4"),
+            "fontSize": .number(44), "alignmentMode": .string("center"), "foregroundColor": .color(.white),
+        ])
+    try! scene.commit(tx, at: time)
+    time += 0.1
+    let frames = animatedFrames(scene, pipeline, &time, repetitions, maximumPixels: 480 * 300)
+    report("frame.flip", frames, memcpy)
+    var remove = Transaction(disableActions: true)
+    remove.remove(layer: "flip-stage")
+    try! scene.commit(remove, at: time)
 }
 
 /// Frames in which only the large number's last digits change.

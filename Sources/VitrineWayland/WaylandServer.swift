@@ -53,7 +53,7 @@ public final class WaylandServer {
     public private(set) var toplevels: [Int: Toplevel] = [:]
     private var nextToplevelID = 0
     /// Requests a client may send in one second before it is disconnected as a flood.
-    public var maximumRequestsPerSecond = 200_000
+    public var maximumRequestsPerSecond = 100_000
     /// Requests per client in the current second.
     private var requestCounts: [OpaquePointer: Int] = [:]
     private var countingSince = Double(EventLoop.monotonicNanoseconds()) / 1e9

@@ -190,6 +190,34 @@ import VitrineTestSupport
         #expect(setup.daemon.standardError.contains("does not fit in limits.memory_mb: disconnected"), "\(setup.daemon.standardError)")
     }
 
+    @Test func aClientFloodingRequestsIsDisconnected() throws {
+        let setup = try Setup()
+        let client = try RawClient(setup.waylandPath)
+        let surface = try #require(wl_compositor_create_surface(client.compositor))
+        let fd = wl_display_get_fd(client.display)
+        let deadline = Date().addingTimeInterval(20)
+        var sent = 0
+        // Batches that fit the client's buffer, each flushed (waiting while the socket is
+        // full), until the daemon hangs up.
+        var disconnected = false
+        while !disconnected, Date() < deadline {
+            for _ in 0..<100 { wl_surface_damage(surface, 0, 0, 1, 1) }
+            sent += 100
+            while wl_display_flush(client.display) < 0 {
+                guard errno == EAGAIN, Date() < deadline else {
+                    disconnected = true
+                    break
+                }
+                var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&ready, 1, 100)
+            }
+        }
+        #expect(Date() < deadline, "still connected after \(sent) requests")
+        #expect(try setup.control.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
+        let log = setup.daemon.standardError
+        #expect(log.contains("requests in a second: disconnected"), "\(log)")
+    }
+
     /// A client written here with libwayland-client: the compositor and wl_shm bound, and
     /// a pool in an anonymous file.
     final class RawClient {

@@ -10,6 +10,9 @@ Guests:
             page flips ending on pattern 2; expected images are computed (pattern.h).
   vitrined  vitrined --backend drm --clock manual --scene cards.json, driven with
             vitrinectl; expected image: `vitrined render` of the same scene and time.
+            The virtio-gpu has two heads (--heads): step 4 gives each its own scene,
+            mode and rotation and compares a screendump of each head with the render
+            of its scene (QMP screendump with device and head).
   input     (virtio-gpu only by default) uinput devices (uinput-replay.c), systemd-udevd,
             libinput and xkbcommon (guest/input-probe.c): taps, keys through a German
             keymap, bad input, hot-plug, latencies; then (--e2e) vitrined --backend drm with

@@ -33,6 +33,12 @@ public final class SurfaceRenderer: ContentRenderer {
 
     public func contentVersion(of node: RenderTree.Node) -> AnyHashable? { assignments[node.id]?.serial }
 
+    /// An opaque (XRGB) window paints every pixel of the bounds: nothing under it is cleared.
+    public func coversBoundsOpaquely(_ node: RenderTree.Node) -> Bool {
+        guard let toplevel = assignments[node.id] else { return false }
+        return toplevel.isMapped && toplevel.isOpaque
+    }
+
     public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
         guard let toplevel = assignments[node.id], toplevel.isMapped, let picture = toplevel.picture, let window = toplevel.windowRect,
             opacity > 0

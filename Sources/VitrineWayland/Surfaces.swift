@@ -61,6 +61,8 @@ final class SurfaceObject: ServerObject {
     var role: Role?
     /// The committed picture (premultiplied ARGB, opaque for XRGB buffers).
     private(set) var image: Surface?
+    /// The picture came from an XRGB buffer: every pixel is opaque.
+    private(set) var isOpaque = false
     /// Where the committed pictures changed since the role took them, in surface pixels.
     var damage: [PixelRect] = []
     /// Subsurfaces over this one, bottom first.
@@ -206,6 +208,7 @@ final class SurfaceObject: ServerObject {
         wl_shm_buffer_end_access(shm)
         wl_buffer_send_release(buffer)
         image = target
+        isOpaque = opaque
         return true
     }
 

@@ -194,6 +194,9 @@ public final class Toplevel: ServerObject {
         return rects
     }
 
+    /// Whether every pixel of `picture` is opaque (an XRGB buffer, no subsurfaces).
+    public var isOpaque: Bool { root.map { $0.isOpaque && $0.children.isEmpty && $0.image != nil } ?? false }
+
     /// Whether frame callbacks wait for a frame.
     public var awaitsFrame: Bool { root?.awaitsFrame ?? false }
 

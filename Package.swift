@@ -70,9 +70,13 @@ let package = Package(
         .testTarget(name: "VitrineFormatTests", dependencies: ["VitrineFormat", "VitrineCore"]),
         // The one layer over file descriptors and errno: SystemError, with swift-system's FileDescriptor and Errno.
         .target(
-            name: "VitrineSystem", dependencies: ["CLinuxEvents", .product(name: "SystemPackage", package: "swift-system")],
+            name: "VitrineSystem", dependencies: ["CLinuxEvents", "CUDev", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: [frameRelease()]),
         .testTarget(name: "VitrineSystemTests", dependencies: ["VitrineSystem"]),
+        // Device events (DRM hotplug) through a udev monitor on the event loop.
+        .systemLibrary(
+            name: "CUDev", path: "Sources/CUDev", pkgConfig: "libudev",
+            providers: [.apt(["libudev-dev"])]),
         .target(
             name: "VitrineRaster", dependencies: ["VitrineCore", "CPNG"],
             // Not profiled: the daemon's workload draws only fills and glyphs, and the
@@ -226,7 +230,8 @@ let package = Package(
             providers: [.apt(["libxcb1-dev", "libxcb-shm0-dev", "libxkbcommon-x11-dev"])]),
         .systemLibrary(name: "CLinuxEvents", path: "Sources/CLinuxEvents"),
         .testTarget(
-            name: "VitrineOutputTests", dependencies: ["VitrineOutput", "VitrineRaster", .product(name: "SystemPackage", package: "swift-system")]),
+            name: "VitrineOutputTests",
+            dependencies: ["VitrineOutput", "VitrineRaster", "VitrineSystem", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "VitrineRolling", dependencies: ["VitrineCore", "VitrineFormat"], swiftSettings: [frameRelease()]),
         // Input devices (libinput, xkbcommon) and what touches mean (gestures): below the daemon.
         .target(

@@ -141,7 +141,7 @@ func readColour(_ node: TOMLNode) -> Color? {
 extension Configuration.Output {
     static let keys = [
         "backend", "device", "connector", "mode", "rotation", "background", "buffers",
-        "headless_size", "headless_rate", "snapshot_dir",
+        "headless_size", "headless_rate", "snapshot_dir", "hotplug_grace",
     ]
 
     init(reading r: TableReader) throws(ConfigError) {
@@ -164,6 +164,7 @@ extension Configuration.Output {
         }
         headlessRate = try r.number("headless_rate", headlessRate, expected: "a rate in Hz, 1…1000") { (1...1000).contains($0) }
         snapshotDirectory = try r.absolutePath("snapshot_dir", snapshotDirectory)
+        hotplugGrace = try r.number("hotplug_grace", hotplugGrace, expected: "seconds, 0…604800 (a week)") { (0...604_800).contains($0) }
     }
 }
 

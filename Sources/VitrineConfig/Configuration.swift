@@ -157,6 +157,10 @@ extension Configuration {
         public var headlessRate = 60.0
         /// `snapshot_dir`: where the headless backend writes PNG snapshots; absolute.
         public var snapshotDirectory = "/var/lib/vitrine/snapshots"
+        /// `hotplug_grace`: seconds an unplugged output's root layer and everything under
+        /// it are kept, so that the screen plugged in again shows them as they were;
+        /// 0…604800. Default 600.
+        public var hotplugGrace = 600.0
 
         /// Every key at its default.
         public init() {}

@@ -110,6 +110,30 @@ public final class Scene {
         root.model.base[BaseProperty.position.slot] = .point(Point(x: size.width / 2, y: size.height / 2))
     }
 
+    /// Removes an output's root layer and everything under it, as when its output is gone
+    /// for good: its sublayers, their masks and every animation on them (stopped
+    /// unfinished, so that their transactions complete; the events come with the next
+    /// `advance`). The ids are free again and commands that name them fail with
+    /// `unknownLayer`.
+    public func removeRoot(id: String, at time: Double) throws(CoreError) {
+        let root = try layer(id)
+        guard root.rootOfOutput != nil else { throw .invalidValue(keyPath: "root", "'\(id)' is not an output's root layer") }
+        var tx = Transaction(disableActions: true)
+        if let mask = root.maskLayer {
+            tx.set(id, "mask", .string(""))
+            tx.remove(layer: mask.id)
+        }
+        for sublayer in root.sublayers { tx.remove(layer: sublayer.id) }
+        tx.operations.append(.removeAllAnimations(layer: id))
+        try commit(tx, at: time)
+        treeChanged()
+        revision &+= 1
+        valueBytes -= root.model.heapBytes
+        layers[id] = nil
+        animatedLayers[id] = nil
+        roots.removeAll { $0 === root }
+    }
+
     /// Records a change to the shape of render trees: the next ones are built whole.
     func treeChanged() {
         treeGeneration &+= 1

@@ -18,8 +18,8 @@ extension Compositor {
             var stats: [String: JSON] = [
                 "frames": .number(Double(framesRendered)), "pixels": .number(Double(pixelsRepainted)), "layers": .number(Double(scene.layerCount)),
                 "clients": .number(Double(clients.count)), "animating": .bool(scene.isAnimating), "time": .number(now),
-                "images": .number(Double(pipeline.renderer.images.paths.count)),
-                "imageBytes": .number(Double(pipeline.renderer.images.usedBytes)), "input": input.statistics,
+                "images": .number(Double(renderer.images.paths.count)),
+                "imageBytes": .number(Double(renderer.images.usedBytes)), "input": input.statistics,
             ]
             stats["fleet"] = fleetStatistics?()
             stats["wall"] = wallStatistics

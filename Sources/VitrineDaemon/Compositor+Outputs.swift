@@ -13,15 +13,21 @@ extension Compositor {
     /// Adds an output: its root layer (with the configured background), its pipeline on
     /// the shared renderer, and its pacer, which its flips drive. An output with a
     /// viewport (`[wall]`) shows its rectangle of the wall's canvas, a root that the
-    /// wall's outputs share.
-    func addHead(_ backend: OutputBackend) throws {
+    /// wall's outputs share. An output plugged in again takes its root `kept` from before
+    /// (or the root it would get, if an unplugged output left it).
+    @discardableResult
+    func addHead(_ backend: OutputBackend, keeping kept: String? = nil) throws -> OutputHead {
         let entry = settings.outputs.first { $0.connector == backend.connector }
-        let viewport = (entry?.viewport ?? (heads.isEmpty ? settings.wall.viewport : nil)).map {
+        let viewport = (entry?.viewport ?? (backend.connector == primaryConnector ? settings.wall.viewport : nil)).map {
             PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
         }
         let wallRoot = heads.first { $0.viewport != nil }?.root
-        let root =
-            if let wallRoot, viewport != nil { wallRoot } else if let configured = entry?.root, !configured.isEmpty { configured } else if heads.isEmpty {
+        var root =
+            if let wallRoot, viewport != nil { wallRoot } else if let configured = entry?.root, !configured.isEmpty {
+                configured
+            } else if backend.connector
+                == primaryConnector
+            {
                 "root"
             } else { backend.connector }
         if let viewport, viewport.width != backend.mode.width || viewport.height != backend.mode.height {
@@ -29,7 +35,16 @@ extension Compositor {
                 "output \(backend.connector) is \(backend.mode.width)x\(backend.mode.height) but its viewport [\(viewport.x), \(viewport.y), \(viewport.width), \(viewport.height)] is \(viewport.width)x\(viewport.height); a viewport is one canvas pixel to a screen pixel: give it the output's size (or the output a mode, headless_size, of the viewport's)"
             )
         }
-        if wallRoot == nil || viewport == nil {
+        var reused = kept != nil
+        if let kept {
+            root = kept
+        } else if let left = unplugged.first(where: { $0.value.root == root }), scene.contains(root) {
+            unplugged[left.key] = nil
+            reused = true
+        }
+        if reused {
+            if viewport == nil { try scene.resizeRoot(id: root, size: Size(width: Double(backend.mode.width), height: Double(backend.mode.height))) }
+        } else if wallRoot == nil || viewport == nil {
             guard !scene.contains(root) else {
                 throw SystemError(
                     "output \(backend.connector) cannot have the root layer '\(root)': a layer of that id exists; set a root in its [[outputs]] table")
@@ -44,6 +59,7 @@ extension Compositor {
             try scene.commit(setup, at: clock.now)
         }
         let head = OutputHead(backend: backend, root: root, renderer: renderer, entry: entry, viewport: viewport)
+        head.restored = reused || (wallRoot != nil && viewport != nil)
         if let sibling = heads.first(where: { $0.root == root }) {
             let shared = sibling.pipeline.shared ?? SharedDamage()
             shared.join(sibling.pipeline)
@@ -56,12 +72,13 @@ extension Compositor {
         head.pacer = pacer
         heads.append(head)
         let previous = backend.frameDone
-        let primary = heads.count == 1
-        backend.frameDone = { [weak self, unowned head] in
+        backend.frameDone = { [weak self, weak head] in
             previous?()
-            if primary { self?.frameShown() }
+            guard let self, let head else { return }
+            if head === heads.first { frameShown() }
             head.pacer.frameDone()
         }
+        return head
     }
 
     /// `stats`' `wall`: the canvas and each wall output's viewport; nil without a wall.
@@ -77,7 +94,10 @@ extension Compositor {
 
     /// The output `name` addresses (connector, backend name or root id); nil: the primary.
     func head(named name: String?) throws(ProtocolError) -> OutputHead {
-        guard let name else { return heads[0] }
+        guard let name else {
+            guard let first = heads.first else { throw ProtocolError(.unknownOutput, "no output is plugged in (output.list)") }
+            return first
+        }
         guard let head = heads.first(where: { $0.answers(to: name) }) else {
             throw ProtocolError(
                 .unknownOutput, "there is no output '\(name)'; the outputs are \(heads.map { "'\($0.name)'" }.joined(separator: ", ")) (output.list)")
@@ -119,7 +139,7 @@ extension Compositor {
         for head in heads where head.entry?.schedule != nil { followSchedule(of: head) }
     }
 
-    private func followSchedule(of head: OutputHead) {
+    func followSchedule(of head: OutputHead) {
         guard let plan = head.entry?.schedule, heads.contains(where: { $0 === head }) else { return }
         let second = Self.localSecondOfDay()
         try? setPower(head, on: plan.isOn(atMinute: second / 60), reason: "schedule")

@@ -41,27 +41,27 @@ extension Compositor {
     /// Starts the fades whose layer now shows what the fade was for.
     func start(_ fades: [PendingFade]) {
         for fade in fades where (try? scene.modelValues(of: fade.layer))?.string(.contents) == fade.reference {
-            pipeline.renderer.animations.fade(layer: fade.layer, from: fade.from, start: now, duration: fade.duration)
+            renderer.animations.fade(layer: fade.layer, from: fade.from, start: now, duration: fade.duration)
         }
     }
 
     /// Fades in the new picture of the file at canonical `path` (changed on disk) over
     /// `old` on every layer that shows it.
     func fadeChangedFile(_ path: String, from old: Picture) {
-        let references = pipeline.renderer.images.references(of: path)
+        let references = renderer.images.references(of: path)
         var pending = scene.rootIDs
         while let id = pending.popLast() {
             pending += (try? scene.sublayers(of: id)) ?? []
             guard let reference = (try? scene.modelValues(of: id))?.string(.contents), references.contains(reference),
                 let duration = fadeDuration(of: id, animated: false, override: nil)
             else { continue }
-            pipeline.renderer.animations.fade(layer: id, from: old, start: now, duration: duration)
+            renderer.animations.fade(layer: id, from: old, start: now, duration: duration)
         }
     }
 
     private func pendingFade(_ id: String, to reference: String, animated: Bool, duration: Double?) -> PendingFade? {
         guard !reference.isEmpty, let shown = (try? scene.modelValues(of: id))?.string(.contents), !shown.isEmpty, shown != reference,
-            let picture = pipeline.renderer.images.held(shown), let seconds = fadeDuration(of: id, animated: animated, override: duration)
+            let picture = renderer.images.held(shown), let seconds = fadeDuration(of: id, animated: animated, override: duration)
         else { return nil }
         return PendingFade(layer: id, reference: reference, from: picture, duration: seconds)
     }

@@ -37,17 +37,30 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     /// The outputs drawn, in the order they were found; the first is the primary one
     /// (root "root" unless the configuration names another): input goes to it.
     var heads: [OutputHead] = []
-    /// The primary output.
-    public var output: OutputBackend { heads[0].backend }
-    /// The primary output's pipeline; every output's shares its renderer.
-    public var pipeline: FramePipeline { heads[0].pipeline }
+    /// The output drawn first; while none is plugged in, the last one unplugged.
+    public var output: OutputBackend { primaryHead.backend }
+    /// The first output's pipeline; every output's shares its renderer.
+    public var pipeline: FramePipeline { primaryHead.pipeline }
+    /// The head drawn first, which input maps to; while none is plugged in, the last one
+    /// unplugged.
+    var primaryHead: OutputHead { heads.first ?? lastHead! }
+    /// The head unplugged last, while no output is plugged in.
+    var lastHead: OutputHead?
+    /// The connector of the output found first at start, whose root is "root" unless the
+    /// configuration names another.
+    var primaryConnector = ""
+    /// The primary output's root: where layers go that name no parent, and what input is
+    /// hit-tested against. It stays while that output is unplugged (its layers kept).
+    public internal(set) var root = "root"
+    /// Unplugged outputs whose roots are kept until their grace ends, by connector.
+    var unplugged: [String: UnpluggedOutput] = [:]
+    /// Counts unpluggings, so that a grace's timer knows whether it is still the current one.
+    var hotplugSerial = 0
     /// Every output's backend, primary first.
     public var outputs: [OutputBackend] { heads.map(\.backend) }
     /// Reads layers' contents off the loop into the renderer's image store.
     var content: ContentLoader!
     let logger: Logger
-    /// The id of the primary output's root layer.
-    public var root: String { heads[0].root }
     var clock: FrameClock
     var clients: [Int: ClientState] = [:]
     /// Requests waiting for their `at`, in the order they are due.
@@ -68,9 +81,6 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     public var workers: WorkerPool?
     /// Set by the daemon: re-read the configuration; returns an error to report.
     public var reloadConfiguration: (_ done: @escaping (ProtocolError?) -> Void) -> Void = { $0(nil) }
-    /// Real-time frame pacing of the primary output: one frame in flight, the next on the
-    /// output's `frameDone`.
-    var pacer: FramePacer { heads[0].pacer }
     /// A command changed something: a frame is due after the reply.
     var frameNeeded = false
     /// Events a command caused, sent after its reply (`flush`).
@@ -138,7 +148,9 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         let images = ImageStore(directory: settings.imageDirectory, budget: settings.limits.memoryMB << 20, loader: nil)
         renderer = StandardKinds.renderer(images: images, fonts: fonts, rolling: settings.rolling)
         clock = FrameClock(mode: settings.clock)
+        primaryConnector = outputs[0].connector
         for output in outputs { try addHead(output) }
+        root = heads[0].root
         content = ContentLoader(
             roots: settings.contentRoots + [settings.imageDirectory], directory: settings.imageDirectory, images: images, compositor: self, logger: logger)
         let restored =
@@ -146,7 +158,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
                 openJournal(directory: $0, mustExist: settings.stateDirectoryIsDefault, fresh: settings.freshStart)
             } ?? false
         if !restored { try showInitialScene() }
-        pipeline.renderer.animations.clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) }
+        renderer.animations.clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) }
         videos = attachVideos()
         surfaces = attachSurfaces()
     }
@@ -160,7 +172,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     /// Shows the configured initial scenes at the current time: `[scene]` on the primary
     /// output, and each output's `[[outputs]] scene` on its root.
     func showInitialScene() throws(SystemError) {
-        for head in heads { try showScene(of: head) }
+        var roots = Set<String>()
+        for head in heads where roots.insert(head.root).inserted { try showScene(of: head) }
     }
 
     /// Shows the scene the configuration gives `head`, if any.
@@ -169,7 +182,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         let origin: String
         if let scene = head.entry?.scene {
             (initial, origin) = (scene, "the scene \(head.entry!.sceneFile) of output \(head.name)")
-        } else if head === heads[0], let scene = settings.initialScene {
+        } else if head.root == root, let scene = settings.initialScene {
             (initial, origin) = (scene, settings.initialSceneOrigin)
         } else {
             return
@@ -401,7 +414,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
 
     /// Renders `head`'s root at `time` and presents it if anything changed.
     private func render(_ head: OutputHead, at time: Double) -> Bool {
-        let primary = head === heads[0]
+        let primary = head === heads.first
         do {
             let tree = try scene.renderTree(root: head.root, at: time)
             // (the number this frame gets when it is presented: it shows the bindings' changes)

@@ -59,6 +59,9 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     private var wayland: WaylandServer?
     /// The programs the daemon runs (`[[clients]]`, `client.start`).
     private let launcher: ClientLauncher
+    /// Where outputs are plugged in and unplugged while running (DRM connectors, the
+    /// emulated outputs of `[[outputs]]`), when the backend reports it; set before `run`.
+    public var hotplug: HotplugSource?
 
     /// A daemon drawing one output.
     public convenience init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
@@ -137,6 +140,10 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         }
         compositor.startPowerSchedules()
         compositor.renderFrame()
+        if let hotplug {
+            hotplug.hotplug = self
+            do { try hotplug.watchHotplug(on: loop) } catch { logger.error("outputs plugged in or unplugged will not be noticed: \(error)") }
+        }
         let devices = compositor.openInputDevices(loop: loop)
         fleet?.start()
         // After the sockets: a client may connect as soon as it runs.
@@ -208,7 +215,12 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             switch result {
             case .failure(let error):
                 done(error)
-            case .success(let fresh):
+            case .success(var fresh):
+                if let emulated = hotplug as? EmulatedOutputs {
+                    fresh.restartNeeded.removeAll { $0 == "outputs" }
+                    compositor.settings.outputs = fresh.outputs
+                    emulated.follow(fresh.outputs, settings: fresh)
+                }
                 compositor.apply(reloaded: fresh)
                 server.limitsChanged()
                 logger.info("configuration reloaded")
@@ -252,6 +264,17 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     }
 }
 
+extension Daemon: HotplugDelegate {
+    public func outputAdded(_ output: OutputBackend) {
+        output.attach(to: loop)
+        compositor.plug(output)
+    }
+
+    public func outputRemoved(_ output: OutputBackend) {
+        compositor.unplug(output)
+    }
+}
+
 extension Compositor {
     /// Takes the reloadable parts of new settings: every one but the output, the socket,
     /// the content roots, the font directories, logging and the journal. The initial scene
@@ -260,6 +283,7 @@ extension Compositor {
         settings.screenshotDirectory = fresh.screenshotDirectory
         settings.launcher = fresh.launcher
         settings.limits = fresh.limits
+        settings.hotplugGrace = fresh.hotplugGrace
         settings.restartNeeded = fresh.restartNeeded
         settings.rolling = fresh.rolling
         settings.spring = fresh.spring

@@ -27,6 +27,8 @@ public struct DaemonSettings: Sendable {
     public var headlessWidth: Int
     public var headlessHeight: Int
     public var headlessRate: Double
+    /// Seconds an unplugged output's root and its layers are kept for its return.
+    public var hotplugGrace: Double
     /// Output background (the root layer's colour).
     public var background: Color
     public var sceneConfiguration: Scene.Configuration
@@ -101,6 +103,7 @@ public struct DaemonSettings: Sendable {
         headlessWidth = c.output.headlessSize.width
         headlessHeight = c.output.headlessSize.height
         headlessRate = c.output.headlessRate
+        hotplugGrace = c.output.hotplugGrace
         background = c.scene.background ?? c.output.background
         sceneConfiguration = c.sceneConfiguration
         initialScene = c.scene.content

@@ -108,6 +108,12 @@ public final class SharedDamage {
         pipeline.shared = self
     }
 
+    /// Takes `pipeline` out (its output was unplugged).
+    public func leave(_ pipeline: FramePipeline) {
+        pending[ObjectIdentifier(pipeline)] = nil
+        pipeline.shared = nil
+    }
+
     /// Hands `rects` to every member but `pipeline`.
     func give(_ rects: [Rect], from pipeline: FramePipeline) {
         guard !rects.isEmpty else { return }

@@ -97,7 +97,7 @@ final class InputRouter {
             pointer = motion.point
             report(motion)
         }
-        let scene = compositor.scene, root = compositor.root, head = compositor.heads[0]
+        let scene = compositor.scene, root = compositor.root, head = compositor.primaryHead
         let gestures = recognizer.handle(
             event, hitTest: { p in scene.hitTest(head.rootPoint(p), root: root, at: time).map { ($0.layer, $0.point) } },
             convert: { p, layer in scene.convert(head.rootPoint(p), fromRoot: root, to: layer, at: time) },
@@ -234,7 +234,7 @@ final class InputRouter {
 
     private func pointFields(_ point: Point, time: Double, device: String) -> [String: JSON] {
         var fields: [String: JSON] = ["point": point.json, "time": .number(time), "layer": .null]
-        if let hit = compositor.scene.hitTest(compositor.heads[0].rootPoint(point), root: compositor.root, at: time) {
+        if let hit = compositor.scene.hitTest(compositor.primaryHead.rootPoint(point), root: compositor.root, at: time) {
             fields["layer"] = .string(hit.layer)
             fields["layerPoint"] = hit.point.json
         }

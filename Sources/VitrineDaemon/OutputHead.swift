@@ -20,6 +20,9 @@ final class OutputHead {
     var powered = true
     /// Frames presented on this output.
     var framesRendered = 0
+    /// Its root existed before it came: kept from before it was unplugged, or a wall's that
+    /// another screen shows.
+    var restored = false
     /// The output's rectangle of its root when it is one screen of a wall (`[wall]`):
     /// its pixels show the root from this origin; nil when it shows its root whole.
     let viewport: PixelRect?

@@ -77,7 +77,7 @@ extension Compositor {
     func outputResized(to mode: OutputMode) {
         let size = Size(width: Double(mode.width), height: Double(mode.height))
         // A wall's canvas keeps its size: the window shows more or less of it.
-        if heads[0].viewport == nil {
+        if primaryHead.viewport == nil {
             do { try scene.resizeRoot(id: root, size: size) } catch {
                 logger.error("the root layer cannot take the output's new size \(mode): \(error)")
             }

@@ -85,22 +85,6 @@ enum OutputChoice {
         }
     }
 
-    /// The headless outputs: one per `[[outputs]]` table (named by its connector, at its
-    /// mode's size, else `headless_size`; sides swapped for 90° and 270°), or the single
-    /// "headless" output when there are none.
-    static func headlessOutputs(_ entries: [Configuration.OutputEntry], settings: DaemonSettings) throws -> [OutputBackend] {
-        guard !entries.isEmpty else {
-            return [try HeadlessOutput(width: settings.headlessWidth, height: settings.headlessHeight, refreshRate: settings.headlessRate, bufferCount: 1)]
-        }
-        return try entries.map { entry in
-            var size = PixelSize(width: settings.headlessWidth, height: settings.headlessHeight)
-            var rate = settings.headlessRate
-            if case .fixed(let fixed, let refresh) = entry.mode { (size, rate) = (fixed, refresh ?? rate) }
-            if entry.rotation == .quarter || entry.rotation == .threeQuarters { size = PixelSize(width: size.height, height: size.width) }
-            return try HeadlessOutput(name: entry.connector, width: size.width, height: size.height, refreshRate: rate, bufferCount: 1)
-        }
-    }
-
     /// A window's first size and its frame rate: `output.mode` when it gives a size (at
     /// `headless_rate` unless it says a rate), else the headless size (`--size`,
     /// `headless_size`) at `headless_rate`.

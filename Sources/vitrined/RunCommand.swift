@@ -100,9 +100,11 @@ struct RunCommand: ParsableCommand {
         if let rotation, let parsed = Configuration.Output.Rotation(rawValue: rotation) { screen.rotation = parsed }
         let chosen = backend.flatMap { Configuration.Output.Backend(rawValue: $0.rawValue) } ?? screen.backend
         let outputs: [OutputBackend]
+        var emulated: EmulatedOutputs?
         do {
             if chosen == .headless {
-                outputs = try OutputChoice.headlessOutputs(configuration.outputs, settings: settings)
+                emulated = try EmulatedOutputs(configuration.outputs, settings: settings)
+                outputs = emulated!.outputs
             } else {
                 outputs = try OutputChoice.open(chosen, output: screen, entries: configuration.outputs, settings: settings, logger: logger)
             }
@@ -122,6 +124,7 @@ struct RunCommand: ParsableCommand {
         do {
             let daemon = try Daemon(settings: settings, outputs: outputs, logger: logger)
             daemon.releasesStartupMemory = true
+            daemon.hotplug = emulated
             var isDirectory = false
             let configured = configuration.output.snapshotDirectory
             daemon.snapshotDirectory =

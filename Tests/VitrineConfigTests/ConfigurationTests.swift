@@ -37,6 +37,7 @@ import VitrineCore
         headless_size = "640X480"
         headless_rate = 30
         snapshot_dir = "/srv/snapshots"
+        hotplug_grace = 30
 
         [socket]
         path = "/tmp/vitrine-test.sock"
@@ -174,6 +175,7 @@ import VitrineCore
         expected.output.headlessSize = PixelSize(width: 640, height: 480)
         expected.output.headlessRate = 30
         expected.output.snapshotDirectory = "/srv/snapshots"
+        expected.output.hotplugGrace = 30
         expected.socket.path = "/tmp/vitrine-test.sock"
         expected.socket.mode = 0o600
         expected.socket.group = "kiosk"

@@ -13,14 +13,14 @@ import VitrineRaster
     /// A daemon with two emulated outputs, HDMI-A-1 (320×200, root "root", left.json)
     /// and HDMI-A-2 (200×320 at `rightRate` Hz, root "right", right.json); `extra` is
     /// appended to the second table.
-    static func start(clock: String = "manual", rightRate: Int = 30, extra: String = "", in existing: URL? = nil, arguments: [String] = []) throws -> (
-        DaemonProcess, URL
-    ) {
+    static func start(
+        clock: String = "manual", rightRate: Int = 30, extra: String = "", in existing: URL? = nil, config: String? = nil, arguments: [String] = []
+    ) throws -> (DaemonProcess, URL) {
         let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-outputs-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try left.write(to: directory.appendingPathComponent("left.json"), atomically: true, encoding: .utf8)
         try right.write(to: directory.appendingPathComponent("right.json"), atomically: true, encoding: .utf8)
-        let config = """
+        let twoOutputs = """
             [[outputs]]
             connector = "HDMI-A-1"
             mode = "320x200@60"
@@ -33,7 +33,7 @@ import VitrineRaster
             scene = "right.json"
 
             """
-        try (config + extra).write(to: directory.appendingPathComponent("vitrine.toml"), atomically: true, encoding: .utf8)
+        try (config ?? (twoOutputs + extra)).write(to: directory.appendingPathComponent("vitrine.toml"), atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(clock: clock, arguments: ["--config", directory.appendingPathComponent("vitrine.toml").path] + arguments)
         return (daemon, directory)
     }

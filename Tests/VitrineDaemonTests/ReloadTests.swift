@@ -17,7 +17,7 @@ import VitrineRaster
         "rolling_number.character_spacing", "rolling_number.font", "rolling_number.font_size", "fonts.default_family",
         "limits.layers", "limits.line_bytes", "limits.clients", "limits.subscriptions_per_client", "limits.animations_per_layer",
         "limits.outbound_bytes", "limits.idle_seconds", "limits.memory_mb", "limits.scene_mb", "scene.background", "scene.layers",
-        "scene.bindings", "launcher.allow_commands",
+        "scene.bindings", "launcher.allow_commands", "output.hotplug_grace",
     ]
 
     static func before(_ shots: String) -> String {
@@ -25,6 +25,7 @@ import VitrineRaster
         [output]
         background = "#000000"
         headless_size = "64x32"
+        hotplug_grace = 600
         [socket]
         screenshot_dir = "\(shots)/before"
         [animation]
@@ -61,6 +62,7 @@ import VitrineRaster
         [output]
         background = "#0000ff"
         headless_size = "128x64"
+        hotplug_grace = 5
         [socket]
         screenshot_dir = "\(shots)/after"
         [animation]

@@ -17,6 +17,9 @@ static inline const struct wl_interface *vitrine_wl_callback_interface(void) { r
 static inline const struct wl_interface *vitrine_wl_output_interface(void) { return &wl_output_interface; }
 static inline const struct wl_interface *vitrine_wl_seat_interface(void) { return &wl_seat_interface; }
 static inline const struct wl_interface *vitrine_wl_buffer_interface(void) { return &wl_buffer_interface; }
+static inline const struct wl_interface *vitrine_wl_data_device_manager_interface(void) { return &wl_data_device_manager_interface; }
+static inline const struct wl_interface *vitrine_wl_data_device_interface(void) { return &wl_data_device_interface; }
+static inline const struct wl_interface *vitrine_wl_data_source_interface(void) { return &wl_data_source_interface; }
 
 /* wl_resource_post_error is variadic, which Swift cannot call: the message goes as one string. */
 static inline void vitrine_wl_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message) {

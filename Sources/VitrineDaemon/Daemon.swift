@@ -168,7 +168,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         compositor.journal?.writeFinal()
         workers.stop()
         server.stop()
-        if let path = settings.waylandSocketPath, wayland != nil {
+        if let path = settings.waylandSocketPath, let server = wayland {
+            server.disconnectClients()
             wayland = nil
             unlink(path)
         }

@@ -92,6 +92,10 @@ public final class WaylandServer {
         globals.append(
             GlobalBinding(self, vitrine_wl_subcompositor_interface(), version: 1) { SubcompositorObject(server: $0, client: $1, version: $2, id: $3) })
         globals.append(GlobalBinding(self, ServerInterfaceTable.xdgShell["xdg_wm_base"], version: 5) { WMBase(server: $0, client: $1, version: $2, id: $3) })
+        globals.append(
+            GlobalBinding(self, vitrine_wl_data_device_manager_interface(), version: 3) {
+                DataDeviceManagerObject(server: $0, client: $1, version: $2, id: $3)
+            })
         for output in outputs {
             globals.append(
                 GlobalBinding(self, vitrine_wl_output_interface(), version: 4) { OutputObject(server: $0, client: $1, version: $2, id: $3, output: output) })
@@ -116,6 +120,12 @@ public final class WaylandServer {
         for client in flooding { wl_client_destroy(client) }
         flooding.removeAll()
         flush()
+    }
+
+    /// Disconnects every client, their objects going while the server is whole (toplevels
+    /// unmapped, pictures released). Call before letting the server go.
+    public func disconnectClients() {
+        wl_display_destroy_clients(display)
     }
 
     /// Sends the events queued for clients (call after each frame).

@@ -198,7 +198,7 @@ let package = Package(
         .target(
             name: "VitrineOutput",
             dependencies: [
-                "VitrineCore", "VitrineRaster", "VitrineSystem", "CLibDRM", "CLinuxConsole", "CX11", "CWaylandClient",
+                "VitrineCore", "VitrineRaster", "VitrineSystem", "CLibDRM", "CLinuxConsole", "CX11", "CWaylandClient", "WaylandDescription",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: [frameRelease()], plugins: ["WaylandGlue"]),
@@ -212,12 +212,15 @@ let package = Package(
             name: "CWaylandClient", path: "Sources/CWaylandClient", pkgConfig: "wayland-client",
             providers: [.apt(["libwayland-dev", "wayland-protocols"])]),
         .executableTarget(name: "wayland-glue", path: "Sources/wayland-glue"),
+        // What wayland-glue's descriptions are made of, and their C tables, for the client and the server.
+        .target(name: "WaylandDescription"),
         // The Wayland server (`[compositor]`): clients' windows as `surface` layers;
         // xdg-shell's interfaces described by wayland-glue as for the window backend.
         .target(
             name: "VitrineWayland",
             dependencies: [
-                "VitrineCore", "VitrineSystem", "VitrineRaster", "VitrineRender", "CWaylandServer", .product(name: "Logging", package: "swift-log"),
+                "VitrineCore", "VitrineSystem", "VitrineRaster", "VitrineRender", "CWaylandServer", "WaylandDescription",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [frameRelease(profiled: false)], plugins: ["WaylandGlue"]),
         .systemLibrary(

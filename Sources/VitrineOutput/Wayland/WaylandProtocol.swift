@@ -1,70 +1,23 @@
 import CWaylandClient
 import Glibc
+import WaylandDescription
 
-/// A Wayland protocol beyond the core one, as `wayland-glue` describes it at build time
-/// from wayland-protocols' XML (`WaylandProtocol.xdgShell`): its interfaces' requests and
-/// events with wayland-scanner's signatures. `tables` makes them libwayland's
-/// `wl_interface` structures, which marshal requests and read events.
-struct WaylandProtocol: Sendable {
-    struct Message: Sendable {
-        let name: String
-        /// The argument letters (`u`, `i`, `f`, `s`, `o`, `n`, `a`, `h`, `?` for nullable),
-        /// after the version the message appeared in.
-        let signature: String
-        /// Each argument's interface, for objects and new ids.
-        let types: [String?]
-    }
-
-    struct Interface: Sendable {
-        let name: String
-        let version: Int
-        let requests: [Message]
-        let events: [Message]
-    }
-
-    let interfaces: [Interface]
-}
-
-/// The `wl_interface` structures of a protocol's interfaces, made once and kept for the
-/// process's life (libwayland holds pointers to them in every proxy).
+/// The `wl_interface` structures of a protocol's interfaces (`WaylandProtocol`, described
+/// by wayland-glue), made once and kept for the process's life.
 final class WaylandInterfaceTable: @unchecked Sendable {  // written in init only, read afterwards
     private let pointers: [String: UnsafePointer<wl_interface>]
 
     /// The xdg-shell protocol's.
     static let xdgShell = WaylandInterfaceTable(WaylandProtocol.xdgShell)
 
-    /// The core interfaces a protocol's messages may name.
-    private static var core: [String: UnsafePointer<wl_interface>] {
-        [
-            "wl_surface": vitrine_wl_surface_interface(), "wl_seat": vitrine_wl_seat_interface(), "wl_output": vitrine_wl_output_interface(),
-            "wl_compositor": vitrine_wl_compositor_interface(), "wl_shm": vitrine_wl_shm_interface(),
-        ]
-    }
-
     init(_ description: WaylandProtocol) {
-        var made: [String: UnsafeMutablePointer<wl_interface>] = [:]
-        for interface in description.interfaces { made[interface.name] = .allocate(capacity: 1) }
-        let core = Self.core
-        func resolve(_ name: String?) -> UnsafePointer<wl_interface>? {
-            guard let name else { return nil }
-            return made[name].map { UnsafePointer($0) } ?? core[name]
-        }
-        func messages(_ list: [WaylandProtocol.Message]) -> UnsafeMutablePointer<wl_message> {
-            let table = UnsafeMutablePointer<wl_message>.allocate(capacity: max(1, list.count))
-            for (index, message) in list.enumerated() {
-                let types = UnsafeMutablePointer<UnsafePointer<wl_interface>?>.allocate(capacity: max(1, message.types.count))
-                for (slot, type) in message.types.enumerated() { types[slot] = resolve(type) }
-                table[index] = wl_message(name: strdup(message.name), signature: strdup(message.signature), types: types)
-            }
-            return table
-        }
-        for interface in description.interfaces {
-            made[interface.name]!.initialize(
-                to: wl_interface(
-                    name: strdup(interface.name), version: Int32(interface.version), method_count: Int32(interface.requests.count),
-                    methods: messages(interface.requests), event_count: Int32(interface.events.count), events: messages(interface.events)))
-        }
-        pointers = made.mapValues { UnsafePointer($0) }
+        pointers = description.tables(
+            core: [
+                "wl_surface": vitrine_wl_surface_interface(), "wl_seat": vitrine_wl_seat_interface(), "wl_output": vitrine_wl_output_interface(),
+                "wl_compositor": vitrine_wl_compositor_interface(), "wl_shm": vitrine_wl_shm_interface(),
+            ],
+            message: { wl_message(name: $0, signature: $1, types: $2) },
+            interface: { wl_interface(name: $0, version: $1, method_count: $2, methods: $3, event_count: $4, events: $5) })
     }
 
     /// The interface named `name` ("xdg_surface").

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import VitrineCore
 import VitrineProtocol
 
@@ -81,13 +82,40 @@ extension Configuration {
             off < on ? !(off..<on).contains(minute) : (on..<off).contains(minute)
         }
 
-        /// Seconds from `secondOfDay` (0…86399, local) to the next change, `off` or `on`.
-        public func secondsUntilNextChange(fromSecondOfDay now: Int) -> Int {
-            func until(_ minute: Int) -> Int {
-                let d = minute * 60 - now
-                return d > 0 ? d : d + 86_400
+        /// Whether the output is awake at `instant` (seconds since the epoch), read on the
+        /// local clock (the process's time zone, `TZ`).
+        public func isOn(at instant: Int) -> Bool {
+            let parts = Self.localParts(instant)
+            return isOn(atMinute: Int(parts.tm_hour) * 60 + Int(parts.tm_min))
+        }
+
+        /// The first instant after `instant` (seconds since the epoch) at which the local
+        /// clock reads `off` or `on`. Counted on the calendar, not in seconds of a day, so
+        /// that a day of 23 or 25 hours (a daylight-saving change) moves no change.
+        public func nextChange(after instant: Int) -> Int {
+            let today = Self.localParts(instant)
+            var next = Int.max
+            for day in 0...2 {
+                for minute in [off, on] {
+                    var parts = tm()
+                    parts.tm_year = today.tm_year
+                    parts.tm_mon = today.tm_mon
+                    parts.tm_mday = today.tm_mday + Int32(day)
+                    parts.tm_hour = Int32(minute / 60)
+                    parts.tm_min = Int32(minute % 60)
+                    parts.tm_isdst = -1
+                    let at = Int(mktime(&parts))
+                    if at > instant { next = min(next, at) }
+                }
             }
-            return min(until(off), until(on))
+            return next
+        }
+
+        private static func localParts(_ instant: Int) -> tm {
+            var seconds = time_t(instant)
+            var parts = tm()
+            localtime_r(&seconds, &parts)
+            return parts
         }
 
         public var description: String {

@@ -141,21 +141,13 @@ extension Compositor {
 
     func followSchedule(of head: OutputHead) {
         guard let plan = head.entry?.schedule, heads.contains(where: { $0 === head }) else { return }
-        let second = Self.localSecondOfDay()
-        try? setPower(head, on: plan.isOn(atMinute: second / 60), reason: "schedule")
-        // A second past the minute, so that the minute read then is the new one.
-        let wait = Double(plan.secondsUntilNextChange(fromSecondOfDay: second)) + 1
-        schedule(wait) { [weak self, weak head] in
+        tzset()
+        let now = Int(time(nil))
+        try? setPower(head, on: plan.isOn(at: now), reason: "schedule")
+        // A second past the change, so that the minute read then is the new one.
+        schedule(Double(plan.nextChange(after: now) - now) + 1) { [weak self, weak head] in
             guard let self, let head else { return }
             followSchedule(of: head)
         }
-    }
-
-    /// Seconds since local midnight.
-    static func localSecondOfDay() -> Int {
-        var now = time(nil)
-        var parts = tm()
-        localtime_r(&now, &parts)
-        return Int(parts.tm_hour) * 3600 + Int(parts.tm_min) * 60 + Int(parts.tm_sec)
     }
 }

@@ -51,11 +51,55 @@ import Testing
         let night = Configuration.PowerSchedule(off: 22 * 60, on: 7 * 60)
         #expect(night.isOn(atMinute: 12 * 60) && night.isOn(atMinute: 7 * 60) && night.isOn(atMinute: 22 * 60 - 1))
         #expect(!night.isOn(atMinute: 22 * 60) && !night.isOn(atMinute: 0) && !night.isOn(atMinute: 7 * 60 - 1))
-        #expect(night.secondsUntilNextChange(fromSecondOfDay: 21 * 3600) == 3600)
-        #expect(night.secondsUntilNextChange(fromSecondOfDay: 22 * 3600) == 9 * 3600, "at the change itself, the next one")
-        #expect(night.secondsUntilNextChange(fromSecondOfDay: 23 * 3600 + 1800) == 7 * 3600 + 1800)
         let nap = Configuration.PowerSchedule(off: 12 * 60, on: 13 * 60)
         #expect(nap.isOn(atMinute: 11 * 60) && !nap.isOn(atMinute: 12 * 60 + 30) && nap.isOn(atMinute: 13 * 60))
         #expect(night.description == "off 22:00, on 07:00")
+    }
+
+    /// Seconds since the epoch of a UTC date and time.
+    static func utc(_ year: Int32, _ month: Int32, _ day: Int32, _ hour: Int32, _ minute: Int32) -> Int {
+        var parts = tm()
+        (parts.tm_year, parts.tm_mon, parts.tm_mday, parts.tm_hour, parts.tm_min) = (year - 1900, month - 1, day, hour, minute)
+        return Int(timegm(&parts))
+    }
+
+    /// Runs `body` with the process's local time zone set to `zone`.
+    static func inTimeZone(_ zone: String, _ body: () -> Void) {
+        let previous = getenv("TZ").map { String(cString: $0) }
+        setenv("TZ", zone, 1)
+        tzset()
+        body()
+        if let previous { setenv("TZ", previous, 1) } else { setenv("TZ", "", 1) }
+        tzset()
+    }
+
+    @Test func aNightScheduleSleepsAcrossMidnightOnLocalTime() {
+        let night = Configuration.PowerSchedule(off: 22 * 60, on: 6 * 60)
+        Self.inTimeZone("Europe/Berlin") {
+            // 26 November 2026: CET, an hour ahead of UTC.
+            let at = { (hour: Int32, minute: Int32) in Self.utc(2026, 11, 26, hour - 1, minute) }
+            #expect(night.isOn(at: at(21, 59)) && !night.isOn(at: at(22, 0)), "blanked at 22:00")
+            #expect(!night.isOn(at: at(24, 30)) && !night.isOn(at: at(26, 0)) && !night.isOn(at: at(29, 59)), "asleep at 00:30, 02:00 and 05:59")
+            #expect(night.isOn(at: at(30, 0)), "woken at 06:00")
+            #expect(night.nextChange(after: at(21, 59)) == at(22, 0))
+            #expect(night.nextChange(after: at(22, 0)) == at(30, 0), "at the change itself, the next one")
+            #expect(night.nextChange(after: at(26, 0)) == at(30, 0), "a daemon started at 02:00 wakes the output at 06:00")
+        }
+    }
+
+    @Test func aNightScheduleKeepsItsTimesOnDaylightSavingDays() {
+        let night = Configuration.PowerSchedule(off: 22 * 60, on: 6 * 60)
+        Self.inTimeZone("Europe/Berlin") {
+            // 29 March 2026: 02:00 CET becomes 03:00 CEST, a night an hour shorter.
+            #expect(!night.isOn(at: Self.utc(2026, 3, 28, 21, 0)), "22:00 CET")
+            #expect(night.nextChange(after: Self.utc(2026, 3, 28, 23, 30)) == Self.utc(2026, 3, 29, 4, 0), "from 00:30 CET to 06:00 CEST: 4.5 hours")
+            #expect(!night.isOn(at: Self.utc(2026, 3, 29, 3, 59)) && night.isOn(at: Self.utc(2026, 3, 29, 4, 0)), "woken at 06:00 CEST, not 07:00")
+            #expect(night.nextChange(after: Self.utc(2026, 3, 29, 4, 0)) == Self.utc(2026, 3, 29, 20, 0), "22:00 CEST")
+            // 25 October 2026: 03:00 CEST becomes 02:00 CET, a night an hour longer.
+            #expect(night.nextChange(after: Self.utc(2026, 10, 24, 22, 30)) == Self.utc(2026, 10, 25, 5, 0), "from 00:30 CEST to 06:00 CET: 6.5 hours")
+            #expect(!night.isOn(at: Self.utc(2026, 10, 25, 4, 0)) && !night.isOn(at: Self.utc(2026, 10, 25, 4, 59)), "still asleep at 05:00 and 05:59 CET")
+            #expect(night.isOn(at: Self.utc(2026, 10, 25, 5, 0)), "woken at 06:00 CET, not 05:00")
+            #expect(night.nextChange(after: Self.utc(2026, 10, 25, 5, 0)) == Self.utc(2026, 10, 25, 21, 0), "22:00 CET")
+        }
     }
 }

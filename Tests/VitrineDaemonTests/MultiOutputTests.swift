@@ -14,7 +14,8 @@ import VitrineRaster
     /// and HDMI-A-2 (200×320 at `rightRate` Hz, root "right", right.json); `extra` is
     /// appended to the second table.
     static func start(
-        clock: String = "manual", rightRate: Int = 30, extra: String = "", in existing: URL? = nil, config: String? = nil, arguments: [String] = []
+        clock: String = "manual", rightRate: Int = 30, extra: String = "", in existing: URL? = nil, config: String? = nil, arguments: [String] = [],
+        environment: [String: String] = [:]
     ) throws -> (DaemonProcess, URL) {
         let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-outputs-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -34,7 +35,8 @@ import VitrineRaster
 
             """
         try (config ?? (twoOutputs + extra)).write(to: directory.appendingPathComponent("vitrine.toml"), atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(clock: clock, arguments: ["--config", directory.appendingPathComponent("vitrine.toml").path] + arguments)
+        let daemon = try DaemonProcess(
+            clock: clock, environment: environment, arguments: ["--config", directory.appendingPathComponent("vitrine.toml").path] + arguments)
         return (daemon, directory)
     }
 
@@ -183,13 +185,71 @@ import VitrineRaster
         #expect((40...63).contains(left), "the 60 Hz output drew \(left) frames in a second")
     }
 
+    /// A POSIX `TZ` value under which the local clock reads `hour`:`minute`:`second` now.
+    static func timeZone(readingNow hour: Int, _ minute: Int, _ second: Int) -> String {
+        let utc = Int(time(nil)) % 86_400
+        var ahead = ((hour * 3600 + minute * 60 + second - utc) % 86_400 + 86_400) % 86_400
+        if ahead > 43_200 { ahead -= 86_400 }
+        let size = abs(ahead)
+        return String(format: "VIT%@%02d:%02d:%02d", ahead > 0 ? "-" : "+", size / 3600, size / 60 % 60, size % 60)
+    }
+
+    /// A daemon whose second output sleeps from 22:00 to 06:00, its clock reading
+    /// `hour`:`minute`:`second` at start; subscribed to `output.*`.
+    static func startNight(at hour: Int, _ minute: Int, _ second: Int) throws -> (DaemonProcess, URL, SocketClient) {
+        let zone = timeZone(readingNow: hour, minute, second)
+        let (daemon, directory) = try start(extra: "power_off = \"22:00\"\npower_on = \"06:00\"\n", environment: ["TZ": zone])
+        let c = try daemon.connect()
+        #expect(try c.request(#"{"cmd": "subscribe", "events": ["output.*"]}"#)["ok"] == .bool(true))
+        return (daemon, directory, c)
+    }
+
+    /// The `output.power` events of HDMI-A-2 within `seconds`.
+    static func powerEvents(_ c: SocketClient, within seconds: Double) throws -> [Bool] {
+        var seen: [Bool] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline && seen.isEmpty {
+            _ = try c.request(#"{"cmd": "ping"}"#)
+            for event in c.takeEvents() where event["event"] == .string("output.power") && event["reason"] == .string("schedule") {
+                if let on = event["on"], case .bool(let value) = on { seen.append(value) }
+            }
+            usleep(100_000)
+        }
+        return seen
+    }
+
+    @Test func aNightScheduleBlanksAt22AndWakesAt06() throws {
+        let (evening, eveningDirectory, e) = try Self.startNight(at: 21, 59, 58)
+        defer { try? FileManager.default.removeItem(at: eveningDirectory) }
+        #expect(try Self.outputs(e)["HDMI-A-2"]?["power"] == .bool(true), "awake at 21:59:58")
+        #expect(try Self.powerEvents(e, within: 6) == [false], "blanked at 22:00")
+        _ = evening
+
+        let (morning, morningDirectory, m) = try Self.startNight(at: 5, 59, 58)
+        defer { try? FileManager.default.removeItem(at: morningDirectory) }
+        #expect(try Self.outputs(m)["HDMI-A-2"]?["power"] == .bool(false), "asleep at 05:59:58")
+        #expect(try Self.powerEvents(m, within: 6) == [true], "woken at 06:00")
+        #expect(try Self.outputs(m)["HDMI-A-2"]?["frames"] == .number(1), "waking draws the frame it missed")
+        _ = morning
+    }
+
+    @Test func aDaemonStartedAt02IsBlankedUntil06() throws {
+        for (hour, minute) in [(0, 30), (2, 0)] {
+            let (daemon, directory, c) = try Self.startNight(at: hour, minute, 0)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let listed = try Self.outputs(c)
+            #expect(listed["HDMI-A-2"]?["power"] == .bool(false), "asleep at \(hour):\(minute): \(listed)")
+            #expect(listed["HDMI-A-2"]?["frames"] == .number(0))
+            #expect(listed["HDMI-A-1"]?["power"] == .bool(true))
+            _ = daemon
+        }
+    }
+
     @Test func theScheduleBlanksAnOutputAtStart() throws {
-        var now = time(nil)
-        var parts = tm()
-        localtime_r(&now, &parts)
-        let minute = Int(parts.tm_hour) * 60 + Int(parts.tm_min)
+        let minute = Int(time(nil)) % 86_400 / 60
         func hhmm(_ m: Int) -> String { String(format: "%02d:%02d", ((m + 1440) % 1440) / 60, ((m + 1440) % 1440) % 60) }
-        let (daemon, directory) = try Self.start(extra: "power_off = \"\(hhmm(minute - 2))\"\npower_on = \"\(hhmm(minute + 3))\"\n")
+        let (daemon, directory) = try Self.start(
+            extra: "power_off = \"\(hhmm(minute - 2))\"\npower_on = \"\(hhmm(minute + 3))\"\n", environment: ["TZ": "UTC0"])
         defer { try? FileManager.default.removeItem(at: directory) }
         let c = try daemon.connect()
         let listed = try Self.outputs(c)

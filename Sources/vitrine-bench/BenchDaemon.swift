@@ -12,7 +12,10 @@ final class DaemonChild {
     private var cleanupToken = 0
     private var stopped = false
 
-    init(width: Int = benchWidth, height: Int = benchHeight, arguments: [String] = []) throws {
+    /// `backend` other than headless takes its size from `arguments` (`--mode`);
+    /// `environment` adds to the daemon's (`WAYLAND_DISPLAY`).
+    init(width: Int = benchWidth, height: Int = benchHeight, backend: String = "headless", environment: [String: String] = [:], arguments: [String] = []) throws
+    {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vitrined")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw BenchError("\(executable.path) is missing: build it first (swift build -c release --product vitrined)")
@@ -22,9 +25,10 @@ final class DaemonChild {
         process.executableURL = executable
         process.arguments =
             [
-                "--backend", "headless", "--size", "\(width)x\(height)", "--clock", "realtime",
+                "--backend", backend, "--clock", "realtime",
                 "--socket", socketPath, "--screenshot-dir", directory, "--log-level", "warning",
-            ] + arguments
+            ] + (backend == "headless" ? ["--size", "\(width)x\(height)"] : []) + arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         do { try process.run() } catch {

@@ -2,7 +2,7 @@ import Foundation
 
 // vitrine-bench: release-build benchmarks that print one JSON object per line.
 //
-//     swift run -c release vitrine-bench core|raster|frame|rolling|protocol|flood|restore|shadow|image|video|outputs|fleet [--quick]
+//     swift run -c release vitrine-bench core|raster|frame|rolling|protocol|flood|restore|shadow|image|video|outputs|fleet|compositor [--quick]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: ([String]) -> Void] = [
@@ -18,6 +18,7 @@ let suites: [String: ([String]) -> Void] = [
     "video": runVideoBenchmarks,
     "outputs": runOutputsBenchmarks,
     "fleet": runFleetBenchmarks,
+    "compositor": runCompositorBenchmarks,
 ]
 guard let name = arguments.first, let suite = suites[name] else {
     let known = suites.keys.sorted().joined(separator: "|")

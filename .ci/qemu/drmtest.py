@@ -443,6 +443,41 @@ class Failure(Exception):
     pass
 
 
+class HeadSwitch:
+    """Plugs and unplugs a virtio-gpu's scanouts from the host, as a monitor would be: QEMU's
+    D-Bus display (on a private dbus-daemon) takes org.qemu.Display1.Console.SetUIInfo, a
+    size enabling the scanout and 0x0 disabling it; QEMU then raises the device's display
+    event, and the guest's virtio_gpu re-reads the scanouts and sends a real HOTPLUG=1 uevent."""
+
+    def __init__(self, outdir, gpu):
+        self.bus = os.path.join(outdir, f"{gpu}.dbus")
+        if os.path.exists(self.bus):
+            os.unlink(self.bus)
+        self.address = "unix:path=" + self.bus
+        self.daemon = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--address=" + self.address, "--print-address"],
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.daemon.stdout.readline()
+
+    @staticmethod
+    def available():
+        return shutil.which("dbus-daemon") is not None and shutil.which("gdbus") is not None
+
+    def display(self):
+        return ["-display", "dbus,addr=" + self.address]
+
+    def set(self, head, size):
+        """SIZE "WxH" plugs head HEAD in at that size; None unplugs it."""
+        w, h = (size or "0x0").split("x")
+        r = subprocess.run(["gdbus", "call", "--address", self.address, "--dest", "org.qemu", "--object-path",
+                            f"/org/qemu/Display1/Console_{head}", "--method", "org.qemu.Display1.Console.SetUIInfo",
+                            "0", "0", "0", "0", w, h], capture_output=True, text=True, timeout=20)
+        return r.returncode == 0, (r.stderr or r.stdout).strip()
+
+    def close(self):
+        self.daemon.kill()
+        self.daemon.wait()
+
+
 def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
     """Boots one VM; returns (ok, [report lines], {timings})."""
     qmp_path = os.path.join(outdir, f"{gpu}.qmp")
@@ -453,8 +488,9 @@ def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
     # QEMU enables a virtio-gpu's further scanouts only when a display asks for them;
     # the kernel's video=…:e forces the connector on (connected, with the driver's modes).
     heads_append = "".join(f"video=Virtual-{i + 1}:e " for i in range(1, heads))
+    switch = HeadSwitch(outdir, gpu) if heads > 1 and HeadSwitch.available() else None
     cmd = [args.qemu, "-accel", "tcg", "-smp", "1", "-m", str(args.memory),
-           "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
+           "-nodefaults", "-no-user-config", *(switch.display() if switch else ["-display", "none"]), "-no-reboot",
            "-kernel", vmlinux, "-initrd", initramfs,
            "-append", "console=ttyS0 quiet loglevel=4 panic=-1 no_timer_check " + heads_append + args.append,
            "-serial", "stdio", "-qmp", f"unix:{qmp_path},server=on,wait=off"] + gpu_device(gpu, args.size, heads)
@@ -497,11 +533,27 @@ def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
                 else:
                     receiving[1].append(line.strip())
                 continue
-            m = re.search(r"VITRINE-(BOOTED|STEP|INFO|FAIL|DONE|FILE)\s*(.*)", line)
+            m = re.search(r"VITRINE-(BOOTED|STEP|INFO|FAIL|DONE|FILE|HEAD)\s*(.*)", line)
             if not m:
                 continue
             kind, rest = m.groups()
-            if kind == "FILE":
+            if kind == "HEAD":
+                # "VITRINE-HEAD n WxH" plugs scanout n in, "VITRINE-HEAD n off" unplugs it;
+                # the guest waits for the answer ("go", or "none" without a D-Bus display).
+                n, _, size = rest.strip().partition(" ")
+                answer = b"none\n"
+                if switch:
+                    done_ok, text = switch.set(int(n), None if size == "off" else size)
+                    report.append(f"{gpu}: head {n} {'plugged in at ' + size if size != 'off' else 'unplugged'} from the host"
+                                  + ("" if done_ok else f": FAIL {text}"))
+                    ok &= done_ok
+                    answer = b"go\n"
+                try:
+                    proc.stdin.write(answer)
+                    proc.stdin.flush()
+                except BrokenPipeError:
+                    pass
+            elif kind == "FILE":
                 receiving = (os.path.basename(rest.strip()), [])
             elif kind == "BOOTED":
                 timings["booted"] = time.time() - t0
@@ -544,6 +596,8 @@ def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
             proc.kill()
             proc.wait()
         console.close()
+        if switch:
+            switch.close()
     timings["total"] = time.time() - t0
     return ok, report, timings
 
@@ -893,10 +947,11 @@ def main():
                   (bench_config, "/etc/vitrine-bench.toml")]
         script = os.path.join(HERE, "guest/vitrined.sh")
         def expected_for(n, size, head=None):
-            if n == 4:
+            if n in (4, 5):
                 # two heads: each against the render of its own scene at its own size
                 if size is None:
                     return {0: 0, 1: SECOND_ROTATION}
+                # step 5: the same after Virtual-2 was unplugged and plugged in again
                 png = os.path.join(args.out, f"expected-step4-head{head}-{size}.png")
                 if not os.path.exists(png):
                     run([vitrined, "render", "--scene", args.scene if head == 0 else SECOND_SCENE, "--time", args.time, "--size", size, "--out", png])

@@ -70,12 +70,27 @@ enum OutputChoice {
         _ output: Configuration.Output, entries: [Configuration.OutputEntry], environment: [String: String], log: @escaping @Sendable (String) -> Void
     ) throws -> [OutputBackend] {
         let options = try drmOptions(output, environment: environment)
+        return try DRMCard.openAll(options: options, heads: drmHeadSettings(output, entries: entries), order: entries.map(\.connector), log: log)
+    }
+
+    /// Each `[[outputs]]` table's mode and rotation for its connector's head.
+    static func drmHeadSettings(_ output: Configuration.Output, entries: [Configuration.OutputEntry]) -> [String: DRMHeadSettings] {
         var heads: [String: DRMHeadSettings] = [:]
         for entry in entries {
             heads[entry.connector] = DRMHeadSettings(
                 mode: modeRequest(entry.mode), rotation: ScreenRotation(rawValue: entry.rotation.rawValue) ?? .none, buffers: output.buffers)
         }
-        return try DRMCard.openAll(options: options, heads: heads, order: entries.map(\.connector), log: log)
+        return heads
+    }
+
+    /// What follows the card's screens plugged in and unplugged, when `outputs` are its
+    /// heads.
+    static func drmHotplug(_ outputs: [OutputBackend], output: Configuration.Output, entries: [Configuration.OutputEntry]) -> DRMHotplug? {
+        let heads = outputs.compactMap { $0 as? DRMHead }
+        guard let card = heads.first?.card, heads.count == outputs.count else { return nil }
+        let defaults = DRMHeadSettings(
+            mode: modeRequest(output.mode), rotation: ScreenRotation(rawValue: output.rotation.rawValue) ?? .none, buffers: output.buffers)
+        return DRMHotplug(card: card, heads: heads, settings: drmHeadSettings(output, entries: entries), defaults: defaults)
     }
 
     static func modeRequest(_ mode: Configuration.Output.Mode) -> ModeRequest {

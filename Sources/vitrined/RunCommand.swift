@@ -100,13 +100,14 @@ struct RunCommand: ParsableCommand {
         if let rotation, let parsed = Configuration.Output.Rotation(rawValue: rotation) { screen.rotation = parsed }
         let chosen = backend.flatMap { Configuration.Output.Backend(rawValue: $0.rawValue) } ?? screen.backend
         let outputs: [OutputBackend]
-        var emulated: EmulatedOutputs?
+        var hotplug: HotplugSource?
         do {
             if chosen == .headless {
-                emulated = try EmulatedOutputs(configuration.outputs, settings: settings)
-                outputs = emulated!.outputs
+                let emulated = try EmulatedOutputs(configuration.outputs, settings: settings)
+                (outputs, hotplug) = (emulated.outputs, emulated)
             } else {
                 outputs = try OutputChoice.open(chosen, output: screen, entries: configuration.outputs, settings: settings, logger: logger)
+                hotplug = OutputChoice.drmHotplug(outputs, output: screen, entries: configuration.outputs)
             }
         } catch {
             logger.critical("\(chosen.rawValue) output: \(error)")
@@ -124,7 +125,7 @@ struct RunCommand: ParsableCommand {
         do {
             let daemon = try Daemon(settings: settings, outputs: outputs, logger: logger)
             daemon.releasesStartupMemory = true
-            daemon.hotplug = emulated
+            daemon.hotplug = hotplug
             var isDirectory = false
             let configured = configuration.output.snapshotDirectory
             daemon.snapshotDirectory =

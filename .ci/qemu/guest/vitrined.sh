@@ -11,6 +11,8 @@
 #  4. (drm, with a second head Virtual-2 connected) vitrined --config vitrine-heads.toml:
 #     a scene on each head; VITRINE-STEP 4: each head's screendump against `vitrined
 #     render` of its scene at its size.
+#  5. (two heads) the host unplugs Virtual-2 and plugs it in again (QEMU's D-Bus display):
+#     output.removed, output.added with the kept root; VITRINE-STEP 5: both heads as in 4.
 #  With BENCH_SECONDS > 0 (drmtest.py --bench-seconds): the outputs benchmark on the two
 #  heads (CPU with both heads' counters rolling against one head's).
 # /etc/vitrine-test.env sets SCENE, TIME, BACKEND, COUNTER and VITRINE_DRM_ATOMIC
@@ -136,6 +138,41 @@ if [ "$BACKEND" = drm ] && [ "$(cat /sys/class/drm/card0-Virtual-2/status 2>/dev
     done
     grep "drm: .*: first flip\|drm: .*: mode " $log | tail -n 4 | sed 's/^/VITRINE-INFO /'
     step 4 "two heads, a scene on each"
+    # Hotplug: the host unplugs Virtual-2 (VITRINE-HEAD 1 off: QEMU disables the scanout
+    # and the kernel sends a HOTPLUG=1 uevent) and plugs it in again; vitrined must send
+    # output.removed and output.added (kept) and show the second scene again, unrestarted.
+    # The host first says the head is there (QEMU ignores a change to what it was told
+    # last, and it was told nothing: -display dbus enables no scanout by itself); the
+    # hotplug event that brings changes no head.
+    vitrinectl watch output.removed output.added --json > /tmp/hotplug.events 2>&1 &
+    watcher=$!
+    echo "VITRINE-HEAD 1 1024x768"; read -r answer
+    usleep 500000
+    echo detect > /sys/class/drm/card0-Virtual-2/status  # the host's state from now on, not video=…:e
+    echo "VITRINE-HEAD 1 off"; read -r answer
+    if [ "$answer" = go ]; then
+        waitfor() { # EVENT: until the watcher has printed it (10 s)
+            i=0
+            until grep -q "\"event\":\"$1\"" /tmp/hotplug.events; do
+                [ $i -lt 100 ] || fail "no $1 event within 10 s: $(cat /tmp/hotplug.events; grep 'drm: ' $log | tail -n 3)"
+                usleep 100000; i=$((i + 1))
+            done
+        }
+        waitfor output.removed
+        echo "VITRINE-INFO hotplug: Virtual-2 $(cat /sys/class/drm/card0-Virtual-2/status); $(grep '"output.removed"' /tmp/hotplug.events)"
+        list=$(vitrinectl send '{"cmd":"output.list"}')
+        case "$list" in *Virtual-2*) fail "Virtual-2 still in output.list after output.removed: $list" ;; esac
+        echo "VITRINE-HEAD 1 1024x768"; read -r answer
+        waitfor output.added
+        echo "VITRINE-INFO hotplug: Virtual-2 $(cat /sys/class/drm/card0-Virtual-2/status); $(grep '"output.added"' /tmp/hotplug.events)"
+        grep -q '"kept":true' /tmp/hotplug.events || fail "Virtual-2 came back without its kept root: $(cat /tmp/hotplug.events)"
+        settle >/dev/null
+        grep "drm: hotplug" $log | tail -n 2 | sed 's/^/VITRINE-INFO /'
+        step 5 "Virtual-2 unplugged and plugged in again, no restart"
+    else
+        echo "VITRINE-INFO hotplug not tried: the host has no D-Bus display to unplug a head with (dbus-daemon, gdbus)"
+    fi
+    kill $watcher 2>/dev/null
     stop
 fi
 if [ "$BACKEND" = drm ] && [ "${BENCH_SECONDS:-0}" -gt 0 ] && [ "$(cat /sys/class/drm/card0-Virtual-2/status 2>/dev/null)" = connected ]; then

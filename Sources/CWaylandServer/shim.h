@@ -6,6 +6,8 @@
 
 #define WL_HIDE_DEPRECATED 1
 #include <wayland-server.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 /* The core protocol's interfaces (C globals, whose addresses Swift cannot take). */
 static inline const struct wl_interface *vitrine_wl_compositor_interface(void) { return &wl_compositor_interface; }
@@ -25,5 +27,26 @@ static inline const struct wl_interface *vitrine_wl_data_source_interface(void) 
 static inline void vitrine_wl_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message) {
     wl_resource_post_error(resource, code, "%s", message);
 }
+
+/* The keymap for wl_keyboard.keymap: a memfd holding `size` bytes of `data`, sealed against
+   writing, shrinking and growing (clients map it MAP_PRIVATE); -1 when it cannot be made. */
+extern int memfd_create(const char *name, unsigned int flags);
+static inline int vitrine_sealed_memfd(const char *data, unsigned long size) {
+    int fd = memfd_create("vitrine-keymap", 0x0001U | 0x0002U); /* MFD_CLOEXEC | MFD_ALLOW_SEALING */
+    if (fd < 0) return -1;
+    unsigned long done = 0;
+    while (done < size) {
+        ssize_t n = write(fd, data + done, size - done);
+        if (n <= 0) { close(fd); return -1; }
+        done += (unsigned long)n;
+    }
+    /* F_ADD_SEALS with F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE */
+    if (fcntl(fd, 1033, 0x0001 | 0x0002 | 0x0004 | 0x0008) != 0) { close(fd); return -1; }
+    return fd;
+}
+
+static inline const struct wl_interface *vitrine_wl_pointer_interface(void) { return &wl_pointer_interface; }
+static inline const struct wl_interface *vitrine_wl_keyboard_interface(void) { return &wl_keyboard_interface; }
+static inline const struct wl_interface *vitrine_wl_touch_interface(void) { return &wl_touch_interface; }
 
 #endif

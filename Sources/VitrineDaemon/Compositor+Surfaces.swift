@@ -32,6 +32,7 @@ extension Compositor: WaylandServerDelegate {
             (settings.limits.memoryMB << 20) - videos.bytes - pipeline.renderer.images.usedBytes - server.bytes
         }
         server.onMemory = { [unowned self] _ in rebudgetImages() }
+        seatRouter = SeatRouter(compositor: self, server: server)
     }
 
     /// The image store's budget: `limits.memory_mb` less what videos and surfaces hold.

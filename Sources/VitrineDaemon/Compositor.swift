@@ -107,6 +107,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     var surfaces: SurfaceRenderer!
     /// The Wayland server, when `[compositor]` enables it.
     weak var wayland: WaylandServer?
+    /// Input for Wayland clients, while the compositor serves them.
+    var seatRouter: SeatRouter?
     /// A frame callback's `done` is scheduled for a commit that changed nothing on screen.
     var surfaceFrameDue = false
     /// The MQTT bridge's figures for `stats`, when there is one.

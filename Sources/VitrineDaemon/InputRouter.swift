@@ -82,6 +82,7 @@ final class InputRouter {
         measuredTime = measured && compositor.clock.mode == .realtime ? event.time : nil
         defer { measuredTime = nil }
         let time = mediaTime(ofKernelTime: event.time)
+        compositor.seatRouter?.handle(event, at: time)
         let event = event.at(time)
         switch event {
         case .key(let key):

@@ -110,6 +110,22 @@ public final class Keyboard {
         modifierIndices.filter { xkb_state_mod_index_is_active(state, $0.index, XKB_STATE_MODS_EFFECTIVE) > 0 }.map(\.name)
     }
 
+    /// The keymap in xkb's text format (what `wl_keyboard.keymap` sends clients).
+    public var keymapText: String? {
+        guard let text = xkb_keymap_get_as_string(keymap, XKB_KEYMAP_FORMAT_TEXT_V1) else { return nil }
+        defer { free(text) }
+        return String(cString: text)
+    }
+
+    /// The state as `wl_keyboard.modifiers` tells it: depressed, latched and locked
+    /// modifier masks and the effective layout.
+    public var serializedModifiers: (depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) {
+        (
+            xkb_state_serialize_mods(state, XKB_STATE_MODS_DEPRESSED), xkb_state_serialize_mods(state, XKB_STATE_MODS_LATCHED),
+            xkb_state_serialize_mods(state, XKB_STATE_MODS_LOCKED), xkb_state_serialize_layout(state, XKB_STATE_LAYOUT_EFFECTIVE)
+        )
+    }
+
     /// Forgets every key held and every lock: the state of a keyboard nobody touched.
     public func reset() {
         guard let fresh = xkb_state_new(keymap) else { return }

@@ -18,8 +18,8 @@ public protocol WaylandServerDelegate: AnyObject {
 }
 
 /// The daemon's Wayland server: libwayland-server on the daemon's event loop, serving
-/// `wl_compositor`, `wl_subcompositor`, `wl_shm`, `xdg_wm_base` and a `wl_output` per
-/// output on a listening socket the daemon made.
+/// `wl_compositor`, `wl_subcompositor`, `wl_shm`, `xdg_wm_base`, `wl_seat` and a `wl_output`
+/// per output on a listening socket the daemon made.
 ///
 /// ```swift
 /// let server = try WaylandServer(listening: fd, outputs: [.init(name: "HEADLESS-1", width: 1280, height: 800, rate: 60)], loop: loop, logger: logger)
@@ -67,6 +67,8 @@ public final class WaylandServer {
     /// Called when `bytes` changes.
     public var onMemory: ((Int) -> Void)?
     private var globals: [GlobalBinding] = []
+    /// Pointer, keyboard and touch focus and the clients' devices.
+    private(set) lazy var seat = SeatState(server: self)
 
     /// Serves the Wayland protocol on `listening` (a bound, listening, non-blocking,
     /// close-on-exec Unix socket, which the server closes when it goes).
@@ -96,6 +98,7 @@ public final class WaylandServer {
             GlobalBinding(self, vitrine_wl_data_device_manager_interface(), version: 3) {
                 DataDeviceManagerObject(server: $0, client: $1, version: $2, id: $3)
             })
+        globals.append(GlobalBinding(self, vitrine_wl_seat_interface(), version: 7) { SeatObject(server: $0, client: $1, version: $2, id: $3) })
         for output in outputs {
             globals.append(
                 GlobalBinding(self, vitrine_wl_output_interface(), version: 4) { OutputObject(server: $0, client: $1, version: $2, id: $3, output: output) })

@@ -91,6 +91,40 @@ import VitrineTestSupport
         #expect(client.isRunning)
     }
 
+    /// The layer `win` shows the client's 60×40 window scaled 2× around (100, 60): the
+    /// client's point (x, y) is on the screen at (40 + 2x, 20 + 2y).
+    @Test func touchesClicksAndKeysReachTheClientThroughTheLayersTransform() throws {
+        let setup = try Setup()
+        let client = try setup.startClient()
+        _ = try setup.control.waitForEvent("surface.mapped")
+        #expect(try setup.expectPicture("compositor-client-scaled") == nil)
+        let inner = try client.connect()
+        try inner.ok(#"{"cmd": "subscribe", "events": ["layer.tap", "input.touch", "input.pointer", "input.key"]}"#)
+
+        try setup.control.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [130, 80]}"#)
+        let down = try inner.waitForEvent("input.touch") { $0["phase"] == .string("down") }
+        #expect(down["point"] == .array([.number(45), .number(30)]), "the client's (45, 30): \(down.text)")
+        try setup.control.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "up"}"#)
+        let tap = try inner.waitForEvent("layer.tap")
+        #expect(tap["layer"] == .string("br"), "\(tap.text)")
+
+        try setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "point": [60, 30]}"#)
+        try setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "action": "button", "button": "left", "pressed": true}"#)
+        try setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "action": "button", "button": "left", "pressed": false}"#)
+        let click = try inner.waitForEvent("layer.tap") { $0["layer"] == .string("tl") }
+        #expect(click["point"] == .array([.number(10), .number(5)]), "\(click.text)")
+
+        try setup.control.ok(#"{"cmd": "input.inject", "type": "key", "keycode": 42, "pressed": true}"#)
+        try setup.control.ok(#"{"cmd": "input.inject", "type": "key", "keycode": 30}"#)
+        let key = try inner.waitForEvent("input.key") { $0["keysym"] == .string("A") }
+        #expect(key["text"] == .string("A") && key["pressed"] == .bool(true), "Shift held, then A: \(key.text)")
+
+        // Outside the layer nothing reaches the client.
+        try setup.control.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [10, 10]}"#)
+        try setup.control.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "up"}"#)
+        #expect(throws: (any Error).self) { try inner.waitForEvent("input.touch", timeout: 1) }
+    }
+
     @Test func theLayersSizeIsTheClientsWindowSize() throws {
         let setup = try Setup()
         let client = try setup.startClient()

@@ -1,0 +1,92 @@
+import VitrineCore
+import VitrineInput
+import VitrineWayland
+
+/// The input the hit test gives a `surface` layer, sent to that layer's client through
+/// the Wayland seat: points mapped through the layer's transform into the layer, then
+/// from its bounds onto the window (its geometry) at the window's scale. A touch stays
+/// with the surface it went down on; keys go to the surface last touched or clicked, read
+/// through the configured keymap, which clients get as theirs.
+final class SeatRouter {
+    unowned let compositor: Compositor
+    private weak var server: WaylandServer?
+    /// The keymap's state (for the modifiers clients are told); nil when it does not compile.
+    private let keyboard: Keyboard?
+    /// The layer each touch on a surface went down on.
+    private var touchLayers: [Int: String] = [:]
+
+    init(compositor: Compositor, server: WaylandServer) {
+        self.compositor = compositor
+        self.server = server
+        do {
+            let keyboard = try Keyboard(keymap: compositor.settings.input.keymap)
+            self.keyboard = keyboard
+            if let text = keyboard.keymapText { server.setKeymap(text) }
+        } catch {
+            compositor.logger.warning("Wayland seat: the keymap does not compile (\(error.message)); clients get no keys")
+            keyboard = nil
+        }
+    }
+
+    /// Passes `event` (its time the kernel's) on to the client under it, the scene read at
+    /// media time `time`.
+    func handle(_ event: InputEvent, at time: Double) {
+        guard let server else { return }
+        defer { server.flush() }
+        let milliseconds = UInt32(truncatingIfNeeded: Int64((event.time * 1000).rounded()))
+        switch event {
+        case .key(let key):
+            guard let keyboard, key.keycode != 0, !key.isRepeat else { return }
+            _ = keyboard.key(key.keycode, pressed: key.pressed, time: key.time)
+            server.key(key.keycode, pressed: key.pressed, time: milliseconds, modifiers: keyboard.serializedModifiers)
+        case .touch(let touch):
+            switch touch.phase {
+            case .down:
+                guard let (toplevel, layer, x, y) = surface(at: touch.point, time: time) else { return }
+                touchLayers[touch.id] = layer
+                server.focusKeyboard(on: toplevel)
+                server.touchDown(touch.id, on: toplevel, x: x, y: y, time: milliseconds)
+            case .motion:
+                guard let layer = touchLayers[touch.id], let (_, x, y) = mapped(touch.point, into: layer, time: time) else { return }
+                server.touchMotion(touch.id, x: x, y: y, time: milliseconds)
+            case .up, .cancel:
+                guard touchLayers.removeValue(forKey: touch.id) != nil else { return }
+                server.touchUp(touch.id, time: milliseconds)
+            }
+        case .pointer(let pointer):
+            let hit = surface(at: pointer.point, time: time)
+            server.pointer(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0, time: milliseconds)
+            switch pointer.kind {
+            case .motion:
+                break
+            case .button(let code, let pressed):
+                if pressed, let hit { server.focusKeyboard(on: hit.toplevel) }
+                server.pointerButton(code, pressed: pressed, time: milliseconds)
+            case .axis(let dx, let dy):
+                server.pointerAxis(dx: dx, dy: dy, time: milliseconds)
+            }
+        }
+    }
+
+    /// The client's window under `point` (the output's pixels), with its layer and the
+    /// point in the window's surface coordinates.
+    private func surface(at point: Point, time: Double) -> (toplevel: Toplevel, layer: String, x: Double, y: Double)? {
+        let head = compositor.primaryHead
+        guard let hit = compositor.scene.hitTest(head.rootPoint(point), root: compositor.root, at: time),
+            let (toplevel, x, y) = mapped(point, into: hit.layer, time: time)
+        else { return nil }
+        return (toplevel, hit.layer, x, y)
+    }
+
+    /// `point` (the output's pixels) in the surface coordinates of the window `layer` shows.
+    private func mapped(_ point: Point, into layer: String, time: Double) -> (Toplevel, x: Double, y: Double)? {
+        let scene = compositor.scene, head = compositor.primaryHead
+        guard let toplevel = compositor.surfaces.assignments[layer], toplevel.isMapped, let window = toplevel.windowRect,
+            let local = scene.convert(head.rootPoint(point), fromRoot: compositor.root, to: layer, at: time),
+            let bounds = try? scene.presentationValue("bounds", of: layer, at: time).rect, bounds.size.width > 0, bounds.size.height > 0
+        else { return nil }
+        let x = Double(window.x) + (local.x - bounds.origin.x) * Double(window.width) / bounds.size.width
+        let y = Double(window.y) + (local.y - bounds.origin.y) * Double(window.height) / bounds.size.height
+        return (toplevel, x, y)
+    }
+}

@@ -1,0 +1,221 @@
+import CWaylandServer
+import Glibc
+
+/// `wl_seat` (version 7): one pointer, keyboard and touch for every client, fed by the
+/// daemon's input pipeline (`WaylandServer.pointer(…)`, `touchDown(…)`, `key(…)`). Events
+/// go to the objects the client of the surface concerned holds, in surface coordinates;
+/// each enter, leave, button, key, touch down and up carries a fresh display serial.
+final class SeatObject: ServerObject {
+    init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32) {
+        super.init(server: server, client: client, interface: vitrine_wl_seat_interface(), version: version, id: id)
+        let all = WL_SEAT_CAPABILITY_POINTER.rawValue | WL_SEAT_CAPABILITY_KEYBOARD.rawValue | WL_SEAT_CAPABILITY_TOUCH.rawValue
+        wl_seat_send_capabilities(resource, all)
+        if version >= 2 { wl_seat_send_name(resource, "seat0") }
+    }
+
+    override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
+        let seat = server.seat
+        switch opcode {
+        case 0:
+            if let made = InputDeviceObject(server: server, client: client, interface: vitrine_wl_pointer_interface(), version: version, id: a[0].n) {
+                seat.pointers.append(made)
+            }
+        case 1:
+            if let made = InputDeviceObject(server: server, client: client, interface: vitrine_wl_keyboard_interface(), version: version, id: a[0].n) {
+                seat.keyboards.append(made)
+                seat.introduce(made)
+            }
+        case 2:
+            if let made = InputDeviceObject(server: server, client: client, interface: vitrine_wl_touch_interface(), version: version, id: a[0].n) {
+                seat.touches.append(made)
+            }
+        case 3:
+            destroy()
+        default:
+            break
+        }
+    }
+}
+
+/// A client's `wl_pointer`, `wl_keyboard` or `wl_touch`: the seat sends through it; its
+/// requests are release (and the pointer's cursor, which a kiosk does not show).
+final class InputDeviceObject: ServerObject {
+    private let isPointer: Bool
+
+    override init?(server: WaylandServer, client: OpaquePointer, interface: UnsafePointer<wl_interface>, version: UInt32, id: UInt32) {
+        isPointer = interface == vitrine_wl_pointer_interface()
+        super.init(server: server, client: client, interface: interface, version: version, id: id)
+    }
+
+    override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
+        if opcode == (isPointer ? 1 : 0) { destroy() }
+    }
+
+    override func destroyed() { server.seat.forget(self) }
+}
+
+/// The seat's state: every client's devices, the focused surfaces, the keymap.
+final class SeatState {
+    var pointers: [InputDeviceObject] = []
+    var keyboards: [InputDeviceObject] = []
+    var touches: [InputDeviceObject] = []
+    weak var pointerFocus: SurfaceObject?
+    weak var keyboardFocus: SurfaceObject?
+    var touchFocus: [Int32: WeakSurface] = [:]
+    /// The sealed memfd of the keymap and its size (with the final NUL).
+    var keymap: (fd: CInt, size: UInt32)?
+    var modifiers: (depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) = (0, 0, 0, 0)
+    unowned let server: WaylandServer
+
+    struct WeakSurface { weak var surface: SurfaceObject? }
+
+    init(server: WaylandServer) { self.server = server }
+
+    deinit { if let keymap { close(keymap.fd) } }
+
+    func forget(_ device: InputDeviceObject) {
+        pointers.removeAll { $0 === device }
+        keyboards.removeAll { $0 === device }
+        touches.removeAll { $0 === device }
+    }
+
+    var serial: UInt32 { wl_display_next_serial(server.display) }
+
+    func devices(_ list: [InputDeviceObject], of surface: SurfaceObject) -> [InputDeviceObject] {
+        let client = surface.client
+        return list.filter { $0.client == client }
+    }
+
+    /// A new keyboard: the keymap, the repeat rate, and the focus if its client has it.
+    func introduce(_ keyboard: InputDeviceObject) {
+        if let keymap { wl_keyboard_send_keymap(keyboard.resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, keymap.fd, keymap.size) }
+        if keyboard.version >= 4 { wl_keyboard_send_repeat_info(keyboard.resource, 25, 600) }
+        if let focus = keyboardFocus, focus.client == keyboard.client { enter(keyboard, focus) }
+    }
+
+    func enter(_ keyboard: InputDeviceObject, _ surface: SurfaceObject) {
+        var keys = wl_array()
+        wl_array_init(&keys)
+        wl_keyboard_send_enter(keyboard.resource, serial, surface.resource, &keys)
+        wl_array_release(&keys)
+        wl_keyboard_send_modifiers(keyboard.resource, serial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group)
+    }
+
+    func pointerFrame(_ surface: SurfaceObject) {
+        for pointer in devices(pointers, of: surface) where pointer.version >= 5 { wl_pointer_send_frame(pointer.resource) }
+    }
+}
+
+extension WaylandServer {
+    /// The keymap clients' keyboards get (xkb's text format), sent to those bound already.
+    public func setKeymap(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.append(0)
+        let fd = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { vitrine_sealed_memfd($0.baseAddress, UInt($0.count)) }
+        }
+        guard fd >= 0 else {
+            logger.warning("Wayland: cannot make the keymap's memfd (\(String(cString: strerror(errno)))); clients' keyboards get none")
+            return
+        }
+        if let old = seat.keymap { close(old.fd) }
+        seat.keymap = (fd, UInt32(bytes.count))
+        for keyboard in seat.keyboards { wl_keyboard_send_keymap(keyboard.resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, fd, UInt32(bytes.count)) }
+    }
+
+    /// The pointer is at (`x`, `y`) of `toplevel`'s surface, or over no client's surface
+    /// (nil): enter, leave and motion as it moved, then a frame.
+    public func pointer(on toplevel: Toplevel?, x: Double, y: Double, time: UInt32) {
+        let target = toplevel?.root
+        let (fx, fy) = (wl_fixed_from_double(x), wl_fixed_from_double(y))
+        if seat.pointerFocus !== target {
+            if let old = seat.pointerFocus {
+                for pointer in seat.devices(seat.pointers, of: old) { wl_pointer_send_leave(pointer.resource, seat.serial, old.resource) }
+                seat.pointerFrame(old)
+            }
+            seat.pointerFocus = target
+            if let target {
+                for pointer in seat.devices(seat.pointers, of: target) { wl_pointer_send_enter(pointer.resource, seat.serial, target.resource, fx, fy) }
+            }
+        } else if let target {
+            for pointer in seat.devices(seat.pointers, of: target) { wl_pointer_send_motion(pointer.resource, time, fx, fy) }
+        }
+        if let target { seat.pointerFrame(target) }
+    }
+
+    /// A button (evdev's code, `BTN_LEFT` is 272) pressed or released over the surface the
+    /// pointer is on.
+    public func pointerButton(_ button: UInt32, pressed: Bool, time: UInt32) {
+        guard let focus = seat.pointerFocus else { return }
+        let state = pressed ? WL_POINTER_BUTTON_STATE_PRESSED.rawValue : WL_POINTER_BUTTON_STATE_RELEASED.rawValue
+        for pointer in seat.devices(seat.pointers, of: focus) { wl_pointer_send_button(pointer.resource, seat.serial, time, button, state) }
+        seat.pointerFrame(focus)
+    }
+
+    /// Scrolling by (`dx`, `dy`) surface pixels over the surface the pointer is on.
+    public func pointerAxis(dx: Double, dy: Double, time: UInt32) {
+        guard let focus = seat.pointerFocus else { return }
+        for pointer in seat.devices(seat.pointers, of: focus) {
+            if dy != 0 { wl_pointer_send_axis(pointer.resource, time, WL_POINTER_AXIS_VERTICAL_SCROLL.rawValue, wl_fixed_from_double(dy)) }
+            if dx != 0 { wl_pointer_send_axis(pointer.resource, time, WL_POINTER_AXIS_HORIZONTAL_SCROLL.rawValue, wl_fixed_from_double(dx)) }
+        }
+        seat.pointerFrame(focus)
+    }
+
+    /// Touch `id` went down at (`x`, `y`) of `toplevel`'s surface; it stays with that
+    /// surface until it is lifted.
+    public func touchDown(_ id: Int, on toplevel: Toplevel, x: Double, y: Double, time: UInt32) {
+        guard let surface = toplevel.root else { return }
+        let id = Int32(truncatingIfNeeded: id)
+        seat.touchFocus[id] = .init(surface: surface)
+        for touch in seat.devices(seat.touches, of: surface) {
+            wl_touch_send_down(touch.resource, seat.serial, time, surface.resource, id, wl_fixed_from_double(x), wl_fixed_from_double(y))
+            wl_touch_send_frame(touch.resource)
+        }
+    }
+
+    /// Touch `id`, down on a client's surface, moved to (`x`, `y`) of that surface.
+    public func touchMotion(_ id: Int, x: Double, y: Double, time: UInt32) {
+        let id = Int32(truncatingIfNeeded: id)
+        guard let surface = seat.touchFocus[id]?.surface else { return }
+        for touch in seat.devices(seat.touches, of: surface) {
+            wl_touch_send_motion(touch.resource, time, id, wl_fixed_from_double(x), wl_fixed_from_double(y))
+            wl_touch_send_frame(touch.resource)
+        }
+    }
+
+    /// Touch `id` lifted (or cancelled: the client hears it lifted).
+    public func touchUp(_ id: Int, time: UInt32) {
+        let id = Int32(truncatingIfNeeded: id)
+        guard let surface = seat.touchFocus.removeValue(forKey: id)?.surface else { return }
+        for touch in seat.devices(seat.touches, of: surface) {
+            wl_touch_send_up(touch.resource, seat.serial, time, id)
+            wl_touch_send_frame(touch.resource)
+        }
+    }
+
+    /// Where keys go: `toplevel`'s surface (enter with the modifiers), or no client (nil);
+    /// the surface that had them hears leave.
+    public func focusKeyboard(on toplevel: Toplevel?) {
+        let target = toplevel?.root
+        guard seat.keyboardFocus !== target else { return }
+        if let old = seat.keyboardFocus {
+            for keyboard in seat.devices(seat.keyboards, of: old) { wl_keyboard_send_leave(keyboard.resource, seat.serial, old.resource) }
+        }
+        seat.keyboardFocus = target
+        if let target { for keyboard in seat.devices(seat.keyboards, of: target) { seat.enter(keyboard, target) } }
+    }
+
+    /// A key (evdev's code) pressed or released, to the focused surface, then the
+    /// modifiers (xkb's masks and layout) when they changed.
+    public func key(_ code: UInt32, pressed: Bool, time: UInt32, modifiers: (depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32)) {
+        let changed = modifiers != seat.modifiers
+        seat.modifiers = modifiers
+        guard let focus = seat.keyboardFocus else { return }
+        let state = pressed ? WL_KEYBOARD_KEY_STATE_PRESSED.rawValue : WL_KEYBOARD_KEY_STATE_RELEASED.rawValue
+        for keyboard in seat.devices(seat.keyboards, of: focus) {
+            wl_keyboard_send_key(keyboard.resource, seat.serial, time, code, state)
+            if changed { wl_keyboard_send_modifiers(keyboard.resource, seat.serial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group) }
+        }
+    }
+}

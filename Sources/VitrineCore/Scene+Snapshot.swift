@@ -318,3 +318,50 @@ extension Scene {
         return try retarget(resolve(animation, on: layer, settings: restoreSettings, parentDuration: nil, beginAt: nil, checkTarget: false))
     }
 }
+
+extension Scene.Snapshot {
+    /// The snapshot without the trees of output roots that are not in `roots` (a screen
+    /// unplugged since it was taken): their layers, the masks of those layers and what
+    /// hangs under those masks are left out, and a kept layer taking its actions from a
+    /// left-out one answers for itself. `leftOut` counts the layers left out per missing
+    /// root.
+    public func keeping(roots: Set<String>) -> (snapshot: Self, leftOut: [String: Int]) {
+        var top: [String: String] = [:]
+        for state in layers {
+            if state.isDetached {
+                top[state.id] = state.id
+            } else if let parent = state.parent {
+                top[state.id] = top[parent] ?? parent
+            } else {
+                top[state.id] = state.id
+            }
+        }
+        let rootIDs = Set(layers.filter { $0.parent == nil && !$0.isDetached }.map(\.id))
+        var missing = rootIDs.subtracting(roots)
+        guard !missing.isEmpty else { return (self, [:]) }
+        let maskName = BaseProperty.mask.descriptor.name
+        while true {
+            let masks = layers.filter { missing.contains(top[$0.id] ?? "") }.compactMap { state -> String? in
+                guard case .string(let mask)? = state.properties[maskName], !mask.isEmpty else { return nil }
+                return mask
+            }
+            let more = Set(masks).subtracting(missing)
+            if more.isEmpty { break }
+            missing.formUnion(more)
+        }
+        var leftOut: [String: Int] = [:]
+        var kept: [LayerState] = []
+        for state in layers {
+            if let t = top[state.id], missing.contains(t) {
+                if rootIDs.contains(t), t != state.id { leftOut[t, default: 0] += 1 }
+                continue
+            }
+            kept.append(state)
+        }
+        let keptIDs = Set(kept.map(\.id))
+        for i in kept.indices where kept[i].actionsFrom.map({ !keptIDs.contains($0) }) == true { kept[i].actionsFrom = nil }
+        var snapshot = self
+        snapshot.layers = kept
+        return (snapshot, leftOut)
+    }
+}

@@ -302,8 +302,13 @@ extension Compositor {
 
     /// Shows `record`'s scene, with the clock where it says: the manual clock at its
     /// media time, the real-time one at its media time plus the wall-clock time since.
+    /// The trees of roots whose outputs are not here now are left out, with a warning.
     func restore(_ record: SceneJournal.Record) throws(CoreError) {
-        try scene.restore(record.scene)
+        let (snapshot, leftOut) = record.scene.keeping(roots: Set(scene.rootIDs))
+        for (root, count) in leftOut.sorted(by: { $0.key < $1.key }) {
+            logger.warning("the journal's root '\(root)' has no output now: \(count == 1 ? "1 layer" : "\(count) layers") under it not restored")
+        }
+        try scene.restore(snapshot)
         animationKeys = max(animationKeys, record.animationKeys)
         input.bindings = BindingTable()
         for binding in record.bindings {

@@ -71,6 +71,26 @@ import Testing
         #expect(try commit(scene, at: 1) { $0.set("new", "opacity", .number(0)) } > 2)
     }
 
+    @Test func aSnapshotKeepingRootsLeavesOutTheTreesOfMissingOnes() throws {
+        let mask: [String: Value] = ["mask": .string("shade")]
+        let snapshot = Scene.Snapshot(layers: [
+            .init(id: rootID, parent: nil), .init(id: "gone", parent: nil),
+            .init(id: "here", parent: rootID), .init(id: "shade", parent: nil, isDetached: true),
+            .init(id: "spare", parent: nil, isDetached: true), .init(id: "a", parent: "gone", properties: mask),
+            .init(id: "b", parent: "a"), .init(id: "dot", parent: "shade"),
+            .init(id: "follower", parent: "here", actionsFrom: "b"),
+        ])
+        let (kept, leftOut) = snapshot.keeping(roots: [rootID])
+        #expect(kept.layers.map(\.id) == [rootID, "here", "spare", "follower"])
+        #expect(leftOut == ["gone": 2])
+        #expect(kept.layers.last?.actionsFrom == nil)
+        let scene = makeScene()
+        #expect(throws: CoreError.self) { try scene.restore(snapshot) }
+        try scene.restore(kept)
+        #expect(try scene.sublayers(of: rootID) == ["here"])
+        #expect(snapshot.keeping(roots: [rootID, "gone"]).snapshot == snapshot)
+    }
+
     @Test func aSnapshotThatCannotBeRestoredChangesNothing() throws {
         let scene = try busyScene()
         let before = try SceneSnapshot(scene)

@@ -101,6 +101,31 @@ import VitrineTestSupport
         #expect(try second.connect().request(#"{"cmd": "layer.tree"}"#)["result"]?["sublayers"]?.array?.count == 2)
     }
 
+    @Test func aScreenGoneSinceTheJournalLeavesOutOnlyItsTree() throws {
+        let state = try Self.stateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let (first, directory) = try MultiOutputTests.start(arguments: ["--state-dir", state])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let c = try first.connect()
+        try Self.ok(c.request(#"{"cmd": "layer.add", "layer": "mine", "parent": "root", "properties": {"bounds": [0, 0, 10, 10]}}"#))
+        try Self.ok(c.request(#"{"cmd": "layer.add", "layer": "theirs", "parent": "right", "properties": {"bounds": [0, 0, 10, 10]}}"#))
+        #expect(first.stop() == 0)
+
+        let oneOutput = """
+            [[outputs]]
+            connector = "HDMI-A-1"
+            mode = "320x200@60"
+
+            """
+        let (second, _) = try MultiOutputTests.start(in: directory, config: oneOutput, arguments: ["--state-dir", state, "--log-level", "warning"])
+        let d = try second.connect()
+        #expect(try Self.layers(d).contains("mine"))
+        #expect(try d.request(#"{"cmd": "layer.get", "layer": "theirs"}"#)["error"]?["code"] == .string("unknown_layer"))
+        #expect(
+            second.standardError.contains("the journal's root 'right' has no output now: 2 layers under it not restored"), "\(second.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state).allSatisfy { !$0.contains("corrupt") })
+    }
+
     @Test(arguments: ["garbage", "truncated", "nul", "directory", "fifo", "wrong-kind"])
     func aBadJournalIsMovedAsideAndTheInitialSceneShown(_ bad: String) throws {
         let state = try Self.stateDirectory()

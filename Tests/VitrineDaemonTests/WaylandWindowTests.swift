@@ -111,6 +111,14 @@ struct WaylandWindowTests {
         #expect(daemon.standardError.contains("was lost: stopping"), "\(daemon.standardError)")
     }
 
+    @Test func aCompositorWithoutXDGShellIsNamedAsSuch() throws {
+        let weston = try WestonServer(width: 320, height: 240, fullscreenShell: true)
+        let run = try DaemonProcess.runToExit(
+            ["--backend", "wayland", "--socket", weston.runtimeDirectory + "/v.sock"], environment: weston.clientEnvironment)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("lacks xdg_wm_base"), "\(run.stderr)")
+    }
+
     @Test func withoutACompositorTheBackendSaysWhatIsMissing() throws {
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-no-wayland-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)

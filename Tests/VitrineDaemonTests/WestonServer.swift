@@ -19,13 +19,15 @@ final class WestonServer {
     /// The environment a client of this compositor runs with.
     var clientEnvironment: [String: String] { ["XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": socket] }
 
-    /// Starts Weston with one `width`×`height` output: headless, or on `x` (in a window).
-    init(width: Int, height: Int, on x: XServer? = nil) throws {
+    /// Starts Weston with one `width`×`height` output: headless, or on `x` (in a window);
+    /// with its fullscreen shell (no xdg_wm_base) instead of the desktop shell if asked.
+    init(width: Int, height: Int, on x: XServer? = nil, fullscreenShell: Bool = false) throws {
         guard let executable = Self.executable else { throw DaemonError("weston is not installed (apt-get install weston)") }
         runtimeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-weston-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         log = runtimeDirectory + "/weston.log"
-        let backend = x == nil ? ["--backend=headless-backend.so", "--debug"] : ["--backend=x11-backend.so"]
+        let backend =
+            (x == nil ? ["--backend=headless-backend.so", "--debug"] : ["--backend=x11-backend.so"]) + (fullscreenShell ? ["--shell=fullscreen-shell.so"] : [])
         var environment = ["XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": ""]
         if let x { environment["DISPLAY"] = x.display }
         process = try ChildProcess(
@@ -34,7 +36,7 @@ final class WestonServer {
             stderrPath: runtimeDirectory + "/weston.stderr", environment: environment)
         let deadline = Date().addingTimeInterval(20)
         // Ready once the desktop shell's client is launched and the socket is there.
-        while !(standardLog.contains("weston-desktop-shell'") && FileManager.default.fileExists(atPath: runtimeDirectory + "/" + socket)) {
+        while !((fullscreenShell || standardLog.contains("weston-desktop-shell'")) && FileManager.default.fileExists(atPath: runtimeDirectory + "/" + socket)) {
             guard process.isRunning, Date() < deadline else {
                 if process.isRunning { _ = process.terminate() }
                 throw DaemonError("weston did not start: \(standardLog)")

@@ -76,7 +76,7 @@ public final class WaylandOutput: WindowOutput {
         wl_display_roundtrip(display)
         guard let compositor, shm != nil, let wmBase else {
             let missing = [compositor == nil ? "wl_compositor" : nil, shm == nil ? "wl_shm" : nil, wmBase == nil ? "xdg_wm_base" : nil].compactMap { $0 }
-            wl_display_disconnect(display)
+            close()
             throw OutputError(
                 "the Wayland compositor \(shown) lacks \(missing.joined(separator: ", ")): a desktop compositor (GNOME, KDE, Sway, Weston) has them")
         }

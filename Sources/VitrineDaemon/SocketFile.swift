@@ -5,11 +5,11 @@ import VitrineSystem
 
 extension SystemError {
     /// An error for `code` (the last call's by default) after `operation` on the socket
-    /// file `path`, with advice for the common cases.
-    static func socket(_ operation: String, _ path: String, _ code: Errno = .last) -> SystemError {
+    /// file `path`, with advice for the common cases; `key` is the setting that names it.
+    static func socket(_ operation: String, _ path: String, _ code: Errno = .last, key: String = "socket.path") -> SystemError {
         let advice: String =
             switch code {
-            case .permissionDenied, .notPermitted: "run vitrined as a user that may write there, or choose another socket.path"
+            case .permissionDenied, .notPermitted: "run vitrined as a user that may write there, or choose another \(key)"
             case .noSuchFileOrDirectory: "create the directory first (systemd's RuntimeDirectory=vitrine does)"
             case .addressInUse: "another program holds this address"
             default: ""
@@ -22,21 +22,22 @@ extension SystemError {
 /// socket is never stolen.
 enum SocketFile {
     /// Makes `path` free to bind: removes a stale socket (nothing accepts on it) and
-    /// refuses when a daemon is listening there or the path is not a socket.
-    static func prepare(_ path: String) throws {
-        guard path.utf8.count < 108 else { throw SystemError("\(path): a socket path is limited to 107 bytes; choose a shorter socket.path") }
+    /// refuses when a daemon is listening there or the path is not a socket. Errors name
+    /// `key`, the setting that gives the path.
+    static func prepare(_ path: String, key: String = "socket.path") throws {
+        guard path.utf8.count < 108 else { throw SystemError("\(path): a socket path is limited to 107 bytes; choose a shorter \(key)") }
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if Errno.last == .noSuchFileOrDirectory { return }
-            throw SystemError.socket("inspect", path)
+            throw SystemError.socket("inspect", path, key: key)
         }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {
-            throw SystemError("\(path) exists and is not a socket; remove it or choose another socket.path")
+            throw SystemError("\(path) exists and is not a socket; remove it or choose another \(key)")
         }
         if isListening(path) {
-            throw SystemError("\(path): another vitrined is listening there; stop it first (systemctl stop vitrine) or choose another socket.path")
+            throw SystemError("\(path): another vitrined is listening there; stop it first (systemctl stop vitrine) or choose another \(key)")
         }
-        guard unlink(path) == 0 else { throw SystemError.socket("remove the stale socket", path) }
+        guard unlink(path) == 0 else { throw SystemError.socket("remove the stale socket", path, key: key) }
     }
 
     /// True when connecting to the socket at `path` succeeds.
@@ -77,22 +78,23 @@ enum SocketFile {
     }
 
     /// A non-blocking, close-on-exec Unix stream socket listening at `path` (made free
-    /// with `prepare`), with `mode` and `group`.
-    static func listen(_ path: String, mode: UInt16, group: String?) throws -> CInt {
-        try prepare(path)
+    /// with `prepare`), with `mode` and `group`; errors name `key`, the setting that gives
+    /// the path.
+    static func listen(_ path: String, mode: UInt16, group: String?, key: String = "socket.path") throws -> CInt {
+        try prepare(path, key: key)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError.socket("create a socket for", path) }
+        guard fd >= 0 else { throw SystemError.socket("create a socket for", path, key: key) }
         var address = address(of: path)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0 else {
-            let error = SystemError.socket("bind", path)
+            let error = SystemError.socket("bind", path, key: key)
             close(fd)
             throw error
         }
         guard Glibc.listen(fd, 64) == 0 else {
-            let error = SystemError.socket("listen on", path)
+            let error = SystemError.socket("listen on", path, key: key)
             close(fd)
             unlink(path)
             throw error

@@ -75,6 +75,17 @@ import VitrineTestSupport
         }
     }
 
+    @Test func aFileInTheWaylandSocketsPlaceNamesTheSettingToChange() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-wl-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "[compositor]\nenabled = true\nsocket = \"wl\"\n".write(toFile: directory + "/vitrine.toml", atomically: true, encoding: .utf8)
+        try "not a socket".write(toFile: directory + "/wl", atomically: true, encoding: .utf8)
+        let run = try DaemonProcess.runToExit(["--backend", "headless", "--socket", directory + "/v.sock", "--config", directory + "/vitrine.toml"])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("\(directory)/wl exists and is not a socket; remove it or choose another compositor.socket"), "\(run.stderr)")
+    }
+
     @Test func aClientIsShownThroughTheLayersTransformAndFades() throws {
         let setup = try Setup()
         #expect(FileManager.default.fileExists(atPath: setup.waylandPath))

@@ -8,6 +8,7 @@
 #include <wayland-server.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <stdlib.h>
 
 /* The core protocol's interfaces (C globals, whose addresses Swift cannot take). */
 static inline const struct wl_interface *vitrine_wl_compositor_interface(void) { return &wl_compositor_interface; }
@@ -48,5 +49,39 @@ static inline int vitrine_sealed_memfd(const char *data, unsigned long size) {
 static inline const struct wl_interface *vitrine_wl_pointer_interface(void) { return &wl_pointer_interface; }
 static inline const struct wl_interface *vitrine_wl_keyboard_interface(void) { return &wl_keyboard_interface; }
 static inline const struct wl_interface *vitrine_wl_touch_interface(void) { return &wl_touch_interface; }
+
+/* Reads a pixel the compiler may not leave out: touching a client's buffer to find whether
+   its memory is still there (inside wl_shm_buffer_begin_access). */
+static inline uint32_t vitrine_touch(const volatile uint32_t *pixel) { return *pixel; }
+
+/* A destroy listener on a resource that calls `gone(owner)` while the resource is still whole
+   (before libwayland frees it); freed with vitrine_unwatch, also after it fired. */
+struct vitrine_watch {
+    struct wl_listener listener;
+    void *owner;
+    void (*gone)(void *owner);
+};
+
+static inline void vitrine_watch_notify(struct wl_listener *listener, void *data) {
+    (void)data;
+    struct vitrine_watch *watch = wl_container_of(listener, watch, listener);
+    watch->gone(watch->owner);
+}
+
+static inline struct vitrine_watch *vitrine_watch_resource(struct wl_resource *resource, void *owner, void (*gone)(void *)) {
+    struct vitrine_watch *watch = calloc(1, sizeof *watch);
+    if (!watch) return NULL;
+    watch->owner = owner;
+    watch->gone = gone;
+    watch->listener.notify = vitrine_watch_notify;
+    wl_resource_add_destroy_listener(resource, &watch->listener);
+    return watch;
+}
+
+/* Once fired, the listener is already off the resource's list (its link points at itself). */
+static inline void vitrine_unwatch(struct vitrine_watch *watch) {
+    wl_list_remove(&watch->listener.link);
+    free(watch);
+}
 
 #endif

@@ -10,6 +10,10 @@ extension Surface {
         let frame = PixelRect(x: x, y: y, width: source.width, height: source.height)
         let area = deviceClip(clip).intersection(frame)
         guard !area.isEmpty else { return }
+        if source.ignoresAlpha {
+            compositeOpaque(source, x: x, y: y, area: area, opacity: o, mask: clip?.mask)
+            return
+        }
         if let mask = clip?.mask {
             let cover = UnsafeMutablePointer<UInt8>.allocate(capacity: area.width)
             defer { cover.deallocate() }
@@ -26,6 +30,33 @@ extension Surface {
         }
         for row in area.y..<area.maxY {
             Kernels.overImage(self.row(row) + area.x, source.row(row - y) + (area.x - x), count: area.width, opacity: o)
+        }
+    }
+
+    /// `composite` of a source whose alpha is not read: a row copy at full opacity, else
+    /// each row made opaque in a scratch row first.
+    private func compositeOpaque(_ source: Surface, x: Int, y: Int, area: PixelRect, opacity o: UInt32, mask: A8Mask?) {
+        if o == 255, mask == nil {
+            for row in area.y..<area.maxY {
+                Kernels.copyOpaque(self.row(row) + area.x, source.row(row - y) + (area.x - x), count: area.width)
+            }
+            return
+        }
+        let opaque = UnsafeMutablePointer<UInt32>.allocate(capacity: area.width)
+        let cover = UnsafeMutablePointer<UInt8>.allocate(capacity: area.width)
+        defer {
+            opaque.deallocate()
+            cover.deallocate()
+        }
+        for row in area.y..<area.maxY {
+            Kernels.copyOpaque(opaque, source.row(row - y) + (area.x - x), count: area.width)
+            guard let mask else {
+                Kernels.overImage(self.row(row) + area.x, opaque, count: area.width, opacity: o)
+                continue
+            }
+            let m = mask.row(row - mask.originY) + (area.x - mask.originX)
+            for i in 0..<area.width { cover[i] = UInt8(truncatingIfNeeded: mulDiv255(UInt32(m[i]), o)) }
+            Kernels.overImageMasked(self.row(row) + area.x, opaque, cover, count: area.width)
         }
     }
 

@@ -32,32 +32,71 @@ extension Surface {
         let sx = rect.size.width / part.width, sy = rect.size.height / part.height
         let toLayer = AffineTransform(a: sx, b: 0, c: 0, d: sy, tx: rect.origin.x - part.minX * sx, ty: rect.origin.y - part.minY * sy)
         let toDevice = toLayer.concatenating(transform)
-        if filter != .bilinear, part == whole, toDevice.a == 1, toDevice.b == 0, toDevice.c == 0, toDevice.d == 1,
+        if filter != .bilinear, toDevice.a == 1, toDevice.b == 0, toDevice.c == 0, toDevice.d == 1,
             toDevice.tx == toDevice.tx.rounded(), toDevice.ty == toDevice.ty.rounded(),
-            abs(toDevice.tx) < 1e9, abs(toDevice.ty) < 1e9
+            abs(toDevice.tx) < 1e9, abs(toDevice.ty) < 1e9, part.isIntegral, part.minX >= 0, part.minY >= 0,
+            part.maxX <= whole.maxX, part.maxY <= whole.maxY
         {
-            composite(image, x: Int(toDevice.tx), y: Int(toDevice.ty), opacity: Double(o) / 255, clip: clip)
+            let (x, y) = (Int(toDevice.tx), Int(toDevice.ty))
+            let shown = PixelRect(covering: part).offsetBy(dx: x, dy: y)
+            let narrowed = part == whole ? clip : (clip ?? Clip(rect: bounds)).intersecting(shown)
+            composite(image, x: x, y: y, opacity: Double(o) / 255, clip: narrowed)
             return
         }
         guard let inverse = toDevice.inverted else { return }
         let outline = Path(rect: part)
-        let scratch = SpanScratch()
         if filter == .nearest {
-            let shader = NearestImageShader(image: image, inverse: inverse)
-            let b = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch)
-            rasterize(outline, transform: toDevice, clip: clip, b)
+            rasterize(outline, transform: toDevice, clip: clip, shader: NearestImageShader(image: image, inverse: inverse), opacity: o)
         } else {
             let area = deviceClip(clip).intersection(PixelRect(covering: toDevice.boundingBox(of: outline.controlBounds)))
             guard !area.isEmpty else { return }
             let shader = BilinearImageShader(image: image, inverse: inverse, columns: area.x..<area.maxX)
-            let b = ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: scratch)
-            rasterize(outline, transform: toDevice, clip: clip, b)
+            rasterize(outline, transform: toDevice, clip: clip, shader: shader, opacity: o)
+        }
+    }
+
+    /// Fills `outline` with an image shader's pixels, as opaque ones where the image's
+    /// alpha is not read.
+    func rasterize<S: ImageShader>(_ outline: Path, transform: AffineTransform, clip: Clip?, shader: S, opacity: UInt8) {
+        if shader.image.ignoresAlpha {
+            rasterize(
+                outline, transform: transform, clip: clip, ShaderBlitter(surface: self, shader: OpaqueShader(shader), opacity: opacity, scratch: SpanScratch()))
+        } else {
+            rasterize(outline, transform: transform, clip: clip, ShaderBlitter(surface: self, shader: shader, opacity: opacity, scratch: SpanScratch()))
         }
     }
 }
 
+extension Rect {
+    /// Whether every edge lies on a whole number.
+    var isIntegral: Bool {
+        minX == minX.rounded() && minY == minY.rounded() && maxX == maxX.rounded() && maxY == maxY.rounded()
+    }
+}
+
+/// A shader sampling an image.
+protocol ImageShader: Shader {
+    var image: Surface { get }
+}
+
+/// An image shader's pixels with their alpha set to 255: an X8R8G8B8 image's samples
+/// (each channel is sampled apart, so the colour is right whatever its alpha bytes hold).
+struct OpaqueShader<S: ImageShader>: Shader {
+    let inner: S
+
+    init(_ inner: S) { self.inner = inner }
+
+    func shade(x: Int, y: Int, count: Int, into out: UnsafeMutablePointer<UInt32>) {
+        inner.shade(x: x, y: y, count: count, into: out)
+        for i in 0..<count { out[i] |= 0xFF00_0000 }
+    }
+
+    var isOpaque: Bool { true }
+    var rowsRepeat: Bool { inner.rowsRepeat }
+}
+
 /// Samples the nearest image pixel to each device pixel centre.
-struct NearestImageShader: Shader {
+struct NearestImageShader: ImageShader {
     let image: Surface
     let inverse: AffineTransform
 
@@ -82,7 +121,7 @@ struct NearestImageShader: Shader {
 /// draw, each source row is resampled horizontally once (and cached), and a device row
 /// is a vertical blend of two such rows. Other transforms gather four texels
 /// per pixel and blend eight pixels at a time.
-final class BilinearImageShader: Shader {
+final class BilinearImageShader: ImageShader {
     let image: Surface
     let inverse: AffineTransform
     private let axisAligned: Bool

@@ -189,6 +189,11 @@ enum Kernels {
 
     // MARK: Images
 
+    /// `src` with every alpha byte set to 255 (X8R8G8B8 read as opaque) into `dst`.
+    static func copyOpaque(_ dst: UnsafeMutablePointer<UInt32>, _ src: UnsafePointer<UInt32>, count: Int) {
+        for i in 0..<count { dst[i] = src[i] | 0xFF00_0000 }
+    }
+
     /// `(src IN opacity) OVER dst` for a row of premultiplied pixels; `opacity` is 0…255.
     static func overImage(
         _ dst: UnsafeMutablePointer<UInt32>, _ src: UnsafePointer<UInt32>, count: Int, opacity: UInt32

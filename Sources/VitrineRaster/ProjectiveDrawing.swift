@@ -35,14 +35,13 @@ extension Surface {
             if i == 0 { outline.move(to: q) } else { outline.addLine(to: q) }
         }
         outline.close()
-        let shader = ProjectiveImageShader(image: image, inverse: inverse)
-        rasterize(outline, transform: .identity, clip: clip, ShaderBlitter(surface: self, shader: shader, opacity: o, scratch: SpanScratch()))
+        rasterize(outline, transform: .identity, clip: clip, shader: ProjectiveImageShader(image: image, inverse: inverse), opacity: o)
     }
 }
 
 /// Bilinear sampling through an inverse homography: per pixel one division, then the
 /// same 8-bit blend as `BilinearImageShader`, eight pixels at a time.
-final class ProjectiveImageShader: Shader {
+final class ProjectiveImageShader: ImageShader {
     let image: Surface
     let inverse: ProjectiveTransform
     private let gather: UnsafeMutablePointer<UInt32>

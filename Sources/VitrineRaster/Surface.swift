@@ -69,6 +69,9 @@ public final class Surface: @unchecked Sendable {
     public let stride: Int
     /// The first pixel of the first row. Valid while the surface lives.
     public let pixels: UnsafeMutablePointer<UInt32>
+    /// Every pixel is opaque and its alpha byte is not read (X8R8G8B8, such as a Wayland
+    /// client's XRGB buffer): drawing the surface treats the alpha as 255 without writing it.
+    public let ignoresAlpha: Bool
 
     /// A transparent surface. Sizes are clamped to at least 0.
     public init(width: Int, height: Int) {
@@ -80,16 +83,22 @@ public final class Surface: @unchecked Sendable {
             .bindMemory(to: UInt32.self, capacity: count)
         pixels.initialize(repeating: 0, count: count)
         release = nil
+        ignoresAlpha = false
     }
 
     /// A surface over `height` rows of `width` pixels, `stride` pixels apart, that another
     /// owner keeps (a decoded video frame): `release` runs when the surface goes. Draw
-    /// from it only, unless the owner lets it be written.
-    public init(wrapping pixels: UnsafeMutablePointer<UInt32>, width: Int, height: Int, stride: Int, release: @escaping () -> Void) {
+    /// from it only, unless the owner lets it be written. `ignoresAlpha`: the pixels are
+    /// X8R8G8B8, drawn as opaque.
+    public init(
+        wrapping pixels: UnsafeMutablePointer<UInt32>, width: Int, height: Int, stride: Int, ignoresAlpha: Bool = false,
+        release: @escaping () -> Void
+    ) {
         self.width = max(0, width)
         self.height = max(0, height)
         self.stride = max(stride, self.width)
         self.pixels = pixels
+        self.ignoresAlpha = ignoresAlpha
         self.release = release
     }
 

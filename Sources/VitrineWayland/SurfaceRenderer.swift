@@ -40,10 +40,7 @@ public final class SurfaceRenderer: ContentRenderer {
     }
 
     public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
-        guard let toplevel = assignments[node.id], toplevel.isMapped, let picture = toplevel.picture, let window = toplevel.windowRect,
-            opacity > 0
-        else { return }
-        surface.draw(image: picture, in: node.values.rect(.bounds), from: window.rect, transform: transform, opacity: opacity, clip: clip)
+        assignments[node.id]?.draw(in: node.values.rect(.bounds), on: surface, transform: transform, opacity: opacity, clip: clip)
     }
 
     /// The toplevels shown since the last call, which forgets them.

@@ -49,8 +49,8 @@ final class CallbackObject: ServerObject {
 }
 
 /// `wl_surface`: double-buffered state (buffer, damage, frame callbacks) applied on
-/// `commit`; the committed buffer is copied into `image` at once and released to the
-/// client, so that drawing never waits for it.
+/// `commit`; the committed buffer is held (`ClientBuffer`) and drawn from until the next
+/// commit replaces it, which releases it to the client.
 final class SurfaceObject: ServerObject {
     /// What gives the surface its meaning.
     enum Role {
@@ -59,10 +59,8 @@ final class SurfaceObject: ServerObject {
     }
 
     var role: Role?
-    /// The committed picture (premultiplied ARGB, opaque for XRGB buffers).
-    private(set) var image: Surface?
-    /// The picture came from an XRGB buffer: every pixel is opaque.
-    private(set) var isOpaque = false
+    /// The committed buffer (premultiplied ARGB, or XRGB: opaque).
+    private(set) var buffer: ClientBuffer?
     /// Where the committed pictures changed since the role took them, in surface pixels.
     var damage: [PixelRect] = []
     /// Subsurfaces over this one, bottom first.
@@ -117,14 +115,20 @@ final class SurfaceObject: ServerObject {
         case .subsurface(let sub): sub.surfaceGone()
         case nil: break
         }
-        release(image)
-        image = nil
+        buffer?.drop()
+        buffer = nil
     }
 
-    private func release(_ picture: Surface?) {
-        guard let picture else { return }
-        _ = server.reserve(-picture.stride * picture.height * 4)
+    /// The piece this surface adds to its window with its top-left at (`x`, `y`) in window
+    /// coordinates: its whole buffer, a buffer pixel a surface unit (scale 1, no buffer
+    /// transform, no viewport); nil without a buffer.
+    func piece(x: Int, y: Int) -> WindowPiece? {
+        guard let buffer else { return nil }
+        return WindowPiece(buffer: buffer, source: buffer.bounds.rect, toWindow: AffineTransform(translationX: Double(x), y: Double(y)))
     }
+
+    /// The surface's size in surface coordinates; nil without a buffer.
+    var size: (width: Int, height: Int)? { buffer.map { ($0.width, $0.height) } }
 
     /// Applies the pending state.
     private func commit() {
@@ -132,15 +136,15 @@ final class SurfaceObject: ServerObject {
         if let (buffer, id) = pendingBuffer {
             pendingBuffer = nil
             if let buffer, wl_client_get_object(client, id) == buffer {
-                guard copy(buffer) else { return }
+                guard hold(buffer) else { return }
             } else {
-                release(image)
-                image = nil
+                self.buffer?.drop()
+                self.buffer = nil
             }
             changed = true
         }
-        if let image, !pendingDamage.isEmpty {
-            let whole = image.bounds
+        if let buffer, !pendingDamage.isEmpty {
+            let whole = buffer.bounds
             damage += pendingDamage.map { $0.intersection(whole) }.filter { !$0.isEmpty }
             changed = true
         }
@@ -154,61 +158,25 @@ final class SurfaceObject: ServerObject {
         }
     }
 
-    /// Copies the shm buffer into `image` (its damage only when the size stays) and
-    /// releases it; false when the client was sent an error instead.
-    private func copy(_ buffer: OpaquePointer) -> Bool {
-        guard let shm = wl_shm_buffer_get(buffer) else {
-            postError(UInt32(WL_DISPLAY_ERROR_INVALID_OBJECT.rawValue), "only wl_shm buffers are shown")
+    /// Shows `resource` from now on, in place of the buffer shown so far (released); the
+    /// whole surface is damaged when its size changes. False when the client was sent an
+    /// error instead.
+    private func hold(_ resource: OpaquePointer) -> Bool {
+        if let buffer, buffer.resource == resource, !buffer.isDestroyed { return true }
+        let held: ClientBuffer
+        do { held = try ClientBuffer(resource, server: server) } catch {
+            postError(error.code, error.message)
             return false
         }
-        let width = Int(wl_shm_buffer_get_width(shm)), height = Int(wl_shm_buffer_get_height(shm))
-        let stride = Int(wl_shm_buffer_get_stride(shm))
-        let format = wl_shm_buffer_get_format(shm)
-        guard format == WL_SHM_FORMAT_ARGB8888.rawValue || format == WL_SHM_FORMAT_XRGB8888.rawValue else {
-            postError(UInt32(WL_DISPLAY_ERROR_INVALID_OBJECT.rawValue), "buffer format \(format) is not ARGB8888 or XRGB8888")
+        guard held.count(replacing: buffer) else {
+            server.logger.warning(
+                "Wayland client \(WaylandServer.describe(client)): a \(held.width)×\(held.height) surface does not fit in limits.memory_mb: disconnected")
+            wl_client_post_no_memory(client)
             return false
         }
-        guard width <= 8192, height <= 8192 else {
-            postError(2, "a \(width)×\(height) buffer is larger than the 8192×8192 shown")
-            return false
-        }
-        var target = image
-        var rects = pendingDamage
-        if target == nil || target!.width != width || target!.height != height {
-            let fresh = Surface(width: width, height: height)
-            guard server.reserve(fresh.stride * height * 4) else {
-                server.logger.warning(
-                    "Wayland client \(WaylandServer.describe(client)): a \(width)×\(height) surface does not fit in limits.memory_mb: disconnected")
-                wl_client_post_no_memory(client)
-                return false
-            }
-            release(image)
-            target = fresh
-            rects = [fresh.bounds]
-            pendingDamage = [fresh.bounds]
-        }
-        guard let target else { return false }
-        let opaque = format == WL_SHM_FORMAT_XRGB8888.rawValue
-        wl_shm_buffer_begin_access(shm)
-        if let data = wl_shm_buffer_get_data(shm) {
-            for rect in rects {
-                let r = rect.intersection(target.bounds)
-                guard !r.isEmpty else { continue }
-                for y in r.y..<r.maxY {
-                    let source = (data + y * stride).assumingMemoryBound(to: UInt32.self) + r.x
-                    let row = target.pixels + y * target.stride + r.x
-                    if opaque {
-                        for x in 0..<r.width { row[x] = source[x] | 0xFF00_0000 }
-                    } else {
-                        row.update(from: source, count: r.width)
-                    }
-                }
-            }
-        }
-        wl_shm_buffer_end_access(shm)
-        wl_buffer_send_release(buffer)
-        image = target
-        isOpaque = opaque
+        if buffer?.width != held.width || buffer?.height != held.height { pendingDamage = [held.bounds] }
+        buffer?.drop()
+        buffer = held
         return true
     }
 

@@ -59,10 +59,11 @@ public final class WaylandServer {
     private var countingSince = Double(EventLoop.monotonicNanoseconds()) / 1e9
     /// Clients to disconnect once the dispatch that found them is over.
     private var flooding: Set<OpaquePointer> = []
-    /// Bytes of surface pictures the daemon may still hold (`limits.memory_mb` less what
+    /// Bytes of surface buffers the daemon may still show (`limits.memory_mb` less what
     /// images and videos hold); a commit that does not fit disconnects its client.
     public var memoryAvailable: () -> Int = { .max }
-    /// Bytes of the surfaces' copied pictures.
+    /// Bytes of the buffers the surfaces show (the clients' memory, which the daemon keeps
+    /// mapped and draws from) and of pictures copied from shown buffers their clients destroyed.
     public internal(set) var bytes = 0
     /// Called when `bytes` changes.
     public var onMemory: ((Int) -> Void)?

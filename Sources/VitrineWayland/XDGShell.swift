@@ -71,7 +71,7 @@ final class XDGSurfaceObject: ServerObject {
                 postError(2, "this xdg_surface already has a role object")
                 return
             }
-            guard let surface, surface.image == nil else {
+            guard let surface, surface.buffer == nil else {
                 postError(3, "the surface has a buffer before its role was given")
                 return
             }
@@ -128,7 +128,7 @@ final class XDGSurfaceObject: ServerObject {
             return
         }
         guard let surface else { return }
-        if surface.image == nil {
+        if surface.buffer == nil {
             toplevel.unmap()
         } else if changed {
             toplevel.mapOrChange()
@@ -157,8 +157,6 @@ public final class Toplevel: ServerObject {
     /// False once the client destroyed it (or went).
     public private(set) var isAlive = true
     private weak var xdg: XDGSurfaceObject?
-    /// The picture composed of the surface and its subsurfaces, when it has any.
-    private var composed: Surface?
 
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32, xdg: XDGSurfaceObject) {
         self.xdg = xdg
@@ -170,20 +168,16 @@ public final class Toplevel: ServerObject {
     /// The surface at the root of the window.
     var root: SurfaceObject? { xdg?.surface }
 
-    /// The window's picture: the surface with its subsurfaces.
-    public var picture: Surface? {
-        guard let image = root?.image else { return nil }
-        return root?.children.isEmpty == false ? composed : image
-    }
-
-    /// The part of `picture` that is the window (xdg window geometry), without shadows.
+    /// The part of the root surface that is the window (xdg window geometry, without
+    /// shadows), in window coordinates (the root surface's); nil while it has no buffer.
     public var windowRect: PixelRect? {
-        guard let picture else { return nil }
-        return (xdg?.geometry ?? picture.bounds).intersection(picture.bounds)
+        guard let size = root?.size else { return nil }
+        let whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+        return (xdg?.geometry ?? whole).intersection(whole)
     }
 
-    /// Where the picture changed after `serial`, in picture pixels; nil when all of it may
-    /// have (or that serial is too old to tell).
+    /// Where the window changed after `serial`, in window coordinates; nil when all of it
+    /// may have (or that serial is too old to tell).
     public func damage(since old: Int) -> [PixelRect]? {
         guard old >= 0, let first = history.first, first.serial <= old + 1 else { return nil }
         var rects: [PixelRect] = []
@@ -194,8 +188,9 @@ public final class Toplevel: ServerObject {
         return rects
     }
 
-    /// Whether every pixel of `picture` is opaque (an XRGB buffer, no subsurfaces).
-    public var isOpaque: Bool { root.map { $0.isOpaque && $0.children.isEmpty && $0.image != nil } ?? false }
+    /// Whether every pixel of `windowRect` is opaque: the root surface's buffer is XRGB
+    /// (subsurfaces are drawn over it).
+    public var isOpaque: Bool { root?.buffer?.isOpaque ?? false }
 
     /// Whether frame callbacks wait for a frame.
     public var awaitsFrame: Bool { root?.awaitsFrame ?? false }
@@ -260,20 +255,18 @@ public final class Toplevel: ServerObject {
         guard let root else { return }
         let rects = root.damage
         root.damage.removeAll()
-        recompose()
         if !isMapped {
             isMapped = true
             note(nil)
             server.mapped(self)
         } else {
-            note(root.children.isEmpty ? rects : nil)
+            note(rects)
             server.changed(self)
         }
     }
 
     func contentChanged(whole: Bool) {
         guard isMapped else { return }
-        recompose()
         note(nil)
         server.changed(self)
     }
@@ -287,40 +280,7 @@ public final class Toplevel: ServerObject {
     func unmap() {
         guard isMapped else { return }
         isMapped = false
-        if let composed { _ = server.reserve(-composed.stride * composed.height * 4) }
-        composed = nil
         note(nil)
         server.unmapped(self)
-    }
-
-    /// Draws the subsurfaces over the root surface into `composed` (nothing when there
-    /// are none).
-    private func recompose() {
-        guard let root, let image = root.image, !root.children.isEmpty else {
-            if let composed { _ = server.reserve(-composed.stride * composed.height * 4) }
-            composed = nil
-            return
-        }
-        if composed?.width != image.width || composed?.height != image.height {
-            if let composed { _ = server.reserve(-composed.stride * composed.height * 4) }
-            let fresh = Surface(width: image.width, height: image.height)
-            guard server.reserve(fresh.stride * fresh.height * 4) else {
-                composed = nil
-                return
-            }
-            composed = fresh
-        }
-        guard let composed else { return }
-        _ = composed.buffer.update(fromContentsOf: image.buffer)
-        func draw(_ surface: SurfaceObject, x: Int, y: Int) {
-            for child in surface.children {
-                guard let sub = child.surface, let picture = sub.image else { continue }
-                let (cx, cy) = (x + child.x, y + child.y)
-                composed.draw(
-                    image: picture, in: .init(x: Double(cx), y: Double(cy), width: Double(picture.width), height: Double(picture.height)))
-                draw(sub, x: cx, y: cy)
-            }
-        }
-        draw(root, x: 0, y: 0)
     }
 }

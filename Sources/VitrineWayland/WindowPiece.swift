@@ -1,0 +1,86 @@
+import VitrineCore
+import VitrineRaster
+
+/// One surface of a window as it is drawn: its committed buffer, the part of it shown, and
+/// where that part lies in the window.
+///
+/// A toplevel is drawn as its `pieces`, bottom first, each straight from its client's
+/// buffer, so no picture of the whole window is ever composed. Window coordinates are the
+/// root surface's (surface units; the xdg window geometry is a rectangle in them). A
+/// piece maps buffer pixels into them by `toWindow`, an affine transform that keeps
+/// rectangles axis-aligned: the surface's position, and where a buffer scale, a buffer
+/// transform or a viewport apply, a scale, quarter turns and flips.
+///
+/// A new kind of surface on a window (a popup) adds its pieces to the list in
+/// `Toplevel.pieces`, where they stack; a surface state that changes how its buffer maps
+/// (scale, transform, viewport) changes `SurfaceObject.piece(x:y:)`.
+public struct WindowPiece {
+    /// The buffer drawn.
+    let buffer: ClientBuffer
+    /// The part of the buffer drawn, in buffer pixels.
+    public var source: Rect
+    /// Buffer pixels → window coordinates.
+    public var toWindow: AffineTransform
+
+    /// Where `source` lands, in window coordinates.
+    public var frame: Rect { toWindow.boundingBox(of: source) }
+
+    /// Whether the buffer is XRGB: every pixel drawn is opaque.
+    public var isOpaque: Bool { buffer.isOpaque }
+
+    /// This piece cut to `window` (window coordinates); nil when nothing of it is inside.
+    func clipped(to window: Rect) -> WindowPiece? {
+        let frame = frame
+        let inside = frame.intersection(window)
+        guard !inside.isEmpty else { return nil }
+        guard inside != frame else { return self }
+        guard let back = toWindow.inverted else { return nil }
+        var piece = self
+        piece.source = back.boundingBox(of: inside).intersection(source)
+        return piece.source.isEmpty ? nil : piece
+    }
+
+    /// Draws the piece OVER `target`, window coordinates mapped to `target`'s pixels by
+    /// `toDevice`, reading the client's memory on this thread (the loop's).
+    func draw(on target: Surface, toDevice: AffineTransform, opacity: Double, clip: Clip?) {
+        buffer.read { picture in
+            target.draw(image: picture, in: source, from: source, transform: toWindow.concatenating(toDevice), opacity: opacity, clip: clip)
+        }
+    }
+}
+
+extension Toplevel {
+    /// What the window draws, bottom first: the root surface, then each subsurface over its
+    /// parent in stacking order, all cut to `windowRect`. Empty while unmapped.
+    public var pieces: [WindowPiece] {
+        guard isMapped, let root, let window = windowRect?.rect else { return [] }
+        var pieces: [WindowPiece] = []
+        func add(_ surface: SurfaceObject, x: Int, y: Int) {
+            if let piece = surface.piece(x: x, y: y)?.clipped(to: window) { pieces.append(piece) }
+            for child in surface.children {
+                if let sub = child.surface { add(sub, x: x + child.x, y: y + child.y) }
+            }
+        }
+        add(root, x: 0, y: 0)
+        return pieces
+    }
+
+    /// Draws the window's pieces over `target` with the window rectangle stretched into
+    /// `rect` (layer coordinates), mapped through `transform`, with `opacity`: overlapping
+    /// pieces fade as one.
+    public func draw(in rect: Rect, on target: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
+        guard let window = windowRect, window.width > 0, window.height > 0, opacity > 0 else { return }
+        let pieces = pieces
+        let sx = rect.size.width / Double(window.width), sy = rect.size.height / Double(window.height)
+        let toLayer = AffineTransform(a: sx, b: 0, c: 0, d: sy, tx: rect.origin.x - Double(window.x) * sx, ty: rect.origin.y - Double(window.y) * sy)
+        let toDevice = toLayer.concatenating(transform)
+        guard pieces.count > 1, opacity < 1 else {
+            for piece in pieces { piece.draw(on: target, toDevice: toDevice, opacity: opacity, clip: clip) }
+            return
+        }
+        let area = PixelRect(covering: toDevice.boundingBox(of: window.rect))
+        target.drawGroup(bounds: area, opacity: opacity, clip: clip) { group, toGroup in
+            for piece in pieces { piece.draw(on: group, toDevice: toDevice.concatenating(toGroup), opacity: 1, clip: nil) }
+        }
+    }
+}

@@ -158,9 +158,9 @@ let package = Package(
             name: "VitrineDaemonTests",
             dependencies: [
                 "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineTestSupport", "vitrined",
-                "CX11", "CWaylandClient", .product(name: "Logging", package: "swift-log"),
+                "CX11", "CWaylandClient", "WaylandDescription", .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["References"]),
+            exclude: ["References"], plugins: ["WaylandGlue"]),
         .executableTarget(
             name: "vitrined",
             dependencies: [

@@ -2,12 +2,17 @@ import Foundation
 import PackagePlugin
 
 /// Generates the Swift description of the Wayland protocols a target speaks beyond the
-/// core one (xdg-shell) with `wayland-glue`, from the XML that wayland-protocols installs,
-/// at build time: nothing generated is kept in the repository.
+/// core one (xdg-shell, presentation-time) with `wayland-glue`, from the XML that
+/// wayland-protocols installs, at build time: nothing generated is kept in the repository.
 @main
 struct WaylandGlue: BuildToolPlugin {
     /// Protocol XML files by target, relative to wayland-protocols' data directory.
-    static let protocols = ["VitrineOutput": ["stable/xdg-shell/xdg-shell.xml"], "VitrineWayland": ["stable/xdg-shell/xdg-shell.xml"]]
+    static let protocols = [
+        "VitrineOutput": ["stable/xdg-shell/xdg-shell.xml"],
+        "VitrineWayland": ["stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml"],
+        // The tests' own clients.
+        "VitrineDaemonTests": ["stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml"],
+    ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let glue = try context.tool(named: "wayland-glue").url

@@ -63,6 +63,7 @@ extension Compositor {
         let head = heads.remove(at: index)
         if heads.isEmpty { lastHead = head }
         backend.frameDone = nil
+        presentationGone(head)
         head.pacer.render = { false }
         head.pipeline.shared?.leave(head.pipeline)
         let grace = settings.hotplugGrace

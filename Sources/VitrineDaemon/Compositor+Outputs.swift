@@ -76,6 +76,7 @@ extension Compositor {
             previous?()
             guard let self, let head else { return }
             if head === heads.first { frameShown() }
+            presentationShown(on: head)
             head.pacer.frameDone()
         }
         return head

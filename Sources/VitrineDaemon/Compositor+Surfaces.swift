@@ -56,6 +56,7 @@ extension Compositor: WaylandServerDelegate {
                 logger.warning("surface \(toplevel.id) (\(toplevel.appID)): rule for layer \(rule.layer) not applied: \(error.message)")
             }
         }
+        if assignedLayer(of: toplevel) == nil { toplevel.discardFeedback() }
         logger.info("surface \(toplevel.id) mapped: app id '\(toplevel.appID)', title '\(toplevel.title)', pid \(toplevel.pid)")
         broadcast("surface.mapped", description(of: toplevel))
         requestFrame()
@@ -72,7 +73,10 @@ extension Compositor: WaylandServerDelegate {
     }
 
     public func toplevelChanged(_ toplevel: Toplevel) {
-        guard assignedLayer(of: toplevel) != nil else { return }
+        guard assignedLayer(of: toplevel) != nil else {
+            toplevel.discardFeedback()
+            return
+        }
         if toplevel.awaitsFrame, !surfaceFrameDue {
             // A commit that changes nothing on screen still gets its callback, a frame later.
             surfaceFrameDue = true

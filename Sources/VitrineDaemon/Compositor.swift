@@ -432,6 +432,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             } else if primary {
                 input.latency.notPresented(frame: frame)
             }
+            presentationRendered(head, tree: tree, presented: report.presented)
             return report.presented
         } catch {
             logger.error("\(head.name): frame at \(time) s failed: \(error)")

@@ -28,6 +28,8 @@ final class OutputHead {
     let viewport: PixelRect?
     /// Frame slots it missed while something animated.
     var dropped = DroppedFrames()
+    /// Wayland clients' presentation feedback it owes.
+    var presentation = HeadPresentation()
 
     init(backend: OutputBackend, root: String, renderer: Renderer, entry: Configuration.OutputEntry?, viewport: PixelRect?) {
         self.backend = backend

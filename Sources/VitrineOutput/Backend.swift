@@ -24,10 +24,19 @@ public struct ShownFrame: Equatable, Sendable {
     /// When it reached the screen, CLOCK_MONOTONIC seconds: the page flip's timestamp where
     /// the kernel gives one, otherwise when it was shown.
     public var time: Double
+    /// The display's vertical retrace counter at `time` (the page flip's sequence); 0 where
+    /// the output has none.
+    public var sequence: UInt64
+    /// `time` is the display's own: the vblank the kernel flipped the frame in, told by its
+    /// flip event (DRM). False where the frame's arrival is a reading taken when the
+    /// backend learnt of it.
+    public var byDisplay: Bool
 
-    public init(number: Int, time: Double) {
+    public init(number: Int, time: Double, sequence: UInt64 = 0, byDisplay: Bool = false) {
         self.number = number
         self.time = time
+        self.sequence = sequence
+        self.byDisplay = byDisplay
     }
 }
 

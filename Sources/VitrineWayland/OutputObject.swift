@@ -2,7 +2,11 @@ import CWaylandServer
 
 /// `wl_output`: one output's mode, at scale 1, told once when bound.
 final class OutputObject: ServerObject {
+    /// The output's name (its connector's).
+    let name: String
+
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32, output: WaylandServer.Output) {
+        name = output.name
         super.init(server: server, client: client, interface: vitrine_wl_output_interface(), version: version, id: id)
         output.name.withCString { name in
             "Vitrine".withCString { make in

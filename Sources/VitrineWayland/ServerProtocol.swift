@@ -7,6 +7,7 @@ final class ServerInterfaceTable: @unchecked Sendable {  // written in init only
     private let pointers: [String: UnsafePointer<wl_interface>]
 
     static let xdgShell = ServerInterfaceTable(WaylandProtocol.xdgShell)
+    static let presentationTime = ServerInterfaceTable(WaylandProtocol.presentationTime)
 
     init(_ description: WaylandProtocol) {
         pointers = description.tables(

@@ -70,6 +70,9 @@ final class SurfaceObject: ServerObject {
     private var pendingDamage: [PixelRect] = []
     private var pendingCallbacks: [CallbackObject] = []
     private var callbacks: [CallbackObject] = []
+    /// `wp_presentation_feedback` for the next commit, and for the last one until a frame shows it.
+    var pendingFeedback: [PresentationFeedback] = []
+    var feedback: [PresentationFeedback] = []
 
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32) {
         super.init(server: server, client: client, interface: vitrine_wl_surface_interface(), version: version, id: id)
@@ -110,6 +113,7 @@ final class SurfaceObject: ServerObject {
 
     override func destroyed() {
         pendingCallbacks.removeAll()
+        discardFeedback(pending: true)
         switch role {
         case .xdg(let xdg): xdg.surfaceGone()
         case .subsurface(let sub): sub.surfaceGone()
@@ -151,10 +155,15 @@ final class SurfaceObject: ServerObject {
         pendingDamage.removeAll()
         callbacks += pendingCallbacks
         pendingCallbacks.removeAll()
+        commitFeedback()
         switch role {
         case .xdg(let xdg): xdg.committed(changed: changed)
         case .subsurface(let sub): sub.committed(changed: changed)
         case nil: break
+        }
+        if !feedback.isEmpty {
+            // Shown only as part of a mapped toplevel; the daemon decides whether a frame shows it.
+            if let toplevel, toplevel.isMapped { server.changed(toplevel) } else { discardFeedback(pending: false) }
         }
     }
 

@@ -18,8 +18,8 @@ public protocol WaylandServerDelegate: AnyObject {
 }
 
 /// The daemon's Wayland server: libwayland-server on the daemon's event loop, serving
-/// `wl_compositor`, `wl_subcompositor`, `wl_shm`, `xdg_wm_base`, `wl_seat` and a `wl_output`
-/// per output on a listening socket the daemon made.
+/// `wl_compositor`, `wl_subcompositor`, `wl_shm`, `xdg_wm_base`, `wl_seat`, `wp_presentation`
+/// and a `wl_output` per output on a listening socket the daemon made.
 ///
 /// ```swift
 /// let server = try WaylandServer(listening: fd, outputs: [.init(name: "HEADLESS-1", width: 1280, height: 800, rate: 60)], loop: loop, logger: logger)
@@ -100,6 +100,7 @@ public final class WaylandServer {
                 DataDeviceManagerObject(server: $0, client: $1, version: $2, id: $3)
             })
         globals.append(GlobalBinding(self, vitrine_wl_seat_interface(), version: 7) { SeatObject(server: $0, client: $1, version: $2, id: $3) })
+        globals.append(GlobalBinding(self, PresentationObject.interface, version: 1) { PresentationObject(server: $0, client: $1, version: $2, id: $3) })
         for output in outputs {
             globals.append(
                 GlobalBinding(self, vitrine_wl_output_interface(), version: 4) { OutputObject(server: $0, client: $1, version: $2, id: $3, output: output) })

@@ -178,7 +178,7 @@ public final class DRMCard {
             if let handler = route[event.crtc] {
                 handler(event.time)
             } else {
-                open.first { $0.selection.crtcID == event.crtc }?.flipCompleted(at: event.time)
+                open.first { $0.selection.crtcID == event.crtc }?.flipCompleted(at: event.time, sequence: event.sequence)
             }
         }
     }
@@ -242,6 +242,8 @@ final class FlipCounter {
     struct Flip {
         let crtc: UInt32
         let time: Double?
+        /// The CRTC's vblank counter at the flip.
+        let sequence: UInt32
     }
 
     private var flips: [Flip] = []
@@ -250,10 +252,11 @@ final class FlipCounter {
     func read(from fd: Int32) {
         var context = drmEventContext()
         context.version = 3
-        context.page_flip_handler2 = { _, _, seconds, microseconds, crtc, data in
+        context.page_flip_handler2 = { _, sequence, seconds, microseconds, crtc, data in
             guard let data else { return }
             let counter = Unmanaged<FlipCounter>.fromOpaque(data).takeUnretainedValue()
-            counter.flips.append(Flip(crtc: crtc, time: seconds == 0 && microseconds == 0 ? nil : Double(seconds) + Double(microseconds) / 1e6))
+            let time = seconds == 0 && microseconds == 0 ? nil : Double(seconds) + Double(microseconds) / 1e6
+            counter.flips.append(Flip(crtc: crtc, time: time, sequence: sequence))
         }
         _ = drmHandleEvent(fd, &context)
     }

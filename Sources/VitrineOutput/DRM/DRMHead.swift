@@ -172,8 +172,8 @@ public final class DRMHead: OutputBackend {
     /// Whether a commit of this head waits for its flip event.
     var flipPending: Bool { chain.pending != nil }
 
-    func flipCompleted(at time: Double?) {
-        if closed { chain.abandonPending() } else { chain.flipCompleted(at: time) }
+    func flipCompleted(at time: Double?, sequence: UInt32) {
+        if closed { chain.abandonPending() } else { chain.flipCompleted(at: time, sequence: sequence) }
     }
 
     func suspend() { chain.suspend() }

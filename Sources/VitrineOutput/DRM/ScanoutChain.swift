@@ -68,12 +68,18 @@ final class ScanoutChain {
     }
 
     /// The pending commit is on screen, since `time` (CLOCK_MONOTONIC seconds, the flip
-    /// event's; nil: now). Shows a frame that waited for it, then `shown`.
-    func flipCompleted(at time: Double? = nil) {
+    /// event's, in the vblank numbered `sequence`; nil: now). Shows a frame that waited for
+    /// it, then `shown`.
+    func flipCompleted(at time: Double? = nil, sequence: UInt32 = 0) {
         guard let index = pending else { return }
         pending = nil
         front = index
-        shownFrame = ShownFrame(number: pendingFrames, time: time ?? Double(EventLoop.monotonicNanoseconds()) / 1e9)
+        shownFrame =
+            if let time {
+                ShownFrame(number: pendingFrames, time: time, sequence: UInt64(sequence), byDisplay: true)
+            } else {
+                ShownFrame(number: pendingFrames, time: Double(EventLoop.monotonicNanoseconds()) / 1e9)
+            }
         if unshown, active {
             do { try show() } catch {
                 unshown = true

@@ -1,0 +1,81 @@
+import VitrineCore
+import VitrineOutput
+import VitrineSystem
+import VitrineWayland
+
+/// What one output owes Wayland clients' `wp_presentation_feedback`.
+struct HeadPresentation {
+    /// The feedback of the commits in frames presented and not on screen yet, by frame
+    /// number (the output's count), oldest first.
+    var inFlight: [(frame: Int, feedback: [PresentationFeedback])] = []
+    /// The toplevels its last rendered tree shows on its pixels.
+    var showing: Set<ObjectIdentifier> = []
+}
+
+/// Presentation feedback: a commit of a window is presented with the time its output
+/// reports for the first frame that shows it (the page flip's on DRM), on the first output
+/// that shows it; discarded when a later commit replaces it before a frame, or when no
+/// output shows its window.
+extension Compositor {
+    /// `head` rendered `tree` (`presented`: it gave the backend a frame). The feedback of
+    /// the commits of the windows it shows waits for that frame on screen; where the frame
+    /// changed nothing, their pictures are on screen already (or with the frame in flight).
+    /// Then commits that no output shows are discarded.
+    func presentationRendered(_ head: OutputHead, tree: RenderTree, presented: Bool) {
+        guard let wayland, !wayland.toplevels.isEmpty else { return }
+        let mode = head.backend.mode
+        let screen =
+            head.viewport.map { Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height)) }
+            ?? Rect(x: 0, y: 0, width: Double(mode.width), height: Double(mode.height))
+        var showing = Set<ObjectIdentifier>()
+        var taken: [PresentationFeedback] = []
+        for node in tree.nodes where node.kind == SurfaceLayer.kindName {
+            guard let toplevel = surfaces.assignments[node.id], toplevel.isMapped, node.inheritedOpacity > 0,
+                !node.visualBounds.intersection(screen).isEmpty
+            else { continue }
+            showing.insert(ObjectIdentifier(toplevel))
+            if toplevel.awaitsPresentation { taken += toplevel.takeFeedback() }
+        }
+        head.presentation.showing = showing
+        if !taken.isEmpty {
+            let frame = head.backend.presentedFrames
+            if presented || (head.backend.shownFrame?.number ?? 0) < frame {
+                head.presentation.inFlight.append((frame, taken))
+                presentationShown(on: head)
+            } else {
+                let now = PresentationTime(nanoseconds: EventLoop.monotonicNanoseconds(), refresh: Self.refreshNanoseconds(of: mode))
+                for feedback in taken { feedback.presented(now, output: head.name) }
+            }
+        }
+        for toplevel in wayland.toplevels.values where toplevel.awaitsPresentation {
+            let id = ObjectIdentifier(toplevel)
+            if !heads.contains(where: { $0.presentation.showing.contains(id) }) { toplevel.discardFeedback() }
+        }
+        wayland.flush()
+    }
+
+    /// `head`'s backend put a frame on screen: the feedback of the commits in it and in
+    /// the frames before it is presented with the time, retrace count and kind it reports.
+    func presentationShown(on head: OutputHead) {
+        guard let shown = head.backend.shownFrame, let first = head.presentation.inFlight.first, first.frame <= shown.number else { return }
+        let time = PresentationTime(
+            nanoseconds: UInt64((shown.time * 1e9).rounded()), refresh: Self.refreshNanoseconds(of: head.backend.mode), sequence: shown.sequence,
+            kind: shown.byDisplay ? [.vsync, .hardwareClock, .hardwareCompletion] : [])
+        while let first = head.presentation.inFlight.first, first.frame <= shown.number {
+            head.presentation.inFlight.removeFirst()
+            for feedback in first.feedback { feedback.presented(time, output: head.name) }
+        }
+        wayland?.flush()
+    }
+
+    /// `head` is going: what it still owed is discarded.
+    func presentationGone(_ head: OutputHead) {
+        for (_, feedback) in head.presentation.inFlight { for item in feedback { item.discard() } }
+        head.presentation = HeadPresentation()
+    }
+
+    /// Nanoseconds between refreshes at `mode`'s rate; 0 where it is unknown.
+    static func refreshNanoseconds(of mode: OutputMode) -> UInt32 {
+        mode.refreshRate > 0 ? UInt32((1e9 / mode.refreshRate).rounded()) : 0
+    }
+}

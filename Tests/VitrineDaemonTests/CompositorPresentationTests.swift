@@ -1,0 +1,348 @@
+import CWaylandClient
+import Foundation
+import Testing
+import VitrineProtocol
+import VitrineTestSupport
+import WaylandDescription
+
+/// `wp_presentation`: a client's commits are presented with the time of the frame that
+/// showed them, or discarded. The daemon runs headless at 60 Hz on the real-time clock
+/// (frames at the pacer's slots); the clients are one written here (an xdg toplevel of
+/// app id "presentation-test" asking feedback for its commits) and Weston's
+/// `weston-presentation-shm`.
+@Suite(.serialized) struct CompositorPresentationTests {
+    /// 1 s / 60, rounded: the refresh of the headless output.
+    static let refresh: UInt32 = 16_666_667
+
+    struct Setup {
+        let daemon: DaemonProcess
+        let control: SocketClient
+        let waylandPath: String
+
+        /// The compositor with the surface layer `win` (60×40 at (100, 60)); `rules` place toplevels in it.
+        init(rules: String = "[[compositor.rules]]\napp_id = \"presentation-test\"\nlayer = \"win\"\n") throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-pt-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let config = directory.appendingPathComponent("vitrine.toml").path
+            try "[output]\nheadless_size = \"200x120\"\n[compositor]\nenabled = true\nsocket = \"wl\"\n\(rules)".write(
+                toFile: config, atomically: true, encoding: .utf8)
+            daemon = try DaemonProcess(clock: "realtime", arguments: ["--config", config])
+            waylandPath = daemon.directory.appendingPathComponent("wl").path
+            control = try daemon.connect()
+            try control.ok(#"{"cmd": "subscribe", "events": ["surface.*"]}"#)
+            try control.ok(#"{"cmd": "layer.add", "layer": "win", "kind": "surface", "properties": {"bounds": [0, 0, 60, 40], "position": [100, 60]}}"#)
+        }
+
+        /// The frames the daemon presented so far.
+        func frames() throws -> Double { try control.request(#"{"cmd": "stats"}"#)["result"]?["frames"]?.number ?? -1 }
+    }
+
+    @Test func commitsArePresentedInTheNextFrameWithTheOutputsTimeAndRate() throws {
+        let setup = try Setup()
+        let client = try PresentationClient(setup.waylandPath)
+        #expect(client.clockID == UInt32(CLOCK_MONOTONIC))
+        _ = try setup.control.waitForEvent("surface.mapped")
+        let framesBefore = try setup.frames()
+        var commits: [Int] = []
+        for _ in 0..<30 {
+            commits.append(client.commit(feedback: true, frameCallback: true))
+            try client.waitForFrameCallback()
+        }
+        try client.waitForOutcomes(of: commits)
+        let framesAfter = try setup.frames()
+        let presented = commits.compactMap { client.outcomes[$0]?.presented }
+        #expect(presented.count == commits.count, "\(commits.count - presented.count) of \(commits.count) commits were discarded")
+        guard presented.count == commits.count else { return }
+        for (index, p) in presented.enumerated() {
+            #expect(
+                p.commitTime <= p.time && p.time <= p.receivedTime, "commit \(index): presented at \(p.time), committed \(p.commitTime), told \(p.receivedTime)"
+            )
+            #expect(p.refresh == Self.refresh && p.sequence == 0 && p.flags == 0, "commit \(index): \(p)")
+            #expect(p.outputs == [client.output], "commit \(index): sync_output names the output \(p.outputs)")
+            if index > 0 { #expect(p.time > presented[index - 1].time, "commit \(index) is presented after commit \(index - 1)") }
+        }
+        // Each commit waited for the frame callback of the one before: each is in a frame of its own.
+        #expect(framesAfter - framesBefore >= Double(presented.count), "\(framesAfter - framesBefore) frames for \(presented.count) commits")
+        let latencies = presented.map { Double($0.time - $0.commitTime) / Double(Self.refresh) }.sorted()
+        #expect(latencies[latencies.count / 2] <= 1.5, "commit to presentation: \(latencies.map { String(format: "%.2f", $0) }) frames")
+    }
+
+    @Test func aCommitReplacedBeforeAFrameIsDiscarded() throws {
+        let setup = try Setup()
+        let client = try PresentationClient(setup.waylandPath)
+        _ = try setup.control.waitForEvent("surface.mapped")
+        // Both commits reach the daemon in one read: no frame comes between them.
+        let replaced = client.commit(feedback: true, frameCallback: false, flush: false)
+        let shown = client.commit(feedback: true, frameCallback: false)
+        try client.waitForOutcomes(of: [replaced, shown])
+        #expect(client.outcomes[replaced]?.presented == nil, "the replaced commit: \(String(describing: client.outcomes[replaced]))")
+        #expect(client.outcomes[shown]?.presented != nil, "the commit that replaced it: \(String(describing: client.outcomes[shown]))")
+    }
+
+    @Test func commitsOfAWindowShownNowhereAreDiscarded() throws {
+        let setup = try Setup(rules: "")
+        let client = try PresentationClient(setup.waylandPath)
+        let mapped = try setup.control.waitForEvent("surface.mapped")
+        let id = Int(try #require(mapped["surface"]?.number))
+        let unassigned = client.commit(feedback: true, frameCallback: false)
+        try client.waitForOutcomes(of: [unassigned])
+        #expect(client.outcomes[unassigned]?.presented == nil, "a window in no layer: \(String(describing: client.outcomes[unassigned]))")
+
+        try setup.control.ok(#"{"cmd": "surface.assign", "surface": \#(id), "layer": "win"}"#)
+        let assigned = client.commit(feedback: true, frameCallback: false)
+        try client.waitForOutcomes(of: [assigned])
+        #expect(client.outcomes[assigned]?.presented != nil, "a window in a layer on screen: \(String(describing: client.outcomes[assigned]))")
+
+        try setup.control.ok(#"{"cmd": "layer.set", "layer": "win", "properties": {"position": [400, 60]}, "actions": false}"#)
+        usleep(100_000)
+        let offScreen = client.commit(feedback: true, frameCallback: false)
+        try client.waitForOutcomes(of: [offScreen])
+        #expect(client.outcomes[offScreen]?.presented == nil, "a window in a layer off screen: \(String(describing: client.outcomes[offScreen]))")
+
+        try setup.control.ok(#"{"cmd": "layer.set", "layer": "win", "properties": {"position": [100, 60], "hidden": true}, "actions": false}"#)
+        usleep(100_000)
+        let hidden = client.commit(feedback: true, frameCallback: false)
+        try client.waitForOutcomes(of: [hidden])
+        #expect(client.outcomes[hidden]?.presented == nil, "a window in a hidden layer: \(String(describing: client.outcomes[hidden]))")
+    }
+
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/weston-presentation-shm")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/stdbuf"),
+            "weston-presentation-shm is not installed: apt-get install weston"))
+    func westonPresentationShmSeesItsCommitsInTheNextFrame() throws {
+        let setup = try Setup(rules: "[[compositor.rules]]\ntitle = \"presentation-shm: feedback [Delay 0 msecs]\"\nlayer = \"win\"\n")
+        let log = setup.daemon.directory.appendingPathComponent("presentation-shm.out").path
+        // (its statistics line-buffered into the log as the feedback comes)
+        let client = try ChildProcess(
+            "/bin/sh", ["-c", "exec /usr/bin/stdbuf -oL /usr/bin/weston-presentation-shm -f 1>&2"], stderrPath: log,
+            environment: ["WAYLAND_DISPLAY": setup.waylandPath])
+        defer { _ = client.terminate() }
+        _ = try setup.control.waitForEvent("surface.mapped")
+        sleep(2)
+        let lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+        // "    12: f2c  0 ms, c2p 16 ms, f2p 16 ms, p2p 16650 us, t2p  16616, [____], seq 0"
+        let samples = lines.dropFirst().compactMap { line -> Double? in
+            guard let range = line.range(of: "t2p"), line.hasSuffix("[____], seq 0") else { return nil }
+            return Double(line[range.upperBound...].prefix { $0 != "," }.trimmingCharacters(in: .whitespaces))
+        }
+        #expect(samples.count >= 30, "\(samples.count) presented frames in 2 s: \(lines.suffix(5))")
+        #expect(!lines.contains { $0.hasPrefix("discarded") }, "\(lines.filter { $0.hasPrefix("discarded") })")
+        let frames = samples.map { $0 / (Double(Self.refresh) / 1000) }.sorted()
+        guard !frames.isEmpty else { return }
+        #expect(frames[frames.count / 2] <= 1.5, "commit to presentation, in frames: \(frames.map { String(format: "%.2f", $0) })")
+    }
+}
+
+/// A Wayland client written here: an xdg toplevel (app id "presentation-test") of one
+/// 64×48 XRGB buffer, committing with `wp_presentation_feedback` and frame callbacks on
+/// demand, recording what became of each commit.
+final class PresentationClient {
+    struct Presented: CustomStringConvertible {
+        var commitTime: UInt64, time: UInt64, receivedTime: UInt64
+        var refresh: UInt32, sequence: UInt64, flags: UInt32
+        var outputs: [OpaquePointer?]
+        var description: String { "presented at \(time) (committed \(commitTime)), refresh \(refresh), seq \(sequence), flags \(flags)" }
+    }
+
+    enum Outcome {
+        case presented(Presented)
+        case discarded
+        var presented: Presented? { if case .presented(let p) = self { p } else { nil } }
+    }
+
+    let display: OpaquePointer
+    private var registry: OpaquePointer?
+    private var compositor: OpaquePointer?, shm: OpaquePointer?, wmBase: OpaquePointer?, presentation: OpaquePointer?
+    private(set) var output: OpaquePointer?
+    private(set) var clockID: UInt32?
+    private var surface: OpaquePointer?, xdgSurface: OpaquePointer?, toplevel: OpaquePointer?, buffer: OpaquePointer?
+    private var configured = false
+    private var listeners: [ClientListener] = []
+    private var poolFile: Int32 = -1
+    private(set) var outcomes: [Int: Outcome] = [:]
+    private var frameDone = false
+    private var nextCommit = 0
+    private static let xdg = ClientInterfaceTable(WaylandProtocol.xdgShell)
+    private static let timing = ClientInterfaceTable(WaylandProtocol.presentationTime)
+
+    /// Connects, binds, maps the toplevel with its first buffer.
+    init(_ path: String) throws {
+        guard let display = wl_display_connect(path) else { throw DaemonError("cannot connect to \(path)") }
+        self.display = display
+        registry = wl_display_get_registry(display)
+        listen(registry!) { [unowned self] opcode, args in
+            guard opcode == 0, let name = args[1].s else { return }
+            bind(args[0].u, String(cString: name))
+        }
+        wl_display_roundtrip(display)
+        guard let compositor, let shm, let wmBase, presentation != nil else { throw DaemonError("a global is missing") }
+        wl_display_roundtrip(display)
+        surface = wl_compositor_create_surface(compositor)
+        xdgSurface = request(wmBase, XdgWmBaseRequest.get_xdg_surface.rawValue, [wl_argument(n: 0), wl_argument(o: surface)], Self.xdg["xdg_surface"])
+        toplevel = request(xdgSurface!, XdgSurfaceRequest.get_toplevel.rawValue, [wl_argument(n: 0)], Self.xdg["xdg_toplevel"])
+        listen(xdgSurface!) { [unowned self] opcode, args in
+            guard opcode == XdgSurfaceEvent.configure.rawValue else { return }
+            request(xdgSurface!, XdgSurfaceRequest.ack_configure.rawValue, [wl_argument(u: args[0].u)])
+            configured = true
+        }
+        _ = "presentation-test".withCString { request(toplevel!, XdgToplevelRequest.set_app_id.rawValue, [wl_argument(s: $0)]) }
+        wl_surface_commit(surface)
+        for _ in 0..<20 where !configured { wl_display_roundtrip(display) }
+        guard configured else { throw DaemonError("the toplevel was not configured") }
+        let (width, height) = (64, 48)
+        poolFile = memfd_create("presentation-test", 1)
+        ftruncate(poolFile, off_t(width * height * 4))
+        if let pixels = mmap(nil, width * height * 4, PROT_READ | PROT_WRITE, MAP_SHARED, poolFile, 0), pixels != MAP_FAILED {
+            pixels.initializeMemory(as: UInt32.self, repeating: 0xFF20_8040, count: width * height)
+            munmap(pixels, width * height * 4)
+        }
+        let pool = wl_shm_create_pool(shm, poolFile, Int32(width * height * 4))
+        buffer = wl_shm_pool_create_buffer(pool, 0, Int32(width), Int32(height), Int32(width * 4), WL_SHM_FORMAT_XRGB8888.rawValue)
+        wl_shm_pool_destroy(pool)
+        _ = commit(feedback: false, frameCallback: false)
+        wl_display_roundtrip(display)
+    }
+
+    deinit {
+        if poolFile >= 0 { close(poolFile) }
+        wl_display_disconnect(display)
+    }
+
+    private func bind(_ name: UInt32, _ interface: String) {
+        func bound(_ table: UnsafePointer<wl_interface>, _ version: UInt32) -> OpaquePointer? {
+            wl_registry_bind(registry, name, table, version).map(OpaquePointer.init)
+        }
+        switch interface {
+        case "wl_compositor": compositor = bound(vitrine_wl_compositor_interface(), 4)
+        case "wl_shm": shm = bound(vitrine_wl_shm_interface(), 1)
+        case "wl_output" where output == nil: output = bound(vitrine_wl_output_interface(), 1)
+        case "xdg_wm_base":
+            wmBase = bound(Self.xdg["xdg_wm_base"], 1)
+            listen(wmBase!) { [unowned self] opcode, args in
+                if opcode == XdgWmBaseEvent.ping.rawValue { request(wmBase!, XdgWmBaseRequest.pong.rawValue, [wl_argument(u: args[0].u)]) }
+            }
+        case "wp_presentation":
+            presentation = bound(Self.timing["wp_presentation"], 1)
+            listen(presentation!) { [unowned self] opcode, args in
+                if opcode == WpPresentationEvent.clock_id.rawValue { clockID = args[0].u }
+            }
+        default: break
+        }
+    }
+
+    /// Attaches the buffer, damages it all and commits, with feedback and a frame callback
+    /// if asked; returns the commit's number (its outcome's key).
+    func commit(feedback: Bool, frameCallback: Bool, flush: Bool = true) -> Int {
+        let number = nextCommit
+        nextCommit += 1
+        if frameCallback, let callback = wl_surface_frame(surface) {
+            frameDone = false
+            listen(callback) { [unowned self] _, _ in
+                frameDone = true
+                wl_callback_destroy(callback)
+            }
+        }
+        var sync: [OpaquePointer?] = []
+        var committed: UInt64 = 0
+        if feedback,
+            let proxy = request(
+                presentation!, WpPresentationRequest.feedback.rawValue, [wl_argument(o: surface), wl_argument(n: 0)], Self.timing["wp_presentation_feedback"])
+        {
+            listen(proxy) { [unowned self] opcode, a in
+                switch WpPresentationFeedbackEvent(rawValue: opcode) {
+                case .sync_output:
+                    sync.append(a[0].o)
+                case .presented:
+                    let seconds = UInt64(a[0].u) << 32 | UInt64(a[1].u)
+                    outcomes[number] = .presented(
+                        Presented(
+                            commitTime: committed, time: seconds * 1_000_000_000 + UInt64(a[2].u), receivedTime: Self.now(), refresh: a[3].u,
+                            sequence: UInt64(a[4].u) << 32 | UInt64(a[5].u), flags: a[6].u, outputs: sync))
+                    wl_proxy_destroy(proxy)
+                case .discarded:
+                    outcomes[number] = .discarded
+                    wl_proxy_destroy(proxy)
+                default: break
+                }
+            }
+        }
+        wl_surface_attach(surface, buffer, 0, 0)
+        wl_surface_damage(surface, 0, 0, 64, 48)
+        committed = Self.now()
+        wl_surface_commit(surface)
+        if flush { wl_display_flush(display) }
+        return number
+    }
+
+    /// CLOCK_MONOTONIC nanoseconds.
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    func waitForFrameCallback() throws {
+        try dispatch(until: { frameDone }, what: "a frame callback")
+    }
+
+    func waitForOutcomes(of commits: [Int]) throws {
+        try dispatch(until: { commits.allSatisfy { outcomes[$0] != nil } }, what: "the feedback of commits \(commits)")
+    }
+
+    private func dispatch(until done: () -> Bool, what: String, timeout: Double = 5) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !done() {
+            guard Date() < deadline else { throw DaemonError("no \(what) within \(timeout) s") }
+            wl_display_flush(display)
+            var ready = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, 50) > 0 { wl_display_dispatch(display) }
+            guard wl_display_get_error(display) == 0 else { throw DaemonError("the connection failed: error \(wl_display_get_error(display))") }
+        }
+    }
+
+    @discardableResult
+    private func request(_ proxy: OpaquePointer, _ opcode: UInt32, _ arguments: [wl_argument], _ interface: UnsafePointer<wl_interface>? = nil)
+        -> OpaquePointer?
+    {
+        var arguments = arguments
+        return arguments.withUnsafeMutableBufferPointer {
+            wl_proxy_marshal_array_flags(proxy, opcode, interface, wl_proxy_get_version(proxy), 0, $0.baseAddress)
+        }
+    }
+
+    private func listen(_ proxy: OpaquePointer, _ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) {
+        let listener = ClientListener(handle)
+        listeners.append(listener)
+        wl_proxy_add_dispatcher(proxy, clientDispatch, Unmanaged.passUnretained(listener).toOpaque(), nil)
+    }
+}
+
+/// The `wl_interface`s of a protocol described by wayland-glue, for the tests' clients.
+final class ClientInterfaceTable: @unchecked Sendable {  // written in init only
+    private let pointers: [String: UnsafePointer<wl_interface>]
+
+    init(_ description: WaylandProtocol) {
+        pointers = description.tables(
+            core: [
+                "wl_surface": vitrine_wl_surface_interface(), "wl_seat": vitrine_wl_seat_interface(), "wl_output": vitrine_wl_output_interface(),
+            ],
+            message: { wl_message(name: $0, signature: $1, types: $2) },
+            interface: { wl_interface(name: $0, version: $1, method_count: $2, methods: $3, event_count: $4, events: $5) })
+    }
+
+    subscript(name: String) -> UnsafePointer<wl_interface> { pointers[name]! }
+}
+
+/// One proxy's events, to a closure.
+final class ClientListener {
+    let handle: (UInt32, UnsafeMutablePointer<wl_argument>) -> Void
+    init(_ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) { self.handle = handle }
+}
+
+private let clientDispatch: wl_dispatcher_func_t = { implementation, _, opcode, _, arguments in
+    guard let implementation, let arguments else { return 0 }
+    Unmanaged<ClientListener>.fromOpaque(implementation).takeUnretainedValue().handle(opcode, arguments)
+    return 0
+}

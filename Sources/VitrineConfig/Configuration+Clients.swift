@@ -22,8 +22,11 @@ extension Configuration {
         /// daemon's), `restart` ("never", "on-failure" or "always"; default "on-failure"),
         /// `restart_max_seconds` (the longest wait before a restart, which starts at 1 s
         /// and doubles, 1…3600; default 30), `restarts_per_minute` (restarts allowed within
-        /// a minute before the daemon gives up, 1…1000; default 5) and `stop_seconds` (the
-        /// wait after SIGTERM before SIGKILL, 0.1…300; default 5).
+        /// a minute before the daemon gives up, 1…1000; default 5), `stop_seconds` (the
+        /// wait after SIGTERM before SIGKILL, 0.1…300; default 5) and
+        /// `restart_unresponsive_after` (seconds its window may stay unresponsive to pings
+        /// before its process group is killed and started again, 1…3600; 0, the default,
+        /// never).
         public var program: ClientProgram
         /// `start`: started when the daemon starts; false waits for `client.start`.
         /// Default true.
@@ -57,7 +60,9 @@ extension Configuration.Launcher {
 }
 
 extension Configuration.ClientEntry {
-    static let keys = ["name", "command", "env", "directory", "restart", "restart_max_seconds", "restarts_per_minute", "stop_seconds", "start"]
+    static let keys = [
+        "name", "command", "env", "directory", "restart", "restart_max_seconds", "restarts_per_minute", "stop_seconds", "start", "restart_unresponsive_after",
+    ]
 
     /// Reads every `[[clients]]` table; names must be unique.
     static func readAll(_ top: TableReader) throws(ConfigError) -> [Configuration.ClientEntry] {
@@ -106,6 +111,9 @@ extension Configuration.ClientEntry {
         program.restartMaxSeconds = try r.integer("restart_max_seconds", program.restartMaxSeconds, in: ClientProgram.restartMaxRange)
         program.restartsPerMinute = try r.integer("restarts_per_minute", program.restartsPerMinute, in: ClientProgram.restartsPerMinuteRange)
         program.stopSeconds = try r.number("stop_seconds", program.stopSeconds, expected: "seconds, 0.1…300") { ClientProgram.stopRange.contains($0) }
+        program.restartUnresponsiveAfter = try r.integer(
+            "restart_unresponsive_after", program.restartUnresponsiveAfter, in: 0...ClientProgram.restartUnresponsiveRange.upperBound,
+            expected: "seconds, 1…3600, or 0 to leave an unresponsive client running")
         start = try r.boolean("start", start)
     }
 }

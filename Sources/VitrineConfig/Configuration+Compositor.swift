@@ -9,7 +9,12 @@ extension Configuration {
         /// whole path. Default "wayland-0".
         public var socket = "wayland-0"
         /// `[[compositor.rules]]`: which layer shows a toplevel, by its app id and title.
+        /// Changed on reload.
         public var rules: [Rule] = []
+        /// `ping_timeout`: seconds a client showing a window may leave `xdg_wm_base.ping`
+        /// unanswered before it is reported unresponsive; 0 sends no pings. 0 or 0.5…600;
+        /// default 5. Changed on reload.
+        public var pingTimeout = 5.0
 
         /// Every key at its default.
         public init() {}
@@ -40,7 +45,10 @@ extension Configuration {
 }
 
 extension Configuration.Compositor {
-    static let keys = ["enabled", "socket", "rules"]
+    static let keys = ["enabled", "socket", "rules", "ping_timeout"]
+
+    /// The timeouts `ping_timeout` takes besides 0.
+    public static let pingTimeoutRange = 0.5...600.0
 
     /// Whether `name` may name a socket file: letters, digits, `-`, `_`, `.`, not starting
     /// with a dot, at most 64 bytes.
@@ -55,6 +63,9 @@ extension Configuration.Compositor {
         try r.refuseUnknownKeys(Self.keys)
         enabled = try r.boolean("enabled", enabled)
         socket = try r.string("socket", socket, expected: "a file name of letters, digits, '-', '_' and '.' such as \"wayland-0\"", where: Self.isSocketName)
+        pingTimeout = try r.number("ping_timeout", pingTimeout, expected: "seconds, 0.5…600, or 0 to send no pings") {
+            $0 == 0 || Self.pingTimeoutRange.contains($0)
+        }
         guard let node = r.entries["rules"] else { return }
         guard let items = node.array, items.allSatisfy({ $0.table != nil }) else {
             throw r.error("rules", "must be [[compositor.rules]] tables, each with a layer and an app_id or a title, got \(node.written)")

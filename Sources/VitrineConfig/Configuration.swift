@@ -412,7 +412,6 @@ extension Configuration {
         ("metrics.socket", { $0.metrics.socket }), ("metrics.connections", { $0.metrics.connections }),
         // The Wayland socket is made once, at start.
         ("compositor.enabled", { $0.compositor.enabled }), ("compositor.socket", { $0.compositor.socket }),
-        ("compositor.rules", { $0.compositor.rules }),
         // The configured clients are started once, at start.
         ("clients", { $0.clients }),
     ]

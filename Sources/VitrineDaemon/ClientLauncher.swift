@@ -51,6 +51,10 @@ final class ClientLauncher {
         var startedAt: UInt64 = 0
         /// The restart or SIGKILL scheduled on the loop.
         var timer: UInt64?
+        /// The kill scheduled while its window does not answer pings.
+        var unresponsiveTimer: UInt64?
+        /// It was killed for not answering: started again whatever its policy says.
+        var killedUnresponsive = false
         /// `client.stop` requests waiting for the process to end.
         var waiting: [(JSON) -> Void] = []
         var lines = OutputLines(maximumLine: ClientLauncher.maximumLine)
@@ -295,13 +299,16 @@ final class ClientLauncher {
         let ranFor = Double(EventLoop.monotonicNanoseconds() - client.startedAt) / 1e9
         var fields: [String: JSON] = ["name": .string(client.name), "pid": .number(Double(process.pid))]
         for (key, value) in Self.exitFields(ending) { fields[key] = value }
+        cancelUnresponsiveKill(client)
         let stopping = client.state == .stopping
         let restart =
             switch client.program.restart {
+            case _ where client.killedUnresponsive: true
             case .never: false
             case .onFailure: !ending.succeeded
             case .always: true
             }
+        client.killedUnresponsive = false
         if stopping || !restart {
             client.state = stopping ? .stopped : .exited
             logger.log(level: ending.succeeded || stopping ? .info : .warning, "client \(client.name) (pid \(process.pid)) ended: \(ending)")

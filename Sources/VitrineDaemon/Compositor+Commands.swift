@@ -85,6 +85,8 @@ extension Compositor {
             return surfaceList()
         case .surfaceAssign(let surface, let layer):
             return try surfaceAssign(surface, layer: layer)
+        case .surfaceClose(let surface, let layer):
+            return try surfaceClose(surface, layer: layer)
         case .outputPower(let name, let on):
             let head = try head(named: name)
             try setPower(head, on: on, reason: "command")

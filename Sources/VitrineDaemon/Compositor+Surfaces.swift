@@ -33,6 +33,7 @@ extension Compositor: WaylandServerDelegate {
         }
         server.onMemory = { [unowned self] _ in rebudgetImages() }
         seatRouter = SeatRouter(compositor: self, server: server)
+        server.pingTimeout = settings.compositor.pingTimeout
     }
 
     /// The image store's budget: `limits.memory_mb` less what videos and surfaces hold.
@@ -68,6 +69,7 @@ extension Compositor: WaylandServerDelegate {
             fields["layer"] = .string(layer)
             if !toplevel.isAlive { surfaces.assignments[layer] = nil }
         }
+        if !toplevel.isAlive { handPlaced.remove(toplevel.id) }
         broadcast("surface.unmapped", fields)
         requestFrame()
     }
@@ -113,6 +115,7 @@ extension Compositor: WaylandServerDelegate {
         var fields: [String: JSON] = [
             "surface": .number(Double(toplevel.id)), "appId": .string(toplevel.appID), "title": .string(toplevel.title),
             "pid": .number(Double(toplevel.pid)), "mapped": .bool(toplevel.isMapped), "layer": assignedLayer(of: toplevel).map(JSON.string) ?? .null,
+            "responsive": .bool(toplevel.isResponsive),
         ]
         if let window = toplevel.windowRect {
             fields["width"] = .number(Double(window.width))
@@ -134,6 +137,7 @@ extension Compositor: WaylandServerDelegate {
         } else if let old = assignedLayer(of: toplevel) {
             surfaces.assignments[old] = nil
         }
+        handPlaced.insert(toplevel.id)
         frameNeeded = true
         return .object(description(of: toplevel))
     }

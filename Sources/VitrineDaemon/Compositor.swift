@@ -111,6 +111,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     var seatRouter: SeatRouter?
     /// A frame callback's `done` is scheduled for a commit that changed nothing on screen.
     var surfaceFrameDue = false
+    /// The toplevels placed by `surface.assign`, which `[[compositor.rules]]` no longer move.
+    var handPlaced: Set<Int> = []
     /// The MQTT bridge's figures for `stats`, when there is one.
     var fleetStatistics: (() -> JSON)?
     /// The loop's time per presented frame (advancing the scene, drawing, presenting).

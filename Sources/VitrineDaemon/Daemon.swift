@@ -224,7 +224,11 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
                 }
                 compositor.apply(reloaded: fresh)
                 server.limitsChanged()
-                logger.info("configuration reloaded")
+                if fresh.restartNeeded.isEmpty {
+                    logger.info("configuration reloaded")
+                } else {
+                    logger.warning("configuration reloaded; \(fresh.restartNeeded.joined(separator: ", ")) changed but take effect when the daemon restarts")
+                }
                 compositor.broadcast("config.reloaded", ["restartNeeded": .array(fresh.restartNeeded.map(JSON.string))])
                 done(nil)
             }
@@ -283,6 +287,7 @@ extension Compositor {
     func apply(reloaded fresh: DaemonSettings) {
         settings.screenshotDirectory = fresh.screenshotDirectory
         settings.launcher = fresh.launcher
+        apply(reloaded: fresh.compositor)
         settings.limits = fresh.limits
         settings.hotplugGrace = fresh.hotplugGrace
         settings.restartNeeded = fresh.restartNeeded

@@ -24,6 +24,9 @@ public struct ClientProgram: Sendable, Hashable {
     public var restartsPerMinute = 5
     /// How long a stop waits after SIGTERM before SIGKILL.
     public var stopSeconds = 5.0
+    /// Seconds its window may stay unresponsive (unanswered pings) before its process
+    /// group is killed (SIGKILL) and started again, whatever `restart` says; 0 never.
+    public var restartUnresponsiveAfter = 0
 
     public init(command: [String]) { self.command = command }
 
@@ -31,6 +34,7 @@ public struct ClientProgram: Sendable, Hashable {
     public static let restartMaxRange = 1...3600
     public static let restartsPerMinuteRange = 1...1000
     public static let stopRange = 0.1...300.0
+    public static let restartUnresponsiveRange = 1...3600
     /// The most arguments a command has, and the most bytes an argument or value holds.
     public static let maximumArguments = 1024
     public static let maximumArgumentBytes = 65536
@@ -69,7 +73,7 @@ extension Command {
     static func decodeClient(_ name: String, _ r: Fields) throws(ProtocolError) -> Command? {
         switch name {
         case "client.start":
-            try r.only(["name", "command", "env", "directory", "restart", "restartMaxSeconds", "restartsPerMinute", "stopSeconds"])
+            try r.only(["name", "command", "env", "directory", "restart", "restartMaxSeconds", "restartsPerMinute", "stopSeconds", "restartUnresponsiveAfter"])
             let client = try r.clientName()
             guard r.object["command"] != nil else {
                 if let extra = r.object.keys.sorted().first(where: { !["id", "cmd", "name"].contains($0) }) {
@@ -131,6 +135,13 @@ extension ClientProgram {
         if let stop = try r.number("stopSeconds") {
             guard Self.stopRange.contains(stop) else { throw ProtocolError(.invalidValue, "client.start: \"stopSeconds\" must be within 0.1…300, got \(stop)") }
             stopSeconds = stop
+        }
+        if let seconds = try r.number("restartUnresponsiveAfter") {
+            guard seconds == 0 || (seconds == seconds.rounded() && Self.restartUnresponsiveRange.contains(Int(seconds))) else {
+                throw ProtocolError(
+                    .invalidValue, "client.start: \"restartUnresponsiveAfter\" is whole seconds within 1…3600, or 0 to leave it running, got \(seconds)")
+            }
+            restartUnresponsiveAfter = Int(seconds)
         }
     }
 }

@@ -89,6 +89,9 @@ public enum Command: Sendable {
     case surfaceList
     /// Shows a toplevel window in a `surface` layer (nil: in none).
     case surfaceAssign(surface: Int, layer: String?)
+    /// Asks a toplevel window to close (`xdg_toplevel.close`): the one with id `surface`,
+    /// or the one the surface layer `layer` shows (exactly one of them is given).
+    case surfaceClose(surface: Int?, layer: String?)
     /// Starts the `[[clients]]` entry `name` (`program` nil), or `program` under that name.
     case clientStart(name: String, program: ClientProgram?)
     /// Stops a client: SIGTERM to its process group, SIGKILL after its grace.
@@ -133,6 +136,7 @@ public enum Command: Sendable {
         case .inputInject: "input.inject"
         case .surfaceList: "surface.list"
         case .surfaceAssign: "surface.assign"
+        case .surfaceClose: "surface.close"
         case .clientStart: "client.start"
         case .clientStop: "client.stop"
         case .clientList: "client.list"

@@ -112,6 +112,20 @@ extension Command {
                 throw ProtocolError(.missingField, "surface.assign needs \"layer\": the id of a surface layer, or null to show the surface nowhere")
             }
             self = .surfaceAssign(surface: Int(surface), layer: layer.string)
+        case "surface.close":
+            try r.only(["surface", "layer"])
+            let surface = try r.number("surface")
+            let layer = try r.string("layer")
+            guard (surface == nil) != (layer == nil) else {
+                throw ProtocolError(
+                    .missingField, "surface.close needs either \"surface\", a surface id from surface.list, or \"layer\", the surface layer showing it")
+            }
+            if let surface {
+                guard surface.rounded() == surface, surface >= 1, surface <= 1e9 else {
+                    throw ProtocolError(.invalidValue, "surface.close: \"surface\" is a surface id from surface.list, got \(surface)")
+                }
+            }
+            self = .surfaceClose(surface: surface.map { Int($0) }, layer: layer)
         case "subscribe", "unsubscribe":
             try r.only(name == "subscribe" ? ["events", "layers"] : ["events"])
             guard let events = try r.strings("events"), !events.isEmpty else {
@@ -248,7 +262,7 @@ extension Command {
         "layer.actions", "animation.add", "animation.remove", "animation.list", "number.set", "transaction", "layer.pause",
         "layer.resume", "layer.speed", "time", "clock.set", "clock.advance", "screenshot", "subscribe",
         "unsubscribe", "config.reload", "scene.reset", "binding.add", "binding.remove", "binding.list", "input.inject", "output.list", "output.power",
-        "surface.list", "surface.assign",
+        "surface.list", "surface.assign", "surface.close",
         "client.start", "client.stop", "client.list",
     ]
 }

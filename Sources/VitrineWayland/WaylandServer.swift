@@ -15,6 +15,9 @@ public protocol WaylandServerDelegate: AnyObject {
     /// The size a new toplevel is first configured with (its layer's), before it maps;
     /// nil lets the client choose.
     func initialSize(of toplevel: Toplevel) -> (width: Int, height: Int)?
+    /// A client's mapped `toplevels` stopped answering pings (`responsive` false:
+    /// `pingTimeout` `seconds` without a pong) or answered again (after `seconds`).
+    func toplevels(_ toplevels: [Toplevel], responsive: Bool, seconds: Double)
 }
 
 /// The daemon's Wayland server: libwayland-server on the daemon's event loop, serving
@@ -45,7 +48,7 @@ public final class WaylandServer {
     }
 
     let display: OpaquePointer
-    private let loop: EventLoop
+    let loop: EventLoop
     private let loopFD: CInt
     let logger: Logger
     public weak var delegate: WaylandServerDelegate?
@@ -70,6 +73,8 @@ public final class WaylandServer {
     private var globals: [GlobalBinding] = []
     /// Pointer, keyboard and touch focus and the clients' devices.
     private(set) lazy var seat = SeatState(server: self)
+    /// Pings of the clients that show windows.
+    private(set) lazy var pings = PingWatch(server: self)
 
     /// Serves the Wayland protocol on `listening` (a bound, listening, non-blocking,
     /// close-on-exec Unix socket, which the server closes when it goes).
@@ -175,7 +180,10 @@ public final class WaylandServer {
         toplevels[toplevel.id] = nil
     }
 
-    func mapped(_ toplevel: Toplevel) { delegate?.toplevelMapped(toplevel) }
+    func mapped(_ toplevel: Toplevel) {
+        pings.toplevelMapped()
+        delegate?.toplevelMapped(toplevel)
+    }
     func unmapped(_ toplevel: Toplevel) { delegate?.toplevelUnmapped(toplevel) }
     func changed(_ toplevel: Toplevel) { delegate?.toplevelChanged(toplevel) }
 

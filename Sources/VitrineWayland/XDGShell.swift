@@ -21,11 +21,16 @@ final class WMBase: ServerObject {
                 return
             }
             guard let xdg = XDGSurfaceObject(server: server, client: client, version: version, id: a[0].n, surface: surface) else { return }
+            xdg.wmBase = self
             surface.role = .xdg(xdg)
-        case .pong, nil:
+        case .pong:
+            server.pings.pong(self, serial: a[0].u)
+        case nil:
             break
         }
     }
+
+    override func destroyed() { server.pings.forget(self) }
 }
 
 /// An object whose requests change nothing we show (`xdg_positioner`, a dismissed
@@ -44,6 +49,8 @@ final class PlainObject: ServerObject {
 /// popup is dismissed at once: popups are not shown yet).
 final class XDGSurfaceObject: ServerObject {
     weak var surface: SurfaceObject?
+    /// The `xdg_wm_base` that made it, which pings its client.
+    weak var wmBase: WMBase?
     private(set) var toplevel: Toplevel?
     /// The serial of the last configure sent, and whether one was acknowledged.
     private var serial: UInt32 = 0
@@ -167,6 +174,12 @@ public final class Toplevel: ServerObject {
 
     /// The surface at the root of the window.
     var root: SurfaceObject? { xdg?.surface }
+
+    /// The `xdg_wm_base` its client made it with.
+    var wmBase: WMBase? { xdg?.wmBase }
+
+    /// False while its client leaves a ping unanswered (`WaylandServer.pingTimeout`).
+    public var isResponsive: Bool { server.pings.isResponsive(wmBase) }
 
     /// The part of the root surface that is the window (xdg window geometry, without
     /// shadows), in window coordinates (the root surface's); nil while it has no buffer.

@@ -31,6 +31,7 @@ import VitrineProtocol
         #expect(browser.program == ClientProgram(command: ["chromium", "--kiosk", "http://localhost:8080"]) && browser.start)
         #expect(browser.program.restart == .onFailure && browser.program.restartMaxSeconds == 30 && browser.program.restartsPerMinute == 5)
         #expect(browser.program.stopSeconds == 5 && browser.program.directory.isEmpty && browser.program.environment.isEmpty)
+        #expect(browser.program.restartUnresponsiveAfter == 0)
         let player = c.clients[1].program
         #expect(player.environment == ["LANG": "C.UTF-8", "MPV_HOME": "/etc/mpv"] && player.directory == "/srv")
         #expect(player.restart == .always && player.restartMaxSeconds == 10 && player.restartsPerMinute == 3 && player.stopSeconds == 0.5)
@@ -58,6 +59,11 @@ import VitrineProtocol
             ("[[clients]]\nname = \"a\"\ncommand = [\"true\"]\nrestart_max_seconds = 0", "clients[0].restart_max_seconds", "1…3600"),
             ("[[clients]]\nname = \"a\"\ncommand = [\"true\"]\nrestarts_per_minute = 0", "clients[0].restarts_per_minute", "1…1000"),
             ("[[clients]]\nname = \"a\"\ncommand = [\"true\"]\nstop_seconds = 0", "clients[0].stop_seconds", "0.1…300"),
+            (
+                "[[clients]]\nname = \"a\"\ncommand = [\"true\"]\nrestart_unresponsive_after = 3601", "clients[0].restart_unresponsive_after",
+                "1…3600, or 0"
+            ),
+            ("[[clients]]\nname = \"a\"\ncommand = [\"true\"]\nrestart_unresponsive_after = 1.5", "clients[0].restart_unresponsive_after", "1…3600"),
             ("[[clients]]\nname = \"a\"\ncommand = [\"true\"]\nrestrat = \"always\"", "clients[0].restrat", "did you mean 'restart'"),
             ("clients = 3", "clients", "[[clients]] tables"),
             ("[launcher]\nallow_commands = \"yes\"", "launcher.allow_commands", "true or false"),

@@ -20,4 +20,22 @@ import Testing
         let typo = try #require(failure("[compositor]\n[[compositor.rules]]\nappid = \"x\"\nlayer = \"b\""))
         #expect(typo.description.contains("did you mean 'app_id'"), "\(typo)")
     }
+
+    @Test func thePingTimeoutIsOffOrHalfASecondToTenMinutes() throws {
+        #expect(Configuration.default.compositor.pingTimeout == 5)
+        #expect(try parse("[compositor]\nping_timeout = 0").compositor.pingTimeout == 0)
+        #expect(try parse("[compositor]\nping_timeout = 0.5").compositor.pingTimeout == 0.5)
+        #expect(try parse("[compositor]\nping_timeout = 600").compositor.pingTimeout == 600)
+        for bad in ["0.2", "601", "-1", "\"5s\""] {
+            let error = try #require(failure("[compositor]\nping_timeout = \(bad)"), "\(bad)")
+            #expect(error.key == "compositor.ping_timeout" && error.message.contains("0.5…600, or 0 to send no pings"), "\(bad): \(error)")
+        }
+    }
+
+    @Test func rulesAndThePingTimeoutChangeOnReloadAndTheSocketNeedsARestart() throws {
+        let running = try parse("[compositor]\nenabled = true\n[[compositor.rules]]\napp_id = \"a\"\nlayer = \"x\"")
+        let changed = try parse("[compositor]\nenabled = true\nsocket = \"wl\"\nping_timeout = 1\n[[compositor.rules]]\napp_id = \"b\"\nlayer = \"y\"")
+        #expect(changed.keysNeedingRestart(comparedWith: running) == ["compositor.socket"])
+        #expect(!Configuration.restartKeys.contains("compositor.rules") && !Configuration.restartKeys.contains("compositor.ping_timeout"))
+    }
 }

@@ -141,6 +141,7 @@ import VitrineCore
         [compositor]
         enabled = true
         socket = "wayland-kiosk"
+        ping_timeout = 2.5
         [[compositor.rules]]
         app_id = "chromium"
         layer = "browser"
@@ -161,6 +162,7 @@ import VitrineCore
         restarts_per_minute = 3
         stop_seconds = 1
         start = false
+        restart_unresponsive_after = 30
         """
 
     @Test func everyKeyReadsANonDefaultValue() throws {
@@ -236,12 +238,13 @@ import VitrineCore
         expected.wall.viewport = Configuration.Viewport(x: 1920, y: 0, width: 1920, height: 1080)
         (expected.metrics.enabled, expected.metrics.address, expected.metrics.port) = (true, "::1", 9100)
         (expected.metrics.socket, expected.metrics.connections) = ("/run/vitrine/metrics.sock", 2)
-        (expected.compositor.enabled, expected.compositor.socket) = (true, "wayland-kiosk")
+        (expected.compositor.enabled, expected.compositor.socket, expected.compositor.pingTimeout) = (true, "wayland-kiosk", 2.5)
         expected.compositor.rules = [.init(appID: "chromium", layer: "browser"), .init(title: "Player", layer: "video")]
         expected.launcher.allowCommands = true
         var player = Configuration.ClientEntry(name: "player", command: ["mpv", "/srv/loop.mp4"])
         (player.program.environment, player.program.directory, player.program.restart) = (["LANG": "C.UTF-8"], "/srv", .always)
         (player.program.restartMaxSeconds, player.program.restartsPerMinute, player.program.stopSeconds) = (10, 3, 1)
+        player.program.restartUnresponsiveAfter = 30
         player.start = false
         expected.clients = [player]
 

@@ -1,0 +1,84 @@
+import VitrineConfig
+import VitrineCore
+import VitrineProtocol
+import VitrineWayland
+
+/// The lives of the windows: clients that stop answering pings, `surface.close`, and
+/// `[[compositor.rules]]` applied again after a reload.
+extension Compositor {
+    public func toplevels(_ toplevels: [Toplevel], responsive: Bool, seconds: Double) {
+        guard let first = toplevels.first else { return }
+        let ids = toplevels.map { String($0.id) }.joined(separator: ", ")
+        let what = "Wayland client pid \(first.pid) (surface\(toplevels.count == 1 ? "" : "s") \(ids), app id '\(first.appID)')"
+        if responsive {
+            logger.info("\(what) answers again, \(Self.seconds(seconds)) after the ping")
+        } else {
+            logger.warning("\(what) has not answered a ping for \(Self.seconds(seconds)): unresponsive")
+        }
+        for toplevel in toplevels { broadcast(responsive ? "surface.responsive" : "surface.unresponsive", description(of: toplevel)) }
+        if responsive { launcher?.clientResponsive(pid: first.pid) } else { launcher?.clientUnresponsive(pid: first.pid) }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        "\((value * 10).rounded() / 10) s"
+    }
+
+    /// `surface.close`: asks the window `id`, or the one the surface layer `layer` shows,
+    /// to close; its description.
+    func surfaceClose(_ id: Int?, layer: String?) throws(ProtocolError) -> JSON {
+        guard let wayland else {
+            throw ProtocolError(.invalidValue, "the compositor is off: [compositor] enabled = true serves Wayland clients")
+        }
+        let toplevel: Toplevel
+        if let id {
+            guard let found = wayland.toplevels[id] else {
+                throw ProtocolError(.invalidValue, "there is no surface \(id); surface.list lists them")
+            }
+            toplevel = found
+        } else {
+            let layer = layer ?? ""
+            let kind = try core { () throws(CoreError) in try scene.kind(of: layer) }
+            guard kind.name == SurfaceLayer.kindName else {
+                throw ProtocolError(
+                    .invalidValue, "layer '\(layer)' is a \(kind.name) layer; surface.close takes a surface layer, or a surface id from surface.list")
+            }
+            guard let shown = surfaces.assignments[layer] else {
+                throw ProtocolError(
+                    .invalidValue, "layer '\(layer)' shows no surface; surface.list lists the surfaces and the layers showing them")
+            }
+            toplevel = shown
+        }
+        toplevel.close()
+        logger.info("surface \(toplevel.id) (app id '\(toplevel.appID)', pid \(toplevel.pid)) asked to close")
+        return .object(description(of: toplevel))
+    }
+
+    /// After a reload: the mapped windows that `surface.assign` did not place go where the
+    /// rules now say (the first that matches), or nowhere when none matches any more.
+    func placeByRules() {
+        guard let wayland else { return }
+        for toplevel in wayland.toplevels.values.sorted(by: { $0.id < $1.id }) where toplevel.isMapped && !handPlaced.contains(toplevel.id) {
+            let rule = settings.compositor.rules.first { $0.matches(appID: toplevel.appID, title: toplevel.title) }
+            let current = assignedLayer(of: toplevel)
+            guard rule?.layer != current else { continue }
+            if let rule {
+                do { try assign(toplevel, to: rule.layer) } catch {
+                    logger.warning("surface \(toplevel.id) (\(toplevel.appID)): rule for layer \(rule.layer) not applied: \(error.message)")
+                }
+            } else if let current {
+                surfaces.assignments[current] = nil
+            }
+        }
+        frameNeeded = true
+    }
+
+    /// Takes `[compositor]`'s reloadable keys: the rules (applied to the windows at once)
+    /// and the ping timeout.
+    func apply(reloaded compositor: Configuration.Compositor) {
+        settings.compositor.pingTimeout = compositor.pingTimeout
+        wayland?.pingTimeout = compositor.pingTimeout
+        guard compositor.rules != settings.compositor.rules else { return }
+        settings.compositor.rules = compositor.rules
+        placeByRules()
+    }
+}

@@ -137,8 +137,19 @@ import WaylandDescription
 
 /// A Wayland client written here: an xdg toplevel (app id "presentation-test") of one
 /// 64×48 XRGB buffer, committing with `wp_presentation_feedback` and frame callbacks on
-/// demand, recording what became of each commit.
+/// demand, recording what became of each commit, and answering `xdg_wm_base.ping` as
+/// `pongs` says when it reads its events.
 final class PresentationClient {
+    /// How pings are answered.
+    enum Pong {
+        /// With the ping's serial.
+        case right
+        /// With another serial.
+        case wrong
+        /// Not at all.
+        case none
+    }
+
     struct Presented: CustomStringConvertible {
         var commitTime: UInt64, time: UInt64, receivedTime: UInt64
         var refresh: UInt32, sequence: UInt64, flags: UInt32
@@ -162,6 +173,9 @@ final class PresentationClient {
     private var listeners: [ClientListener] = []
     private var poolFile: Int32 = -1
     private(set) var outcomes: [Int: Outcome] = [:]
+    var pongs = Pong.right
+    /// The serials of the pings received.
+    private(set) var pings: [UInt32] = []
     private var frameDone = false
     private var nextCommit = 0
     private static let xdg = ClientInterfaceTable(WaylandProtocol.xdgShell)
@@ -221,7 +235,10 @@ final class PresentationClient {
         case "xdg_wm_base":
             wmBase = bound(Self.xdg["xdg_wm_base"], 1)
             listen(wmBase!) { [unowned self] opcode, args in
-                if opcode == XdgWmBaseEvent.ping.rawValue { request(wmBase!, XdgWmBaseRequest.pong.rawValue, [wl_argument(u: args[0].u)]) }
+                guard opcode == XdgWmBaseEvent.ping.rawValue else { return }
+                pings.append(args[0].u)
+                guard pongs != .none else { return }
+                request(wmBase!, XdgWmBaseRequest.pong.rawValue, [wl_argument(u: args[0].u &+ (pongs == .wrong ? 1000 : 0))])
             }
         case "wp_presentation":
             presentation = bound(Self.timing["wp_presentation"], 1)
@@ -289,6 +306,19 @@ final class PresentationClient {
 
     func waitForOutcomes(of commits: [Int]) throws {
         try dispatch(until: { commits.allSatisfy { outcomes[$0] != nil } }, what: "the feedback of commits \(commits)")
+    }
+
+    /// Reads and handles events for `seconds`.
+    func pump(_ seconds: Double) throws {
+        let until = Date().addingTimeInterval(seconds)
+        try dispatch(until: { Date() >= until }, what: "the end of \(seconds) s", timeout: seconds + 1)
+    }
+
+    /// Answers the last ping received, with its serial.
+    func answerLastPing() {
+        guard let serial = pings.last else { return }
+        request(wmBase!, XdgWmBaseRequest.pong.rawValue, [wl_argument(u: serial)])
+        wl_display_flush(display)
     }
 
     private func dispatch(until done: () -> Bool, what: String, timeout: Double = 5) throws {

@@ -223,6 +223,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [frameRelease(profiled: false)], plugins: ["WaylandGlue"]),
+        .testTarget(name: "VitrineWaylandTests", dependencies: ["VitrineWayland", "VitrineCore", "VitrineRaster"]),
         .systemLibrary(
             name: "CWaylandServer", path: "Sources/CWaylandServer", pkgConfig: "wayland-server",
             providers: [.apt(["libwayland-dev", "wayland-protocols"])]),

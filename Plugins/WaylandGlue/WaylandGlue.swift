@@ -9,9 +9,13 @@ struct WaylandGlue: BuildToolPlugin {
     /// Protocol XML files by target, relative to wayland-protocols' data directory.
     static let protocols = [
         "VitrineOutput": ["stable/xdg-shell/xdg-shell.xml"],
-        "VitrineWayland": ["stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml"],
+        "VitrineWayland": [
+            "stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml", "stable/viewporter/viewporter.xml",
+        ],
         // The tests' own clients.
-        "VitrineDaemonTests": ["stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml"],
+        "VitrineDaemonTests": [
+            "stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml", "stable/viewporter/viewporter.xml",
+        ],
     ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {

@@ -93,15 +93,6 @@ public final class PresentationFeedback: ServerObject {
 }
 
 extension SurfaceObject {
-    /// The commit makes the pending feedback its own: the previous commit's, still waiting
-    /// for a frame, is discarded (that commit will never be shown).
-    func commitFeedback() {
-        guard !pendingFeedback.isEmpty || !feedback.isEmpty else { return }
-        for old in feedback { old.discard() }
-        feedback = pendingFeedback
-        pendingFeedback.removeAll()
-    }
-
     /// Discards the feedback of this surface's commits and of its subsurfaces' (the surface
     /// is going, or it is shown nowhere).
     func discardFeedback(pending: Bool) {

@@ -48,9 +48,11 @@ final class CallbackObject: ServerObject {
     }
 }
 
-/// `wl_surface`: double-buffered state (buffer, damage, frame callbacks) applied on
-/// `commit`; the committed buffer is held (`ClientBuffer`) and drawn from until the next
-/// commit replaces it, which releases it to the client.
+/// `wl_surface`: double-buffered state (buffer, damage, frame callbacks, buffer scale and
+/// transform, the viewport's crop and scale) applied on `commit`, or cached until the
+/// parent's commit for a synchronized subsurface; the committed buffer is held
+/// (`ClientBuffer`) and drawn from until a later commit replaces it, which releases it to
+/// the client.
 final class SurfaceObject: ServerObject {
     /// What gives the surface its meaning.
     enum Role {
@@ -58,17 +60,55 @@ final class SurfaceObject: ServerObject {
         case subsurface(SubsurfaceObject)
     }
 
+    /// The state a commit applies.
+    struct State {
+        /// The buffer attached (a null one: none), or nil when no attach was made.
+        var attached: (resource: OpaquePointer?, id: UInt32)?
+        var surfaceDamage: [PixelRect] = []
+        var bufferDamage: [PixelRect] = []
+        var callbacks: [CallbackObject] = []
+        var feedback: [PresentationFeedback] = []
+        var scale = 1
+        var transform = BufferMapping.Transform.normal
+        var source: Rect?
+        var destination: (width: Int, height: Int)?
+
+        /// `newer` committed over this (cached) state.
+        mutating func take(_ newer: State) {
+            attached = newer.attached ?? attached
+            surfaceDamage += newer.surfaceDamage
+            bufferDamage += newer.bufferDamage
+            callbacks += newer.callbacks
+            for replaced in feedback { replaced.discard() }
+            feedback = newer.feedback
+            (scale, transform, source, destination) = (newer.scale, newer.transform, newer.source, newer.destination)
+        }
+
+        /// What stays for the next commit: the settings, not the buffer, damage or callbacks.
+        var settings: State {
+            var kept = State()
+            (kept.scale, kept.transform, kept.source, kept.destination) = (scale, transform, source, destination)
+            return kept
+        }
+    }
+
     var role: Role?
     /// The committed buffer (premultiplied ARGB, or XRGB: opaque).
     private(set) var buffer: ClientBuffer?
-    /// Where the committed pictures changed since the role took them, in surface pixels.
+    /// How the committed buffer maps onto the surface; nil without a buffer.
+    private(set) var mapping: BufferMapping?
+    /// Where the committed pictures changed since the role took them, in surface coordinates.
     var damage: [PixelRect] = []
-    /// Subsurfaces over this one, bottom first.
+    /// Subsurfaces over this one, bottom first (their order changes on this surface's commit).
     var children: [SubsurfaceObject] = []
+    /// The order of the subsurfaces the next commit applies.
+    var pendingChildren: [SubsurfaceObject] = []
+    /// Its `wp_viewport`, if it has one.
+    weak var viewport: ViewportObject?
 
-    private var pendingBuffer: (resource: OpaquePointer?, id: UInt32)?
-    private var pendingDamage: [PixelRect] = []
-    private var pendingCallbacks: [CallbackObject] = []
+    private var pending = State()
+    /// A synchronized subsurface's committed state, waiting for its parent's commit.
+    private var cached: State?
     private var callbacks: [CallbackObject] = []
     /// `wp_presentation_feedback` for the next commit, and for the last one until a frame shows it.
     var pendingFeedback: [PresentationFeedback] = []
@@ -91,19 +131,27 @@ final class SurfaceObject: ServerObject {
                 postError(3, "attach with an offset is not allowed from version 5 on; use wl_surface.offset")
                 return
             }
-            pendingBuffer = (a[0].resource, a[0].resource.map { wl_resource_get_id($0) } ?? 0)
+            pending.attached = (a[0].resource, a[0].resource.map { wl_resource_get_id($0) } ?? 0)
         case 2, 9:
-            // Scale 1 and no buffer transform: surface and buffer coordinates are one.
             let rect = PixelRect(x: Int(a[0].i), y: Int(a[1].i), width: Int(a[2].i), height: Int(a[3].i))
-            if !rect.isEmpty, pendingDamage.count < 64 { pendingDamage.append(rect) } else if !rect.isEmpty { pendingDamage = [Self.everything] }
+            guard !rect.isEmpty else { return }
+            if opcode == 2 { Self.add(rect, to: &pending.surfaceDamage) } else { Self.add(rect, to: &pending.bufferDamage) }
         case 3:
-            if let callback = CallbackObject(server: server, client: client, id: a[0].n) { pendingCallbacks.append(callback) }
+            if let callback = CallbackObject(server: server, client: client, id: a[0].n) { pending.callbacks.append(callback) }
         case 6:
             commit()
         case 8:
-            if a[0].i < 1 { postError(0, "buffer scale \(a[0].i) is not positive") }
+            guard a[0].i >= 1 else {
+                postError(0, "buffer scale \(a[0].i) is not positive")
+                return
+            }
+            pending.scale = Int(a[0].i)
         case 7:
-            if a[0].i < 0 || a[0].i > 7 { postError(1, "buffer transform \(a[0].i) is not a wl_output.transform") }
+            guard let transform = BufferMapping.Transform(rawValue: Int(a[0].i)) else {
+                postError(1, "buffer transform \(a[0].i) is not a wl_output.transform")
+                return
+            }
+            pending.transform = transform
         default:
             break
         }
@@ -111,9 +159,17 @@ final class SurfaceObject: ServerObject {
 
     static let everything = PixelRect(x: 0, y: 0, width: 1 << 20, height: 1 << 20)
 
+    /// Adds damage `rect` to `list`, which becomes everything past 64 rectangles.
+    private static func add(_ rect: PixelRect, to list: inout [PixelRect]) {
+        if list.count < 64 { list.append(rect) } else { list = [everything] }
+    }
+
     override func destroyed() {
-        pendingCallbacks.removeAll()
+        pending.callbacks.removeAll()
+        for item in cached?.feedback ?? [] { item.discard() }
+        cached = nil
         discardFeedback(pending: true)
+        viewport?.surfaceGone()
         switch role {
         case .xdg(let xdg): xdg.surfaceGone()
         case .subsurface(let sub): sub.surfaceGone()
@@ -124,52 +180,133 @@ final class SurfaceObject: ServerObject {
     }
 
     /// The piece this surface adds to its window with its top-left at (`x`, `y`) in window
-    /// coordinates: its whole buffer, a buffer pixel a surface unit (scale 1, no buffer
-    /// transform, no viewport); nil without a buffer.
+    /// coordinates: the viewport's source of its buffer, mapped by its buffer transform,
+    /// scale and viewport; nil without a buffer.
     func piece(x: Int, y: Int) -> WindowPiece? {
-        guard let buffer else { return nil }
-        return WindowPiece(buffer: buffer, source: buffer.bounds.rect, toWindow: AffineTransform(translationX: Double(x), y: Double(y)))
+        guard let buffer, let mapping else { return nil }
+        return WindowPiece(
+            buffer: buffer, source: mapping.bufferSource,
+            toWindow: mapping.bufferToSurface.concatenating(AffineTransform(translationX: Double(x), y: Double(y))))
     }
 
     /// The surface's size in surface coordinates; nil without a buffer.
-    var size: (width: Int, height: Int)? { buffer.map { ($0.width, $0.height) } }
+    var size: (width: Int, height: Int)? { mapping.map { ($0.surfaceWidth, $0.surfaceHeight) } }
 
-    /// Applies the pending state.
+    /// Sets the viewport's source rectangle (nil: unset) for the next commit.
+    func pendingViewport(source: Rect?) { pending.source = source }
+
+    /// Sets the viewport's destination size (nil: unset) for the next commit.
+    func pendingViewport(destination: (width: Int, height: Int)?) { pending.destination = destination }
+
+    /// Unsets the viewport's source and destination for the next commit.
+    func pendingViewport(source: Rect?, destination: (width: Int, height: Int)?) {
+        (pending.source, pending.destination) = (source, destination)
+    }
+
+    /// The subsurface role, when the surface has it.
+    private var subsurface: SubsurfaceObject? {
+        if case .subsurface(let sub) = role { sub } else { nil }
+    }
+
+    /// Whether its commits wait for its parent's: a synchronized subsurface, or one under
+    /// a parent that is.
+    var isEffectivelySynchronized: Bool {
+        guard let sub = subsurface else { return false }
+        return sub.isSynchronized || (sub.parent?.isEffectivelySynchronized ?? false)
+    }
+
+    /// `wl_surface.commit`: applies the pending state, with what was cached, unless the
+    /// surface is effectively synchronized (then it waits in the cache).
     private func commit() {
+        pending.feedback = pendingFeedback
+        pendingFeedback.removeAll()
+        var state = cached ?? State()
+        state.take(pending)
+        pending = pending.settings
+        if isEffectivelySynchronized {
+            cached = state
+            return
+        }
+        cached = nil
+        apply(state, notify: true)
+    }
+
+    /// Applies what a synchronized subsurface cached, on its parent's commit.
+    func applyCached() -> Bool {
+        guard let state = cached else { return false }
+        cached = nil
+        defer { damage.removeAll() }
+        return apply(state, notify: false)
+    }
+
+    /// Applies `state`: the buffer held, the mapping and damage in both spaces, the
+    /// callbacks, then the subsurfaces' positions, order and cached states. `notify`
+    /// tells the role; false when an ancestor's commit does. Whether anything shown changed.
+    @discardableResult
+    private func apply(_ state: State, notify: Bool) -> Bool {
         var changed = false
-        if let (buffer, id) = pendingBuffer {
-            pendingBuffer = nil
-            if let buffer, wl_client_get_object(client, id) == buffer {
-                guard hold(buffer) else { return }
+        let old = mapping
+        if let (resource, id) = state.attached {
+            if let resource, wl_client_get_object(client, id) == resource {
+                guard hold(resource) else { return false }
             } else {
-                self.buffer?.drop()
-                self.buffer = nil
+                buffer?.drop()
+                buffer = nil
             }
             changed = true
         }
-        if let buffer, !pendingDamage.isEmpty {
-            let whole = buffer.bounds
-            damage += pendingDamage.map { $0.intersection(whole) }.filter { !$0.isEmpty }
+        if let buffer {
+            do {
+                mapping = try BufferMapping(
+                    bufferWidth: buffer.width, bufferHeight: buffer.height, scale: state.scale, transform: state.transform, source: state.source,
+                    destination: state.destination)
+            } catch {
+                switch error {
+                case .sizeNotMultipleOfScale: postError(2, error.description)
+                case .fractionalSourceWithoutDestination: (viewport ?? self).postError(viewport == nil ? 2 : 1, error.description)
+                case .sourceOutsideBuffer: (viewport ?? self).postError(2, error.description)
+                }
+                return false
+            }
+        } else {
+            mapping = nil
+        }
+        if let mapping {
+            var surfaceDamage = state.surfaceDamage + state.bufferDamage.map { mapping.surfaceRect(ofBuffer: $0) }
+            if mapping != old { surfaceDamage = [mapping.surfaceBounds] }
+            let inside = surfaceDamage.map { $0.intersection(mapping.surfaceBounds) }.filter { !$0.isEmpty }
+            if !inside.isEmpty {
+                damage += inside
+                changed = true
+            }
+        }
+        callbacks += state.callbacks
+        for old in feedback { old.discard() }
+        feedback = state.feedback
+        if pendingChildren.map(ObjectIdentifier.init) != children.map(ObjectIdentifier.init) {
+            children = pendingChildren
             changed = true
         }
-        pendingDamage.removeAll()
-        callbacks += pendingCallbacks
-        pendingCallbacks.removeAll()
-        commitFeedback()
-        switch role {
-        case .xdg(let xdg): xdg.committed(changed: changed)
-        case .subsurface(let sub): sub.committed(changed: changed)
-        case nil: break
+        for child in children {
+            if child.applyPosition() { changed = true }
+            if let surface = child.surface, surface.isEffectivelySynchronized, surface.applyCached() { changed = true }
         }
-        if !feedback.isEmpty {
-            // Shown only as part of a mapped toplevel; the daemon decides whether a frame shows it.
-            if let toplevel, toplevel.isMapped { server.changed(toplevel) } else { discardFeedback(pending: false) }
+        if notify {
+            switch role {
+            case .xdg(let xdg): xdg.committed(changed: changed)
+            case .subsurface(let sub): sub.committed(changed: changed)
+            case nil: break
+            }
+            if !feedback.isEmpty {
+                // Shown only as part of a mapped toplevel; the daemon decides whether a frame shows it.
+                if let toplevel, toplevel.isMapped { server.changed(toplevel) } else { discardFeedback(pending: false) }
+            }
         }
+        return changed
     }
 
-    /// Shows `resource` from now on, in place of the buffer shown so far (released); the
-    /// whole surface is damaged when its size changes. False when the client was sent an
-    /// error instead.
+    /// Shows `resource` from now on, in place of the buffer shown so far (released). False
+    /// when the client was sent an error instead.
     private func hold(_ resource: OpaquePointer) -> Bool {
         if let buffer, buffer.resource == resource, !buffer.isDestroyed { return true }
         let held: ClientBuffer
@@ -183,7 +320,6 @@ final class SurfaceObject: ServerObject {
             wl_client_post_no_memory(client)
             return false
         }
-        if buffer?.width != held.width || buffer?.height != held.height { pendingDamage = [held.bounds] }
         buffer?.drop()
         buffer = held
         return true
@@ -238,18 +374,23 @@ final class SubcompositorObject: ServerObject {
             guard let sub = SubsurfaceObject(server: server, client: client, id: a[0].n, surface: surface, parent: parent) else { return }
             surface.role = .subsurface(sub)
             parent.children.append(sub)
+            parent.pendingChildren.append(sub)
         default:
             break
         }
     }
 }
 
-/// `wl_subsurface`: a surface drawn over its parent at a position, composed into the
-/// toplevel's picture. Its state applies on its own commit (as desynchronized ones do).
+/// `wl_subsurface`: a surface drawn over its parent at a position (surface coordinates),
+/// a piece of its toplevel's window. Synchronized (as it starts), its commits are
+/// cached and applied with its parent's; its position and stacking apply on its parent's
+/// commit.
 final class SubsurfaceObject: ServerObject {
     weak var surface: SurfaceObject?
     weak var parent: SurfaceObject?
-    var x = 0, y = 0
+    private(set) var x = 0, y = 0
+    private var pendingPosition: (x: Int, y: Int)?
+    private(set) var isSynchronized = true
 
     init?(server: WaylandServer, client: OpaquePointer, id: UInt32, surface: SurfaceObject, parent: SurfaceObject) {
         self.surface = surface
@@ -260,13 +401,39 @@ final class SubsurfaceObject: ServerObject {
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
         switch opcode {
         case 0: destroy()
-        case 1: (x, y) = (Int(a[0].i), Int(a[1].i))
-        case 2, 3:
-            guard let parent, let index = parent.children.firstIndex(where: { $0 === self }) else { return }
-            parent.children.remove(at: index)
-            parent.children.insert(self, at: opcode == 2 ? parent.children.count : 0)
+        case 1: pendingPosition = (Int(a[0].i), Int(a[1].i))
+        case 2, 3: restack(opcode == 2, relativeTo: a[0].resource)
+        case 4: isSynchronized = true
+        case 5: isSynchronized = false
         default: break
         }
+    }
+
+    /// `place_above` / `place_below` `sibling` (the parent or another of its subsurfaces),
+    /// in the order the parent's next commit applies.
+    private func restack(_ above: Bool, relativeTo sibling: OpaquePointer?) {
+        guard let parent, let other = ServerObject.of(sibling, as: SurfaceObject.self) else { return }
+        var order = parent.pendingChildren.filter { $0 !== self }
+        let index: Int
+        if other === parent {
+            index = 0
+        } else if case .subsurface(let sub) = other.role, sub.parent === parent, let at = order.firstIndex(where: { $0 === sub }) {
+            index = above ? at + 1 : at
+        } else {
+            postError(0, "wl_surface@\(wl_resource_get_id(other.resource)) is neither the parent nor a sibling of this subsurface")
+            return
+        }
+        order.insert(self, at: index)
+        parent.pendingChildren = order
+    }
+
+    /// Takes the position set since the parent's last commit; whether it moved.
+    func applyPosition() -> Bool {
+        guard let (newX, newY) = pendingPosition else { return false }
+        pendingPosition = nil
+        guard (newX, newY) != (x, y) else { return false }
+        (x, y) = (newX, newY)
+        return true
     }
 
     override func destroyed() { detach() }
@@ -277,6 +444,7 @@ final class SubsurfaceObject: ServerObject {
 
     private func detach() {
         parent?.children.removeAll { $0 === self }
+        parent?.pendingChildren.removeAll { $0 === self }
         if case .subsurface(let me) = surface?.role, me === self { surface?.role = nil }
         let top = parent?.toplevel
         parent = nil

@@ -21,8 +21,8 @@ public protocol WaylandServerDelegate: AnyObject {
 }
 
 /// The daemon's Wayland server: libwayland-server on the daemon's event loop, serving
-/// `wl_compositor`, `wl_subcompositor`, `wl_shm`, `xdg_wm_base`, `wl_seat`, `wp_presentation`
-/// and a `wl_output` per output on a listening socket the daemon made.
+/// `wl_compositor`, `wl_subcompositor`, `wl_shm`, `xdg_wm_base`, `wl_seat`, `wp_presentation`,
+/// `wp_viewporter` and a `wl_output` per output on a listening socket the daemon made.
 ///
 /// ```swift
 /// let server = try WaylandServer(listening: fd, outputs: [.init(name: "HEADLESS-1", width: 1280, height: 800, rate: 60)], loop: loop, logger: logger)
@@ -71,6 +71,8 @@ public final class WaylandServer {
     /// Called when `bytes` changes.
     public var onMemory: ((Int) -> Void)?
     private var globals: [GlobalBinding] = []
+    /// libwayland is dispatching or flushing: clients may be half destroyed.
+    private var insideLibwayland = false
     /// Pointer, keyboard and touch focus and the clients' devices.
     private(set) lazy var seat = SeatState(server: self)
     /// Pings of the clients that show windows.
@@ -101,6 +103,8 @@ public final class WaylandServer {
             GlobalBinding(self, vitrine_wl_subcompositor_interface(), version: 1) { SubcompositorObject(server: $0, client: $1, version: $2, id: $3) })
         globals.append(GlobalBinding(self, ServerInterfaceTable.xdgShell["xdg_wm_base"], version: 5) { WMBase(server: $0, client: $1, version: $2, id: $3) })
         globals.append(
+            GlobalBinding(self, ServerInterfaceTable.viewporter["wp_viewporter"], version: 1) { ViewporterObject(server: $0, client: $1, version: $2, id: $3) })
+        globals.append(
             GlobalBinding(self, vitrine_wl_data_device_manager_interface(), version: 3) {
                 DataDeviceManagerObject(server: $0, client: $1, version: $2, id: $3)
             })
@@ -126,8 +130,10 @@ public final class WaylandServer {
 
     /// Reads and handles what clients sent, then disconnects flooders and flushes.
     func dispatch() {
+        insideLibwayland = true
         wl_event_loop_dispatch(wl_display_get_event_loop(display), 0)
         for client in flooding { wl_client_destroy(client) }
+        insideLibwayland = false
         flooding.removeAll()
         flush()
     }
@@ -138,8 +144,15 @@ public final class WaylandServer {
         wl_display_destroy_clients(display)
     }
 
-    /// Sends the events queued for clients (call after each frame).
-    public func flush() { wl_display_flush_clients(display) }
+    /// Sends the events queued for clients (call after each frame). Within a dispatch or a
+    /// flush (a client going, whose toplevel's unmapping drew a frame) it waits for theirs:
+    /// libwayland would destroy the client it is destroying a second time.
+    public func flush() {
+        guard !insideLibwayland else { return }
+        insideLibwayland = true
+        wl_display_flush_clients(display)
+        insideLibwayland = false
+    }
 
     /// Counts one request of `client`; false when it is over the rate and is to be
     /// disconnected (its request is then not handled).

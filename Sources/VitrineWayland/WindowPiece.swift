@@ -13,7 +13,7 @@ import VitrineRaster
 ///
 /// A new kind of surface on a window (a popup) adds its pieces to the list in
 /// `Toplevel.pieces`, where they stack; a surface state that changes how its buffer maps
-/// (scale, transform, viewport) changes `SurfaceObject.piece(x:y:)`.
+/// (scale, transform, viewport: its `BufferMapping`) changes `SurfaceObject.piece(x:y:)`.
 public struct WindowPiece {
     /// The buffer drawn.
     let buffer: ClientBuffer
@@ -41,10 +41,20 @@ public struct WindowPiece {
     }
 
     /// Draws the piece OVER `target`, window coordinates mapped to `target`'s pixels by
-    /// `toDevice`, reading the client's memory on this thread (the loop's).
+    /// `toDevice`, reading the client's memory on this thread (the loop's). Only the
+    /// source's pixels are sampled (a viewport's crop does not bleed in what is around it).
     func draw(on target: Surface, toDevice: AffineTransform, opacity: Double, clip: Clip?) {
         buffer.read { picture in
-            target.draw(image: picture, in: source, from: source, transform: toWindow.concatenating(toDevice), opacity: opacity, clip: clip)
+            let crop = PixelRect(covering: source).intersection(picture.bounds)
+            guard !crop.isEmpty else { return }
+            guard crop != picture.bounds else {
+                target.draw(image: picture, in: source, from: source, transform: toWindow.concatenating(toDevice), opacity: opacity, clip: clip)
+                return
+            }
+            let view = picture.view(of: crop)
+            let part = source.offsetBy(dx: Double(-crop.x), dy: Double(-crop.y))
+            let toCrop = AffineTransform(translationX: Double(crop.x), y: Double(crop.y)).concatenating(toWindow)
+            target.draw(image: view, in: part, from: part, transform: toCrop.concatenating(toDevice), opacity: opacity, clip: clip)
         }
     }
 }
@@ -82,5 +92,15 @@ extension Toplevel {
         target.drawGroup(bounds: area, opacity: opacity, clip: clip) { group, toGroup in
             for piece in pieces { piece.draw(on: group, toDevice: toDevice.concatenating(toGroup), opacity: 1, clip: nil) }
         }
+    }
+}
+
+extension Surface {
+    /// The pixels of `rect` (inside the surface) as a surface of their own, sharing this
+    /// one's memory, which it keeps.
+    fileprivate func view(of rect: PixelRect) -> Surface {
+        Surface(
+            wrapping: pixels + rect.y * stride + rect.x, width: rect.width, height: rect.height, stride: stride, ignoresAlpha: ignoresAlpha,
+            release: { withExtendedLifetime(self) {} })
     }
 }

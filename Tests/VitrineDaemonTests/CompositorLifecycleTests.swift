@@ -255,6 +255,29 @@ import VitrineTestSupport
         #expect(exited["name"] == .string("terminal") && exited["state"] == .string("exited"), "\(exited.text)")
     }
 
+    /// Chromium, launched by the daemon with one `--app` window, ends when that window is closed.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium is not installed: apt-get install chromium"))
+    func surfaceCloseEndsChromium() throws {
+        let setup = try Setup(
+            compositor: "",
+            clients: """
+                [[clients]]
+                name = "browser"
+                command = ["/usr/bin/chromium", "--ozone-platform=wayland", "--disable-gpu", "--no-sandbox", "--test-type", "--no-first-run", "--user-data-dir=$DIR/profile", "--app=data:text/html,<body bgcolor=green>"]
+                env = { HOME = "$DIR" }
+                restart = "never"
+
+                """)
+        let (mapped, _) = try setup.event("surface.mapped", timeout: 60)
+        let id = try #require(mapped["surface"]?.number)
+        #expect(mapped["appId"]?.string?.hasPrefix("chrome-") == true, "\(mapped.text)")
+        let closed = try setup.control.request(#"{"cmd": "surface.close", "surface": \#(Int(id))}"#)
+        #expect(closed["ok"] == .bool(true), "\(closed.text)")
+        try setup.event("surface.unmapped", timeout: 20) { $0["surface"] == .number(id) }
+        let (exited, _) = try setup.event("client.exited", timeout: 30)
+        #expect(exited["name"] == .string("browser") && exited["state"] == .string("exited"), "\(exited.text)")
+    }
+
     /// Rules changed by a reload place the windows mapped before it that no
     /// `surface.assign` placed, and the windows mapped after it; a bad rules table changes
     /// nothing.

@@ -13,6 +13,7 @@ static inline const struct wl_interface *vitrine_wl_shm_interface(void) { return
 static inline const struct wl_interface *vitrine_wl_seat_interface(void) { return &wl_seat_interface; }
 static inline const struct wl_interface *vitrine_wl_surface_interface(void) { return &wl_surface_interface; }
 static inline const struct wl_interface *vitrine_wl_output_interface(void) { return &wl_output_interface; }
+static inline const struct wl_interface *vitrine_wl_subcompositor_interface(void) { return &wl_subcompositor_interface; }
 
 /* A GNU extension Swift's Glibc module leaves out: an anonymous file for wl_shm pools. */
 extern int memfd_create(const char *name, unsigned int flags);

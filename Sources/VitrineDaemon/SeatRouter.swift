@@ -14,6 +14,8 @@ final class SeatRouter {
     private let keyboard: Keyboard?
     /// The layer each touch on a surface went down on.
     private var touchLayers: [Int: String] = [:]
+    /// Buttons whose press dismissed a popup grab: their release is not delivered either.
+    private var swallowedButtons: Set<UInt32> = []
 
     init(compositor: Compositor, server: WaylandServer) {
         self.compositor = compositor
@@ -42,7 +44,9 @@ final class SeatRouter {
         case .touch(let touch):
             switch touch.phase {
             case .down:
-                guard let (toplevel, layer, x, y) = surface(at: touch.point, time: time) else { return }
+                let hit = surface(at: touch.point, time: time)
+                if server.pressDismissesPopups(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0) { return }
+                guard let (toplevel, layer, x, y) = hit else { return }
                 touchLayers[touch.id] = layer
                 server.focusKeyboard(on: toplevel)
                 server.touchDown(touch.id, on: toplevel, x: x, y: y, time: milliseconds)
@@ -60,6 +64,11 @@ final class SeatRouter {
             case .motion:
                 break
             case .button(let code, let pressed):
+                if pressed, server.pressDismissesPopups(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0) {
+                    swallowedButtons.insert(code)
+                    return
+                }
+                if !pressed, swallowedButtons.remove(code) != nil { return }
                 if pressed, let hit { server.focusKeyboard(on: hit.toplevel) }
                 server.pointerButton(code, pressed: pressed, time: milliseconds)
             case .axis(let dx, let dy):

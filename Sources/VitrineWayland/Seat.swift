@@ -62,12 +62,19 @@ final class SeatState {
     weak var pointerFocus: SurfaceObject?
     weak var keyboardFocus: SurfaceObject?
     var touchFocus: [Int32: WeakSurface] = [:]
+    /// The serials of the latest presses (button, touch down, key) and their clients:
+    /// what a popup grab may name.
+    private var presses: [(client: OpaquePointer, serial: UInt32)] = []
     /// The sealed memfd of the keymap and its size (with the final NUL).
     var keymap: (fd: CInt, size: UInt32)?
     var modifiers: (depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) = (0, 0, 0, 0)
     unowned let server: WaylandServer
 
-    struct WeakSurface { weak var surface: SurfaceObject? }
+    /// A touch's surface, and that surface's origin in the root surface's coordinates.
+    struct WeakSurface {
+        weak var surface: SurfaceObject?
+        var x = 0.0, y = 0.0
+    }
 
     init(server: WaylandServer) { self.server = server }
 
@@ -80,6 +87,19 @@ final class SeatState {
     }
 
     var serial: UInt32 { wl_display_next_serial(server.display) }
+
+    /// A fresh serial for a press sent to `surface`'s client.
+    func pressSerial(to surface: SurfaceObject) -> UInt32 {
+        let serial = serial
+        presses.append((surface.client, serial))
+        if presses.count > 16 { presses.removeFirst() }
+        return serial
+    }
+
+    /// Whether `serial` is one of the latest presses sent to `client`.
+    func isPress(_ serial: UInt32, of client: OpaquePointer) -> Bool {
+        presses.contains { $0.client == client && $0.serial == serial }
+    }
 
     func devices(_ list: [InputDeviceObject], of surface: SurfaceObject) -> [InputDeviceObject] {
         let client = surface.client
@@ -123,11 +143,13 @@ extension WaylandServer {
         for keyboard in seat.keyboards { wl_keyboard_send_keymap(keyboard.resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, fd, UInt32(bytes.count)) }
     }
 
-    /// The pointer is at (`x`, `y`) of `toplevel`'s surface, or over no client's surface
-    /// (nil): enter, leave and motion as it moved, then a frame.
+    /// The pointer is at (`x`, `y`) of `toplevel`'s root surface, or over no client's
+    /// surface (nil): enter, leave and motion on the window's topmost surface there that
+    /// takes input (popups over subsurfaces over the root), as it moved, then a frame.
     public func pointer(on toplevel: Toplevel?, x: Double, y: Double, time: UInt32) {
-        let target = toplevel?.root
-        let (fx, fy) = (wl_fixed_from_double(x), wl_fixed_from_double(y))
+        let hit = toplevel?.surface(at: x, y)
+        let target = hit?.surface
+        let (fx, fy) = (wl_fixed_from_double(hit?.x ?? 0), wl_fixed_from_double(hit?.y ?? 0))
         if seat.pointerFocus !== target {
             if let old = seat.pointerFocus {
                 for pointer in seat.devices(seat.pointers, of: old) { wl_pointer_send_leave(pointer.resource, seat.serial, old.resource) }
@@ -148,7 +170,8 @@ extension WaylandServer {
     public func pointerButton(_ button: UInt32, pressed: Bool, time: UInt32) {
         guard let focus = seat.pointerFocus else { return }
         let state = pressed ? WL_POINTER_BUTTON_STATE_PRESSED.rawValue : WL_POINTER_BUTTON_STATE_RELEASED.rawValue
-        for pointer in seat.devices(seat.pointers, of: focus) { wl_pointer_send_button(pointer.resource, seat.serial, time, button, state) }
+        let serial = pressed ? seat.pressSerial(to: focus) : seat.serial
+        for pointer in seat.devices(seat.pointers, of: focus) { wl_pointer_send_button(pointer.resource, serial, time, button, state) }
         seat.pointerFrame(focus)
     }
 
@@ -162,24 +185,26 @@ extension WaylandServer {
         seat.pointerFrame(focus)
     }
 
-    /// Touch `id` went down at (`x`, `y`) of `toplevel`'s surface; it stays with that
-    /// surface until it is lifted.
+    /// Touch `id` went down at (`x`, `y`) of `toplevel`'s root surface, onto the window's
+    /// topmost surface there that takes input; it stays with that surface until it is lifted.
     public func touchDown(_ id: Int, on toplevel: Toplevel, x: Double, y: Double, time: UInt32) {
-        guard let surface = toplevel.root else { return }
+        guard let (surface, lx, ly) = toplevel.surface(at: x, y) else { return }
         let id = Int32(truncatingIfNeeded: id)
-        seat.touchFocus[id] = .init(surface: surface)
+        seat.touchFocus[id] = .init(surface: surface, x: x - lx, y: y - ly)
+        let serial = seat.pressSerial(to: surface)
         for touch in seat.devices(seat.touches, of: surface) {
-            wl_touch_send_down(touch.resource, seat.serial, time, surface.resource, id, wl_fixed_from_double(x), wl_fixed_from_double(y))
+            wl_touch_send_down(touch.resource, serial, time, surface.resource, id, wl_fixed_from_double(lx), wl_fixed_from_double(ly))
             wl_touch_send_frame(touch.resource)
         }
     }
 
-    /// Touch `id`, down on a client's surface, moved to (`x`, `y`) of that surface.
+    /// Touch `id`, down on a client's surface, moved to (`x`, `y`) of its window's root
+    /// surface.
     public func touchMotion(_ id: Int, x: Double, y: Double, time: UInt32) {
         let id = Int32(truncatingIfNeeded: id)
-        guard let surface = seat.touchFocus[id]?.surface else { return }
+        guard let focus = seat.touchFocus[id], let surface = focus.surface else { return }
         for touch in seat.devices(seat.touches, of: surface) {
-            wl_touch_send_motion(touch.resource, time, id, wl_fixed_from_double(x), wl_fixed_from_double(y))
+            wl_touch_send_motion(touch.resource, time, id, wl_fixed_from_double(x - focus.x), wl_fixed_from_double(y - focus.y))
             wl_touch_send_frame(touch.resource)
         }
     }
@@ -194,10 +219,10 @@ extension WaylandServer {
         }
     }
 
-    /// Where keys go: `toplevel`'s surface (enter with the modifiers), or no client (nil);
-    /// the surface that had them hears leave.
+    /// Where keys go: `toplevel`'s surface, or its topmost grabbing popup (enter with the
+    /// modifiers), or no client (nil); the surface that had them hears leave.
     public func focusKeyboard(on toplevel: Toplevel?) {
-        let target = toplevel?.root
+        let target = toplevel?.keyboardTarget
         guard seat.keyboardFocus !== target else { return }
         if let old = seat.keyboardFocus {
             for keyboard in seat.devices(seat.keyboards, of: old) { wl_keyboard_send_leave(keyboard.resource, seat.serial, old.resource) }
@@ -213,8 +238,9 @@ extension WaylandServer {
         seat.modifiers = modifiers
         guard let focus = seat.keyboardFocus else { return }
         let state = pressed ? WL_KEYBOARD_KEY_STATE_PRESSED.rawValue : WL_KEYBOARD_KEY_STATE_RELEASED.rawValue
+        let serial = pressed ? seat.pressSerial(to: focus) : seat.serial
         for keyboard in seat.devices(seat.keyboards, of: focus) {
-            wl_keyboard_send_key(keyboard.resource, seat.serial, time, code, state)
+            wl_keyboard_send_key(keyboard.resource, serial, time, code, state)
             if changed { wl_keyboard_send_modifiers(keyboard.resource, seat.serial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group) }
         }
     }

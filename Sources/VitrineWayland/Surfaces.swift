@@ -18,15 +18,45 @@ final class Compositor: ServerObject {
     }
 }
 
-/// `wl_region`: kept only as far as the protocol needs (opaque and input regions are
-/// not used yet).
+/// `wl_region`: rectangles added and subtracted in order (input regions use it; opaque
+/// regions are not).
 final class RegionObject: ServerObject {
+    private(set) var region = Region()
+
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32) {
         super.init(server: server, client: client, interface: vitrine_wl_region_interface(), version: version, id: id)
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
-        if opcode == 0 { destroy() }
+        switch opcode {
+        case 0:
+            destroy()
+        case 1, 2:
+            guard region.steps.count < Region.maximumSteps else {
+                server.logger.warning("Wayland client \(WaylandServer.describe(client)): a region of more than \(Region.maximumSteps) rectangles: disconnected")
+                wl_client_post_no_memory(client)
+                return
+            }
+            let rect = PixelRect(x: Int(a[0].i), y: Int(a[1].i), width: Int(a[2].i), height: Int(a[3].i))
+            if !rect.isEmpty { region.steps.append((opcode == 1, rect)) }
+        default:
+            break
+        }
+    }
+}
+
+/// A region of surface pixels: rectangles added to it and subtracted from it, in order.
+struct Region {
+    static let maximumSteps = 4096
+    var steps: [(add: Bool, rect: PixelRect)] = []
+
+    /// Whether the point (`x`, `y`) is in the region: the last rectangle holding it says.
+    func contains(_ x: Double, _ y: Double) -> Bool {
+        for step in steps.reversed() {
+            let r = step.rect
+            if x >= Double(r.x), y >= Double(r.y), x < Double(r.maxX), y < Double(r.maxY) { return step.add }
+        }
+        return false
     }
 }
 
@@ -72,6 +102,8 @@ final class SurfaceObject: ServerObject {
         var transform = BufferMapping.Transform.normal
         var source: Rect?
         var destination: (width: Int, height: Int)?
+        /// The input region set (nil inside: none, everywhere), or nil when it was not set.
+        var inputRegion: Region??
 
         /// `newer` committed over this (cached) state.
         mutating func take(_ newer: State) {
@@ -82,6 +114,7 @@ final class SurfaceObject: ServerObject {
             for replaced in feedback { replaced.discard() }
             feedback = newer.feedback
             (scale, transform, source, destination) = (newer.scale, newer.transform, newer.source, newer.destination)
+            if let region = newer.inputRegion { inputRegion = region }
         }
 
         /// What stays for the next commit: the settings, not the buffer, damage or callbacks.
@@ -105,6 +138,8 @@ final class SurfaceObject: ServerObject {
     var pendingChildren: [SubsurfaceObject] = []
     /// Its `wp_viewport`, if it has one.
     weak var viewport: ViewportObject?
+    /// Where the surface takes input; nil: everywhere (`set_input_region` with null).
+    private var inputRegion: Region?
 
     private var pending = State()
     /// A synchronized subsurface's committed state, waiting for its parent's commit.
@@ -138,6 +173,8 @@ final class SurfaceObject: ServerObject {
             if opcode == 2 { Self.add(rect, to: &pending.surfaceDamage) } else { Self.add(rect, to: &pending.bufferDamage) }
         case 3:
             if let callback = CallbackObject(server: server, client: client, id: a[0].n) { pending.callbacks.append(callback) }
+        case 5:
+            pending.inputRegion = .some(ServerObject.of(a[0].resource, as: RegionObject.self)?.region)
         case 6:
             commit()
         case 8:
@@ -281,6 +318,7 @@ final class SurfaceObject: ServerObject {
             }
         }
         callbacks += state.callbacks
+        if let region = state.inputRegion { inputRegion = region }
         for old in feedback { old.discard() }
         feedback = state.feedback
         if pendingChildren.map(ObjectIdentifier.init) != children.map(ObjectIdentifier.init) {
@@ -336,10 +374,17 @@ final class SurfaceObject: ServerObject {
     /// Whether frame callbacks wait.
     var awaitsFrame: Bool { !callbacks.isEmpty || children.contains { $0.surface?.awaitsFrame ?? false } }
 
+    /// Whether the point (`x`, `y`) of the surface takes input: on its picture and in its
+    /// input region.
+    func takesInput(at x: Double, _ y: Double) -> Bool {
+        guard let size, x >= 0, y >= 0, x < Double(size.width), y < Double(size.height) else { return false }
+        return inputRegion?.contains(x, y) ?? true
+    }
+
     /// The toplevel this surface is (part of).
     var toplevel: Toplevel? {
         switch role {
-        case .xdg(let xdg): xdg.toplevel
+        case .xdg(let xdg): xdg.window
         case .subsurface(let sub): sub.parent?.toplevel
         case nil: nil
         }

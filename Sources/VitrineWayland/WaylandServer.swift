@@ -203,7 +203,7 @@ public final class WaylandServer {
     /// Sends `wl_callback.done` to the frame callbacks of the toplevels in `shown` (those
     /// on screen in a frame just presented) with `milliseconds`, the presentation time.
     public func framePresented(showing shown: [Toplevel], milliseconds: UInt32) {
-        for toplevel in shown { toplevel.root?.sendFrameDone(milliseconds) }
+        for toplevel in shown { toplevel.sendFrameDone(milliseconds) }
         flush()
     }
 

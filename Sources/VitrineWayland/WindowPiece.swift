@@ -11,9 +11,10 @@ import VitrineRaster
 /// rectangles axis-aligned: the surface's position, and where a buffer scale, a buffer
 /// transform or a viewport apply, a scale, quarter turns and flips.
 ///
-/// A new kind of surface on a window (a popup) adds its pieces to the list in
-/// `Toplevel.pieces`, where they stack; a surface state that changes how its buffer maps
-/// (scale, transform, viewport: its `BufferMapping`) changes `SurfaceObject.piece(x:y:)`.
+/// The surfaces of a window and their places (root, subsurfaces, popups) come from
+/// `Toplevel.stack()`, which input targeting reads too; a surface state that changes how
+/// its buffer maps (scale, transform, viewport: its `BufferMapping`) changes
+/// `SurfaceObject.piece(x:y:)`.
 public struct WindowPiece {
     /// The buffer drawn.
     let buffer: ClientBuffer
@@ -60,19 +61,12 @@ public struct WindowPiece {
 }
 
 extension Toplevel {
-    /// What the window draws, bottom first: the root surface, then each subsurface over its
-    /// parent in stacking order, all cut to `windowRect`. Empty while unmapped.
+    /// What the window draws, bottom first: the root surface, each subsurface over its
+    /// parent in stacking order, then the popups with theirs (`stack()`), all cut to
+    /// `windowRect` (the layer's bounds). Empty while unmapped.
     public var pieces: [WindowPiece] {
-        guard isMapped, let root, let window = windowRect?.rect else { return [] }
-        var pieces: [WindowPiece] = []
-        func add(_ surface: SurfaceObject, x: Int, y: Int) {
-            if let piece = surface.piece(x: x, y: y)?.clipped(to: window) { pieces.append(piece) }
-            for child in surface.children {
-                if let sub = child.surface { add(sub, x: x + child.x, y: y + child.y) }
-            }
-        }
-        add(root, x: 0, y: 0)
-        return pieces
+        guard isMapped, let window = windowRect?.rect else { return [] }
+        return stack().compactMap { $0.surface.piece(x: $0.x, y: $0.y)?.clipped(to: window) }
     }
 
     /// Draws the window's pieces over `target` with the window rectangle stretched into

@@ -13,7 +13,7 @@ final class WMBase: ServerObject {
         case .destroy:
             destroy()
         case .create_positioner:
-            _ = PlainObject(server: server, client: client, interface: "xdg_positioner", version: version, id: a[0].n)
+            _ = PositionerObject(server: server, client: client, version: version, id: a[0].n)
         case .get_xdg_surface:
             guard let surface = ServerObject.of(a[1].resource, as: SurfaceObject.self) else { return }
             guard surface.role == nil else {
@@ -33,27 +33,17 @@ final class WMBase: ServerObject {
     override func destroyed() { server.pings.forget(self) }
 }
 
-/// An object whose requests change nothing we show (`xdg_positioner`, a dismissed
-/// `xdg_popup`): its destructor (opcode 0) is honoured.
-final class PlainObject: ServerObject {
-    init?(server: WaylandServer, client: OpaquePointer, interface: String, version: UInt32, id: UInt32) {
-        super.init(server: server, client: client, interface: ServerInterfaceTable.xdgShell[interface], version: version, id: id)
-    }
-
-    override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
-        if opcode == 0 { destroy() }
-    }
-}
-
-/// `xdg_surface`: configure and acknowledge, window geometry; its role is a toplevel (a
-/// popup is dismissed at once: popups are not shown yet).
+/// `xdg_surface`: configure and acknowledge, window geometry; its role is a toplevel or a
+/// popup (Popups.swift).
 final class XDGSurfaceObject: ServerObject {
     weak var surface: SurfaceObject?
     /// The `xdg_wm_base` that made it, which pings its client.
     weak var wmBase: WMBase?
     private(set) var toplevel: Toplevel?
-    /// The serial of the last configure sent, and whether one was acknowledged.
-    private var serial: UInt32 = 0
+    private(set) var popup: PopupObject?
+    /// The serial of the last configure sent, the last acknowledged, and whether one was.
+    private(set) var lastSerial: UInt32 = 0
+    private(set) var ackedSerial: UInt32 = 0
     private(set) var configured = false
     /// The first commit (which asks for the first configure) has been seen.
     private var initialCommit = false
@@ -68,24 +58,26 @@ final class XDGSurfaceObject: ServerObject {
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
         switch XdgSurfaceRequest(rawValue: opcode) {
         case .destroy:
-            if toplevel?.isAlive == true {
-                postError(6, "the xdg_toplevel must be destroyed before its xdg_surface")
+            if toplevel?.isAlive == true || popup?.isAlive == true {
+                postError(6, "the xdg_\(toplevel != nil ? "toplevel" : "popup") must be destroyed before its xdg_surface")
                 return
             }
             destroy()
         case .get_toplevel:
-            guard toplevel == nil else {
-                postError(2, "this xdg_surface already has a role object")
-                return
-            }
-            guard let surface, surface.buffer == nil else {
-                postError(3, "the surface has a buffer before its role was given")
-                return
-            }
+            guard canTakeRole() else { return }
             toplevel = Toplevel(server: server, client: client, version: version, id: a[0].n, xdg: self)
         case .get_popup:
-            guard let popup = PlainObject(server: server, client: client, interface: "xdg_popup", version: version, id: a[0].n) else { return }
-            popup.post(XdgPopupEvent.popup_done.rawValue)
+            guard canTakeRole(), let positioner = ServerObject.of(a[2].resource, as: PositionerObject.self) else { return }
+            guard positioner.rules.isComplete else {
+                wmBase?.postError(5, "get_popup with an xdg_positioner without a size or an anchor rectangle; set both")
+                return
+            }
+            let parent = ServerObject.of(a[1].resource, as: XDGSurfaceObject.self)
+            if let parent, parent.window == nil {
+                wmBase?.postError(3, "the popup's parent xdg_surface is neither a toplevel nor a popup")
+                return
+            }
+            popup = PopupObject(server: server, client: client, version: version, id: a[0].n, xdg: self, parent: parent, rules: positioner.rules)
         case .set_window_geometry:
             guard a[2].i > 0, a[3].i > 0 else {
                 postError(5, "window geometry \(a[2].i)×\(a[3].i) is not positive")
@@ -93,33 +85,60 @@ final class XDGSurfaceObject: ServerObject {
             }
             pendingGeometry = PixelRect(x: Int(a[0].i), y: Int(a[1].i), width: Int(a[2].i), height: Int(a[3].i))
         case .ack_configure:
-            guard a[0].u <= serial, a[0].u > 0 else {
+            guard a[0].u <= lastSerial, a[0].u > 0 else {
                 postError(4, "ack_configure with serial \(a[0].u), which was never sent")
                 return
             }
             configured = true
+            ackedSerial = a[0].u
         case nil:
             break
         }
     }
 
+    /// The surface has no role object yet and no buffer; else the client is told.
+    private func canTakeRole() -> Bool {
+        guard toplevel == nil, popup == nil else {
+            postError(2, "this xdg_surface already has a role object")
+            return false
+        }
+        guard let surface, surface.buffer == nil else {
+            postError(3, "the surface has a buffer before its role was given")
+            return false
+        }
+        return true
+    }
+
+    /// The toplevel this surface is, or whose popup it is.
+    var window: Toplevel? { toplevel ?? popup?.toplevel }
+
     override func destroyed() {
         toplevel?.xdgGone()
+        popup?.dismiss(notify: false)
         if case .xdg(let me) = surface?.role, me === self { surface?.role = nil }
     }
 
-    func surfaceGone() { toplevel?.unmap() }
+    func surfaceGone() {
+        toplevel?.unmap()
+        popup?.dismiss(notify: false)
+    }
 
-    /// Sends a configure: the toplevel's (size, states) then this one's serial.
-    func configure() {
-        serial &+= 1
-        post(XdgSurfaceEvent.configure.rawValue, [wl_argument(u: serial)])
+    /// Sends a configure (after the role's) with a new serial, which it returns.
+    @discardableResult
+    func configure() -> UInt32 {
+        lastSerial &+= 1
+        post(XdgSurfaceEvent.configure.rawValue, [wl_argument(u: lastSerial)])
+        return lastSerial
     }
 
     func committed(changed: Bool) {
         if geometry != pendingGeometry, pendingGeometry != nil {
             geometry = pendingGeometry
             toplevel?.contentChanged(whole: true)
+        }
+        if let popup {
+            popup.committed(changed: changed)
+            return
         }
         guard let toplevel else {
             postError(1, "the xdg_surface was committed before it was given a role")
@@ -163,7 +182,11 @@ public final class Toplevel: ServerObject {
     public private(set) var configuredSize = (width: 0, height: 0)
     /// False once the client destroyed it (or went).
     public private(set) var isAlive = true
-    private weak var xdg: XDGSurfaceObject?
+    private(set) weak var xdg: XDGSurfaceObject?
+    /// The popups, bottom first (each over those made before it).
+    var popups: [PopupObject] = []
+    /// The window's size when popups were last placed.
+    private var placedSize: (width: Int, height: Int)?
 
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32, xdg: XDGSurfaceObject) {
         self.xdg = xdg
@@ -206,7 +229,13 @@ public final class Toplevel: ServerObject {
     public var isOpaque: Bool { root?.buffer?.isOpaque ?? false }
 
     /// Whether frame callbacks wait for a frame.
-    public var awaitsFrame: Bool { root?.awaitsFrame ?? false }
+    public var awaitsFrame: Bool { root?.awaitsFrame == true || popups.contains { $0.isMapped && $0.surface?.awaitsFrame == true } }
+
+    /// Sends `done` to the frame callbacks of the window's surfaces.
+    func sendFrameDone(_ milliseconds: UInt32) {
+        root?.sendFrameDone(milliseconds)
+        for popup in popups where popup.isMapped { popup.surface?.sendFrameDone(milliseconds) }
+    }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
         switch XdgToplevelRequest(rawValue: opcode) {
@@ -225,11 +254,15 @@ public final class Toplevel: ServerObject {
 
     override func destroyed() {
         isAlive = false
+        dismissPopups()
         unmap()
         server.forget(self)
     }
 
-    func xdgGone() { unmap() }
+    func xdgGone() {
+        dismissPopups()
+        unmap()
+    }
 
     /// Asks the client for a `width` × `height` window (0 × 0 lets it choose), unless
     /// that is the size last asked for.
@@ -268,6 +301,7 @@ public final class Toplevel: ServerObject {
         guard let root else { return }
         let rects = root.damage
         root.damage.removeAll()
+        replacePopups()
         if !isMapped {
             isMapped = true
             note(nil)
@@ -280,8 +314,23 @@ public final class Toplevel: ServerObject {
 
     func contentChanged(whole: Bool) {
         guard isMapped else { return }
+        replacePopups()
         note(nil)
         server.changed(self)
+    }
+
+    /// A popup appeared, changed or went: `rects` (window coordinates) changed.
+    func popupChanged(_ rects: [PixelRect]) {
+        guard isMapped else { return }
+        note(rects)
+        server.changed(self)
+    }
+
+    /// The window's size changed: reactive popups are placed again.
+    private func replacePopups() {
+        guard let window = windowRect, placedSize.map({ $0 != (window.width, window.height) }) ?? true else { return }
+        placedSize = (window.width, window.height)
+        for popup in popups { popup.parentResized() }
     }
 
     private func note(_ rects: [PixelRect]?) {
@@ -292,6 +341,7 @@ public final class Toplevel: ServerObject {
 
     func unmap() {
         guard isMapped else { return }
+        dismissPopups()
         isMapped = false
         note(nil)
         server.unmapped(self)

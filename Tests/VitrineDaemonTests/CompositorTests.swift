@@ -304,14 +304,7 @@ import VitrineTestSupport
         }
 
         /// The protocol error the compositor sent, after a round trip.
-        func protocolError() -> (code: UInt32, interface: String)? {
-            wl_display_roundtrip(display)
-            guard wl_display_get_error(display) == EPROTO else { return nil }
-            var interface: UnsafePointer<wl_interface>?
-            var object: UInt32 = 0
-            let code = wl_display_get_protocol_error(display, &interface, &object)
-            return (code, interface.map { String(cString: $0.pointee.name) } ?? "")
-        }
+        func protocolError() -> (code: UInt32, interface: String)? { waylandProtocolError(display) }
     }
 
     @Test(

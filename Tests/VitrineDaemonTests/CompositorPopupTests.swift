@@ -1,0 +1,293 @@
+import CWaylandClient
+import Foundation
+import Testing
+import VitrineProtocol
+import VitrineRaster
+import VitrineTestSupport
+import VitrineWayland
+@testable import VitrineOutput
+
+/// Positioner rules placing a 30 × 20 popup against an anchor rectangle near the
+/// bottom-right corner of a 60 × 40 window, worked by hand: unconstrained it goes to
+/// (54, 34), past both edges.
+@Suite struct PositionerRulesTests {
+    static let window = PixelRect(x: 0, y: 0, width: 60, height: 40)
+
+    static func corner(_ adjustment: PositionerRules.Adjustment) -> PositionerRules {
+        var rules = PositionerRules(width: 30, height: 20)
+        rules.anchorRect = PixelRect(x: 50, y: 30, width: 4, height: 4)
+        rules.anchor = .bottomRight
+        rules.gravity = .bottomRight
+        rules.adjustment = adjustment
+        return rules
+    }
+
+    @Test func eachAdjustmentAgainstHandWorkedPlaces() {
+        #expect(Self.corner([]).place(within: Self.window) == PixelRect(x: 54, y: 34, width: 30, height: 20))
+        // Flipped: anchored at the rectangle's top-left corner, extending up and left.
+        #expect(Self.corner([.flipX, .flipY]).place(within: Self.window) == PixelRect(x: 20, y: 10, width: 30, height: 20))
+        #expect(Self.corner([.slideX, .slideY]).place(within: Self.window) == PixelRect(x: 30, y: 20, width: 30, height: 20))
+        #expect(Self.corner([.resizeX, .resizeY]).place(within: Self.window) == PixelRect(x: 54, y: 34, width: 6, height: 6))
+        // Each axis on its own: flip x only, resize y only.
+        #expect(Self.corner([.flipX, .resizeY]).place(within: Self.window) == PixelRect(x: 20, y: 34, width: 30, height: 6))
+    }
+
+    @Test func flipComesBeforeSlideAndIsUndoneWhenItDoesNotFit() {
+        // 50 wide from x 50 going right: flipped it would start at 0 (fits); 70 wide fits
+        // neither way, so the flip is not taken and the slide puts it at the left edge.
+        var rules = Self.corner([.flipX, .slideX])
+        rules.width = 50
+        #expect(rules.place(within: Self.window).x == 0)
+        rules.width = 70
+        #expect(rules.place(within: Self.window) == PixelRect(x: 0, y: 34, width: 70, height: 20))
+    }
+
+    @Test func centredAnchorsGravitiesAndOffset() {
+        var rules = PositionerRules(width: 10, height: 6)
+        rules.anchorRect = PixelRect(x: 20, y: 10, width: 20, height: 10)
+        rules.offset = (3, -2)
+        // Centred on the rectangle's centre (30, 15), then offset.
+        #expect(rules.place(within: Self.window) == PixelRect(x: 28, y: 10, width: 10, height: 6))
+        rules.anchor = .top
+        rules.gravity = .top
+        #expect(rules.place(within: Self.window) == PixelRect(x: 28, y: 2, width: 10, height: 6))
+        rules.anchor = .left
+        rules.gravity = .left
+        #expect(rules.place(within: Self.window) == PixelRect(x: 13, y: 10, width: 10, height: 6))
+    }
+
+    @Test func slidingFollowsTheGravityWhenThePopupIsWiderThanTheArea() {
+        var rules = PositionerRules(width: 80, height: 10)
+        rules.anchorRect = PixelRect(x: 10, y: 0, width: 0, height: 0)
+        rules.adjustment = .slideX
+        rules.gravity = .bottomRight
+        #expect(rules.place(within: Self.window).x == 0)
+        rules.gravity = .bottomLeft
+        // Going left from 10 it starts at -70; slid right until its right edge is at 60.
+        #expect(rules.place(within: Self.window).x == -20)
+    }
+
+    @Test func aNestedAreaIsTheWindowInTheParentsCoordinates() {
+        var rules = PositionerRules(width: 20, height: 10)
+        rules.anchorRect = PixelRect(x: 0, y: 0, width: 30, height: 10)
+        rules.anchor = .topRight
+        rules.gravity = .bottomRight
+        rules.adjustment = [.flipX]
+        // The parent popup is at (20, 5) in the window: the window is (-20, -5, 60, 40) to it.
+        let area = PixelRect(x: -20, y: -5, width: 60, height: 40)
+        #expect(rules.place(within: area) == PixelRect(x: -20, y: 0, width: 20, height: 10), "flipped to the parent's left, at the window's edge")
+    }
+}
+
+/// Popups and input targeting against the real daemon, with a client written here
+/// (`PopupClient`): the compositor of CompositorTests (200 × 120, the layer `win` showing
+/// a 60 × 40 window scaled 2× around (100, 60), so the window's (x, y) is on the screen
+/// at (40 + 2x, 20 + 2y)).
+@Suite(.serialized) struct CompositorPopupTests {
+    static let rules = "[[compositor.rules]]\napp_id = \"popup-test\"\nlayer = \"win\"\n"
+
+    /// The daemon, and a client whose 60 × 40 dark blue toplevel is mapped on `win`.
+    struct Setup {
+        let setup: CompositorTests.Setup
+        let client: PopupClient
+        let window: (surface: OpaquePointer?, xdg: OpaquePointer?)
+
+        init() throws {
+            setup = try CompositorTests.Setup(rules: CompositorPopupTests.rules)
+            client = try PopupClient(setup.waylandPath)
+            window = client.toplevel(appID: "popup-test", 60, 40, 0xFF00_0060)
+            _ = try setup.control.waitForEvent("surface.mapped")
+        }
+
+        /// Injects a click (left button) at the window's point (x, y).
+        func click(_ x: Double, _ y: Double) throws {
+            try setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "point": [\#(40 + 2 * x), \#(20 + 2 * y)]}"#)
+            try setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "action": "button", "button": "left", "pressed": true}"#)
+            try setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "action": "button", "button": "left", "pressed": false}"#)
+        }
+
+        func touch(_ x: Double, _ y: Double) throws {
+            try setup.control.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [\#(40 + 2 * x), \#(20 + 2 * y)]}"#)
+            try setup.control.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "up"}"#)
+        }
+
+        /// A positioner for a 30 × 20 popup at the rectangle (50, 30, 4, 4), anchored and
+        /// extending bottom-right, with `adjustment`.
+        func corner(_ adjustment: UInt32) -> OpaquePointer? {
+            client.positioner(size: (30, 20), anchorRect: (50, 30, 4, 4), anchor: 8, gravity: 8, adjustment: adjustment)
+        }
+    }
+
+    @Test func eachConstraintAdjustmentPlacesThePopupWithinTheLayer() throws {
+        let s = try Setup()
+        // none, flip x|y, slide x|y, resize x|y: the places PositionerRulesTests works out.
+        let expected: [(UInt32, [Double])] = [(0, [54, 34, 30, 20]), (12, [20, 10, 30, 20]), (3, [30, 20, 30, 20]), (48, [54, 34, 6, 6])]
+        for (adjustment, place) in expected {
+            let popup = s.client.popup(parent: s.window.xdg, positioner: s.corner(adjustment))
+            #expect(s.client.place(of: popup.popup) == place, "adjustment \(adjustment): \(s.client.events.map(\.description))")
+            #expect(!s.client.events("configure", of: popup.xdg).isEmpty, "xdg_surface.configure follows")
+            s.client.destroy(popup: popup.popup, xdg: popup.xdg, surface: popup.surface)
+        }
+        #expect(s.client.protocolError() == nil)
+    }
+
+    /// A flipped popup (yellow) and one that overflows unadjusted (magenta, clipped to the
+    /// layer's bounds at its bottom-right corner), drawn through the layer's 2× scale.
+    @Test func popupsAreDrawnOverTheWindowThroughTheLayerAndClippedToIt() throws {
+        let s = try Setup()
+        let flipped = s.client.popup(parent: s.window.xdg, positioner: s.corner(12))
+        s.client.show(flipped.surface, 30, 20, 0xFFFF_FF00)
+        let clipped = s.client.popup(parent: s.window.xdg, positioner: s.corner(0))
+        s.client.show(clipped.surface, 30, 20, 0xFFFF_00FF)
+        wl_display_roundtrip(s.client.display)
+        #expect(try s.setup.expectPicture("compositor-popups") == nil)
+        // Dismissed (destroyed), the popups leave the window as it was.
+        s.client.destroy(popup: clipped.popup, xdg: clipped.xdg, surface: clipped.surface)
+        s.client.destroy(popup: flipped.popup, xdg: flipped.xdg, surface: flipped.surface)
+        #expect(try s.setup.expectPicture("compositor-popups-gone") == nil)
+    }
+
+    /// A 10 × 10 popup appearing and going repaints its part of the screen only: 20 × 20
+    /// at the layer's 2× and a pixel of filtering around it, far below the layer's 120 × 80.
+    @Test func aPopupsAppearanceAndDismissalRepaintOnlyWhereItIs() throws {
+        let s = try Setup()
+        func pixels() throws -> Double { try s.setup.control.request(#"{"cmd": "stats"}"#)["result"]?["pixels"]?.number ?? 0 }
+        /// Waits until the screen's pixel at the popup's middle, the window's (35, 25), is `argb`.
+        func waitForMiddle(_ argb: UInt32) throws -> Bool {
+            let deadline = Date().addingTimeInterval(5)
+            repeat {
+                let shot = try s.setup.control.screenshot("popup-damage")
+                if shot.pixels[70 * shot.stride + 110] == argb { return true }
+                usleep(30_000)
+                if Date() >= deadline {
+                    try shot.writePNG(to: GoldenImage.failuresDirectory.appendingPathComponent("popup-damage.png").path)
+                    Issue.record("the pixel at (110, 70) is \(String(shot.pixels[70 * shot.stride + 110], radix: 16))")
+                }
+            } while Date() < deadline
+            return false
+        }
+        #expect(try waitForMiddle(0xFF00_0060))
+        let start = try pixels()
+        let popup = s.client.popup(parent: s.window.xdg, positioner: s.client.positioner(size: (10, 10), anchorRect: (30, 20, 0, 0), gravity: 8))
+        s.client.show(popup.surface, 10, 10, 0xFFFF_FFFF)
+        #expect(try waitForMiddle(0xFFFF_FFFF))
+        let shown = try pixels()
+        #expect(shown - start > 0 && shown - start <= 24 * 24, "repainted \(shown - start) pixels")
+        s.client.destroy(popup: popup.popup, xdg: popup.xdg, surface: popup.surface)
+        #expect(try waitForMiddle(0xFF00_0060))
+        let gone = try pixels()
+        #expect(gone - shown > 0 && gone - shown <= 24 * 24, "repainted \(gone - shown) pixels")
+    }
+
+    @Test func aGrabbingPopupTakesTheKeysAndAPressOutsideDismissesTheChain() throws {
+        let s = try Setup()
+        try s.click(10, 10)
+        #expect(s.client.wait { !s.client.events("button", of: s.client.pointer).isEmpty })
+        let serial = try #require(s.client.events("button", of: s.client.pointer).first?.values.first)
+        let menu = s.client.popup(
+            parent: s.window.xdg, positioner: s.client.positioner(size: (20, 10), anchorRect: (10, 10, 1, 1), gravity: 8), grab: UInt32(serial))
+        s.client.show(menu.surface, 20, 10, 0xFFFF_FFFF)
+        let nested = s.client.popup(
+            parent: menu.xdg, positioner: s.client.positioner(size: (10, 10), anchorRect: (20, 0, 1, 1), gravity: 8), grab: UInt32(serial))
+        s.client.show(nested.surface, 10, 10, 0xFF80_8080)
+        // Keys go to the topmost grabbing popup.
+        #expect(s.client.wait { s.client.events("enter", of: s.client.keyboard).last?.objects.last == PopupClient.id(nested.surface) })
+
+        // A click on the menu reaches it, at its own coordinates (the menu is at (10, 10)).
+        let buttons = s.client.events("button", of: s.client.pointer).count
+        try s.click(15, 12)
+        #expect(s.client.wait { s.client.events("button", of: s.client.pointer).count == buttons + 2 })
+        let enter = try #require(s.client.events("enter", of: s.client.pointer).last)
+        #expect(enter.objects.last == PopupClient.id(menu.surface) && enter.values.suffix(2) == [5, 2], "\(enter)")
+        #expect(s.client.events("popup_done", of: menu.popup).isEmpty)
+
+        // A click on the window outside the popups dismisses both, topmost first, and
+        // the window does not hear it.
+        try s.click(50, 35)
+        #expect(s.client.wait { !s.client.events("popup_done", of: menu.popup).isEmpty })
+        let done = s.client.events.filter { $0.name == "popup_done" }.map(\.object)
+        #expect(done == [PopupClient.id(nested.popup), PopupClient.id(menu.popup)])
+        s.client.wait(timeout: 0.5) { false }
+        #expect(s.client.events("button", of: s.client.pointer).count == buttons + 2, "the dismissing click is not delivered")
+        #expect(s.client.events("enter", of: s.client.keyboard).last?.objects.last == PopupClient.id(s.window.surface), "keys back to the window")
+        s.client.destroy(popup: nested.popup, xdg: nested.xdg, surface: nested.surface)
+        s.client.destroy(popup: menu.popup, xdg: menu.xdg, surface: menu.surface)
+        #expect(s.client.protocolError() == nil)
+    }
+
+    @Test func aGrabWithoutAPressSerialIsDismissedAtOnce() throws {
+        let s = try Setup()
+        let menu = s.client.popup(parent: s.window.xdg, positioner: s.client.positioner(size: (20, 10), anchorRect: (10, 10, 1, 1)), grab: 12345)
+        #expect(!s.client.events("popup_done", of: menu.popup).isEmpty)
+    }
+
+    @Test func theInputRegionLeavesAStripOutAndASubsurfaceHearsItsOwnCoordinates() throws {
+        let s = try Setup()
+        // The window takes input everywhere but the strip x < 10.
+        let region = wl_compositor_create_region(s.client.compositor)
+        wl_region_add(region, 0, 0, 60, 40)
+        wl_region_subtract(region, 0, 0, 10, 40)
+        wl_surface_set_input_region(s.window.surface, region)
+        wl_region_destroy(region)
+        // A 10 × 10 subsurface at (40, 5).
+        let child = wl_compositor_create_surface(s.client.compositor)
+        let sub = wl_subcompositor_get_subsurface(s.client.subcompositor, child, s.window.surface)
+        wl_subsurface_set_position(sub, 40, 5)
+        s.client.show(child, 10, 10, 0xFF00_FF00)
+        wl_surface_commit(s.window.surface)
+        wl_display_roundtrip(s.client.display)
+
+        try s.touch(5, 20)
+        try s.touch(20, 20)
+        #expect(s.client.wait { !s.client.events("down", of: s.client.touch).isEmpty })
+        s.client.wait(timeout: 0.3) { false }
+        let downs = s.client.events("down", of: s.client.touch)
+        #expect(downs.count == 1 && downs[0].objects.last == PopupClient.id(s.window.surface) && downs[0].values.suffix(2) == [20, 20], "\(downs)")
+
+        try s.click(45, 8)
+        #expect(s.client.wait { !s.client.events("button", of: s.client.pointer).isEmpty })
+        let enter = try #require(s.client.events("enter", of: s.client.pointer).last)
+        #expect(enter.objects.last == PopupClient.id(child) && enter.values.suffix(2) == [5, 3], "\(enter)")
+        // Moving off the subsurface onto the window: leave the one, enter the other.
+        try s.setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "point": [100, 60]}"#)
+        #expect(s.client.wait { s.client.events("enter", of: s.client.pointer).last?.objects.last == PopupClient.id(s.window.surface) })
+        #expect(s.client.events("leave", of: s.client.pointer).last?.objects.last == PopupClient.id(child))
+        // Over the strip, the pointer leaves the window.
+        try s.setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "point": [50, 60]}"#)
+        #expect(s.client.wait { s.client.events("leave", of: s.client.pointer).last?.objects.last == PopupClient.id(s.window.surface) })
+    }
+
+    @Test func repositionAnswersWithItsTokenAndANewPlace() throws {
+        let s = try Setup()
+        let popup = s.client.popup(parent: s.window.xdg, positioner: s.corner(0))
+        waylandRequest(popup.popup!, XdgPopupRequest.reposition.rawValue, [wl_argument(o: s.corner(3)), wl_argument(u: 77)])
+        #expect(s.client.wait { !s.client.events("repositioned", of: popup.popup).isEmpty })
+        #expect(s.client.events("repositioned", of: popup.popup).first?.values == [77])
+        #expect(s.client.place(of: popup.popup) == [30, 20, 30, 20])
+        #expect(s.client.events("configure", of: popup.xdg).count == 2)
+    }
+
+    @Test func destroyingAPopupUnderAnotherIsTheProtocolsError() throws {
+        let s = try Setup()
+        let menu = s.client.popup(parent: s.window.xdg, positioner: s.corner(0))
+        _ = s.client.popup(parent: menu.xdg, positioner: s.corner(0))
+        waylandRequest(menu.popup!, XdgPopupRequest.destroy.rawValue, destroying: true)
+        let error = s.client.protocolError()
+        #expect(error?.code == 2 && error?.interface == "xdg_wm_base", "not_the_topmost_popup: \(String(describing: error))")
+        #expect(try s.setup.control.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
+    }
+
+    @Test func positionerErrorsAreTheProtocols() throws {
+        let s = try Setup()
+        let bad = s.client.positioner(size: (0, 10), anchorRect: (0, 0, 1, 1))
+        _ = bad
+        let error = s.client.protocolError()
+        #expect(error?.code == 0 && error?.interface == "xdg_positioner", "invalid_input: \(String(describing: error))")
+
+        let other = try PopupClient(s.setup.waylandPath)
+        let window = other.toplevel(appID: "other", 20, 20, 0xFF00_0000)
+        _ = other.popup(parent: window.xdg, positioner: other.positioner(size: (10, 10), anchorRect: nil))
+        let incomplete = other.protocolError()
+        #expect(incomplete?.code == 5 && incomplete?.interface == "xdg_wm_base", "invalid_positioner: \(String(describing: incomplete))")
+    }
+}

@@ -1,0 +1,223 @@
+import CWaylandClient
+import Foundation
+@testable import VitrineOutput
+
+/// A Wayland client written for the popup tests with libwayland-client: a toplevel of
+/// solid colour, popups placed by positioners, subsurfaces, input regions; every event it
+/// hears is recorded (`events`), pings are answered and configures acknowledged.
+final class PopupClient {
+    /// An event: the interface and id of the object it came to, its name, its numbers
+    /// (ints, uints and fixed as doubles) and the ids of the objects it names.
+    struct Event: CustomStringConvertible {
+        var interface: String, object: UInt32, name: String
+        var values: [Double] = [], objects: [UInt32] = []
+        var description: String { "\(interface)#\(object).\(name)\(values)\(objects.isEmpty ? "" : " objects \(objects)")" }
+    }
+
+    static let xdg = WaylandInterfaceTable.xdgShell
+    let display: OpaquePointer
+    private(set) var compositor: OpaquePointer?, shm: OpaquePointer?, subcompositor: OpaquePointer?, wmBase: OpaquePointer?, seat: OpaquePointer?
+    private(set) var pointer: OpaquePointer?, touch: OpaquePointer?, keyboard: OpaquePointer?
+    private(set) var events: [Event] = []
+    private var files: [CInt] = []
+
+    init(_ path: String) throws {
+        guard let display = wl_display_connect(path) else { throw DaemonError("cannot connect to \(path)") }
+        self.display = display
+        let registry = wl_display_get_registry(display)
+        var listener = wl_registry_listener(
+            global: { data, registry, name, interface, _ in
+                guard let data, let interface else { return }
+                let client = Unmanaged<PopupClient>.fromOpaque(data).takeUnretainedValue()
+                func bind(_ table: UnsafePointer<wl_interface>, _ version: UInt32) -> OpaquePointer? {
+                    wl_registry_bind(registry, name, table, version).map(OpaquePointer.init)
+                }
+                switch String(cString: interface) {
+                case "wl_shm": client.shm = bind(vitrine_wl_shm_interface(), 1)
+                case "wl_compositor": client.compositor = bind(vitrine_wl_compositor_interface(), 4)
+                case "wl_subcompositor": client.subcompositor = bind(vitrine_wl_subcompositor_interface(), 1)
+                case "xdg_wm_base": client.wmBase = client.listen(bind(PopupClient.xdg["xdg_wm_base"], 5))
+                case "wl_seat": client.seat = bind(vitrine_wl_seat_interface(), 7)
+                default: break
+                }
+            }, global_remove: { _, _, _ in })
+        wl_registry_add_listener(registry, &listener, Unmanaged.passUnretained(self).toOpaque())
+        wl_display_roundtrip(display)
+        guard compositor != nil, shm != nil, subcompositor != nil, wmBase != nil, let seat else { throw DaemonError("a global is missing") }
+        pointer = listen(wl_seat_get_pointer(seat))
+        touch = listen(wl_seat_get_touch(seat))
+        keyboard = listen(wl_seat_get_keyboard(seat))
+        wl_display_roundtrip(display)
+    }
+
+    deinit {
+        wl_display_disconnect(display)
+        for file in files { close(file) }
+    }
+
+    /// Records `proxy`'s events (and answers pings and configures).
+    @discardableResult
+    func listen(_ proxy: OpaquePointer?) -> OpaquePointer? {
+        guard let proxy else { return nil }
+        wl_proxy_add_dispatcher(proxy, popupClientDispatch, Unmanaged.passUnretained(self).toOpaque(), nil)
+        return proxy
+    }
+
+    func record(_ event: Event, proxy: OpaquePointer, fd: CInt?) {
+        if let fd { close(fd) }
+        events.append(event)
+        switch (event.interface, event.name) {
+        case ("xdg_wm_base", "ping"): waylandRequest(proxy, XdgWmBaseRequest.pong.rawValue, [wl_argument(u: UInt32(event.values[0]))])
+        case ("xdg_surface", "configure"): waylandRequest(proxy, XdgSurfaceRequest.ack_configure.rawValue, [wl_argument(u: UInt32(event.values[0]))])
+        default: break
+        }
+    }
+
+    static func id(_ proxy: OpaquePointer?) -> UInt32 { proxy.map { wl_proxy_get_id($0) } ?? 0 }
+
+    /// The events `object` heard named `name`.
+    func events(_ name: String, of object: OpaquePointer?) -> [Event] {
+        let id = Self.id(object)
+        return events.filter { $0.object == id && $0.name == name }
+    }
+
+    /// Round trips until `condition` holds (true) or `timeout` passes (false).
+    @discardableResult
+    func wait(timeout: Double = 5, until condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        repeat {
+            guard wl_display_roundtrip(display) >= 0 else { return condition() }
+            if condition() { return true }
+            usleep(20_000)
+        } while Date() < deadline
+        return condition()
+    }
+
+    func protocolError() -> (code: UInt32, interface: String)? { waylandProtocolError(display) }
+
+    // MARK: Requests
+
+    /// A `width` × `height` buffer of one premultiplied ARGB colour.
+    func buffer(_ width: Int, _ height: Int, _ argb: UInt32) -> OpaquePointer? {
+        let bytes = width * height * 4
+        let file = memfd_create("vitrine-popup-test", 1)
+        files.append(file)
+        ftruncate(file, off_t(bytes))
+        guard let map = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), map != MAP_FAILED else { return nil }
+        let pixels = map.bindMemory(to: UInt32.self, capacity: width * height)
+        for i in 0..<(width * height) { pixels[i] = argb }
+        munmap(map, bytes)
+        guard let pool = wl_shm_create_pool(shm, file, Int32(bytes)) else { return nil }
+        defer { wl_shm_pool_destroy(pool) }
+        return wl_shm_pool_create_buffer(pool, 0, Int32(width), Int32(height), Int32(width * 4), WL_SHM_FORMAT_ARGB8888.rawValue)
+    }
+
+    /// Shows a `width` × `height` picture of `argb` on `surface`.
+    func show(_ surface: OpaquePointer?, _ width: Int, _ height: Int, _ argb: UInt32) {
+        wl_surface_attach(surface, buffer(width, height, argb), 0, 0)
+        wl_surface_damage(surface, 0, 0, Int32(width), Int32(height))
+        wl_surface_commit(surface)
+        wl_display_flush(display)
+    }
+
+    /// An xdg surface of a new wl_surface.
+    func xdgSurface() -> (surface: OpaquePointer?, xdg: OpaquePointer?) {
+        let surface = wl_compositor_create_surface(compositor)
+        let xdg = waylandRequest(
+            wmBase!, XdgWmBaseRequest.get_xdg_surface.rawValue, [wl_argument(n: 0), wl_argument(o: surface)], creating: Self.xdg["xdg_surface"])
+        return (surface, listen(xdg))
+    }
+
+    /// A mapped toplevel with app id `appID` showing `width` × `height` of `argb`.
+    func toplevel(appID: String, _ width: Int, _ height: Int, _ argb: UInt32) -> (surface: OpaquePointer?, xdg: OpaquePointer?) {
+        let (surface, xdg) = xdgSurface()
+        let toplevel = listen(waylandRequest(xdg!, XdgSurfaceRequest.get_toplevel.rawValue, [wl_argument(n: 0)], creating: Self.xdg["xdg_toplevel"]))
+        appID.withCString { _ = waylandRequest(toplevel!, XdgToplevelRequest.set_app_id.rawValue, [wl_argument(s: $0)]) }
+        wl_surface_commit(surface)
+        wait { !events("configure", of: xdg).isEmpty }
+        show(surface, width, height, argb)
+        wl_display_roundtrip(display)
+        return (surface, xdg)
+    }
+
+    /// A positioner with these rules (nil leaves a rule unset).
+    func positioner(
+        size: (Int32, Int32)?, anchorRect: (Int32, Int32, Int32, Int32)?, anchor: UInt32 = 0, gravity: UInt32 = 0, adjustment: UInt32 = 0,
+        offset: (Int32, Int32) = (0, 0)
+    ) -> OpaquePointer? {
+        let positioner = waylandRequest(wmBase!, XdgWmBaseRequest.create_positioner.rawValue, [wl_argument(n: 0)], creating: Self.xdg["xdg_positioner"])!
+        if let size { waylandRequest(positioner, XdgPositionerRequest.set_size.rawValue, [wl_argument(i: size.0), wl_argument(i: size.1)]) }
+        if let r = anchorRect {
+            waylandRequest(
+                positioner, XdgPositionerRequest.set_anchor_rect.rawValue, [wl_argument(i: r.0), wl_argument(i: r.1), wl_argument(i: r.2), wl_argument(i: r.3)])
+        }
+        waylandRequest(positioner, XdgPositionerRequest.set_anchor.rawValue, [wl_argument(u: anchor)])
+        waylandRequest(positioner, XdgPositionerRequest.set_gravity.rawValue, [wl_argument(u: gravity)])
+        waylandRequest(positioner, XdgPositionerRequest.set_constraint_adjustment.rawValue, [wl_argument(u: adjustment)])
+        waylandRequest(positioner, XdgPositionerRequest.set_offset.rawValue, [wl_argument(i: offset.0), wl_argument(i: offset.1)])
+        return positioner
+    }
+
+    /// A popup of `parent` (an xdg surface) placed by `positioner`, with a grab on
+    /// `grab`'s serial when given; committed once (it is configured).
+    func popup(parent: OpaquePointer?, positioner: OpaquePointer?, grab: UInt32? = nil) -> (surface: OpaquePointer?, xdg: OpaquePointer?, popup: OpaquePointer?)
+    {
+        let (surface, xdg) = xdgSurface()
+        let popup = listen(
+            waylandRequest(
+                xdg!, XdgSurfaceRequest.get_popup.rawValue, [wl_argument(n: 0), wl_argument(o: parent), wl_argument(o: positioner)],
+                creating: Self.xdg["xdg_popup"]))
+        if let grab { waylandRequest(popup!, XdgPopupRequest.grab.rawValue, [wl_argument(o: seat), wl_argument(u: grab)]) }
+        wl_surface_commit(surface)
+        wait(timeout: 2) { !events("configure", of: xdg).isEmpty || !events("popup_done", of: popup).isEmpty }
+        return (surface, xdg, popup)
+    }
+
+    /// The place (x, y, width, height) of the popup's last configure.
+    func place(of popup: OpaquePointer?) -> [Double]? { events("configure", of: popup).last?.values }
+
+    func destroy(popup: OpaquePointer?, xdg: OpaquePointer?, surface: OpaquePointer?) {
+        waylandRequest(popup!, XdgPopupRequest.destroy.rawValue, destroying: true)
+        waylandRequest(xdg!, XdgSurfaceRequest.destroy.rawValue, destroying: true)
+        wl_surface_destroy(surface)
+        wl_display_flush(display)
+    }
+}
+
+/// Decodes an event by its message's signature and hands it to the client.
+private let popupClientDispatch: wl_dispatcher_func_t = { implementation, target, opcode, message, arguments in
+    guard let implementation, let target, let message, let arguments else { return 0 }
+    let client = Unmanaged<PopupClient>.fromOpaque(implementation).takeUnretainedValue()
+    let proxy = OpaquePointer(target)
+    var event = PopupClient.Event(
+        interface: String(cString: wl_proxy_get_class(proxy)), object: wl_proxy_get_id(proxy), name: String(cString: message.pointee.name))
+    var fd: CInt?
+    var index = 0
+    for character in String(cString: message.pointee.signature) where !character.isNumber && character != "?" {
+        let a = arguments[index]
+        switch character {
+        case "i": event.values.append(Double(a.i))
+        case "u": event.values.append(Double(a.u))
+        case "f": event.values.append(wl_fixed_to_double(a.f))
+        case "o": event.objects.append(a.o.map { wl_proxy_get_id($0) } ?? 0)
+        case "n": event.objects.append(a.o.map { wl_proxy_get_id($0) } ?? 0)
+        case "h": fd = a.h
+        default: break
+        }
+        index += 1
+    }
+    client.record(event, proxy: proxy, fd: fd)
+    _ = opcode
+    return 0
+}
+
+/// The protocol error the compositor sent `display` (its code and interface), after a
+/// round trip.
+func waylandProtocolError(_ display: OpaquePointer) -> (code: UInt32, interface: String)? {
+    wl_display_roundtrip(display)
+    guard wl_display_get_error(display) == EPROTO else { return nil }
+    var interface: UnsafePointer<wl_interface>?
+    var object: UInt32 = 0
+    let code = wl_display_get_protocol_error(display, &interface, &object)
+    return (code, interface.map { String(cString: $0.pointee.name) } ?? "")
+}

@@ -290,4 +290,81 @@ import VitrineWayland
         let incomplete = other.protocolError()
         #expect(incomplete?.code == 5 && incomplete?.interface == "xdg_wm_base", "invalid_positioner: \(String(describing: incomplete))")
     }
+
+    /// weston-terminal's right-click menu (window.c: an xdg_popup with a grab on the
+    /// button's serial, no constraint adjustment) on a 300 × 200 layer at (50, 50) of a
+    /// 400 × 300 screen: shown at the click, dismissed by a click outside it, and cut at
+    /// the layer's edge when opened near its corner.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/weston-terminal"), "weston-terminal is not installed: apt-get install weston"))
+    func westonTerminalsMenuOpensIsDismissedAndIsCutAtTheLayersEdge() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-wl-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("vitrine.toml").path
+        try """
+        [output]
+        headless_size = "400x300"
+        background = "#203040"
+        [compositor]
+        enabled = true
+        socket = "wl"
+        [[compositor.rules]]
+        app_id = "org.freedesktop.weston.wayland-terminal"
+        layer = "win"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(arguments: ["--config", config])
+        let control = try daemon.connect()
+        try control.ok(#"{"cmd": "subscribe", "events": ["surface.*"]}"#)
+        try control.ok(#"{"cmd": "layer.add", "layer": "win", "kind": "surface", "properties": {"bounds": [0, 0, 300, 200], "position": [200, 150]}}"#)
+        let log = directory.appendingPathComponent("terminal.stderr").path
+        let terminal = try ChildProcess(
+            "/usr/bin/weston-terminal", [], stderrPath: log, environment: ["WAYLAND_DISPLAY": daemon.directory.appendingPathComponent("wl").path])
+        defer { _ = terminal.terminate() }
+        _ = try control.waitForEvent("surface.mapped")
+
+        /// The menu's light grey pixels in `rect` of a screenshot taken once `accept` holds
+        /// (or after 5 s).
+        func menuPixels(in rect: PixelRect, until accept: (Int) -> Bool) throws -> (count: Int, shot: Surface) {
+            let deadline = Date().addingTimeInterval(5)
+            while true {
+                let shot = try control.screenshot("terminal")
+                var count = 0
+                for y in rect.y..<rect.maxY {
+                    for x in rect.x..<rect.maxX {
+                        let p = shot.pixels[y * shot.stride + x]
+                        let (r, g, b) = ((p >> 16) & 255, (p >> 8) & 255, p & 255)
+                        if r == g, g == b, (0xC0...0xD8).contains(r) { count += 1 }
+                    }
+                }
+                if accept(count) || Date() > deadline { return (count, shot) }
+                usleep(50_000)
+            }
+        }
+        func click(_ button: String, _ x: Int, _ y: Int) throws {
+            try control.ok(#"{"cmd": "input.inject", "type": "pointer", "point": [\#(x), \#(y)]}"#)
+            try control.ok(#"{"cmd": "input.inject", "type": "pointer", "action": "button", "button": "\#(button)", "pressed": true}"#)
+            try control.ok(#"{"cmd": "input.inject", "type": "pointer", "action": "button", "button": "\#(button)", "pressed": false}"#)
+        }
+        let body = PixelRect(x: 110, y: 120, width: 150, height: 60)
+        #expect(try menuPixels(in: body) { $0 == 0 }.count == 0, "the terminal's body is dark")
+        try click("right", 100, 110)
+        let open = try menuPixels(in: body) { $0 > body.width * body.height / 2 }
+        #expect(open.count > body.width * body.height / 2, "the menu opened at the click: \(open.count) light pixels")
+        try click("left", 300, 220)
+        #expect(try menuPixels(in: body) { $0 == 0 }.count == 0, "the menu was dismissed by the click outside it")
+
+        try click("right", 320, 220)
+        let corner = PixelRect(x: 320, y: 225, width: 30, height: 25)
+        let cut = try menuPixels(in: corner) { $0 > 200 }
+        #expect(cut.count > 200, "the menu opened near the corner: \(cut.count) light pixels")
+        var outside = 0
+        for y in 200..<300 {
+            for x in 350..<400 where cut.shot.pixels[y * cut.shot.stride + x] != 0xFF20_3040 { outside += 1 }
+        }
+        for y in 250..<300 {
+            for x in 300..<350 where cut.shot.pixels[y * cut.shot.stride + x] != 0xFF20_3040 { outside += 1 }
+        }
+        #expect(outside == 0, "nothing of the menu past the layer's edge: \(outside) pixels")
+        #expect(terminal.isRunning, "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    }
 }

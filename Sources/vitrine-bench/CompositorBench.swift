@@ -32,6 +32,7 @@ func runCompositorBenchmarks(_ options: [String]) {
         print(
             "{\"bench\":\"compositor.ratio\",\"cpu_per_second\":\(String(format: "%.2f", ours.percent / theirs.percent)),\"cpu_per_client_frame\":\(String(format: "%.2f", ours.msPerFrame / theirs.msPerFrame)),\"client_fps\":[\(f3(ours.clientFPS)),\(f3(theirs.clientFPS))],\"goal\":1}"
         )
+        try printPresentationLatencies(seconds: seconds, weston: weston)
     } catch {
         FileHandle.standardError.write(Data("vitrine-bench compositor: \(error)\n".utf8))
         BenchCleanup.shared.runAll()
@@ -40,6 +41,26 @@ func runCompositorBenchmarks(_ options: [String]) {
 }
 
 private func f3(_ value: Double) -> String { String(format: "%.3f", value) }
+
+/// `compositor.presentation`: `weston-presentation-shm`'s commit-to-presentation latency
+/// under vitrined and under Weston (`presentationRun`), in milliseconds and in 60 Hz
+/// frames; `compositor.latency`: vitrined's over Weston's (the goal: the next frame, 1).
+private func printPresentationLatencies(seconds: Double, weston: String) throws {
+    let client = "/usr/bin/weston-presentation-shm"
+    guard FileManager.default.isExecutableFile(atPath: client), FileManager.default.isExecutableFile(atPath: "/usr/bin/stdbuf") else {
+        FileHandle.standardError.write(Data("vitrine-bench compositor: no \(client): latency not measured (apt-get install weston)\n".utf8))
+        return
+    }
+    let period = 1000.0 / 60
+    let ours = try presentationRun(seconds: seconds, weston: nil, client: client)
+    let theirs = try presentationRun(seconds: seconds, weston: weston, client: client)
+    for (name, run) in [("vitrined", ours), ("weston", theirs)] {
+        print("{\"bench\":\"compositor.presentation\",\"compositor\":\"\(name)\",\"client\":\"weston-presentation-shm\",\(run.fields(period: period))}")
+    }
+    guard !ours.latencies.isEmpty, !theirs.latencies.isEmpty else { return }
+    let ratio = { (p: Double) in String(format: "%.2f", percentile(ours.latencies, p) / percentile(theirs.latencies, p)) }
+    print("{\"bench\":\"compositor.latency\",\"p50_ratio\":\(ratio(0.5)),\"p99_ratio\":\(ratio(0.99)),\"goal_frames\":1}")
+}
 
 /// One compositor's run: its CPU, the client's frames, and (vitrined's) output frames.
 private struct CompositorRun {
@@ -66,17 +87,43 @@ private func compositorRun(seconds: Double, weston: String?) throws -> Composito
     try BenchCleanup.withTemporaryDirectory { directory in
         let scene = directory + "/client.json"
         try Data(clientScene.utf8).write(to: URL(fileURLWithPath: scene))
-        var compositorPID: Int32
-        var socket: String
-        var daemon: DaemonChild?
-        var westonProcess: Process?
-        if let weston {
+        let compositor = try BenchCompositor(in: directory, weston: weston, rule: "app_id = \"vitrined\"")
+        defer { compositor.stop() }
+        let client = try DaemonChild(
+            backend: "wayland", environment: ["WAYLAND_DISPLAY": compositor.socket], arguments: ["--mode", "1920x1080@60", "--scene", scene])
+        defer { client.stop() }
+        let ask = try requester(client)
+        let outputs = try compositor.daemon.map { try requester($0) }
+        sleep(1)
+        let cpu0 = cpuSeconds(compositor.pid), client0 = try counters(ask).frames, output0 = try outputs.map { try counters($0).frames }
+        let start = Date()
+        usleep(UInt32(seconds * 1_000_000))
+        let cpu1 = cpuSeconds(compositor.pid), client1 = try counters(ask).frames, output1 = try outputs.map { try counters($0).frames }
+        return CompositorRun(
+            elapsed: Date().timeIntervalSince(start), cpu: cpu1 - cpu0, clientFrames: client1 - client0,
+            outputFrames: output1.flatMap { end in output0.map { end - $0 } })
+    }
+}
+
+/// A compositor for a run, on a Wayland socket in `directory`: Weston
+/// (`--backend=headless-backend.so --use-pixman`, desktop shell without panel, 1920×1080)
+/// or the release vitrined (headless 1920×1080, `[compositor]`, a surface layer `app`
+/// filling the root that the toplevels `rule` matches go to).
+final class BenchCompositor {
+    let pid: Int32
+    let socket: String
+    /// vitrined's process, nil for Weston.
+    let daemon: DaemonChild?
+    private let weston: Process?
+
+    init(in directory: String, weston path: String?, rule: String) throws {
+        if let path {
             socket = directory + "/weston-0"
             let ini = directory + "/weston.ini"
             try Data("[core]\nidle-time=0\n[shell]\npanel-position=none\nlocking=false\nanimation=none\nstartup-animation=none\n".utf8)
                 .write(to: URL(fileURLWithPath: ini))
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: weston)
+            process.executableURL = URL(fileURLWithPath: path)
             process.arguments = [
                 "--backend=headless-backend.so", "--use-pixman", "--shell=desktop-shell.so", "--width=1920", "--height=1080", "--socket=\(socket)",
                 "--config=\(ini)", "--idle-time=0",
@@ -85,11 +132,12 @@ private func compositorRun(seconds: Double, weston: String?) throws -> Composito
             process.standardError = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            westonProcess = process
-            compositorPID = process.processIdentifier
+            weston = process
+            daemon = nil
+            pid = process.processIdentifier
         } else {
             let config = directory + "/vitrine.toml", root = directory + "/root.json"
-            try Data("[compositor]\nenabled = true\nsocket = \"wl\"\n[[compositor.rules]]\napp_id = \"vitrined\"\nlayer = \"app\"\n".utf8)
+            try Data("[compositor]\nenabled = true\nsocket = \"wl\"\n[[compositor.rules]]\n\(rule)\nlayer = \"app\"\n".utf8)
                 .write(to: URL(fileURLWithPath: config))
             try Data(
                 #"{"size": [1920, 1080], "layers": [{"id": "app", "kind": "surface", "properties": {"bounds": [0, 0, 1920, 1080], "position": [960, 540]}}]}"#
@@ -97,33 +145,25 @@ private func compositorRun(seconds: Double, weston: String?) throws -> Composito
             ).write(to: URL(fileURLWithPath: root))
             let child = try DaemonChild(width: 1920, height: 1080, arguments: ["--config", config, "--scene", root])
             daemon = child
-            compositorPID = child.processIdentifier
+            weston = nil
+            pid = child.processIdentifier
             socket = child.directory + "/wl"
-        }
-        defer {
-            daemon?.stop()
-            if let westonProcess, westonProcess.isRunning {
-                westonProcess.terminate()
-                westonProcess.waitUntilExit()
-            }
         }
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: socket) {
-            guard Date() < deadline else { throw BenchError("the compositor made no Wayland socket at \(socket) within 10 s") }
+            guard Date() < deadline else {
+                stop()
+                throw BenchError("the compositor made no Wayland socket at \(socket) within 10 s")
+            }
             usleep(20_000)
         }
-        let client = try DaemonChild(
-            backend: "wayland", environment: ["WAYLAND_DISPLAY": socket], arguments: ["--mode", "1920x1080@60", "--scene", scene])
-        defer { client.stop() }
-        let ask = try requester(client)
-        let outputs = try daemon.map { try requester($0) }
-        sleep(1)
-        let cpu0 = cpuSeconds(compositorPID), client0 = try counters(ask).frames, output0 = try outputs.map { try counters($0).frames }
-        let start = Date()
-        usleep(UInt32(seconds * 1_000_000))
-        let cpu1 = cpuSeconds(compositorPID), client1 = try counters(ask).frames, output1 = try outputs.map { try counters($0).frames }
-        return CompositorRun(
-            elapsed: Date().timeIntervalSince(start), cpu: cpu1 - cpu0, clientFrames: client1 - client0,
-            outputFrames: output1.flatMap { end in output0.map { end - $0 } })
+    }
+
+    func stop() {
+        daemon?.stop()
+        if let weston, weston.isRunning {
+            weston.terminate()
+            weston.waitUntilExit()
+        }
     }
 }

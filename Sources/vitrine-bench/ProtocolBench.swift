@@ -127,7 +127,7 @@ private struct ReplyResult {
 }
 
 /// Nearest-rank percentile of sorted values (`p` in 0…1).
-private func percentile<T>(_ sorted: [T], _ p: Double) -> T {
+func percentile<T>(_ sorted: [T], _ p: Double) -> T {
     precondition(!sorted.isEmpty)
     let rank = Int((p * Double(sorted.count)).rounded(.up))
     return sorted[min(sorted.count - 1, max(0, rank - 1))]

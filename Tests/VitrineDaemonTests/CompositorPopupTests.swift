@@ -215,6 +215,36 @@ import VitrineWayland
         #expect(s.client.protocolError() == nil)
     }
 
+    @Test func aTouchsSerialGrabsATouchOutsideDismissesAndKeysReturnWhenTheClientClosesTheMenu() throws {
+        let s = try Setup()
+        try s.touch(10, 10)
+        #expect(s.client.wait { !s.client.events("down", of: s.client.touch).isEmpty })
+        let serial = try #require(s.client.events("down", of: s.client.touch).first?.values.first)
+        let positioner = s.client.positioner(size: (20, 10), anchorRect: (10, 10, 1, 1), gravity: 8)
+        let menu = s.client.popup(parent: s.window.xdg, positioner: positioner, grab: UInt32(serial))
+        s.client.show(menu.surface, 20, 10, 0xFFFF_FFFF)
+        #expect(s.client.wait { s.client.events("enter", of: s.client.keyboard).last?.objects.last == PopupClient.id(menu.surface) })
+        // The client closes its menu itself: keys go back to the window.
+        s.client.destroy(popup: menu.popup, xdg: menu.xdg, surface: menu.surface)
+        #expect(s.client.wait { s.client.events("enter", of: s.client.keyboard).last?.objects.last == PopupClient.id(s.window.surface) })
+        #expect(s.client.events("popup_done", of: menu.popup).isEmpty)
+
+        try s.touch(10, 10)
+        #expect(s.client.wait { s.client.events("down", of: s.client.touch).count == 2 })
+        let second = try #require(s.client.events("down", of: s.client.touch).last?.values.first)
+        let again = s.client.popup(parent: s.window.xdg, positioner: positioner, grab: UInt32(second))
+        s.client.show(again.surface, 20, 10, 0xFFFF_FFFF)
+        // A touch on the popup reaches it at its coordinates; one outside dismisses it unheard.
+        try s.touch(12, 15)
+        #expect(s.client.wait { s.client.events("down", of: s.client.touch).count == 3 })
+        let onMenu = try #require(s.client.events("down", of: s.client.touch).last)
+        #expect(onMenu.objects.last == PopupClient.id(again.surface) && onMenu.values.suffix(2) == [2, 5], "\(onMenu)")
+        try s.touch(50, 5)
+        #expect(s.client.wait { !s.client.events("popup_done", of: again.popup).isEmpty })
+        s.client.wait(timeout: 0.3) { false }
+        #expect(s.client.events("down", of: s.client.touch).count == 3, "the dismissing touch is not delivered")
+    }
+
     @Test func aGrabWithoutAPressSerialIsDismissedAtOnce() throws {
         let s = try Setup()
         let menu = s.client.popup(parent: s.window.xdg, positioner: s.client.positioner(size: (20, 10), anchorRect: (10, 10, 1, 1)), grab: 12345)
@@ -255,6 +285,16 @@ import VitrineWayland
         // Over the strip, the pointer leaves the window.
         try s.setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "point": [50, 60]}"#)
         #expect(s.client.wait { s.client.events("leave", of: s.client.pointer).last?.objects.last == PopupClient.id(s.window.surface) })
+        // With an empty input region (committed with its parent: it is synchronized), the subsurface lets the window under it have the point.
+        let empty = wl_compositor_create_region(s.client.compositor)
+        wl_surface_set_input_region(child, empty)
+        wl_region_destroy(empty)
+        wl_surface_commit(child)
+        wl_surface_commit(s.window.surface)
+        wl_display_roundtrip(s.client.display)
+        try s.click(45, 8)
+        #expect(s.client.wait { s.client.events("enter", of: s.client.pointer).last?.objects.last == PopupClient.id(s.window.surface) })
+        #expect(s.client.events("enter", of: s.client.pointer).last?.values.suffix(2) == [45, 8])
     }
 
     @Test func repositionAnswersWithItsTokenAndANewPlace() throws {

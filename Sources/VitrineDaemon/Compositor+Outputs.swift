@@ -120,6 +120,7 @@ extension Compositor {
         }
         head.powered = on
         head.dropped.forget()
+        if !on { presentationBlanked(head) }
         logger.info("\(head.name): \(on ? "woken" : "blanked") (\(reason))")
         if on {
             head.pipeline.invalidate()

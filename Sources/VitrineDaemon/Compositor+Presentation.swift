@@ -15,7 +15,7 @@ struct HeadPresentation {
 /// Presentation feedback: a commit of a window is presented with the time its output
 /// reports for the first frame that shows it (the page flip's on DRM), on the first output
 /// that shows it; discarded when a later commit replaces it before a frame, or when no
-/// output shows its window.
+/// awake output shows its window.
 extension Compositor {
     /// `head` rendered `tree` (`presented`: it gave the backend a frame). The feedback of
     /// the commits of the windows it shows waits for that frame on screen; where the frame
@@ -47,11 +47,17 @@ extension Compositor {
                 for feedback in taken { feedback.presented(now, output: head.name) }
             }
         }
+        discardUnshownFeedback()
+        wayland.flush()
+    }
+
+    /// Discards the feedback of the commits of windows that no awake output shows.
+    func discardUnshownFeedback() {
+        guard let wayland else { return }
         for toplevel in wayland.toplevels.values where toplevel.awaitsPresentation {
             let id = ObjectIdentifier(toplevel)
-            if !heads.contains(where: { $0.presentation.showing.contains(id) }) { toplevel.discardFeedback() }
+            if !heads.contains(where: { $0.powered && $0.presentation.showing.contains(id) }) { toplevel.discardFeedback() }
         }
-        wayland.flush()
     }
 
     /// `head`'s backend put a frame on screen: the feedback of the commits in it and in
@@ -65,6 +71,13 @@ extension Compositor {
             head.presentation.inFlight.removeFirst()
             for feedback in first.feedback { feedback.presented(time, output: head.name) }
         }
+        wayland?.flush()
+    }
+
+    /// `head` was blanked: it shows no window until its next frame.
+    func presentationBlanked(_ head: OutputHead) {
+        head.presentation.showing.removeAll()
+        discardUnshownFeedback()
         wayland?.flush()
     }
 

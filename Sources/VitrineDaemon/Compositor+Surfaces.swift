@@ -79,6 +79,7 @@ extension Compositor: WaylandServerDelegate {
             toplevel.discardFeedback()
             return
         }
+        if !heads.contains(where: \.powered) { toplevel.discardFeedback() }
         if toplevel.awaitsFrame, !surfaceFrameDue {
             // A commit that changes nothing on screen still gets its callback, a frame later.
             surfaceFrameDue = true

@@ -104,6 +104,17 @@ import WaylandDescription
         let hidden = client.commit(feedback: true, frameCallback: false)
         try client.waitForOutcomes(of: [hidden])
         #expect(client.outcomes[hidden]?.presented == nil, "a window in a hidden layer: \(String(describing: client.outcomes[hidden]))")
+
+        try setup.control.ok(#"{"cmd": "layer.set", "layer": "win", "properties": {"hidden": false}, "actions": false}"#)
+        try setup.control.ok(#"{"cmd": "output.power", "output": "headless", "on": false}"#)
+        let blanked = client.commit(feedback: true, frameCallback: false)
+        try client.waitForOutcomes(of: [blanked])
+        #expect(client.outcomes[blanked]?.presented == nil, "a window on a blanked output: \(String(describing: client.outcomes[blanked]))")
+        try setup.control.ok(#"{"cmd": "output.power", "output": "headless", "on": true}"#)
+        usleep(100_000)
+        let woken = client.commit(feedback: true, frameCallback: false)
+        try client.waitForOutcomes(of: [woken])
+        #expect(client.outcomes[woken]?.presented != nil, "a window on the output woken again: \(String(describing: client.outcomes[woken]))")
     }
 
     @Test(

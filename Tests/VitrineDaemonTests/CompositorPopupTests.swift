@@ -407,4 +407,55 @@ import VitrineWayland
         #expect(outside == 0, "nothing of the menu past the layer's edge: \(outside) pixels")
         #expect(terminal.isRunning, "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
+
+    /// Chromium's <select> list is an xdg_popup: a click on the select opens it below,
+    /// a click on its third row reaches the popup and picks "Gamma" (the page turns blue).
+    /// RealApplicationTests' 500 × 300 layer at (70, 50); Chromium may draw a title bar and
+    /// an info bar over the page, so the page's top is found on the screenshot.
+    @Test(.enabled(if: RealApplicationTests.installed("/usr/bin/chromium"), "chromium is not installed: apt-get install chromium"))
+    func chromiumsSelectListOpensAndTakesAClick() throws {
+        typealias Apps = RealApplicationTests
+        let setup = try Apps.Setup(appID: nil)
+        let page = setup.directory + "/select.html"
+        try """
+        <!doctype html><html><body style="margin:0;background:#10a040">
+        <select style="position:fixed;left:20px;top:20px;width:200px;font-size:20px"
+         onchange="document.body.style.background = this.value == 'Gamma' ? '#2040e0' : '#e02020'">
+        <option>Alpha</option><option>Beta</option><option>Gamma</option><option>Delta</option></select></body></html>
+        """.write(toFile: page, atomically: true, encoding: .utf8)
+        let (chromium, log) = try setup.start(
+            "/usr/bin/chromium",
+            [
+                "--ozone-platform=wayland", "--disable-gpu", "--no-sandbox", "--user-data-dir=\(setup.directory)/profile", "--no-first-run",
+                "--disable-features=Translate", "--app=file://\(page)",
+            ])
+        defer { _ = chromium.terminate() }
+        let mapped = try setup.control.waitForEvent("surface.mapped", timeout: 30)
+        let id = try #require(mapped["surface"]?.number, "\(mapped.text) \(Apps.log(log))")
+        try setup.control.ok(#"{"cmd": "surface.assign", "surface": \#(Int(id)), "layer": "app"}"#)
+        let green: UInt32 = 0x10_A040, blue: UInt32 = 0x20_40E0
+        /// The first row of the layer whose pixel at x 400 is `colour` (the page's top).
+        func top(_ shot: Surface, _ colour: UInt32) -> Int? { (0..<Apps.height).first { Apps.near(Apps.rgb(shot, 400, $0), colour, 4) } }
+        let shown = try setup.screenshot("chromium-select", timeout: 30) { top($0, green).map { $0 < 150 } ?? false }
+        let pageTop = try #require(top(shown, green), "the page is not shown: \(Apps.log(log))")
+        func click(_ x: Int, _ y: Int) throws {
+            try setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "point": [\#(Apps.left + x), \#(Apps.top + y)]}"#)
+            try setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "action": "button", "button": "left", "pressed": true}"#)
+            try setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "action": "button", "button": "left", "pressed": false}"#)
+        }
+        try click(120, pageTop + 33)
+        // The list: its highlighted first row (Alpha), then the others, at x 190 of the layer.
+        let highlighted = { (shot: Surface) in (pageTop + 40..<Apps.height).filter { Apps.near(Apps.rgb(shot, 190, $0), 0x19_67D2, 24) } }
+        let open = try setup.screenshot("chromium-select-open", timeout: 10) { highlighted($0).count > 10 }
+        let rows = highlighted(open)
+        let first = try #require(rows.first, "the list did not open: \(Apps.log(log))")
+        let height = rows.count
+        #expect(Apps.near(Apps.rgb(open, 190, first + height + 2), 0xEF_EFEF, 8), "rows under the highlighted one")
+        try click(150, first + 2 * height + height / 2)
+        let picked = try setup.screenshot("chromium-select-picked", timeout: 10) { Apps.near(Apps.rgb($0, 400, Apps.height - 10), blue, 8) }
+        #expect(
+            Apps.near(Apps.rgb(picked, 400, Apps.height - 10), blue, 8), "Gamma was not picked: \(String(Apps.rgb(picked, 400, Apps.height - 10), radix: 16))")
+        #expect(highlighted(picked).isEmpty, "the list closed")
+        #expect(chromium.isRunning, "chromium stopped: \(Apps.log(log))")
+    }
 }

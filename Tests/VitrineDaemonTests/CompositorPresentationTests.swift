@@ -4,6 +4,7 @@ import Testing
 import VitrineProtocol
 import VitrineTestSupport
 import WaylandDescription
+@testable import VitrineOutput
 
 /// `wp_presentation`: a client's commits are presented with the time of the frame that
 /// showed them, or discarded. The daemon runs headless at 60 Hz on the real-time clock
@@ -117,6 +118,35 @@ import WaylandDescription
         #expect(client.outcomes[woken]?.presented != nil, "a window on the output woken again: \(String(describing: client.outcomes[woken]))")
     }
 
+    /// A popup's commits go with its window's frames (the manual clock: a commit is drawn at once).
+    @Test func aPopupsCommitIsPresentedWithItsWindow() throws {
+        let setup = try CompositorTests.Setup(rules: "[[compositor.rules]]\napp_id = \"popup-test\"\nlayer = \"win\"\n")
+        let client = try PopupClient(setup.waylandPath)
+        let window = client.toplevel(appID: "popup-test", 60, 40, 0xFF00_0060)
+        _ = try setup.control.waitForEvent("surface.mapped")
+        var presentation: OpaquePointer?
+        let registry = try #require(wl_display_get_registry(client.display))
+        let bind = ClientListener { opcode, a in
+            guard opcode == 0, let name = a[1].s, String(cString: name) == "wp_presentation" else { return }
+            presentation = wl_registry_bind(registry, a[0].u, PresentationClient.timing["wp_presentation"], 1).map(OpaquePointer.init)
+        }
+        wl_proxy_add_dispatcher(registry, clientDispatch, Unmanaged.passUnretained(bind).toOpaque(), nil)
+        wl_display_roundtrip(client.display)
+        let popup = client.popup(parent: window.xdg, positioner: client.positioner(size: (10, 10), anchorRect: (30, 20, 0, 0), gravity: 8))
+        func feedback() throws -> OpaquePointer {
+            try #require(
+                client.listen(
+                    waylandRequest(
+                        presentation!, WpPresentationRequest.feedback.rawValue, [wl_argument(o: popup.surface), wl_argument(n: 0)],
+                        creating: PresentationClient.timing["wp_presentation_feedback"])))
+        }
+        let shown = try feedback()
+        client.show(popup.surface, 10, 10, 0xFFFF_FF00)
+        client.wait { client.events.contains { $0.object == PopupClient.id(shown) && ($0.name == "presented" || $0.name == "discarded") } }
+        #expect(client.events("presented", of: shown).count == 1, "\(client.events.filter { $0.interface.hasPrefix("wp_") })")
+        withExtendedLifetime(bind) {}
+    }
+
     @Test(
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: "/usr/bin/weston-presentation-shm")
@@ -190,7 +220,7 @@ final class PresentationClient {
     private var frameDone = false
     private var nextCommit = 0
     private static let xdg = ClientInterfaceTable(WaylandProtocol.xdgShell)
-    private static let timing = ClientInterfaceTable(WaylandProtocol.presentationTime)
+    static let timing = ClientInterfaceTable(WaylandProtocol.presentationTime)
 
     /// Connects, binds, maps the toplevel with its first buffer.
     init(_ path: String) throws {
@@ -382,7 +412,7 @@ final class ClientListener {
     init(_ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) { self.handle = handle }
 }
 
-private let clientDispatch: wl_dispatcher_func_t = { implementation, _, opcode, _, arguments in
+let clientDispatch: wl_dispatcher_func_t = { implementation, _, opcode, _, arguments in
     guard let implementation, let arguments else { return 0 }
     Unmanaged<ClientListener>.fromOpaque(implementation).takeUnretainedValue().handle(opcode, arguments)
     return 0

@@ -377,16 +377,11 @@ final class PresentationClient {
     private func request(_ proxy: OpaquePointer, _ opcode: UInt32, _ arguments: [wl_argument], _ interface: UnsafePointer<wl_interface>? = nil)
         -> OpaquePointer?
     {
-        var arguments = arguments
-        return arguments.withUnsafeMutableBufferPointer {
-            wl_proxy_marshal_array_flags(proxy, opcode, interface, wl_proxy_get_version(proxy), 0, $0.baseAddress)
-        }
+        waylandRequest(proxy, opcode, arguments, creating: interface)
     }
 
     private func listen(_ proxy: OpaquePointer, _ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) {
-        let listener = ClientListener(handle)
-        listeners.append(listener)
-        wl_proxy_add_dispatcher(proxy, clientDispatch, Unmanaged.passUnretained(listener).toOpaque(), nil)
+        listeners.append(addListener(to: proxy, handle))
     }
 }
 
@@ -404,16 +399,4 @@ final class ClientInterfaceTable: @unchecked Sendable {  // written in init only
     }
 
     subscript(name: String) -> UnsafePointer<wl_interface> { pointers[name]! }
-}
-
-/// One proxy's events, to a closure.
-final class ClientListener {
-    let handle: (UInt32, UnsafeMutablePointer<wl_argument>) -> Void
-    init(_ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) { self.handle = handle }
-}
-
-let clientDispatch: wl_dispatcher_func_t = { implementation, _, opcode, _, arguments in
-    guard let implementation, let arguments else { return 0 }
-    Unmanaged<ClientListener>.fromOpaque(implementation).takeUnretainedValue().handle(opcode, arguments)
-    return 0
 }

@@ -174,6 +174,28 @@ import WaylandDescription
         #expect(try at(28, 8) == 0xFF_FF00, "a desynchronized child's commit shows at once")
     }
 
+    /// Touches reach the surface under them in its own coordinates: a 2× buffer turned a
+    /// quarter and stretched by a viewport to 80×48 in the layer's 40×24, and a 2×
+    /// subsurface of 20×12 at (40, 24) of it.
+    @Test func touchesAreInSurfaceCoordinates() throws {
+        let setup = try Setup()
+        let client = try ScaleClient(setup.waylandPath)
+        client.send(try client.viewport(for: client.root), 2, [wl_argument(i: 80), wl_argument(i: 48)])
+        try client.show(Self.buffer(for: 1, scale: 2), on: client.root, transform: 1, scale: 2)
+        _ = try setup.control.waitForEvent("surface.mapped")
+        let (child, childSub) = try client.subsurface(of: client.root)
+        try client.show((pixels: [UInt32](repeating: 0xFFFF_FF00, count: 40 * 24), width: 40, height: 24), on: child, scale: 2, wait: false)
+        client.commit(client.root)
+        wl_subsurface_set_position(childSub, 40, 24)
+        client.commit(client.root)
+        for (point, surface, expected) in [((30, 26), client.root!, (20.0, 12.0)), ((45, 35), child, (10.0, 6.0))] {
+            try setup.control.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [\#(point.0), \#(point.1)]}"#)
+            let down = try client.waitForTouch()
+            try setup.control.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "up"}"#)
+            #expect(down.surface == surface && down.x == expected.0 && down.y == expected.1, "touch at \(point): \(down)")
+        }
+    }
+
     /// What the protocols make errors, each on a fresh connection: the object and code sent.
     @Test(arguments: [
         "viewport_exists", "bad_value_source", "bad_value_destination", "bad_size", "out_of_buffer", "out_of_buffer_turned", "no_surface",
@@ -233,7 +255,9 @@ final class ScaleClient {
     let display: OpaquePointer
     private var registry: OpaquePointer?
     private(set) var compositor: OpaquePointer?
-    private var shm: OpaquePointer?, wmBase: OpaquePointer?, viewporter: OpaquePointer?, subcompositor: OpaquePointer?
+    private var shm: OpaquePointer?, wmBase: OpaquePointer?, viewporter: OpaquePointer?, subcompositor: OpaquePointer?, touch: OpaquePointer?
+    /// Touch downs heard: the surface and the point.
+    private var touches: [(surface: OpaquePointer?, x: Double, y: Double)] = []
     /// The toplevel's surface.
     private(set) var root: OpaquePointer!
     private var xdgSurface: OpaquePointer?, toplevel: OpaquePointer?
@@ -281,6 +305,12 @@ final class ScaleClient {
         case "wl_shm": shm = bound(vitrine_wl_shm_interface(), 1)
         case "wl_subcompositor": subcompositor = bound(vitrine_wl_subcompositor_interface(), 1)
         case "wp_viewporter": viewporter = bound(Self.viewporterTable["wp_viewporter"], 1)
+        case "wl_seat":
+            guard let seat = bound(vitrine_wl_seat_interface(), 5), let made = wl_seat_get_touch(seat) else { return }
+            touch = made
+            listen(made) { [unowned self] opcode, args in
+                if opcode == 0 { touches.append((args[2].o, wl_fixed_to_double(args[4].f), wl_fixed_to_double(args[5].f))) }
+            }
         case "xdg_wm_base":
             wmBase = bound(Self.xdg["xdg_wm_base"], 1)
             listen(wmBase!) { [unowned self] opcode, args in
@@ -320,6 +350,17 @@ final class ScaleClient {
     }
 
     func roundtrip() { wl_display_roundtrip(display) }
+
+    /// The next touch down heard (within 5 s).
+    func waitForTouch() throws -> (surface: OpaquePointer?, x: Double, y: Double) {
+        let deadline = Date().addingTimeInterval(5)
+        while touches.isEmpty {
+            guard Date() < deadline else { throw DaemonError("no touch within 5 s") }
+            var ready = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, 50) > 0 { wl_display_dispatch(display) }
+        }
+        return touches.removeFirst()
+    }
 
     /// A `wp_viewport` for `surface`.
     func viewport(for surface: OpaquePointer) throws -> OpaquePointer {

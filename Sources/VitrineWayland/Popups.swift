@@ -176,6 +176,7 @@ final class PopupObject: ServerObject {
         isDismissed = true
         isMapped = false
         if notify { post(XdgPopupEvent.popup_done.rawValue) }
+        if let surface { server.hidden(surface) }
         if let drawn { toplevel?.popupChanged([drawn]) }
         drawn = nil
     }

@@ -219,6 +219,14 @@ extension WaylandServer {
         }
     }
 
+    /// `surface` stopped showing (a popup dismissed): the pointer on it leaves it.
+    func hidden(_ surface: SurfaceObject) {
+        guard seat.pointerFocus === surface else { return }
+        for pointer in seat.devices(seat.pointers, of: surface) { wl_pointer_send_leave(pointer.resource, seat.serial, surface.resource) }
+        seat.pointerFrame(surface)
+        seat.pointerFocus = nil
+    }
+
     /// Where keys go: `toplevel`'s surface, or its topmost grabbing popup (enter with the
     /// modifiers), or no client (nil); the surface that had them hears leave.
     public func focusKeyboard(on toplevel: Toplevel?) {

@@ -166,8 +166,12 @@ import VitrineTestSupport
         #expect(s.client.wait { s.client.events("down", of: s.client.touch).count == 3 })
         let onMenu = try #require(s.client.events("down", of: s.client.touch).last)
         #expect(onMenu.objects.last == PopupClient.id(again.surface) && onMenu.values.suffix(2) == [2, 5], "\(onMenu)")
+        // The pointer over the popup when a touch outside dismisses it: it leaves the popup.
+        try s.setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "point": [\#(40 + 2 * 20), \#(20 + 2 * 15)]}"#)
+        #expect(s.client.wait { s.client.events("enter", of: s.client.pointer).last?.objects.last == PopupClient.id(again.surface) })
         try s.touch(50, 5)
         #expect(s.client.wait { !s.client.events("popup_done", of: again.popup).isEmpty })
+        #expect(s.client.wait { s.client.events("leave", of: s.client.pointer).last?.objects.last == PopupClient.id(again.surface) })
         s.client.wait(timeout: 0.3) { false }
         #expect(s.client.events("down", of: s.client.touch).count == 3, "the dismissing touch is not delivered")
     }

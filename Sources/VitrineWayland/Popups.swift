@@ -194,15 +194,17 @@ extension Toplevel {
     }
 
     /// The window's surfaces in drawing order, each with its origin in the root surface's
-    /// coordinates: the root, its subsurfaces over it, then the popups with theirs.
+    /// coordinates: the root with its subsurfaces under and over it, then the popups with
+    /// theirs.
     func stack() -> [(surface: SurfaceObject, x: Int, y: Int)] {
         guard let root, root.buffer != nil else { return [] }
         var list: [(surface: SurfaceObject, x: Int, y: Int)] = []
         func add(_ surface: SurfaceObject, _ x: Int, _ y: Int) {
-            list.append((surface, x, y))
-            for child in surface.children {
+            for (index, child) in surface.children.enumerated() {
+                if index == surface.childrenBelow { list.append((surface, x, y)) }
                 if let sub = child.surface, sub.buffer != nil { add(sub, x + child.x, y + child.y) }
             }
+            if surface.children.count <= surface.childrenBelow { list.append((surface, x, y)) }
         }
         add(root, 0, 0)
         for popup in popups where popup.isMapped {

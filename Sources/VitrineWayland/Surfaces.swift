@@ -132,10 +132,13 @@ final class SurfaceObject: ServerObject {
     private(set) var mapping: BufferMapping?
     /// Where the committed pictures changed since the role took them, in surface coordinates.
     var damage: [PixelRect] = []
-    /// Subsurfaces over this one, bottom first (their order changes on this surface's commit).
+    /// Its subsurfaces, bottom first, the first `childrenBelow` of them under this surface
+    /// and the others over it (their order changes on this surface's commit).
     var children: [SubsurfaceObject] = []
+    private(set) var childrenBelow = 0
     /// The order of the subsurfaces the next commit applies.
     var pendingChildren: [SubsurfaceObject] = []
+    var pendingChildrenBelow = 0
     /// Its `wp_viewport`, if it has one.
     weak var viewport: ViewportObject?
     /// Where the surface takes input; nil: everywhere (`set_input_region` with null).
@@ -240,6 +243,18 @@ final class SurfaceObject: ServerObject {
         (pending.source, pending.destination) = (source, destination)
     }
 
+    /// Takes `child` out of the current and pending stacking orders (it is going).
+    func forget(_ child: SubsurfaceObject) {
+        if let index = children.firstIndex(where: { $0 === child }) {
+            children.remove(at: index)
+            if index < childrenBelow { childrenBelow -= 1 }
+        }
+        if let index = pendingChildren.firstIndex(where: { $0 === child }) {
+            pendingChildren.remove(at: index)
+            if index < pendingChildrenBelow { pendingChildrenBelow -= 1 }
+        }
+    }
+
     /// The subsurface role, when the surface has it.
     private var subsurface: SubsurfaceObject? {
         if case .subsurface(let sub) = role { sub } else { nil }
@@ -321,8 +336,9 @@ final class SurfaceObject: ServerObject {
         if let region = state.inputRegion { inputRegion = region }
         for old in feedback { old.discard() }
         feedback = state.feedback
-        if pendingChildren.map(ObjectIdentifier.init) != children.map(ObjectIdentifier.init) {
+        if pendingChildren.map(ObjectIdentifier.init) != children.map(ObjectIdentifier.init) || pendingChildrenBelow != childrenBelow {
             children = pendingChildren
+            childrenBelow = pendingChildrenBelow
             changed = true
         }
         for child in children {
@@ -458,18 +474,24 @@ final class SubsurfaceObject: ServerObject {
     /// in the order the parent's next commit applies.
     private func restack(_ above: Bool, relativeTo sibling: OpaquePointer?) {
         guard let parent, let other = ServerObject.of(sibling, as: SurfaceObject.self) else { return }
-        var order = parent.pendingChildren.filter { $0 !== self }
-        let index: Int
+        var order = parent.pendingChildren
+        var below = parent.pendingChildrenBelow
+        if let mine = order.firstIndex(where: { $0 === self }) {
+            order.remove(at: mine)
+            if mine < below { below -= 1 }
+        }
         if other === parent {
-            index = 0
+            // Right over the parent, or right under it.
+            order.insert(self, at: below)
+            if !above { below += 1 }
         } else if case .subsurface(let sub) = other.role, sub.parent === parent, let at = order.firstIndex(where: { $0 === sub }) {
-            index = above ? at + 1 : at
+            order.insert(self, at: above ? at + 1 : at)
+            if at < below { below += 1 }
         } else {
             postError(0, "wl_surface@\(wl_resource_get_id(other.resource)) is neither the parent nor a sibling of this subsurface")
             return
         }
-        order.insert(self, at: index)
-        parent.pendingChildren = order
+        (parent.pendingChildren, parent.pendingChildrenBelow) = (order, below)
     }
 
     /// Takes the position set since the parent's last commit; whether it moved.
@@ -488,8 +510,7 @@ final class SubsurfaceObject: ServerObject {
     }
 
     private func detach() {
-        parent?.children.removeAll { $0 === self }
-        parent?.pendingChildren.removeAll { $0 === self }
+        parent?.forget(self)
         if case .subsurface(let me) = surface?.role, me === self { surface?.role = nil }
         let top = parent?.toplevel
         parent = nil

@@ -174,6 +174,34 @@ import WaylandDescription
         #expect(try at(28, 8) == 0xFF_FF00, "a desynchronized child's commit shows at once")
     }
 
+    /// `place_below` the parent puts a subsurface under it (hidden by an opaque parent),
+    /// `place_above` over it, each on the parent's next commit; siblings stack as placed.
+    @Test func subsurfacesStackUnderAndOverTheirParent() throws {
+        let setup = try Setup()
+        let client = try ScaleClient(setup.waylandPath)
+        try client.show(Self.buffer(for: 0, scale: 1), on: client.root)
+        _ = try setup.control.waitForEvent("surface.mapped")
+        let (first, firstSub) = try client.subsurface(of: client.root)
+        let (second, secondSub) = try client.subsurface(of: client.root)
+        wl_subsurface_set_position(firstSub, 4, 4)
+        wl_subsurface_set_position(secondSub, 8, 4)
+        try client.show((pixels: [UInt32](repeating: 0xFFFF_00FF, count: 64), width: 8, height: 8), on: first, wait: false)
+        try client.show((pixels: [UInt32](repeating: 0xFF00_FFFF, count: 64), width: 8, height: 8), on: second, wait: false)
+        client.commit(client.root)
+        func at(_ x: Int, _ y: Int) throws -> UInt32 { setup.window(try setup.control.screenshot("stack"), x, y) }
+        #expect(try at(6, 6) == 0xFF_00FF && at(10, 6) == 0x00_FFFF, "both over the parent, the second over the first")
+        wl_subsurface_place_below(secondSub, client.root)
+        client.commit(client.root)
+        #expect(try at(10, 6) == 0xFF_00FF && at(14, 6) == 0xFF_0000, "the second under the parent: the first and the parent over it")
+        wl_subsurface_place_below(firstSub, second)
+        client.commit(client.root)
+        #expect(try at(6, 6) == 0xFF_0000, "the first under the second, both under the parent")
+        wl_subsurface_place_above(secondSub, client.root)
+        wl_subsurface_place_above(firstSub, second)
+        client.commit(client.root)
+        #expect(try at(6, 6) == 0xFF_00FF && at(14, 6) == 0x00_FFFF, "both over the parent again, the first on top")
+    }
+
     /// Touches reach the surface under them in its own coordinates: a 2× buffer turned a
     /// quarter and stretched by a viewport to 80×48 in the layer's 40×24, and a 2×
     /// subsurface of 20×12 at (40, 24) of it.

@@ -238,6 +238,27 @@ import VitrineTestSupport
         #expect(s.client.events("configure", of: popup.xdg).count == 2)
     }
 
+    /// A reactive popup (slid into the 60 × 40 window at (30, 20)) is placed again when the
+    /// window shrinks to 50 × 30: slid to (20, 10).
+    @Test func aReactivePopupIsPlacedAgainWhenTheWindowShrinks() throws {
+        let s = try Setup()
+        let positioner = s.corner(3)
+        waylandRequest(positioner!, XdgPositionerRequest.set_reactive.rawValue)
+        let popup = s.client.popup(parent: s.window.xdg, positioner: positioner)
+        #expect(s.client.place(of: popup.popup) == [30, 20, 30, 20])
+        s.client.show(popup.surface, 30, 20, 0xFFFF_FFFF)
+        s.client.show(s.window.surface, 50, 30, 0xFF00_0060)
+        #expect(s.client.wait { s.client.events("configure", of: popup.popup).count == 2 })
+        #expect(s.client.place(of: popup.popup) == [20, 10, 30, 20])
+        // One that is not reactive keeps its place.
+        let fixed = s.client.popup(parent: s.window.xdg, positioner: s.corner(3))
+        #expect(s.client.place(of: fixed.popup) == [20, 10, 30, 20])
+        s.client.show(fixed.surface, 30, 20, 0xFFFF_FFFF)
+        s.client.show(s.window.surface, 60, 40, 0xFF00_0060)
+        #expect(s.client.wait { s.client.events("configure", of: popup.popup).count == 3 })
+        #expect(s.client.events("configure", of: fixed.popup).count == 1)
+    }
+
     @Test func destroyingAPopupUnderAnotherIsTheProtocolsError() throws {
         let s = try Setup()
         let menu = s.client.popup(parent: s.window.xdg, positioner: s.corner(0))

@@ -259,6 +259,22 @@ import VitrineTestSupport
         #expect(s.client.events("configure", of: fixed.popup).count == 1)
     }
 
+    /// `set_parent_size` (40 × 30) is the area a popup is kept in when it comes with the
+    /// window's last configure's serial, or without one; with an older serial the window's
+    /// own 60 × 40 is.
+    @Test func theParentSizeOfTheLatestConfigureIsTheArea() throws {
+        let s = try Setup()
+        let serial = try #require(s.client.events("configure", of: s.window.xdg).last?.values.first)
+        for (configure, place) in [(nil, [10.0, 10, 30, 20]), (UInt32(serial), [10, 10, 30, 20]), (UInt32(serial) - 1, [30, 20, 30, 20])] {
+            let positioner = s.corner(3)
+            waylandRequest(positioner!, XdgPositionerRequest.set_parent_size.rawValue, [wl_argument(i: 40), wl_argument(i: 30)])
+            if let configure { waylandRequest(positioner!, XdgPositionerRequest.set_parent_configure.rawValue, [wl_argument(u: configure)]) }
+            let popup = s.client.popup(parent: s.window.xdg, positioner: positioner)
+            #expect(s.client.place(of: popup.popup) == place, "parent configure \(String(describing: configure))")
+            s.client.destroy(popup: popup.popup, xdg: popup.xdg, surface: popup.surface)
+        }
+    }
+
     @Test func destroyingAPopupUnderAnotherIsTheProtocolsError() throws {
         let s = try Setup()
         let menu = s.client.popup(parent: s.window.xdg, positioner: s.corner(0))

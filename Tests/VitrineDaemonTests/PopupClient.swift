@@ -185,7 +185,7 @@ final class PopupClient {
 }
 
 /// Decodes an event by its message's signature and hands it to the client.
-private let popupClientDispatch: wl_dispatcher_func_t = { implementation, target, opcode, message, arguments in
+private let popupClientDispatch: wl_dispatcher_func_t = { implementation, target, _, message, arguments in
     guard let implementation, let target, let message, let arguments else { return 0 }
     let client = Unmanaged<PopupClient>.fromOpaque(implementation).takeUnretainedValue()
     let proxy = OpaquePointer(target)
@@ -207,7 +207,6 @@ private let popupClientDispatch: wl_dispatcher_func_t = { implementation, target
         index += 1
     }
     client.record(event, proxy: proxy, fd: fd)
-    _ = opcode
     return 0
 }
 

@@ -1,15 +1,17 @@
 import VitrineCore
 import VitrineRaster
 
-/// Which repaints can skip clearing: a layer drawn opaque over the whole damage
-/// rectangle (a full-screen background colour, gradient or video) overwrites every pixel, so
-/// filling the rectangle with `clearColor` first is wasted work.
+/// Which repaints can skip work: a layer drawn opaque over the whole damage rectangle (a
+/// full-screen background colour, gradient, video or window) overwrites every pixel, so
+/// filling the rectangle with `clearColor` first, and painting the layers under it, is
+/// wasted work.
 extension Renderer {
-    /// True when some node of `tree` paints every pixel of `area` with an opaque colour.
-    func isOpaquelyCovered(_ area: PixelRect, in tree: RenderTree) -> Bool {
+    /// The last node of `tree` (the topmost) that paints every pixel of `area` with an
+    /// opaque colour; nil when none does. Nothing drawn before it shows there: neither the
+    /// clear nor, in a repaint of `area`, what the nodes before it paint themselves.
+    func opaqueOccluder(of area: PixelRect, in tree: RenderTree) -> Int? {
         let rect = area.rect
-        for i in tree.nodes.indices where coversOpaquely(i, rect, tree) { return true }
-        return false
+        return tree.nodes.indices.reversed().first { coversOpaquely($0, rect, tree) }
     }
 
     /// Node `i`'s background, gradient or content (a video frame) fills `rect` (screen

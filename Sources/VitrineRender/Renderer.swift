@@ -107,8 +107,10 @@ public final class Renderer {
             let area = rect.intersection(surface.bounds)
             guard !area.isEmpty else { continue }
             let seen = area.offsetBy(dx: x, dy: y)
-            if !isOpaquelyCovered(seen, in: tree) { surface.fill(area, clearColor, mode: .source) }
-            let pass = Pass(tree: tree, reach: reach, contents: contents, area: seen.rect, planes: planes)
+            let occluder = opaqueOccluder(of: seen, in: tree)
+            if occluder == nil { surface.fill(area, clearColor, mode: .source) }
+            var pass = Pass(tree: tree, reach: reach, contents: contents, area: seen.rect, planes: planes)
+            pass.occluder = occluder ?? -1
             drawSubtree(pass, 0, on: surface, offset: toSurface, clip: Clip(rect: area), opacity: 1)
         }
     }
@@ -125,12 +127,15 @@ public final class Renderer {
         /// Per node seen in perspective: the pixels of its plane it and its descendants
         /// can touch (`reach` holds their image in its parent's pixels).
         let planes: [Int: Rect]
+        /// A node that paints all of `area` opaquely (`opaqueOccluder`), or -1: the nodes
+        /// before it paint nothing themselves, its ancestors only their borders (drawn over it).
+        var occluder = -1
     }
 
     /// Draws node `i` and its descendants, compositing offscreen when group opacity
     /// requires it. `offset` maps screen space to `surface` (an offscreen group's).
     func drawSubtree(_ pass: Pass, _ i: Int, on surface: Surface, offset: AffineTransform, clip: Clip, opacity: Double) {
-        guard pass.reach[i].intersects(pass.area) else { return }
+        guard pass.reach[i].intersects(pass.area), pass.tree.nodes[i].subtreeEnd > pass.occluder else { return }
         if let projection = pass.tree.nodes[i].plane?.projection, let reach = pass.planes[i] {
             drawProjected(pass, i, projection, reach: reach, on: surface, offset: offset, clip: clip, opacity: opacity)
         } else {
@@ -202,12 +207,13 @@ public final class Renderer {
         let corners = MaskedCorners(rawValue: UInt8(truncatingIfNeeded: Int(v.number(.maskedCorners))))
         let masks = v.bool(.masksToBounds)
         let background = v.color(.backgroundColor)
+        let covered = i < pass.occluder
 
-        if castsShadow, !masks, v.number(.shadowOpacity) > 0 {
+        if castsShadow, !masks, !covered, v.number(.shadowOpacity) > 0 {
             let outline = ShadowOutline(bounds: bounds, radii: radii, corners: corners)
             drawShadow(pass, i, outline, on: surface, offset: offset, transform: transform, clip: clip, opacity: opacity)
         }
-        if background.alpha > 0 {
+        if background.alpha > 0, !covered {
             let color = premultiplied(background, opacity)
             if radii.maximum > 0 {
                 surface.fillRoundedRect(bounds, radii: radii, corners: corners, color: color, transform: transform, clip: clip)
@@ -220,14 +226,16 @@ public final class Renderer {
             let shape = radii.maximum > 0 ? Path(roundedRect: bounds, radii: radii, corners: corners) : Path(rect: bounds)
             inner = clip.intersecting(Clip(path: shape, transform: transform, within: clip.rect))
         }
-        let contents = v.string(.contents)
-        if !contents.isEmpty {
-            drawPicture(contents, node, bounds: bounds, on: surface, transform: transform, opacity: opacity, clip: inner)
-        }
-        if node.kind == LayerKind.gradient.name {
-            drawGradient(v, bounds: bounds, radii: radii, corners: corners, on: surface, transform: transform, opacity: opacity, clip: inner)
-        } else if let content = pass.contents[i] {
-            content.draw(node, on: surface, transform: transform, opacity: opacity, clip: inner)
+        if !covered {
+            let contents = v.string(.contents)
+            if !contents.isEmpty {
+                drawPicture(contents, node, bounds: bounds, on: surface, transform: transform, opacity: opacity, clip: inner)
+            }
+            if node.kind == LayerKind.gradient.name {
+                drawGradient(v, bounds: bounds, radii: radii, corners: corners, on: surface, transform: transform, opacity: opacity, clip: inner)
+            } else if let content = pass.contents[i] {
+                content.draw(node, on: surface, transform: transform, opacity: opacity, clip: inner)
+            }
         }
         var j = i + 1
         while j < node.subtreeEnd {

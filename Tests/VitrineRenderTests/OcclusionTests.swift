@@ -62,4 +62,39 @@ import VitrineTestSupport
                 "\(name)\(roundedParent ? " in a rounded parent" : "")")
         }
     }
+
+    /// Under a layer that paints every pixel of the repaint opaquely, nothing is painted;
+    /// its parent's border (drawn over its sublayers) and the layers over it still are.
+    @Test func layersUnderAnOpaqueCoverAreLeftOutButBordersAndLayersOverItShow() throws {
+        let scene = Scene()
+        StandardKinds.register(in: scene)
+        try scene.addRoot(id: "root", output: "test", size: Self.full.size)
+        var tx = Transaction(disableActions: true)
+        tx.set("root", "backgroundColor", .color(Color(css: "#ff0000")!))
+        tx.set("root", "borderWidth", .number(4))
+        tx.set("root", "borderColor", .color(Color(css: "#ffff00")!))
+        let center = Point(x: 80, y: 50)
+        tx.add(
+            layer: "under", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 60, height: 40)), "position": .point(center), "backgroundColor": .color(Color(css: "#00ff00")!),
+                "shadowOpacity": .number(1), "shadowRadius": .number(6),
+            ])
+        tx.add(
+            layer: "cover", parent: "root",
+            properties: ["bounds": .rect(Self.full), "position": .point(center), "backgroundColor": .color(Color(css: "#0000ff")!)])
+        tx.add(
+            layer: "over", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 20, height: 20)), "position": .point(center), "backgroundColor": .color(Color(css: "#ffffff")!),
+            ])
+        try scene.commit(tx, at: 0)
+        let surface = Surface(width: 160, height: 100)
+        surface.clear(PremultipliedColor(Color(css: "magenta")!))
+        StandardKinds.renderer().render(try scene.renderTree(root: "root", at: 0), into: surface, region: [surface.bounds])
+        func pixel(_ x: Int, _ y: Int) -> UInt32 { surface.pixels[y * surface.stride + x] }
+        #expect(pixel(1, 1) == 0xFFFF_FF00 && pixel(158, 98) == 0xFFFF_FF00, "the root's border")
+        #expect(pixel(40, 50) == 0xFF00_00FF && pixel(10, 10) == 0xFF00_00FF, "the cover")
+        #expect(pixel(80, 50) == 0xFFFF_FFFF, "the layer over the cover")
+    }
 }

@@ -178,9 +178,9 @@ let package = Package(
             name: "vitrine-bench",
             dependencies: [
                 "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman", "VitrineDaemon", "VitrineSystem",
-                "VitrineImage", "CJPEG", "CairoReference", "vitrined",
+                "VitrineImage", "CJPEG", "CairoReference", "vitrined", "CWaylandClient", "WaylandDescription",
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ], plugins: ["WaylandGlue"]),
         .testTarget(
             name: "VitrineCoreTests",
             dependencies: [

@@ -12,7 +12,8 @@ struct WaylandGlue: BuildToolPlugin {
         "VitrineWayland": [
             "stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml", "stable/viewporter/viewporter.xml",
         ],
-        // The tests' own clients.
+        // The tests' and the compositor bench's own clients.
+        "vitrine-bench": ["stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml"],
         "VitrineDaemonTests": [
             "stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml", "stable/viewporter/viewporter.xml",
         ],

@@ -42,24 +42,34 @@ func runCompositorBenchmarks(_ options: [String]) {
 
 private func f3(_ value: Double) -> String { String(format: "%.3f", value) }
 
-/// `compositor.presentation`: `weston-presentation-shm`'s commit-to-presentation latency
-/// under vitrined and under Weston (`presentationRun`), in milliseconds and in 60 Hz
-/// frames; `compositor.latency`: vitrined's over Weston's (the goal: the next frame, 1).
+/// `compositor.presentation`: commit-to-presentation latency as clients measure it with
+/// presentation-time, under vitrined and under Weston: the bench's own 1920×1080 client
+/// (`benchClientRun`) and `weston-presentation-shm` (`presentationRun`), in milliseconds
+/// and in 60 Hz frames; `compositor.latency`: vitrined's over Weston's (goal: the next
+/// frame, 1).
 private func printPresentationLatencies(seconds: Double, weston: String) throws {
-    let client = "/usr/bin/weston-presentation-shm"
-    guard FileManager.default.isExecutableFile(atPath: client), FileManager.default.isExecutableFile(atPath: "/usr/bin/stdbuf") else {
-        FileHandle.standardError.write(Data("vitrine-bench compositor: no \(client): latency not measured (apt-get install weston)\n".utf8))
-        return
-    }
     let period = 1000.0 / 60
-    let ours = try presentationRun(seconds: seconds, weston: nil, client: client)
-    let theirs = try presentationRun(seconds: seconds, weston: weston, client: client)
-    for (name, run) in [("vitrined", ours), ("weston", theirs)] {
-        print("{\"bench\":\"compositor.presentation\",\"compositor\":\"\(name)\",\"client\":\"weston-presentation-shm\",\(run.fields(period: period))}")
+    var runs: [(client: String, ours: PresentationRun, theirs: PresentationRun)] = [
+        ("vitrine-bench 1920x1080", try benchClientRun(seconds: seconds, weston: nil), try benchClientRun(seconds: seconds, weston: weston))
+    ]
+    let shm = "/usr/bin/weston-presentation-shm"
+    if FileManager.default.isExecutableFile(atPath: shm), FileManager.default.isExecutableFile(atPath: "/usr/bin/stdbuf") {
+        runs.append(
+            (
+                "weston-presentation-shm", try presentationRun(seconds: seconds, weston: nil, client: shm),
+                try presentationRun(seconds: seconds, weston: weston, client: shm)
+            ))
+    } else {
+        FileHandle.standardError.write(Data("vitrine-bench compositor: no \(shm): its latency is not measured (apt-get install weston)\n".utf8))
     }
-    guard !ours.latencies.isEmpty, !theirs.latencies.isEmpty else { return }
-    let ratio = { (p: Double) in String(format: "%.2f", percentile(ours.latencies, p) / percentile(theirs.latencies, p)) }
-    print("{\"bench\":\"compositor.latency\",\"p50_ratio\":\(ratio(0.5)),\"p99_ratio\":\(ratio(0.99)),\"goal_frames\":1}")
+    for run in runs {
+        for (name, result) in [("vitrined", run.ours), ("weston", run.theirs)] {
+            print("{\"bench\":\"compositor.presentation\",\"compositor\":\"\(name)\",\"client\":\"\(run.client)\",\(result.fields(period: period))}")
+        }
+        guard !run.ours.latencies.isEmpty, !run.theirs.latencies.isEmpty else { continue }
+        let ratio = { (p: Double) in String(format: "%.2f", percentile(run.ours.latencies, p) / percentile(run.theirs.latencies, p)) }
+        print("{\"bench\":\"compositor.latency\",\"client\":\"\(run.client)\",\"p50_ratio\":\(ratio(0.5)),\"p99_ratio\":\(ratio(0.99)),\"goal_frames\":1}")
+    }
 }
 
 /// One compositor's run: its CPU, the client's frames, and (vitrined's) output frames.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A client's commit-to-presentation latency under one compositor, as the client measures
-/// it with `wp_presentation` (both clocks CLOCK_MONOTONIC).
+/// it with `wp_presentation` (on the compositor's presentation clock).
 struct PresentationRun {
     /// Commit to presentation of each commit presented, milliseconds, sorted.
     var latencies: [Double]
@@ -57,6 +57,17 @@ func presentationRun(seconds: Double, weston: String?, client: String) throws ->
         }
         let text = String(decoding: (FileManager.default.contents(atPath: log) ?? Data()).dropFirst(settled), as: UTF8.self)
         return parsePresentationShm(text)
+    }
+}
+
+/// The bench's own 1920×1080 client (`BenchWaylandClient`: the whole window redrawn and
+/// committed on every frame callback) under vitrined (`weston` nil: in the surface layer
+/// filling the root) or Weston, for `seconds` after a second to settle.
+func benchClientRun(seconds: Double, weston: String?) throws -> PresentationRun {
+    try BenchCleanup.withTemporaryDirectory { directory in
+        let compositor = try BenchCompositor(in: directory, weston: weston, rule: "app_id = \"vitrine-bench-client\"")
+        defer { compositor.stop() }
+        return try BenchWaylandClient(socket: compositor.socket, width: 1920, height: 1080).measure(settle: 1, seconds: seconds)
     }
 }
 

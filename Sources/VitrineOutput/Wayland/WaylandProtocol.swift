@@ -4,13 +4,13 @@ import WaylandDescription
 
 /// The `wl_interface` structures of a protocol's interfaces (`WaylandProtocol`, described
 /// by wayland-glue), made once and kept for the process's life.
-final class WaylandInterfaceTable: @unchecked Sendable {  // written in init only, read afterwards
+public final class WaylandInterfaceTable: @unchecked Sendable {  // written in init only, read afterwards
     private let pointers: [String: UnsafePointer<wl_interface>]
 
     /// The xdg-shell protocol's.
     static let xdgShell = WaylandInterfaceTable(WaylandProtocol.xdgShell)
 
-    init(_ description: WaylandProtocol) {
+    public init(_ description: WaylandProtocol) {
         pointers = description.tables(
             core: [
                 "wl_surface": vitrine_wl_surface_interface(), "wl_seat": vitrine_wl_seat_interface(), "wl_output": vitrine_wl_output_interface(),
@@ -21,14 +21,14 @@ final class WaylandInterfaceTable: @unchecked Sendable {  // written in init onl
     }
 
     /// The interface named `name` ("xdg_surface").
-    subscript(name: String) -> UnsafePointer<wl_interface> { pointers[name]! }
+    public subscript(name: String) -> UnsafePointer<wl_interface> { pointers[name]! }
 }
 
 /// Sends request `opcode` on `proxy` with `arguments` (a new object's id as `wl_argument(n: 0)`);
 /// returns the new object when the request makes one of `interface`. `destroying` ends
 /// the proxy with the request (a destructor).
 @discardableResult
-func waylandRequest(
+public func waylandRequest(
     _ proxy: OpaquePointer, _ opcode: UInt32, _ arguments: [wl_argument] = [], creating interface: UnsafePointer<wl_interface>? = nil,
     destroying: Bool = false
 ) -> OpaquePointer? {
@@ -41,14 +41,32 @@ func waylandRequest(
 
 /// Calls `handle` with each event's opcode and arguments, on the thread that dispatches
 /// the display (the daemon's loop). Kept alive by its owner as long as the proxy.
-final class WaylandListener {
+public final class WaylandListener {
     let handle: (UInt32, UnsafeMutablePointer<wl_argument>) -> Void
 
-    init(_ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) { self.handle = handle }
+    public init(_ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) { self.handle = handle }
 
     /// Routes `proxy`'s events to this listener.
-    func listen(to proxy: OpaquePointer) {
+    public func listen(to proxy: OpaquePointer) {
         wl_proxy_add_dispatcher(proxy, waylandDispatch, Unmanaged.passUnretained(self).toOpaque(), nil)
+    }
+}
+
+extension WaylandListener {
+    /// Listens to `display`'s registry, calling `bind` with the registry and each global's
+    /// name and interface, after a round trip in which every global has been told. The
+    /// caller keeps the listener as long as the registry.
+    public static func globals(
+        of display: OpaquePointer, bind: @escaping (_ registry: OpaquePointer, _ name: UInt32, _ interface: String) -> Void
+    ) -> (registry: OpaquePointer, listener: WaylandListener)? {
+        guard let registry = wl_display_get_registry(display) else { return nil }
+        let listener = WaylandListener { opcode, a in
+            guard opcode == 0, let name = a[1].s else { return }
+            bind(registry, a[0].u, String(cString: name))
+        }
+        listener.listen(to: registry)
+        wl_display_roundtrip(display)
+        return (registry, listener)
     }
 }
 

@@ -8,8 +8,9 @@ struct HeadPresentation {
     /// The feedback of the commits in frames presented and not on screen yet, by frame
     /// number (the output's count), oldest first.
     var inFlight: [(frame: Int, feedback: [PresentationFeedback])] = []
-    /// The toplevels its last rendered tree shows on its pixels.
-    var showing: Set<ObjectIdentifier> = []
+    /// The toplevels with commits waiting for feedback that its frames rendered since they
+    /// began to wait did not show (a commit is discarded once every awake output passed it).
+    var passed: Set<ObjectIdentifier> = []
 }
 
 /// Presentation feedback: a commit of a window is presented with the time its output
@@ -20,7 +21,8 @@ extension Compositor {
     /// `head` rendered `tree` (`presented`: it gave the backend a frame). The feedback of
     /// the commits of the windows it shows waits for that frame on screen; where the frame
     /// changed nothing, their pictures are on screen already (or with the frame in flight).
-    /// Then commits that no output shows are discarded.
+    /// Commits it did not show are passed by it; those that every awake output passed are
+    /// discarded.
     func presentationRendered(_ head: OutputHead, tree: RenderTree, presented: Bool) {
         guard let wayland, !wayland.toplevels.isEmpty else { return }
         let mode = head.backend.mode
@@ -36,7 +38,10 @@ extension Compositor {
             showing.insert(ObjectIdentifier(toplevel))
             if toplevel.awaitsPresentation { taken += toplevel.takeFeedback() }
         }
-        head.presentation.showing = showing
+        for other in heads { other.presentation.passed.subtract(showing) }
+        for toplevel in wayland.toplevels.values where toplevel.awaitsPresentation {
+            head.presentation.passed.insert(ObjectIdentifier(toplevel))
+        }
         if !taken.isEmpty {
             let frame = head.backend.presentedFrames
             if presented || (head.backend.shownFrame?.number ?? 0) < frame {
@@ -51,12 +56,17 @@ extension Compositor {
         wayland.flush()
     }
 
-    /// Discards the feedback of the commits of windows that no awake output shows.
+    /// Discards the feedback of the commits of windows that every awake output rendered a
+    /// frame without since they began to wait.
     func discardUnshownFeedback() {
         guard let wayland else { return }
+        let present = Set(wayland.toplevels.values.map(ObjectIdentifier.init))
+        for head in heads { head.presentation.passed.formIntersection(present) }
         for toplevel in wayland.toplevels.values where toplevel.awaitsPresentation {
             let id = ObjectIdentifier(toplevel)
-            if !heads.contains(where: { $0.powered && $0.presentation.showing.contains(id) }) { toplevel.discardFeedback() }
+            guard heads.allSatisfy({ !$0.powered || $0.presentation.passed.contains(id) }) else { continue }
+            toplevel.discardFeedback()
+            for head in heads { head.presentation.passed.remove(id) }
         }
     }
 
@@ -74,9 +84,8 @@ extension Compositor {
         wayland?.flush()
     }
 
-    /// `head` was blanked: it shows no window until its next frame.
+    /// `head` was blanked: the commits the awake outputs passed are discarded.
     func presentationBlanked(_ head: OutputHead) {
-        head.presentation.showing.removeAll()
         discardUnshownFeedback()
         wayland?.flush()
     }

@@ -118,6 +118,31 @@ import WaylandDescription
         #expect(client.outcomes[woken]?.presented != nil, "a window on the output woken again: \(String(describing: client.outcomes[woken]))")
     }
 
+    /// With two outputs, a window on the second is presented by it: its `wl_output`, its rate.
+    @Test func aWindowOnTheSecondOutputIsPresentedByIt() throws {
+        let (daemon, _) = try MultiOutputTests.start(
+            clock: "realtime", rightRate: 30,
+            extra: "\n[compositor]\nenabled = true\nsocket = \"wl\"\n[[compositor.rules]]\napp_id = \"presentation-test\"\nlayer = \"win\"\n")
+        let control = try daemon.connect()
+        try control.ok(#"{"cmd": "subscribe", "events": ["surface.*"]}"#)
+        try control.ok(
+            #"{"cmd": "layer.add", "layer": "win", "kind": "surface", "parent": "right", "properties": {"bounds": [0, 0, 60, 40], "position": [100, 100]}}"#)
+        let client = try PresentationClient(daemon.directory.appendingPathComponent("wl").path)
+        _ = try control.waitForEvent("surface.mapped")
+        var commits: [Int] = []
+        for _ in 0..<5 {
+            commits.append(client.commit(feedback: true, frameCallback: true))
+            try client.waitForFrameCallback()
+        }
+        try client.waitForOutcomes(of: commits)
+        #expect(client.outputs.count == 2)
+        for commit in commits {
+            let presented = client.outcomes[commit]?.presented
+            #expect(presented?.refresh == 33_333_333, "HDMI-A-2 refreshes at 30 Hz: \(String(describing: client.outcomes[commit]))")
+            #expect(presented?.outputs == [client.outputs.last], "sync_output names HDMI-A-2's wl_output: \(String(describing: presented))")
+        }
+    }
+
     /// A popup's commits go with its window's frames (the manual clock: a commit is drawn at once).
     @Test func aPopupsCommitIsPresentedWithItsWindow() throws {
         let setup = try CompositorTests.Setup(rules: "[[compositor.rules]]\napp_id = \"popup-test\"\nlayer = \"win\"\n")
@@ -207,7 +232,9 @@ final class PresentationClient {
     let display: OpaquePointer
     private var registry: OpaquePointer?
     private var compositor: OpaquePointer?, shm: OpaquePointer?, wmBase: OpaquePointer?, presentation: OpaquePointer?
-    private(set) var output: OpaquePointer?
+    /// The `wl_output`s, in the order of the globals (the daemon's outputs').
+    private(set) var outputs: [OpaquePointer] = []
+    var output: OpaquePointer? { outputs.first }
     private(set) var clockID: UInt32?
     private var surface: OpaquePointer?, xdgSurface: OpaquePointer?, toplevel: OpaquePointer?, buffer: OpaquePointer?
     private var configured = false
@@ -272,7 +299,7 @@ final class PresentationClient {
         switch interface {
         case "wl_compositor": compositor = bound(vitrine_wl_compositor_interface(), 4)
         case "wl_shm": shm = bound(vitrine_wl_shm_interface(), 1)
-        case "wl_output" where output == nil: output = bound(vitrine_wl_output_interface(), 1)
+        case "wl_output": if let made = bound(vitrine_wl_output_interface(), 1) { outputs.append(made) }
         case "xdg_wm_base":
             wmBase = bound(Self.xdg["xdg_wm_base"], 1)
             listen(wmBase!) { [unowned self] opcode, args in

@@ -110,14 +110,16 @@ struct BindingTable {
 }
 
 extension Transaction {
-    /// Whether the transaction (or one nested in it) removes a layer.
-    var removesLayers: Bool {
+    /// Whether the transaction (or one nested in it) has an operation that `matches`.
+    func contains(where matches: (Operation) -> Bool) -> Bool {
         operations.contains { operation in
-            switch operation {
-            case .removeLayer: true
-            case .nested(let inner): inner.removesLayers
-            default: false
-            }
+            if case .nested(let inner) = operation { inner.contains(where: matches) } else { matches(operation) }
         }
     }
+
+    /// Whether the transaction (or one nested in it) adds a layer.
+    var addsLayers: Bool { contains { if case .addLayer = $0 { true } else { false } } }
+
+    /// Whether the transaction (or one nested in it) removes a layer.
+    var removesLayers: Bool { contains { if case .removeLayer = $0 { true } else { false } } }
 }

@@ -72,6 +72,21 @@ extension Compositor {
         frameNeeded = true
     }
 
+    /// After layers were added: a mapped window whose rule names a layer that did not exist
+    /// when it mapped goes to that layer once it is a surface layer showing no window.
+    func placeWaitingWindows() {
+        guard let wayland else { return }
+        for toplevel in wayland.toplevels.values.sorted(by: { $0.id < $1.id })
+        where toplevel.isMapped && !handPlaced.contains(toplevel.id) && assignedLayer(of: toplevel) == nil {
+            guard let rule = settings.compositor.rules.first(where: { $0.matches(appID: toplevel.appID, title: toplevel.title) }),
+                surfaces.assignments[rule.layer] == nil, (try? scene.kind(of: rule.layer))?.name == SurfaceLayer.kindName
+            else { continue }
+            do { try assign(toplevel, to: rule.layer) } catch { continue }
+            logger.info("surface \(toplevel.id) (app id '\(toplevel.appID)') placed in layer \(rule.layer) by its rule, now that the layer exists")
+            frameNeeded = true
+        }
+    }
+
     /// Takes `[compositor]`'s reloadable keys: the rules (applied to the windows at once)
     /// and the ping timeout.
     func apply(reloaded compositor: Configuration.Compositor) {

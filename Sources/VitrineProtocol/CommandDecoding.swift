@@ -116,7 +116,10 @@ extension Command {
             try r.only(["surface", "layer"])
             let surface = try r.number("surface")
             let layer = try r.string("layer")
-            guard (surface == nil) != (layer == nil) else {
+            if surface != nil, layer != nil {
+                throw ProtocolError(.invalidValue, "surface.close takes \"surface\" or \"layer\", not both: give the one that names the window")
+            }
+            guard surface != nil || layer != nil else {
                 throw ProtocolError(
                     .missingField, "surface.close needs either \"surface\", a surface id from surface.list, or \"layer\", the surface layer showing it")
             }

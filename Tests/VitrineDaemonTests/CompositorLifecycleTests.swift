@@ -210,7 +210,7 @@ import VitrineTestSupport
             (#"{"cmd": "surface.close", "layer": "root"}"#, "invalid_value", "layer 'root' is a layer layer; surface.close takes a surface layer"),
             (#"{"cmd": "surface.close", "layer": "nowhere"}"#, "unknown_layer", "nowhere"),
             (#"{"cmd": "surface.close"}"#, "missing_field", "surface.close needs either \"surface\""),
-            (#"{"cmd": "surface.close", "surface": 1, "layer": "win"}"#, "missing_field", "either"),
+            (#"{"cmd": "surface.close", "surface": 1, "layer": "win"}"#, "invalid_value", "not both"),
             (#"{"cmd": "surface.close", "surface": 1.5}"#, "invalid_value", "a surface id from surface.list"),
         ]
         for (request, code, words) in errors {
@@ -318,5 +318,28 @@ import VitrineTestSupport
         #expect(try setup.layer(of: next["surface"]?.number ?? 0) == .null, "no rule matches any more: shown nowhere")
         #expect(try setup.layer(of: a) == .string("win2"))
         #expect(first.isRunning && second.isRunning)
+    }
+
+    /// A rule whose layer a script adds only after the window mapped (clients start with
+    /// the daemon, before any script): the window goes there when the layer is added, and
+    /// not again once `surface.assign` took it off.
+    @Test func aRuleWaitsForItsLayer() throws {
+        let setup = try Setup(compositor: "[[compositor.rules]]\napp_id = \"vitrined\"\nlayer = \"late\"")
+        let client = try setup.startClient()
+        let (mapped, _) = try setup.event("surface.mapped", timeout: 20)
+        let a = try #require(mapped["surface"]?.number)
+        #expect(mapped["layer"] == .null, "the layer does not exist yet: \(mapped.text)")
+        #expect(setup.daemon.standardError.contains("rule for layer late not applied: there is no layer 'late'"))
+
+        try setup.control.ok(#"{"cmd": "layer.add", "layer": "other", "properties": {"bounds": [0, 0, 10, 10]}}"#)
+        #expect(try setup.layer(of: a) == .null)
+        try setup.control.ok(#"{"cmd": "layer.add", "layer": "late", "kind": "surface", "properties": {"bounds": [0, 0, 60, 40]}}"#)
+        #expect(try setup.layer(of: a) == .string("late"), "placed once its rule's layer exists")
+
+        try setup.control.ok(#"{"cmd": "surface.assign", "surface": \#(Int(a)), "layer": null}"#)
+        try setup.control.ok(#"{"cmd": "layer.remove", "layer": "late"}"#)
+        try setup.control.ok(#"{"cmd": "layer.add", "layer": "late", "kind": "surface", "properties": {"bounds": [0, 0, 60, 40]}}"#)
+        #expect(try setup.layer(of: a) == .null, "a window taken off its layer by surface.assign stays off")
+        #expect(client.isRunning)
     }
 }

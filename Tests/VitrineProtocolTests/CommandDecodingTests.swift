@@ -177,6 +177,20 @@ import VitrineRolling
         #expect(refusal(#"{"id": 2, "cmd": "transaction", "timing": "bouncy", "commands": []}"#)?.code == "invalid_timing")
     }
 
+    @Test func surfaceCloseTakesASurfaceOrALayerNotBoth() throws {
+        guard case .surfaceClose(nil, "browser") = try command(#"{"id": 1, "cmd": "surface.close", "layer": "browser"}"#) else {
+            Issue.record("by layer")
+            return
+        }
+        guard case .surfaceClose(3, nil) = try command(#"{"id": 1, "cmd": "surface.close", "surface": 3}"#) else {
+            Issue.record("by surface")
+            return
+        }
+        let both = refusal(#"{"id": 1, "cmd": "surface.close", "surface": 3, "layer": "browser"}"#)
+        #expect(both?.code == "invalid_value" && both?.message.contains("not both") == true, "\(String(describing: both))")
+        #expect(refusal(#"{"id": 1, "cmd": "surface.close"}"#)?.code == "missing_field")
+    }
+
     @Test func aLineThatIsNotUTF8IsRefusedAsSuch() {
         let invalid = ProtocolError(.invalidUTF8, "the line is not valid UTF-8; send UTF-8 JSON, one object per line")
         let lines: [[UInt8]] = [

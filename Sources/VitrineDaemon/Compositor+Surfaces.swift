@@ -53,7 +53,10 @@ extension Compositor: WaylandServerDelegate {
 
     public func toplevelMapped(_ toplevel: Toplevel) {
         if assignedLayer(of: toplevel) == nil, let rule = settings.compositor.rules.first(where: { $0.matches(appID: toplevel.appID, title: toplevel.title) }) {
-            do { try assign(toplevel, to: rule.layer) } catch {
+            do { try assign(toplevel, to: rule.layer) } catch  where error.code == "unknown_layer" {
+                logger.info(
+                    "surface \(toplevel.id) (\(toplevel.appID)) waits for layer \(rule.layer), which its rule names: it goes there once added (kind surface)")
+            } catch {
                 logger.warning("surface \(toplevel.id) (\(toplevel.appID)): rule for layer \(rule.layer) not applied: \(error.message)")
             }
         }

@@ -329,7 +329,7 @@ import VitrineTestSupport
         let (mapped, _) = try setup.event("surface.mapped", timeout: 20)
         let a = try #require(mapped["surface"]?.number)
         #expect(mapped["layer"] == .null, "the layer does not exist yet: \(mapped.text)")
-        #expect(setup.daemon.standardError.contains("rule for layer late not applied: there is no layer 'late'"))
+        #expect(setup.daemon.standardError.contains("waits for layer late, which its rule names"))
 
         try setup.control.ok(#"{"cmd": "layer.add", "layer": "other", "properties": {"bounds": [0, 0, 10, 10]}}"#)
         #expect(try setup.layer(of: a) == .null)

@@ -136,6 +136,11 @@ final class ClientLauncher {
     /// Starts the `[[clients]]` entries marked to start with the daemon; one that cannot
     /// start is logged and marked failed (`client.failed`), and the others go on.
     func startConfigured() {
+        if compositor.settings.waylandSocketPath == nil, !compositor.settings.clients.isEmpty {
+            logger.warning(
+                "[[clients]] are configured but [compositor] is off: they get no WAYLAND_DISPLAY of this daemon and no window of theirs can be shown; set [compositor] enabled = true"
+            )
+        }
         for entry in compositor.settings.clients where entry.start {
             guard let client = clients[entry.name] else { continue }
             do throws(ProtocolError) {

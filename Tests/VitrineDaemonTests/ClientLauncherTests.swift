@@ -203,6 +203,22 @@ import VitrineProtocol
         #expect(try String(contentsOfFile: setup.path("pwd.txt"), encoding: .utf8) == setup.work.path + "\n")
     }
 
+    /// Clients configured without the compositor (a forgotten `enabled = true`) still
+    /// start, and the log says why a Wayland program among them finds no compositor.
+    @Test func clientsWithoutTheCompositorAreWarnedOf() throws {
+        let setup = try Setup(
+            """
+            [[clients]]
+            name = "env"
+            command = ["true"]
+            directory = "$WORK"
+            restart = "never"
+
+            """, arguments: ["--log-level", "warning"])
+        #expect(Self.eventually { (try? setup.listed("env"))?["state"] == .string("exited") })
+        #expect(setup.daemon.standardError.contains("[[clients]] are configured but [compositor] is off"), "\(setup.daemon.standardError)")
+    }
+
     @Test(
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/weston-simple-shm"), "weston-simple-shm is not installed: apt-get install weston"))
     func aLaunchedClientIsAWaylandClientOfTheDaemon() throws {

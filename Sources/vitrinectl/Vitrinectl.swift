@@ -23,11 +23,32 @@ struct Vitrinectl: ParsableCommand {
             SendCommand.self, WatchCommand.self,
         ])
 
+    /// What to type instead when the first argument is a protocol command's name
+    /// (`layer.add`, `surface.list`), which no subcommand has: the request for `send`,
+    /// built from a JSON object that follows it.
+    static func protocolCommandHint(_ arguments: [String]) -> String? {
+        guard let name = arguments.first, name.contains("."),
+            name.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == ".") })
+        else { return nil }
+        var request = #"{"cmd": "\#(name)"}"#
+        if arguments.count == 2, arguments[1].hasPrefix("{"), arguments[1].hasSuffix("}") {
+            let body = arguments[1].dropFirst().drop(while: \.isWhitespace)
+            request = #"{"cmd": "\#(name)""# + (body.hasPrefix("}") ? "}" : ", " + body)
+        }
+        return "'\(name)' is no subcommand but reads as a protocol command, which is sent as a request: vitrinectl send '\(request)'"
+            + " (vitrinectl --help lists the subcommands)"
+    }
+
     /// The exit status of usage errors. argument-parser's own is EX_USAGE (64); 2 is what
     /// shells and most command-line tools use.
     static let usageError: Int32 = 2
 
     static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let hint = protocolCommandHint(arguments) {
+            Output.write("vitrinectl: \(hint)\n", to: STDERR_FILENO)
+            Glibc.exit(usageError)
+        }
         do {
             var command = try parseAsRoot()
             try command.run()

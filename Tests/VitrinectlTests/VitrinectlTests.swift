@@ -244,6 +244,20 @@ import VitrineProtocol
         #expect(result.stderr.contains("Usage: vitrinectl"), "\(result.stderr)")
     }
 
+    @Test func aProtocolCommandNameIsAnsweredWithTheRequestToSend() throws {
+        let directory = FileManager.default.temporaryDirectory
+        let result = try Ctl(
+            ["layer.add", #"{"layer": "browser", "kind": "surface"}"#], socket: "/nonexistent/vitrine.sock", stdin: nil, in: directory
+        ).wait()
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.contains(
+                #"'layer.add' is no subcommand but reads as a protocol command, which is sent as a request: vitrinectl send '{"cmd": "layer.add", "layer": "browser", "kind": "surface"}'"#
+            ), "\(result.stderr)")
+        let bare = try Ctl(["surface.list"], socket: "/nonexistent/vitrine.sock", stdin: nil, in: directory).wait()
+        #expect(bare.status == 2 && bare.stderr.contains(#"vitrinectl send '{"cmd": "surface.list"}'"#), "\(bare.stderr)")
+    }
+
     @Test func keyEqualsValueIsRefusedWithTheSpellingToUse() throws {
         let directory = FileManager.default.temporaryDirectory
         let result = try Ctl(

@@ -23,6 +23,31 @@ import Testing
         for key in Configuration.SpringDefaults.keys { #expect(spring.contains("| `\(key)` |"), "animation.spring.\(key)") }
     }
 
+    /// docs/COMPOSITOR.md's configurations (the quick start's, the clients') are read as
+    /// the daemon reads them.
+    @Test func compositorExamplesAreValidConfigurations() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/COMPOSITOR.md"), encoding: .utf8)
+        var blocks: [String] = []
+        var block: [Substring]?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.drop(while: { $0 == " " })
+            if block == nil, trimmed == "```toml" {
+                block = []
+            } else if let lines = block, trimmed == "```" {
+                blocks.append(lines.map { $0.drop(while: { $0 == " " }) }.joined(separator: "\n"))
+                block = nil
+            } else {
+                block?.append(line)
+            }
+        }
+        #expect(blocks.count >= 3)
+        for block in blocks {
+            do { _ = try Configuration(toml: block, source: "COMPOSITOR.md") } catch {
+                Issue.record("docs/COMPOSITOR.md has a configuration the daemon refuses: \(error)\n\(block)")
+            }
+        }
+    }
+
     @Test func errorExamplesAreWhatTheParserSays() throws {
         let examples = [
             "[animation]\nimplicit_duraton = 1",

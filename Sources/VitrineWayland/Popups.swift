@@ -151,22 +151,14 @@ final class PopupObject: ServerObject {
         }
         isMapped = surface.buffer != nil && toplevel?.isMapped == true
         let now = isMapped ? surface.size.map { PixelRect(x: surfaceOrigin.x, y: surfaceOrigin.y, width: $0.width, height: $0.height) } : nil
-        if now != drawn {
-            toplevel?.popupChanged([drawn, now].compactMap { $0 })
-        } else if changed, let now {
-            toplevel?.popupChanged(surface.damage.map { $0.offsetBy(dx: now.x, dy: now.y) })
+        if now != drawn || (changed && now != nil) {
+            toplevel?.contentChanged()
         } else if isMapped, surface.awaitsFrame, let toplevel {
             server.changed(toplevel)
         }
         surface.damage.removeAll()
         drawn = now
         if isGrabbing, isMapped, let toplevel { server.refocus(toplevel) }
-    }
-
-    /// Something under the popup (a subsurface of it) changed.
-    func contentChanged() {
-        guard isMapped else { return }
-        toplevel?.popupChanged(drawn.map { [$0] } ?? [])
     }
 
     /// Dismissed: popups over it first, each told `popup_done` when `notify`, then hidden.
@@ -177,7 +169,7 @@ final class PopupObject: ServerObject {
         isMapped = false
         if notify { post(XdgPopupEvent.popup_done.rawValue) }
         if let surface { server.hidden(surface) }
-        if let drawn { toplevel?.popupChanged([drawn]) }
+        if drawn != nil { toplevel?.contentChanged() }
         drawn = nil
     }
 }

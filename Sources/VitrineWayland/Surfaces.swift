@@ -130,7 +130,8 @@ final class SurfaceObject: ServerObject {
     private(set) var buffer: ClientBuffer?
     /// How the committed buffer maps onto the surface; nil without a buffer.
     private(set) var mapping: BufferMapping?
-    /// Where the committed pictures changed since the role took them, in surface coordinates.
+    /// Where the committed pictures changed since its window last took its damage, in
+    /// surface coordinates.
     var damage: [PixelRect] = []
     /// Its subsurfaces, bottom first, the first `childrenBelow` of them under this surface
     /// and the others over it (their order changes on this surface's commit).
@@ -287,7 +288,6 @@ final class SurfaceObject: ServerObject {
     func applyCached() -> Bool {
         guard let state = cached else { return false }
         cached = nil
-        defer { damage.removeAll() }
         return apply(state, notify: false)
     }
 
@@ -329,6 +329,7 @@ final class SurfaceObject: ServerObject {
             let inside = surfaceDamage.map { $0.intersection(mapping.surfaceBounds) }.filter { !$0.isEmpty }
             if !inside.isEmpty {
                 damage += inside
+                if damage.count > 64 { damage = [mapping.surfaceBounds] }
                 changed = true
             }
         }
@@ -514,12 +515,11 @@ final class SubsurfaceObject: ServerObject {
         if case .subsurface(let me) = surface?.role, me === self { surface?.role = nil }
         let top = parent?.toplevel
         parent = nil
-        top?.contentChanged(whole: true)
+        top?.contentChanged()
     }
 
     func committed(changed: Bool) {
         guard changed else { return }
-        surface?.damage.removeAll()
-        parent?.toplevel?.contentChanged(whole: true)
+        parent?.toplevel?.contentChanged()
     }
 }

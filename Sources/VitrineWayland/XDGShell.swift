@@ -134,7 +134,7 @@ final class XDGSurfaceObject: ServerObject {
     func committed(changed: Bool) {
         if geometry != pendingGeometry, pendingGeometry != nil {
             geometry = pendingGeometry
-            toplevel?.contentChanged(whole: true)
+            toplevel?.contentChanged()
         }
         if let popup {
             popup.committed(changed: changed)
@@ -187,6 +187,9 @@ public final class Toplevel: ServerObject {
     var popups: [PopupObject] = []
     /// The window's size when popups were last placed.
     private var placedSize: (width: Int, height: Int)?
+    /// The window rectangle and each surface's place (window coordinates, drawing order)
+    /// when the damage was last taken.
+    private var drawn: (window: PixelRect?, frames: [(surface: ObjectIdentifier, frame: PixelRect)]) = (nil, [])
 
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32, xdg: XDGSurfaceObject) {
         self.xdg = xdg
@@ -298,32 +301,57 @@ public final class Toplevel: ServerObject {
     }
 
     func mapOrChange() {
-        guard let root else { return }
-        let rects = root.damage
-        root.damage.removeAll()
+        guard root != nil else { return }
         replacePopups()
         if !isMapped {
             isMapped = true
+            _ = takeDamage()
             note(nil)
             server.mapped(self)
         } else {
-            note(rects)
+            note(takeDamage())
             server.changed(self)
         }
     }
 
-    func contentChanged(whole: Bool) {
+    /// A surface of the window (a subsurface, a popup, the window geometry) changed.
+    func contentChanged() {
         guard isMapped else { return }
         replacePopups()
-        note(nil)
+        note(takeDamage())
         server.changed(self)
     }
 
-    /// A popup appeared, changed or went: `rects` (window coordinates) changed.
-    func popupChanged(_ rects: [PixelRect]) {
-        guard isMapped else { return }
-        note(rects)
-        server.changed(self)
+    /// Where the window changed since the damage was last taken, in window coordinates cut
+    /// to `windowRect`: each surface's committed damage where the surface is, and the old
+    /// and new places of the surfaces that moved, changed size, changed order, appeared or
+    /// went; nil (all of it) when the window rectangle changed. Clears the surfaces' damage.
+    private func takeDamage() -> [PixelRect]? {
+        let stack = stack()
+        var rects: [PixelRect] = []
+        var frames: [(surface: ObjectIdentifier, frame: PixelRect)] = []
+        for (surface, x, y) in stack {
+            rects += surface.damage.map { $0.offsetBy(dx: x, dy: y) }
+            surface.damage.removeAll()
+            if let size = surface.size { frames.append((ObjectIdentifier(surface), PixelRect(x: x, y: y, width: size.width, height: size.height))) }
+        }
+        let window = windowRect
+        defer { drawn = (window, frames) }
+        guard let window, window == drawn.window else { return nil }
+        let old = Dictionary(drawn.frames.map { ($0.surface, $0.frame) }, uniquingKeysWith: { first, _ in first })
+        let new = Dictionary(frames.map { ($0.surface, $0.frame) }, uniquingKeysWith: { first, _ in first })
+        for (surface, frame) in new where old[surface] != frame { rects += [frame] + (old[surface].map { [$0] } ?? []) }
+        for (surface, frame) in old where new[surface] == nil { rects.append(frame) }
+        // Two surfaces that changed order change where they overlap.
+        let oldIndex = Dictionary(drawn.frames.enumerated().map { ($1.surface, $0) }, uniquingKeysWith: { first, _ in first })
+        let kept = frames.map(\.surface).filter { old[$0] != nil }
+        guard kept.count <= 64 else { return nil }
+        for (i, lower) in kept.enumerated() {
+            for upper in kept[(i + 1)...] where oldIndex[lower]! > oldIndex[upper]! {
+                rects += [old[lower]!.intersection(old[upper]!), new[lower]!.intersection(new[upper]!)]
+            }
+        }
+        return rects.map { $0.intersection(window) }.filter { !$0.isEmpty }
     }
 
     /// The window's size changed: reactive popups are placed again.
@@ -343,6 +371,7 @@ public final class Toplevel: ServerObject {
         guard isMapped else { return }
         dismissPopups()
         isMapped = false
+        drawn = (nil, [])
         note(nil)
         server.unmapped(self)
     }

@@ -70,6 +70,15 @@ import WaylandDescription
 
     static let expected: [UInt32] = [0xFF_0000, 0x00_FF00, 0x00_00FF, 0xFF_FFFF]
 
+    /// The compositor and a client whose window shows the canonical picture, mapped.
+    static func mappedWindow() throws -> (Setup, ScaleClient) {
+        let setup = try Setup()
+        let client = try ScaleClient(setup.waylandPath)
+        try client.show(buffer(for: 0, scale: 1), on: client.root)
+        _ = try setup.control.waitForEvent("surface.mapped")
+        return (setup, client)
+    }
+
     @Test(arguments: 0..<8, [1, 2, 3])
     func everyBufferTransformAndScaleShowsThePictureTheRightWayRound(transform: Int, scale: Int) throws {
         let setup = try Setup()
@@ -139,10 +148,7 @@ import WaylandDescription
     /// A synchronized subsurface's commits wait for its parent's, and so do its moves; a
     /// desynchronized one shows at once, unless its own parent is synchronized.
     @Test func synchronizedSubsurfacesWaitForTheirParentsCommit() throws {
-        let setup = try Setup()
-        let client = try ScaleClient(setup.waylandPath)
-        try client.show(Self.buffer(for: 0, scale: 1), on: client.root)
-        _ = try setup.control.waitForEvent("surface.mapped")
+        let (setup, client) = try Self.mappedWindow()
         let (child, childSub) = try client.subsurface(of: client.root)
         wl_subsurface_set_position(childSub, 4, 4)
         let magenta = (pixels: [UInt32](repeating: 0xFFFF_00FF, count: 64), width: 8, height: 8)
@@ -177,10 +183,7 @@ import WaylandDescription
     /// `place_below` the parent puts a subsurface under it (hidden by an opaque parent),
     /// `place_above` over it, each on the parent's next commit; siblings stack as placed.
     @Test func subsurfacesStackUnderAndOverTheirParent() throws {
-        let setup = try Setup()
-        let client = try ScaleClient(setup.waylandPath)
-        try client.show(Self.buffer(for: 0, scale: 1), on: client.root)
-        _ = try setup.control.waitForEvent("surface.mapped")
+        let (setup, client) = try Self.mappedWindow()
         let (first, firstSub) = try client.subsurface(of: client.root)
         let (second, secondSub) = try client.subsurface(of: client.root)
         wl_subsurface_set_position(firstSub, 4, 4)

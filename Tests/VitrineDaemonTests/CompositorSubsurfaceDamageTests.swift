@@ -1,0 +1,97 @@
+import CWaylandClient
+import Foundation
+import Testing
+import VitrineTestSupport
+
+/// A subsurface's damage becomes screen damage where the subsurface is: the 40×24 window
+/// (1092 screen pixels with the pixel of filtering around it) is not repainted whole for
+/// a change of a 10×10 subsurface. Uses `ScaleClient` and the setup of
+/// `CompositorViewportTests` (the window at (20, 20), drawn pixel for pixel).
+@Suite(.serialized) struct CompositorSubsurfaceDamageTests {
+    typealias Setup = CompositorViewportTests.Setup
+
+    static func solid(_ argb: UInt32) -> (pixels: [UInt32], width: Int, height: Int) { ([UInt32](repeating: argb, count: 100), 10, 10) }
+
+    /// The window (the canonical picture) with a 10×10 magenta subsurface at (4, 4).
+    static func window(desync: Bool) throws -> (Setup, ScaleClient, child: OpaquePointer, sub: OpaquePointer) {
+        let (setup, client) = try CompositorViewportTests.mappedWindow()
+        let (child, sub) = try client.subsurface(of: client.root)
+        wl_subsurface_set_position(sub, 4, 4)
+        if desync { wl_subsurface_set_desync(sub) }
+        try client.show(solid(0xFFFF_00FF), on: child)
+        client.commit(client.root)
+        return (setup, client, child, sub)
+    }
+
+    /// The screen pixels the daemon repainted while `change` was made and shown.
+    static func repainted(_ setup: Setup, _ client: ScaleClient, after change: () throws -> Void) throws -> Double {
+        func pixels() throws -> Double { try setup.control.request(#"{"cmd": "stats"}"#)["result"]?["pixels"]?.number ?? 0 }
+        usleep(150_000)
+        let before = try pixels()
+        try change()
+        client.roundtrip()
+        usleep(150_000)
+        return try pixels() - before
+    }
+
+    @Test func aSubsurfacesDamageRepaintsOnlyWhereItIs() throws {
+        let (setup, client, child, _) = try Self.window(desync: true)
+        let surfaceDamage = try Self.repainted(setup, client) {
+            wl_surface_damage(child, 1, 1, 1, 1)
+            wl_surface_commit(child)
+        }
+        #expect(surfaceDamage > 0 && surfaceDamage <= 9, "a pixel of surface damage repainted \(surfaceDamage) pixels")
+        let bufferDamage = try Self.repainted(setup, client) {
+            wl_surface_damage_buffer(child, 2, 2, 2, 2)
+            wl_surface_commit(child)
+        }
+        #expect(bufferDamage > 0 && bufferDamage <= 16, "2×2 buffer pixels of damage repainted \(bufferDamage) pixels")
+        let newPicture = try Self.repainted(setup, client) { try client.show(Self.solid(0xFF00_FFFF), on: child, wait: false) }
+        #expect(newPicture > 0 && newPicture <= 12 * 12, "a new 10×10 picture repainted \(newPicture) pixels")
+        let shot = try setup.control.screenshot("subsurface-damage")
+        #expect(setup.window(shot, 6, 6) == 0x00_FFFF && setup.window(shot, 2, 2) == 0xFF_0000 && setup.window(shot, 16, 6) == 0xFF_0000)
+    }
+
+    @Test func aMovedSubsurfaceRepaintsItsOldAndNewPlace() throws {
+        let (setup, client, _, sub) = try Self.window(desync: false)
+        let moved = try Self.repainted(setup, client) {
+            wl_subsurface_set_position(sub, 24, 10)
+            wl_surface_commit(client.root)
+        }
+        #expect(moved > 0 && moved <= 2 * 12 * 12, "a move of the 10×10 subsurface repainted \(moved) pixels")
+        let shot = try setup.control.screenshot("subsurface-moved")
+        #expect(setup.window(shot, 6, 6) == 0xFF_0000 && setup.window(shot, 26, 12) == 0xFF_00FF && setup.window(shot, 30, 18) == 0xFF_00FF)
+        #expect(setup.window(shot, 36, 6) == 0x00_FF00 && setup.window(shot, 30, 22) == 0xFF_FFFF)
+        let restacked = try Self.repainted(setup, client) {
+            wl_subsurface_place_below(sub, client.root)
+            wl_surface_commit(client.root)
+        }
+        #expect(restacked > 0 && restacked <= 12 * 12, "restacking the subsurface repainted \(restacked) pixels")
+        #expect(setup.window(try setup.control.screenshot("subsurface-under"), 26, 12) == 0xFF_FFFF)
+    }
+
+    /// A synchronized subsurface's damage waits for its parent's commit, accumulated over
+    /// its own commits meanwhile.
+    @Test func aSynchronizedSubsurfacesDamageIsAppliedWithItsParentsCommit() throws {
+        let (setup, client, child, _) = try Self.window(desync: false)
+        let cached = try Self.repainted(setup, client) {
+            try client.show(Self.solid(0xFF00_FFFF), on: child, wait: false)
+            wl_surface_damage(child, 0, 0, 1, 1)
+            wl_surface_commit(child)
+        }
+        #expect(cached == 0, "the child's commits repainted \(cached) pixels before its parent's")
+        #expect(setup.window(try setup.control.screenshot("subsurface-cached"), 6, 6) == 0xFF_00FF)
+        let applied = try Self.repainted(setup, client) { wl_surface_commit(client.root) }
+        #expect(applied > 0 && applied <= 12 * 12, "the parent's commit repainted \(applied) pixels")
+        #expect(setup.window(try setup.control.screenshot("subsurface-applied"), 6, 6) == 0x00_FFFF)
+        // Two commits of a pixel's damage each, then the parent's: both pixels.
+        let both = try Self.repainted(setup, client) {
+            wl_surface_damage(child, 0, 0, 1, 1)
+            wl_surface_commit(child)
+            wl_surface_damage(child, 8, 8, 1, 1)
+            wl_surface_commit(child)
+            wl_surface_commit(client.root)
+        }
+        #expect(both > 9 && both <= 12 * 12, "two cached pixels of damage repainted \(both) pixels")
+    }
+}

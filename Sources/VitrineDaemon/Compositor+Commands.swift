@@ -122,6 +122,7 @@ extension Compositor {
         let id = try core { () throws(CoreError) in try scene.commit(tx, at: time ?? now) }
         if let owner { transactionOwners[id] = owner }
         if !input.bindings.isEmpty, tx.removesLayers { pruneBindings() }
+        if wayland != nil, tx.removesLayers { releaseRemovedLayers() }
         if wayland != nil, tx.addsLayers { placeWaitingWindows() }
         frameNeeded = true
         return id

@@ -72,6 +72,14 @@ extension Compositor {
         frameNeeded = true
     }
 
+    /// After layers were removed: the windows their layers showed are on no layer (one its
+    /// rule placed goes back when the layer is added again).
+    func releaseRemovedLayers() {
+        for layer in surfaces.assignments.keys where !scene.contains(layer) {
+            surfaces.assignments[layer] = nil
+        }
+    }
+
     /// After layers were added: a mapped window whose rule names a layer that did not exist
     /// when it mapped goes to that layer once it is a surface layer showing no window.
     func placeWaitingWindows() {

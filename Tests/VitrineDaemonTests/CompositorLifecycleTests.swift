@@ -321,8 +321,9 @@ import VitrineTestSupport
     }
 
     /// A rule whose layer a script adds only after the window mapped (clients start with
-    /// the daemon, before any script): the window goes there when the layer is added, and
-    /// not again once `surface.assign` took it off.
+    /// the daemon, before any script): the window goes there when the layer is added, is
+    /// on no layer while the layer is removed, and not placed again once `surface.assign`
+    /// took it off.
     @Test func aRuleWaitsForItsLayer() throws {
         let setup = try Setup(compositor: "[[compositor.rules]]\napp_id = \"vitrined\"\nlayer = \"late\"")
         let client = try setup.startClient()
@@ -335,6 +336,13 @@ import VitrineTestSupport
         #expect(try setup.layer(of: a) == .null)
         try setup.control.ok(#"{"cmd": "layer.add", "layer": "late", "kind": "surface", "properties": {"bounds": [0, 0, 60, 40]}}"#)
         #expect(try setup.layer(of: a) == .string("late"), "placed once its rule's layer exists")
+
+        try setup.control.ok(#"{"cmd": "layer.remove", "layer": "late"}"#)
+        #expect(try setup.layer(of: a) == .null, "its layer removed, the window is on none")
+        let close = try setup.control.request(#"{"cmd": "surface.close", "layer": "late"}"#)
+        #expect(close["error"]?["code"] == .string("unknown_layer"), "\(close.text)")
+        try setup.control.ok(#"{"cmd": "layer.add", "layer": "late", "kind": "surface", "properties": {"bounds": [0, 0, 60, 40]}}"#)
+        #expect(try setup.layer(of: a) == .string("late"), "its rule places it again when the layer is back")
 
         try setup.control.ok(#"{"cmd": "surface.assign", "surface": \#(Int(a)), "layer": null}"#)
         try setup.control.ok(#"{"cmd": "layer.remove", "layer": "late"}"#)

@@ -6,7 +6,8 @@ import VitrineTestSupport
 /// A subsurface's damage becomes screen damage where the subsurface is: the 40×24 window
 /// (1092 screen pixels with the pixel of filtering around it) is not repainted whole for
 /// a change of a 10×10 subsurface. Uses `ScaleClient` and the setup of
-/// `CompositorViewportTests` (the window at (20, 20), drawn pixel for pixel).
+/// `CompositorViewportTests` (the window at (20, 20), drawn pixel for pixel), and for a
+/// popup's subsurface `PopupClient` and the setup of `CompositorPopupTests`.
 @Suite(.serialized) struct CompositorSubsurfaceDamageTests {
     typealias Setup = CompositorViewportTests.Setup
 
@@ -23,15 +24,20 @@ import VitrineTestSupport
         return (setup, client, child, sub)
     }
 
-    /// The screen pixels the daemon repainted while `change` was made and shown.
-    static func repainted(_ setup: Setup, _ client: ScaleClient, after change: () throws -> Void) throws -> Double {
-        func pixels() throws -> Double { try setup.control.request(#"{"cmd": "stats"}"#)["result"]?["pixels"]?.number ?? 0 }
+    /// The screen pixels the daemon repainted while `change` was made (on `display`'s
+    /// connection) and shown.
+    static func repainted(_ control: SocketClient, _ display: OpaquePointer, after change: () throws -> Void) throws -> Double {
+        func pixels() throws -> Double { try control.request(#"{"cmd": "stats"}"#)["result"]?["pixels"]?.number ?? 0 }
         usleep(150_000)
         let before = try pixels()
         try change()
-        client.roundtrip()
+        wl_display_roundtrip(display)
         usleep(150_000)
         return try pixels() - before
+    }
+
+    static func repainted(_ setup: Setup, _ client: ScaleClient, after change: () throws -> Void) throws -> Double {
+        try repainted(setup.control, client.display, after: change)
     }
 
     @Test func aSubsurfacesDamageRepaintsOnlyWhereItIs() throws {
@@ -93,5 +99,36 @@ import VitrineTestSupport
             wl_surface_commit(client.root)
         }
         #expect(both > 9 && both <= 12 * 12, "two cached pixels of damage repainted \(both) pixels")
+    }
+
+    /// A popup's subsurface (synchronized) is shown with the popup's commit, and only its
+    /// part of the screen is repainted: the layer is 2×, the subsurface 4×4 (8×8 on the
+    /// screen), the window 60×40 (120×80).
+    @Test func aPopupsSubsurfaceRepaintsOnlyWhereItIs() throws {
+        let s = try CompositorPopupTests.Setup()
+        let control = s.setup.control
+        let popup = s.client.popup(parent: s.window.xdg, positioner: s.client.positioner(size: (20, 20), anchorRect: (30, 20, 0, 0), gravity: 8))
+        let child = wl_compositor_create_surface(s.client.compositor)
+        let sub = wl_subcompositor_get_subsurface(s.client.subcompositor, child, popup.surface)
+        wl_subsurface_set_position(sub, 2, 2)
+        s.client.show(child, 4, 4, 0xFFFF_FF00)
+        s.client.show(popup.surface, 20, 20, 0xFFFF_FFFF)
+        /// The screen's pixel at the window's (x, y), as 0xRRGGBB.
+        func window(_ x: Int, _ y: Int) throws -> UInt32 {
+            let shot = try control.screenshot("popup-subsurface")
+            return shot.pixel(x: 40 + 2 * x + 1, y: 20 + 2 * y + 1).argb & 0xFF_FFFF
+        }
+        #expect(s.client.wait { (try? window(33, 23)) == 0xFF_FF00 })
+        let cached = try Self.repainted(control, s.client.display) { s.client.show(child, 4, 4, 0xFF00_FFFF) }
+        #expect(cached == 0, "the child's commit repainted \(cached) pixels before the popup's")
+        let applied = try Self.repainted(control, s.client.display) { wl_surface_commit(popup.surface) }
+        #expect(applied > 0 && applied <= 10 * 10, "the popup's commit repainted \(applied) pixels")
+        #expect(try window(33, 23) == 0x00_FFFF && window(37, 23) == 0xFF_FFFF)
+        let moved = try Self.repainted(control, s.client.display) {
+            wl_subsurface_set_position(sub, 10, 10)
+            wl_surface_commit(popup.surface)
+        }
+        #expect(moved > 0 && moved <= 2 * 10 * 10, "the subsurface's move repainted \(moved) pixels")
+        #expect(try window(33, 23) == 0xFF_FFFF && window(41, 31) == 0x00_FFFF)
     }
 }

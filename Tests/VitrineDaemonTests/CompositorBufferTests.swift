@@ -127,106 +127,46 @@ import VitrineTestSupport
 
 /// A wayland-client toplevel with app id "buffer-test" that commits wl_shm buffers it
 /// fills, and records which the compositor released.
-final class ToplevelClient {
+final class ToplevelClient: TestWaylandClient {
     struct Buffer {
         let proxy: OpaquePointer
         let id: UInt32
         let pixels: UnsafeMutablePointer<UInt32>
-        let pool: (proxy: OpaquePointer, file: Int32, mapping: UnsafeMutableRawPointer, bytes: Int)
+        let pool: ShmPool
     }
 
-    let display: OpaquePointer
     let size: (width: Int, height: Int)
-    private var compositor: OpaquePointer?
-    private var shm: OpaquePointer?
-    private var wmBase: OpaquePointer?
     private var surface: OpaquePointer!
-    private var listeners: [WaylandListener] = []
-    private var configured = false
     /// Ids of the buffers released, in order.
     private(set) var released: [UInt32] = []
     /// The file of the shared pool (the first made).
-    private(set) var poolFile: Int32 = -1
-    private var shared: (proxy: OpaquePointer, file: Int32, mapping: UnsafeMutableRawPointer, bytes: Int, used: Int)?
+    var poolFile: Int32 { shared?.pool.file ?? -1 }
+    private var shared: (pool: ShmPool, used: Int)?
     private var buffers: [UInt32: Buffer] = [:]
 
     init(_ path: String, size: (Int, Int) = (40, 30)) throws {
-        guard let display = wl_display_connect(path) else { throw DaemonError("cannot connect to \(path)") }
-        self.display = display
         self.size = size
-        let registry = try #require(wl_display_get_registry(display))
-        listen(registry) { [unowned self] opcode, args in
-            guard opcode == 0, let name = args[1].s else { return }
-            switch String(cString: name) {
-            case "wl_compositor": compositor = wl_registry_bind(registry, args[0].u, vitrine_wl_compositor_interface(), 4).map(OpaquePointer.init)
-            case "wl_shm": shm = wl_registry_bind(registry, args[0].u, vitrine_wl_shm_interface(), 1).map(OpaquePointer.init)
-            case "xdg_wm_base": wmBase = wl_registry_bind(registry, args[0].u, WaylandInterfaceTable.xdgShell["xdg_wm_base"], 1).map(OpaquePointer.init)
-            default: break
-            }
-        }
-        wl_display_roundtrip(display)
-        guard let compositor, shm != nil, let wmBase else { throw DaemonError("no wl_compositor, wl_shm or xdg_wm_base") }
-        surface = wl_compositor_create_surface(compositor)
-        let xdg = WaylandInterfaceTable.xdgShell
-        let xdgSurface = try #require(
-            waylandRequest(wmBase, XdgWmBaseRequest.get_xdg_surface.rawValue, [wl_argument(n: 0), wl_argument(o: surface)], creating: xdg["xdg_surface"]))
-        let toplevel = try #require(waylandRequest(xdgSurface, XdgSurfaceRequest.get_toplevel.rawValue, [wl_argument(n: 0)], creating: xdg["xdg_toplevel"]))
-        listen(xdgSurface) { [unowned self] opcode, args in
-            guard opcode == XdgSurfaceEvent.configure.rawValue else { return }
-            waylandRequest(xdgSurface, XdgSurfaceRequest.ack_configure.rawValue, [wl_argument(u: args[0].u)])
-            configured = true
-        }
-        listen(toplevel) { _, _ in }
-        _ = "buffer-test".withCString { waylandRequest(toplevel, XdgToplevelRequest.set_app_id.rawValue, [wl_argument(s: $0)]) }
-        wl_surface_commit(surface)
-        for _ in 0..<20 where !configured { wl_display_roundtrip(display) }
-        guard configured else { throw DaemonError("the compositor did not configure the toplevel") }
-    }
-
-    deinit {
-        wl_display_disconnect(display)
-        for buffer in buffers.values where buffer.pool.proxy != shared?.proxy { drop(buffer.pool) }
-        if let shared { drop((shared.proxy, shared.file, shared.mapping, shared.bytes)) }
-    }
-
-    private func drop(_ pool: (proxy: OpaquePointer, file: Int32, mapping: UnsafeMutableRawPointer, bytes: Int)) {
-        munmap(pool.mapping, pool.bytes)
-        close(pool.file)
-    }
-
-    private func listen(_ proxy: OpaquePointer, _ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) {
-        let listener = WaylandListener(handle)
-        listeners.append(listener)
-        listener.listen(to: proxy)
+        try super.init(path, binding: ["wl_compositor": 4, "wl_shm": 1, "xdg_wm_base": 1])
+        surface = wl_compositor_create_surface(global("wl_compositor"))
+        _ = try makeToplevel(surface, appID: "buffer-test")
     }
 
     /// A window-sized buffer filled with `fill`, in the shared pool (room for eight) or a
     /// pool of its own.
     func buffer(format: UInt32, fill: UInt32, newPool: Bool = false) throws -> Buffer {
-        let stride = size.width * 4, bytes = stride * size.height
-        var pool: (proxy: OpaquePointer, file: Int32, mapping: UnsafeMutableRawPointer, bytes: Int)
+        let bytes = size.width * 4 * size.height
+        let pool: ShmPool
         var offset = 0
-        if !newPool, let shared, shared.used + bytes <= shared.bytes {
-            pool = (shared.proxy, shared.file, shared.mapping, shared.bytes)
+        if !newPool, let shared, shared.used + bytes <= shared.pool.bytes {
+            pool = shared.pool
             offset = shared.used
             self.shared?.used += bytes
         } else {
-            let total = newPool ? bytes : bytes * 8
-            let file = memfd_create("buffer-test", 1)
-            ftruncate(file, off_t(total))
-            guard let mapping = mmap(nil, total, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), mapping != MAP_FAILED,
-                let proxy = wl_shm_create_pool(shm, file, Int32(total))
-            else { throw DaemonError("cannot make a pool of \(total) bytes") }
-            pool = (proxy, file, mapping, total)
-            if !newPool {
-                shared = (proxy, file, mapping, total, bytes)
-                poolFile = file
-            }
+            pool = try ShmPool(shm: global("wl_shm"), bytes: newPool ? bytes : bytes * 8, name: "buffer-test")
+            if !newPool { shared = (pool, bytes) }
         }
-        guard let proxy = wl_shm_pool_create_buffer(pool.proxy, Int32(offset), Int32(size.width), Int32(size.height), Int32(stride), format)
-        else { throw DaemonError("no buffer") }
-        let buffer = Buffer(
-            proxy: proxy, id: wl_proxy_get_id(proxy), pixels: (pool.mapping + offset).assumingMemoryBound(to: UInt32.self), pool: pool)
+        let proxy = try pool.buffer(offset: offset, width: size.width, height: size.height, format: wl_shm_format(format))
+        let buffer = Buffer(proxy: proxy, id: wl_proxy_get_id(proxy), pixels: (pool.memory + offset).assumingMemoryBound(to: UInt32.self), pool: pool)
         buffers[buffer.id] = buffer
         self.fill(buffer, fill)
         listen(proxy) { [unowned self] opcode, _ in if opcode == 0 { released.append(buffer.id) } }
@@ -245,24 +185,16 @@ final class ToplevelClient {
         wl_display_flush(display)
     }
 
-    func roundtrip() { wl_display_roundtrip(display) }
-
     /// Destroys the buffers released so far (and their own pools).
     func forgetReleased() {
         for id in released {
             guard let buffer = buffers.removeValue(forKey: id) else { continue }
             wl_buffer_destroy(buffer.proxy)
-            if buffer.pool.proxy != shared?.proxy {
-                wl_shm_pool_destroy(buffer.pool.proxy)
-                drop(buffer.pool)
-            }
+            if buffer.pool !== shared?.pool { wl_shm_pool_destroy(buffer.pool.proxy) }
         }
         released.removeAll()
     }
 
     /// Buffers not released yet.
     var held: Int { buffers.count }
-
-    /// The protocol error the compositor sent, after a round trip.
-    func protocolError() -> (code: UInt32, interface: String)? { waylandProtocolError(display) }
 }

@@ -149,27 +149,19 @@ import WaylandDescription
         let client = try PopupClient(setup.waylandPath)
         let window = client.toplevel(appID: "popup-test", 60, 40, 0xFF00_0060)
         _ = try setup.control.waitForEvent("surface.mapped")
-        var presentation: OpaquePointer?
-        let registry = try #require(wl_display_get_registry(client.display))
-        let bind = ClientListener { opcode, a in
-            guard opcode == 0, let name = a[1].s, String(cString: name) == "wp_presentation" else { return }
-            presentation = wl_registry_bind(registry, a[0].u, PresentationClient.timing["wp_presentation"], 1).map(OpaquePointer.init)
-        }
-        wl_proxy_add_dispatcher(registry, clientDispatch, Unmanaged.passUnretained(bind).toOpaque(), nil)
-        wl_display_roundtrip(client.display)
+        let presentation = try client.bind("wp_presentation", version: 1)
         let popup = client.popup(parent: window.xdg, positioner: client.positioner(size: (10, 10), anchorRect: (30, 20, 0, 0), gravity: 8))
         func feedback() throws -> OpaquePointer {
             try #require(
                 client.listen(
                     waylandRequest(
-                        presentation!, WpPresentationRequest.feedback.rawValue, [wl_argument(o: popup.surface), wl_argument(n: 0)],
+                        presentation, WpPresentationRequest.feedback.rawValue, [wl_argument(o: popup.surface), wl_argument(n: 0)],
                         creating: PresentationClient.timing["wp_presentation_feedback"])))
         }
         let shown = try feedback()
         client.show(popup.surface, 10, 10, 0xFFFF_FF00)
         client.wait { client.events.contains { $0.object == PopupClient.id(shown) && ($0.name == "presented" || $0.name == "discarded") } }
         #expect(client.events("presented", of: shown).count == 1, "\(client.events.filter { $0.interface.hasPrefix("wp_") })")
-        withExtendedLifetime(bind) {}
     }
 
     @Test(
@@ -205,7 +197,7 @@ import WaylandDescription
 /// 64×48 XRGB buffer, committing with `wp_presentation_feedback` and frame callbacks on
 /// demand, recording what became of each commit, and answering `xdg_wm_base.ping` as
 /// `pongs` says when it reads its events.
-final class PresentationClient {
+final class PresentationClient: TestWaylandClient {
     /// How pings are answered.
     enum Pong {
         /// With the ping's serial.
@@ -229,92 +221,38 @@ final class PresentationClient {
         var presented: Presented? { if case .presented(let p) = self { p } else { nil } }
     }
 
-    let display: OpaquePointer
-    private var registry: OpaquePointer?
-    private var compositor: OpaquePointer?, shm: OpaquePointer?, wmBase: OpaquePointer?, presentation: OpaquePointer?
     /// The `wl_output`s, in the order of the globals (the daemon's outputs').
-    private(set) var outputs: [OpaquePointer] = []
+    var outputs: [OpaquePointer] { bound["wl_output"] ?? [] }
     var output: OpaquePointer? { outputs.first }
     private(set) var clockID: UInt32?
-    private var surface: OpaquePointer?, xdgSurface: OpaquePointer?, toplevel: OpaquePointer?, buffer: OpaquePointer?
-    private var configured = false
-    private var listeners: [ClientListener] = []
-    private var poolFile: Int32 = -1
+    private var surface: OpaquePointer?, picture: OpaquePointer?
     private(set) var outcomes: [Int: Outcome] = [:]
     var pongs = Pong.right
     /// The serials of the pings received.
     private(set) var pings: [UInt32] = []
     private var frameDone = false
     private var nextCommit = 0
-    private static let xdg = ClientInterfaceTable(WaylandProtocol.xdgShell)
-    static let timing = ClientInterfaceTable(WaylandProtocol.presentationTime)
 
     /// Connects, binds, maps the toplevel with its first buffer.
     init(_ path: String) throws {
-        guard let display = wl_display_connect(path) else { throw DaemonError("cannot connect to \(path)") }
-        self.display = display
-        registry = wl_display_get_registry(display)
-        listen(registry!) { [unowned self] opcode, args in
-            guard opcode == 0, let name = args[1].s else { return }
-            bind(args[0].u, String(cString: name))
+        try super.init(
+            path, binding: ["wl_compositor": 4, "wl_shm": 1, "wl_output": 1, "xdg_wm_base": 1, "wp_presentation": 1], optional: ["wl_output"])
+        let wmBase = global("xdg_wm_base")!
+        listen(wmBase) { [unowned self] opcode, args in
+            guard opcode == XdgWmBaseEvent.ping.rawValue else { return }
+            pings.append(args[0].u)
+            guard pongs != .none else { return }
+            waylandRequest(wmBase, XdgWmBaseRequest.pong.rawValue, [wl_argument(u: args[0].u &+ (pongs == .wrong ? 1000 : 0))])
+        }
+        listen(global("wp_presentation")!) { [unowned self] opcode, args in
+            if opcode == WpPresentationEvent.clock_id.rawValue { clockID = args[0].u }
         }
         wl_display_roundtrip(display)
-        guard let compositor, let shm, let wmBase, presentation != nil else { throw DaemonError("a global is missing") }
-        wl_display_roundtrip(display)
-        surface = wl_compositor_create_surface(compositor)
-        xdgSurface = request(wmBase, XdgWmBaseRequest.get_xdg_surface.rawValue, [wl_argument(n: 0), wl_argument(o: surface)], Self.xdg["xdg_surface"])
-        toplevel = request(xdgSurface!, XdgSurfaceRequest.get_toplevel.rawValue, [wl_argument(n: 0)], Self.xdg["xdg_toplevel"])
-        listen(xdgSurface!) { [unowned self] opcode, args in
-            guard opcode == XdgSurfaceEvent.configure.rawValue else { return }
-            request(xdgSurface!, XdgSurfaceRequest.ack_configure.rawValue, [wl_argument(u: args[0].u)])
-            configured = true
-        }
-        _ = "presentation-test".withCString { request(toplevel!, XdgToplevelRequest.set_app_id.rawValue, [wl_argument(s: $0)]) }
-        wl_surface_commit(surface)
-        for _ in 0..<20 where !configured { wl_display_roundtrip(display) }
-        guard configured else { throw DaemonError("the toplevel was not configured") }
-        let (width, height) = (64, 48)
-        poolFile = memfd_create("presentation-test", 1)
-        ftruncate(poolFile, off_t(width * height * 4))
-        if let pixels = mmap(nil, width * height * 4, PROT_READ | PROT_WRITE, MAP_SHARED, poolFile, 0), pixels != MAP_FAILED {
-            pixels.initializeMemory(as: UInt32.self, repeating: 0xFF20_8040, count: width * height)
-            munmap(pixels, width * height * 4)
-        }
-        let pool = wl_shm_create_pool(shm, poolFile, Int32(width * height * 4))
-        buffer = wl_shm_pool_create_buffer(pool, 0, Int32(width), Int32(height), Int32(width * 4), WL_SHM_FORMAT_XRGB8888.rawValue)
-        wl_shm_pool_destroy(pool)
+        surface = wl_compositor_create_surface(global("wl_compositor"))
+        _ = try makeToplevel(surface, appID: "presentation-test")
+        picture = try buffer(64, 48, format: WL_SHM_FORMAT_XRGB8888, name: "presentation-test") { $0.update(repeating: 0xFF20_8040) }
         _ = commit(feedback: false, frameCallback: false)
         wl_display_roundtrip(display)
-    }
-
-    deinit {
-        if poolFile >= 0 { close(poolFile) }
-        wl_display_disconnect(display)
-    }
-
-    private func bind(_ name: UInt32, _ interface: String) {
-        func bound(_ table: UnsafePointer<wl_interface>, _ version: UInt32) -> OpaquePointer? {
-            wl_registry_bind(registry, name, table, version).map(OpaquePointer.init)
-        }
-        switch interface {
-        case "wl_compositor": compositor = bound(vitrine_wl_compositor_interface(), 4)
-        case "wl_shm": shm = bound(vitrine_wl_shm_interface(), 1)
-        case "wl_output": if let made = bound(vitrine_wl_output_interface(), 1) { outputs.append(made) }
-        case "xdg_wm_base":
-            wmBase = bound(Self.xdg["xdg_wm_base"], 1)
-            listen(wmBase!) { [unowned self] opcode, args in
-                guard opcode == XdgWmBaseEvent.ping.rawValue else { return }
-                pings.append(args[0].u)
-                guard pongs != .none else { return }
-                request(wmBase!, XdgWmBaseRequest.pong.rawValue, [wl_argument(u: args[0].u &+ (pongs == .wrong ? 1000 : 0))])
-            }
-        case "wp_presentation":
-            presentation = bound(Self.timing["wp_presentation"], 1)
-            listen(presentation!) { [unowned self] opcode, args in
-                if opcode == WpPresentationEvent.clock_id.rawValue { clockID = args[0].u }
-            }
-        default: break
-        }
     }
 
     /// Attaches the buffer, damages it all and commits, with feedback and a frame callback
@@ -332,8 +270,9 @@ final class PresentationClient {
         var sync: [OpaquePointer?] = []
         var committed: UInt64 = 0
         if feedback,
-            let proxy = request(
-                presentation!, WpPresentationRequest.feedback.rawValue, [wl_argument(o: surface), wl_argument(n: 0)], Self.timing["wp_presentation_feedback"])
+            let proxy = waylandRequest(
+                global("wp_presentation")!, WpPresentationRequest.feedback.rawValue, [wl_argument(o: surface), wl_argument(n: 0)],
+                creating: Self.timing["wp_presentation_feedback"])
         {
             listen(proxy) { [unowned self] opcode, a in
                 switch WpPresentationFeedbackEvent(rawValue: opcode) {
@@ -353,7 +292,7 @@ final class PresentationClient {
                 }
             }
         }
-        wl_surface_attach(surface, buffer, 0, 0)
+        wl_surface_attach(surface, picture, 0, 0)
         wl_surface_damage(surface, 0, 0, 64, 48)
         committed = Self.now()
         wl_surface_commit(surface)
@@ -385,45 +324,7 @@ final class PresentationClient {
     /// Answers the last ping received, with its serial.
     func answerLastPing() {
         guard let serial = pings.last else { return }
-        request(wmBase!, XdgWmBaseRequest.pong.rawValue, [wl_argument(u: serial)])
+        waylandRequest(global("xdg_wm_base")!, XdgWmBaseRequest.pong.rawValue, [wl_argument(u: serial)])
         wl_display_flush(display)
     }
-
-    private func dispatch(until done: () -> Bool, what: String, timeout: Double = 5) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !done() {
-            guard Date() < deadline else { throw DaemonError("no \(what) within \(timeout) s") }
-            wl_display_flush(display)
-            var ready = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
-            if poll(&ready, 1, 50) > 0 { wl_display_dispatch(display) }
-            guard wl_display_get_error(display) == 0 else { throw DaemonError("the connection failed: error \(wl_display_get_error(display))") }
-        }
-    }
-
-    @discardableResult
-    private func request(_ proxy: OpaquePointer, _ opcode: UInt32, _ arguments: [wl_argument], _ interface: UnsafePointer<wl_interface>? = nil)
-        -> OpaquePointer?
-    {
-        waylandRequest(proxy, opcode, arguments, creating: interface)
-    }
-
-    private func listen(_ proxy: OpaquePointer, _ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) {
-        listeners.append(addListener(to: proxy, handle))
-    }
-}
-
-/// The `wl_interface`s of a protocol described by wayland-glue, for the tests' clients.
-final class ClientInterfaceTable: @unchecked Sendable {  // written in init only
-    private let pointers: [String: UnsafePointer<wl_interface>]
-
-    init(_ description: WaylandProtocol) {
-        pointers = description.tables(
-            core: [
-                "wl_surface": vitrine_wl_surface_interface(), "wl_seat": vitrine_wl_seat_interface(), "wl_output": vitrine_wl_output_interface(),
-            ],
-            message: { wl_message(name: $0, signature: $1, types: $2) },
-            interface: { wl_interface(name: $0, version: $1, method_count: $2, methods: $3, event_count: $4, events: $5) })
-    }
-
-    subscript(name: String) -> UnsafePointer<wl_interface> { pointers[name]! }
 }

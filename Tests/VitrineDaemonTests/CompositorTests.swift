@@ -265,35 +265,16 @@ import VitrineTestSupport
 
     /// A client written here with libwayland-client: the compositor and wl_shm bound, and
     /// a pool in an anonymous file.
-    final class RawClient {
-        let display: OpaquePointer
-        var shm: OpaquePointer?
-        var compositor: OpaquePointer?
+    final class RawClient: TestWaylandClient {
+        var shm: OpaquePointer? { global("wl_shm") }
+        var compositor: OpaquePointer? { global("wl_compositor") }
         private(set) var poolFile: Int32 = -1
 
         init(_ path: String) throws {
-            guard let display = wl_display_connect(path) else { throw DaemonError("cannot connect to \(path)") }
-            self.display = display
-            let registry = wl_display_get_registry(display)
-            var listener = wl_registry_listener(
-                global: { data, registry, name, interface, _ in
-                    guard let data, let interface else { return }
-                    let client = Unmanaged<RawClient>.fromOpaque(data).takeUnretainedValue()
-                    switch String(cString: interface) {
-                    case "wl_shm": client.shm = wl_registry_bind(registry, name, vitrine_wl_shm_interface(), 1).map(OpaquePointer.init)
-                    case "wl_compositor": client.compositor = wl_registry_bind(registry, name, vitrine_wl_compositor_interface(), 4).map(OpaquePointer.init)
-                    default: break
-                    }
-                }, global_remove: { _, _, _ in })
-            wl_registry_add_listener(registry, &listener, Unmanaged.passUnretained(self).toOpaque())
-            wl_display_roundtrip(display)
-            guard shm != nil, compositor != nil else { throw DaemonError("no wl_shm or wl_compositor global") }
+            try super.init(path, binding: ["wl_shm": 1, "wl_compositor": 4])
         }
 
-        deinit {
-            if poolFile >= 0 { close(poolFile) }
-            wl_display_disconnect(display)
-        }
+        deinit { if poolFile >= 0 { close(poolFile) } }
 
         /// A pool of `bytes` in a fresh anonymous file (`poolFile`).
         func pool(bytes: Int32) throws -> OpaquePointer {
@@ -302,9 +283,6 @@ import VitrineTestSupport
             guard let shm, let pool = wl_shm_create_pool(shm, poolFile, bytes) else { throw DaemonError("no pool") }
             return pool
         }
-
-        /// The protocol error the compositor sent, after a round trip.
-        func protocolError() -> (code: UInt32, interface: String)? { waylandProtocolError(display) }
     }
 
     @Test(

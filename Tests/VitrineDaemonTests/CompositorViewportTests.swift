@@ -282,73 +282,25 @@ import WaylandDescription
 
 /// A Wayland client written here: an xdg toplevel (app id "scale-test") whose surfaces it
 /// fills with given pictures, with buffer transforms, scales, viewports and subsurfaces.
-final class ScaleClient {
-    let display: OpaquePointer
-    private var registry: OpaquePointer?
-    private(set) var compositor: OpaquePointer?
-    private var shm: OpaquePointer?, wmBase: OpaquePointer?, viewporter: OpaquePointer?, subcompositor: OpaquePointer?, touch: OpaquePointer?
+final class ScaleClient: TestWaylandClient {
+    var compositor: OpaquePointer? { global("wl_compositor") }
     /// Touch downs heard: the surface and the point.
     private var touches: [(surface: OpaquePointer?, x: Double, y: Double)] = []
     /// The toplevel's surface.
     private(set) var root: OpaquePointer!
-    private var xdgSurface: OpaquePointer?, toplevel: OpaquePointer?
-    private var configured = false
-    private var listeners: [ClientListener] = []
-    private var files: [Int32] = []
-    private static let xdg = ClientInterfaceTable(WaylandProtocol.xdgShell)
-    private static let viewporterTable = ClientInterfaceTable(WaylandProtocol.viewporter)
 
     init(_ path: String) throws {
-        guard let display = wl_display_connect(path) else { throw DaemonError("cannot connect to \(path)") }
-        self.display = display
-        registry = wl_display_get_registry(display)
-        listen(registry!) { [unowned self] opcode, args in
-            guard opcode == 0, let name = args[1].s else { return }
-            bind(args[0].u, String(cString: name))
-        }
-        wl_display_roundtrip(display)
-        guard let compositor, shm != nil, let wmBase, viewporter != nil, subcompositor != nil else { throw DaemonError("a global is missing") }
-        root = wl_compositor_create_surface(compositor)
-        xdgSurface = send(wmBase, XdgWmBaseRequest.get_xdg_surface.rawValue, [wl_argument(n: 0), wl_argument(o: root)], Self.xdg["xdg_surface"])
-        toplevel = send(xdgSurface!, XdgSurfaceRequest.get_toplevel.rawValue, [wl_argument(n: 0)], Self.xdg["xdg_toplevel"])
-        listen(xdgSurface!) { [unowned self] opcode, args in
-            guard opcode == XdgSurfaceEvent.configure.rawValue else { return }
-            send(xdgSurface!, XdgSurfaceRequest.ack_configure.rawValue, [wl_argument(u: args[0].u)])
-            configured = true
-        }
-        _ = "scale-test".withCString { send(toplevel!, XdgToplevelRequest.set_app_id.rawValue, [wl_argument(s: $0)]) }
-        wl_surface_commit(root)
-        for _ in 0..<20 where !configured { wl_display_roundtrip(display) }
-        guard configured else { throw DaemonError("the toplevel was not configured") }
-    }
-
-    deinit {
-        for file in files { close(file) }
-        wl_display_disconnect(display)
-    }
-
-    private func bind(_ name: UInt32, _ interface: String) {
-        func bound(_ table: UnsafePointer<wl_interface>, _ version: UInt32) -> OpaquePointer? {
-            wl_registry_bind(registry, name, table, version).map(OpaquePointer.init)
-        }
-        switch interface {
-        case "wl_compositor": compositor = bound(vitrine_wl_compositor_interface(), 4)
-        case "wl_shm": shm = bound(vitrine_wl_shm_interface(), 1)
-        case "wl_subcompositor": subcompositor = bound(vitrine_wl_subcompositor_interface(), 1)
-        case "wp_viewporter": viewporter = bound(Self.viewporterTable["wp_viewporter"], 1)
-        case "wl_seat":
-            guard let seat = bound(vitrine_wl_seat_interface(), 5), let made = wl_seat_get_touch(seat) else { return }
-            touch = made
-            listen(made) { [unowned self] opcode, args in
+        try super.init(
+            path, binding: ["wl_compositor": 4, "wl_shm": 1, "wl_subcompositor": 1, "wp_viewporter": 1, "wl_seat": 5, "xdg_wm_base": 1],
+            optional: ["wl_seat"])
+        answerPings()
+        if let seat = global("wl_seat"), let touch = wl_seat_get_touch(seat) {
+            listen(touch) { [unowned self] opcode, args in
                 if opcode == 0 { touches.append((args[2].o, wl_fixed_to_double(args[4].f), wl_fixed_to_double(args[5].f))) }
             }
-        case "xdg_wm_base":
-            wmBase = bound(Self.xdg["xdg_wm_base"], 1)
-            listen(wmBase!) { [unowned self] opcode, args in
-                if opcode == XdgWmBaseEvent.ping.rawValue { send(wmBase!, XdgWmBaseRequest.pong.rawValue, [wl_argument(u: args[0].u)]) }
-            }
-        default: break
         }
+        root = wl_compositor_create_surface(compositor)
+        _ = try makeToplevel(root, appID: "scale-test")
     }
 
     /// Attaches a fresh buffer holding `picture` to `surface` with `transform` and `scale`,
@@ -356,16 +308,7 @@ final class ScaleClient {
     func show(
         _ picture: (pixels: [UInt32], width: Int, height: Int), on surface: OpaquePointer, transform: Int = 0, scale: Int = 1, wait: Bool = true
     ) throws {
-        let bytes = picture.width * picture.height * 4
-        let file = memfd_create("scale-test", 1)
-        files.append(file)
-        ftruncate(file, off_t(bytes))
-        guard let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), memory != MAP_FAILED else { throw DaemonError("mmap failed") }
-        picture.pixels.withUnsafeBytes { memory.copyMemory(from: $0.baseAddress!, byteCount: bytes) }
-        munmap(memory, bytes)
-        let pool = wl_shm_create_pool(shm, file, Int32(bytes))
-        let buffer = wl_shm_pool_create_buffer(pool, 0, Int32(picture.width), Int32(picture.height), Int32(picture.width * 4), WL_SHM_FORMAT_ARGB8888.rawValue)
-        wl_shm_pool_destroy(pool)
+        let buffer = try buffer(picture.width, picture.height, name: "scale-test") { _ = $0.update(fromContentsOf: picture.pixels) }
         if transform != 0 { wl_surface_set_buffer_transform(surface, Int32(transform)) }
         if scale != 1 { wl_surface_set_buffer_scale(surface, Int32(scale)) }
         wl_surface_attach(surface, buffer, 0, 0)
@@ -380,47 +323,26 @@ final class ScaleClient {
         roundtrip()
     }
 
-    func roundtrip() { wl_display_roundtrip(display) }
-
     /// The next touch down heard (within 5 s).
     func waitForTouch() throws -> (surface: OpaquePointer?, x: Double, y: Double) {
-        let deadline = Date().addingTimeInterval(5)
-        while touches.isEmpty {
-            guard Date() < deadline else { throw DaemonError("no touch within 5 s") }
-            var ready = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
-            if poll(&ready, 1, 50) > 0 { wl_display_dispatch(display) }
-        }
+        try dispatch(until: { !touches.isEmpty }, what: "touch")
         return touches.removeFirst()
     }
 
     /// A `wp_viewport` for `surface`.
     func viewport(for surface: OpaquePointer) throws -> OpaquePointer {
-        try #require(send(viewporter!, 1, [wl_argument(n: 0), wl_argument(o: surface)], Self.viewporterTable["wp_viewport"]))
+        try #require(send(global("wp_viewporter")!, 1, [wl_argument(n: 0), wl_argument(o: surface)], Self.viewporter["wp_viewport"]))
     }
 
     /// A new surface made a subsurface of `parent`, and its `wl_subsurface`.
     func subsurface(of parent: OpaquePointer) throws -> (OpaquePointer, OpaquePointer) {
         let surface = try #require(wl_compositor_create_surface(compositor))
-        return (surface, try #require(wl_subcompositor_get_subsurface(subcompositor, surface, parent)))
-    }
-
-    /// The protocol error the daemon sent (interface and code), after a round trip.
-    func protocolError() -> (interface: String, code: UInt32)? {
-        wl_display_roundtrip(display)
-        guard wl_display_get_error(display) == EPROTO else { return nil }
-        var interface: UnsafePointer<wl_interface>?
-        var object: UInt32 = 0
-        let code = wl_display_get_protocol_error(display, &interface, &object)
-        return (interface.map { String(cString: $0.pointee.name) } ?? "", code)
+        return (surface, try #require(wl_subcompositor_get_subsurface(global("wl_subcompositor"), surface, parent)))
     }
 
     /// Sends request `opcode` of `proxy` (a new object of `interface` when it makes one).
     @discardableResult
     func send(_ proxy: OpaquePointer, _ opcode: UInt32, _ arguments: [wl_argument], _ interface: UnsafePointer<wl_interface>? = nil) -> OpaquePointer? {
         waylandRequest(proxy, opcode, arguments, creating: interface)
-    }
-
-    private func listen(_ proxy: OpaquePointer, _ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) {
-        listeners.append(addListener(to: proxy, handle))
     }
 }

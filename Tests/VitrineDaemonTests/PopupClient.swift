@@ -5,7 +5,7 @@ import Foundation
 /// A Wayland client written for the popup tests with libwayland-client: a toplevel of
 /// solid colour, popups placed by positioners, subsurfaces, input regions; every event it
 /// hears is recorded (`events`), pings are answered and configures acknowledged.
-final class PopupClient {
+final class PopupClient: TestWaylandClient {
     /// An event: the interface and id of the object it came to, its name, its numbers
     /// (ints, uints and fixed as doubles) and the ids of the objects it names.
     struct Event: CustomStringConvertible {
@@ -14,45 +14,21 @@ final class PopupClient {
         var description: String { "\(interface)#\(object).\(name)\(values)\(objects.isEmpty ? "" : " objects \(objects)")" }
     }
 
-    static let xdg = WaylandInterfaceTable.xdgShell
-    let display: OpaquePointer
-    private(set) var compositor: OpaquePointer?, shm: OpaquePointer?, subcompositor: OpaquePointer?, wmBase: OpaquePointer?, seat: OpaquePointer?
+    var compositor: OpaquePointer? { global("wl_compositor") }
+    var shm: OpaquePointer? { global("wl_shm") }
+    var subcompositor: OpaquePointer? { global("wl_subcompositor") }
+    var wmBase: OpaquePointer? { global("xdg_wm_base") }
+    var seat: OpaquePointer? { global("wl_seat") }
     private(set) var pointer: OpaquePointer?, touch: OpaquePointer?, keyboard: OpaquePointer?
     private(set) var events: [Event] = []
-    private var files: [CInt] = []
 
     init(_ path: String) throws {
-        guard let display = wl_display_connect(path) else { throw DaemonError("cannot connect to \(path)") }
-        self.display = display
-        let registry = wl_display_get_registry(display)
-        var listener = wl_registry_listener(
-            global: { data, registry, name, interface, _ in
-                guard let data, let interface else { return }
-                let client = Unmanaged<PopupClient>.fromOpaque(data).takeUnretainedValue()
-                func bind(_ table: UnsafePointer<wl_interface>, _ version: UInt32) -> OpaquePointer? {
-                    wl_registry_bind(registry, name, table, version).map(OpaquePointer.init)
-                }
-                switch String(cString: interface) {
-                case "wl_shm": client.shm = bind(vitrine_wl_shm_interface(), 1)
-                case "wl_compositor": client.compositor = bind(vitrine_wl_compositor_interface(), 4)
-                case "wl_subcompositor": client.subcompositor = bind(vitrine_wl_subcompositor_interface(), 1)
-                case "xdg_wm_base": client.wmBase = client.listen(bind(PopupClient.xdg["xdg_wm_base"], 5))
-                case "wl_seat": client.seat = bind(vitrine_wl_seat_interface(), 7)
-                default: break
-                }
-            }, global_remove: { _, _, _ in })
-        wl_registry_add_listener(registry, &listener, Unmanaged.passUnretained(self).toOpaque())
-        wl_display_roundtrip(display)
-        guard compositor != nil, shm != nil, subcompositor != nil, wmBase != nil, let seat else { throw DaemonError("a global is missing") }
+        try super.init(path, binding: ["wl_shm": 1, "wl_compositor": 4, "wl_subcompositor": 1, "xdg_wm_base": 5, "wl_seat": 7])
+        listen(wmBase)
         pointer = listen(wl_seat_get_pointer(seat))
         touch = listen(wl_seat_get_touch(seat))
         keyboard = listen(wl_seat_get_keyboard(seat))
         wl_display_roundtrip(display)
-    }
-
-    deinit {
-        wl_display_disconnect(display)
-        for file in files { close(file) }
     }
 
     /// Records `proxy`'s events (and answers pings and configures).
@@ -93,23 +69,11 @@ final class PopupClient {
         return condition()
     }
 
-    func protocolError() -> (code: UInt32, interface: String)? { waylandProtocolError(display) }
-
     // MARK: Requests
 
     /// A `width` × `height` buffer of one premultiplied ARGB colour.
     func buffer(_ width: Int, _ height: Int, _ argb: UInt32) -> OpaquePointer? {
-        let bytes = width * height * 4
-        let file = memfd_create("vitrine-popup-test", 1)
-        files.append(file)
-        ftruncate(file, off_t(bytes))
-        guard let map = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), map != MAP_FAILED else { return nil }
-        let pixels = map.bindMemory(to: UInt32.self, capacity: width * height)
-        for i in 0..<(width * height) { pixels[i] = argb }
-        munmap(map, bytes)
-        guard let pool = wl_shm_create_pool(shm, file, Int32(bytes)) else { return nil }
-        defer { wl_shm_pool_destroy(pool) }
-        return wl_shm_pool_create_buffer(pool, 0, Int32(width), Int32(height), Int32(width * 4), WL_SHM_FORMAT_ARGB8888.rawValue)
+        try? buffer(width, height, name: "vitrine-popup-test") { $0.update(repeating: argb) }
     }
 
     /// Shows a `width` × `height` picture of `argb` on `surface`.
@@ -208,15 +172,4 @@ private let popupClientDispatch: wl_dispatcher_func_t = { implementation, target
     }
     client.record(event, proxy: proxy, fd: fd)
     return 0
-}
-
-/// The protocol error the compositor sent `display` (its code and interface), after a
-/// round trip.
-func waylandProtocolError(_ display: OpaquePointer) -> (code: UInt32, interface: String)? {
-    wl_display_roundtrip(display)
-    guard wl_display_get_error(display) == EPROTO else { return nil }
-    var interface: UnsafePointer<wl_interface>?
-    var object: UInt32 = 0
-    let code = wl_display_get_protocol_error(display, &interface, &object)
-    return (code, interface.map { String(cString: $0.pointee.name) } ?? "")
 }

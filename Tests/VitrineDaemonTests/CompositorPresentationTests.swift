@@ -22,16 +22,9 @@ import WaylandDescription
 
         /// The compositor with the surface layer `win` (60×40 at (100, 60)); `rules` place toplevels in it.
         init(rules: String = "[[compositor.rules]]\napp_id = \"presentation-test\"\nlayer = \"win\"\n") throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-pt-\(UUID().uuidString.prefix(8))")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let config = directory.appendingPathComponent("vitrine.toml").path
-            try "[output]\nheadless_size = \"200x120\"\n[compositor]\nenabled = true\nsocket = \"wl\"\n\(rules)".write(
-                toFile: config, atomically: true, encoding: .utf8)
-            daemon = try DaemonProcess(clock: "realtime", arguments: ["--config", config])
-            waylandPath = daemon.directory.appendingPathComponent("wl").path
-            control = try daemon.connect()
-            try control.ok(#"{"cmd": "subscribe", "events": ["surface.*"]}"#)
-            try control.ok(#"{"cmd": "layer.add", "layer": "win", "kind": "surface", "properties": {"bounds": [0, 0, 60, 40], "position": [100, 60]}}"#)
+            (daemon, control, waylandPath) = try CompositorTests.start(
+                config: "[output]\nheadless_size = \"200x120\"\n[compositor]\nenabled = true\nsocket = \"wl\"\n\(rules)", clock: "realtime",
+                win: #"{"bounds": [0, 0, 60, 40], "position": [100, 60]}"#)
         }
 
         /// The frames the daemon presented so far.

@@ -16,20 +16,11 @@ import VitrineTestSupport
         /// The compositor (600×400) with the surface layer `win`, `width` × `height`, which
         /// takes toplevels of app id `appID`.
         init(appID: String, width: Int, height: Int) throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-sc-\(UUID().uuidString.prefix(8))")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let config = directory.appendingPathComponent("vitrine.toml").path
-            try
-                "[output]\nheadless_size = \"600x400\"\nbackground = \"#203040\"\n[compositor]\nenabled = true\nsocket = \"wl\"\n[[compositor.rules]]\napp_id = \"\(appID)\"\nlayer = \"win\"\n"
-                .write(toFile: config, atomically: true, encoding: .utf8)
-            daemon = try DaemonProcess(arguments: ["--config", config])
-            waylandPath = daemon.directory.appendingPathComponent("wl").path
-            control = try daemon.connect()
-            try control.ok(#"{"cmd": "subscribe", "events": ["surface.*"]}"#)
             let (x, y) = (20 + Double(width) / 2, 20 + Double(height) / 2)
-            try control.ok(
-                ##"{"cmd": "layer.add", "layer": "win", "kind": "surface", "properties": {"bounds": [0, 0, \##(width), \##(height)], "position": [\##(x), \##(y)], "backgroundColor": "#404040"}}"##
-            )
+            (daemon, control, waylandPath) = try CompositorTests.start(
+                config:
+                    "[output]\nheadless_size = \"600x400\"\nbackground = \"#203040\"\n[compositor]\nenabled = true\nsocket = \"wl\"\n[[compositor.rules]]\napp_id = \"\(appID)\"\nlayer = \"win\"\n",
+                win: ##"{"bounds": [0, 0, \##(width), \##(height)], "position": [\##(x), \##(y)], "backgroundColor": "#404040"}"##)
         }
 
         /// Starts `program` with `arguments` as a client; its stderr is kept for messages.

@@ -25,6 +25,22 @@ import VitrineTestSupport
           {"id": "dot", "properties": {"bounds": [0, 0, 8, 8], "position": [30, 20], "backgroundColor": "#ffff00"}}]}
         """
 
+    /// Starts vitrined with the configuration `config` (its compositor's socket "wl"),
+    /// subscribed to surface events, with the surface layer `win` of `properties`.
+    static func start(config: String, clock: String = "manual", arguments: [String] = [], win properties: String) throws -> (
+        daemon: DaemonProcess, control: SocketClient, waylandPath: String
+    ) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-wl-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("vitrine.toml").path
+        try config.write(toFile: file, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(clock: clock, arguments: ["--config", file] + arguments)
+        let control = try daemon.connect()
+        try control.ok(#"{"cmd": "subscribe", "events": ["surface.*"]}"#)
+        try control.ok(#"{"cmd": "layer.add", "layer": "win", "kind": "surface", "properties": "# + properties + "}")
+        return (daemon, control, daemon.directory.appendingPathComponent("wl").path)
+    }
+
     /// The compositor (headless, 200×120, manual clock) with a surface layer `win` that
     /// rules give toplevels of app id "vitrined", scaled 2× and moved to (100, 60).
     struct Setup {
@@ -33,18 +49,10 @@ import VitrineTestSupport
         let waylandPath: String
 
         init(rules: String = "[[compositor.rules]]\napp_id = \"vitrined\"\nlayer = \"win\"\n", extra: String = "") throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-wl-\(UUID().uuidString.prefix(8))")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let config = directory.appendingPathComponent("vitrine.toml").path
-            try "[output]\nheadless_size = \"200x120\"\nbackground = \"#203040\"\n\(extra)[compositor]\nenabled = true\nsocket = \"wl\"\n\(rules)"
-                .write(toFile: config, atomically: true, encoding: .utf8)
-            daemon = try DaemonProcess(arguments: ["--config", config, "--log-level", "info"])
-            waylandPath = daemon.directory.appendingPathComponent("wl").path
-            control = try daemon.connect()
-            try control.ok(#"{"cmd": "subscribe", "events": ["surface.*"]}"#)
-            try control.ok(
-                ##"{"cmd": "layer.add", "layer": "win", "kind": "surface", "properties": {"bounds": [0, 0, 60, 40], "position": [100, 60], "transform.scale": 2, "backgroundColor": "#404040"}}"##
-            )
+            (daemon, control, waylandPath) = try CompositorTests.start(
+                config: "[output]\nheadless_size = \"200x120\"\nbackground = \"#203040\"\n\(extra)[compositor]\nenabled = true\nsocket = \"wl\"\n\(rules)",
+                arguments: ["--log-level", "info"],
+                win: ##"{"bounds": [0, 0, 60, 40], "position": [100, 60], "transform.scale": 2, "backgroundColor": "#404040"}"##)
         }
 
         /// A `vitrined --backend wayland` showing `clientScene` as a client of this one.

@@ -46,17 +46,10 @@ import WaylandDescription
         /// The compositor (200×120) with the surface layer `win` (40×24, its centre at
         /// `position`: its corner at (20, 20)) for toplevels of app id "scale-test".
         init(position: String = "[40, 32]") throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-vp-\(UUID().uuidString.prefix(8))")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let config = directory.appendingPathComponent("vitrine.toml").path
-            try
-                "[output]\nheadless_size = \"200x120\"\n[compositor]\nenabled = true\nsocket = \"wl\"\n[[compositor.rules]]\napp_id = \"scale-test\"\nlayer = \"win\"\n"
-                .write(toFile: config, atomically: true, encoding: .utf8)
-            daemon = try DaemonProcess(arguments: ["--config", config])
-            waylandPath = daemon.directory.appendingPathComponent("wl").path
-            control = try daemon.connect()
-            try control.ok(#"{"cmd": "subscribe", "events": ["surface.*"]}"#)
-            try control.ok(#"{"cmd": "layer.add", "layer": "win", "kind": "surface", "properties": {"bounds": [0, 0, 40, 24], "position": \#(position)}}"#)
+            (daemon, control, waylandPath) = try CompositorTests.start(
+                config:
+                    "[output]\nheadless_size = \"200x120\"\n[compositor]\nenabled = true\nsocket = \"wl\"\n[[compositor.rules]]\napp_id = \"scale-test\"\nlayer = \"win\"\n",
+                win: #"{"bounds": [0, 0, 40, 24], "position": \#(position)}"#)
         }
 
         /// The window's pixel (x, y) on a screenshot, as 0xRRGGBB.

@@ -392,12 +392,7 @@ import VitrineTestSupport
          onchange="document.body.style.background = this.value == 'Gamma' ? '#2040e0' : '#e02020'">
         <option>Alpha</option><option>Beta</option><option>Gamma</option><option>Delta</option></select></body></html>
         """.write(toFile: page, atomically: true, encoding: .utf8)
-        let (chromium, log) = try setup.start(
-            "/usr/bin/chromium",
-            [
-                "--ozone-platform=wayland", "--disable-gpu", "--no-sandbox", "--user-data-dir=\(setup.directory)/profile", "--no-first-run",
-                "--disable-features=Translate", "--app=file://\(page)",
-            ])
+        let (chromium, log) = try setup.startChromium(page)
         defer { _ = chromium.terminate() }
         let mapped = try setup.control.waitForEvent("surface.mapped", timeout: 30)
         let id = try #require(mapped["surface"]?.number, "\(mapped.text) \(Apps.log(log))")

@@ -48,6 +48,16 @@ import VitrineTestSupport
             return (try ChildProcess(executable, arguments, stderrPath: log, environment: environment), log)
         }
 
+        /// Chromium showing the file `page` as an app window (a profile of its own in the directory).
+        func startChromium(_ page: String) throws -> (ChildProcess, String) {
+            try start(
+                "/usr/bin/chromium",
+                [
+                    "--ozone-platform=wayland", "--disable-gpu", "--no-sandbox", "--user-data-dir=\(directory)/profile", "--no-first-run",
+                    "--disable-features=Translate", "--app=file://\(page)",
+                ])
+        }
+
         /// Screenshots until `accept` takes one (a client's first frames take a while), at
         /// most `timeout` seconds; the last one, written to the failures directory.
         func screenshot(_ name: String, timeout: Double, until accept: (Surface) -> Bool) throws -> Surface {
@@ -146,12 +156,7 @@ import VitrineTestSupport
         try
             #"<!doctype html><html><body style="margin:0;background:#10a040"><div style="position:fixed;left:0;top:0;width:50%;height:50%;background:#e02020"></div></body></html>"#
             .write(toFile: page, atomically: true, encoding: .utf8)
-        let (chromium, log) = try setup.start(
-            "/usr/bin/chromium",
-            [
-                "--ozone-platform=wayland", "--disable-gpu", "--no-sandbox", "--user-data-dir=\(setup.directory)/profile", "--no-first-run",
-                "--disable-features=Translate", "--app=file://\(page)",
-            ])
+        let (chromium, log) = try setup.startChromium(page)
         defer { _ = chromium.terminate() }
         // An --app window's app id names the page (chrome-<url>-Default): it is given its
         // layer by surface.assign, and resized to it.

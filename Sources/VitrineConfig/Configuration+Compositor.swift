@@ -15,6 +15,14 @@ extension Configuration {
         /// unanswered before it is reported unresponsive; 0 sends no pings. 0 or 0.5…600;
         /// default 5. Changed on reload.
         public var pingTimeout = 5.0
+        /// `max_objects_per_client`: Wayland objects (surfaces, buffers, regions, callbacks…)
+        /// a client may hold at once; past it the client is disconnected with a log line.
+        /// 100…1,000,000; default 10,000. Read at start.
+        public var maxObjectsPerClient = 10_000
+        /// `max_shm_pools_per_client`: `wl_shm_pool`s a client may hold at once (each one is
+        /// mapped in the daemon); past it the client is disconnected with a log line.
+        /// 4…10,000; default 256. Read at start.
+        public var maxShmPoolsPerClient = 256
 
         /// Every key at its default.
         public init() {}
@@ -45,7 +53,7 @@ extension Configuration {
 }
 
 extension Configuration.Compositor {
-    static let keys = ["enabled", "socket", "rules", "ping_timeout"]
+    static let keys = ["enabled", "socket", "rules", "ping_timeout", "max_objects_per_client", "max_shm_pools_per_client"]
 
     /// The timeouts `ping_timeout` takes besides 0.
     public static let pingTimeoutRange = 0.5...600.0
@@ -66,6 +74,10 @@ extension Configuration.Compositor {
         pingTimeout = try r.number("ping_timeout", pingTimeout, expected: "seconds, 0.5…600, or 0 to send no pings") {
             $0 == 0 || Self.pingTimeoutRange.contains($0)
         }
+        maxObjectsPerClient = try r.integer(
+            "max_objects_per_client", maxObjectsPerClient, in: 100...1_000_000, expected: "a number of objects, 100…1000000, such as 10000")
+        maxShmPoolsPerClient = try r.integer(
+            "max_shm_pools_per_client", maxShmPoolsPerClient, in: 4...10_000, expected: "a number of pools, 4…10000, such as 256")
         guard let node = r.entries["rules"] else { return }
         guard let items = node.array, items.allSatisfy({ $0.table != nil }) else {
             throw r.error("rules", "must be [[compositor.rules]] tables, each with a layer and an app_id or a title, got \(node.written)")

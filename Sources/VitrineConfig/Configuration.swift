@@ -412,6 +412,9 @@ extension Configuration {
         ("metrics.socket", { $0.metrics.socket }), ("metrics.connections", { $0.metrics.connections }),
         // The Wayland socket is made once, at start.
         ("compositor.enabled", { $0.compositor.enabled }), ("compositor.socket", { $0.compositor.socket }),
+        // The Wayland server's limits are set when it starts.
+        ("compositor.max_objects_per_client", { $0.compositor.maxObjectsPerClient }),
+        ("compositor.max_shm_pools_per_client", { $0.compositor.maxShmPoolsPerClient }),
         // The configured clients are started once, at start.
         ("clients", { $0.clients }),
     ]

@@ -34,6 +34,8 @@ extension Compositor: WaylandServerDelegate {
         server.onMemory = { [unowned self] _ in rebudgetImages() }
         seatRouter = SeatRouter(compositor: self, server: server)
         server.pingTimeout = settings.compositor.pingTimeout
+        server.maximumObjectsPerClient = settings.compositor.maxObjectsPerClient
+        server.maximumPoolsPerClient = settings.compositor.maxShmPoolsPerClient
     }
 
     /// The image store's budget: `limits.memory_mb` less what videos and surfaces hold.

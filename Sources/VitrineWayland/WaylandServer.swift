@@ -60,6 +60,8 @@ public final class WaylandServer {
     /// Requests per client in the current second.
     private var requestCounts: [OpaquePointer: Int] = [:]
     private var countingSince = Double(EventLoop.monotonicNanoseconds()) / 1e9
+    /// The objects each client holds, bounded.
+    let limits: ClientLimits
     /// Clients to disconnect once the dispatch that found them is over.
     private var flooding: Set<OpaquePointer> = []
     /// Bytes of surface buffers the daemon may still show (`limits.memory_mb` less what
@@ -88,6 +90,7 @@ public final class WaylandServer {
         self.display = display
         self.loop = loop
         self.logger = logger
+        limits = ClientLimits(display: display, logger: logger)
         loopFD = wl_event_loop_get_fd(wl_display_get_event_loop(display))
         guard wl_display_add_socket_fd(display, listening) == 0 else {
             close(listening)

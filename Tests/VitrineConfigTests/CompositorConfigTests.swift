@@ -38,4 +38,20 @@ import Testing
         #expect(changed.keysNeedingRestart(comparedWith: running) == ["compositor.socket"])
         #expect(!Configuration.restartKeys.contains("compositor.rules") && !Configuration.restartKeys.contains("compositor.ping_timeout"))
     }
+
+    @Test func theObjectLimitsAreBoundedAndNeedARestart() throws {
+        #expect(Configuration.default.compositor.maxObjectsPerClient == 10_000)
+        #expect(Configuration.default.compositor.maxShmPoolsPerClient == 256)
+        let set = try parse("[compositor]\nmax_objects_per_client = 100\nmax_shm_pools_per_client = 10000")
+        #expect(set.compositor.maxObjectsPerClient == 100 && set.compositor.maxShmPoolsPerClient == 10_000)
+        for bad in ["99", "1000001", "2.5", "\"many\""] {
+            let error = try #require(failure("[compositor]\nmax_objects_per_client = \(bad)"), "\(bad)")
+            #expect(error.key == "compositor.max_objects_per_client" && error.message.contains("100…1000000"), "\(bad): \(error)")
+        }
+        for bad in ["3", "10001", "-1"] {
+            let error = try #require(failure("[compositor]\nmax_shm_pools_per_client = \(bad)"), "\(bad)")
+            #expect(error.key == "compositor.max_shm_pools_per_client" && error.message.contains("4…10000"), "\(bad): \(error)")
+        }
+        #expect(set.keysNeedingRestart(comparedWith: .default) == ["compositor.max_objects_per_client", "compositor.max_shm_pools_per_client"])
+    }
 }

@@ -142,6 +142,8 @@ import VitrineCore
         enabled = true
         socket = "wayland-kiosk"
         ping_timeout = 2.5
+        max_objects_per_client = 5000
+        max_shm_pools_per_client = 64
         [[compositor.rules]]
         app_id = "chromium"
         layer = "browser"
@@ -239,6 +241,7 @@ import VitrineCore
         (expected.metrics.enabled, expected.metrics.address, expected.metrics.port) = (true, "::1", 9100)
         (expected.metrics.socket, expected.metrics.connections) = ("/run/vitrine/metrics.sock", 2)
         (expected.compositor.enabled, expected.compositor.socket, expected.compositor.pingTimeout) = (true, "wayland-kiosk", 2.5)
+        (expected.compositor.maxObjectsPerClient, expected.compositor.maxShmPoolsPerClient) = (5000, 64)
         expected.compositor.rules = [.init(appID: "chromium", layer: "browser"), .init(title: "Player", layer: "video")]
         expected.launcher.allowCommands = true
         var player = Configuration.ClientEntry(name: "player", command: ["mpv", "/srv/loop.mp4"])

@@ -135,10 +135,23 @@ public final class WaylandServer {
     func dispatch() {
         insideLibwayland = true
         wl_event_loop_dispatch(wl_display_get_event_loop(display), 0)
-        for client in flooding { wl_client_destroy(client) }
+        for client in flooding where isConnected(client) { wl_client_destroy(client) }
         insideLibwayland = false
         flooding.removeAll()
         flush()
+    }
+
+    /// Whether `client` is still one of the display's: libwayland may have destroyed a
+    /// flooding client itself in the same dispatch (a protocol error, a cap of
+    /// `ClientLimits`), and destroying it again would free it twice.
+    private func isConnected(_ client: OpaquePointer) -> Bool {
+        guard let head = wl_display_get_client_list(display) else { return false }
+        var link = head.pointee.next
+        while let current = link, current != head {
+            if wl_client_from_link(current) == client { return true }
+            link = current.pointee.next
+        }
+        return false
     }
 
     /// Disconnects every client, their objects going while the server is whole (toplevels

@@ -271,6 +271,33 @@ import VitrineTestSupport
         #expect(log.contains("requests in a second: disconnected"), "\(log)")
     }
 
+    @Test func aFloodingClientThatLibwaylandEndsInTheSameReadIsEndedOnce() throws {
+        let setup = try Setup()
+        let client = try RawClient(setup.waylandPath)
+        let surface = try #require(wl_compositor_create_surface(client.compositor))
+        let fd = wl_display_get_fd(client.display)
+        let deadline = Date().addingTimeInterval(20)
+        // Past the flood mark a create_region is not handled, so the add that follows it in
+        // the same read names an unknown object and libwayland ends the client itself
+        // (regions are kept: destroying them would send events this client never reads).
+        var disconnected = false
+        while !disconnected, Date() < deadline {
+            for _ in 0..<48 { wl_surface_damage(surface, 0, 0, 1, 1) }
+            wl_region_add(wl_compositor_create_region(client.compositor), 0, 0, 1, 1)
+            while wl_display_flush(client.display) < 0 {
+                guard errno == EAGAIN, Date() < deadline else {
+                    disconnected = true
+                    break
+                }
+                var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&ready, 1, 100)
+            }
+        }
+        #expect(Date() < deadline, "still connected")
+        #expect(try setup.control.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
+        #expect(setup.daemon.isRunning)
+    }
+
     /// A client written here with libwayland-client: the compositor and wl_shm bound, and
     /// a pool in an anonymous file.
     final class RawClient: TestWaylandClient {

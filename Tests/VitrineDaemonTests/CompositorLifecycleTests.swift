@@ -162,7 +162,7 @@ import VitrineTestSupport
         try setup.event("surface.responsive", timeout: 2)
 
         client.pongs = .right
-        try client.pump(2.5)
+        try client.pump(4)
         #expect(client.pings.count >= pinged + 3, "pings every 0.5 s: \(client.pings)")
         #expect(throws: (any Error).self) { try setup.event("surface.unresponsive", timeout: 0.1) }
         #expect(Set(client.pings).count == client.pings.count, "each ping has its own serial: \(client.pings)")

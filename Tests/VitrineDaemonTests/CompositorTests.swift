@@ -247,25 +247,8 @@ import VitrineTestSupport
         let setup = try Setup()
         let client = try RawClient(setup.waylandPath)
         let surface = try #require(wl_compositor_create_surface(client.compositor))
-        let fd = wl_display_get_fd(client.display)
-        let deadline = Date().addingTimeInterval(20)
-        var sent = 0
-        // Batches that fit the client's buffer, each flushed (waiting while the socket is
-        // full), until the daemon hangs up.
-        var disconnected = false
-        while !disconnected, Date() < deadline {
-            for _ in 0..<100 { wl_surface_damage(surface, 0, 0, 1, 1) }
-            sent += 100
-            while wl_display_flush(client.display) < 0 {
-                guard errno == EAGAIN, Date() < deadline else {
-                    disconnected = true
-                    break
-                }
-                var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&ready, 1, 100)
-            }
-        }
-        #expect(Date() < deadline, "still connected after \(sent) requests")
+        let sent = client.floodUntilDisconnected { for _ in 0..<100 { wl_surface_damage(surface, 0, 0, 1, 1) } }
+        #expect(sent != nil, "still connected after 20 s")
         #expect(try setup.control.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
         let log = setup.daemon.standardError
         #expect(log.contains("requests in a second: disconnected"), "\(log)")
@@ -275,25 +258,14 @@ import VitrineTestSupport
         let setup = try Setup()
         let client = try RawClient(setup.waylandPath)
         let surface = try #require(wl_compositor_create_surface(client.compositor))
-        let fd = wl_display_get_fd(client.display)
-        let deadline = Date().addingTimeInterval(20)
         // Past the flood mark a create_region is not handled, so the add that follows it in
         // the same read names an unknown object and libwayland ends the client itself
         // (regions are kept: destroying them would send events this client never reads).
-        var disconnected = false
-        while !disconnected, Date() < deadline {
+        let sent = client.floodUntilDisconnected {
             for _ in 0..<48 { wl_surface_damage(surface, 0, 0, 1, 1) }
             wl_region_add(wl_compositor_create_region(client.compositor), 0, 0, 1, 1)
-            while wl_display_flush(client.display) < 0 {
-                guard errno == EAGAIN, Date() < deadline else {
-                    disconnected = true
-                    break
-                }
-                var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&ready, 1, 100)
-            }
         }
-        #expect(Date() < deadline, "still connected")
+        #expect(sent != nil, "still connected after 20 s")
         #expect(try setup.control.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
         #expect(setup.daemon.isRunning)
     }
@@ -310,6 +282,25 @@ import VitrineTestSupport
         }
 
         deinit { if poolFile >= 0 { close(poolFile) } }
+
+        /// Sends `batch` after batch, each flushed (waiting while the socket is full), until
+        /// the daemon hangs up: the batches sent then, or nil when it still listened after
+        /// `seconds`.
+        func floodUntilDisconnected(seconds: Double = 20, _ batch: () -> Void) -> Int? {
+            let fd = wl_display_get_fd(display)
+            let deadline = Date().addingTimeInterval(seconds)
+            var sent = 0
+            while Date() < deadline {
+                batch()
+                sent += 1
+                while wl_display_flush(display) < 0 {
+                    guard errno == EAGAIN, Date() < deadline else { return Date() < deadline ? sent : nil }
+                    var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&ready, 1, 100)
+                }
+            }
+            return nil
+        }
 
         /// A pool of `bytes` in a fresh anonymous file (`poolFile`).
         func pool(bytes: Int32) throws -> OpaquePointer {

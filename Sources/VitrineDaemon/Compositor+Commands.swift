@@ -124,6 +124,7 @@ extension Compositor {
         if !input.bindings.isEmpty, tx.removesLayers { pruneBindings() }
         if wayland != nil, tx.removesLayers { releaseRemovedLayers() }
         if wayland != nil, tx.addsLayers { placeWaitingWindows() }
+        if wayland != nil, tx.removesLayers || tx.addsLayers { reportAssignments() }
         frameNeeded = true
         return id
     }

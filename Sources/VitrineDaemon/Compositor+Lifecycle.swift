@@ -69,6 +69,7 @@ extension Compositor {
                 surfaces.assignments[current] = nil
             }
         }
+        reportAssignments()
         frameNeeded = true
     }
 

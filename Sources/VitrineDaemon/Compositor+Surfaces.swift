@@ -63,6 +63,8 @@ extension Compositor: WaylandServerDelegate {
             }
         }
         if assignedLayer(of: toplevel) == nil { toplevel.discardFeedback() }
+        reportedLayers[toplevel.id] = assignedLayer(of: toplevel)
+        reportAssignments()
         logger.info("surface \(toplevel.id) mapped: app id '\(toplevel.appID)', title '\(toplevel.title)', pid \(toplevel.pid)")
         broadcast("surface.mapped", description(of: toplevel))
         requestFrame()
@@ -74,7 +76,10 @@ extension Compositor: WaylandServerDelegate {
             fields["layer"] = .string(layer)
             if !toplevel.isAlive { surfaces.assignments[layer] = nil }
         }
-        if !toplevel.isAlive { handPlaced.remove(toplevel.id) }
+        if !toplevel.isAlive {
+            handPlaced.remove(toplevel.id)
+            reportedLayers[toplevel.id] = nil
+        }
         broadcast("surface.unmapped", fields)
         requestFrame()
     }
@@ -144,8 +149,25 @@ extension Compositor: WaylandServerDelegate {
             surfaces.assignments[old] = nil
         }
         handPlaced.insert(toplevel.id)
+        reportAssignments()
         frameNeeded = true
         return .object(description(of: toplevel))
+    }
+
+    /// Sends `surface.assigned` for each window whose layer changed since it was last told,
+    /// whatever moved it.
+    func reportAssignments() {
+        guard let wayland else { return }
+        var layers: [Int: String] = [:]
+        for (layer, toplevel) in surfaces.assignments { layers[toplevel.id] = layer }
+        for id in Set(layers.keys).union(reportedLayers.keys).sorted() where layers[id] != reportedLayers[id] {
+            guard let toplevel = wayland.toplevels[id] else { continue }
+            var fields = description(of: toplevel)
+            fields["previous"] = reportedLayers[id].map(JSON.string) ?? .null
+            logger.info("surface \(id) (app id '\(toplevel.appID)') now on layer \(layers[id] ?? "none"), was on \(reportedLayers[id] ?? "none")")
+            broadcast("surface.assigned", fields)
+        }
+        reportedLayers = layers.filter { wayland.toplevels[$0.key] != nil }
     }
 
     /// Shows `toplevel` in the surface layer `layer`, instead of wherever it was.

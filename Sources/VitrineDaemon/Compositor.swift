@@ -113,6 +113,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     var surfaceFrameDue = false
     /// The toplevels placed by `surface.assign`, which `[[compositor.rules]]` no longer move.
     var handPlaced: Set<Int> = []
+    /// The layer of each window as `surface.mapped` and `surface.assigned` last told it.
+    var reportedLayers: [Int: String] = [:]
     /// The MQTT bridge's figures for `stats`, when there is one.
     var fleetStatistics: (() -> JSON)?
     /// The loop's time per presented frame (advancing the scene, drawing, presenting).

@@ -32,7 +32,7 @@ public enum Wire {
         "input.key", "input.touch", "input.pointer", "layer.press", "layer.release", "layer.tap", "layer.longPress", "layer.drag",
         "layer.cancel", "binding.failed", "video.started", "video.ended", "video.error", "output.power",
         "output.resized", "surface.mapped", "surface.unmapped", "client.started", "client.exited", "client.failed",
-        "output.added", "output.removed", "surface.unresponsive", "surface.responsive",
+        "output.added", "output.removed", "surface.unresponsive", "surface.responsive", "surface.assigned",
     ]
 
     /// True when `name` matches `pattern`: equal, `*` for everything, or `prefix.*` for

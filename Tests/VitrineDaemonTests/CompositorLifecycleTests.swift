@@ -350,4 +350,34 @@ import VitrineTestSupport
         #expect(try setup.layer(of: a) == .null, "a window taken off its layer by surface.assign stays off")
         #expect(client.isRunning)
     }
+
+    /// `surface.assigned` follows every move of a window, once, whatever moved it: its
+    /// rule's layer added and removed, a reload, `surface.assign`; none when it stays.
+    @Test func surfaceAssignedFollowsEveryMove() throws {
+        let setup = try Setup(compositor: "[[compositor.rules]]\napp_id = \"vitrined\"\nlayer = \"late\"")
+        let client = try setup.startClient()
+        let (mapped, _) = try setup.event("surface.mapped", timeout: 20)
+        let a = try #require(mapped["surface"]?.number)
+        let moved = { (layer: JSON, previous: JSON, why: String) throws in
+            let (event, _) = try setup.event("surface.assigned")
+            #expect(event["surface"] == .number(a) && event["appId"] == .string("vitrined") && event["pid"] == mapped["pid"], "\(why): \(event.text)")
+            #expect(event["layer"] == layer && event["previous"] == previous, "\(why): \(event.text)")
+        }
+
+        try setup.control.ok(#"{"cmd": "layer.add", "layer": "late", "kind": "surface", "properties": {"bounds": [0, 0, 60, 40]}}"#)
+        try moved(.string("late"), .null, "its rule's layer added")
+        try setup.control.ok(#"{"cmd": "layer.remove", "layer": "late"}"#)
+        try moved(.null, .string("late"), "its layer removed")
+        try setup.control.ok(#"{"cmd": "layer.add", "layer": "late", "kind": "surface", "properties": {"bounds": [0, 0, 60, 40]}}"#)
+        try moved(.string("late"), .null, "its layer added again")
+        #expect(try setup.reload(compositor: "[[compositor.rules]]\napp_id = \"vitrined\"\nlayer = \"win\"")["result"]?["reloaded"] == .bool(true))
+        try moved(.string("win"), .string("late"), "a reload")
+        try setup.control.ok(#"{"cmd": "surface.assign", "surface": \#(Int(a)), "layer": "win"}"#)
+        try setup.control.ok(#"{"cmd": "surface.assign", "surface": \#(Int(a)), "layer": "win2"}"#)
+        try moved(.string("win2"), .string("win"), "surface.assign (the one to its own layer sends none)")
+        try setup.control.ok(#"{"cmd": "surface.assign", "surface": \#(Int(a)), "layer": null}"#)
+        try moved(.null, .string("win2"), "surface.assign to no layer")
+        #expect(throws: DaemonError.self, "nothing else moved it") { try setup.event("surface.assigned", timeout: 0.5) }
+        #expect(client.isRunning)
+    }
 }

@@ -142,8 +142,8 @@ import VitrineTestSupport
         #expect(left.pixel(x: 190, y: 30) == right.pixel(x: 5, y: 30), "both halves show the same frame")
     }
 
-    @Test func fourDaemonsThroughTheBrokerRollTheirQuartersInStep() throws {
-        guard MosquittoBroker.isAvailable else { return }
+    @Test(.enabled(if: MosquittoBroker.isAvailable, "needs mosquitto, mosquitto-clients and openssl (CI installs them)"))
+    func fourDaemonsThroughTheBrokerRollTheirQuartersInStep() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let broker = try MosquittoBroker()

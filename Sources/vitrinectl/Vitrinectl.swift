@@ -23,20 +23,34 @@ struct Vitrinectl: ParsableCommand {
             SendCommand.self, WatchCommand.self,
         ])
 
-    /// What to type instead when the first argument is a protocol command's name
-    /// (`layer.add`, `surface.list`), which no subcommand has: the request for `send`,
-    /// built from a JSON object that follows it.
+    /// The connection options, which may also come before the subcommand: argument-parser
+    /// reads a command's options anywhere on the line, and gives each subcommand's
+    /// `ConnectionOptions` group this value, so where one is given twice the later wins.
+    @OptionGroup var connection: ConnectionOptions
+
+    /// What to type instead when the first argument after any connection options is a
+    /// protocol command's name (`layer.add`, `surface.list`), which no subcommand has: the
+    /// request for `send`, built from a JSON object that follows it.
     static func protocolCommandHint(_ arguments: [String]) -> String? {
-        guard let name = arguments.first, name.contains("."),
+        var rest = arguments[...]
+        var options = ""
+        while let first = rest.first {
+            let option = first.prefix { $0 != "=" }
+            guard ["--json", "--socket", "--timeout"].contains(option) else { break }
+            let count = option == first && option != "--json" ? 2 : 1
+            options += rest.prefix(count).joined(separator: " ") + " "
+            rest = rest.dropFirst(count)
+        }
+        guard let name = rest.first, name.contains("."),
             name.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == ".") })
         else { return nil }
         var request = #"{"cmd": "\#(name)"}"#
-        if arguments.count == 2, arguments[1].hasPrefix("{"), arguments[1].hasSuffix("}") {
-            let body = arguments[1].dropFirst().drop(while: \.isWhitespace)
+        if rest.count == 2, let object = rest.last, object.hasPrefix("{"), object.hasSuffix("}") {
+            let body = object.dropFirst().drop(while: \.isWhitespace)
             request = #"{"cmd": "\#(name)""# + (body.hasPrefix("}") ? "}" : ", " + body)
         }
-        return "'\(name)' is no subcommand but reads as a protocol command, which is sent as a request: vitrinectl send '\(request)'"
-            + " (vitrinectl --help lists the subcommands)"
+        return "'\(name)' is no subcommand but reads as a protocol command, which is sent as a request: "
+            + "vitrinectl \(options)send '\(request)' (vitrinectl --help lists the subcommands)"
     }
 
     /// The exit status of usage errors. argument-parser's own is EX_USAGE (64); 2 is what

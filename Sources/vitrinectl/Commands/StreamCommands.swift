@@ -19,11 +19,12 @@ struct SendCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Requests as JSON objects (default: lines from standard input).", valueName: "json"))
     var requests: [String] = []
 
-    @Option(help: ArgumentHelp("After the last reply, print events for this many seconds more.", valueName: "seconds"))
-    var linger: Double = 0
+    /// Optional rather than 0 by default, for the reason `ConnectionOptions.socket` gives.
+    @Option(help: ArgumentHelp("After the last reply, print events for this many seconds more (default 0).", valueName: "seconds"))
+    var linger: Double?
 
     func validate() throws {
-        guard linger.isFinite, linger >= 0 else { throw ValidationError("--linger is a number of seconds ≥ 0") }
+        if let linger, !(linger.isFinite && linger >= 0) { throw ValidationError("--linger is a number of seconds ≥ 0") }
     }
 
     func run() throws {
@@ -42,7 +43,7 @@ struct SendCommand: ParsableCommand {
                 failed = true
             }
         }
-        let deadline = Deadline(in: linger)
+        let deadline = Deadline(in: linger ?? 0)
         while deadline.remaining > 0, let message = try session.next(until: deadline) {
             Output.line(message.line)
         }

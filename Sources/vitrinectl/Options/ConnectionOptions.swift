@@ -9,9 +9,17 @@ struct ConnectionOptions: ParsableArguments {
     static let defaultTimeout = 10.0
 
     @Option(
+        name: .customLong("socket"),
         help: ArgumentHelp("The daemon's socket: $VITRINE_SOCKET if set, else \(defaultSocket).", valueName: "path"),
         completion: .file())
-    var socket: String = getenv("VITRINE_SOCKET").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? defaultSocket
+    var givenSocket: String?
+
+    /// The daemon's socket: `--socket`, else `$VITRINE_SOCKET` if set and not empty, else
+    /// the default. (The option has no default value: argument-parser would describe it
+    /// for the help at every start, a conformance look-up through the whole binary.)
+    var socket: String {
+        givenSocket ?? getenv("VITRINE_SOCKET").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultSocket
+    }
 
     @Flag(help: "Print the daemon's reply line as it came (JSON) instead of a summary.")
     var json = false

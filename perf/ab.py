@@ -7,6 +7,9 @@ before it, both measured in the same run: A and B alternate round by round (ABBA
 each figure is the median over the rounds. Where time is too noisy, `--instructions`
 also counts the instructions of one `--quick` run of each suite under callgrind, which
 repeat to the instruction for the same binary and input whatever else the machine does.
+Valgrind cannot read the release toolset's binaries (lld's output), so with
+`--instructions` both sides are built without the toolset (plain `-c release`, in
+`.build-ab-plain`), and every figure comes from those builds.
 
 Each commit is checked out in a worktree under /tmp/vitrine-ab/ and built there in
 release (its own Package.swift's settings, with the release toolset when it has one);
@@ -54,13 +57,13 @@ def checkout(revision):
     return folder, commit[:12]
 
 
-def build(folder):
-    """Builds vitrine-bench in release in `folder`; returns the binary's path."""
-    scratch = os.path.join(folder, ".build-ab")
+def build(folder, toolset):
+    """Builds vitrine-bench in release in `folder`, with the release toolset when `toolset`
+    and the commit has one; returns the binary's path."""
+    scratch = os.path.join(folder, ".build-ab" if toolset else ".build-ab-plain")
     command = ["swift", "build", "-c", "release", "--product", "vitrine-bench", "--scratch-path", scratch]
-    for toolset in ("config/release-toolset.json",):
-        if os.path.exists(os.path.join(folder, toolset)):
-            command += ["--toolset", toolset]
+    if toolset and os.path.exists(os.path.join(folder, "config/release-toolset.json")):
+        command += ["--toolset", "config/release-toolset.json"]
     sys.stderr.write(f"ab: building {folder}\n")
     run(command, folder, capture=True)
     return os.path.join(scratch, "release", "vitrine-bench")
@@ -108,7 +111,7 @@ def main():
     sides = []
     for revision in (options.a, options.b):
         folder, label = checkout(revision)
-        sides.append((label, folder, build(folder)))
+        sides.append((label, folder, build(folder, toolset=not options.instructions)))
 
     results = [dict() for _ in sides]
     for suite in options.suite:

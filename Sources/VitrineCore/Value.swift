@@ -10,7 +10,7 @@ public enum Value: Hashable, Sendable, CustomStringConvertible {
     case color(Color)
     case transform(AffineTransform)
     /// A 4×4 transform (CATransform3D) that is not affine: its type is `transform` too.
-    case transform3D(Transform3D)
+    indirect case transform3D(Transform3D)
     case bool(Bool)
     case string(String)
     /// Nested custom properties, addressed by key paths such as `touches.a.scale`.

@@ -26,14 +26,15 @@ public enum Wire {
         return JSON.object(object).text
     }
 
-    /// The events the daemon sends.
-    public static let eventNames = [
-        "animation.started", "animation.finished", "transaction.completed", "number.completed", "config.reloaded", "content.failed",
-        "input.key", "input.touch", "input.pointer", "layer.press", "layer.release", "layer.tap", "layer.longPress", "layer.drag",
-        "layer.cancel", "binding.failed", "video.started", "video.ended", "video.error", "output.power",
-        "output.resized", "surface.mapped", "surface.unmapped", "client.started", "client.exited", "client.failed",
-        "output.added", "output.removed", "surface.unresponsive", "surface.responsive", "surface.assigned",
-    ]
+    /// `{"event": name, …fields}`: the event's line.
+    public static func event(_ event: Event) -> String {
+        var object = event.fields
+        object["event"] = .string(event.name.rawValue)
+        return JSON.object(object).text
+    }
+
+    /// The events the daemon sends, by name.
+    public static let eventNames = Event.Name.allCases.map(\.rawValue)
 
     /// True when `name` matches `pattern`: equal, `*` for everything, or `prefix.*` for
     /// every event under a prefix.

@@ -270,8 +270,8 @@ final class ClientLauncher {
         client.startedAt = EventLoop.monotonicNanoseconds()
         client.lines = OutputLines(maximumLine: Self.maximumLine)
         logger.info("client \(client.name) started (pid \(process.pid)): \(program.command.joined(separator: " "))")
-        let fields: [String: JSON] = ["name": .string(client.name), "pid": .number(Double(process.pid)), "restarts": .number(Double(client.restarts))]
-        if queued { compositor.queuedEvents.append(("client.started", fields)) } else { compositor.broadcast("client.started", fields) }
+        let event = Event.clientStarted(name: client.name, pid: Int(process.pid), restarts: client.restarts)
+        if queued { compositor.queuedEvents.append(event) } else { compositor.broadcast(event) }
     }
 
     /// SIGTERM to the group, SIGKILL after the client's grace if it is still there.
@@ -302,8 +302,7 @@ final class ClientLauncher {
         client.lastExit = ending
         cancelTimer(client)
         let ranFor = Double(EventLoop.monotonicNanoseconds() - client.startedAt) / 1e9
-        var fields: [String: JSON] = ["name": .string(client.name), "pid": .number(Double(process.pid))]
-        for (key, value) in Self.exitFields(ending) { fields[key] = value }
+        let exitEvent = { (state: Event.ClientState) in Event.clientExited(name: client.name, pid: Int(process.pid), exit: ending.status, state: state) }
         cancelUnresponsiveKill(client)
         let stopping = client.state == .stopping
         let restart =
@@ -317,8 +316,7 @@ final class ClientLauncher {
         if stopping || !restart {
             client.state = stopping ? .stopped : .exited
             logger.log(level: ending.succeeded || stopping ? .info : .warning, "client \(client.name) (pid \(process.pid)) ended: \(ending)")
-            fields["state"] = .string(client.state.rawValue)
-            compositor.broadcast("client.exited", fields)
+            compositor.broadcast(exitEvent(stopping ? .stopped : .exited))
             let description = describe(client)
             let waiting = client.waiting
             client.waiting = []
@@ -329,8 +327,7 @@ final class ClientLauncher {
         client.restartTimes.removeAll { now - $0 >= 60_000_000_000 }
         if ranFor >= 60 { client.backoff = 1 }
         guard client.restartTimes.count < client.program.restartsPerMinute else {
-            fields["state"] = .string(State.failed.rawValue)
-            compositor.broadcast("client.exited", fields)
+            compositor.broadcast(exitEvent(.failed))
             let count = client.restartTimes.count
             giveUp(client, reason: "it ended (\(ending)) after \(count) restart\(count == 1 ? "" : "s") within a minute (restarts_per_minute)")
             return
@@ -339,9 +336,7 @@ final class ClientLauncher {
         client.backoff = min(client.backoff * 2, Double(client.program.restartMaxSeconds))
         client.state = .restarting
         logger.warning("client \(client.name) (pid \(process.pid)) ended: \(ending); restarting in \(delay) s")
-        fields["state"] = .string(State.restarting.rawValue)
-        fields["restartIn"] = .number(delay)
-        compositor.broadcast("client.exited", fields)
+        compositor.broadcast(exitEvent(.restarting(in: delay)))
         client.timer = loop.schedule(after: delay) { [weak self, weak client] in
             guard let self, let client, client.state == .restarting else { return }
             client.timer = nil
@@ -358,7 +353,7 @@ final class ClientLauncher {
         client.reason = reason
         client.failures += 1
         logger.error("client \(client.name) failed, not restarted: \(reason)")
-        compositor.broadcast("client.failed", ["name": .string(client.name), "reason": .string(reason), "restarts": .number(Double(client.restarts))])
+        compositor.broadcast(.clientFailed(name: client.name, reason: reason, restarts: client.restarts))
     }
 
     /// Reads what the client wrote, one chunk a turn (or, at its end, all that is there)
@@ -401,19 +396,11 @@ final class ClientLauncher {
 
     // MARK: Descriptions
 
-    static func exitFields(_ ending: Subprocess.Ending) -> [String: JSON] {
-        switch ending {
-        case .exited(let code): ["exitCode": .number(Double(code)), "signal": .null]
-        case .signaled(let number): ["exitCode": .null, "signal": .string(Subprocess.signalName(number))]
-        case .unknown: ["exitCode": .null, "signal": .null]
-        }
-    }
-
     func describe(_ client: Client) -> JSON {
         var fields: [String: JSON] = [
             "name": .string(client.name), "state": .string(client.state.rawValue),
             "pid": client.process.map { .number(Double($0.pid)) } ?? .null, "restarts": .number(Double(client.restarts)),
-            "lastExit": client.lastExit.map { .object(Self.exitFields($0)) } ?? .null,
+            "lastExit": client.lastExit.map { .object($0.status.fields) } ?? .null,
             "command": .array(client.program.command.map(JSON.string)), "restart": .string(client.program.restart.rawValue),
             "configured": .bool(client.configured),
         ]
@@ -453,6 +440,17 @@ final class ClientLauncher {
                 client.process = nil
             }
             left.removeAll { $0.process == nil }
+        }
+    }
+}
+
+extension Subprocess.Ending {
+    /// How the process ended, as `client.exited` and `client.list` give it.
+    var status: Event.ExitStatus {
+        switch self {
+        case .exited(let code): .exited(code: Int(code))
+        case .signaled(let number): .signaled(Subprocess.signalName(number))
+        case .unknown: .unknown
         }
     }
 }

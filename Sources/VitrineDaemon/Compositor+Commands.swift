@@ -89,7 +89,7 @@ extension Compositor {
             return try surfaceClose(surface, layer: layer)
         case .outputPower(let name, let on):
             let head = try head(named: name)
-            try setPower(head, on: on, reason: "command")
+            try setPower(head, on: on, reason: .command)
             return head.description
         case .subscribe(let patterns, let layers):
             return try subscribe(client, patterns, layers: layers)

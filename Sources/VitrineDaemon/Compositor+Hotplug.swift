@@ -41,13 +41,8 @@ extension Compositor {
             do { try showScene(of: head) } catch { logger.error("\(error.message)") }
         }
         logger.info("\(connector) plugged in: \(backend.mode), root '\(head.root)'\(head.restored ? " (kept)" : "")")
-        broadcast(
-            "output.added",
-            [
-                "output": .string(head.name), "root": .string(head.root),
-                "size": .array([.number(Double(backend.mode.width)), .number(Double(backend.mode.height))]),
-                "rate": .number(backend.mode.refreshRate), "kept": .bool(head.restored),
-            ])
+        let size = Size(width: Double(backend.mode.width), height: Double(backend.mode.height))
+        broadcast(.outputAdded(output: head.name, root: head.root, size: size, rate: backend.mode.refreshRate, kept: head.restored))
         if head.entry?.schedule != nil { followSchedule(of: head) }
         journal?.noteChanges()
         switch clock.mode {
@@ -68,7 +63,7 @@ extension Compositor {
         head.pipeline.shared?.leave(head.pipeline)
         let grace = settings.hotplugGrace
         logger.info("\(head.name) unplugged; root '\(head.root)' kept for \(grace) s")
-        broadcast("output.removed", ["output": .string(head.name), "root": .string(head.root), "keptSeconds": .number(grace)])
+        broadcast(.outputRemoved(output: head.name, root: head.root, keptSeconds: grace))
         // A wall's root stays while another of its screens shows it.
         guard !heads.contains(where: { $0.root == head.root }) else { return }
         hotplugSerial += 1

@@ -15,7 +15,10 @@ extension Compositor {
         } else {
             logger.warning("\(what) has not answered a ping for \(Self.seconds(seconds)): unresponsive")
         }
-        for toplevel in toplevels { broadcast(responsive ? "surface.responsive" : "surface.unresponsive", description(of: toplevel)) }
+        for toplevel in toplevels {
+            let window = description(of: toplevel)
+            broadcast(responsive ? .surfaceResponsive(window) : .surfaceUnresponsive(window))
+        }
         if responsive { launcher?.clientResponsive(pid: first.pid) } else { launcher?.clientUnresponsive(pid: first.pid) }
     }
 
@@ -50,7 +53,7 @@ extension Compositor {
         }
         toplevel.close()
         logger.info("surface \(toplevel.id) (app id '\(toplevel.appID)', pid \(toplevel.pid)) asked to close")
-        return .object(description(of: toplevel))
+        return .object(description(of: toplevel).fields)
     }
 
     /// After a reload: the mapped windows that `surface.assign` did not place go where the

@@ -112,8 +112,7 @@ extension Compositor {
     }
 
     /// Blanks or wakes `head`; subscribers get `output.power` when its state changes.
-    /// `reason` is "command" or "schedule".
-    func setPower(_ head: OutputHead, on: Bool, reason: String) throws(ProtocolError) {
+    func setPower(_ head: OutputHead, on: Bool, reason: Event.PowerReason) throws(ProtocolError) {
         guard head.powered != on else { return }
         do { try head.backend.setPower(on) } catch {
             throw ProtocolError(.internalError, "\(head.name) could not be \(on ? "woken" : "blanked"): \(error)")
@@ -129,9 +128,9 @@ extension Compositor {
             case .realtime: head.pacer.request()
             }
         }
-        let fields: [String: JSON] = ["output": .string(head.name), "root": .string(head.root), "on": .bool(on), "reason": .string(reason)]
+        let event = Event.outputPower(output: head.name, root: head.root, on: on, reason: reason)
         // A command's event follows its reply.
-        if reason == "command" { queuedEvents.append(("output.power", fields)) } else { broadcast("output.power", fields) }
+        if reason == .command { queuedEvents.append(event) } else { broadcast(event) }
     }
 
     /// Applies every output's `[[outputs]]` power schedule now and arms a timer for its
@@ -145,7 +144,7 @@ extension Compositor {
         guard let plan = head.entry?.schedule, heads.contains(where: { $0 === head }) else { return }
         tzset()
         let now = Int(time(nil))
-        try? setPower(head, on: plan.isOn(at: now), reason: "schedule")
+        try? setPower(head, on: plan.isOn(at: now), reason: .schedule)
         // A second past the change, so that the minute read then is the new one.
         schedule(Double(plan.nextChange(after: now) - now) + 1) { [weak self, weak head] in
             guard let self, let head else { return }

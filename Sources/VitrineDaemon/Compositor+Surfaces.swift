@@ -66,21 +66,18 @@ extension Compositor: WaylandServerDelegate {
         reportedLayers[toplevel.id] = assignedLayer(of: toplevel)
         reportAssignments()
         logger.info("surface \(toplevel.id) mapped: app id '\(toplevel.appID)', title '\(toplevel.title)', pid \(toplevel.pid)")
-        broadcast("surface.mapped", description(of: toplevel))
+        broadcast(.surfaceMapped(description(of: toplevel)))
         requestFrame()
     }
 
     public func toplevelUnmapped(_ toplevel: Toplevel) {
-        var fields: [String: JSON] = ["surface": .number(Double(toplevel.id))]
-        if let layer = assignedLayer(of: toplevel) {
-            fields["layer"] = .string(layer)
-            if !toplevel.isAlive { surfaces.assignments[layer] = nil }
-        }
+        let layer = assignedLayer(of: toplevel)
+        if let layer, !toplevel.isAlive { surfaces.assignments[layer] = nil }
         if !toplevel.isAlive {
             handPlaced.remove(toplevel.id)
             reportedLayers[toplevel.id] = nil
         }
-        broadcast("surface.unmapped", fields)
+        broadcast(.surfaceUnmapped(surface: toplevel.id, layer: layer))
         requestFrame()
     }
 
@@ -119,20 +116,15 @@ extension Compositor: WaylandServerDelegate {
     /// `surface.list`.
     func surfaceList() -> JSON {
         let toplevels = (wayland?.toplevels.values.sorted { $0.id < $1.id } ?? [])
-        return .object(["surfaces": .array(toplevels.map { .object(description(of: $0)) })])
+        return .object(["surfaces": .array(toplevels.map { .object(description(of: $0).fields) })])
     }
 
-    func description(of toplevel: Toplevel) -> [String: JSON] {
-        var fields: [String: JSON] = [
-            "surface": .number(Double(toplevel.id)), "appId": .string(toplevel.appID), "title": .string(toplevel.title),
-            "pid": .number(Double(toplevel.pid)), "mapped": .bool(toplevel.isMapped), "layer": assignedLayer(of: toplevel).map(JSON.string) ?? .null,
-            "responsive": .bool(toplevel.isResponsive),
-        ]
-        if let window = toplevel.windowRect {
-            fields["width"] = .number(Double(window.width))
-            fields["height"] = .number(Double(window.height))
-        }
-        return fields
+    /// The window as `surface.*` events and replies describe it.
+    func description(of toplevel: Toplevel) -> Event.Window {
+        Event.Window(
+            surface: toplevel.id, appID: toplevel.appID, title: toplevel.title, pid: Int(toplevel.pid), mapped: toplevel.isMapped,
+            layer: assignedLayer(of: toplevel), responsive: toplevel.isResponsive,
+            size: toplevel.windowRect.map { Size(width: Double($0.width), height: Double($0.height)) })
     }
 
     /// `surface.assign`.
@@ -151,7 +143,7 @@ extension Compositor: WaylandServerDelegate {
         handPlaced.insert(toplevel.id)
         reportAssignments()
         frameNeeded = true
-        return .object(description(of: toplevel))
+        return .object(description(of: toplevel).fields)
     }
 
     /// Sends `surface.assigned` for each window whose layer changed since it was last told,
@@ -162,10 +154,8 @@ extension Compositor: WaylandServerDelegate {
         for (layer, toplevel) in surfaces.assignments { layers[toplevel.id] = layer }
         for id in Set(layers.keys).union(reportedLayers.keys).sorted() where layers[id] != reportedLayers[id] {
             guard let toplevel = wayland.toplevels[id] else { continue }
-            var fields = description(of: toplevel)
-            fields["previous"] = reportedLayers[id].map(JSON.string) ?? .null
             logger.info("surface \(id) (app id '\(toplevel.appID)') now on layer \(layers[id] ?? "none"), was on \(reportedLayers[id] ?? "none")")
-            broadcast("surface.assigned", fields)
+            broadcast(.surfaceAssigned(description(of: toplevel), previous: reportedLayers[id]))
         }
         reportedLayers = layers.filter { wayland.toplevels[$0.key] != nil }
     }

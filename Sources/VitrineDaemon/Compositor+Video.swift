@@ -24,18 +24,14 @@ extension Compositor {
         }
         videos.onMemory = { [unowned self] _ in rebudgetImages() }
         videos.onEvent = { [unowned self] layer, src, event in
-            var fields: [String: JSON] = ["layer": .string(layer), "src": .string(src)]
             switch event {
             case .started(let duration):
-                if let duration { fields["duration"] = .number(duration) }
-                broadcast("video.started", fields)
+                broadcast(.videoStarted(layer: layer, src: src, duration: duration))
             case .ended:
-                broadcast("video.ended", fields)
+                broadcast(.videoEnded(layer: layer, src: src))
             case .error(let message, let debug):
                 contentErrors.videos += 1
-                fields["message"] = .string(message)
-                fields["debug"] = .string(debug)
-                broadcast("video.error", fields)
+                broadcast(.videoError(layer: layer, src: src, message: message, debug: debug))
             }
         }
         return videos

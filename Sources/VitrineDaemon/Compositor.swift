@@ -84,7 +84,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     /// A command changed something: a frame is due after the reply.
     var frameNeeded = false
     /// Events a command caused, sent after its reply (`flush`).
-    var queuedEvents: [(String, [String: JSON])] = []
+    var queuedEvents: [Event] = []
     /// The last animation key picked by `nextAnimationKey` (journaled with the scene).
     var animationKeys = 0
     /// The scene journal, when the daemon keeps one (`DaemonSettings.stateDirectory`).
@@ -331,18 +331,13 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     /// Tells subscribers that a layer's contents cannot be shown: what, where and why.
     func contentFailed(reference: String, path: String, error: ProtocolError) {
         contentErrors.images += 1
-        var layers: [JSON] = []
+        var layers: [String] = []
         var pending = scene.rootIDs
         while let id = pending.popLast() {
-            if (try? scene.modelValues(of: id))?.string(.contents) == reference { layers.append(.string(id)) }
+            if (try? scene.modelValues(of: id))?.string(.contents) == reference { layers.append(id) }
             pending += (try? scene.sublayers(of: id)) ?? []
         }
-        broadcast(
-            "content.failed",
-            [
-                "layers": .array(layers), "contents": .string(reference), "path": .string(path),
-                "code": .string(error.code), "message": .string(error.message),
-            ])
+        broadcast(.contentFailed(layers: layers, contents: reference, path: path, error: error))
     }
 
     /// Runs `job` on a worker and `completion` with its result back here; in place when
@@ -364,7 +359,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     /// Runs what the last requests left to do (a frame); call it after sending replies,
     /// so that a client sees its reply before the events the change causes.
     public func flush() {
-        for (name, fields) in queuedEvents { broadcast(name, fields) }
+        for event in queuedEvents { broadcast(event) }
         queuedEvents.removeAll()
         input.sendPending()
         journal?.noteChanges()
@@ -472,28 +467,24 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             case .transactionCompleted(let tx):
                 owner = transactionOwners[tx]
                 if let number = numberSets.removeValue(forKey: tx) {
-                    send(
-                        "number.completed",
-                        [
-                            "layer": .string(number.layer), "value": .number(number.value), "finished": .bool(number.finished),
-                            "transaction": .number(Double(tx)),
-                        ], owner: owner)
+                    send(.numberCompleted(layer: number.layer, value: number.value, finished: number.finished, transaction: tx), owner: owner)
                 }
+                transactionOwners[tx] = nil
             default:
                 owner = nil
             }
-            let (name, fields) = wireEvent(event)
-            send(name, fields, owner: owner)
+            send(Event(event), owner: owner)
         }
     }
 
     /// Sends an event to `owner` and to the clients subscribed to it.
-    private func send(_ name: String, _ fields: [String: JSON], owner: Int?) {
+    private func send(_ event: Event, owner: Int?) {
         // Encoded for its first recipient: most events of a roll (a column's animation
         // starting or finishing) have none.
+        let name = event.name.rawValue
         var line: String?
         for (id, state) in clients where id == owner || state.subscriptions.contains(where: { Wire.matches($0, name) }) {
-            if line == nil { line = Wire.event(name, fields) }
+            if line == nil { line = Wire.event(event) }
             state.connection.send(line!)
         }
     }
@@ -507,20 +498,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     }
 
     /// Sends an event that is not the scene's (config.reloaded) to its subscribers.
-    func broadcast(_ name: String, _ fields: [String: JSON]) {
-        send(name, fields, owner: nil)
-    }
-
-    private func wireEvent(_ event: SceneEvent) -> (String, [String: JSON]) {
-        switch event {
-        case .animationStarted(let layer, let key, let id):
-            return ("animation.started", ["layer": .string(layer), "key": .string(key), "animation": .number(Double(id))])
-        case .animationStopped(let layer, let key, let id, let finished):
-            return ("animation.finished", ["layer": .string(layer), "key": .string(key), "animation": .number(Double(id)), "finished": .bool(finished)])
-        case .transactionCompleted(let tx):
-            transactionOwners[tx] = nil
-            return ("transaction.completed", ["transaction": .number(Double(tx))])
-        }
+    func broadcast(_ event: Event) {
+        send(event, owner: nil)
     }
 }
 

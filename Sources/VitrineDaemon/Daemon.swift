@@ -229,7 +229,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
                 } else {
                     logger.warning("configuration reloaded; \(fresh.restartNeeded.joined(separator: ", ")) changed but take effect when the daemon restarts")
                 }
-                compositor.broadcast("config.reloaded", ["restartNeeded": .array(fresh.restartNeeded.map(JSON.string))])
+                compositor.broadcast(.configReloaded(restartNeeded: fresh.restartNeeded))
                 done(nil)
             }
         }

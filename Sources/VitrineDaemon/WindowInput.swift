@@ -86,8 +86,6 @@ extension Compositor {
         logger.info("\(output.name): now \(mode.width)x\(mode.height)")
         pipeline.invalidate()
         requestFrame()
-        broadcast(
-            "output.resized",
-            ["output": .string(output.name), "root": .string(root), "size": .array([.number(Double(mode.width)), .number(Double(mode.height))])])
+        broadcast(.outputResized(output: output.name, root: root, size: size))
     }
 }

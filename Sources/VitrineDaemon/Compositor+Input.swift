@@ -137,14 +137,15 @@ extension Compositor {
 
     // MARK: Events
 
-    /// Whether any client subscribed to an event `name`.
-    func hasSubscribers(_ name: String) -> Bool {
-        clients.values.contains { state in state.subscriptions.contains { Wire.matches($0, name) } }
+    /// Whether any client subscribed to the event `name`.
+    func hasSubscribers(_ name: Event.Name) -> Bool {
+        clients.values.contains { state in state.subscriptions.contains { Wire.matches($0, name.rawValue) } }
     }
 
     /// Sends an input event to its subscribers: those whose pattern that matches it has
     /// no `layers` filter, or one that holds `layer` or one of its ancestors.
-    func deliver(_ name: String, _ fields: [String: JSON], layer: String?) {
+    func deliver(_ event: Event, layer: String?) {
+        let name = event.name.rawValue
         var line: String?
         var lineage: [String]?
         for state in clients.values {
@@ -155,7 +156,7 @@ extension Compositor {
                 return lineage!.contains(where: filter.contains)
             }
             guard wanted else { continue }
-            if line == nil { line = Wire.event(name, fields) }
+            if line == nil { line = Wire.event(event) }
             state.connection.send(line!)
         }
     }

@@ -30,10 +30,10 @@ final class InputRouter {
     private var motionTimer: UInt64?
     /// Events for scripts, sent when the compositor flushes (after the reply to the request
     /// that caused them).
-    private var outbox: [(name: String, fields: [String: JSON], layer: String?)] = []
+    private var outbox: [(event: Event, layer: String?)] = []
     /// The latest motion event not sent yet, and when a motion event was last sent, by
     /// touch id (`pointerKey` for the pointer).
-    private var heldMotion: [Int: (name: String, fields: [String: JSON])] = [:]
+    private var heldMotion: [Int: Event] = [:]
     private var motionSent: [Int: Double] = [:]
     private static let pointerKey = Int.min
     /// Touches down and where they were last, in the output's pixels.
@@ -86,11 +86,14 @@ final class InputRouter {
         let event = event.at(time)
         switch event {
         case .key(let key):
-            let index = post("input.key", keyFields(key), layer: nil)
+            // (posted before the `binding.failed` its bindings may post)
+            let index = outbox.count
+            var transactions: [UInt64] = []
             if key.pressed, !key.isRepeat, bindings.hasKeyBindings {
                 let matching = bindings.matching(key: key.keysym)
-                if !matching.isEmpty { note(fire(matching, at: time, on: nil, what: "key \(key.keysym)"), in: index) }
+                if !matching.isEmpty { transactions = fire(matching, at: time, on: nil, what: "key \(key.keysym)") }
             }
+            post(.inputKey(Self.event(of: key, transactions: transactions)), layer: nil, at: index)
         case .touch(let touch):
             track(touch)
             report(touch)
@@ -168,87 +171,62 @@ final class InputRouter {
         guard !outbox.isEmpty else { return }
         let pending = outbox
         outbox.removeAll(keepingCapacity: true)
-        for event in pending { compositor.deliver(event.name, event.fields, layer: event.layer) }
+        for entry in pending { compositor.deliver(entry.event, layer: entry.layer) }
     }
 
-    /// Queues an event for its subscribers; `layer` is the one `layers` filters look at.
-    /// Returns where it waits in the outbox.
-    @discardableResult
-    private func post(_ name: String, _ fields: [String: JSON], layer: String?) -> Int {
-        outbox.append((name, fields, layer))
-        return outbox.count - 1
+    /// Queues an event for its subscribers, at the end of the outbox or at `index`;
+    /// `layer` is the one `layers` filters look at.
+    private func post(_ event: Event, layer: String?, at index: Int? = nil) {
+        outbox.insert((event, layer), at: index ?? outbox.count)
     }
 
-    /// Adds the transactions bindings committed to the event at `index` of the outbox
-    /// (nil: not posted).
-    private func note(_ transactions: [UInt64], in index: Int?) {
-        guard let index, !transactions.isEmpty else { return }
-        outbox[index].fields["transactions"] = .array(transactions.map { .number(Double($0)) })
-    }
-
-    private func keyFields(_ key: KeyEvent) -> [String: JSON] {
-        var fields: [String: JSON] = [
-            "keysym": .string(key.keysym), "text": .string(key.text), "keycode": .number(Double(key.keycode)), "pressed": .bool(key.pressed),
-            "repeat": .bool(key.isRepeat), "modifiers": .array(key.modifiers.map(JSON.string)), "time": .number(key.time),
-        ]
-        if !key.device.isEmpty { fields["device"] = .string(key.device) }
-        return fields
+    private static func event(of key: KeyEvent, transactions: [UInt64]) -> Event.Key {
+        Event.Key(
+            keysym: key.keysym, text: key.text, keycode: key.keycode, pressed: key.pressed, isRepeat: key.isRepeat, modifiers: key.modifiers,
+            time: key.time, device: key.device.isEmpty ? nil : key.device, transactions: transactions)
     }
 
     /// `input.touch`, when anyone listens: the point, and the layer under it with the
     /// point in its coordinates.
     private func report(_ touch: TouchEvent) {
-        let name = "input.touch"
         if touch.phase != .motion { releaseHeldMotion(touch.id) }
-        guard compositor.hasSubscribers(name) else { return }
-        var fields = pointFields(touch.point, time: touch.time, device: touch.device)
-        fields["phase"] = .string(touch.phase.rawValue)
-        fields["touch"] = .number(Double(touch.id))
+        guard compositor.hasSubscribers(.inputTouch) else { return }
+        let event = Event.inputTouch(
+            place(touch.point, time: touch.time, device: touch.device), phase: Event.TouchPhase(rawValue: touch.phase.rawValue)!, touch: touch.id)
         if touch.phase == .motion {
-            postMotion(name, fields, key: touch.id, time: touch.time)
+            postMotion(event, key: touch.id, time: touch.time)
         } else {
-            post(name, fields, layer: nil)
+            post(event, layer: nil)
             if touch.phase != .down { motionSent[touch.id] = nil }
         }
     }
 
     /// `input.pointer`, when anyone listens.
     private func report(_ pointer: PointerEvent) {
-        let name = "input.pointer"
         if pointer.kind != .motion { releaseHeldMotion(Self.pointerKey) }
-        guard compositor.hasSubscribers(name) else { return }
-        var fields = pointFields(pointer.point, time: pointer.time, device: pointer.device)
+        guard compositor.hasSubscribers(.inputPointer) else { return }
+        let place = place(pointer.point, time: pointer.time, device: pointer.device)
         switch pointer.kind {
         case .motion:
-            fields["action"] = .string("motion")
-            return postMotion(name, fields, key: Self.pointerKey, time: pointer.time)
+            postMotion(.inputPointer(place, action: .motion), key: Self.pointerKey, time: pointer.time)
         case .button(let code, let pressed):
-            fields["action"] = .string("button")
-            fields["button"] = .number(Double(code))
-            fields["pressed"] = .bool(pressed)
+            post(.inputPointer(place, action: .button(code, pressed: pressed)), layer: nil)
         case .axis(let dx, let dy):
-            fields["action"] = .string("axis")
-            fields["delta"] = .array([.number(dx), .number(dy)])
+            post(.inputPointer(place, action: .axis(dx: dx, dy: dy)), layer: nil)
         }
-        post(name, fields, layer: nil)
     }
 
-    private func pointFields(_ point: Point, time: Double, device: String) -> [String: JSON] {
-        var fields: [String: JSON] = ["point": point.json, "time": .number(time), "layer": .null]
-        if let hit = compositor.scene.hitTest(compositor.primaryHead.rootPoint(point), root: compositor.root, at: time) {
-            fields["layer"] = .string(hit.layer)
-            fields["layerPoint"] = hit.point.json
-        }
-        if !device.isEmpty { fields["device"] = .string(device) }
-        return fields
+    private func place(_ point: Point, time: Double, device: String) -> Event.InputPoint {
+        let hit = compositor.scene.hitTest(compositor.primaryHead.rootPoint(point), root: compositor.root, at: time)
+        return Event.InputPoint(point: point, hit: hit.map { Event.Hit(layer: $0.layer, point: $0.point) }, time: time, device: device.isEmpty ? nil : device)
     }
 
     /// Sends a motion event now if none went out for its touch in this frame; else holds
     /// it (in place of one held before) until the frame is over.
-    private func postMotion(_ name: String, _ fields: [String: JSON], key: Int, time: Double) {
+    private func postMotion(_ event: Event, key: Int, time: Double) {
         let realtime = compositor.clock.mode == .realtime
         if let sent = motionSent[key], realtime ? time < sent + framePeriod : time <= sent {
-            heldMotion[key] = (name, fields)
+            heldMotion[key] = event
             if realtime, motionTimer == nil {
                 motionTimer = arm(max(0, sent + framePeriod - compositor.now)) { [unowned self] in
                     motionTimer = nil
@@ -259,7 +237,7 @@ final class InputRouter {
             return
         }
         motionSent[key] = time
-        post(name, fields, layer: nil)
+        post(event, layer: nil)
     }
 
     /// Sends the motion held for `key` (every key when nil).
@@ -269,7 +247,7 @@ final class InputRouter {
         for key in keys {
             guard let held = heldMotion.removeValue(forKey: key) else { continue }
             motionSent[key] = compositor.now
-            post(held.name, held.fields, layer: nil)
+            post(held, layer: nil)
         }
         if heldMotion.isEmpty, let motionTimer {
             disarm(motionTimer)
@@ -280,52 +258,37 @@ final class InputRouter {
     /// A gesture's event, and the bindings it fires.
     private func deliver(_ gesture: Gesture) {
         gestureCount += 1
-        let (name, fields) = Self.event(of: gesture)
-        let index = compositor.hasSubscribers(name) ? post(name, fields, layer: gesture.layer) : nil
-        guard !bindings.isEmpty else { return }
-        let trigger: BindingSpec.Trigger
+        // (posted before the `binding.failed` its bindings may post)
+        let index = outbox.count
+        let trigger: BindingSpec.Trigger?
         switch gesture {
         case .press: trigger = .press
         case .release, .cancel: trigger = .release
         case .tap: trigger = .tap
         case .longPress: trigger = .longPress
-        case .dragBegan, .dragChanged, .dragEnded: return
+        case .dragBegan, .dragChanged, .dragEnded: trigger = nil
         }
-        note(fire(trigger, on: gesture.layer, at: gesture.time), in: index)
+        var transactions: [UInt64] = []
+        if !bindings.isEmpty, let trigger { transactions = fire(trigger, on: gesture.layer, at: gesture.time) }
+        let event = Self.event(of: gesture, transactions: transactions)
+        if compositor.hasSubscribers(event.name) { post(event, layer: gesture.layer, at: index) }
     }
 
-    /// A gesture as the event scripts get: its name and fields.
-    static func event(of gesture: Gesture) -> (String, [String: JSON]) {
-        var fields: [String: JSON] = ["layer": .string(gesture.layer), "touch": .number(Double(gesture.touch)), "time": .number(gesture.time)]
-        func drag(_ phase: String, _ point: Point, _ translation: Point, _ velocity: Point) -> (String, [String: JSON]) {
-            fields["phase"] = .string(phase)
-            fields["point"] = point.json
-            fields["translation"] = translation.json
-            fields["velocity"] = velocity.json
-            return ("layer.drag", fields)
-        }
+    /// A gesture as the event scripts get, with the transactions its bindings committed.
+    static func event(of gesture: Gesture, transactions: [UInt64] = []) -> Event {
+        let touch = Event.LayerTouch(layer: gesture.layer, touch: gesture.touch, time: gesture.time, transactions: transactions)
         switch gesture {
-        case .press(_, let point, _, _):
-            fields["point"] = point.json
-            return ("layer.press", fields)
-        case .release(_, let point, let inside, _, _):
-            fields["point"] = point.json
-            fields["inside"] = .bool(inside)
-            return ("layer.release", fields)
-        case .tap(_, let point, _, _):
-            fields["point"] = point.json
-            return ("layer.tap", fields)
-        case .longPress(_, let point, _, _):
-            fields["point"] = point.json
-            return ("layer.longPress", fields)
+        case .press(_, let point, _, _): return .layerPress(touch, point: point)
+        case .release(_, let point, let inside, _, _): return .layerRelease(touch, point: point, inside: inside)
+        case .tap(_, let point, _, _): return .layerTap(touch, point: point)
+        case .longPress(_, let point, _, _): return .layerLongPress(touch, point: point)
         case .dragBegan(_, let point, let translation, let velocity, _, _):
-            return drag("began", point, translation, velocity)
+            return .layerDrag(touch, phase: .began, point: point, translation: translation, velocity: velocity)
         case .dragChanged(_, let point, let translation, let velocity, _, _):
-            return drag("changed", point, translation, velocity)
+            return .layerDrag(touch, phase: .changed, point: point, translation: translation, velocity: velocity)
         case .dragEnded(_, let point, let translation, let velocity, _, _):
-            return drag("ended", point, translation, velocity)
-        case .cancel:
-            return ("layer.cancel", fields)
+            return .layerDrag(touch, phase: .ended, point: point, translation: translation, velocity: velocity)
+        case .cancel: return .layerCancel(touch)
         }
     }
 
@@ -361,13 +324,7 @@ final class InputRouter {
             } catch {
                 failedCount += 1
                 compositor.logger.warning("binding '\(entry.id)' (\(what)) failed: \(error.message)")
-                var fields: [String: JSON] = [
-                    "binding": .string(entry.id), "on": .string(entry.spec.trigger.rawValue), "time": .number(time),
-                    "code": .string(error.code), "message": .string(error.message),
-                ]
-                if let layer { fields["layer"] = .string(layer) }
-                if let key = entry.spec.key { fields["key"] = .string(key) }
-                post("binding.failed", fields, layer: nil)
+                post(.bindingFailed(binding: entry.id, on: entry.spec.trigger, layer: layer, key: entry.spec.key, error: error, time: time), layer: nil)
             }
         }
         return committed
@@ -414,9 +371,4 @@ extension InputEvent {
             return .pointer(e)
         }
     }
-}
-
-extension Point {
-    /// `[x, y]`, as `Value.point`'s JSON.
-    fileprivate var json: JSON { Value.point(self).json }
 }

@@ -19,13 +19,6 @@ public enum Wire {
         return JSON.object(object).text
     }
 
-    /// `{"event": name, …fields}`
-    public static func event(_ name: String, _ fields: [String: JSON]) -> String {
-        var object = fields
-        object["event"] = .string(name)
-        return JSON.object(object).text
-    }
-
     /// `{"event": name, …fields}`: the event's line.
     public static func event(_ event: Event) -> String {
         var object = event.fields

@@ -78,6 +78,6 @@ import VitrineCore
             Wire.reply(id: .number(1), result: .object(["t": .number(.infinity), "u": .number(2)]))
                 == #"{"id":1,"ok":true,"result":{"t":null,"u":2}}"#)
         #expect(JSON.array([.number(.nan), .number(-.infinity)]).text == "[null,null]")
-        #expect(try json(Wire.event("x", ["v": .number(.nan)])).object?["v"] == .null)
+        #expect(try json(Wire.event(.videoStarted(layer: "x", src: "y", duration: .nan))).object?["duration"] == .null)
     }
 }

@@ -51,6 +51,7 @@ let package = Package(
         .library(name: "VitrineConfig", targets: ["VitrineConfig"]),
         .library(name: "VitrineInput", targets: ["VitrineInput"]),
         .library(name: "VitrineWayland", targets: ["VitrineWayland"]),
+        .library(name: "VitrineWindowHost", targets: ["VitrineWindowHost"]),
         .executable(name: "vitrinectl", targets: ["vitrinectl"]),
     ],
     dependencies: [
@@ -138,7 +139,7 @@ let package = Package(
             name: "VitrineDaemon",
             dependencies: [
                 "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
-                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineVideo", "VitrineFleet", "VitrineWayland", "CLinuxEvents",
+                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineVideo", "VitrineFleet", "VitrineWayland", "VitrineWindowHost", "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
@@ -223,6 +224,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [frameRelease(profiled: false)], plugins: ["WaylandGlue"]),
+        // The window policy: which surface layer shows which client's window (rules,
+        // surface.assign), the windows' lives, the seat's input for them, launched clients.
+        .target(
+            name: "VitrineWindowHost",
+            dependencies: [
+                "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineSystem", "VitrineInput", "VitrineWayland",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "VitrineWindowHostTests",
+            dependencies: [
+                "VitrineWindowHost", "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineSystem", "VitrineInput", "VitrineWayland",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "VitrineWaylandTests", dependencies: ["VitrineWayland", "VitrineCore", "VitrineRaster"]),
         .systemLibrary(
             name: "CWaylandServer", path: "Sources/CWaylandServer", pkgConfig: "wayland-server",

@@ -82,11 +82,13 @@ extension Compositor {
         case .outputList:
             return outputList()
         case .surfaceList:
-            return surfaceList()
+            return windows?.list() ?? .object(["surfaces": .array([])])
         case .surfaceAssign(let surface, let layer):
-            return try surfaceAssign(surface, layer: layer)
+            guard let windows else { throw Self.windowsOff }
+            return try windows.assign(surface, to: layer)
         case .surfaceClose(let surface, let layer):
-            return try surfaceClose(surface, layer: layer)
+            guard let windows else { throw Self.windowsOff }
+            return try windows.close(surface, layer: layer)
         case .outputPower(let name, let on):
             let head = try head(named: name)
             try setPower(head, on: on, reason: .command)
@@ -104,10 +106,10 @@ extension Compositor {
         case .bindingAdd, .bindingRemove, .bindingList, .inputInject:
             return try executeInput(command)
         case .clientStart(let name, let program):
-            guard let launcher else { throw Self.noLauncher }
-            return try launcher.start(name, program: program)
+            guard let windows else { throw Self.noLauncher }
+            return try windows.startClient(name, program: program)
         case .clientList:
-            return launcher?.list() ?? .object(["clients": .array([])])
+            return windows?.clientList() ?? .object(["clients": .array([])])
         case .clientStop:
             throw ProtocolError(.internalError, "client.stop is handled before execute")
         }
@@ -115,6 +117,8 @@ extension Compositor {
 
     /// Why `client.*` fails in a compositor that runs no programs (one without a loop).
     static let noLauncher = ProtocolError(.notAllowed, "this compositor runs no programs: it was made without the daemon's event loop")
+    /// Why `surface.*` fails while no Wayland server runs.
+    static let windowsOff = ProtocolError(.invalidValue, "the compositor is off: [compositor] enabled = true serves Wayland clients")
 
     /// Commits `tx` at `time` (default now); `owner` receives its completion event.
     @discardableResult
@@ -122,9 +126,7 @@ extension Compositor {
         let id = try core { () throws(CoreError) in try scene.commit(tx, at: time ?? now) }
         if let owner { transactionOwners[id] = owner }
         if !input.bindings.isEmpty, tx.removesLayers { pruneBindings() }
-        if wayland != nil, tx.removesLayers { releaseRemovedLayers() }
-        if wayland != nil, tx.addsLayers { placeWaitingWindows() }
-        if wayland != nil, tx.removesLayers || tx.addsLayers { reportAssignments() }
+        windows?.layersChanged(added: tx.addsLayers, removed: tx.removesLayers)
         frameNeeded = true
         return id
     }

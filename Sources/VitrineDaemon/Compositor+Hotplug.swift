@@ -37,6 +37,7 @@ extension Compositor {
             return
         }
         lastHead = nil
+        outputsPoweredChanged()
         if !head.restored {
             do { try showScene(of: head) } catch { logger.error("\(error.message)") }
         }
@@ -57,6 +58,7 @@ extension Compositor {
         guard let index = heads.firstIndex(where: { $0.backend === backend }) else { return }
         let head = heads.remove(at: index)
         if heads.isEmpty { lastHead = head }
+        outputsPoweredChanged()
         backend.frameDone = nil
         presentationGone(head)
         head.pacer.render = { false }

@@ -118,6 +118,7 @@ extension Compositor {
             throw ProtocolError(.internalError, "\(head.name) could not be \(on ? "woken" : "blanked"): \(error)")
         }
         head.powered = on
+        outputsPoweredChanged()
         head.dropped.forget()
         if !on { presentationBlanked(head) }
         logger.info("\(head.name): \(on ? "woken" : "blanked") (\(reason))")

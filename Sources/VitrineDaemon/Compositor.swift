@@ -10,6 +10,7 @@ import VitrineRender
 import VitrineText
 import VitrineVideo
 import VitrineWayland
+import VitrineWindowHost
 
 /// A connected client as the compositor sees it: where its replies and events go.
 public protocol ClientConnection: AnyObject {
@@ -107,22 +108,15 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     var surfaces: SurfaceRenderer!
     /// The Wayland server, when `[compositor]` enables it.
     weak var wayland: WaylandServer?
-    /// Input for Wayland clients, while the compositor serves them.
-    var seatRouter: SeatRouter?
-    /// A frame callback's `done` is scheduled for a commit that changed nothing on screen.
-    var surfaceFrameDue = false
-    /// The toplevels placed by `surface.assign`, which `[[compositor.rules]]` no longer move.
-    var handPlaced: Set<Int> = []
-    /// The layer of each window as `surface.mapped` and `surface.assigned` last told it.
-    var reportedLayers: [Int: String] = [:]
     /// The MQTT bridge's figures for `stats`, when there is one.
     var fleetStatistics: (() -> JSON)?
     /// The loop's time per presented frame (advancing the scene, drawing, presenting).
     var frameTimes = FrameStatistics()
     /// `content.failed` and `video.error` events sent.
     var contentErrors = (images: 0, videos: 0)
-    /// The programs the daemon runs (`client.*`); nil in a compositor without a loop.
-    var launcher: ClientLauncher?
+    /// The window policy and the programs the daemon runs (`surface.*`, `client.*`); nil in
+    /// a compositor without a loop.
+    public var windows: WindowHost?
 
     /// What the compositor keeps per client.
     struct ClientState {
@@ -230,8 +224,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             }
             if case .clientStop(let name) = request.command {
                 return deferredReply(to: client) { finish in
-                    guard let launcher else { return finish(Wire.failure(id: request.id, Self.noLauncher)) }
-                    launcher.stop(name) { result in
+                    guard let windows else { return finish(Wire.failure(id: request.id, Self.noLauncher)) }
+                    windows.stopClient(name) { result in
                         switch result {
                         case .success(let description): finish(Wire.reply(id: request.id, result: description))
                         case .failure(let error): finish(Wire.failure(id: request.id, error))
@@ -427,7 +421,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
                 head.framesRendered += 1
                 pixelsRepainted += report.repaintedPixels
                 onFramePresented?(time)
-                surfacesPresented()
+                windows?.framePresented()
             } else if primary {
                 input.latency.notPresented(frame: frame)
             }

@@ -8,6 +8,7 @@ import VitrineProtocol
 import VitrineRender
 import VitrineSystem
 import VitrineWayland
+import VitrineWindowHost
 
 /// The running daemon: one event loop that owns the compositor and serves the socket.
 ///
@@ -57,8 +58,6 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     public private(set) var metricsPort: Int?
     /// The Wayland server, when `[compositor]` enables it.
     private var wayland: WaylandServer?
-    /// The programs the daemon runs (`[[clients]]`, `client.start`).
-    private let launcher: ClientLauncher
     /// Where outputs are plugged in and unplugged while running (DRM connectors, the
     /// emulated outputs of `[[outputs]]`), when the backend reports it; set before `run`.
     public var hotplug: HotplugSource?
@@ -91,8 +90,12 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             }
         }
         for output in outputs { output.attach(to: loop) }
-        launcher = ClientLauncher(compositor: compositor, loop: loop, logger: logger)
-        compositor.launcher = launcher
+        let windowSettings = WindowHost.Settings(
+            compositor: settings.compositor, keymap: settings.input.keymap, clients: settings.clients, allowCommands: settings.launcher.allowCommands,
+            waylandSocket: settings.waylandSocketPath)
+        compositor.windows = WindowHost(scene: compositor.scene, surfaces: compositor.surfaces, settings: windowSettings, loop: loop, logger: logger) {
+            [unowned compositor] notice in compositor.take(notice)
+        }
         compositor.reloadConfiguration = { [unowned self] done in self.applyReload(done) }
         compositor.onFramePresented = { [unowned self] _ in self.frameWasPresented() }
         if settings.fleet.enabled {
@@ -147,7 +150,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         let devices = compositor.openInputDevices(loop: loop)
         fleet?.start()
         // After the sockets: a client may connect as soon as it runs.
-        launcher.startConfigured()
+        compositor.windows?.startConfiguredClients()
         systemd.notify("READY=1\nSTATUS=serving \(address), " + compositor.outputs.map { "\($0.name) \($0.mode)" }.joined(separator: ", "))
         if let interval = systemd.watchdogInterval { petWatchdog(every: interval / 2) }
         if releasesStartupMemory {
@@ -158,7 +161,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             }
         }
         loop.run()
-        launcher.stopAll()
+        compositor.windows?.stopClients()
         devices?.stop()
         fleet?.stop()
         metricsServer?.stop()
@@ -287,7 +290,9 @@ extension Compositor {
     func apply(reloaded fresh: DaemonSettings) {
         settings.screenshotDirectory = fresh.screenshotDirectory
         settings.launcher = fresh.launcher
-        apply(reloaded: fresh.compositor)
+        settings.compositor.pingTimeout = fresh.compositor.pingTimeout
+        settings.compositor.rules = fresh.compositor.rules
+        windows?.apply(reloaded: fresh.compositor, allowCommands: fresh.launcher.allowCommands)
         settings.limits = fresh.limits
         settings.hotplugGrace = fresh.hotplugGrace
         settings.restartNeeded = fresh.restartNeeded

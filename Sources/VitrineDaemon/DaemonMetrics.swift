@@ -68,10 +68,10 @@ final class DaemonMetrics {
         gauge("images", "Decoded image files held.", Double(c.pipeline.renderer.images.paths.count))
         counter("content_errors_total", "content.failed and video.error events sent, by kind.", c.contentErrors.images, [("kind", "image")])
         counter("content_errors_total", "content.failed and video.error events sent, by kind.", c.contentErrors.videos, [("kind", "video")])
-        for client in c.launcher?.clients.values.sorted(by: { $0.name < $1.name }) ?? [] {
+        for client in c.windows?.clientFigures ?? [] {
             let labels = [("name", client.name)]
-            gauge("launched_client_up", "1 while a launched client's program runs, 0 otherwise.", client.process != nil ? 1 : 0, labels)
-            counter("launched_client_restarts_total", "Times a launched client's program was started again after it exited.", client.restartsTotal, labels)
+            gauge("launched_client_up", "1 while a launched client's program runs, 0 otherwise.", client.running ? 1 : 0, labels)
+            counter("launched_client_restarts_total", "Times a launched client's program was started again after it exited.", client.restarts, labels)
             counter(
                 "launched_client_failures_total", "Times the daemon gave up on a launched client (restarts_per_minute, or it could not start).",
                 client.failures, labels)

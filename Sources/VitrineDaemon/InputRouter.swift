@@ -2,6 +2,7 @@ import Logging
 import VitrineCore
 import VitrineInput
 import VitrineProtocol
+import VitrineWindowHost
 
 /// Input from devices and from `input.inject`, made into events for scripts and into the
 /// reactions of bindings, on the compositor's loop.
@@ -82,7 +83,7 @@ final class InputRouter {
         measuredTime = measured && compositor.clock.mode == .realtime ? event.time : nil
         defer { measuredTime = nil }
         let time = mediaTime(ofKernelTime: event.time)
-        compositor.seatRouter?.handle(event, at: time)
+        compositor.windows?.handle(event, at: time, on: InputPlacement(root: compositor.root, origin: compositor.primaryHead.origin))
         let event = event.at(time)
         switch event {
         case .key(let key):

@@ -40,6 +40,9 @@ final class OutputHead {
         pipeline.viewport = viewport
     }
 
+    /// The output's top-left pixel in its root's space.
+    var origin: Point { viewport.map { Point(x: Double($0.x), y: Double($0.y)) } ?? .zero }
+
     /// A point in the output's pixels, in its root's space.
     func rootPoint(_ point: Point) -> Point {
         guard let viewport else { return point }

@@ -94,8 +94,22 @@ final class ClientLauncher {
     /// Clients known at most: the configured ones and those started by command.
     static let maximumClients = 64
 
+    /// What the launcher is configured with.
+    struct Settings {
+        /// The Wayland server's socket, which clients are given as `WAYLAND_DISPLAY`; nil
+        /// while `[compositor]` is off.
+        var waylandSocket: String?
+        /// `[[clients]]`.
+        var clients: [Configuration.ClientEntry]
+        /// `[launcher] allow_commands`: `client.start` may run a command the request gives
+        /// (reloadable).
+        var allowCommands: Bool
+    }
+
     private(set) var clients: [String: Client] = [:]
-    unowned let compositor: Compositor
+    var settings: Settings
+    /// Where the launcher's events go.
+    let notify: (WindowNotice) -> Void
     let loop: EventLoop
     let logger: Logger
     /// The daemon's environment without what systemd meant for the daemon alone, with the
@@ -109,8 +123,9 @@ final class ClientLauncher {
         "INVOCATION_ID", "MAINPID",
     ]
 
-    init(compositor: Compositor, loop: EventLoop, logger: Logger) {
-        self.compositor = compositor
+    init(settings: Settings, loop: EventLoop, logger: Logger, notify: @escaping (WindowNotice) -> Void) {
+        self.settings = settings
+        self.notify = notify
         self.loop = loop
         self.logger = logger
         var variables: [String: String] = [:]
@@ -121,12 +136,12 @@ final class ClientLauncher {
             entry += 1
         }
         for name in Self.daemonOnly { variables[name] = nil }
-        if let socket = compositor.settings.waylandSocketPath {
+        if let socket = settings.waylandSocket {
             variables["WAYLAND_DISPLAY"] = socket
             variables["XDG_RUNTIME_DIR"] = socket.lastIndex(of: "/").map { String(socket[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
         }
         environment = variables
-        for entry in compositor.settings.clients {
+        for entry in settings.clients {
             clients[entry.name] = Client(name: entry.name, program: entry.program, configured: true, state: .idle)
         }
     }
@@ -136,12 +151,12 @@ final class ClientLauncher {
     /// Starts the `[[clients]]` entries marked to start with the daemon; one that cannot
     /// start is logged and marked failed (`client.failed`), and the others go on.
     func startConfigured() {
-        if compositor.settings.waylandSocketPath == nil, !compositor.settings.clients.isEmpty {
+        if settings.waylandSocket == nil, !settings.clients.isEmpty {
             logger.warning(
                 "[[clients]] are configured but [compositor] is off: they get no WAYLAND_DISPLAY of this daemon and no window of theirs can be shown; set [compositor] enabled = true"
             )
         }
-        for entry in compositor.settings.clients where entry.start {
+        for entry in settings.clients where entry.start {
             guard let client = clients[entry.name] else { continue }
             do throws(ProtocolError) {
                 try launch(client)
@@ -156,7 +171,7 @@ final class ClientLauncher {
     func start(_ name: String, program: ClientProgram?) throws(ProtocolError) -> JSON {
         let known = clients[name]
         if program != nil {
-            guard compositor.settings.launcher.allowCommands else {
+            guard settings.allowCommands else {
                 throw ProtocolError(
                     .notAllowed, "client.start runs [[clients]] entries by name; set [launcher] allow_commands = true to let requests give a command")
             }
@@ -271,7 +286,7 @@ final class ClientLauncher {
         client.lines = OutputLines(maximumLine: Self.maximumLine)
         logger.info("client \(client.name) started (pid \(process.pid)): \(program.command.joined(separator: " "))")
         let event = Event.clientStarted(name: client.name, pid: Int(process.pid), restarts: client.restarts)
-        if queued { compositor.queuedEvents.append(event) } else { compositor.broadcast(event) }
+        notify(.event(event, afterReply: queued))
     }
 
     /// SIGTERM to the group, SIGKILL after the client's grace if it is still there.
@@ -316,7 +331,7 @@ final class ClientLauncher {
         if stopping || !restart {
             client.state = stopping ? .stopped : .exited
             logger.log(level: ending.succeeded || stopping ? .info : .warning, "client \(client.name) (pid \(process.pid)) ended: \(ending)")
-            compositor.broadcast(exitEvent(stopping ? .stopped : .exited))
+            notify(.event(exitEvent(stopping ? .stopped : .exited), afterReply: false))
             let description = describe(client)
             let waiting = client.waiting
             client.waiting = []
@@ -327,7 +342,7 @@ final class ClientLauncher {
         client.restartTimes.removeAll { now - $0 >= 60_000_000_000 }
         if ranFor >= 60 { client.backoff = 1 }
         guard client.restartTimes.count < client.program.restartsPerMinute else {
-            compositor.broadcast(exitEvent(.failed))
+            notify(.event(exitEvent(.failed), afterReply: false))
             let count = client.restartTimes.count
             giveUp(client, reason: "it ended (\(ending)) after \(count) restart\(count == 1 ? "" : "s") within a minute (restarts_per_minute)")
             return
@@ -336,7 +351,7 @@ final class ClientLauncher {
         client.backoff = min(client.backoff * 2, Double(client.program.restartMaxSeconds))
         client.state = .restarting
         logger.warning("client \(client.name) (pid \(process.pid)) ended: \(ending); restarting in \(delay) s")
-        compositor.broadcast(exitEvent(.restarting(in: delay)))
+        notify(.event(exitEvent(.restarting(in: delay)), afterReply: false))
         client.timer = loop.schedule(after: delay) { [weak self, weak client] in
             guard let self, let client, client.state == .restarting else { return }
             client.timer = nil
@@ -353,7 +368,7 @@ final class ClientLauncher {
         client.reason = reason
         client.failures += 1
         logger.error("client \(client.name) failed, not restarted: \(reason)")
-        compositor.broadcast(.clientFailed(name: client.name, reason: reason, restarts: client.restarts))
+        notify(.event(.clientFailed(name: client.name, reason: reason, restarts: client.restarts), afterReply: false))
     }
 
     /// Reads what the client wrote, one chunk a turn (or, at its end, all that is there)

@@ -1,3 +1,4 @@
+import Logging
 import VitrineCore
 import VitrineInput
 import VitrineWayland
@@ -8,8 +9,10 @@ import VitrineWayland
 /// with the surface it went down on; keys go to the surface last touched or clicked, read
 /// through the configured keymap, which clients get as theirs.
 final class SeatRouter {
-    unowned let compositor: Compositor
+    private let scene: Scene
     private weak var server: WaylandServer?
+    /// The window each surface layer shows.
+    private unowned let surfaces: SurfaceRenderer
     /// The keymap's state (for the modifiers clients are told); nil when it does not compile.
     private let keyboard: Keyboard?
     /// The layer each touch on a surface went down on.
@@ -17,22 +20,23 @@ final class SeatRouter {
     /// Buttons whose press dismissed a popup grab: their release is not delivered either.
     private var swallowedButtons: Set<UInt32> = []
 
-    init(compositor: Compositor, server: WaylandServer) {
-        self.compositor = compositor
+    init(scene: Scene, surfaces: SurfaceRenderer, server: WaylandServer, keymap: InputSettings.Keymap, logger: Logger) {
+        self.scene = scene
+        self.surfaces = surfaces
         self.server = server
         do {
-            let keyboard = try Keyboard(keymap: compositor.settings.input.keymap)
+            let keyboard = try Keyboard(keymap: keymap)
             self.keyboard = keyboard
             if let text = keyboard.keymapText { server.setKeymap(text) }
         } catch {
-            compositor.logger.warning("Wayland seat: the keymap does not compile (\(error.message)); clients get no keys")
+            logger.warning("Wayland seat: the keymap does not compile (\(error.message)); clients get no keys")
             keyboard = nil
         }
     }
 
     /// Passes `event` (its time the kernel's) on to the client under it, the scene read at
-    /// media time `time`.
-    func handle(_ event: InputEvent, at time: Double) {
+    /// media time `time` on the screen `placement` says.
+    func handle(_ event: InputEvent, at time: Double, on placement: InputPlacement) {
         guard let server else { return }
         defer { server.flush() }
         let milliseconds = UInt32(truncatingIfNeeded: Int64((event.time * 1000).rounded()))
@@ -44,21 +48,21 @@ final class SeatRouter {
         case .touch(let touch):
             switch touch.phase {
             case .down:
-                let hit = surface(at: touch.point, time: time)
+                let hit = surface(at: touch.point, time: time, on: placement)
                 if server.pressDismissesPopups(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0) { return }
                 guard let (toplevel, layer, x, y) = hit else { return }
                 touchLayers[touch.id] = layer
                 server.focusKeyboard(on: toplevel)
                 server.touchDown(touch.id, on: toplevel, x: x, y: y, time: milliseconds)
             case .motion:
-                guard let layer = touchLayers[touch.id], let (_, x, y) = mapped(touch.point, into: layer, time: time) else { return }
+                guard let layer = touchLayers[touch.id], let (_, x, y) = mapped(touch.point, into: layer, time: time, on: placement) else { return }
                 server.touchMotion(touch.id, x: x, y: y, time: milliseconds)
             case .up, .cancel:
                 guard touchLayers.removeValue(forKey: touch.id) != nil else { return }
                 server.touchUp(touch.id, time: milliseconds)
             }
         case .pointer(let pointer):
-            let hit = surface(at: pointer.point, time: time)
+            let hit = surface(at: pointer.point, time: time, on: placement)
             server.pointer(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0, time: milliseconds)
             switch pointer.kind {
             case .motion:
@@ -79,19 +83,17 @@ final class SeatRouter {
 
     /// The client's window under `point` (the output's pixels), with its layer and the
     /// point in the window's surface coordinates.
-    private func surface(at point: Point, time: Double) -> (toplevel: Toplevel, layer: String, x: Double, y: Double)? {
-        let head = compositor.primaryHead
-        guard let hit = compositor.scene.hitTest(head.rootPoint(point), root: compositor.root, at: time),
-            let (toplevel, x, y) = mapped(point, into: hit.layer, time: time)
+    private func surface(at point: Point, time: Double, on placement: InputPlacement) -> (toplevel: Toplevel, layer: String, x: Double, y: Double)? {
+        guard let hit = scene.hitTest(placement.rootPoint(point), root: placement.root, at: time),
+            let (toplevel, x, y) = mapped(point, into: hit.layer, time: time, on: placement)
         else { return nil }
         return (toplevel, hit.layer, x, y)
     }
 
     /// `point` (the output's pixels) in the surface coordinates of the window `layer` shows.
-    private func mapped(_ point: Point, into layer: String, time: Double) -> (Toplevel, x: Double, y: Double)? {
-        let scene = compositor.scene, head = compositor.primaryHead
-        guard let toplevel = compositor.surfaces.assignments[layer], toplevel.isMapped, let window = toplevel.windowRect,
-            let local = scene.convert(head.rootPoint(point), fromRoot: compositor.root, to: layer, at: time),
+    private func mapped(_ point: Point, into layer: String, time: Double, on placement: InputPlacement) -> (Toplevel, x: Double, y: Double)? {
+        guard let toplevel = surfaces.assignments[layer], toplevel.isMapped, let window = toplevel.windowRect,
+            let local = scene.convert(placement.rootPoint(point), fromRoot: placement.root, to: layer, at: time),
             let bounds = try? scene.presentationValue("bounds", of: layer, at: time).rect, bounds.size.width > 0, bounds.size.height > 0
         else { return nil }
         let x = Double(window.x) + (local.x - bounds.origin.x) * Double(window.width) / bounds.size.width

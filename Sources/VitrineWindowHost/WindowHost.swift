@@ -1,0 +1,235 @@
+import Logging
+import VitrineConfig
+import VitrineCore
+import VitrineInput
+import VitrineProtocol
+import VitrineSystem
+import VitrineWayland
+
+/// The window policy: which surface layer shows which Wayland client's window
+/// (`[[compositor.rules]]`, `surface.assign`), the windows' lives (`surface.close`,
+/// unanswered pings), the seat's input for them, and the programs the daemon runs
+/// (`[[clients]]`, `client.*`).
+///
+/// ```swift
+/// let windows = WindowHost(scene: scene, surfaces: surfaces, settings: settings, loop: loop, logger: logger) { notice in … }
+/// windows.serve(server)                      // once the Wayland server listens
+/// let reply = try windows.assign(3, to: "browser")
+/// ```
+///
+/// It alone decides which window each layer shows; the surface renderer draws what it is
+/// told. What happens is said with `WindowNotice`s through `notify`, on the loop.
+public final class WindowHost {
+    /// What the host is configured with.
+    public struct Settings {
+        /// `[compositor]`: rules (reloadable), ping timeout (reloadable) and client caps.
+        public var compositor: Configuration.Compositor
+        /// `[input]`'s keymap, which the seat gives Wayland clients.
+        public var keymap: InputSettings.Keymap
+        /// `[[clients]]`.
+        public var clients: [Configuration.ClientEntry]
+        /// `[launcher] allow_commands` (reloadable).
+        public var allowCommands: Bool
+        /// The Wayland server's socket, nil while `[compositor]` is off.
+        public var waylandSocket: String?
+
+        /// Settings with every part given.
+        public init(
+            compositor: Configuration.Compositor, keymap: InputSettings.Keymap, clients: [Configuration.ClientEntry], allowCommands: Bool,
+            waylandSocket: String?
+        ) {
+            self.compositor = compositor
+            self.keymap = keymap
+            self.clients = clients
+            self.allowCommands = allowCommands
+            self.waylandSocket = waylandSocket
+        }
+    }
+
+    let scene: Scene
+    /// Draws the windows in their layers, as `assignments` says.
+    let surfaces: SurfaceRenderer
+    var settings: Settings
+    let logger: Logger
+    let loop: EventLoop?
+    let notify: (WindowNotice) -> Void
+    /// The Wayland server, once serving.
+    public private(set) weak var server: WaylandServer?
+    private var seat: SeatRouter?
+    /// The programs the daemon runs; nil without a loop.
+    let launcher: ClientLauncher?
+    /// The toplevels placed by `surface.assign`, which rules no longer move.
+    var handPlaced: Set<Int> = []
+    /// The layer of each window as `surface.mapped` and `surface.assigned` last told it.
+    var reportedLayers: [Int: String] = [:]
+    /// A frame callback's `done` is scheduled for a commit that changed nothing on screen.
+    private var frameCallbackDue = false
+    /// Whether any output is powered: with none, windows' commits are discarded at once.
+    public var outputsPowered = true
+
+    /// A host placing windows in `scene`'s surface layers, drawn by `surfaces`; with a
+    /// `loop` it runs programs and answers frame callbacks of commits that show nothing.
+    public init(
+        scene: Scene, surfaces: SurfaceRenderer, settings: Settings, loop: EventLoop?, logger: Logger, notify: @escaping (WindowNotice) -> Void
+    ) {
+        self.scene = scene
+        self.surfaces = surfaces
+        self.settings = settings
+        self.loop = loop
+        self.logger = logger
+        self.notify = notify
+        launcher = loop.map {
+            ClientLauncher(
+                settings: .init(waylandSocket: settings.waylandSocket, clients: settings.clients, allowCommands: settings.allowCommands), loop: $0,
+                logger: logger, notify: notify)
+        }
+    }
+
+    /// Serves Wayland clients with `server`: its windows are placed from now on.
+    public func serve(_ server: WaylandServer) {
+        self.server = server
+        server.delegate = self
+        seat = SeatRouter(scene: scene, surfaces: surfaces, server: server, keymap: settings.keymap, logger: logger)
+        server.pingTimeout = settings.compositor.pingTimeout
+        server.maximumObjectsPerClient = settings.compositor.maxObjectsPerClient
+        server.maximumPoolsPerClient = settings.compositor.maxShmPoolsPerClient
+    }
+
+    /// Passes input (its time the kernel's) to the window under it, the scene read at
+    /// media time `time`.
+    public func handle(_ event: InputEvent, at time: Double, on placement: InputPlacement) {
+        seat?.handle(event, at: time, on: placement)
+    }
+
+    /// After a frame is presented: the frame callbacks of the windows it showed are done.
+    public func framePresented() {
+        server?.framePresented(showing: surfaces.takeShown(), milliseconds: Self.milliseconds())
+    }
+
+    static func milliseconds() -> UInt32 { UInt32(truncatingIfNeeded: EventLoop.monotonicNanoseconds() / 1_000_000) }
+
+    /// Takes the reloadable settings: the rules (applied to the windows at once), the ping
+    /// timeout and whether `client.start` may run commands.
+    public func apply(reloaded compositor: Configuration.Compositor, allowCommands: Bool) {
+        settings.allowCommands = allowCommands
+        launcher?.settings.allowCommands = allowCommands
+        settings.compositor.pingTimeout = compositor.pingTimeout
+        server?.pingTimeout = compositor.pingTimeout
+        guard compositor.rules != settings.compositor.rules else { return }
+        settings.compositor.rules = compositor.rules
+        placeByRules()
+    }
+
+    // MARK: Launched clients
+
+    /// Starts the `[[clients]]` marked to start with the daemon.
+    public func startConfiguredClients() { launcher?.startConfigured() }
+
+    /// Stops every launched client (the daemon's stop).
+    public func stopClients() { launcher?.stopAll() }
+
+    /// Why `client.*` fails in a host that runs no programs (one without a loop).
+    static let noLauncher = ProtocolError(.notAllowed, "this compositor runs no programs: it was made without the daemon's event loop")
+
+    /// `client.start`: the configured client `name`, or `program` under `name`.
+    public func startClient(_ name: String, program: ClientProgram?) throws(ProtocolError) -> JSON {
+        guard let launcher else { throw Self.noLauncher }
+        return try launcher.start(name, program: program)
+    }
+
+    /// `client.stop`: `done` gets the client's description once its process ended.
+    public func stopClient(_ name: String, done: @escaping (Result<JSON, ProtocolError>) -> Void) {
+        guard let launcher else { return done(.failure(Self.noLauncher)) }
+        launcher.stop(name, done: done)
+    }
+
+    /// `client.list`.
+    public func clientList() -> JSON {
+        launcher?.list() ?? .object(["clients": .array([])])
+    }
+
+    /// A launched client's figures, for the metrics.
+    public struct ClientFigures: Sendable {
+        public let name: String
+        public let running: Bool
+        public let restarts: Int
+        public let failures: Int
+    }
+
+    /// Every launched client's figures, by name.
+    public var clientFigures: [ClientFigures] {
+        (launcher?.clients.values.sorted { $0.name < $1.name } ?? []).map {
+            ClientFigures(name: $0.name, running: $0.process != nil, restarts: $0.restartsTotal, failures: $0.failures)
+        }
+    }
+}
+
+extension WindowHost: WaylandServerDelegate {
+    public func toplevelMapped(_ toplevel: Toplevel) {
+        if assignedLayer(of: toplevel) == nil, let rule = rule(for: toplevel) {
+            do { try assign(toplevel, to: rule.layer) } catch  where error.code == "unknown_layer" {
+                logger.info(
+                    "surface \(toplevel.id) (\(toplevel.appID)) waits for layer \(rule.layer), which its rule names: it goes there once added (kind surface)")
+            } catch {
+                logger.warning("surface \(toplevel.id) (\(toplevel.appID)): rule for layer \(rule.layer) not applied: \(error.message)")
+            }
+        }
+        if assignedLayer(of: toplevel) == nil { toplevel.discardFeedback() }
+        reportedLayers[toplevel.id] = assignedLayer(of: toplevel)
+        reportAssignments()
+        logger.info("surface \(toplevel.id) mapped: app id '\(toplevel.appID)', title '\(toplevel.title)', pid \(toplevel.pid)")
+        notify(.event(.surfaceMapped(description(of: toplevel)), afterReply: false))
+        notify(.redraw(afterReply: false))
+    }
+
+    public func toplevelUnmapped(_ toplevel: Toplevel) {
+        let layer = assignedLayer(of: toplevel)
+        if let layer, !toplevel.isAlive { surfaces.assignments[layer] = nil }
+        if !toplevel.isAlive {
+            handPlaced.remove(toplevel.id)
+            reportedLayers[toplevel.id] = nil
+        }
+        notify(.event(.surfaceUnmapped(surface: toplevel.id, layer: layer), afterReply: false))
+        notify(.redraw(afterReply: false))
+    }
+
+    public func toplevelChanged(_ toplevel: Toplevel) {
+        guard assignedLayer(of: toplevel) != nil else {
+            toplevel.discardFeedback()
+            return
+        }
+        if !outputsPowered { toplevel.discardFeedback() }
+        if toplevel.awaitsFrame, !frameCallbackDue, let loop {
+            // A commit that changes nothing on screen still gets its callback, a frame later.
+            frameCallbackDue = true
+            loop.schedule(after: 1.0 / 60) { [weak self] in
+                guard let self else { return }
+                frameCallbackDue = false
+                server?.framePresented(showing: surfaces.shownAwaitingFrames, milliseconds: Self.milliseconds())
+            }
+        }
+        notify(.redraw(afterReply: false))
+    }
+
+    public func initialSize(of toplevel: Toplevel) -> (width: Int, height: Int)? {
+        guard let rule = rule(for: toplevel), let bounds = try? scene.modelValues(of: rule.layer).rect(.bounds) else { return nil }
+        return (Int(bounds.size.width.rounded()), Int(bounds.size.height.rounded()))
+    }
+
+    public func toplevels(_ toplevels: [Toplevel], responsive: Bool, seconds: Double) {
+        guard let first = toplevels.first else { return }
+        let ids = toplevels.map { String($0.id) }.joined(separator: ", ")
+        let what = "Wayland client pid \(first.pid) (surface\(toplevels.count == 1 ? "" : "s") \(ids), app id '\(first.appID)')"
+        let after = "\((seconds * 10).rounded() / 10) s"
+        if responsive {
+            logger.info("\(what) answers again, \(after) after the ping")
+        } else {
+            logger.warning("\(what) has not answered a ping for \(after): unresponsive")
+        }
+        for toplevel in toplevels {
+            let window = description(of: toplevel)
+            notify(.event(responsive ? .surfaceResponsive(window) : .surfaceUnresponsive(window), afterReply: false))
+        }
+        if responsive { launcher?.clientResponsive(pid: first.pid) } else { launcher?.clientUnresponsive(pid: first.pid) }
+    }
+}

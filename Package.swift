@@ -193,7 +193,7 @@ let package = Package(
         .target(name: "CairoReference", dependencies: ["VitrineRaster", "CCairo"], path: "Tests/CairoReference"),
         .target(
             name: "VitrineProtocol",
-            dependencies: ["VitrineCore", "VitrineJSON", "VitrineRolling", .product(name: "SystemPackage", package: "swift-system")]),
+            dependencies: ["VitrineCore", "VitrineJSON", "VitrineRolling", "VitrineSystem"]),
         // JSON text without Foundation: the protocol's, and `vitrinectl`'s, which starts in a few ms.
         .target(name: "VitrineJSON"),
         .target(
@@ -285,7 +285,9 @@ let package = Package(
         .testTarget(name: "VitrineTextTests", dependencies: ["VitrineText"]),
         .target(
             name: "VitrineConfig",
-            dependencies: ["VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", .product(name: "TOMLKit", package: "TOMLKit")]),
+            dependencies: [
+                "VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", "VitrineSystem", .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
         .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig"]),
     ]
 )

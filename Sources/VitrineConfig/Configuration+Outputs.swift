@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import VitrineCore
 import VitrineProtocol
+import VitrineSystem
 
 extension Configuration {
     /// One `[[outputs]]` table: what a connector shows and how — its mode, rotation, the
@@ -187,7 +188,7 @@ extension Configuration.OutputEntry {
             written.hasPrefix("/")
             ? written : URL(fileURLWithPath: source).deletingLastPathComponent().appendingPathComponent(written).standardizedFileURL.path
         let data: Data
-        do { data = try readFile(sceneFile) } catch {
+        do { data = Data(try SafeFile.read(sceneFile, limit: SceneDescription.fileLimit).bytes) } catch {
             throw r.error("scene", "cannot read the scene file \(sceneFile): \(error.reason)")
         }
         do { scene = try SceneDescription(json: JSON(parsing: data)) } catch {

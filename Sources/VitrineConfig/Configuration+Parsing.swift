@@ -5,9 +5,14 @@ import VitrineCore
 import VitrineInput
 import VitrineRolling
 import VitrineProtocol
+import VitrineSystem
 
 extension Configuration {
-    /// Reads and checks the configuration file at `path`.
+    /// The largest configuration file read.
+    public static let fileLimit = 4 << 20
+
+    /// Reads and checks the configuration file at `path`: a regular file of at most
+    /// `fileLimit` bytes.
     ///
     /// - Parameters:
     ///   - path: The TOML file, e.g. "/etc/vitrine/vitrine.toml".
@@ -17,7 +22,7 @@ extension Configuration {
     /// - Throws: `ConfigError` naming the file, line and key of the first mistake.
     public static func load(contentsOf path: String, kinds: [LayerKind] = []) throws(ConfigError) -> Configuration {
         let data: Data
-        do { data = try readFile(path) } catch {
+        do { data = Data(try SafeFile.read(path, limit: fileLimit).bytes) } catch {
             throw ConfigError(file: path, message: "cannot read the configuration: \(error.reason)")
         }
         return try Configuration(contents: data, source: path, kinds: kinds)

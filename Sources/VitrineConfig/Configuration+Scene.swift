@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import VitrineCore
 import VitrineProtocol
+import VitrineSystem
 
 extension Configuration.InitialScene {
     static let keys = ["file", "background", "layers", "bindings"]
@@ -25,7 +26,7 @@ extension Configuration.InitialScene {
                 ? written
                 : URL(fileURLWithPath: source).deletingLastPathComponent().appendingPathComponent(written).standardizedFileURL.path
             let data: Data
-            do { data = try readFile(file) } catch {
+            do { data = Data(try SafeFile.read(file, limit: SceneDescription.fileLimit).bytes) } catch {
                 throw r.error("file", "cannot read the scene file \(file): \(error.reason)")
             }
             do {

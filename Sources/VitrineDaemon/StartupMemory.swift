@@ -1,6 +1,6 @@
 import FoundationEssentials
 import Glibc
-import VitrineProtocol
+import VitrineSystem
 
 /// Start-up work — the command line, the configuration file, font discovery, the first
 /// frame — runs once, but the code pages it touched would stay in the daemon's resident
@@ -62,8 +62,9 @@ enum StartupMemory {
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// A /proc file's text (the kernel writes it as it is read; SafeFile reads it to its end).
     private static func readText(_ path: String) -> String? {
-        guard let data = try? readFile(path) else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        guard let bytes = try? SafeFile.read(path, limit: 4 << 20).bytes else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

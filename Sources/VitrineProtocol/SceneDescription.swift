@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import VitrineCore
+import VitrineSystem
 
 /// A scene in JSON, in the vocabulary of the socket protocol: what `vitrined render`
 /// draws and what the configuration's initial scene holds.
@@ -43,13 +44,16 @@ public struct SceneDescription: Sendable {
     static let sceneFields: Set = ["size", "background", "layers", "bindings"]
     static let layerFields: Set = ["id", "kind", "parent", "properties", "animations", "displayKeys", "sublayers"]
 
-    /// Reads a scene file.
+    /// The largest scene file read.
+    public static let fileLimit = 16 << 20
+
+    /// Reads a scene file: a regular file of at most `fileLimit` bytes.
     public init(contentsOf url: URL) throws(ProtocolError) {
-        let data: Data
-        do { data = try readFile(url.path) } catch {
+        let bytes: [UInt8]
+        do { bytes = try SafeFile.read(url.path, limit: Self.fileLimit).bytes } catch {
             throw ProtocolError(.invalidValue, "cannot read the scene file \(url.path): \(error.reason)")
         }
-        try self.init(json: JSON(parsing: data))
+        try self.init(json: JSON(parsing: Data(bytes)))
     }
 
     public init(json: JSON) throws(ProtocolError) {

@@ -35,42 +35,65 @@ public struct FileIdentity: Hashable, Sendable {
 /// directory that another user may write is refused, as OpenSSH's StrictModes does.
 public enum SafeFile {
     /// Reads the regular file at `path`, up to `limit` bytes.
-    /// - Throws: `SystemError` naming the path and what is wrong (not a regular file, too
-    ///   large, unreadable) and what to do.
+    ///
+    /// Files the kernel makes as they are read (`/proc/self/statm`, `/sys/…`) report a size
+    /// of 0: such a file is read to its end, and refused when that is over `limit`.
+    ///
+    /// ```swift
+    /// let scene = try SafeFile.read("/etc/vitrine/scene.json", limit: 16 << 20).bytes
+    /// ```
+    /// - Throws: `SystemError` naming the path and what is wrong (no such file, not a
+    ///   regular file, too large, unreadable) and what to do; its `reason` says it without
+    ///   the path.
     public static func read(_ path: String, limit: Int) throws(SystemError) -> (bytes: [UInt8], identity: FileIdentity) {
         let fd: FileDescriptor
         do {
             fd = try .open(path, .readOnly, options: [.nonBlocking, .closeOnExec, .init(rawValue: O_NOCTTY)], retryOnInterrupt: true)
         } catch {
             let code = Errno(thrown: error)
-            throw .errno("read", path, code, advice: openAdvice(code))
+            throw readError(path, openReason(code), code)
         }
         defer { try? fd.close() }
         var info = stat()
         guard fstat(fd.rawValue, &info) == 0 else { throw .errno("inspect", path) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw SystemError("\(path) is \(kindName(info.st_mode)), not a regular file; only regular files are read", code: .invalidArgument)
+            throw readError(path, "it is \(kindName(info.st_mode)), not a regular file", .invalidArgument)
         }
-        guard info.st_size <= limit else {
-            throw SystemError("\(path) is \(info.st_size) bytes, over the \(limit) bytes a file may have here", code: .fileTooLarge)
-        }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        guard info.st_size <= limit else { throw readError(path, "it is \(info.st_size) bytes, over the \(limit) bytes a file may have here", .fileTooLarge) }
+        return (try readAll(fd, path, size: Int(info.st_size), limit: limit), FileIdentity(info))
+    }
+
+    /// The file's bytes: `size` of them, or to its end when its size is 0 (generated).
+    private static func readAll(_ fd: FileDescriptor, _ path: String, size: Int, limit: Int) throws(SystemError) -> [UInt8] {
+        let generated = size == 0
+        var bytes = [UInt8](repeating: 0, count: generated ? min(limit + 1, 1 << 16) : size)
         var filled = 0
-        while filled < bytes.count {
+        while true {
+            if filled == bytes.count {
+                guard generated, bytes.count <= limit else { break }
+                bytes += repeatElement(0, count: min(bytes.count, limit + 1 - bytes.count))
+            }
             let count: Int
             do {
                 count = try bytes.withUnsafeMutableBytes { raw in
                     try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), retryOnInterrupt: true)
                 }
             } catch {
-                throw .errno("read", path, Errno(thrown: error))
+                let code = Errno(thrown: error)
+                throw readError(path, code.description.lowercased(), code)
             }
             if count == 0 { break }
             filled += count
         }
+        if filled > limit { throw readError(path, "it is over the \(limit) bytes a file may have here", .fileTooLarge) }
         // A file that shrank while read is what it now holds; one that grew is cut at its size.
         if filled < bytes.count { bytes.removeSubrange(filled...) }
-        return (bytes, FileIdentity(info))
+        return bytes
+    }
+
+    /// "PATH: cannot read: REASON", with the reason on its own.
+    private static func readError(_ path: String, _ reason: String, _ code: Errno) -> SystemError {
+        SystemError("\(path): cannot read: \(reason)", code: code, reason: reason)
     }
 
     /// Replaces the file at `path` with `bytes`, atomically: readers see the old file or
@@ -147,12 +170,13 @@ public enum SafeFile {
         return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
     }
 
-    private static func openAdvice(_ code: Errno) -> String {
+    private static func openReason(_ code: Errno) -> String {
         switch code {
-        case .permissionDenied, .notPermitted: "the daemon's user may not read it; make it readable by that user"
-        case .noSuchFileOrDirectory: "there is no such file"
+        case .permissionDenied, .notPermitted: "permission denied — make it readable by the user the daemon runs as"
+        case .noSuchFileOrDirectory: "no such file"
+        case .notDirectory: "a part of the path is not a directory"
         case .tooManySymbolicLinkLevels: "too many levels of symbolic links"
-        default: ""
+        default: code.description.lowercased()
         }
     }
 

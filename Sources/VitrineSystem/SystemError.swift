@@ -10,10 +10,19 @@ public struct SystemError: Error, CustomStringConvertible, Sendable {
     public let message: String
     /// The errno the call failed with, when it was one.
     public let code: Errno?
+    /// What went wrong without the path it went wrong on ("no such file"), for a message
+    /// that names the file its own way ("cannot read the configuration: no such file");
+    /// `message` when the error was made without one.
+    public let reason: String
 
-    public init(_ message: String, code: Errno? = nil) {
+    /// - Parameters:
+    ///   - message: The whole message, naming the path.
+    ///   - code: The errno, when a call failed with one.
+    ///   - reason: `message` without the path, when a caller may want it so.
+    public init(_ message: String, code: Errno? = nil, reason: String? = nil) {
         self.message = message
         self.code = code
+        self.reason = reason ?? message
     }
 
     /// An error for `code` (the last call's by default) after `operation` on `path`:

@@ -200,7 +200,7 @@ import Testing
             #expect(error.file == "/nonexistent/vitrine.toml" && error.line == nil)
             #expect(error.description == "/nonexistent/vitrine.toml: cannot read the configuration: no such file")
         }
-        #expect(throws: ConfigError(file: "/tmp", message: "cannot read the configuration: it is a directory")) {
+        #expect(throws: ConfigError(file: "/tmp", message: "cannot read the configuration: it is a directory, not a regular file")) {
             try Configuration.load(contentsOf: "/tmp")
         }
     }

@@ -95,7 +95,7 @@ import VitrineProtocol
         let missing = try #require(failure("[scene]\nfile = \"/nonexistent/scene.json\"\n"))
         #expect(missing.key == "scene.file" && missing.message == "cannot read the scene file /nonexistent/scene.json: no such file")
         let directory = try #require(failure("[scene]\nfile = \"/tmp\"\n"))
-        #expect(directory.message == "cannot read the scene file /tmp: it is a directory")
+        #expect(directory.message == "cannot read the scene file /tmp: it is a directory, not a regular file")
     }
 
     @Test func bothSceneFormsAreRefused() throws {

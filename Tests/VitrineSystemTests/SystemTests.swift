@@ -97,6 +97,15 @@ import VitrineSystem
         #expect(identity == FileIdentity(path: path))
     }
 
+    @Test func aGeneratedFileIsReadToItsEndWithinTheCap() throws {
+        let maps = try SafeFile.read("/proc/self/maps", limit: 16 << 20).bytes
+        #expect(maps.count > 0 && maps.last == UInt8(ascii: "\n"))
+        #expect(throws: SystemError.self) { try SafeFile.read("/proc/self/maps", limit: 10) }
+        do { _ = try SafeFile.read("/nonexistent/file", limit: 10) } catch {
+            #expect(error.reason == "no such file" && error.message == "/nonexistent/file: cannot read: no such file")
+        }
+    }
+
     @Test func aRewrittenFileHasANewIdentity() throws {
         let path = directory + "/data"
         try SafeFile.write(Array("one".utf8), to: path)

@@ -97,7 +97,7 @@ public final class MQTTSession {
     public init(settings: Settings, loop: EventLoop, workers: WorkerPool, logger: Logger) throws(SystemError) {
         _ = Self.library
         guard let mosq = mosquitto_new(settings.clientID, true, nil) else {
-            throw SystemError("cannot create an MQTT client: \(String(cString: strerror(errno)))")
+            throw SystemError("cannot create an MQTT client: \(SystemError.reason())")
         }
         handle = Handle(mosq)
         self.settings = settings
@@ -140,7 +140,7 @@ public final class MQTTSession {
 
     /// libmosquitto's words for an error code (errno's for system errors).
     static func describe(_ code: Int32) -> String {
-        code == MOSQ_ERR_ERRNO.rawValue ? String(cString: strerror(errno)) : String(cString: mosquitto_strerror(code))
+        code == MOSQ_ERR_ERRNO.rawValue ? SystemError.reason() : String(cString: mosquitto_strerror(code))
     }
 
     // MARK: Connecting

@@ -1,6 +1,7 @@
 import CLibSeat
 import Glibc
 import Logging
+import VitrineSystem
 
 /// How input device files are opened: through a seat manager with libseat (when seatd
 /// runs, or the daemon runs in a logind session), which hands the devices over and takes
@@ -51,7 +52,7 @@ final class DeviceAccess {
         enabled = false
         guard let seat = libseat_open_seat(listener, Unmanaged.passUnretained(self).toOpaque()) else {
             enabled = true
-            logger.info("input: no seat manager session (\(String(cString: strerror(errno)))); opening input devices directly")
+            logger.info("input: no seat manager session (\(SystemError.reason())); opening input devices directly")
             return
         }
         self.seat = seat
@@ -76,7 +77,7 @@ final class DeviceAccess {
     func dispatch() {
         guard let seat else { return }
         if libseat_dispatch(seat, 0) < 0 {
-            logger.warning("input: reading the seat manager failed: \(String(cString: strerror(errno)))")
+            logger.warning("input: reading the seat manager failed: \(SystemError.reason())")
         }
     }
 
@@ -111,7 +112,7 @@ final class DeviceAccess {
     func switchSession(_ number: Int) -> Bool {
         guard let seat else { return false }
         if libseat_switch_session(seat, CInt(number)) < 0 {
-            logger.warning("input: the seat manager refused to switch to session \(number): \(String(cString: strerror(errno)))")
+            logger.warning("input: the seat manager refused to switch to session \(number): \(SystemError.reason())")
         }
         return true
     }

@@ -162,7 +162,7 @@ public final class InputDevices {
         if !opened.isEmpty {
             logger.info("input: seat \(name), \(opened.count) device\(opened.count == 1 ? "" : "s") opened \(access.kind): \(opened.joined(separator: "; "))")
         } else if !access.refused.isEmpty {
-            let paths = access.refused.map { "\($0.path) (\(String(cString: strerror($0.code))))" }.joined(separator: ", ")
+            let paths = access.refused.map { "\($0.path) (\(SystemError.reason(errno: $0.code)))" }.joined(separator: ", ")
             logger.error("input: no input device of seat \(name) could be opened: \(paths)\(access.advice.isEmpty ? "" : " — " + access.advice)")
         } else {
             logger.notice("input: seat \(name) has no input devices yet; devices plugged in are used as they come")
@@ -265,7 +265,7 @@ public final class InputDevices {
     private func read() {
         guard let libinput else { return }
         let result = libinput_dispatch(libinput)
-        if result < 0 { logger.warning("input: reading the devices failed: \(String(cString: strerror(-result)))") }
+        if result < 0 { logger.warning("input: reading the devices failed: \(SystemError.reason(errno: -result))") }
         var batch: [OpaquePointer] = []
         while let event = libinput_get_event(libinput) { batch.append(event) }
         guard !batch.isEmpty else { return }

@@ -1,4 +1,5 @@
 import Glibc
+import VitrineSystem
 
 /// Why input could not be set up: what was tried, what went wrong, and what to do.
 public struct InputError: Error, CustomStringConvertible, Sendable, Equatable {
@@ -33,6 +34,6 @@ public struct InputError: Error, CustomStringConvertible, Sendable, Equatable {
 
     /// A system or library call that failed with `code` (an errno).
     static func failed(_ what: String, _ code: Int32, advice: String = "") -> InputError {
-        InputError("\(what) failed: \(String(cString: strerror(code)))" + (advice.isEmpty ? "" : " — " + advice))
+        InputError("\(what) failed: \(SystemError.reason(errno: code))" + (advice.isEmpty ? "" : " — " + advice))
     }
 }

@@ -32,6 +32,10 @@ public struct SystemError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { message }
+
+    /// The words for errno `code` ("Permission denied"), the last call's by default: for a
+    /// message about a call that is not on a path, or one a C library made.
+    public static func reason(errno code: CInt = Glibc.errno) -> String { Errno(rawValue: code).description }
 }
 
 extension Errno {

@@ -1,5 +1,6 @@
 import CWaylandServer
 import Glibc
+import VitrineSystem
 
 /// `wl_seat` (version 7): one pointer, keyboard and touch for every client, fed by the
 /// daemon's input pipeline (`WaylandServer.pointer(…)`, `touchDown(…)`, `key(…)`). Events
@@ -135,7 +136,7 @@ extension WaylandServer {
             buffer.withMemoryRebound(to: CChar.self) { vitrine_sealed_memfd($0.baseAddress, UInt($0.count)) }
         }
         guard fd >= 0 else {
-            logger.warning("Wayland: cannot make the keymap's memfd (\(String(cString: strerror(errno)))); clients' keyboards get none")
+            logger.warning("Wayland: cannot make the keymap's memfd (\(SystemError.reason())); clients' keyboards get none")
             return
         }
         if let old = seat.keymap { close(old.fd) }

@@ -1,6 +1,7 @@
 import CWaylandClient
 import Glibc
 import VitrineRaster
+import VitrineSystem
 
 /// One `wl_shm` buffer: XRGB8888 pixels in an anonymous file shared with the compositor,
 /// laid out as the frames' surface (its `stride`), so that damaged rows are copied over as
@@ -21,10 +22,10 @@ final class WaylandBuffer {
         (width, height, stride) = (surface.width, surface.height, surface.stride)
         bytes = stride * height * 4
         let fd = memfd_create("vitrine-wayland", 1 /* MFD_CLOEXEC */)
-        guard fd >= 0 else { throw OutputError("cannot make a shared-memory file for the Wayland window: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw OutputError("cannot make a shared-memory file for the Wayland window: \(SystemError.reason())") }
         defer { Glibc.close(fd) }
         guard ftruncate(fd, off_t(bytes)) == 0, let mapped = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mapped != MAP_FAILED else {
-            throw OutputError("cannot map \(bytes) bytes of shared memory for the Wayland window: \(String(cString: strerror(errno)))")
+            throw OutputError("cannot map \(bytes) bytes of shared memory for the Wayland window: \(SystemError.reason())")
         }
         memory = mapped
         let pool = wl_shm_create_pool(shm, fd, Int32(bytes))

@@ -32,7 +32,9 @@ final class ContentLoader {
     static let fileLimit = ImageDecoder.fileLimit
     private unowned let compositor: Compositor
     private let logger: Logger
-    private let inotify: CInt
+    /// The inotify instance, or why there is none.
+    private let inotify: Result<OwnedDescriptor, Errno>
+    private var inotifyFD: CInt? { try? inotify.get().rawValue }
     /// Watched directories by watch descriptor, and the other way round.
     private var watched: [CInt: String] = [:]
     private var watches: [String: CInt] = [:]
@@ -56,22 +58,23 @@ final class ContentLoader {
         self.images = images
         self.compositor = compositor
         self.logger = logger
-        inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        inotify = Result { () throws(Errno) in OwnedDescriptor(try valueOrErrno { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }) }
         for root in roots where Self.canonical(root) == nil {
             logger.debug("content root \(root) does not exist; nothing is read from it")
         }
     }
 
-    deinit { if inotify >= 0 { close(inotify) } }
-
     /// Starts reading inotify events on `loop`.
     func attach(to loop: EventLoop) {
-        guard inotify >= 0 else {
-            logger.warning("inotify is unavailable (\(Errno.last)): changed content files are not shown until set again")
+        let fd: CInt
+        switch inotify {
+        case .success(let owner): fd = owner.rawValue
+        case .failure(let code):
+            logger.warning("inotify is unavailable (\(code)): changed content files are not shown until set again")
             return
         }
         do {
-            try loop.watch(inotify, for: .readable) { [unowned self] _ in readChanges() }
+            try loop.watch(fd, for: .readable) { [unowned self] _ in readChanges() }
         } catch {
             logger.warning("changed content files are not noticed: \(error)")
         }
@@ -275,7 +278,7 @@ final class ContentLoader {
     // MARK: Changes on disk
 
     private func watch(directoryOf path: String) {
-        guard inotify >= 0 else { return }
+        guard let inotify = inotifyFD else { return }
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
         guard watches[directory] == nil else { return }
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_ATTRIB)
@@ -286,6 +289,7 @@ final class ContentLoader {
     }
 
     private func readChanges() {
+        guard let inotify = inotifyFD else { return }
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         var changed: Set<String> = []
         while true {

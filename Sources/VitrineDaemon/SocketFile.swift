@@ -42,12 +42,10 @@ enum SocketFile {
 
     /// True when connecting to the socket at `path` succeeds.
     static func isListening(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
+        guard let probe = try? OwnedDescriptor(valueOrErrno { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0) }) else { return false }
         var address = Self.address(of: path)
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe.rawValue, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         return result == 0
     }
@@ -80,30 +78,27 @@ enum SocketFile {
     /// A non-blocking, close-on-exec Unix stream socket listening at `path` (made free
     /// with `prepare`), with `mode` and `group`; errors name `key`, the setting that gives
     /// the path.
-    static func listen(_ path: String, mode: UInt16, group: String?, key: String = "socket.path") throws -> CInt {
+    static func listen(_ path: String, mode: UInt16, group: String?, key: String = "socket.path") throws -> OwnedDescriptor {
         try prepare(path, key: key)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError.socket("create a socket for", path, key: key) }
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        let socket: OwnedDescriptor
+        do { socket = OwnedDescriptor(try valueOrErrno { Glibc.socket(AF_UNIX, type, 0) }) } catch {
+            throw SystemError.socket("create a socket for", path, error, key: key)
+        }
         var address = address(of: path)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket.rawValue, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard bound == 0 else {
-            let error = SystemError.socket("bind", path, key: key)
-            close(fd)
-            throw error
-        }
-        guard Glibc.listen(fd, 64) == 0 else {
+        guard bound == 0 else { throw SystemError.socket("bind", path, key: key) }
+        guard Glibc.listen(socket.rawValue, 64) == 0 else {
             let error = SystemError.socket("listen on", path, key: key)
-            close(fd)
             unlink(path)
             throw error
         }
         do { try setPermissions(path, mode: mode, group: group) } catch {
-            close(fd)
             unlink(path)
             throw error
         }
-        return fd
+        return socket
     }
 }

@@ -28,7 +28,9 @@ final class SocketServer {
     var limits: DaemonSettings.Limits { compositor.settings.limits }
     let loop: EventLoop
     let logger: Logger
-    private var listener: CInt = -1
+    /// The listening socket (nil once stopped); -1 as `listenerFD`.
+    private var listener: OwnedDescriptor?
+    private var listenerFD: CInt { listener?.rawValue ?? -1 }
     /// The path this server bound (and removes on stop); nil for a socket from systemd.
     private var boundPath: String?
     /// Open connections, by client id: admitted clients and those on their way out.
@@ -73,17 +75,17 @@ final class SocketServer {
             }
             // systemd passes it inheritable: the programs the daemon starts must not get it.
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            listener = fd
+            listener = OwnedDescriptor(fd)
             try loop.watch(fd, for: .readable) { [unowned self] _ in acceptClients() }
             let path = SocketFile.boundPath(of: fd) ?? "the socket passed by systemd"
             logger.info("listening on \(path) (passed by systemd)")
             return path
         }
         let path = settings.socketPath
-        let fd = try SocketFile.listen(path, mode: settings.socketMode, group: settings.socketGroup)
+        let socket = try SocketFile.listen(path, mode: settings.socketMode, group: settings.socketGroup)
         boundPath = path
-        listener = fd
-        try loop.watch(fd, for: .readable) { [unowned self] _ in acceptClients() }
+        listener = socket
+        try loop.watch(socket.rawValue, for: .readable) { [unowned self] _ in acceptClients() }
         logger.info("listening on \(path)")
         return path
     }
@@ -93,10 +95,10 @@ final class SocketServer {
     func stop() {
         let stopping = ProtocolError(.shuttingDown, "the daemon is stopping; connect again once it is back")
         for client in Array(connections.values) { client.disconnect(stopping) }
-        if listener >= 0 {
-            loop.unwatch(listener)
-            close(listener)
-            listener = -1
+        if let listener {
+            loop.unwatch(listener.rawValue)
+            listener.close()
+            self.listener = nil
         }
         if let boundPath { unlink(boundPath) }
         boundPath = nil
@@ -112,7 +114,7 @@ final class SocketServer {
     private func acceptClients() {
         // A bounded batch: a flood of connections cannot hold the loop.
         for _ in 0..<16 {
-            let fd = vitrine_accept_nonblocking(listener)
+            let fd = vitrine_accept_nonblocking(listenerFD)
             guard fd >= 0 else {
                 let code = Errno.last
                 switch code {
@@ -122,26 +124,26 @@ final class SocketServer {
                     // Out of descriptors or memory: stop accepting for a moment rather than
                     // spin on a listener that stays readable.
                     logger.warning("cannot accept a client: \(code); accepting again in a second")
-                    loop.unwatch(listener)
+                    loop.unwatch(listenerFD)
                     loop.schedule(after: 1) { [weak self] in
-                        guard let self, listener >= 0 else { return }
-                        try? loop.watch(listener, for: .readable) { [unowned self] _ in acceptClients() }
+                        guard let self, let listener else { return }
+                        try? loop.watch(listener.rawValue, for: .readable) { [unowned self] _ in acceptClients() }
                     }
                     return
                 }
             }
-            admit(fd)
+            admit(OwnedDescriptor(fd))
         }
     }
 
-    private func admit(_ fd: CInt) {
+    private func admit(_ socket: OwnedDescriptor) {
         nextClientID += 1
-        let client = SocketClient(fd: fd, id: nextClientID, server: self)
+        let fd = socket.rawValue
+        let client = SocketClient(socket, id: nextClientID, server: self)
         do {
             try loop.watch(fd, for: .readable) { [unowned client] events in client.ready(events) }
         } catch {
             logger.warning("cannot serve a client: \(error)")
-            close(fd)
             return
         }
         connections[client.clientID] = client
@@ -257,6 +259,9 @@ final class SocketServer {
 
 /// One client connection: request lines to the compositor, replies and events back.
 private final class SocketClient: ClientConnection {
+    /// The connection's socket, closed once by `close()`.
+    private let socket: OwnedDescriptor
+    /// The socket's number (kept after `close()`, for logs and lookups).
     let fd: CInt
     let clientID: Int
     unowned let server: SocketServer
@@ -297,8 +302,9 @@ private final class SocketClient: ClientConnection {
     private var lastLine = EventLoop.monotonicNanoseconds()
     private var partialSince: UInt64?
 
-    init(fd: CInt, id: Int, server: SocketServer) {
-        self.fd = fd
+    init(_ socket: OwnedDescriptor, id: Int, server: SocketServer) {
+        self.socket = socket
+        fd = socket.rawValue
         clientID = id
         self.server = server
     }
@@ -668,7 +674,7 @@ private final class SocketClient: ClientConnection {
         server.retire(self)
         server.closed(self)
         server.loop.unwatch(fd)
-        Glibc.close(fd)
+        socket.close()
         input = []
         output = []
     }

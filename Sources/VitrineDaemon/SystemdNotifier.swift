@@ -1,6 +1,7 @@
 import FoundationEssentials
 import CLinuxEvents
 import Glibc
+import VitrineSystem
 
 /// Tells systemd about the service's state (`sd_notify`'s protocol: datagrams to
 /// `$NOTIFY_SOCKET`) when systemd started it as `Type=notify`; does nothing otherwise.
@@ -13,7 +14,7 @@ import Glibc
 final class SystemdNotifier {
     private let address: sockaddr_un?
     private let length: socklen_t
-    private let fd: CInt
+    private let socket: OwnedDescriptor?
     /// Seconds within which systemd expects `WATCHDOG=1` (`WatchdogSec=`), when it does.
     let watchdogInterval: Double?
 
@@ -25,7 +26,7 @@ final class SystemdNotifier {
         guard (path.hasPrefix("/") || path.hasPrefix("@")), bytes.count < 108 else {
             address = nil
             length = 0
-            fd = -1
+            socket = nil
             return
         }
         var address = sockaddr_un()
@@ -36,14 +37,13 @@ final class SystemdNotifier {
         }
         self.address = address
         length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        socket = try? OwnedDescriptor(valueOrErrno { Glibc.socket(AF_UNIX, type, 0) })
     }
-
-    deinit { if fd >= 0 { close(fd) } }
 
     /// Sends `state` ("READY=1", "WATCHDOG=1", "STATUS=…", newline-separated); never blocks.
     func notify(_ state: String) {
-        guard fd >= 0, var address else { return }
+        guard let fd = socket?.rawValue, var address else { return }
         let length = self.length
         _ = state.withCString { message in
             withUnsafePointer(to: &address) {

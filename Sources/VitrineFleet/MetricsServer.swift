@@ -42,18 +42,20 @@ public final class MetricsServer {
     private let loop: EventLoop
     private let logger: Logger
     private let body: Body
-    private var listeners: [CInt] = []
+    private var listeners: [OwnedDescriptor] = []
     private var open: [CInt: Connection] = [:]
     private var scratch = [UInt8](repeating: 0, count: 4096)
 
     private final class Connection {
-        let fd: CInt
+        let socket: OwnedDescriptor
         var head: [UInt8] = []
         var output: [UInt8] = []
         var written = 0
         var phase = Phase.reading
         var timer: UInt64 = 0
-        init(fd: CInt) { self.fd = fd }
+        /// The socket's number; -1 once `finish` closed it.
+        var fd: CInt { socket.rawValue }
+        init(_ socket: OwnedDescriptor) { self.socket = socket }
     }
 
     private enum Phase {
@@ -94,8 +96,8 @@ public final class MetricsServer {
             throw SystemError("metrics.address '\(address)' is not a numeric IPv4 or IPv6 address; use one such as \"127.0.0.1\"")
         }
         let name = family == AF_INET6 ? "[\(address)]:\(port)" : "\(address):\(port)"
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError.errno("create a socket for", name) }
+        let listener = try Self.socket(family, for: name)
+        let fd = listener.rawValue
         var one: CInt = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<CInt>.size))
         let bound =
@@ -104,7 +106,6 @@ public final class MetricsServer {
             : withUnsafePointer(to: &v6) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
         guard bound == 0 else {
             let code = Errno.last
-            close(fd)
             let advice =
                 switch code {
                 case .addressInUse: "another program holds this port; choose another metrics.port"
@@ -114,7 +115,7 @@ public final class MetricsServer {
                 }
             throw SystemError.errno("bind the metrics port", name, code, advice: advice)
         }
-        try startListening(fd, name)
+        try startListening(listener, name)
         var address = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
@@ -127,41 +128,35 @@ public final class MetricsServer {
     /// Listens on a Unix socket at `path`, which must not exist (remove a stale one first).
     public func listen(path: String) throws(SystemError) {
         guard path.utf8.count < 108 else { throw SystemError("\(path): a socket path is limited to 107 bytes; choose a shorter metrics.socket") }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError.errno("create a socket for", path) }
+        let listener = try Self.socket(AF_UNIX, for: path)
         var address = sockaddr_un(path: path)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener.rawValue, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard bound == 0 else {
-            let code = Errno.last
-            close(fd)
-            throw SystemError.errno("bind the metrics socket", path, code)
-        }
-        try startListening(fd, path)
+        guard bound == 0 else { throw SystemError.errno("bind the metrics socket", path) }
+        try startListening(listener, path)
     }
 
-    private func startListening(_ fd: CInt, _ name: String) throws(SystemError) {
-        guard Glibc.listen(fd, 16) == 0 else {
-            let code = Errno.last
-            close(fd)
-            throw SystemError.errno("listen on", name, code)
+    private static func socket(_ family: CInt, for name: String) throws(SystemError) -> OwnedDescriptor {
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        do { return OwnedDescriptor(try valueOrErrno { Glibc.socket(family, type, 0) }) } catch {
+            throw SystemError.errno("create a socket for", name, error)
         }
-        do {
-            try loop.watch(fd, for: .readable) { [unowned self] _ in accept(on: fd) }
-        } catch {
-            close(fd)
-            throw error
-        }
-        listeners.append(fd)
+    }
+
+    private func startListening(_ listener: OwnedDescriptor, _ name: String) throws(SystemError) {
+        let fd = listener.rawValue
+        guard Glibc.listen(fd, 16) == 0 else { throw SystemError.errno("listen on", name) }
+        try loop.watch(fd, for: .readable) { [unowned self] _ in accept(on: fd) }
+        listeners.append(listener)
         logger.info("metrics on \(name)")
     }
 
     /// Stops listening and closes every connection.
     public func stop() {
-        for fd in listeners {
-            loop.unwatch(fd)
-            close(fd)
+        for listener in listeners {
+            loop.unwatch(listener.rawValue)
+            listener.close()
         }
         listeners.removeAll()
         for connection in Array(open.values) { finish(connection) }
@@ -173,23 +168,22 @@ public final class MetricsServer {
     private func accept(on listener: CInt) {
         // A bounded batch: a flood of connections cannot hold the loop.
         for _ in 0..<16 {
-            let fd = vitrine_accept_nonblocking(listener)
-            guard fd >= 0 else { return }
+            let accepted = vitrine_accept_nonblocking(listener)
+            guard accepted >= 0 else { return }
+            let socket = OwnedDescriptor(accepted)
             guard open.count < connections else {
                 refused += 1
                 let text = Array("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
-                _ = text.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-                close(fd)
+                _ = text.withUnsafeBytes { Glibc.send(accepted, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
                 continue
             }
-            let connection = Connection(fd: fd)
+            let connection = Connection(socket)
             do {
-                try loop.watch(fd, for: .readable) { [unowned self, unowned connection] events in serve(connection, events) }
+                try loop.watch(accepted, for: .readable) { [unowned self, unowned connection] events in serve(connection, events) }
             } catch {
-                close(fd)
                 continue
             }
-            open[fd] = connection
+            open[accepted] = connection
             restartTimer(connection)
         }
     }
@@ -352,6 +346,6 @@ public final class MetricsServer {
         open[connection.fd] = nil
         loop.cancel(connection.timer)
         loop.unwatch(connection.fd)
-        close(connection.fd)
+        connection.socket.close()
     }
 }

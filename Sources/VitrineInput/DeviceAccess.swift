@@ -81,7 +81,8 @@ final class DeviceAccess {
         }
     }
 
-    /// Opens `path` for libinput: a descriptor, or a negative errno. Directly, read-write
+    /// Opens `path` for libinput (`open_restricted`): a descriptor that libinput holds until
+    /// it hands it back to `close`, or a negative errno. Directly, read-write
     /// and falling back to read-only where writes are refused (keyboard LEDs then stay dark).
     func open(_ path: String, flags: CInt) -> CInt {
         if let seat {
@@ -101,7 +102,8 @@ final class DeviceAccess {
         return fd
     }
 
-    /// Closes a descriptor `open` returned.
+    /// Closes a descriptor `open` returned: libinput's `close_restricted`, whose contract
+    /// is a raw descriptor that libinput owns between the two calls.
     func close(_ fd: CInt) {
         if let seat, let id = deviceIDs.removeValue(forKey: fd) { _ = libseat_close_device(seat, id) }
         Glibc.close(fd)

@@ -1,5 +1,6 @@
 import CLinuxEvents
 import Glibc
+import VitrineSystem
 
 /// When a held key repeats: the last key pressed, if the keymap says it repeats, after
 /// `delay` seconds and then `rate` times a second, until it is released, another key is
@@ -87,14 +88,14 @@ struct KeyRepeat: Equatable {
 /// A timerfd for key repeat: armed only while a key repeats, so that nothing wakes the
 /// loop while no key is held.
 final class RepeatTimer {
-    let fd: CInt
+    private let timer: OwnedDescriptor
+    var fd: CInt { timer.rawValue }
 
     init() throws(InputError) {
-        fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         guard fd >= 0 else { throw .failed("creating the key-repeat timer (timerfd_create)", errno) }
+        timer = OwnedDescriptor(fd)
     }
-
-    deinit { close(fd) }
 
     /// Fires after `timing.delay`, then every `timing.interval` seconds.
     func arm(_ timing: KeyRepeat.Timing) {

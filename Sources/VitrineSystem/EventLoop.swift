@@ -41,9 +41,9 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
     /// Called with what a watched descriptor is ready for.
     public typealias Handler = (Events) -> Void
 
-    private let epoll: CInt
-    private let wake: CInt
-    private let timer: CInt
+    private let epoll: OwnedDescriptor
+    private let wake: OwnedDescriptor
+    private let timer: OwnedDescriptor
     /// Handlers by descriptor number.
     private var handlers: [Handler?] = []
     /// Scheduled bodies, earliest deadline last.
@@ -55,8 +55,8 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
     /// disarmed; cleared when the kernel (before 5.11) answers ENOSYS.
     private var waitsWithTimeout: Bool
     private let handedOver = Mutex(HandedOver())
-    /// The signalfd (-1 until signals are watched), its mask and handlers by number.
-    private var signalFD: CInt = -1
+    /// The signalfd (nil until signals are watched), its mask and handlers by number.
+    private var signalFD: OwnedDescriptor?
     private var signalMask = sigset_t()
     private var signalHandlers: [CInt: (CInt) -> Void] = [:]
     private var stopped = false
@@ -85,24 +85,15 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
 
     public init(sleep: Sleep = .epollTimeout) throws(SystemError) {
         waitsWithTimeout = sleep == .epollTimeout
-        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epoll >= 0 else { throw SystemError.errno("create", "epoll") }
-        wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        timer = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        guard wake >= 0, timer >= 0 else {
-            let code = Errno.last
-            for fd in [epoll, wake, timer] where fd >= 0 { close(fd) }
-            throw SystemError.errno("create", "the event loop's eventfd and timerfd", code)
+        do {
+            epoll = OwnedDescriptor(try valueOrErrno { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+            wake = OwnedDescriptor(try valueOrErrno { eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) })
+            timer = OwnedDescriptor(try valueOrErrno { timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK)) })
+        } catch {
+            throw SystemError.errno("create", "the event loop's epoll, eventfd and timerfd", error)
         }
-        try add(wake, EPOLLIN.rawValue)
-        try add(timer, EPOLLIN.rawValue)
-    }
-
-    deinit {
-        if signalFD >= 0 { close(signalFD) }
-        close(timer)
-        close(wake)
-        close(epoll)
+        try add(wake.rawValue, EPOLLIN.rawValue)
+        try add(timer.rawValue, EPOLLIN.rawValue)
     }
 
     // MARK: Descriptors
@@ -117,18 +108,18 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
     /// Changes the events `fd` is watched for.
     public func change(_ fd: CInt, to events: Events) {
         var event = epoll_event(events: events.rawValue, data: epoll_data_t(fd: fd))
-        _ = epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event)
+        _ = epoll_ctl(epoll.rawValue, EPOLL_CTL_MOD, fd, &event)
     }
 
     /// Stops watching `fd` (before it is closed).
     public func unwatch(_ fd: CInt) {
-        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
+        _ = epoll_ctl(epoll.rawValue, EPOLL_CTL_DEL, fd, nil)
         if Int(fd) < handlers.count { handlers[Int(fd)] = nil }
     }
 
     private func add(_ fd: CInt, _ events: UInt32) throws(SystemError) {
         var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
-        guard epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError.errno("watch descriptor \(fd) with", "epoll") }
+        guard epoll_ctl(epoll.rawValue, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError.errno("watch descriptor \(fd) with", "epoll") }
     }
 
     // MARK: Signals
@@ -151,10 +142,10 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
             sigaddset(&signalMask, number)
             signalHandlers[number] = handler
         }
-        let fd = signalfd(signalFD, &signalMask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
+        let fd = signalfd(signalFD?.rawValue ?? -1, &signalMask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
         guard fd >= 0 else { throw SystemError.errno("create", "a signalfd") }
-        if signalFD < 0 {
-            signalFD = fd
+        if signalFD == nil {
+            signalFD = OwnedDescriptor(fd)
             try add(fd, EPOLLIN.rawValue)
         }
     }
@@ -165,13 +156,14 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
             sigdelset(&signalMask, number)
             signalHandlers[number] = nil
         }
-        if signalFD >= 0 { _ = signalfd(signalFD, &signalMask, Int32(SFD_NONBLOCK | SFD_CLOEXEC)) }
+        if let fd = signalFD?.rawValue { _ = signalfd(fd, &signalMask, Int32(SFD_NONBLOCK | SFD_CLOEXEC)) }
     }
 
     private func takeSignals() {
         var info = signalfd_siginfo()
         let size = MemoryLayout<signalfd_siginfo>.size
-        while read(signalFD, &info, size) == size {
+        guard let fd = signalFD?.rawValue else { return }
+        while read(fd, &info, size) == size {
             let number = CInt(info.ssi_signo)
             signalHandlers[number]?(number)
         }
@@ -237,11 +229,11 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
             }
             for i in 0..<Int(count) {
                 let fd = events[i].data.fd
-                if fd == wake {
+                if fd == wake.rawValue {
                     takeHandedOver()
-                } else if fd == signalFD {
+                } else if fd == signalFD?.rawValue {
                     takeSignals()
-                } else if fd == timer {
+                } else if fd == timer.rawValue {
                     // The expiry is cleared by arming the timer again (below), not read.
                     armed = .max
                 } else if Int(fd) < handlers.count, let handler = handlers[Int(fd)] {
@@ -257,20 +249,20 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
     private func wait(into events: UnsafeMutableBufferPointer<epoll_event>) -> Int32 {
         guard waitsWithTimeout else {
             arm()
-            return epoll_wait(epoll, events.baseAddress, Int32(events.count), -1)
+            return epoll_wait(epoll.rawValue, events.baseAddress, Int32(events.count), -1)
         }
         guard let deadline = timers.last?.deadline else {
-            return epoll_pwait2(epoll, events.baseAddress, Int32(events.count), nil, nil)
+            return epoll_pwait2(epoll.rawValue, events.baseAddress, Int32(events.count), nil, nil)
         }
         let now = Self.monotonicNanoseconds()
         let delay = deadline > now ? deadline - now : 0
         var timeout = timespec(tv_sec: Int(delay / 1_000_000_000), tv_nsec: Int(delay % 1_000_000_000))
-        return epoll_pwait2(epoll, events.baseAddress, Int32(events.count), &timeout, nil)
+        return epoll_pwait2(epoll.rawValue, events.baseAddress, Int32(events.count), &timeout, nil)
     }
 
     private func takeHandedOver() {
         var count: UInt64 = 0
-        _ = read(wake, &count, 8)
+        _ = read(wake.rawValue, &count, 8)
         let (bodies, stop) = handedOver.withLock { state in
             defer { state.bodies.removeAll(); state.stop = false }
             return (state.bodies, state.stop)
@@ -302,12 +294,12 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
         if deadline > 0 {
             spec.it_value = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         }
-        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        _ = timerfd_settime(timer.rawValue, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }
 
     private func signalWake() {
         var one: UInt64 = 1
-        _ = write(wake, &one, 8)
+        _ = write(wake.rawValue, &one, 8)
     }
 
     /// CLOCK_MONOTONIC in nanoseconds, the timerfd's clock.

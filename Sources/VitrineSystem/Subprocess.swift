@@ -43,10 +43,12 @@ public final class Subprocess {
     /// The process id, which is also its process group's id.
     public let pid: pid_t
     /// Readable once the process has ended (until `reap`).
-    public let pidfd: CInt
+    public var pidfd: CInt { process.rawValue }
     /// The read end of the pipe that the program's standard output and error go to
     /// (non-blocking); -1 once `closeOutput` closed it.
-    public private(set) var output: CInt
+    public var output: CInt { outputPipe?.rawValue ?? -1 }
+    private let process: OwnedDescriptor
+    private var outputPipe: OwnedDescriptor?
     /// How it ended, once `reap` has seen it.
     public private(set) var ending: Ending?
 
@@ -57,6 +59,8 @@ public final class Subprocess {
     public init(program: String, arguments: [String], environment: [String], directory: String? = nil) throws(SystemError) {
         var pipe: [CInt] = [-1, -1]
         guard pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else { throw SystemError.errno("make a pipe for the output of", program) }
+        let ours = OwnedDescriptor(pipe[0])
+        let theirs = OwnedDescriptor(pipe[1])
         // Only our end stays non-blocking: a program may not expect EAGAIN on its stdout.
         _ = fcntl(pipe[1], F_SETFL, 0)
         var actions = posix_spawn_file_actions_t()
@@ -82,9 +86,8 @@ public final class Subprocess {
         defer { for p in argv + envp { free(p) } }
         var child = pid_t()
         let result = posix_spawn(&child, program, &actions, &attributes, argv, envp)
-        close(pipe[1])
+        theirs.close()
         guard result == 0 else {
-            close(pipe[0])
             let code = Errno(rawValue: result)
             let place = directory.map { " in \($0)" } ?? ""
             throw SystemError.errno("start", program + place, code, advice: Self.advice(code))
@@ -95,12 +98,11 @@ public final class Subprocess {
             kill(-child, SIGKILL)
             var status: Int32 = 0
             _ = retryingOnInterrupt { waitpid(child, &status, 0) }
-            close(pipe[0])
             throw SystemError.errno("watch", "the process of \(program)", code, advice: "pidfd_open needs Linux 5.3 or later")
         }
         pid = child
-        pidfd = fd
-        output = pipe[0]
+        process = OwnedDescriptor(fd)
+        outputPipe = ours
     }
 
     deinit {
@@ -109,8 +111,6 @@ public final class Subprocess {
             var status: Int32 = 0
             _ = retryingOnInterrupt { waitpid(pid, &status, 0) }
         }
-        closeOutput()
-        close(pidfd)
     }
 
     /// Sends `signal` to the process group: the program and the processes it started that
@@ -140,11 +140,7 @@ public final class Subprocess {
     }
 
     /// Closes our end of the output pipe (the caller has unwatched it).
-    public func closeOutput() {
-        guard output >= 0 else { return }
-        close(output)
-        output = -1
-    }
+    public func closeOutput() { outputPipe = nil }
 
     /// The path `execve` would run for `program`: itself when it holds a "/" (relative to
     /// `directory`), else the first executable regular file of that name in `searchPath`

@@ -67,7 +67,7 @@ final class SeatState {
     /// what a popup grab may name.
     private var presses: [(client: OpaquePointer, serial: UInt32)] = []
     /// The sealed memfd of the keymap and its size (with the final NUL).
-    var keymap: (fd: CInt, size: UInt32)?
+    var keymap: (fd: OwnedDescriptor, size: UInt32)?
     var modifiers: (depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) = (0, 0, 0, 0)
     unowned let server: WaylandServer
 
@@ -78,8 +78,6 @@ final class SeatState {
     }
 
     init(server: WaylandServer) { self.server = server }
-
-    deinit { if let keymap { close(keymap.fd) } }
 
     func forget(_ device: InputDeviceObject) {
         pointers.removeAll { $0 === device }
@@ -109,7 +107,7 @@ final class SeatState {
 
     /// A new keyboard: the keymap, the repeat rate, and the focus if its client has it.
     func introduce(_ keyboard: InputDeviceObject) {
-        if let keymap { wl_keyboard_send_keymap(keyboard.resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, keymap.fd, keymap.size) }
+        if let keymap { wl_keyboard_send_keymap(keyboard.resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, keymap.fd.rawValue, keymap.size) }
         if keyboard.version >= 4 { wl_keyboard_send_repeat_info(keyboard.resource, 25, 600) }
         if let focus = keyboardFocus, focus.client == keyboard.client { enter(keyboard, focus) }
     }
@@ -139,8 +137,7 @@ extension WaylandServer {
             logger.warning("Wayland: cannot make the keymap's memfd (\(SystemError.reason())); clients' keyboards get none")
             return
         }
-        if let old = seat.keymap { close(old.fd) }
-        seat.keymap = (fd, UInt32(bytes.count))
+        seat.keymap = (OwnedDescriptor(fd), UInt32(bytes.count))
         for keyboard in seat.keyboards { wl_keyboard_send_keymap(keyboard.resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, fd, UInt32(bytes.count)) }
     }
 

@@ -82,9 +82,8 @@ public final class WaylandServer {
 
     /// Serves the Wayland protocol on `listening` (a bound, listening, non-blocking,
     /// close-on-exec Unix socket, which the server closes when it goes).
-    public init(listening: CInt, outputs: [Output], loop: EventLoop, logger: Logger) throws(SystemError) {
+    public init(listening: OwnedDescriptor, outputs: [Output], loop: EventLoop, logger: Logger) throws(SystemError) {
         guard let display = wl_display_create() else {
-            close(listening)
             throw SystemError("cannot create the Wayland display (out of memory)")
         }
         self.display = display
@@ -92,11 +91,13 @@ public final class WaylandServer {
         self.logger = logger
         limits = ClientLimits(display: display, logger: logger)
         loopFD = wl_event_loop_get_fd(wl_display_get_event_loop(display))
-        guard wl_display_add_socket_fd(display, listening) == 0 else {
-            close(listening)
+        // libwayland owns the socket once it took it (wl_display_destroy closes it); when it
+        // refuses it, it leaves it open, and `listening` closes it.
+        guard wl_display_add_socket_fd(display, listening.rawValue) == 0 else {
             wl_display_destroy(display)
             throw SystemError("libwayland refused the Wayland socket")
         }
+        _ = listening.release()
         guard wl_display_init_shm(display) == 0 else {
             wl_display_destroy(display)
             throw SystemError("cannot serve wl_shm (out of memory)")

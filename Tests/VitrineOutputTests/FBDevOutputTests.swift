@@ -57,7 +57,7 @@ import VitrineRaster
         let memory = UnsafeMutableRawPointer.allocate(byteCount: layout.length, alignment: 64)
         defer { memory.deallocate() }
         memset(memory, 0xEE, layout.length)
-        let output = FBDevOutput(path: "/dev/fb0", fd: -1, memory: memory, layout: layout, unmap: false, rotation: rotation, vt: nil, log: { _ in })
+        let output = FBDevOutput(path: "/dev/fb0", device: nil, memory: memory, layout: layout, unmap: false, rotation: rotation, vt: nil, log: { _ in })
         let surface = try output.acquireBuffer().surface
         func colour(_ x: Int, _ y: Int) -> UInt32 { 0xFF00_0000 | UInt32(x * 37 + 5) << 16 | UInt32(y * 51 + 3) << 8 | UInt32((x * y * 29 + 200) & 0xFF) }
         for y in 0..<surface.height { for x in 0..<surface.width { surface.pixels[y * surface.stride + x] = colour(x, y) } }
@@ -95,7 +95,7 @@ import VitrineRaster
         let memory = UnsafeMutableRawPointer.allocate(byteCount: layout.length, alignment: 64)
         defer { memory.deallocate() }
         memset(memory, 0xEE, layout.length)
-        let output = FBDevOutput(path: "/dev/fb0", fd: -1, memory: memory, layout: layout, unmap: false, rotation: .none, vt: nil, log: { _ in })
+        let output = FBDevOutput(path: "/dev/fb0", device: nil, memory: memory, layout: layout, unmap: false, rotation: .none, vt: nil, log: { _ in })
         var done = 0
         output.frameDone = { done += 1 }
         let buffer = try output.acquireBuffer()
@@ -120,7 +120,7 @@ import VitrineRaster
         let layout = try FramebufferLayout(path: "/dev/fb0", variable: v, fixed: f)
         let memory = UnsafeMutableRawPointer.allocate(byteCount: layout.length, alignment: 64)
         defer { memory.deallocate() }
-        let output = FBDevOutput(path: "/dev/fb0", fd: -1, memory: memory, layout: layout, unmap: false, rotation: .quarter, vt: nil, log: { _ in })
+        let output = FBDevOutput(path: "/dev/fb0", device: nil, memory: memory, layout: layout, unmap: false, rotation: .quarter, vt: nil, log: { _ in })
         #expect(output.mode.width == 4 && output.mode.height == 8)
     }
 }

@@ -141,3 +141,40 @@ import VitrineSystem
         #expect(FileManager.default.fileExists(atPath: directory + "/shot.png"))
     }
 }
+
+@Suite struct OwnedDescriptorTests {
+    /// A connected pair of Unix sockets: whether the first end is closed shows on the second
+    /// (a send fails with EPIPE), whatever other tests open meanwhile.
+    func pair() -> (CInt, CInt) {
+        var ends: [CInt] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
+        return (ends[0], ends[1])
+    }
+
+    func peerClosed(_ fd: CInt) -> Bool {
+        var byte: UInt8 = 0
+        return send(fd, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) < 0 && errno == EPIPE
+    }
+
+    @Test func itClosesOnceWhenDroppedOrClosedAndNeverOnceReleased() throws {
+        let (dropped, watcher) = pair()
+        var owner: OwnedDescriptor? = OwnedDescriptor(dropped)
+        #expect(!peerClosed(watcher))
+        owner = nil
+        #expect(owner == nil && peerClosed(watcher), "closed when its owner lets go")
+        close(watcher)
+
+        let (closed, closedWatcher) = pair()
+        let closing = OwnedDescriptor(closed)
+        closing.close()
+        #expect(peerClosed(closedWatcher) && closing.rawValue == -1 && !closing.isOpen)
+        closing.close()
+        close(closedWatcher)
+
+        let (kept, keptWatcher) = pair()
+        let released = OwnedDescriptor(kept).release()
+        #expect(released == kept && !peerClosed(keptWatcher), "released: still open, the caller's now")
+        close(released)
+        close(keptWatcher)
+    }
+}

@@ -10,8 +10,10 @@ import VitrineSystem
 /// own keyboard off. `restore()` puts text mode, the keyboard and automatic switching back.
 public final class VirtualTerminal {
     public let path: String
+    /// The VT opened here (closed with this object), or nil for standard input, which is
+    /// not ours to close.
+    private let device: OwnedDescriptor?
     private let fd: Int32
-    private let ownsDescriptor: Bool
     private var savedKDMode: Int32 = -1
     private var savedVTMode: vt_mode?
     /// The keyboard mode found, while `silenceKeyboard()` holds the keyboard off (-1: not).
@@ -25,10 +27,10 @@ public final class VirtualTerminal {
     /// what is typed on the other VT does not reach the scene.
     public var switched: ((_ active: Bool) -> Void)?
 
-    private init(path: String, fd: Int32, ownsDescriptor: Bool) {
+    private init(path: String, device: OwnedDescriptor?) {
         self.path = path
-        self.fd = fd
-        self.ownsDescriptor = ownsDescriptor
+        self.device = device
+        fd = device?.rawValue ?? STDIN_FILENO
     }
 
     /// Standard input when it is a VT (systemd's `TTYPath=` / `StandardInput=tty`), else
@@ -37,17 +39,14 @@ public final class VirtualTerminal {
     public static func current() -> VirtualTerminal? {
         var mode: Int32 = 0
         if vitrine_kd_get_mode(0, &mode) == 0 {
-            return VirtualTerminal(path: ttyname(0).map { String(cString: $0) } ?? "stdin", fd: 0, ownsDescriptor: false)
+            return VirtualTerminal(path: ttyname(0).map { String(cString: $0) } ?? "stdin", device: nil)
         }
-        let console = open("/dev/tty0", O_RDWR | O_CLOEXEC | O_NOCTTY)
-        guard console >= 0 else { return nil }
-        defer { close(console) }
+        guard let console = try? OwnedDescriptor(valueOrErrno { open("/dev/tty0", O_RDWR | O_CLOEXEC | O_NOCTTY) }) else { return nil }
         var state = vt_stat()
-        guard vitrine_vt_get_state(console, &state) == 0 else { return nil }
+        guard vitrine_vt_get_state(console.rawValue, &state) == 0 else { return nil }
         let path = "/dev/tty\(state.v_active)"
-        let fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { return nil }
-        return VirtualTerminal(path: path, fd: fd, ownsDescriptor: true)
+        guard let device = try? OwnedDescriptor(valueOrErrno { open(path, O_RDWR | O_CLOEXEC | O_NOCTTY) }) else { return nil }
+        return VirtualTerminal(path: path, device: device)
     }
 
     /// KD_GRAPHICS; the mode found is restored by `restore()`.
@@ -127,8 +126,5 @@ public final class VirtualTerminal {
         if savedKDMode >= 0 { _ = vitrine_kd_set_mode(fd, savedKDMode) }
     }
 
-    deinit {
-        restore()
-        if ownsDescriptor { close(fd) }
-    }
+    deinit { restore() }
 }

@@ -4,27 +4,27 @@ import Glibc
 import SystemPackage
 import VitrineSystem
 
-/// An open DRM card: owns the file descriptor and closes it in `deinit`.
+/// An open DRM card: owns the file descriptor, closed when the device goes.
 public final class DRMDevice {
     public let path: String
-    public let fd: Int32
+    private let file: OwnedDescriptor
+    /// The card's descriptor, for libdrm's calls.
+    public var fd: Int32 { file.rawValue }
 
     /// Opens `path` read-write and non-blocking (flip events are read when the event
     /// loop says the descriptor is readable).
     public init(path: String) throws(DisplayError) {
         let file: FileDescriptor
         do {
-            file = try .open(path, .readWrite, options: [.closeOnExec, .nonBlocking])
+            file = try FileDescriptor.open(path, .readWrite, options: [.closeOnExec, .nonBlocking])
         } catch {
             let code = Errno(thrown: error)
             if code == .permissionDenied || code == .notPermitted { throw .permissionDenied(path: path, group: owningGroup(of: path)) }
             throw .system(what: "open", path: path, errno: code)
         }
         self.path = path
-        self.fd = file.rawValue
+        self.file = OwnedDescriptor(file)
     }
-
-    deinit { try? FileDescriptor(rawValue: fd).close() }
 
     /// `/dev/dri/card*` in numeric order (card0 before card10).
     public static func candidates(directory: String = "/dev/dri") -> [String] {

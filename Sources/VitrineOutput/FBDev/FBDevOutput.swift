@@ -73,7 +73,7 @@ public final class FBDevOutput: OutputBackend {
     public private(set) var shownFrame: ShownFrame?
 
     private let path: String
-    private let fd: Int32
+    private let device: OwnedDescriptor?
     private let memory: UnsafeMutableRawPointer
     private let layout: FramebufferLayout
     private let unmap: Bool
@@ -90,9 +90,9 @@ public final class FBDevOutput: OutputBackend {
     public convenience init(path: String = "/dev/fb0", rotation: ScreenRotation = .none, useVT: Bool = true, log: @escaping @Sendable (String) -> Void)
         throws(DisplayError)
     {
-        let fd: Int32
+        let device: OwnedDescriptor
         do {
-            fd = try FileDescriptor.open(path, .readWrite, options: [.closeOnExec]).rawValue
+            device = OwnedDescriptor(try FileDescriptor.open(path, .readWrite, options: [.closeOnExec]))
         } catch {
             let code = Errno(thrown: error)
             if code == .permissionDenied || code == .notPermitted { throw .permissionDenied(path: path, group: owningGroup(of: path)) }
@@ -102,33 +102,30 @@ public final class FBDevOutput: OutputBackend {
         var fixed = fb_fix_screeninfo()
         let layout: FramebufferLayout
         let address: UnsafeMutableRawPointer
-        do throws(DisplayError) {
-            try systemCall("FBIOGET_VSCREENINFO (is it a framebuffer device?)", path) { vitrine_fb_get_vscreeninfo(fd, &variable) }
-            try systemCall("FBIOGET_FSCREENINFO", path) { vitrine_fb_get_fscreeninfo(fd, &fixed) }
-            layout = try FramebufferLayout(path: path, variable: variable, fixed: fixed)
-            let mapped = mmap(nil, layout.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-            guard let mapped, mapped != MAP_FAILED else { throw .system(what: "mmap", path: path, errno: .last) }
-            address = mapped
-        } catch {
-            Glibc.close(fd)
-            throw error
-        }
+        let fd = device.rawValue
+        try systemCall("FBIOGET_VSCREENINFO (is it a framebuffer device?)", path) { vitrine_fb_get_vscreeninfo(fd, &variable) }
+        try systemCall("FBIOGET_FSCREENINFO", path) { vitrine_fb_get_fscreeninfo(fd, &fixed) }
+        layout = try FramebufferLayout(path: path, variable: variable, fixed: fixed)
+        let mapped = mmap(nil, layout.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+        guard let mapped, mapped != MAP_FAILED else { throw .system(what: "mmap", path: path, errno: .last) }
+        address = mapped
         self.init(
-            path: path, fd: fd, memory: address, layout: layout, unmap: true, rotation: rotation,
+            path: path, device: device, memory: address, layout: layout, unmap: true, rotation: rotation,
             vt: useVT ? VirtualTerminal.current() : nil, log: log)
         log(
             "fbdev: \(path) \(layout.width)x\(layout.height) \(layout.format), \(layout.pitch) bytes per row, ~\(layout.refreshRate) Hz, rotation \(rotation), scene \(mode.width)x\(mode.height), VT \(vt?.path ?? "none")"
         )
     }
 
-    /// An output writing into `memory` laid out as `layout`; for tests, `fd` -1 and
-    /// `unmap` false.
+    /// An output writing into `memory` laid out as `layout`, holding `device` open until it
+    /// closes; for tests, `device` nil and `unmap` false.
     init(
-        path: String, fd: Int32, memory: UnsafeMutableRawPointer, layout: FramebufferLayout, unmap: Bool, rotation: ScreenRotation, vt: VirtualTerminal?,
+        path: String, device: OwnedDescriptor?, memory: UnsafeMutableRawPointer, layout: FramebufferLayout, unmap: Bool, rotation: ScreenRotation,
+        vt: VirtualTerminal?,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.path = path
-        self.fd = fd
+        self.device = device
         self.memory = memory
         self.layout = layout
         self.unmap = unmap
@@ -186,7 +183,7 @@ public final class FBDevOutput: OutputBackend {
         closed = true
         vt?.restore()
         if unmap { munmap(memory, layout.length) }
-        if fd >= 0 { Glibc.close(fd) }
+        device?.close()
         log("fbdev: \(path) given back")
     }
 }

@@ -21,14 +21,17 @@ final class WaylandBuffer {
     init(shm: OpaquePointer, for surface: Surface) throws(OutputError) {
         (width, height, stride) = (surface.width, surface.height, surface.stride)
         bytes = stride * height * 4
-        let fd = memfd_create("vitrine-wayland", 1 /* MFD_CLOEXEC */)
-        guard fd >= 0 else { throw OutputError("cannot make a shared-memory file for the Wayland window: \(SystemError.reason())") }
-        defer { Glibc.close(fd) }
-        guard ftruncate(fd, off_t(bytes)) == 0, let mapped = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mapped != MAP_FAILED else {
+        let created = memfd_create("vitrine-wayland", 1 /* MFD_CLOEXEC */)
+        guard created >= 0 else { throw OutputError("cannot make a shared-memory file for the Wayland window: \(SystemError.reason())") }
+        // The pool and the mapping keep the memory; the descriptor goes at the end of this init.
+        let file = OwnedDescriptor(created)
+        guard ftruncate(file.rawValue, off_t(bytes)) == 0, let mapped = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, file.rawValue, 0),
+            mapped != MAP_FAILED
+        else {
             throw OutputError("cannot map \(bytes) bytes of shared memory for the Wayland window: \(SystemError.reason())")
         }
         memory = mapped
-        let pool = wl_shm_create_pool(shm, fd, Int32(bytes))
+        let pool = wl_shm_create_pool(shm, file.rawValue, Int32(bytes))
         buffer = wl_shm_pool_create_buffer(pool, 0, Int32(width), Int32(height), Int32(stride * 4), WL_SHM_FORMAT_XRGB8888.rawValue)
         wl_shm_pool_destroy(pool)
         missing = [surface.bounds]

@@ -94,10 +94,10 @@ final class WaylandSeat {
     private func keyboardEvent(_ opcode: UInt32, _ args: UnsafeMutablePointer<wl_argument>) {
         switch opcode {
         case 0:  // keymap(format, fd, size)
-            let fd = args[1].h
-            defer { Glibc.close(fd) }
+            // The event hands the keymap's descriptor over: it is ours to close.
+            let file = OwnedDescriptor(args[1].h)
             guard args[0].u == WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, args[2].u > 0,
-                let mapped = mmap(nil, Int(args[2].u), PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED
+                let mapped = mmap(nil, Int(args[2].u), PROT_READ, MAP_PRIVATE, file.rawValue, 0), mapped != MAP_FAILED
             else { return }
             defer { munmap(mapped, Int(args[2].u)) }
             let text = String(decoding: UnsafeRawBufferPointer(start: mapped, count: Int(args[2].u)).prefix { $0 != 0 }, as: UTF8.self)

@@ -4,13 +4,16 @@ import PackagePlugin
 /// Generates the Swift description of the Wayland protocols a target speaks beyond the
 /// core one (xdg-shell, presentation-time) with `wayland-glue`, from the XML that
 /// wayland-protocols installs, at build time: nothing generated is kept in the repository.
+/// The server also gets the core protocol's (`wayland.xml`, from libwayland-dev) for the
+/// names of its requests and errors; its tables come from libwayland itself.
 @main
 struct WaylandGlue: BuildToolPlugin {
-    /// Protocol XML files by target, relative to wayland-protocols' data directory.
+    /// Protocol XML files by target, relative to wayland-protocols' data directory
+    /// (`wayland.xml`: libwayland's).
     static let protocols = [
         "VitrineOutput": ["stable/xdg-shell/xdg-shell.xml"],
         "VitrineWayland": [
-            "stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml", "stable/viewporter/viewporter.xml",
+            "wayland.xml", "stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml", "stable/viewporter/viewporter.xml",
         ],
         // The tests' and the compositor bench's own clients.
         "vitrine-bench": ["stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml"],
@@ -21,11 +24,13 @@ struct WaylandGlue: BuildToolPlugin {
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let glue = try context.tool(named: "wayland-glue").url
-        let data = Self.protocolDirectory()
+        let data = Self.dataDirectory(of: "wayland-protocols")
+        let core = Self.dataDirectory(of: "wayland-scanner")
         return try (Self.protocols[target.name] ?? []).map { relative in
-            let xml = data.appendingPathComponent(relative)
+            let isCore = relative == "wayland.xml"
+            let xml = (isCore ? core : data).appendingPathComponent(relative)
             guard FileManager.default.fileExists(atPath: xml.path) else {
-                throw GlueError("\(xml.path) is missing: apt-get install wayland-protocols")
+                throw GlueError("\(xml.path) is missing: apt-get install \(isCore ? "libwayland-dev" : "wayland-protocols")")
             }
             let name = xml.deletingPathExtension().lastPathComponent
             let output = context.pluginWorkDirectoryURL.appendingPathComponent("\(name)-protocol.swift")
@@ -34,12 +39,13 @@ struct WaylandGlue: BuildToolPlugin {
         }
     }
 
-    /// wayland-protocols' `pkgdatadir` (pkg-config), else /usr/share/wayland-protocols.
-    static func protocolDirectory() -> URL {
+    /// The `pkgdatadir` of `package` (pkg-config): wayland-protocols', or wayland-scanner's
+    /// (which holds wayland.xml); else /usr/share/wayland-protocols or /usr/share/wayland.
+    static func dataDirectory(of package: String) -> URL {
         let process = Process()
         let pipe = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["pkg-config", "--variable=pkgdatadir", "wayland-protocols"]
+        process.arguments = ["pkg-config", "--variable=pkgdatadir", package]
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         if (try? process.run()) != nil {
@@ -47,7 +53,7 @@ struct WaylandGlue: BuildToolPlugin {
             process.waitUntilExit()
             if process.terminationStatus == 0, !path.isEmpty { return URL(fileURLWithPath: path) }
         }
-        return URL(fileURLWithPath: "/usr/share/wayland-protocols")
+        return URL(fileURLWithPath: package == "wayland-protocols" ? "/usr/share/wayland-protocols" : "/usr/share/wayland")
     }
 }
 

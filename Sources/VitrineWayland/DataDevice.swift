@@ -10,10 +10,10 @@ final class DataDeviceManagerObject: ServerObject {
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
-        switch opcode {
-        case 0: _ = DataSourceObject(server: server, client: client, version: version, id: a[0].n)
-        case 1: _ = DataDeviceObject(server: server, client: client, version: version, id: a[0].n)
-        default: break
+        switch WlDataDeviceManagerRequest(rawValue: opcode) {
+        case .create_data_source: _ = DataSourceObject(server: server, client: client, version: version, id: a[0].n)
+        case .get_data_device: _ = DataDeviceObject(server: server, client: client, version: version, id: a[0].n)
+        case nil: break
         }
     }
 }
@@ -25,11 +25,11 @@ final class DataSourceObject: ServerObject {
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
-        if opcode == 1 { destroy() }
+        if opcode == WlDataSourceRequest.destroy.rawValue { destroy() }
     }
 
     /// `wl_data_source.cancelled`: the source is no longer the selection or dragged.
-    func cancel() { post(1) }
+    func cancel() { post(WlDataSourceEvent.cancelled.rawValue) }
 }
 
 /// `wl_data_device`: a client's selections and drags, each cancelled as it is made.
@@ -39,10 +39,10 @@ final class DataDeviceObject: ServerObject {
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
-        switch opcode {
-        case 0, 1: ServerObject.of(a[0].resource, as: DataSourceObject.self)?.cancel()
-        case 2: destroy()
-        default: break
+        switch WlDataDeviceRequest(rawValue: opcode) {
+        case .start_drag, .set_selection: ServerObject.of(a[0].resource, as: DataSourceObject.self)?.cancel()
+        case .release: destroy()
+        case nil: break
         }
     }
 }

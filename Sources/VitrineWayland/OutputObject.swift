@@ -26,6 +26,6 @@ final class OutputObject: ServerObject {
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
-        if opcode == 0 { destroy() }
+        if opcode == WlOutputRequest.release.rawValue { destroy() }
     }
 }

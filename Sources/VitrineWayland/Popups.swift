@@ -47,7 +47,7 @@ final class PopupObject: ServerObject {
         switch XdgPopupRequest(rawValue: opcode) {
         case .destroy:
             if toplevel?.popups.contains(where: { $0.parent === self }) == true {
-                xdg?.wmBase?.postError(2, "xdg_popup destroyed before the popups over it; destroy the topmost popup first")
+                xdg?.wmBase?.postError(XdgWmBaseError.not_the_topmost_popup, "xdg_popup destroyed before the popups over it; destroy the topmost popup first")
                 return
             }
             destroy()
@@ -56,7 +56,7 @@ final class PopupObject: ServerObject {
         case .reposition:
             guard let positioner = ServerObject.of(a[0].resource, as: PositionerObject.self) else { return }
             guard positioner.rules.isComplete else {
-                xdg?.wmBase?.postError(5, "reposition with an xdg_positioner without a size or an anchor rectangle")
+                xdg?.wmBase?.postError(XdgWmBaseError.invalid_positioner, "reposition with an xdg_positioner without a size or an anchor rectangle")
                 return
             }
             rules = positioner.rules
@@ -77,11 +77,11 @@ final class PopupObject: ServerObject {
 
     private func grab(serial: UInt32) {
         guard !initialCommit else {
-            postError(0, "grab after the popup's first commit; grab before committing it")
+            postError(XdgPopupError.invalid_grab, "grab after the popup's first commit; grab before committing it")
             return
         }
         if let parent, !parent.isGrabbing {
-            postError(0, "grab on a popup whose parent popup has no grab; a grabbing popup's parent is a toplevel or a grabbing popup")
+            postError(XdgPopupError.invalid_grab, "grab on a popup whose parent popup has no grab; a grabbing popup's parent is a toplevel or a grabbing popup")
             return
         }
         guard !isDismissed, parent?.isDismissed != true, server.seat.isPress(serial, of: client) else {

@@ -175,5 +175,5 @@ final class PositionerObject: ServerObject {
         }
     }
 
-    private func invalid(_ message: String) { postError(0, message) }
+    private func invalid(_ message: String) { postError(XdgPositionerError.invalid_input, message) }
 }

@@ -16,23 +16,23 @@ final class SeatObject: ServerObject {
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
         let seat = server.seat
-        switch opcode {
-        case 0:
+        switch WlSeatRequest(rawValue: opcode) {
+        case .get_pointer:
             if let made = InputDeviceObject(server: server, client: client, interface: vitrine_wl_pointer_interface(), version: version, id: a[0].n) {
                 seat.pointers.append(made)
             }
-        case 1:
+        case .get_keyboard:
             if let made = InputDeviceObject(server: server, client: client, interface: vitrine_wl_keyboard_interface(), version: version, id: a[0].n) {
                 seat.keyboards.append(made)
                 seat.introduce(made)
             }
-        case 2:
+        case .get_touch:
             if let made = InputDeviceObject(server: server, client: client, interface: vitrine_wl_touch_interface(), version: version, id: a[0].n) {
                 seat.touches.append(made)
             }
-        case 3:
+        case .release:
             destroy()
-        default:
+        case nil:
             break
         }
     }
@@ -49,7 +49,8 @@ final class InputDeviceObject: ServerObject {
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
-        if opcode == (isPointer ? 1 : 0) { destroy() }
+        // (wl_touch's release is wl_keyboard's opcode too)
+        if opcode == (isPointer ? WlPointerRequest.release.rawValue : WlKeyboardRequest.release.rawValue) { destroy() }
     }
 
     override func destroyed() { server.seat.forget(self) }

@@ -42,6 +42,12 @@ public class ServerObject {
         vitrine_wl_resource_post_error(resource, code, message)
     }
 
+    /// Sends protocol error `error`, one of the codes wayland-glue names from the protocol's
+    /// XML (`WlSurfaceError.invalid_scale`), with `message`; the client is disconnected.
+    func postError<Code: RawRepresentable>(_ error: Code, _ message: String) where Code.RawValue == UInt32 {
+        postError(error.rawValue, message)
+    }
+
     /// Ends the resource (a destructor request).
     func destroy() { wl_resource_destroy(resource) }
 

@@ -10,10 +10,10 @@ final class Compositor: ServerObject {
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
-        switch opcode {
-        case 0: _ = SurfaceObject(server: server, client: client, version: version, id: a[0].n)
-        case 1: _ = RegionObject(server: server, client: client, version: 1, id: a[0].n)
-        default: break
+        switch WlCompositorRequest(rawValue: opcode) {
+        case .create_surface: _ = SurfaceObject(server: server, client: client, version: version, id: a[0].n)
+        case .create_region: _ = RegionObject(server: server, client: client, version: 1, id: a[0].n)
+        case nil: break
         }
     }
 }
@@ -28,18 +28,19 @@ final class RegionObject: ServerObject {
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
-        switch opcode {
-        case 0:
+        let request = WlRegionRequest(rawValue: opcode)
+        switch request {
+        case .destroy:
             destroy()
-        case 1, 2:
+        case .add, .subtract:
             guard region.steps.count < Region.maximumSteps else {
                 server.logger.warning("Wayland client \(WaylandServer.describe(client)): a region of more than \(Region.maximumSteps) rectangles: disconnected")
                 wl_client_post_no_memory(client)
                 return
             }
             let rect = PixelRect(x: Int(a[0].i), y: Int(a[1].i), width: Int(a[2].i), height: Int(a[3].i))
-            if !rect.isEmpty { region.steps.append((opcode == 1, rect)) }
-        default:
+            if !rect.isEmpty { region.steps.append((request == .add, rect)) }
+        case nil:
             break
         }
     }
@@ -158,42 +159,43 @@ final class SurfaceObject: ServerObject {
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
-        switch opcode {
-        case 0:
+        let request = WlSurfaceRequest(rawValue: opcode)
+        switch request {
+        case .destroy:
             destroy()
-        case 1:
+        case .attach:
             if case .xdg(let xdg) = role, a[0].resource != nil, !xdg.configured {
-                xdg.postError(3, "a buffer was attached before the first xdg_surface.configure was acknowledged")
+                xdg.postError(XdgSurfaceError.unconfigured_buffer, "a buffer was attached before the first xdg_surface.configure was acknowledged")
                 return
             }
             if version >= 5, a[1].i != 0 || a[2].i != 0 {
-                postError(3, "attach with an offset is not allowed from version 5 on; use wl_surface.offset")
+                postError(WlSurfaceError.invalid_offset, "attach with an offset is not allowed from version 5 on; use wl_surface.offset")
                 return
             }
             pending.attached = (a[0].resource, a[0].resource.map { wl_resource_get_id($0) } ?? 0)
-        case 2, 9:
+        case .damage, .damage_buffer:
             let rect = PixelRect(x: Int(a[0].i), y: Int(a[1].i), width: Int(a[2].i), height: Int(a[3].i))
             guard !rect.isEmpty else { return }
-            if opcode == 2 { Self.add(rect, to: &pending.surfaceDamage) } else { Self.add(rect, to: &pending.bufferDamage) }
-        case 3:
+            if request == .damage { Self.add(rect, to: &pending.surfaceDamage) } else { Self.add(rect, to: &pending.bufferDamage) }
+        case .frame:
             if let callback = CallbackObject(server: server, client: client, id: a[0].n) { pending.callbacks.append(callback) }
-        case 5:
+        case .set_input_region:
             pending.inputRegion = .some(ServerObject.of(a[0].resource, as: RegionObject.self)?.region)
-        case 6:
+        case .commit:
             commit()
-        case 8:
+        case .set_buffer_scale:
             guard a[0].i >= 1 else {
-                postError(0, "buffer scale \(a[0].i) is not positive")
+                postError(WlSurfaceError.invalid_scale, "buffer scale \(a[0].i) is not positive")
                 return
             }
             pending.scale = Int(a[0].i)
-        case 7:
+        case .set_buffer_transform:
             guard let transform = BufferMapping.Transform(rawValue: Int(a[0].i)) else {
-                postError(1, "buffer transform \(a[0].i) is not a wl_output.transform")
+                postError(WlSurfaceError.invalid_transform, "buffer transform \(a[0].i) is not a wl_output.transform")
                 return
             }
             pending.transform = transform
-        default:
+        case .set_opaque_region, .offset, nil:
             break
         }
     }
@@ -314,9 +316,19 @@ final class SurfaceObject: ServerObject {
                     destination: state.destination)
             } catch {
                 switch error {
-                case .sizeNotMultipleOfScale: postError(2, error.description)
-                case .fractionalSourceWithoutDestination: (viewport ?? self).postError(viewport == nil ? 2 : 1, error.description)
-                case .sourceOutsideBuffer: (viewport ?? self).postError(2, error.description)
+                case .sizeNotMultipleOfScale: postError(WlSurfaceError.invalid_size, error.description)
+                case .fractionalSourceWithoutDestination:
+                    if let viewport {
+                        viewport.postError(WpViewportError.bad_size, error.description)
+                    } else {
+                        postError(WlSurfaceError.invalid_size, error.description)
+                    }
+                case .sourceOutsideBuffer:
+                    if let viewport {
+                        viewport.postError(WpViewportError.out_of_buffer, error.description)
+                    } else {
+                        postError(WlSurfaceError.invalid_size, error.description)
+                    }
                 }
                 return false
             }
@@ -415,20 +427,20 @@ final class SubcompositorObject: ServerObject {
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
-        switch opcode {
-        case 0:
+        switch WlSubcompositorRequest(rawValue: opcode) {
+        case .destroy:
             destroy()
-        case 1:
+        case .get_subsurface:
             guard let surface = ServerObject.of(a[1].resource, as: SurfaceObject.self), let parent = ServerObject.of(a[2].resource, as: SurfaceObject.self)
             else { return }
             guard surface.role == nil, surface !== parent else {
-                postError(0, "wl_surface@\(wl_resource_get_id(surface.resource)) already has a role or is its own parent")
+                postError(WlSubcompositorError.bad_surface, "wl_surface@\(wl_resource_get_id(surface.resource)) already has a role or is its own parent")
                 return
             }
             var ancestor: SurfaceObject? = parent
             while case .subsurface(let sub) = ancestor?.role {
                 if sub.parent === surface {
-                    postError(0, "a subsurface cannot be its own ancestor")
+                    postError(WlSubcompositorError.bad_surface, "a subsurface cannot be its own ancestor")
                     return
                 }
                 ancestor = sub.parent
@@ -437,7 +449,7 @@ final class SubcompositorObject: ServerObject {
             surface.role = .subsurface(sub)
             parent.children.append(sub)
             parent.pendingChildren.append(sub)
-        default:
+        case nil:
             break
         }
     }
@@ -461,13 +473,14 @@ final class SubsurfaceObject: ServerObject {
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
-        switch opcode {
-        case 0: destroy()
-        case 1: pendingPosition = (Int(a[0].i), Int(a[1].i))
-        case 2, 3: restack(opcode == 2, relativeTo: a[0].resource)
-        case 4: isSynchronized = true
-        case 5: isSynchronized = false
-        default: break
+        switch WlSubsurfaceRequest(rawValue: opcode) {
+        case .destroy: destroy()
+        case .set_position: pendingPosition = (Int(a[0].i), Int(a[1].i))
+        case .place_above: restack(true, relativeTo: a[0].resource)
+        case .place_below: restack(false, relativeTo: a[0].resource)
+        case .set_sync: isSynchronized = true
+        case .set_desync: isSynchronized = false
+        case nil: break
         }
     }
 
@@ -489,7 +502,7 @@ final class SubsurfaceObject: ServerObject {
             order.insert(self, at: above ? at + 1 : at)
             if at < below { below += 1 }
         } else {
-            postError(0, "wl_surface@\(wl_resource_get_id(other.resource)) is neither the parent nor a sibling of this subsurface")
+            postError(WlSubsurfaceError.bad_surface, "wl_surface@\(wl_resource_get_id(other.resource)) is neither the parent nor a sibling of this subsurface")
             return
         }
         (parent.pendingChildren, parent.pendingChildrenBelow) = (order, below)

@@ -19,7 +19,7 @@ final class ViewporterObject: ServerObject {
         case .get_viewport:
             guard let surface = ServerObject.of(a[1].resource, as: SurfaceObject.self) else { return }
             guard surface.viewport == nil else {
-                postError(0, "wl_surface@\(wl_resource_get_id(surface.resource)) already has a wp_viewport")
+                postError(WpViewporterError.viewport_exists, "wl_surface@\(wl_resource_get_id(surface.resource)) already has a wp_viewport")
                 return
             }
             surface.viewport = ViewportObject(server: server, client: client, version: version, id: a[0].n, surface: surface)
@@ -48,7 +48,7 @@ final class ViewportObject: ServerObject {
             return
         }
         guard let surface else {
-            postError(3, "the wl_surface of this wp_viewport was destroyed")
+            postError(WpViewportError.no_surface, "the wl_surface of this wp_viewport was destroyed")
             return
         }
         switch request {
@@ -57,7 +57,7 @@ final class ViewportObject: ServerObject {
             if (x, y, width, height) == (-1, -1, -1, -1) {
                 surface.pendingViewport(source: nil)
             } else if x < 0 || y < 0 || width <= 0 || height <= 0 {
-                postError(0, "source \(x), \(y), \(width) × \(height) is not a rectangle in the buffer (all -1 unsets it)")
+                postError(WpViewportError.bad_value, "source \(x), \(y), \(width) × \(height) is not a rectangle in the buffer (all -1 unsets it)")
             } else {
                 surface.pendingViewport(source: Rect(x: x, y: y, width: width, height: height))
             }
@@ -65,7 +65,7 @@ final class ViewportObject: ServerObject {
             if (a[0].i, a[1].i) == (-1, -1) {
                 surface.pendingViewport(destination: nil)
             } else if a[0].i <= 0 || a[1].i <= 0 {
-                postError(0, "destination \(a[0].i) × \(a[1].i) is not a positive size (-1 × -1 unsets it)")
+                postError(WpViewportError.bad_value, "destination \(a[0].i) × \(a[1].i) is not a positive size (-1 × -1 unsets it)")
             } else {
                 surface.pendingViewport(destination: (Int(a[0].i), Int(a[1].i)))
             }

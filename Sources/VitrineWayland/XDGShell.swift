@@ -17,7 +17,7 @@ final class WMBase: ServerObject {
         case .get_xdg_surface:
             guard let surface = ServerObject.of(a[1].resource, as: SurfaceObject.self) else { return }
             guard surface.role == nil else {
-                postError(0, "wl_surface@\(wl_resource_get_id(surface.resource)) already has a role")
+                postError(XdgWmBaseError.role, "wl_surface@\(wl_resource_get_id(surface.resource)) already has a role")
                 return
             }
             guard let xdg = XDGSurfaceObject(server: server, client: client, version: version, id: a[0].n, surface: surface) else { return }
@@ -59,7 +59,7 @@ final class XDGSurfaceObject: ServerObject {
         switch XdgSurfaceRequest(rawValue: opcode) {
         case .destroy:
             if toplevel?.isAlive == true || popup?.isAlive == true {
-                postError(6, "the xdg_\(toplevel != nil ? "toplevel" : "popup") must be destroyed before its xdg_surface")
+                postError(XdgSurfaceError.defunct_role_object, "the xdg_\(toplevel != nil ? "toplevel" : "popup") must be destroyed before its xdg_surface")
                 return
             }
             destroy()
@@ -69,24 +69,24 @@ final class XDGSurfaceObject: ServerObject {
         case .get_popup:
             guard canTakeRole(), let positioner = ServerObject.of(a[2].resource, as: PositionerObject.self) else { return }
             guard positioner.rules.isComplete else {
-                wmBase?.postError(5, "get_popup with an xdg_positioner without a size or an anchor rectangle; set both")
+                wmBase?.postError(XdgWmBaseError.invalid_positioner, "get_popup with an xdg_positioner without a size or an anchor rectangle; set both")
                 return
             }
             let parent = ServerObject.of(a[1].resource, as: XDGSurfaceObject.self)
             if let parent, parent.window == nil {
-                wmBase?.postError(3, "the popup's parent xdg_surface is neither a toplevel nor a popup")
+                wmBase?.postError(XdgWmBaseError.invalid_popup_parent, "the popup's parent xdg_surface is neither a toplevel nor a popup")
                 return
             }
             popup = PopupObject(server: server, client: client, version: version, id: a[0].n, xdg: self, parent: parent, rules: positioner.rules)
         case .set_window_geometry:
             guard a[2].i > 0, a[3].i > 0 else {
-                postError(5, "window geometry \(a[2].i)×\(a[3].i) is not positive")
+                postError(XdgSurfaceError.invalid_size, "window geometry \(a[2].i)×\(a[3].i) is not positive")
                 return
             }
             pendingGeometry = PixelRect(x: Int(a[0].i), y: Int(a[1].i), width: Int(a[2].i), height: Int(a[3].i))
         case .ack_configure:
             guard a[0].u <= lastSerial, a[0].u > 0 else {
-                postError(4, "ack_configure with serial \(a[0].u), which was never sent")
+                postError(XdgSurfaceError.invalid_serial, "ack_configure with serial \(a[0].u), which was never sent")
                 return
             }
             configured = true
@@ -99,11 +99,11 @@ final class XDGSurfaceObject: ServerObject {
     /// The surface has no role object yet and no buffer; else the client is told.
     private func canTakeRole() -> Bool {
         guard toplevel == nil, popup == nil else {
-            postError(2, "this xdg_surface already has a role object")
+            postError(XdgSurfaceError.already_constructed, "this xdg_surface already has a role object")
             return false
         }
         guard let surface, surface.buffer == nil else {
-            postError(3, "the surface has a buffer before its role was given")
+            postError(XdgSurfaceError.unconfigured_buffer, "the surface has a buffer before its role was given")
             return false
         }
         return true
@@ -141,7 +141,7 @@ final class XDGSurfaceObject: ServerObject {
             return
         }
         guard let toplevel else {
-            postError(1, "the xdg_surface was committed before it was given a role")
+            postError(XdgSurfaceError.not_constructed, "the xdg_surface was committed before it was given a role")
             return
         }
         if !initialCommit {

@@ -2,7 +2,8 @@ import Foundation
 
 /// `wayland-glue PROTOCOL.xml OUT.swift`: the Swift description of a Wayland protocol's
 /// interfaces (their requests and events with wayland-scanner's signatures and argument
-/// interfaces, and the opcodes) as a `WaylandDescription.WaylandProtocol`, which the
+/// interfaces, the opcodes, and the codes of their `error` enums) as a
+/// `WaylandDescription.WaylandProtocol`, which the
 /// Wayland window (VitrineOutput) and server (VitrineWayland) turn into libwayland's
 /// `wl_interface` tables at run time. Run at build time by the WaylandGlue plugin on wayland-protocols'
 /// XML: the generated file lives in the build directory only.
@@ -44,6 +45,8 @@ struct Message {
 
 struct Interface {
     var name = "", version = 1, requests: [Message] = [], events: [Message] = []
+    /// The entries of its `error` enum: name and code.
+    var errors: [(name: String, value: String)] = []
 }
 
 /// The attributes of a tag's text (`arg name="x" type="uint"/`).
@@ -70,6 +73,7 @@ func interfaces(in xml: String) -> [Interface] {
     var interfaces: [Interface] = []
     var message: Message?
     var isEvent = false
+    var inErrors = false
     var scan = xml[...]
     // Comments and descriptions hold text, not tags the protocol is made of: they are skipped.
     while let open = scan.firstIndex(of: "<") {
@@ -93,6 +97,12 @@ func interfaces(in xml: String) -> [Interface] {
                 if isEvent { interfaces[interfaces.count - 1].events.append(message!) } else { interfaces[interfaces.count - 1].requests.append(message!) }
                 message = nil
             }
+        case "enum":
+            inErrors = values["name"] == "error"
+        case "/enum":
+            inErrors = false
+        case "entry" where inErrors:
+            interfaces[interfaces.count - 1].errors.append((values["name"] ?? "", values["value"] ?? "0"))
         case "arg":
             message?.arguments.append(Argument(type: values["type"] ?? "", interface: values["interface"], nullable: values["allow-null"] == "true"))
         case "/request", "/event":
@@ -122,13 +132,22 @@ func glue(for interfaces: [Interface], from path: String) -> String {
     out += "    ])\n}\n"
     for interface in interfaces {
         for (kind, list) in [("Request", interface.requests), ("Event", interface.events)] where !list.isEmpty {
-            let typeName = interface.name.split(separator: "_").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined() + kind
-            out += "\n/// \(interface.name)'s \(kind.lowercased()) opcodes.\nenum \(typeName): UInt32 {\n"
+            out += "\n/// \(interface.name)'s \(kind.lowercased()) opcodes.\nenum \(typeName(interface.name, kind)): UInt32 {\n"
             for (index, message) in list.enumerated() { out += "    case `\(message.name)` = \(index)\n" }
+            out += "}\n"
+        }
+        if !interface.errors.isEmpty {
+            out += "\n/// \(interface.name)'s protocol error codes.\nenum \(typeName(interface.name, "Error")): UInt32 {\n"
+            for entry in interface.errors { out += "    case `\(entry.name)` = \(entry.value)\n" }
             out += "}\n"
         }
     }
     return out
+}
+
+/// "XdgWmBaseRequest" for xdg_wm_base's requests.
+func typeName(_ interface: String, _ kind: String) -> String {
+    interface.split(separator: "_").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined() + kind
 }
 
 @main enum WaylandGlue {

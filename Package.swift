@@ -216,7 +216,8 @@ let package = Package(
         // What wayland-glue's descriptions are made of, and their C tables, for the client and the server.
         .target(name: "WaylandDescription"),
         // The Wayland server (`[compositor]`): clients' windows as `surface` layers;
-        // xdg-shell's interfaces described by wayland-glue as for the window backend.
+        // xdg-shell's interfaces described by wayland-glue as for the window backend, and the
+        // core protocol's requests and errors named by it.
         .target(
             name: "VitrineWayland",
             dependencies: [

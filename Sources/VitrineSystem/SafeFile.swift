@@ -66,12 +66,13 @@ public enum SafeFile {
     /// The file's bytes: `size` of them, or to its end when its size is 0 (generated).
     private static func readAll(_ fd: FileDescriptor, _ path: String, size: Int, limit: Int) throws(SystemError) -> [UInt8] {
         let generated = size == 0
-        var bytes = [UInt8](repeating: 0, count: generated ? min(limit + 1, 1 << 16) : size)
+        // (one byte over the limit tells a generated file that is too large)
+        var bytes = [UInt8](repeating: 0, count: generated ? min(limit, (1 << 16) - 1) + 1 : size)
         var filled = 0
         while true {
             if filled == bytes.count {
                 guard generated, bytes.count <= limit else { break }
-                bytes += repeatElement(0, count: min(bytes.count, limit + 1 - bytes.count))
+                bytes += repeatElement(0, count: min(bytes.count, (limit - bytes.count) + 1))
             }
             let count: Int
             do {

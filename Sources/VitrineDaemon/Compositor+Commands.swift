@@ -4,6 +4,7 @@ import VitrineCore
 import VitrineProtocol
 import VitrineRaster
 import VitrineSystem
+import VitrineWindowHost
 
 /// Executing commands: each scene change is one atomic transaction at the current time.
 extension Compositor {
@@ -84,10 +85,10 @@ extension Compositor {
         case .surfaceList:
             return windows?.list() ?? .object(["surfaces": .array([])])
         case .surfaceAssign(let surface, let layer):
-            guard let windows else { throw Self.windowsOff }
+            guard let windows else { throw WindowHost.serverOff }
             return try windows.assign(surface, to: layer)
         case .surfaceClose(let surface, let layer):
-            guard let windows else { throw Self.windowsOff }
+            guard let windows else { throw WindowHost.serverOff }
             return try windows.close(surface, layer: layer)
         case .outputPower(let name, let on):
             let head = try head(named: name)
@@ -106,7 +107,7 @@ extension Compositor {
         case .bindingAdd, .bindingRemove, .bindingList, .inputInject:
             return try executeInput(command)
         case .clientStart(let name, let program):
-            guard let windows else { throw Self.noLauncher }
+            guard let windows else { throw WindowHost.noLauncher }
             return try windows.startClient(name, program: program)
         case .clientList:
             return windows?.clientList() ?? .object(["clients": .array([])])
@@ -114,11 +115,6 @@ extension Compositor {
             throw ProtocolError(.internalError, "client.stop is handled before execute")
         }
     }
-
-    /// Why `client.*` fails in a compositor that runs no programs (one without a loop).
-    static let noLauncher = ProtocolError(.notAllowed, "this compositor runs no programs: it was made without the daemon's event loop")
-    /// Why `surface.*` fails while no Wayland server runs.
-    static let windowsOff = ProtocolError(.invalidValue, "the compositor is off: [compositor] enabled = true serves Wayland clients")
 
     /// Commits `tx` at `time` (default now); `owner` receives its completion event.
     @discardableResult

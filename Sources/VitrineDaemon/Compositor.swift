@@ -224,7 +224,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             }
             if case .clientStop(let name) = request.command {
                 return deferredReply(to: client) { finish in
-                    guard let windows else { return finish(Wire.failure(id: request.id, Self.noLauncher)) }
+                    guard let windows else { return finish(Wire.failure(id: request.id, WindowHost.noLauncher)) }
                     windows.stopClient(name) { result in
                         switch result {
                         case .success(let description): finish(Wire.reply(id: request.id, result: description))

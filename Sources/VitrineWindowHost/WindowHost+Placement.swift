@@ -25,7 +25,7 @@ extension WindowHost {
     }
 
     /// Why `surface.*` fails while no Wayland server runs.
-    static let serverOff = ProtocolError(.invalidValue, "the compositor is off: [compositor] enabled = true serves Wayland clients")
+    public static let serverOff = ProtocolError(.invalidValue, "the compositor is off: [compositor] enabled = true serves Wayland clients")
 
     /// `surface.list`.
     public func list() -> JSON {

@@ -129,7 +129,7 @@ public final class WindowHost {
     public func stopClients() { launcher?.stopAll() }
 
     /// Why `client.*` fails in a host that runs no programs (one without a loop).
-    static let noLauncher = ProtocolError(.notAllowed, "this compositor runs no programs: it was made without the daemon's event loop")
+    public static let noLauncher = ProtocolError(.notAllowed, "this compositor runs no programs: it was made without the daemon's event loop")
 
     /// `client.start`: the configured client `name`, or `program` under `name`.
     public func startClient(_ name: String, program: ClientProgram?) throws(ProtocolError) -> JSON {

@@ -13,7 +13,7 @@ extension WindowHost {
 
     /// The first rule that matches `toplevel`.
     func rule(for toplevel: Toplevel) -> Configuration.Compositor.Rule? {
-        settings.compositor.rules.first { $0.matches(appID: toplevel.appID, title: toplevel.title) }
+        compositor.rules.first { $0.matches(appID: toplevel.appID, title: toplevel.title) }
     }
 
     /// The window as `surface.*` events and replies describe it.

@@ -49,7 +49,10 @@ public final class WindowHost {
     let scene: Scene
     /// Draws the windows in their layers, as `assignments` says.
     let surfaces: SurfaceRenderer
-    var settings: Settings
+    /// `[compositor]` as last applied: the rules, the ping timeout, the caps.
+    var compositor: Configuration.Compositor
+    /// The keymap the seat gives clients.
+    let keymap: InputSettings.Keymap
     let logger: Logger
     let loop: EventLoop?
     let notify: (WindowNotice) -> Void
@@ -74,7 +77,8 @@ public final class WindowHost {
     ) {
         self.scene = scene
         self.surfaces = surfaces
-        self.settings = settings
+        compositor = settings.compositor
+        keymap = settings.keymap
         self.loop = loop
         self.logger = logger
         self.notify = notify
@@ -89,10 +93,10 @@ public final class WindowHost {
     public func serve(_ server: WaylandServer) {
         self.server = server
         server.delegate = self
-        seat = SeatRouter(scene: scene, surfaces: surfaces, server: server, keymap: settings.keymap, logger: logger)
-        server.pingTimeout = settings.compositor.pingTimeout
-        server.maximumObjectsPerClient = settings.compositor.maxObjectsPerClient
-        server.maximumPoolsPerClient = settings.compositor.maxShmPoolsPerClient
+        seat = SeatRouter(scene: scene, surfaces: surfaces, server: server, keymap: keymap, logger: logger)
+        server.pingTimeout = compositor.pingTimeout
+        server.maximumObjectsPerClient = compositor.maxObjectsPerClient
+        server.maximumPoolsPerClient = compositor.maxShmPoolsPerClient
     }
 
     /// Passes input (its time the kernel's) to the window under it, the scene read at
@@ -110,13 +114,12 @@ public final class WindowHost {
 
     /// Takes the reloadable settings: the rules (applied to the windows at once), the ping
     /// timeout and whether `client.start` may run commands.
-    public func apply(reloaded compositor: Configuration.Compositor, allowCommands: Bool) {
-        settings.allowCommands = allowCommands
+    public func apply(reloaded fresh: Configuration.Compositor, allowCommands: Bool) {
         launcher?.settings.allowCommands = allowCommands
-        settings.compositor.pingTimeout = compositor.pingTimeout
-        server?.pingTimeout = compositor.pingTimeout
-        guard compositor.rules != settings.compositor.rules else { return }
-        settings.compositor.rules = compositor.rules
+        compositor.pingTimeout = fresh.pingTimeout
+        server?.pingTimeout = fresh.pingTimeout
+        guard fresh.rules != compositor.rules else { return }
+        compositor.rules = fresh.rules
         placeByRules()
     }
 

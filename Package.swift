@@ -52,6 +52,8 @@ let package = Package(
         .library(name: "VitrineInput", targets: ["VitrineInput"]),
         .library(name: "VitrineWayland", targets: ["VitrineWayland"]),
         .library(name: "VitrineWindowHost", targets: ["VitrineWindowHost"]),
+        .library(name: "VitrineOutputSet", targets: ["VitrineOutputSet"]),
+        .library(name: "VitrineSceneHost", targets: ["VitrineSceneHost"]),
         .executable(name: "vitrinectl", targets: ["vitrinectl"]),
     ],
     dependencies: [
@@ -139,7 +141,9 @@ let package = Package(
             name: "VitrineDaemon",
             dependencies: [
                 "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
-                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineVideo", "VitrineFleet", "VitrineWayland", "VitrineWindowHost", "CLinuxEvents",
+                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineVideo", "VitrineFleet", "VitrineWayland", "VitrineWindowHost", "VitrineOutputSet",
+                "VitrineSceneHost",
+                "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
@@ -158,15 +162,16 @@ let package = Package(
         .testTarget(
             name: "VitrineDaemonTests",
             dependencies: [
-                "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineTestSupport", "vitrined",
+                "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster", "VitrineTestSupport",
+                "vitrined",
                 "CX11", "CWaylandClient", "WaylandDescription", .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["References"], plugins: ["WaylandGlue"]),
         .executableTarget(
             name: "vitrined",
             dependencies: [
-                "VitrineDaemon", "VitrineConfig", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText",
-                "VitrineRolling", "VitrineSystem",
+                "VitrineDaemon", "VitrineConfig", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster",
+                "VitrineText", "VitrineRolling", "VitrineSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -178,7 +183,8 @@ let package = Package(
         .executableTarget(
             name: "vitrine-bench",
             dependencies: [
-                "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineProtocol", "CPixman", "VitrineDaemon", "VitrineSystem",
+                "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineProtocol", "CPixman", "VitrineDaemon",
+                "VitrineSystem",
                 "VitrineImage", "CJPEG", "CairoReference", "vitrined", "CWaylandClient", "WaylandDescription",
                 .product(name: "Logging", package: "swift-log"),
             ], plugins: ["WaylandGlue"]),
@@ -238,6 +244,31 @@ let package = Package(
             dependencies: [
                 "VitrineWindowHost", "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineSystem", "VitrineInput", "VitrineWayland",
                 .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The scene's commands: transactions, rolls followed to their end, scene events.
+        .target(
+            name: "VitrineSceneHost",
+            dependencies: [
+                "VitrineCore", "VitrineJSON", "VitrineProtocol", "VitrineRolling", "VitrineSystem",
+            ],
+            swiftSettings: [frameRelease()]),
+        .testTarget(
+            name: "VitrineSceneHostTests",
+            dependencies: ["VitrineSceneHost", "VitrineCore", "VitrineJSON", "VitrineProtocol", "VitrineRolling", "VitrineRender", "VitrineSystem"]),
+        // The screens: heads, hotplug, frame pacing, the frame pipeline, power, presentation
+        // feedback.
+        .target(
+            name: "VitrineOutputSet",
+            dependencies: [
+                "VitrineCore", "VitrineConfig", "VitrineJSON", "VitrineProtocol", "VitrineSystem", "VitrineOutput", "VitrineRaster", "VitrineRender",
+                "VitrineWayland", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [frameRelease()]),
+        .testTarget(
+            name: "VitrineOutputSetTests",
+            dependencies: [
+                "VitrineOutputSet", "VitrineCore", "VitrineConfig", "VitrineJSON", "VitrineProtocol", "VitrineSystem", "VitrineOutput", "VitrineRaster",
+                "VitrineRender", "VitrineTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "VitrineWaylandTests", dependencies: ["VitrineWayland", "VitrineCore", "VitrineRaster"]),
         .systemLibrary(

@@ -108,18 +108,3 @@ struct BindingTable {
         entries.filter { layer == nil || $0.spec.layer == layer }.map { $0.spec.described(id: $0.id) }
     }
 }
-
-extension Transaction {
-    /// Whether the transaction (or one nested in it) has an operation that `matches`.
-    func contains(where matches: (Operation) -> Bool) -> Bool {
-        operations.contains { operation in
-            if case .nested(let inner) = operation { inner.contains(where: matches) } else { matches(operation) }
-        }
-    }
-
-    /// Whether the transaction (or one nested in it) adds a layer.
-    var addsLayers: Bool { contains { if case .addLayer = $0 { true } else { false } } }
-
-    /// Whether the transaction (or one nested in it) removes a layer.
-    var removesLayers: Bool { contains { if case .removeLayer = $0 { true } else { false } } }
-}

@@ -3,6 +3,7 @@ import VitrineCore
 import VitrineInput
 import VitrineOutput
 import VitrineProtocol
+import VitrineSceneHost
 import VitrineSystem
 
 /// Bindings, `input.inject`, and events that subscriptions filter by layer.
@@ -62,12 +63,6 @@ extension Compositor {
         return devices
     }
 
-    /// The output shows a frame it was given: the bindings' changes in it are on screen
-    /// (their latency).
-    func frameShown() {
-        if let shown = output.shownFrame { input.latency.shown(shown) }
-    }
-
     /// Adds a binding of a layer that exists, within the limits; returns its id.
     func addBinding(_ spec: BindingSpec) throws(ProtocolError) -> String {
         if let layer = spec.layer, !scene.contains(layer) { throw ProtocolError(CoreError.unknownLayer(layer)) }
@@ -82,10 +77,7 @@ extension Compositor {
     /// Applies a binding's commands as a client's `transaction` is applied (the same
     /// builder, checks and limits), committed at media time `time`; returns the transaction's id.
     func apply(_ spec: TransactionSpec, at time: Double) throws(ProtocolError) -> UInt64 {
-        var builder = TransactionBuilder(compositor: self)
-        var tx = try builder.transaction(spec)
-        for command in spec.commands { _ = try builder.append(command, to: &tx) }
-        return try commit(tx, owner: nil, at: time)
+        try sceneHost.commit(spec, owner: nil, at: time)
     }
 
     /// Removes the bindings whose layer is gone.
@@ -138,27 +130,12 @@ extension Compositor {
     // MARK: Events
 
     /// Whether any client subscribed to the event `name`.
-    func hasSubscribers(_ name: Event.Name) -> Bool {
-        clients.values.contains { state in state.subscriptions.contains { Wire.matches($0, name.rawValue) } }
-    }
+    func hasSubscribers(_ name: Event.Name) -> Bool { subscribers.wants(name) }
 
     /// Sends an input event to its subscribers: those whose pattern that matches it has
     /// no `layers` filter, or one that holds `layer` or one of its ancestors.
     func deliver(_ event: Event, layer: String?) {
-        let name = event.name.rawValue
-        var line: String?
-        var lineage: [String]?
-        for state in clients.values {
-            let wanted = state.subscriptions.contains { pattern in
-                guard Wire.matches(pattern, name) else { return false }
-                guard let layer, let filter = state.layerFilters[pattern] else { return true }
-                if lineage == nil { lineage = ancestry(of: layer) }
-                return lineage!.contains(where: filter.contains)
-            }
-            guard wanted else { continue }
-            if line == nil { line = Wire.event(event) }
-            state.connection.send(line!)
-        }
+        subscribers.send(event, layer: layer, ancestry: ancestry)
     }
 
     /// `layer` and its ancestors, nearest first.

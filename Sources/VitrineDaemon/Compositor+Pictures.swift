@@ -1,3 +1,4 @@
+import VitrineOutputSet
 import VitrineCore
 import VitrineImage
 import VitrineProtocol

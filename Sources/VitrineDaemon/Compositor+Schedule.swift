@@ -1,25 +1,14 @@
 import VitrineJSON
 import VitrineProtocol
-
-/// A request held until the first frame whose time is at or past its `at`.
-struct ScheduledRequest {
-    let request: Request
-    /// Its `at` in media time: the frame it waits for, and the time it is applied at.
-    let time: Double
-    let client: Int
-    let finish: (String) -> Void
-}
+import VitrineSceneHost
 
 extension Compositor {
-    /// How far from now, either way, an `at` may lie.
-    static let scheduleHorizon = 86_400.0
-
     /// Applies `request` at its wall-clock `at` (Unix seconds): at once, at that time, when
     /// it is not in the future; otherwise at the first frame at or past it, when its reply
     /// is sent (the client's later requests wait for it).
     func schedule(_ request: Request, at wall: Double, from client: ClientConnection) -> String? {
         let time = wall - clock.wallOffset
-        guard abs(time - clock.now) <= Self.scheduleHorizon else {
+        guard abs(time - clock.now) <= SceneHost.scheduleHorizon else {
             let away = time > clock.now ? "ahead" : "ago"
             return Wire.failure(
                 id: request.id,
@@ -30,8 +19,7 @@ extension Compositor {
         }
         guard time > clock.now else { return applied(request, at: time, from: client.clientID) }
         return deferredReply(to: client) { finish in
-            let entry = ScheduledRequest(request: request, time: time, client: client.clientID, finish: finish)
-            scheduled.insert(entry, at: scheduled.firstIndex { $0.time > time } ?? scheduled.endIndex)
+            sceneHost.hold(ScheduledRequest(request: request, time: time, client: client.clientID, finish: finish))
             if clock.mode == .realtime { wake(at: time) }
         }
     }
@@ -46,9 +34,8 @@ extension Compositor {
 
     /// Applies the scheduled requests due by `time`, in the order of their `at`.
     func applyScheduled(upTo time: Double) {
-        guard let first = scheduled.first, first.time <= time else { return }
-        let due = scheduled.prefix { $0.time <= time }
-        scheduled.removeFirst(due.count)
+        let due = sceneHost.takeDue(upTo: time)
+        guard !due.isEmpty else { return }
         let replies = due.map { ($0.finish, applied($0.request, at: $0.time, from: $0.client)) }
         for (finish, line) in replies { finish(line) }
     }
@@ -57,12 +44,12 @@ extension Compositor {
     /// when (on the wall clock) it was applied.
     private func applied(_ request: Request, at time: Double, from client: Int) -> String {
         let wall = clock.now + clock.wallOffset
-        applyTime = time
-        defer { applyTime = nil }
-        do {
-            return Wire.reply(id: request.id, result: try execute(request.command, from: client), applied: wall)
-        } catch {
-            return Wire.failure(id: request.id, error, applied: wall)
+        return sceneHost.applying(at: time) { () -> String in
+            do throws(ProtocolError) {
+                return Wire.reply(id: request.id, result: try execute(request.command, from: client), applied: wall)
+            } catch {
+                return Wire.failure(id: request.id, error, applied: wall)
+            }
         }
     }
 }

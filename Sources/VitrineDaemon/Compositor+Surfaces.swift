@@ -1,3 +1,4 @@
+import VitrineOutputSet
 import VitrineCore
 import VitrineProtocol
 import VitrineWayland
@@ -6,25 +7,22 @@ import VitrineWindowHost
 /// Surface layers: the renderer that draws Wayland clients' windows in them, and the
 /// memory those windows hold. Which window each layer shows is the window host's.
 extension Compositor {
-    /// Registers the renderer of the `surface` kind and adds its damage to every output's.
+    /// Registers the renderer of the `surface` kind, and gives the outputs the damage of
+    /// their content that changes by itself: video frames, and windows (kept apart per
+    /// output, since outputs may show one layer).
     func attachSurfaces() -> SurfaceRenderer {
         let surfaces = SurfaceRenderer()
-        pipeline.renderer.register(surfaces, forKind: SurfaceLayer.kindName)
-        for head in heads { head.pipeline.extraDamage = extraDamage(for: head, surfaces: surfaces) }
+        renderer.register(surfaces, forKind: SurfaceLayer.kindName)
+        outputSet.changingContent = { [unowned videos = videos!, unowned surfaces] output, tree in
+            videos.damage(in: tree) + surfaces.damage(in: tree, output: output)
+        }
         return surfaces
-    }
-
-    /// The damage of `head`'s content that changes by itself: video frames, and windows
-    /// (kept apart per output, since outputs may show one layer).
-    func extraDamage(for head: OutputHead, surfaces: SurfaceRenderer) -> (RenderTree) -> [Rect] {
-        let output = ObjectIdentifier(head)
-        return { [unowned videos = videos!, unowned surfaces] tree in videos.damage(in: tree) + surfaces.damage(in: tree, output: output) }
     }
 
     /// Serves Wayland clients with `server`, whose windows `windows` places: its pictures
     /// count in `limits.memory_mb` with the images and videos.
     public func serve(_ server: WaylandServer) {
-        wayland = server
+        outputSet.windows = PresentedWindows(server: server, surfaces: surfaces)
         server.memoryAvailable = { [unowned self, unowned server] in
             (settings.limits.memoryMB << 20) - videos.bytes - pipeline.renderer.images.usedBytes - server.bytes
         }
@@ -34,7 +32,7 @@ extension Compositor {
 
     /// The image store's budget: `limits.memory_mb` less what videos and surfaces hold.
     func rebudgetImages() {
-        pipeline.renderer.images.budget = max(0, (settings.limits.memoryMB << 20) - videos.bytes - (wayland?.bytes ?? 0))
+        pipeline.renderer.images.budget = max(0, (settings.limits.memoryMB << 20) - videos.bytes - (outputSet.windows?.server?.bytes ?? 0))
     }
 
     /// Takes what the window host says: its events go to subscribers (after the current
@@ -46,10 +44,5 @@ extension Compositor {
         case .redraw(afterReply: true): frameNeeded = true
         case .redraw(afterReply: false): requestFrame()
         }
-    }
-
-    /// Tells the window host whether any output shows its windows' commits.
-    func outputsPoweredChanged() {
-        windows?.outputsPowered = heads.contains(where: \.powered)
     }
 }

@@ -1,3 +1,4 @@
+import VitrineOutputSet
 import VitrineCore
 import VitrineJSON
 import VitrineProtocol
@@ -20,7 +21,7 @@ extension Compositor {
         // Video frames count in limits.memory_mb with the images and the surfaces: the
         // store's budget is what the players and the surfaces leave.
         videos.memoryAvailable = { [unowned self, unowned videos] in
-            (settings.limits.memoryMB << 20) - videos.bytes - pipeline.renderer.images.usedBytes - (wayland?.bytes ?? 0)
+            (settings.limits.memoryMB << 20) - videos.bytes - pipeline.renderer.images.usedBytes - (outputSet.windows?.server?.bytes ?? 0)
         }
         videos.onMemory = { [unowned self] _ in rebudgetImages() }
         videos.onEvent = { [unowned self] layer, src, event in

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import SystemPackage
+import VitrineOutputSet
 import VitrineImage
 import VitrineProtocol
 import VitrineRaster

@@ -4,7 +4,9 @@ import Logging
 import VitrineCore
 import VitrineFleet
 import VitrineOutput
+import VitrineOutputSet
 import VitrineProtocol
+import VitrineSceneHost
 import VitrineRender
 import VitrineSystem
 import VitrineWayland
@@ -74,13 +76,12 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         self.logger = logger
         let loop = try EventLoop()
         self.loop = loop
-        compositor = try Compositor(settings: settings, outputs: outputs, logger: logger)
+        compositor = try Compositor(settings: settings, outputs: outputs, logger: logger, loop: loop)
         let output = compositor.output
         server = SocketServer(compositor: compositor, settings: settings, loop: loop, logger: logger)
         workers = WorkerPool(threads: 2, loop: loop)
         compositor.workers = workers
         compositor.content.attach(to: loop)
-        compositor.schedule = { seconds, body in loop.schedule(after: seconds, body) }
         compositor.input.arm = { seconds, body in loop.schedule(after: seconds, body) }
         compositor.input.disarm = { ticket in loop.cancel(ticket) }
         if let output = output as? WindowOutput {
@@ -141,7 +142,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             server.stop()
             throw error
         }
-        compositor.startPowerSchedules()
+        compositor.outputSet.startPowerSchedules()
         compositor.renderFrame()
         if let hotplug {
             hotplug.hotplug = self
@@ -223,7 +224,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
                 if let emulated = hotplug as? EmulatedOutputs {
                     fresh.restartNeeded.removeAll { $0 == "outputs" }
                     compositor.settings.outputs = fresh.outputs
-                    emulated.follow(fresh.outputs, settings: fresh)
+                    compositor.outputSet.settings.outputs = fresh.outputs
+                    emulated.follow(fresh.outputs, settings: fresh.emulatedOutputs)
                 }
                 compositor.apply(reloaded: fresh)
                 server.limitsChanged()
@@ -275,11 +277,11 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
 extension Daemon: HotplugDelegate {
     public func outputAdded(_ output: OutputBackend) {
         output.attach(to: loop)
-        compositor.plug(output)
+        compositor.outputSet.plug(output)
     }
 
     public func outputRemoved(_ output: OutputBackend) {
-        compositor.unplug(output)
+        compositor.outputSet.unplug(output)
     }
 }
 
@@ -295,9 +297,11 @@ extension Compositor {
         windows?.apply(reloaded: fresh.compositor, allowCommands: fresh.launcher.allowCommands)
         settings.limits = fresh.limits
         settings.hotplugGrace = fresh.hotplugGrace
+        outputSet.settings.hotplugGrace = fresh.hotplugGrace
         settings.restartNeeded = fresh.restartNeeded
         settings.rolling = fresh.rolling
         settings.spring = fresh.spring
+        sceneHost.settings.spring = fresh.spring
         settings.defaultFontFamily = fresh.defaultFontFamily
         StandardKinds.register(in: scene, rolling: fresh.rolling, fontFamily: fresh.defaultFontFamily)
         if fresh.imageDirectory == settings.imageDirectory {
@@ -306,6 +310,7 @@ extension Compositor {
         rebudgetImages()
         content.retryFailures()
         settings.background = fresh.background
+        outputSet.settings.background = fresh.background
         settings.sceneConfiguration = fresh.sceneConfiguration
         scene.configuration.implicitDuration = fresh.sceneConfiguration.implicitDuration
         scene.configuration.implicitTimingFunction = fresh.sceneConfiguration.implicitTimingFunction

@@ -1,5 +1,6 @@
 import Glibc
 import Prometheus
+import VitrineOutputSet
 import VitrineFleet
 import VitrineSystem
 
@@ -39,14 +40,16 @@ final class DaemonMetrics {
         let c = compositor
         counter("frames_presented_total", "Frames presented on all outputs.", c.framesRendered)
         counter("pixels_repainted_total", "Pixels the presented frames repainted.", c.pixelsRepainted)
-        counter("frame_busy_seconds_total", "Seconds the loop spent on presented frames (advancing the scene, drawing, presenting).", c.frameTimes.totalSeconds)
-        let times = c.frameTimes.percentiles(Self.quantiles)
+        counter(
+            "frame_busy_seconds_total", "Seconds the loop spent on presented frames (advancing the scene, drawing, presenting).",
+            c.outputSet.statistics.frameTimes.totalSeconds)
+        let times = c.outputSet.statistics.frameTimes.percentiles(Self.quantiles)
         for (q, value) in zip(Self.quantiles, times) {
             gauge(
                 "frame_time_seconds", "The loop's time per presented frame over the last \(FrameStatistics.window) frames, at each quantile (1: the longest).",
                 value, [("quantile", q == 1 ? "1" : String(q))])
         }
-        for head in c.heads {
+        for head in c.outputSet.heads {
             let labels = [("output", head.name)]
             counter("output_frames_presented_total", "Frames presented on each output.", head.framesRendered, labels)
             counter("output_frames_dropped_total", "Refresh intervals each output passed without a frame while something animated.", head.dropped.count, labels)
@@ -54,8 +57,9 @@ final class DaemonMetrics {
             gauge("output_refresh_hertz", "The output's refresh rate.", head.backend.mode.refreshRate, labels)
         }
         counter(
-            "frames_dropped_total", "Refresh intervals outputs passed without a frame while something animated.", c.heads.reduce(0) { $0 + $1.dropped.count })
-        gauge("clients", "Connected clients (the socket's, and the broker as one).", Double(c.clients.count))
+            "frames_dropped_total", "Refresh intervals outputs passed without a frame while something animated.",
+            c.outputSet.heads.reduce(0) { $0 + $1.dropped.count })
+        gauge("clients", "Connected clients (the socket's, and the broker as one).", Double(c.subscribers.count))
         gauge("layers", "Layers in the scene.", Double(c.scene.layerCount))
         gauge("animating", "1 while anything animates (frames are drawn), 0 while the screen is still.", c.scene.isAnimating ? 1 : 0)
         gauge("resident_memory_bytes", "The daemon's resident set.", Double(reading.residentBytes))

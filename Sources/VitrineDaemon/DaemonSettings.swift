@@ -3,17 +3,13 @@ import VitrineCore
 import VitrineInput
 import VitrineProtocol
 import VitrineRolling
+import VitrineSystem
 
 /// Everything the daemon needs to run, resolved from the configuration file and the
 /// command line.
 public struct DaemonSettings: Sendable {
-    /// How time advances.
-    public enum ClockMode: String, Sendable, CaseIterable {
-        /// Time moves only with `clock.set` / `clock.advance` (tests, scripted renders).
-        case manual
-        /// Time is the monotonic clock; frames are paced at the output's rate.
-        case realtime
-    }
+    /// How time advances (`MediaClock.Mode`).
+    public typealias ClockMode = MediaClock.Mode
 
     public var socketPath: String
     /// Permission bits of the socket file.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import VitrineOutputSet
 import VitrineConfig
 import VitrineFleet
 import VitrineProtocol
@@ -100,7 +101,7 @@ final class FleetBridge: ClientConnection {
     private func connected() {
         session.subscribe(commandTopics)
         let outputs: JSON = .array(
-            compositor.heads.map { head in
+            compositor.outputSet.heads.map { head in
                 var fields: [String: JSON] = [
                     "name": .string(head.backend.name),
                     "size": .array([.number(Double(head.backend.mode.width)), .number(Double(head.backend.mode.height))]),

@@ -1,4 +1,5 @@
 import Logging
+import VitrineOutputSet
 import VitrineCore
 import VitrineInput
 import VitrineProtocol
@@ -83,7 +84,7 @@ final class InputRouter {
         measuredTime = measured && compositor.clock.mode == .realtime ? event.time : nil
         defer { measuredTime = nil }
         let time = mediaTime(ofKernelTime: event.time)
-        compositor.windows?.handle(event, at: time, on: InputPlacement(root: compositor.root, origin: compositor.primaryHead.origin))
+        compositor.windows?.handle(event, at: time, on: InputPlacement(root: compositor.root, origin: compositor.outputSet.primary.origin))
         let event = event.at(time)
         switch event {
         case .key(let key):
@@ -102,7 +103,7 @@ final class InputRouter {
             pointer = motion.point
             report(motion)
         }
-        let scene = compositor.scene, root = compositor.root, head = compositor.primaryHead
+        let scene = compositor.scene, root = compositor.root, head = compositor.outputSet.primary
         let gestures = recognizer.handle(
             event, hitTest: { p in scene.hitTest(head.rootPoint(p), root: root, at: time).map { ($0.layer, $0.point) } },
             convert: { p, layer in scene.convert(head.rootPoint(p), fromRoot: root, to: layer, at: time) },
@@ -218,7 +219,7 @@ final class InputRouter {
     }
 
     private func place(_ point: Point, time: Double, device: String) -> Event.InputPoint {
-        let hit = compositor.scene.hitTest(compositor.primaryHead.rootPoint(point), root: compositor.root, at: time)
+        let hit = compositor.scene.hitTest(compositor.outputSet.primary.rootPoint(point), root: compositor.root, at: time)
         return Event.InputPoint(point: point, hit: hit.map { Event.Hit(layer: $0.layer, point: $0.point) }, time: time, device: device.isEmpty ? nil : device)
     }
 
@@ -238,6 +239,12 @@ final class InputRouter {
             return
         }
         motionSent[key] = time
+        // What was held for this touch is older than this event: it goes unsent (the loop,
+        // busy, may not have run the timer yet).
+        if heldMotion.removeValue(forKey: key) != nil, heldMotion.isEmpty, let motionTimer {
+            disarm(motionTimer)
+            self.motionTimer = nil
+        }
         post(event, layer: nil)
     }
 

@@ -3,8 +3,10 @@ import Glibc
 import Logging
 import Synchronization
 import SystemPackage
+import VitrineOutputSet
 import VitrineCore
 import VitrineProtocol
+import VitrineSceneHost
 import VitrineSystem
 
 /// The scene journal: the whole scene in `scene.json` in the state directory, so that a
@@ -243,7 +245,7 @@ public final class SceneJournal {
         }
         return Record(
             scene: compositor.scene.snapshot(), mediaTime: compositor.now,
-            wallClock: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, animationKeys: compositor.animationKeys, bindings: bindings)
+            wallClock: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, animationKeys: compositor.sceneHost.animationKeys, bindings: bindings)
     }
 
     private func report(_ failure: String?) {
@@ -309,7 +311,7 @@ extension Compositor {
             logger.warning("the journal's root '\(root)' has no output now: \(count == 1 ? "1 layer" : "\(count) layers") under it not restored")
         }
         try scene.restore(snapshot)
-        animationKeys = max(animationKeys, record.animationKeys)
+        sceneHost.animationKeys = max(sceneHost.animationKeys, record.animationKeys)
         input.bindings = BindingTable()
         for binding in record.bindings {
             do { _ = try addBinding(binding) } catch {
@@ -339,12 +341,12 @@ extension Compositor {
             for sub in try core({ () throws(CoreError) in try scene.sublayers(of: id) }) { clear.remove(layer: sub) }
             clear.operations.append(.removeAllAnimations(layer: id))
         }
-        try commit(clear, owner: nil)
+        try sceneHost.commit(clear, owner: nil)
         let blank = Scene.Snapshot(layers: scene.rootIDs.map { Scene.Snapshot.LayerState(id: $0, parent: nil) })
         try core { () throws(CoreError) in try scene.restore(blank) }
         var setup = Transaction(disableActions: true)
-        for head in heads { setup.set(head.root, "backgroundColor", .color(settings.background)) }
-        try commit(setup, owner: nil)
+        for head in outputSet.heads { setup.set(head.root, "backgroundColor", .color(settings.background)) }
+        try sceneHost.commit(setup, owner: nil)
         input.bindings.remove { _ in true }
         do { try showInitialScene() } catch { throw ProtocolError(.invalidConfig, error.message) }
         frameNeeded = true

@@ -186,7 +186,7 @@ final class SocketServer {
     /// Whether the compositor sends `client` events it subscribed to: a listener may stay
     /// silent.
     fileprivate func isListener(_ client: SocketClient) -> Bool {
-        compositor.clients[client.clientID].map { !$0.subscriptions.isEmpty } ?? false
+        compositor.subscribers.listens(client.clientID)
     }
 
     // MARK: Turns

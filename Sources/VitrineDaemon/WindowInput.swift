@@ -2,6 +2,7 @@ import Logging
 import VitrineCore
 import VitrineInput
 import VitrineOutput
+import VitrineOutputSet
 import VitrineProtocol
 
 /// A window output's events in the daemon (`--backend x11`, `wayland`): its size is the
@@ -77,7 +78,7 @@ extension Compositor {
     func outputResized(to mode: OutputMode) {
         let size = Size(width: Double(mode.width), height: Double(mode.height))
         // A wall's canvas keeps its size: the window shows more or less of it.
-        if primaryHead.viewport == nil {
+        if outputSet.primary.viewport == nil {
             do { try scene.resizeRoot(id: root, size: size) } catch {
                 logger.error("the root layer cannot take the output's new size \(mode): \(error)")
             }

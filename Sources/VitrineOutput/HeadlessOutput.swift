@@ -12,6 +12,9 @@ public final class HeadlessOutput: OutputBackend {
     public let mode: OutputMode
     public var modes: [OutputMode] { [mode] }
     public var frameDone: (() -> Void)?
+    /// Sees each frame as it is presented, before `frameDone`: for one who watches the
+    /// pictures (a probe, a capture), while `frameDone` is the frame pacer's.
+    public var watcher: ((Surface) -> Void)?
     /// Frames presented so far.
     public private(set) var presentedFrames = 0
     /// The frame last presented, shown as it is presented.
@@ -61,6 +64,7 @@ public final class HeadlessOutput: OutputBackend {
         next = (index + 1) % buffers.count
         lastDamage = damage
         shownFrame = ShownFrame(number: presentedFrames, time: Double(EventLoop.monotonicNanoseconds()) / 1e9)
+        watcher?(buffers[index])
         frameDone?()
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import VitrineCore
 import VitrineDaemon
 import VitrineOutput
+import VitrineOutputSet
 import VitrineProtocol
 import VitrineRaster
 import VitrineRender

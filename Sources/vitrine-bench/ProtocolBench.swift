@@ -372,10 +372,7 @@ final class InProcessDaemon: @unchecked Sendable {
         var logger = Logger(label: "vitrine-bench.daemon")
         logger.logLevel = .warning
         let output = try HeadlessOutput(width: width, height: height, refreshRate: settings.headlessRate)
-        output.frameDone = { [unowned output] in
-            guard let front = output.frontBuffer else { return }
-            probe.framePresented(pixel: front.pixel(x: probe.x, y: probe.y).argb)
-        }
+        output.watcher = { front in probe.framePresented(pixel: front.pixel(x: probe.x, y: probe.y).argb) }
         let serving = InProcessDaemon(try Daemon(settings: settings, output: output, logger: logger))
         try BenchCleanup.shared.keepingSignalHandlers { try serving.start(socketPath: settings.socketPath) }
         return serving

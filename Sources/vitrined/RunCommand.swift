@@ -5,6 +5,7 @@ import Logging
 import VitrineConfig
 import VitrineDaemon
 import VitrineOutput
+import VitrineOutputSet
 import VitrineProtocol
 import VitrineSystem
 
@@ -103,7 +104,7 @@ struct RunCommand: ParsableCommand {
         var hotplug: HotplugSource?
         do {
             if chosen == .headless {
-                let emulated = try EmulatedOutputs(configuration.outputs, settings: settings)
+                let emulated = try EmulatedOutputs(configuration.outputs, settings: settings.emulatedOutputs)
                 (outputs, hotplug) = (emulated.outputs, emulated)
             } else {
                 outputs = try OutputChoice.open(chosen, output: screen, entries: configuration.outputs, settings: settings, logger: logger)

@@ -229,6 +229,8 @@ import VitrineRaster
         #expect(motion.last?["point"] == .array([.number(Double(count)), .number(100)]), "the latest position last: \(String(describing: motion.last))")
         #expect(Double(motion.count) <= frames + 2, "\(motion.count) motion events in \(frames) frames")
         #expect(motion.count < count / 4, "\(motion.count) motion events for \(count) moves")
+        let xs = motion.compactMap { $0["point"]?.array?.first?.number }
+        #expect(xs == xs.sorted(), "a position held for the frame never follows a newer one: \(xs)")
     }
 
     /// CLOCK_MONOTONIC in seconds, as devices stamp events.

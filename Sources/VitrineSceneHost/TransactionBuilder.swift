@@ -5,16 +5,16 @@ import VitrineRolling
 /// Turns wire commands into one model transaction, decoding each value by the type of
 /// the property it goes to — including layers added earlier in the same batch.
 struct TransactionBuilder {
-    let compositor: Compositor
+    let host: SceneHost
     /// Kinds of layers added in this batch, by id.
     var pendingKinds: [String: LayerKind] = [:]
     /// Custom values set in this batch, by layer and key path.
     private var pendingCustom: [String: [String: Value]] = [:]
 
-    init(compositor: Compositor) { self.compositor = compositor }
+    init(host: SceneHost) { self.host = host }
 
-    var scene: Scene { compositor.scene }
-    var now: Double { compositor.now }
+    var scene: Scene { host.scene }
+    var now: Double { host.now }
 
     /// A model transaction with a `transaction` command's settings.
     func transaction(_ spec: TransactionSpec) throws(ProtocolError) -> Transaction {
@@ -38,7 +38,7 @@ struct TransactionBuilder {
             }
             pendingKinds[id] = kind
             tx.operations.append(
-                .addLayer(id: id, kind: kindName, parent: parent ?? .some(compositor.root), placement: placement.placement, properties: values))
+                .addLayer(id: id, kind: kindName, parent: parent ?? .some(host.root), placement: placement.placement, properties: values))
             if kindName == RollingNumber.kindName {
                 var initial = PropertyValues(slots: kind.properties.map(\.defaultValue), custom: [:])
                 for (path, value) in values where path.components.count == 1 {
@@ -86,7 +86,7 @@ struct TransactionBuilder {
                         continue
                     }
                     rules[key] = .animation(
-                        try AnimationDescription(template: template, springDefaults: compositor.settings.spring) { path in try? self.shape(of: id, at: path) }
+                        try AnimationDescription(template: template, springDefaults: host.settings.spring) { path in try? self.shape(of: id, at: path) }
                             .animation)
                 }
                 tx.operations.append(.setActions(layer: id, actions: rules))
@@ -99,7 +99,7 @@ struct TransactionBuilder {
             _ = try kind(of: layer)  // unknown_layer before any complaint about the animated property
             let description: AnimationDescription
             do throws(ProtocolError) {
-                description = try AnimationDescription(template: template, springDefaults: compositor.settings.spring) { path in
+                description = try AnimationDescription(template: template, springDefaults: host.settings.spring) { path in
                     try? self.shape(of: layer, at: path)
                 }
             } catch {
@@ -110,7 +110,7 @@ struct TransactionBuilder {
                 let local = (try? scene.localTime(of: layer, at: now)) ?? nil
                 animation.timing.beginTime = (local ?? now) + delay
             }
-            let chosen = key ?? description.key ?? compositor.nextAnimationKey()
+            let chosen = key ?? description.key ?? host.nextAnimationKey()
             tx.addAnimation(animation, forKey: chosen, to: layer)
             return .object(["layer": .string(layer), "key": .string(chosen)])
         case .animationRemove(let layer, let key):
@@ -194,7 +194,7 @@ struct TransactionBuilder {
     private func template(_ template: AnimationTemplate, path: KeyPath, from: Value, to: Value) throws(ProtocolError) -> Animation {
         var template = template
         template.keyPath = path
-        let description = try AnimationDescription(template: template, springDefaults: compositor.settings.spring) { _ in (to.type, nil) }
+        let description = try AnimationDescription(template: template, springDefaults: host.settings.spring) { _ in (to.type, nil) }
         var animation = description.animation
         if case .spring(_, let spring) = animation.kind {
             animation.kind = .spring(Animation.Endpoints(from: from, to: to), spring)

@@ -5,29 +5,29 @@ import VitrineOutput
 import VitrineRaster
 import VitrineRender
 
-/// One output the compositor draws: its backend, the root layer it shows, and its own
+/// One output the daemon draws: its backend, the root layer it shows, and its own
 /// frame pipeline and pacing (each screen's flips schedule its own frames).
-final class OutputHead {
-    let backend: OutputBackend
+public final class OutputHead {
+    public let backend: OutputBackend
     /// The id of the root layer the output shows.
-    let root: String
-    let pipeline: FramePipeline
-    /// Made by the compositor, which it renders through.
-    var pacer: FramePacer!
+    public let root: String
+    public let pipeline: FramePipeline
+    /// Its frames' timing, made by the output set, which it renders through.
+    public internal(set) var pacer: FramePacer!
     /// What the configuration says of this output, if it names its connector.
-    let entry: Configuration.OutputEntry?
+    public let entry: Configuration.OutputEntry?
     /// False while blanked: no frame is drawn to it.
-    var powered = true
+    public internal(set) var powered = true
     /// Frames presented on this output.
-    var framesRendered = 0
+    public internal(set) var framesRendered = 0
     /// Its root existed before it came: kept from before it was unplugged, or a wall's that
     /// another screen shows.
-    var restored = false
+    public internal(set) var restored = false
     /// The output's rectangle of its root when it is one screen of a wall (`[wall]`):
     /// its pixels show the root from this origin; nil when it shows its root whole.
-    let viewport: PixelRect?
+    public let viewport: PixelRect?
     /// Frame slots it missed while something animated.
-    var dropped = DroppedFrames()
+    public internal(set) var dropped = DroppedFrames()
     /// Wayland clients' presentation feedback it owes.
     var presentation = HeadPresentation()
 
@@ -41,22 +41,22 @@ final class OutputHead {
     }
 
     /// The output's top-left pixel in its root's space.
-    var origin: Point { viewport.map { Point(x: Double($0.x), y: Double($0.y)) } ?? .zero }
+    public var origin: Point { viewport.map { Point(x: Double($0.x), y: Double($0.y)) } ?? .zero }
 
     /// A point in the output's pixels, in its root's space.
-    func rootPoint(_ point: Point) -> Point {
+    public func rootPoint(_ point: Point) -> Point {
         guard let viewport else { return point }
         return Point(x: point.x + Double(viewport.x), y: point.y + Double(viewport.y))
     }
 
     /// The output's name for scripts: its connector.
-    var name: String { backend.connector }
+    public var name: String { backend.connector }
 
     /// Whether `name` addresses this output: its connector, its backend's name or its root.
-    func answers(to name: String) -> Bool { name == self.name || name == backend.name || name == root }
+    public func answers(to name: String) -> Bool { name == self.name || name == backend.name || name == root }
 
     /// The output as `hello` and `output.list` describe it.
-    var description: JSON {
+    public var description: JSON {
         var fields: [String: JSON] = [
             "name": .string(name), "root": .string(root),
             "size": .array([.number(Double(backend.mode.width)), .number(Double(backend.mode.height))]),

@@ -10,7 +10,7 @@ import VitrineOutput
 /// time shows them as they are then. After the grace the root is removed with its tree
 /// (`Scene.removeRoot`): its layers' ids are unknown from then on, and the output plugged
 /// in later gets a fresh root with its configured scene, as at start.
-extension Compositor {
+extension OutputSet {
     /// An unplugged output's kept root, until its grace ends.
     struct UnpluggedOutput {
         let root: String
@@ -37,15 +37,12 @@ extension Compositor {
             return
         }
         lastHead = nil
-        outputsPoweredChanged()
-        if !head.restored {
-            do { try showScene(of: head) } catch { logger.error("\(error.message)") }
-        }
+        notify(.powered(heads.contains(where: \.powered)))
+        notify(.headAdded(head))
         logger.info("\(connector) plugged in: \(backend.mode), root '\(head.root)'\(head.restored ? " (kept)" : "")")
         let size = Size(width: Double(backend.mode.width), height: Double(backend.mode.height))
-        broadcast(.outputAdded(output: head.name, root: head.root, size: size, rate: backend.mode.refreshRate, kept: head.restored))
+        notify(.event(.outputAdded(output: head.name, root: head.root, size: size, rate: backend.mode.refreshRate, kept: head.restored), afterReply: false))
         if head.entry?.schedule != nil { followSchedule(of: head) }
-        journal?.noteChanges()
         switch clock.mode {
         case .manual: renderFrame(on: [head])
         case .realtime: head.pacer.request()
@@ -58,14 +55,14 @@ extension Compositor {
         guard let index = heads.firstIndex(where: { $0.backend === backend }) else { return }
         let head = heads.remove(at: index)
         if heads.isEmpty { lastHead = head }
-        outputsPoweredChanged()
+        notify(.powered(heads.contains(where: \.powered)))
         backend.frameDone = nil
         presentationGone(head)
         head.pacer.render = { false }
         head.pipeline.shared?.leave(head.pipeline)
         let grace = settings.hotplugGrace
         logger.info("\(head.name) unplugged; root '\(head.root)' kept for \(grace) s")
-        broadcast(.outputRemoved(output: head.name, root: head.root, keptSeconds: grace))
+        notify(.event(.outputRemoved(output: head.name, root: head.root, keptSeconds: grace), afterReply: false))
         // A wall's root stays while another of its screens shows it.
         guard !heads.contains(where: { $0.root == head.root }) else { return }
         hotplugSerial += 1
@@ -82,12 +79,11 @@ extension Compositor {
     func forgetUnplugged(_ connector: String) {
         guard let kept = unplugged.removeValue(forKey: connector), scene.contains(kept.root) else { return }
         do {
-            try scene.removeRoot(id: kept.root, at: now)
+            try scene.removeRoot(id: kept.root, at: clock.now)
             logger.info("\(connector) stayed unplugged: root '\(kept.root)' and its layers removed")
         } catch {
             logger.error("\(connector): its root '\(kept.root)' could not be removed: \(error)")
         }
-        route(scene.advance(to: now))
-        journal?.noteChanges()
+        notify(.sceneChanged)
     }
 }

@@ -1,7 +1,7 @@
 import Testing
 import VitrineCore
-import VitrineDaemon
 import VitrineOutput
+import VitrineOutputSet
 import VitrineRaster
 import VitrineRender
 import VitrineTestSupport

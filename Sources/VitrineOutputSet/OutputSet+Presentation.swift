@@ -17,14 +17,14 @@ struct HeadPresentation {
 /// reports for the first frame that shows it (the page flip's on DRM), on the first output
 /// that shows it; discarded when a later commit replaces it before a frame, or when no
 /// awake output shows its window.
-extension Compositor {
+extension OutputSet {
     /// `head` rendered `tree` (`presented`: it gave the backend a frame). The feedback of
     /// the commits of the windows it shows waits for that frame on screen; where the frame
     /// changed nothing, their pictures are on screen already (or with the frame in flight).
     /// Commits it did not show are passed by it; those that every awake output passed are
     /// discarded.
     func presentationRendered(_ head: OutputHead, tree: RenderTree, presented: Bool) {
-        guard let wayland, !wayland.toplevels.isEmpty else { return }
+        guard let windows, let wayland = windows.server, !wayland.toplevels.isEmpty else { return }
         let mode = head.backend.mode
         let screen =
             head.viewport.map { Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height)) }
@@ -32,7 +32,7 @@ extension Compositor {
         var showing = Set<ObjectIdentifier>()
         var taken: [PresentationFeedback] = []
         for node in tree.nodes where node.kind == SurfaceLayer.kindName {
-            guard let toplevel = surfaces.assignments[node.id], toplevel.isMapped, node.inheritedOpacity > 0,
+            guard let toplevel = windows.surfaces.assignments[node.id], toplevel.isMapped, node.inheritedOpacity > 0,
                 !node.visualBounds.intersection(screen).isEmpty
             else { continue }
             showing.insert(ObjectIdentifier(toplevel))
@@ -59,7 +59,7 @@ extension Compositor {
     /// Discards the feedback of the commits of windows that every awake output rendered a
     /// frame without since they began to wait.
     func discardUnshownFeedback() {
-        guard let wayland else { return }
+        guard let wayland = windows?.server else { return }
         let present = Set(wayland.toplevels.values.map(ObjectIdentifier.init))
         for head in heads { head.presentation.passed.formIntersection(present) }
         for toplevel in wayland.toplevels.values where toplevel.awaitsPresentation {
@@ -81,13 +81,13 @@ extension Compositor {
             head.presentation.inFlight.removeFirst()
             for feedback in first.feedback { feedback.presented(time, output: head.name) }
         }
-        wayland?.flush()
+        windows?.server?.flush()
     }
 
     /// `head` was blanked: the commits the awake outputs passed are discarded.
     func presentationBlanked(_ head: OutputHead) {
         discardUnshownFeedback()
-        wayland?.flush()
+        windows?.server?.flush()
     }
 
     /// `head` is going: what it still owed is discarded.

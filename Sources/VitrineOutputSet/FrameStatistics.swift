@@ -1,14 +1,14 @@
 /// What frames cost, counted on the frame path with plain stores (no lock, no allocation):
 /// read by `stats` and the metrics between frames.
-struct FrameStatistics {
+public struct FrameStatistics {
     /// Frames whose time is kept for the percentiles: the last few seconds at 60 Hz.
-    static let window = 1024
+    public static let window = 1024
     /// Seconds the loop spent on each of the last `window` frames that presented.
     private var recent = [Double](repeating: 0, count: window)
     /// Frames timed so far.
-    private(set) var count = 0
+    public private(set) var count = 0
     /// Seconds the loop spent on every frame timed.
-    private(set) var totalSeconds = 0.0
+    public private(set) var totalSeconds = 0.0
 
     /// Counts a frame that took `seconds` of the loop.
     mutating func record(_ seconds: Double) {
@@ -19,7 +19,7 @@ struct FrameStatistics {
 
     /// The frame times at `quantiles` (0…1, nearest rank) over the last `window` frames;
     /// zeros before any frame.
-    func percentiles(_ quantiles: [Double]) -> [Double] {
+    public func percentiles(_ quantiles: [Double]) -> [Double] {
         let kept = min(count, Self.window)
         guard kept > 0 else { return quantiles.map { _ in 0 } }
         let sorted = recent[0..<kept].sorted()
@@ -30,9 +30,9 @@ struct FrameStatistics {
 /// Frame slots an animating output missed: while something animates, each output is due
 /// a frame every refresh interval, and every whole interval that passes without one is a
 /// dropped frame.
-struct DroppedFrames {
+public struct DroppedFrames {
     /// Frames dropped so far.
-    private(set) var count = 0
+    public private(set) var count = 0
     /// When the last frame pass ran, and whether it left the scene animating.
     private var last: (time: Double, animating: Bool)?
 

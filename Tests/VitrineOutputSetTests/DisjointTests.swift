@@ -1,5 +1,5 @@
 import Testing
-@testable import VitrineDaemon
+@testable import VitrineOutputSet
 import VitrineRaster
 import VitrineTestSupport
 

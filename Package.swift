@@ -263,7 +263,7 @@ let package = Package(
             swiftSettings: [frameRelease()]),
         .testTarget(
             name: "VitrineInputTests",
-            dependencies: ["VitrineInput", "VitrineCore", "VitrineSystem", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["VitrineInput", "VitrineCore", "VitrineSystem", "VitrineTestSupport", .product(name: "Logging", package: "swift-log")]),
         .systemLibrary(
             name: "CLibInput", path: "Sources/CLibInput", pkgConfig: "libinput",
             providers: [.apt(["libinput-dev", "libudev-dev"])]),
@@ -277,7 +277,12 @@ let package = Package(
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineImage", "VitrineText", "VitrineRolling"],
             swiftSettings: [optimizedInDebug, frameRelease()]),
-        .target(name: "VitrineTestSupport", dependencies: ["VitrineRaster", "CJPEG", "CWebP", "CGIF"], path: "Tests/VitrineTestSupport"),
+        // What several test targets share: image fixtures, golden images, child processes,
+        // a Mosquitto broker, an HTTP client, a log recorder.
+        .target(
+            name: "VitrineTestSupport",
+            dependencies: ["VitrineRaster", "VitrineJSON", "CJPEG", "CWebP", "CGIF", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/VitrineTestSupport"),
         .testTarget(
             name: "VitrineRenderTests",
             dependencies: ["VitrineRender", "VitrineProtocol", "VitrineTestSupport"],

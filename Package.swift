@@ -111,6 +111,8 @@ let package = Package(
         .target(
             name: "VitrineVideo", dependencies: ["VitrineCore", "VitrineRaster", "VitrineRender", "CGStreamer"],
             swiftSettings: [frameRelease(profiled: false)]),
+        .testTarget(
+            name: "VitrineVideoTests", dependencies: ["VitrineVideo", "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineTestSupport"]),
         // (gstreamer-video-1.0's flags include gstreamer-1.0's and GLib's; the app library
         // shares its headers' directory)
         .systemLibrary(
@@ -152,6 +154,9 @@ let package = Package(
                 "VitrineSystem", "CMosquitto", "CLinuxEvents", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
+        .testTarget(
+            name: "VitrineFleetTests",
+            dependencies: ["VitrineFleet", "VitrineSystem", "VitrineTestSupport", .product(name: "Logging", package: "swift-log")]),
         .systemLibrary(
             name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]),
@@ -196,6 +201,7 @@ let package = Package(
             dependencies: ["VitrineCore", "VitrineJSON", "VitrineRolling", "VitrineSystem"]),
         // JSON text without Foundation: the protocol's, and `vitrinectl`'s, which starts in a few ms.
         .target(name: "VitrineJSON"),
+        .testTarget(name: "VitrineJSONTests", dependencies: ["VitrineJSON", "VitrineTestSupport"]),
         .target(
             name: "VitrineOutput",
             dependencies: [

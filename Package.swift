@@ -113,6 +113,8 @@ let package = Package(
         .target(
             name: "VitrineVideo", dependencies: ["VitrineCore", "VitrineRaster", "VitrineRender", "CGStreamer"],
             swiftSettings: [frameRelease(profiled: false)]),
+        .testTarget(
+            name: "VitrineVideoTests", dependencies: ["VitrineVideo", "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineTestSupport"]),
         // (gstreamer-video-1.0's flags include gstreamer-1.0's and GLib's; the app library
         // shares its headers' directory)
         .systemLibrary(
@@ -156,6 +158,9 @@ let package = Package(
                 "VitrineSystem", "CMosquitto", "CLinuxEvents", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
+        .testTarget(
+            name: "VitrineFleetTests",
+            dependencies: ["VitrineFleet", "VitrineSystem", "VitrineTestSupport", .product(name: "Logging", package: "swift-log")]),
         .systemLibrary(
             name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]),
@@ -202,6 +207,7 @@ let package = Package(
             dependencies: ["VitrineCore", "VitrineJSON", "VitrineRolling", "VitrineSystem"]),
         // JSON text without Foundation: the protocol's, and `vitrinectl`'s, which starts in a few ms.
         .target(name: "VitrineJSON"),
+        .testTarget(name: "VitrineJSONTests", dependencies: ["VitrineJSON", "VitrineTestSupport"]),
         .target(
             name: "VitrineOutput",
             dependencies: [
@@ -294,7 +300,7 @@ let package = Package(
             swiftSettings: [frameRelease()]),
         .testTarget(
             name: "VitrineInputTests",
-            dependencies: ["VitrineInput", "VitrineCore", "VitrineSystem", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["VitrineInput", "VitrineCore", "VitrineSystem", "VitrineTestSupport", .product(name: "Logging", package: "swift-log")]),
         .systemLibrary(
             name: "CLibInput", path: "Sources/CLibInput", pkgConfig: "libinput",
             providers: [.apt(["libinput-dev", "libudev-dev"])]),
@@ -308,7 +314,12 @@ let package = Package(
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineImage", "VitrineText", "VitrineRolling"],
             swiftSettings: [optimizedInDebug, frameRelease()]),
-        .target(name: "VitrineTestSupport", dependencies: ["VitrineRaster", "CJPEG", "CWebP", "CGIF"], path: "Tests/VitrineTestSupport"),
+        // What several test targets share: image fixtures, golden images, child processes,
+        // a Mosquitto broker, an HTTP client, a log recorder.
+        .target(
+            name: "VitrineTestSupport",
+            dependencies: ["VitrineRaster", "VitrineJSON", "CJPEG", "CWebP", "CGIF", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/VitrineTestSupport"),
         .testTarget(
             name: "VitrineRenderTests",
             dependencies: ["VitrineRender", "VitrineProtocol", "VitrineTestSupport"],

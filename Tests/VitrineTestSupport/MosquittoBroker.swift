@@ -1,25 +1,26 @@
 import Foundation
-import VitrineProtocol
+import VitrineJSON
 
 /// A Mosquitto broker started by a test on a free loopback port, with a generated
 /// configuration (plain TCP, or TLS with a test CA and client certificates), stopped when
-/// released. `restart` brings it back on the same port.
-final class MosquittoBroker {
-    let directory: URL
-    let port: Int
+/// released. `stop` and `start` take it down and bring it back on the same port.
+public final class MosquittoBroker {
+    public let directory: URL
+    public let port: Int
     /// The TLS files when the broker speaks TLS: the CA and a client's certificate and key.
-    let tls: (ca: String, cert: String, key: String)?
+    public let tls: (ca: String, cert: String, key: String)?
     private var process: ChildProcess?
 
-    static var isAvailable: Bool {
+    public static var isAvailable: Bool {
         ["/usr/sbin/mosquitto", "/usr/bin/mosquitto_pub", "/usr/bin/mosquitto_sub", "/usr/bin/openssl"].allSatisfy(FileManager.default.isExecutableFile)
     }
 
-    init(tls useTLS: Bool = false) throws {
+    /// `anonymous: false` refuses clients without credentials (CONNACK "not authorised").
+    public init(tls useTLS: Bool = false, anonymous: Bool = true) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-broker-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        port = try Self.freePort()
-        var conf = "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n"
+        port = try HTTPConnection.freePort()
+        var conf = "listener \(port) 127.0.0.1\nallow_anonymous \(anonymous)\npersistence false\n"
         if useTLS {
             let files = try Self.makeCertificates(in: directory)
             conf += "cafile \(files.ca)\ncertfile \(files.serverCert)\nkeyfile \(files.serverKey)\nrequire_certificate true\n"
@@ -37,64 +38,42 @@ final class MosquittoBroker {
     }
 
     /// Starts the broker and waits until it takes connections.
-    func start() throws {
+    public func start() throws {
         process = try ChildProcess(
             "/usr/sbin/mosquitto", ["-c", directory.appendingPathComponent("mosquitto.conf").path],
             stderrPath: directory.appendingPathComponent("mosquitto.log").path)
         let deadline = Date().addingTimeInterval(10)
         while !Self.accepts(port) {
-            guard Date() < deadline, process?.isRunning == true else { throw DaemonError("mosquitto did not start: \(log)") }
+            guard Date() < deadline, process?.isRunning == true else { throw TestError("mosquitto did not start: \(log)") }
             usleep(20_000)
         }
     }
 
-    func stop() {
+    public func stop() {
         _ = process?.terminate()
         process = nil
     }
 
-    var log: String { (try? String(contentsOf: directory.appendingPathComponent("mosquitto.log"), encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOf: directory.appendingPathComponent("mosquitto.log"), encoding: .utf8)) ?? "" }
 
     /// The client tools' options for this broker.
-    var clientOptions: [String] {
+    public var clientOptions: [String] {
         ["-h", tls == nil ? "127.0.0.1" : "localhost", "-p", String(port)] + (tls.map { ["--cafile", $0.ca, "--cert", $0.cert, "--key", $0.key] } ?? [])
     }
 
     /// `mosquitto_pub` of one message at QoS 1.
-    func publish(_ topic: String, _ message: String, retain: Bool = false) throws {
+    public func publish(_ topic: String, _ message: String, retain: Bool = false) throws {
         let file = directory.appendingPathComponent("message-\(UUID().uuidString.prefix(8))")
         try Data(message.utf8).write(to: file)
         let log = directory.appendingPathComponent("pub.log").path
         let process = try ChildProcess(
             "/usr/bin/mosquitto_pub", clientOptions + ["-q", "1", "-t", topic, "-f", file.path] + (retain ? ["-r"] : []), stderrPath: log)
         let status = process.wait(timeout: 10) ?? process.terminate()
-        guard status == 0 else { throw DaemonError("mosquitto_pub failed (\(status)): \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")") }
+        guard status == 0 else { throw TestError("mosquitto_pub failed (\(status)): \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")") }
     }
 
     /// A `mosquitto_sub` on `topic`, printing "topic payload" lines into a file.
-    func subscribe(_ topic: String = "vitrine/#") throws -> MQTTSubscriber { try MQTTSubscriber(broker: self, topic: topic) }
-
-    /// A `[fleet]` section for a daemon of this broker.
-    func fleetSection(device: String, groups: [String]) -> String {
-        var text = "[fleet]\nenabled = true\nhost = \"\(tls == nil ? "127.0.0.1" : "localhost")\"\nport = \(port)\ndevice = \"\(device)\"\n"
-        text += "groups = [" + groups.map { "\"\($0)\"" }.joined(separator: ", ") + "]\nreconnect_max_seconds = 1\n"
-        if let tls { text += "ca_file = \"\(tls.ca)\"\ncert_file = \"\(tls.cert)\"\nkey_file = \"\(tls.key)\"\n" }
-        return text
-    }
-
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw DaemonError("no free port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    public func subscribe(_ topic: String = "vitrine/#") throws -> MQTTSubscriber { try MQTTSubscriber(broker: self, topic: topic) }
 
     private static func accepts(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -126,18 +105,18 @@ final class MosquittoBroker {
         let log = d + "/openssl.log"
         let process = try ChildProcess("/bin/sh", ["-c", script], stderrPath: log)
         guard (process.wait(timeout: 60) ?? process.terminate()) == 0 else {
-            throw DaemonError("openssl failed: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            throw TestError("openssl failed: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         }
         return (d + "/ca.crt", d + "/server.crt", d + "/server.key", d + "/client.crt", d + "/client.key")
     }
 }
 
 /// A `mosquitto_sub -v` writing what it receives to a file, which the test reads.
-final class MQTTSubscriber {
+public final class MQTTSubscriber {
     private let process: ChildProcess
     private let path: String
 
-    init(broker: MosquittoBroker, topic: String) throws {
+    public init(broker: MosquittoBroker, topic: String) throws {
         path = broker.directory.appendingPathComponent("sub-\(UUID().uuidString.prefix(8)).txt").path
         let command = (["exec", "/usr/bin/mosquitto_sub", "-v", "-q", "1", "-t", topic] + broker.clientOptions).map { "'\($0)'" }.joined(separator: " ")
         process = try ChildProcess("/bin/sh", ["-c", command + " > '\(path)'"], stderrPath: path + ".err")
@@ -146,7 +125,7 @@ final class MQTTSubscriber {
     deinit { _ = process.terminate() }
 
     /// The messages so far, as (topic, payload).
-    var messages: [(topic: String, payload: String)] {
+    public var messages: [(topic: String, payload: String)] {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").map { line in
             let space = line.firstIndex(of: " ") ?? line.endIndex
@@ -155,13 +134,13 @@ final class MQTTSubscriber {
     }
 
     /// The payloads on `topic` parsed as JSON.
-    func json(on topic: String) -> [JSON] {
-        messages.filter { $0.topic == topic }.compactMap { try? JSON(parsing: Data($0.payload.utf8)) }
+    public func json(on topic: String) -> [JSON] {
+        messages.filter { $0.topic == topic }.compactMap { try? JSON(parsing: $0.payload) }
     }
 
     /// Waits until `condition` holds of the messages; whether it did within `timeout`.
     @discardableResult
-    func wait(timeout: Double = 15, until condition: (MQTTSubscriber) -> Bool) -> Bool {
+    public func wait(timeout: Double = 15, until condition: (MQTTSubscriber) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if condition(self) { return true }

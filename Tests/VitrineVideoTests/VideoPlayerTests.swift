@@ -1,0 +1,124 @@
+import Testing
+import VitrineRaster
+import VitrineTestSupport
+import VitrineVideo
+
+/// `VideoPlayer` on its own, playing videos made by the test: the first frame and its
+/// event, the frame due at each position (its colour where the video changes colour,
+/// forwards, standing still and back), the end, frames decoded at the size asked for and
+/// the bytes that accounts, and a missing file or one that is no video failing with
+/// GStreamer's words.
+@Suite struct VideoPlayerTests {
+    let files: VideoFiles
+
+    init() throws { files = try VideoFiles() }
+
+    /// A player of `path` decoding at `width` × `height`.
+    static func player(_ path: String, width: Int = 32, height: Int = 24) throws -> VideoPlayer {
+        try VideoPlayer(VideoSource(uri: try #require(VideoPlayer.fileURI(path)), width: width, height: height))
+    }
+
+    /// The colour at the middle of the frame shown (transparent before the first).
+    static func middle(_ player: VideoPlayer) -> PremultipliedColor {
+        guard let surface = player.surface else { return .transparent }
+        return surface.pixel(x: surface.width / 2, y: surface.height / 2)
+    }
+
+    @Test func framesArriveAtTheirPositionsInTheirColours() throws {
+        // Red for 0.5 s, then blue for 0.5 s.
+        let player = try Self.player(try files.make(["red", "blue"]))
+        #expect(player.isStarting && player.frame == nil && player.surface == nil)
+        #expect(player.advance(to: 0, wait: 10))
+        #expect(!player.isStarting && player.frame?.time == 0)
+        #expect(Self.middle(player).isNear(red: 255, green: 0, blue: 0), "\(Self.middle(player))")
+        let events = player.takeEvents()
+        #expect(events.count == 1)
+        if case .started(let duration) = events.first {
+            #expect(duration.map { abs($0 - 1) < 0.05 } == true, "\(String(describing: duration))")
+        } else {
+            Issue.record("the first event is \(events)")
+        }
+        #expect(player.takeEvents().isEmpty)
+
+        #expect(player.advance(to: 0.4, wait: 10))
+        let red = try #require(player.frame)
+        #expect(abs(red.time - 0.4) < 0.002)
+        #expect(Self.middle(player).isNear(red: 255, green: 0, blue: 0))
+        #expect(try #require(player.nextFrameTime) > red.time)
+        // Standing still, the frame stays.
+        #expect(!player.advance(to: 0.4, wait: 10))
+        #expect(player.frame?.serial == red.serial)
+        #expect(player.advance(to: 0.75, wait: 10))
+        let blue = try #require(player.frame)
+        #expect(abs(blue.time - 0.733) < 0.002 && blue.serial > red.serial)
+        #expect(Self.middle(player).isNear(red: 0, green: 0, blue: 255), "\(Self.middle(player))")
+        // Back is a seek: the red part again.
+        #expect(player.advance(to: 0.1, wait: 10))
+        let back = try #require(player.frame)
+        #expect(back.time <= 0.1 + 0.002 && back.time > 0.05, "\(back)")
+        #expect(Self.middle(player).isNear(red: 255, green: 0, blue: 0), "\(Self.middle(player))")
+        #expect(!player.ended && !player.failed)
+    }
+
+    @Test func theEndIsShownAndToldOnce() throws {
+        let player = try Self.player(try files.make(["blue"]))
+        #expect(player.advance(to: 0, wait: 10))
+        _ = player.takeEvents()
+        // Past the end, the last frame.
+        player.advance(to: 5, wait: 10)
+        #expect(player.ended && !player.failed)
+        #expect(abs((player.frame?.time ?? 0) - 0.467) < 0.002, "\(String(describing: player.frame))")
+        #expect(player.takeEvents() == [.ended])
+        #expect(!player.advance(to: 6, wait: 1) && player.takeEvents().isEmpty)
+        #expect(Self.middle(player).isNear(red: 0, green: 0, blue: 255))
+    }
+
+    @Test func framesAreDecodedAtTheSizeAskedAndAccountedForThatSize() throws {
+        let source = VideoSource(uri: "file:///unused", width: 40, height: 30)
+        #expect(VideoPlayer.bytes(of: source) == (VideoPlayer.queued + 2) * 40 * 30 * 4)
+        let player = try Self.player(try files.make(["red"], frames: 60), width: 40, height: 30)
+        #expect(player.bytes == VideoPlayer.bytes(of: source))
+        #expect(player.advance(to: 0, wait: 10))
+        #expect(player.surface?.width == 40 && player.surface?.height == 30)
+        // Bigger: counted at once; the frames decoded from then on have the new size.
+        player.resize(width: 96, height: 72)
+        #expect(player.size == (96, 72) && player.bytes == (VideoPlayer.queued + 2) * 96 * 72 * 4)
+        player.resize(width: 0, height: 10)
+        #expect(player.size == (96, 72))
+        #expect(player.advance(to: 1, wait: 10))
+        #expect(player.surface?.width == 96 && player.surface?.height == 72, "\(String(describing: player.surface?.width))")
+        #expect(Self.middle(player).isNear(red: 255, green: 0, blue: 0))
+        let surface = try #require(player.surface)
+        #expect(surface.width * surface.height * 4 * (VideoPlayer.queued + 2) <= player.bytes)
+    }
+
+    @Test func aMissingFileFailsWithGStreamersWords() throws {
+        let player = try Self.player(files.directory.appendingPathComponent("missing.mkv").path)
+        #expect(!player.advance(to: 0, wait: 10))
+        #expect(player.failed && !player.isStarting && player.surface == nil)
+        let events = player.takeEvents()
+        guard case .error(let message, let debug) = events.first, events.count == 1 else {
+            Issue.record("events: \(events)")
+            return
+        }
+        #expect(message.lowercased().contains("not found"), "\(message)")
+        #expect(debug.contains("missing.mkv"), "\(debug)")
+        #expect(!player.advance(to: 1, wait: 1) && player.takeEvents().isEmpty)
+    }
+
+    @Test func aFileThatIsNoVideoFails() throws {
+        let player = try Self.player(try files.text())
+        #expect(!player.advance(to: 0, wait: 10))
+        #expect(player.failed && player.frame == nil)
+        let events = player.takeEvents()
+        guard case .error(let message, _) = events.first, events.count == 1 else {
+            Issue.record("events: \(events)")
+            return
+        }
+        #expect(message.lowercased().contains("type"), "\(message)")
+    }
+
+    @Test func aPathIsMadeAFileURI() {
+        #expect(VideoPlayer.fileURI("/tmp/a b/é.mkv") == "file:///tmp/a%20b/%C3%A9.mkv")
+    }
+}

@@ -138,9 +138,10 @@ public final class MQTTSession {
         guard code == MOSQ_ERR_SUCCESS.rawValue else { throw SystemError("cannot \(what): \(Self.describe(code))") }
     }
 
-    /// libmosquitto's words for an error code (errno's for system errors).
-    static func describe(_ code: Int32) -> String {
-        code == MOSQ_ERR_ERRNO.rawValue ? SystemError.reason() : String(cString: mosquitto_strerror(code))
+    /// libmosquitto's words for an error code (for system errors, `error`'s: the errno of
+    /// the thread that made the call, read there).
+    static func describe(_ code: Int32, errno error: CInt = Glibc.errno) -> String {
+        code == MOSQ_ERR_ERRNO.rawValue ? SystemError.reason(errno: error) : String(cString: mosquitto_strerror(code))
     }
 
     // MARK: Connecting
@@ -156,14 +157,17 @@ public final class MQTTSession {
         setState(.connecting)
         let handle = handle
         let settings = settings
-        let queued = workers.submit({ () -> Int32 in
-            first
+        // The errno of a system error is the worker's: it is read there, with the code.
+        let queued = workers.submit({ () -> (code: Int32, errno: CInt) in
+            let code =
+                first
                 ? mosquitto_connect_async(handle.mosq, settings.host, Int32(settings.port), Int32(settings.keepalive))
                 : mosquitto_reconnect_async(handle.mosq)
-        }) { [weak self] code in
+            return (code, Glibc.errno)
+        }) { [weak self] result in
             guard let self, state == .connecting else { return }
-            guard code == MOSQ_ERR_SUCCESS.rawValue else {
-                logger.warning("cannot reach the MQTT broker \(settings.host):\(settings.port): \(Self.describe(code))")
+            guard result.code == MOSQ_ERR_SUCCESS.rawValue else {
+                logger.warning("cannot reach the MQTT broker \(settings.host):\(settings.port): \(Self.describe(result.code, errno: result.errno))")
                 return lost()
             }
             follow()

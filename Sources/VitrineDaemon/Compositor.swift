@@ -36,7 +36,8 @@ extension ClientConnection {
 /// between frames; a frame is rendered only when something changed or animates.
 public final class Compositor: @unchecked Sendable {  // confined to the daemon's event loop
     public internal(set) var settings: DaemonSettings
-    public let scene: Scene
+    /// The scene (the scene host's).
+    public var scene: Scene { sceneHost.scene }
     /// The screens: heads, pacing, power, hotplug, presentation feedback.
     public private(set) var outputSet: OutputSet!
     /// The scene's commands, transactions, rolls followed to their end, scene events.
@@ -55,7 +56,8 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     /// Reads layers' contents off the loop into the renderer's image store.
     var content: ContentLoader!
     let logger: Logger
-    let clock: MediaClock
+    /// Media time (the scene host's, which the outputs pace frames by too).
+    var clock: MediaClock { sceneHost.clock }
     /// The connected clients and the events they asked for.
     var subscribers = Subscribers()
     /// Blocking work (file reads and writes) goes here; nil runs it in place (programs and
@@ -104,15 +106,15 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         self.settings = settings
         self.loop = loop
         self.logger = logger
-        scene = Scene(configuration: settings.sceneConfiguration)
+        let scene = Scene(configuration: settings.sceneConfiguration)
         StandardKinds.register(in: scene, rolling: settings.rolling, fontFamily: settings.defaultFontFamily)
         scene.register(VideoLayer.kind)
         scene.register(SurfaceLayer.kind)
         let fonts = try? FontLibrary()
         for directory in settings.fontDirectories { try? fonts?.addFontDirectory(directory) }
         let images = ImageStore(directory: settings.imageDirectory, budget: settings.limits.memoryMB << 20, loader: nil)
-        renderer = StandardKinds.renderer(images: images, fonts: fonts, rolling: settings.rolling)
-        clock = MediaClock(mode: settings.clock)
+        let renderer = StandardKinds.renderer(images: images, fonts: fonts, rolling: settings.rolling)
+        let clock = MediaClock(mode: settings.clock)
         outputSet = try OutputSet(
             outputs, settings: settings.outputSet, scene: scene, renderer: renderer, clock: clock, loop: loop, logger: logger
         ) { [unowned self] notice in take(notice) }
@@ -132,7 +134,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     }
 
     /// The renderer every output's pipeline draws with (one image store, one font library).
-    let renderer: Renderer
+    var renderer: Renderer { outputSet.renderer }
 
     /// The current media time.
     public var now: Double { sceneHost.now }

@@ -36,7 +36,7 @@ extension RenderTree {
                 if oldIndex == nil {
                     var index: [ObjectIdentifier: Int] = [:]
                     index.reserveCapacity(previous.nodes.count)
-                    for (k, node) in previous.nodes.enumerated() { index[node.content.layer] = k }
+                    for k in previous.nodes.indices { index[previous.nodes[k].content.layer] = k }
                     oldIndex = index
                     seen = [Bool](repeating: false, count: previous.nodes.count)
                     for k in 0..<agreeing { seen[k] = true }
@@ -117,10 +117,14 @@ extension RenderTree {
 
     /// How node `j` of `self` may look different from node `i` of `old`; nil when it
     /// cannot.
-    func nodeDiffers(_ j: Int, from old: RenderTree, _ i: Int) -> NodeDifference? {
+    @inline(__always) func nodeDiffers(_ j: Int, from old: RenderTree, _ i: Int) -> NodeDifference? {
         nodes.withUnsafeBufferPointer { new in
             old.nodes.withUnsafeBufferPointer { old in
                 let a = new.baseAddress! + j, b = old.baseAddress! + i
+                // Most nodes of a tree are copies of the previous tree's.
+                if a.pointee.stamp == b.pointee.stamp, a.pointee.content === b.pointee.content, a.pointee.parentIndex == b.pointee.parentIndex {
+                    return nil
+                }
                 if a.pointee.transform != b.pointee.transform || a.pointee.inheritedOpacity != b.pointee.inheritedOpacity
                     || a.pointee.clip != b.pointee.clip || a.pointee.shadowSpread != b.pointee.shadowSpread
                     || a.pointee.shadowsSublayers != b.pointee.shadowsSublayers || a.pointee.tint != b.pointee.tint

@@ -51,6 +51,10 @@ extension RenderTree {
             if i < lastCommonOld {
                 rects.append(previous.nodes[i].visualBounds)
                 rects.append(nodes[j].visualBounds)
+            } else if nodes[j].stamp == previous.nodes[i].stamp, nodes[j].content === previous.nodes[i].content,
+                nodes[j].parentIndex == previous.nodes[i].parentIndex
+            {
+                // Most nodes of a tree are copies of the previous tree's (same stamp): unchanged.
             } else if let difference = nodeDiffers(j, from: previous, i) {
                 if difference == .slotsOnly, nodes[j].plane == nil, let refine, let narrowed = refine(previous.nodes[i], nodes[j]) {
                     // The shadows cast from those pixels change as far as they spread.
@@ -117,14 +121,10 @@ extension RenderTree {
 
     /// How node `j` of `self` may look different from node `i` of `old`; nil when it
     /// cannot.
-    @inline(__always) func nodeDiffers(_ j: Int, from old: RenderTree, _ i: Int) -> NodeDifference? {
+    func nodeDiffers(_ j: Int, from old: RenderTree, _ i: Int) -> NodeDifference? {
         nodes.withUnsafeBufferPointer { new in
             old.nodes.withUnsafeBufferPointer { old in
                 let a = new.baseAddress! + j, b = old.baseAddress! + i
-                // Most nodes of a tree are copies of the previous tree's.
-                if a.pointee.stamp == b.pointee.stamp, a.pointee.content === b.pointee.content, a.pointee.parentIndex == b.pointee.parentIndex {
-                    return nil
-                }
                 if a.pointee.transform != b.pointee.transform || a.pointee.inheritedOpacity != b.pointee.inheritedOpacity
                     || a.pointee.clip != b.pointee.clip || a.pointee.shadowSpread != b.pointee.shadowSpread
                     || a.pointee.shadowsSublayers != b.pointee.shadowsSublayers || a.pointee.tint != b.pointee.tint

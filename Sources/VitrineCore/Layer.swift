@@ -243,6 +243,12 @@ final class Layer {
         return content
     }
 
+    /// Render tree content showing presentation values `values` at local time `localTime`,
+    /// with the transition running then.
+    func animatedContent(_ values: PropertyValues, localTime: Double?) -> RenderTree.Content {
+        content(values: values, transition: Scene.transitionFrame(of: self, localTime: localTime))
+    }
+
     /// Render tree content showing `values`, and `transition` running.
     func content(values: PropertyValues, transition: TransitionFrame? = nil) -> RenderTree.Content {
         RenderTree.Content(

@@ -303,15 +303,13 @@ struct TreeBuilder {
 
     /// The presentation content and geometry of `layer` under a parent whose local time
     /// is `parentTime`, with the layer's own local time.
-    @inline(__always) static func present(_ layer: Layer, parentTime: Double?) -> Presented {
+    static func present(_ layer: Layer, parentTime: Double?) -> Presented {
         let localTime = Scene.layerTime(layer.timing, parentTime: parentTime)
         if layer.animations.isEmpty || localTime == nil {
             return Presented(content: layer.modelContent, geometry: layer.geometry, localTime: localTime)
         }
         let values = Scene.presentation(of: layer, localTime: localTime)
-        return Presented(
-            content: layer.content(values: values, transition: Scene.transitionFrame(of: layer, localTime: localTime)),
-            geometry: layer.presentedGeometry(values), localTime: localTime)
+        return Presented(content: layer.animatedContent(values, localTime: localTime), geometry: layer.presentedGeometry(values), localTime: localTime)
     }
 
     /// A layer's presentation content and geometry, and its local time. A struct, not a
@@ -327,8 +325,17 @@ struct TreeBuilder {
     /// are large, and a copy per layer shows in the profile.
     private mutating func visit(_ layer: Layer, frame f: Int, time: Double) {
         let hasParent = f >= 0
-        let presented = Self.present(layer, parentTime: hasParent ? frames[f].localTime : time)
-        let content = presented.content, g = presented.geometry, localTime = presented.localTime
+        // As `present`, without a copy of the geometry into its result and out again.
+        let localTime = Scene.layerTime(layer.timing, parentTime: hasParent ? frames[f].localTime : time)
+        let content: RenderTree.Content, g: LayerGeometry
+        if layer.animations.isEmpty || localTime == nil {
+            content = layer.modelContent
+            g = layer.geometry
+        } else {
+            let values = Scene.presentation(of: layer, localTime: localTime)
+            content = layer.animatedContent(values, localTime: localTime)
+            g = layer.presentedGeometry(values)
+        }
         let visible = !g.isHidden && g.opacity > 0 && (g.isDoubleSided || Self.facesViewer(g, under: hasParent ? frames[f] : nil))
         // A layer that hid itself in the transaction of its transition stays, without its
         // sublayers, while its old rendering leaves.

@@ -36,7 +36,7 @@ extension RenderTree {
                 if oldIndex == nil {
                     var index: [ObjectIdentifier: Int] = [:]
                     index.reserveCapacity(previous.nodes.count)
-                    for (k, node) in previous.nodes.enumerated() { index[node.content.layer] = k }
+                    for k in previous.nodes.indices { index[previous.nodes[k].content.layer] = k }
                     oldIndex = index
                     seen = [Bool](repeating: false, count: previous.nodes.count)
                     for k in 0..<agreeing { seen[k] = true }
@@ -51,6 +51,10 @@ extension RenderTree {
             if i < lastCommonOld {
                 rects.append(previous.nodes[i].visualBounds)
                 rects.append(nodes[j].visualBounds)
+            } else if nodes[j].stamp == previous.nodes[i].stamp, nodes[j].content === previous.nodes[i].content,
+                nodes[j].parentIndex == previous.nodes[i].parentIndex
+            {
+                // Most nodes of a tree are copies of the previous tree's (same stamp): unchanged.
             } else if let difference = nodeDiffers(j, from: previous, i) {
                 if difference == .slotsOnly, nodes[j].plane == nil, let refine, let narrowed = refine(previous.nodes[i], nodes[j]) {
                     // The shadows cast from those pixels change as far as they spread.

@@ -167,6 +167,10 @@ final class Layer {
     let kindName: String
     /// The kind's `customPropertiesAffectDisplay`, kept apart for the same reason.
     let customAffectsDisplay: Bool
+    /// The kind is the replicator (`LayerKind.replicatorName`).
+    let isReplicator: Bool
+    /// The kind is the plain layer (`LayerKind.layer`).
+    let isPlainLayer: Bool
     var model: PropertyValues {
         didSet {
             timing = model.timing
@@ -209,6 +213,8 @@ final class Layer {
         self.kind = kind
         kindName = kind.name
         customAffectsDisplay = kind.customPropertiesAffectDisplay
+        isReplicator = kind.name == LayerKind.replicatorName
+        isPlainLayer = kind.name == LayerKind.layer.name
         reachSlots = kind.contentReach.map { Set($0.properties.compactMap(kind.slot(of:))) }
         model = PropertyValues(slots: kind.properties.map(\.defaultValue), custom: [:])
         timing = MediaTiming()
@@ -235,6 +241,12 @@ final class Layer {
         let content = self.content(values: model)
         cachedContent = content
         return content
+    }
+
+    /// Render tree content showing presentation values `values` at local time `localTime`,
+    /// with the transition running then.
+    func animatedContent(_ values: PropertyValues, localTime: Double?) -> RenderTree.Content {
+        content(values: values, transition: Scene.transitionFrame(of: self, localTime: localTime))
     }
 
     /// Render tree content showing `values`, and `transition` running.
@@ -305,6 +317,12 @@ final class Track: Sendable {
     let interpolation: PropertyDescriptor.Interpolation
     /// For a transition: the layer's rendering it animates out.
     let outgoing: RenderTree?
+    /// The animation is a group (CAAnimationGroup).
+    let isGroup: Bool
+    /// The animation is a keyframe animation with a rotation mode.
+    let rotates: Bool
+    /// The animation is a transition (CATransition).
+    let isTransition: Bool
 
     init(
         animation: Animation, target: PropertyTarget?, children: [Track], interpolation: PropertyDescriptor.Interpolation = .values,
@@ -316,6 +334,12 @@ final class Track: Sendable {
         self.interpolation = interpolation
         self.outgoing = outgoing
         heapBytes = animation.heapBytes
+        switch animation.kind {
+        case .group: (isGroup, rotates, isTransition) = (true, false, false)
+        case .keyframe(let k): (isGroup, rotates, isTransition) = (false, k.rotationMode != nil, false)
+        case .transition: (isGroup, rotates, isTransition) = (false, false, true)
+        case .basic, .spring: (isGroup, rotates, isTransition) = (false, false, false)
+        }
     }
 }
 
@@ -343,13 +367,16 @@ struct LayerGeometry {
     /// `userInteractionEnabled`: hit testing reaches the layer and its sublayers.
     let isInteractive: Bool
     let zPosition: Double
+    /// The shadow's geometry; nil without a visible shadow or a `shadowPath` (held apart:
+    /// most layers have neither, and geometry is copied often).
+    private let shadow: ShadowGeometry?
     /// The area the shadow can reach, in bounds space; nil without a visible shadow.
-    let shadowReach: Rect?
+    var shadowReach: Rect? { shadow?.reach }
     /// The shadow's offset and radius when it is drawn from what the layer and its
     /// sublayers show (a visible shadow, no `shadowPath`, no `masksToBounds`).
-    let contentShadow: (offset: Size, radius: Double)?
+    var contentShadow: (offset: Size, radius: Double)? { shadow?.contentShadow }
     /// The control bounds of the `shadowPath`; nil when there is none (or it is empty).
-    let shadowPathBounds: Rect?
+    var shadowPathBounds: Rect? { shadow?.pathBounds }
     /// Where the kind's content draws beyond the bounds (bounds space); nil for nowhere.
     var contentReach: Rect?
 
@@ -357,7 +384,7 @@ struct LayerGeometry {
     /// `model`: when the animations touch none of its slots, or only opacity, the
     /// model's, without decoding every slot again.
     init(_ v: PropertyValues, model: LayerGeometry) {
-        var touched = v.overrides.lazy.filter { Self.slots.contains($0.slot) }.makeIterator()
+        var touched = v.overrides.lazy.filter { Self.isGeometrySlot($0.slot) }.makeIterator()
         guard let first = touched.next() else {
             self = model
             return
@@ -372,12 +399,16 @@ struct LayerGeometry {
         opacity = v.number(.opacity)
     }
 
-    /// The slots the geometry is decoded from.
-    private static let slots: Set<Int> = Set(
-        [
-            BaseProperty.bounds, .position, .anchorPoint, .zPosition, .transform, .sublayerTransform, .opacity, .hidden,
-            .masksToBounds, .doubleSided, .shadowColor, .shadowOpacity, .shadowOffset, .shadowRadius, .shadowPath,
-        ].map(\.slot))
+    /// The slots the geometry is decoded from, one bit each.
+    private static let slots: UInt64 = [
+        BaseProperty.bounds, .position, .anchorPoint, .zPosition, .transform, .sublayerTransform, .opacity, .hidden,
+        .masksToBounds, .doubleSided, .shadowColor, .shadowOpacity, .shadowOffset, .shadowRadius, .shadowPath,
+    ].reduce(0) { $0 | 1 << UInt64($1.slot) }
+
+    /// Whether the geometry is decoded from slot `slot`.
+    @inline(__always) private static func isGeometrySlot(_ slot: Int) -> Bool {
+        slot >= 0 && slot < 64 && slots & 1 << UInt64(slot) != 0
+    }
 
     /// The geometry of `v`; `pathBounds`, when given, is the bounds of its `shadowPath`,
     /// known from values with the same one, so that the path is not parsed again.
@@ -394,14 +425,13 @@ struct LayerGeometry {
         isInteractive = v.bool(.userInteractionEnabled)
         zPosition = v.number(.zPosition)
         let path = pathBounds ?? Self.bounds(ofShadowPath: v.string(.shadowPath))
-        shadowPathBounds = path
         if v.number(.shadowOpacity) * v.color(.shadowColor).alpha > 0 {
             let offset = v.size(.shadowOffset), radius = v.number(.shadowRadius), reach = shadowExtent(radius: radius) + 1
-            shadowReach = (path ?? bounds).offsetBy(dx: offset.width, dy: offset.height).insetBy(dx: -reach, dy: -reach)
-            contentShadow = path == nil && !masksToBounds ? (offset, radius) : nil
+            shadow = ShadowGeometry(
+                reach: (path ?? bounds).offsetBy(dx: offset.width, dy: offset.height).insetBy(dx: -reach, dy: -reach),
+                contentShadow: path == nil && !masksToBounds ? (offset, radius) : nil, pathBounds: path)
         } else {
-            shadowReach = nil
-            contentShadow = nil
+            shadow = path.map { ShadowGeometry(reach: nil, contentShadow: nil, pathBounds: $0) }
         }
     }
 
@@ -424,5 +454,18 @@ struct LayerGeometry {
         guard !text.isEmpty, let data = try? PathData(parsing: text) else { return nil }
         let box = data.controlBounds
         return box.isNull ? nil : box
+    }
+}
+
+/// A layer's shadow geometry (`LayerGeometry.shadowReach`, `contentShadow`, `shadowPathBounds`).
+final class ShadowGeometry: Sendable {
+    let reach: Rect?
+    let contentShadow: (offset: Size, radius: Double)?
+    let pathBounds: Rect?
+
+    init(reach: Rect?, contentShadow: (offset: Size, radius: Double)?, pathBounds: Rect?) {
+        self.reach = reach
+        self.contentShadow = contentShadow
+        self.pathBounds = pathBounds
     }
 }

@@ -75,7 +75,8 @@ struct RenderCache {
         }
         if !fresh.isEmpty { work.sort { $0.node < $1.node } }
         var nodes = (fresh.isEmpty ? spare.take() : nil) ?? tree.nodes
-        var builder = scratch.take() ?? TreeBuilder(screen: tree.screen, capacity: 16, build: nil)
+        var builder = scratch.take() ?? TreeBuilder(screen: tree.screen, capacity: 16, build: nil, stamp: 0)
+        builder.stamp = scene.treeStamps
         var covered: Int32 = 0
         for item in work where item.node >= covered || item.node < 0 {
             var parent = item.parentFrame < 0 ? nil : frames[Int(item.parentFrame)]
@@ -142,7 +143,7 @@ extension RenderTree.Node {
             content: content, transform: transform, inheritedOpacity: inheritedOpacity, clip: clip,
             visualBounds: visualBounds, shadowSpread: shadowSpread, castsFromContent: castsFromContent,
             shadowsSublayers: shadowsSublayers, tint: tint, isMask: isMask, hasMask: hasMask, plane: plane, parentIndex: parent,
-            end: end + offset)
+            end: end + offset, stamp: stamp)
     }
 }
 
@@ -152,6 +153,6 @@ extension TreeBuilder.ParentFrame {
         Self(
             node: node + offset, localTime: localTime, isMediaTime: isMediaTime, transform: transform,
             sublayerTransform: sublayerTransform, childClip: childClip, opacity: opacity, inheritedOpacity: inheritedOpacity,
-            spread: spread, shelter: shelter, tint: tint, isReplicated: isReplicated, perspective: perspective)
+            spread: spread, shelter: shelter, tint: tint, isReplicated: isReplicated, perspective: perspective, isMask: isMask)
     }
 }

@@ -39,8 +39,11 @@ extension RenderTree {
 final class Placement3D: Sendable {
     let own: Transform3D?
     let sublayer: Transform3D?
+    /// `own` is not nil: read without copying it.
+    let hasOwn: Bool
 
     init(own: Transform3D?, sublayer: Transform3D?) {
+        hasOwn = own != nil
         self.own = own
         self.sublayer = sublayer
     }
@@ -52,8 +55,11 @@ final class FramePerspective: Sendable {
     let sublayer3D: Transform3D?
     let plane: ProjectiveTransform?
     let screenClip: Rect?
+    /// `sublayer3D` is not nil: read without copying it.
+    let hasSublayer3D: Bool
 
     private init(sublayer3D: Transform3D?, plane: ProjectiveTransform?, screenClip: Rect?) {
+        hasSublayer3D = sublayer3D != nil
         self.sublayer3D = sublayer3D
         self.plane = plane
         self.screenClip = screenClip

@@ -16,6 +16,10 @@ public struct RenderTree: Sendable {
         public let transition: TransitionFrame?
         /// The layer shown: the same in every tree for as long as the layer lives.
         let layer: ObjectIdentifier
+        /// `transition` is not nil: read without copying it.
+        let hasTransition: Bool
+        /// The transition animates an old rendering out.
+        let hasOutgoing: Bool
 
         init(layer: ObjectIdentifier, id: String, kind: String, values: PropertyValues, displayKeys: Set<String>, transition: TransitionFrame? = nil) {
             self.layer = layer
@@ -23,6 +27,8 @@ public struct RenderTree: Sendable {
             self.kind = kind
             self.values = values
             self.displayKeys = displayKeys
+            hasTransition = transition != nil
+            hasOutgoing = transition?.outgoing != nil
             self.transition = transition
         }
     }
@@ -72,6 +78,9 @@ public struct RenderTree: Sendable {
         public var subtreeEnd: Int { Int(end) }
         let parentIndex: Int32
         var end: Int32
+        /// The tree (`Scene.treeStamps`) that built it: a node with the same content, parent
+        /// and stamp in another tree of the scene is a copy of it.
+        let stamp: UInt64
 
         public var id: String { content.id }
         public var kind: String { content.kind }
@@ -146,6 +155,7 @@ extension Scene {
         // The cache is found without hashing (an output or two), and updated in place. A
         // cache of the current generation has a root that still exists: removing a layer
         // starts a new generation.
+        treeStamps &+= 1
         if let i = renderCaches.firstIndex(where: { $0.root == rootID }), renderCaches[i].generation == treeGeneration,
             renderCaches[i].update(at: time, changed: changedLayers, scene: self)
         {
@@ -157,7 +167,7 @@ extension Scene {
         guard let output = root.rootOfOutput else { throw .unknownLayer(rootID) }
         let size = root.model.rect(.bounds).size
         fullBuilds &+= 1
-        var builder = TreeBuilder(screen: Rect(origin: .zero, size: size), capacity: layers.count, build: fullBuilds)
+        var builder = TreeBuilder(screen: Rect(origin: .zero, size: size), capacity: layers.count, build: fullBuilds, stamp: treeStamps)
         builder.build(from: root, parent: nil, at: time)
         let tree = RenderTree(output: output, size: size, nodes: builder.nodes)
         renderCaches.removeAll { $0.root == rootID }
@@ -175,7 +185,8 @@ extension Scene {
         let root = try layer(rootID)
         guard let output = root.rootOfOutput else { throw .unknownLayer(rootID) }
         let size = root.model.rect(.bounds).size
-        var builder = TreeBuilder(screen: Rect(origin: .zero, size: size), capacity: layers.count, build: nil)
+        treeStamps &+= 1
+        var builder = TreeBuilder(screen: Rect(origin: .zero, size: size), capacity: layers.count, build: nil, stamp: treeStamps)
         builder.build(from: root, parent: nil, at: time)
         return RenderTree(output: output, size: size, nodes: builder.nodes)
     }
@@ -228,6 +239,8 @@ struct TreeBuilder {
         var isReplicated = false
         /// What perspective passes down, when any does (held apart: frames are copied).
         var perspective: FramePerspective? = nil
+        /// The frame a layer passes to its mask: the layers under it are masks.
+        var isMask = false
         /// The sublayerTransform about the anchor point when it is not affine (then
         /// `sublayerTransform` is nil).
         var sublayer3D: Transform3D? { perspective?.sublayer3D }
@@ -260,10 +273,13 @@ struct TreeBuilder {
     let build: UInt64?
     /// A node built runs a transition.
     var hasTransitions = false
+    /// The stamp of the nodes it builds (`RenderTree.Node.stamp`).
+    var stamp: UInt64
 
-    init(screen: Rect, capacity: Int, build: UInt64?) {
+    init(screen: Rect, capacity: Int, build: UInt64?, stamp: UInt64) {
         self.screen = screen
         self.build = build
+        self.stamp = stamp
         nodes.reserveCapacity(capacity)
         frames.reserveCapacity(capacity / 2 + 1)
         stack.reserveCapacity(64)
@@ -293,9 +309,7 @@ struct TreeBuilder {
             return Presented(content: layer.modelContent, geometry: layer.geometry, localTime: localTime)
         }
         let values = Scene.presentation(of: layer, localTime: localTime)
-        return Presented(
-            content: layer.content(values: values, transition: Scene.transitionFrame(of: layer, localTime: localTime)),
-            geometry: layer.presentedGeometry(values), localTime: localTime)
+        return Presented(content: layer.animatedContent(values, localTime: localTime), geometry: layer.presentedGeometry(values), localTime: localTime)
     }
 
     /// A layer's presentation content and geometry, and its local time. A struct, not a
@@ -311,20 +325,29 @@ struct TreeBuilder {
     /// are large, and a copy per layer shows in the profile.
     private mutating func visit(_ layer: Layer, frame f: Int, time: Double) {
         let hasParent = f >= 0
-        let presented = Self.present(layer, parentTime: hasParent ? frames[f].localTime : time)
-        let content = presented.content, g = presented.geometry, localTime = presented.localTime
+        // As `present`, without a copy of the geometry into its result and out again.
+        let localTime = Scene.layerTime(layer.timing, parentTime: hasParent ? frames[f].localTime : time)
+        let content: RenderTree.Content, g: LayerGeometry
+        if layer.animations.isEmpty || localTime == nil {
+            content = layer.modelContent
+            g = layer.geometry
+        } else {
+            let values = Scene.presentation(of: layer, localTime: localTime)
+            content = layer.animatedContent(values, localTime: localTime)
+            g = layer.presentedGeometry(values)
+        }
         let visible = !g.isHidden && g.opacity > 0 && (g.isDoubleSided || Self.facesViewer(g, under: hasParent ? frames[f] : nil))
         // A layer that hid itself in the transaction of its transition stays, without its
         // sublayers, while its old rendering leaves.
-        let leaving = !visible && content.transition?.outgoing != nil
-        let isReplicator = layer.kindName == LayerKind.replicatorName, replicated = hasParent && frames[f].isReplicated
+        let leaving = !visible && content.hasOutgoing
+        let isReplicator = layer.isReplicator, replicated = hasParent && frames[f].isReplicated
         if build != nil, !replicated, !layer.animations.isEmpty || (isReplicator && layer.subtreeIsAnimated) {
             records.append(AnimatedLayer(layer: layer, node: Int32(nodes.count), isVisible: visible || leaving, parentFrame: Int32(f)))
         }
         guard visible || leaving else { return }
-        if content.transition != nil { hasTransitions = true }
+        if content.hasTransition { hasTransitions = true }
         var toScreen = g.toParent, projection: ProjectiveTransform?
-        if g.transform3D == nil, !hasParent || frames[f].sublayer3D == nil {
+        if g.placement3D?.hasOwn != true, !hasParent || frames[f].perspective?.hasSublayer3D != true {
             if hasParent {
                 if let s = frames[f].sublayerTransform { toScreen = toScreen.concatenating(s) }
                 toScreen = toScreen.concatenating(frames[f].transform)
@@ -349,7 +372,7 @@ struct TreeBuilder {
         var own = ShadowSpread.zero, childShelter = shelter
         // A plain layer without sublayers or contents casts the shadow of its bounds,
         // which `shadowReach` already holds.
-        if let cast = g.contentShadow, !sublayers.isEmpty || layer.kindName != LayerKind.layer.name || !content.values.string(.contents).isEmpty {
+        if let cast = g.contentShadow, !sublayers.isEmpty || !layer.isPlainLayer || !content.values.string(.contents).isEmpty {
             own = Self.spread(of: cast, under: toScreen)
             childShelter = Self.opaqueBox(content.values, bounds: g.bounds, under: toScreen)
         }
@@ -370,8 +393,8 @@ struct TreeBuilder {
                 content: content, transform: toScreen, inheritedOpacity: inherited, clip: clip,
                 visualBounds: shown, shadowSpread: spread, castsFromContent: own != .zero,
                 shadowsSublayers: own != .zero && !sublayers.isEmpty, tint: hasParent ? frames[f].tint : nil,
-                isMask: hasParent && layer.parent == nil, hasMask: mask != nil, plane: drawing, parentIndex: hasParent ? frames[f].node : -1,
-                end: index + 1))
+                isMask: hasParent && frames[f].isMask, hasMask: mask != nil, plane: drawing, parentIndex: hasParent ? frames[f].node : -1,
+                end: index + 1, stamp: stamp))
         if let build, !replicated {
             let ownFrame = sublayers.isEmpty && mask == nil ? -1 : Int32(frames.count)
             layer.renderSlot = RenderSlot(build: build, node: index, parentFrame: Int32(f), ownFrame: ownFrame)
@@ -386,6 +409,7 @@ struct TreeBuilder {
                 opacity: 1, inheritedOpacity: 1, spread: inheritedSpread, shelter: shelter,
                 perspective: FramePerspective.make(sublayer3D: nil, plane: plane, screenClip: screenClip))
             maskFrame.isReplicated = replicated
+            maskFrame.isMask = true
             frames.append(maskFrame)
         }
         let maskFrame = Int32(frames.count - 1)

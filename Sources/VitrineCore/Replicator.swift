@@ -100,6 +100,7 @@ extension TreeBuilder.ParentFrame {
             node: node, localTime: localTime.map { $0 - delay }, isMediaTime: isMediaTime && delay == 0, transform: transform,
             sublayerTransform: sublayer3D == nil ? (sublayerTransform ?? .identity).concatenating(m) : nil, childClip: childClip, opacity: opacity,
             inheritedOpacity: inheritedOpacity, spread: spread, shelter: shelter, tint: tint, isReplicated: isReplicated,
-            perspective: FramePerspective.make(sublayer3D: sublayer3D?.concatenating(Transform3D(m)), plane: plane, screenClip: screenClip))
+            perspective: FramePerspective.make(sublayer3D: sublayer3D?.concatenating(Transform3D(m)), plane: plane, screenClip: screenClip),
+            isMask: isMask)
     }
 }

@@ -78,12 +78,11 @@ extension Scene {
 
     /// Applies one animation (or a group's children) at parent time `tp`.
     static func apply(_ track: Track, parentTime tp: Double, to values: inout PropertyValues) {
-        let animation = track.animation
-        guard let (basic, iteration) = animation.timing.basicTime(fromParent: tp) else { return }
-        let duration = animation.timing.duration
+        guard let (basic, iteration) = track.animation.timing.basicTime(fromParent: tp) else { return }
+        let duration = track.animation.timing.duration
         var progress = duration > 0 ? basic / duration : 1
-        if let tf = animation.timingFunction { progress = tf.progress(at: progress) }
-        if case .group = animation.kind {
+        if let tf = track.animation.timingFunction { progress = tf.progress(at: progress) }
+        if track.isGroup {
             for child in track.children {
                 apply(child, parentTime: progress * duration, to: &values)
             }
@@ -95,7 +94,7 @@ extension Scene {
                 of: track.animation, progress: progress, seconds: basic, iteration: iteration, underlying: underlying, interpolation: track.interpolation)
         }
         // CAKeyframeAnimation's rotationMode: the layer turns to the motion's direction.
-        if case .keyframe(let k) = animation.kind, let angle = k.rotation(at: progress) {
+        if track.rotates, case .keyframe(let k) = track.animation.kind, let angle = k.rotation(at: progress) {
             values.update(at: .slot(BaseProperty.transform.slot, [])) { Value.add($0, .transform(AffineTransform(rotationAngle: angle))) }
         }
     }
@@ -105,21 +104,20 @@ extension Scene {
         of animation: Animation, progress: Double, seconds: Double, iteration: Int, underlying: Value,
         interpolation: PropertyDescriptor.Interpolation = .values
     ) -> Value {
-        let mix = interpolation.function
         var value: Value
         var cycleDelta: Value?
         switch animation.kind {
         case .basic(let e):
             let (from, to) = endpoints(e, underlying: underlying, additive: animation.isAdditive)
-            value = mix(from, to, progress)
+            value = interpolation.mix(from, to, progress)
             if animation.isCumulative { cycleDelta = Value.subtract(to, from) }
         case .spring(let e, let spring):
             let (from, to) = endpoints(e, underlying: underlying, additive: animation.isAdditive)
             let t = animation.timingFunction == nil ? seconds : progress * animation.timing.duration
-            value = mix(from, to, spring.progress(at: t))
+            value = interpolation.mix(from, to, spring.progress(at: t))
             if animation.isCumulative { cycleDelta = Value.subtract(to, from) }
         case .keyframe(let k):
-            value = k.value(at: progress, mix: mix)
+            value = k.value(at: progress, mix: interpolation.function)
             if animation.isCumulative, let (first, last) = k.endValues {
                 cycleDelta = Value.subtract(last, first)
             }
@@ -150,6 +148,14 @@ extension Scene {
 }
 
 extension PropertyDescriptor.Interpolation {
+    /// The value a fraction `t` of the way from `a` to `b`, called without a closure.
+    @inline(__always) func mix(_ a: Value, _ b: Value, _ t: Double) -> Value {
+        switch self {
+        case .values: Value.interpolate(a, b, t)
+        case .pathData: function(a, b, t)
+        }
+    }
+
     /// The value a fraction of the way between two.
     var function: @Sendable (Value, Value, Double) -> Value {
         switch self {

@@ -59,6 +59,8 @@ public final class Scene {
     var outgoing: [String: RenderTree] = [:]
     /// Render trees built whole so far.
     var fullBuilds: UInt64 = 0
+    /// Render trees built or updated so far: the stamp of the nodes each one makes.
+    var treeStamps: UInt64 = 0
     /// Per output root (one or two): its last render tree, for the next one to reuse.
     var renderCaches: [RenderCache] = []
     /// Render trees built by reusing the previous one, for tests and diagnostics.

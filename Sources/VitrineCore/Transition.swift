@@ -105,7 +105,7 @@ extension Scene {
     /// whose active interval (or fill) holds the time; nil when none does.
     static func transitionFrame(of layer: Layer, localTime: Double?) -> TransitionFrame? {
         guard let t = localTime else { return nil }
-        for attached in layer.animations.reversed() {
+        for attached in layer.animations.reversed() where attached.track.isTransition {
             let animation = attached.track.animation
             guard case .transition(let transition) = animation.kind, let (basic, _) = animation.timing.basicTime(fromParent: t) else { continue }
             let duration = animation.timing.duration

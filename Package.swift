@@ -168,10 +168,16 @@ let package = Package(
             name: "VitrineDaemonTests",
             dependencies: [
                 "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster", "VitrineTestSupport",
-                "vitrined",
-                "CX11", "CWaylandClient", "WaylandDescription", .product(name: "Logging", package: "swift-log"),
+                "VitrineDaemonTestSupport", "vitrined", "CX11", .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["References"], plugins: ["WaylandGlue"]),
+            exclude: ["References"]),
+        // What the tests that start the real `vitrined` share (the test targets that use it
+        // depend on `vitrined` too, so that it is built beside them): the daemon on its
+        // socket, and Wayland clients of its compositor, with wayland-glue's descriptions.
+        .target(
+            name: "VitrineDaemonTestSupport",
+            dependencies: ["VitrineTestSupport", "VitrineProtocol", "VitrineRaster", "VitrineOutput", "CWaylandClient", "WaylandDescription"],
+            path: "Tests/VitrineDaemonTestSupport", plugins: ["WaylandGlue"]),
         .executableTarget(
             name: "vitrined",
             dependencies: [
@@ -249,7 +255,7 @@ let package = Package(
             name: "VitrineWindowHostTests",
             dependencies: [
                 "VitrineWindowHost", "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineSystem", "VitrineInput", "VitrineWayland",
-                .product(name: "Logging", package: "swift-log"),
+                "VitrineDaemonTestSupport", "vitrined", .product(name: "Logging", package: "swift-log"),
             ]),
         // The scene's commands: transactions, rolls followed to their end, scene events.
         .target(
@@ -276,7 +282,14 @@ let package = Package(
                 "VitrineOutputSet", "VitrineCore", "VitrineConfig", "VitrineJSON", "VitrineProtocol", "VitrineSystem", "VitrineOutput", "VitrineRaster",
                 "VitrineRender", "VitrineTestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "VitrineWaylandTests", dependencies: ["VitrineWayland", "VitrineCore", "VitrineRaster"]),
+        .testTarget(
+            name: "VitrineWaylandTests",
+            dependencies: [
+                "VitrineWayland", "VitrineCore", "VitrineRaster", "VitrineProtocol", "VitrineOutput", "VitrineTestSupport", "VitrineDaemonTestSupport",
+                "vitrined",
+                "CWaylandClient", "WaylandDescription",
+            ],
+            exclude: ["References"], plugins: ["WaylandGlue"]),
         .systemLibrary(
             name: "CWaylandServer", path: "Sources/CWaylandServer", pkgConfig: "wayland-server",
             providers: [.apt(["libwayland-dev", "wayland-protocols"])]),

@@ -17,9 +17,10 @@ struct WaylandGlue: BuildToolPlugin {
         ],
         // The tests' and the compositor bench's own clients.
         "vitrine-bench": ["stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml"],
-        "VitrineDaemonTests": [
+        "VitrineDaemonTestSupport": [
             "stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml", "stable/viewporter/viewporter.xml",
         ],
+        "VitrineWaylandTests": ["stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml"],
     ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {

@@ -39,7 +39,7 @@ import VitrineRaster
 
     static func start(grace: Double) throws -> (DaemonProcess, URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-hotplug-\(UUID().uuidString.prefix(8))")
-        return try MultiOutputTests.start(in: directory, config: configuration(grace: grace, second: true))
+        return try DaemonProcess.twoOutputs(in: directory, config: configuration(grace: grace, second: true))
     }
 
     /// Rewrites the configuration and reloads it; returns the reply and the events that

@@ -287,23 +287,3 @@ import VitrineRaster
         #expect(daemon.isRunning)
     }
 }
-
-extension SocketClient {
-    /// Sends a request and requires it to succeed.
-    func ok(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let reply = try request(line)
-        try #require(reply["ok"] == .bool(true), "\(line.prefix(160)): \(reply)", sourceLocation: sourceLocation)
-    }
-
-    /// The events sent so far: those sent after the last reply come before a ping's.
-    func drain() throws -> [JSON] {
-        _ = try request(#"{"cmd": "ping"}"#)
-        return takeEvents()
-    }
-
-    /// A screenshot taken now.
-    func screenshot(_ name: String) throws -> Surface {
-        let reply = try request(#"{"cmd": "screenshot", "path": "\#(name).png"}"#)
-        return try Surface(contentsOfPNG: try #require(reply["result"]?["path"]?.string, "\(reply)"))
-    }
-}

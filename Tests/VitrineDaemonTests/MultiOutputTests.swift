@@ -6,40 +6,6 @@ import VitrineRaster
 /// Several outputs on the headless backend, through the real daemon's socket: one per
 /// `[[outputs]]` table, each with its own root, scene, screenshot, pacing and power.
 @Suite struct MultiOutputTests {
-    static let left = ##"{"layers": [{"id": "panel", "properties": {"bounds": [0, 0, 100, 60], "position": [60, 40], "backgroundColor": "#2050a0"}}]}"##
-    static let right =
-        ##"{"background": "#203020", "layers": [{"id": "badge", "properties": {"bounds": [0, 0, 50, 50], "position": [100, 100], "backgroundColor": "tomato", "cornerRadius": 8}}]}"##
-
-    /// A daemon with two emulated outputs, HDMI-A-1 (320×200, root "root", left.json)
-    /// and HDMI-A-2 (200×320 at `rightRate` Hz, root "right", right.json); `extra` is
-    /// appended to the second table.
-    static func start(
-        clock: String = "manual", rightRate: Int = 30, extra: String = "", in existing: URL? = nil, config: String? = nil, arguments: [String] = [],
-        environment: [String: String] = [:]
-    ) throws -> (DaemonProcess, URL) {
-        let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-outputs-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try left.write(to: directory.appendingPathComponent("left.json"), atomically: true, encoding: .utf8)
-        try right.write(to: directory.appendingPathComponent("right.json"), atomically: true, encoding: .utf8)
-        let twoOutputs = """
-            [[outputs]]
-            connector = "HDMI-A-1"
-            mode = "320x200@60"
-            scene = "left.json"
-
-            [[outputs]]
-            connector = "HDMI-A-2"
-            mode = "200x320@\(rightRate)"
-            root = "right"
-            scene = "right.json"
-
-            """
-        try (config ?? (twoOutputs + extra)).write(to: directory.appendingPathComponent("vitrine.toml"), atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(
-            clock: clock, environment: environment, arguments: ["--config", directory.appendingPathComponent("vitrine.toml").path] + arguments)
-        return (daemon, directory)
-    }
-
     /// `vitrined render` of a scene file at `size`.
     static func render(_ scene: URL, size: String, into directory: URL) throws -> Surface {
         let out = directory.appendingPathComponent(scene.deletingPathExtension().lastPathComponent + "-render.png").path
@@ -59,7 +25,7 @@ import VitrineRaster
     }
 
     @Test func eachOutputShowsItsOwnRootAndScene() throws {
-        let (daemon, directory) = try Self.start()
+        let (daemon, directory) = try DaemonProcess.twoOutputs()
         defer { try? FileManager.default.removeItem(at: directory) }
         let c = try daemon.connect()
         let hello = try c.request(#"{"cmd": "hello"}"#)
@@ -98,7 +64,7 @@ import VitrineRaster
     }
 
     @Test func scriptsBlankAndWakeAnOutput() throws {
-        let (daemon, directory) = try Self.start()
+        let (daemon, directory) = try DaemonProcess.twoOutputs()
         defer { try? FileManager.default.removeItem(at: directory) }
         let c = try daemon.connect()
         #expect(try c.request(#"{"cmd": "subscribe", "events": ["output.*"]}"#)["ok"] == .bool(true))
@@ -149,7 +115,7 @@ import VitrineRaster
     @Test func everyOutputsLayersSurviveARestart() throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-outputs-state-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: state) }
-        let (daemon, directory) = try Self.start(arguments: ["--state-dir", state])
+        let (daemon, directory) = try DaemonProcess.twoOutputs(arguments: ["--state-dir", state])
         defer { try? FileManager.default.removeItem(at: directory) }
         let c = try daemon.connect()
         let add = try c.request(
@@ -158,14 +124,14 @@ import VitrineRaster
         #expect(add["ok"] == .bool(true), "\(add)")
         let before = try Self.screenshot(c, "HDMI-A-2")
         #expect(daemon.stop() == 0)
-        let (again, _) = try Self.start(in: directory, arguments: ["--state-dir", state])
+        let (again, _) = try DaemonProcess.twoOutputs(in: directory, arguments: ["--state-dir", state])
         let d = try again.connect()
         #expect(try d.request(#"{"cmd": "layer.get", "layer": "note"}"#)["result"]?["parent"] == .string("right"))
         #expect(try Self.screenshot(d, "HDMI-A-2").pixelsEqual(before), "the journal keeps the second output's layers")
     }
 
     @Test func eachOutputIsPacedAtItsOwnRate() throws {
-        let (daemon, directory) = try Self.start(clock: "realtime", rightRate: 20)
+        let (daemon, directory) = try DaemonProcess.twoOutputs(clock: "realtime", rightRate: 20)
         defer { try? FileManager.default.removeItem(at: directory) }
         let c = try daemon.connect()
         let before = try Self.outputs(c)
@@ -198,7 +164,7 @@ import VitrineRaster
     /// `hour`:`minute`:`second` at start; subscribed to `output.*`.
     static func startNight(at hour: Int, _ minute: Int, _ second: Int) throws -> (DaemonProcess, URL, SocketClient) {
         let zone = timeZone(readingNow: hour, minute, second)
-        let (daemon, directory) = try start(extra: "power_off = \"22:00\"\npower_on = \"06:00\"\n", environment: ["TZ": zone])
+        let (daemon, directory) = try DaemonProcess.twoOutputs(extra: "power_off = \"22:00\"\npower_on = \"06:00\"\n", environment: ["TZ": zone])
         let c = try daemon.connect()
         #expect(try c.request(#"{"cmd": "subscribe", "events": ["output.*"]}"#)["ok"] == .bool(true))
         return (daemon, directory, c)
@@ -248,7 +214,7 @@ import VitrineRaster
     @Test func theScheduleBlanksAnOutputAtStart() throws {
         let minute = Int(time(nil)) % 86_400 / 60
         func hhmm(_ m: Int) -> String { String(format: "%02d:%02d", ((m + 1440) % 1440) / 60, ((m + 1440) % 1440) % 60) }
-        let (daemon, directory) = try Self.start(
+        let (daemon, directory) = try DaemonProcess.twoOutputs(
             extra: "power_off = \"\(hhmm(minute - 2))\"\npower_on = \"\(hhmm(minute + 3))\"\n", environment: ["TZ": "UTC0"])
         defer { try? FileManager.default.removeItem(at: directory) }
         let c = try daemon.connect()

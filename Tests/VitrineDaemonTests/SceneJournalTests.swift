@@ -104,7 +104,7 @@ import VitrineTestSupport
     @Test func aScreenGoneSinceTheJournalLeavesOutOnlyItsTree() throws {
         let state = try Self.stateDirectory()
         defer { try? FileManager.default.removeItem(atPath: state) }
-        let (first, directory) = try MultiOutputTests.start(arguments: ["--state-dir", state])
+        let (first, directory) = try DaemonProcess.twoOutputs(arguments: ["--state-dir", state])
         defer { try? FileManager.default.removeItem(at: directory) }
         let c = try first.connect()
         try Self.ok(c.request(#"{"cmd": "layer.add", "layer": "mine", "parent": "root", "properties": {"bounds": [0, 0, 10, 10]}}"#))
@@ -117,7 +117,7 @@ import VitrineTestSupport
             mode = "320x200@60"
 
             """
-        let (second, _) = try MultiOutputTests.start(in: directory, config: oneOutput, arguments: ["--state-dir", state, "--log-level", "warning"])
+        let (second, _) = try DaemonProcess.twoOutputs(in: directory, config: oneOutput, arguments: ["--state-dir", state, "--log-level", "warning"])
         let d = try second.connect()
         #expect(try Self.layers(d).contains("mine"))
         #expect(try d.request(#"{"cmd": "layer.get", "layer": "theirs"}"#)["error"]?["code"] == .string("unknown_layer"))

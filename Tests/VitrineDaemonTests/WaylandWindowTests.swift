@@ -129,19 +129,3 @@ struct WaylandWindowTests {
         #expect(run.stderr.contains("cannot connect to the Wayland compositor wayland-none in \(empty)"), "\(run.stderr)")
     }
 }
-
-extension SocketClient {
-    /// Waits up to `timeout` seconds for an event `name` that `matches`; throws, with the
-    /// events that came instead, if none does.
-    func waitForEvent(_ name: String, timeout: Double = 10, where matches: (JSON) -> Bool = { _ in true }) throws -> JSON {
-        var seen = takeEvents()
-        if let event = seen.first(where: { $0["event"] == .string(name) && matches($0) }) { return event }
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline, let line = readLine(timeout: max(0.01, deadline.timeIntervalSinceNow)) {
-            let event = try JSON(parsing: Data(line.utf8))
-            if event["event"] == .string(name), matches(event) { return event }
-            seen.append(event)
-        }
-        throw DaemonError("no \(name) event came within \(timeout) s; these did: \(seen.map(\.text))")
-    }
-}

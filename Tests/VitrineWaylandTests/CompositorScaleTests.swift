@@ -1,8 +1,8 @@
 import Foundation
 import Testing
+import VitrineDaemonTestSupport
 import VitrineProtocol
 import VitrineRaster
-import VitrineTestSupport
 
 /// Buffer scale, buffer transforms, wp_viewporter and synchronized subsurfaces, seen
 /// through Weston's clients, whose pictures are known: each window is shown pixel for

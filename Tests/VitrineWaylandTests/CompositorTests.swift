@@ -1,9 +1,9 @@
 import CWaylandClient
 import Foundation
 import Testing
+import VitrineDaemonTestSupport
 import VitrineProtocol
 import VitrineRaster
-import VitrineTestSupport
 
 /// The daemon as a Wayland compositor (`[compositor]`): a client's toplevel shown by a
 /// `surface` layer. The client is a second `vitrined` with `--backend wayland` drawing a
@@ -13,17 +13,6 @@ import VitrineTestSupport
 /// `weston-simple-shm`.
 @Suite(.serialized) struct CompositorTests {
     static let references = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("References")
-
-    /// Four coloured quadrants and a small square at (26, 16): the client's picture.
-    static let clientScene = """
-        {"size": [60, 40], "background": "#000000",
-         "layers": [
-          {"id": "tl", "properties": {"bounds": [0, 0, 30, 20], "position": [15, 10], "backgroundColor": "#ff0000"}},
-          {"id": "tr", "properties": {"bounds": [0, 0, 30, 20], "position": [45, 10], "backgroundColor": "#00ff00"}},
-          {"id": "bl", "properties": {"bounds": [0, 0, 30, 20], "position": [15, 30], "backgroundColor": "#0000ff"}},
-          {"id": "br", "properties": {"bounds": [0, 0, 30, 20], "position": [45, 30], "backgroundColor": "#ffffff"}},
-          {"id": "dot", "properties": {"bounds": [0, 0, 8, 8], "position": [30, 20], "backgroundColor": "#ffff00"}}]}
-        """
 
     /// Starts vitrined with the configuration `config` (its compositor's socket "wl"),
     /// subscribed to surface events, with the surface layer `win` of `properties`.
@@ -55,10 +44,10 @@ import VitrineTestSupport
                 win: ##"{"bounds": [0, 0, 60, 40], "position": [100, 60], "transform.scale": 2, "backgroundColor": "#404040"}"##)
         }
 
-        /// A `vitrined --backend wayland` showing `clientScene` as a client of this one.
+        /// A `vitrined --backend wayland` showing `compositorClientScene` as a client of this one.
         func startClient() throws -> DaemonProcess {
             let scene = daemon.directory.appendingPathComponent("client.json").path
-            try CompositorTests.clientScene.write(toFile: scene, atomically: true, encoding: .utf8)
+            try compositorClientScene.write(toFile: scene, atomically: true, encoding: .utf8)
             return try DaemonProcess(
                 clock: "manual", backend: "wayland", environment: ["WAYLAND_DISPLAY": waylandPath],
                 arguments: ["--mode", "60x40@60", "--scene", scene, "--log-level", "info"])

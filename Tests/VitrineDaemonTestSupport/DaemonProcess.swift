@@ -1,22 +1,18 @@
 @_exported import VitrineTestSupport
 import Foundation
-import Logging
-import Testing
-import VitrineDaemon
-import VitrineOutput
 import VitrineProtocol
 
 /// The real `vitrined`, started on a socket in a fresh temporary directory (headless,
 /// manual clock unless told otherwise), stopped when released.
-final class DaemonProcess {
-    let directory: URL
-    let socketPath: String
-    let screenshotDirectory: String
+public final class DaemonProcess {
+    public let directory: URL
+    public let socketPath: String
+    public let screenshotDirectory: String
     private let process: ChildProcess
     private let stderrPath: String
 
     /// The `vitrined` built next to this test binary.
-    static var executable: URL {
+    public static var executable: URL {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("vitrined")
         if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -27,7 +23,7 @@ final class DaemonProcess {
     /// succeeds (a stale socket file may be there before it starts).
     /// `screenshotDirectory: ""` leaves the directory to the configuration. `environment`
     /// adds to the daemon's (DISPLAY for a window backend).
-    init(
+    public init(
         clock: String = "manual", screenshotDirectory: String? = nil, socketPath: String? = nil, backend: String = "headless",
         environment: [String: String] = [:], arguments: [String] = []
     ) throws {
@@ -59,26 +55,26 @@ final class DaemonProcess {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func connect() throws -> SocketClient { try SocketClient(path: socketPath) }
+    public func connect() throws -> SocketClient { try SocketClient(path: socketPath) }
 
     /// The process id, for signals.
-    var pid: Int32 { process.pid }
+    public var pid: Int32 { process.pid }
 
-    var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { process.isRunning }
 
     /// What the daemon has written to standard error so far.
-    var standardError: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    public var standardError: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     /// Waits until the daemon exits by itself (at most `timeout` seconds) and returns its
     /// status, or nil if it is still running.
-    func waitForExit(timeout: Double = 10) -> Int32? { process.wait(timeout: timeout) }
+    public func waitForExit(timeout: Double = 10) -> Int32? { process.wait(timeout: timeout) }
 
     /// Stops the daemon with SIGTERM and returns its exit status.
-    func stop() -> Int32 { process.terminate() }
+    public func stop() -> Int32 { process.terminate() }
 
     /// Runs `vitrined` with `arguments` to its end (killed after `timeout` seconds) and
     /// returns its exit status and what it wrote to standard error.
-    static func runToExit(_ arguments: [String], timeout: Double = 20, environment: [String: String] = [:]) throws -> (status: Int32, stderr: String) {
+    public static func runToExit(_ arguments: [String], timeout: Double = 20, environment: [String: String] = [:]) throws -> (status: Int32, stderr: String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("vitrined-\(UUID().uuidString.prefix(8)).stderr").path
         defer { try? FileManager.default.removeItem(atPath: log) }
         let process = try ChildProcess(executable.path, arguments, stderrPath: log, environment: environment)
@@ -88,21 +84,21 @@ final class DaemonProcess {
 }
 
 /// The name the daemon tests know the helpers' error by.
-typealias DaemonError = TestError
+public typealias DaemonError = TestError
 
 /// A blocking line client of the daemon's socket.
-final class SocketClient {
+public final class SocketClient {
     /// -1 once closed: a class whose initializer throws after setting every property is
     /// deinitialized, and must not close a descriptor number another thread may own by then.
     private var fd: Int32
     private var buffer: [UInt8] = []
     /// Events read while waiting for replies, in order.
-    private(set) var events: [JSON] = []
+    public private(set) var events: [JSON] = []
     private var nextID = 0
 
     /// `receiveBuffer` shrinks the socket's receive buffer (SO_RCVBUF), for clients that
     /// stop reading.
-    init(path: String, receiveBuffer: Int32? = nil) throws {
+    public init(path: String, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw DaemonError("socket() failed") }
         if var size = receiveBuffer {
@@ -120,15 +116,15 @@ final class SocketClient {
 
     /// Ends the input the daemon reads (shutdown(SHUT_WR), as socat does when its input
     /// ends); replies still come back.
-    func shutdownWriting() { shutdown(fd, Int32(SHUT_WR)) }
+    public func shutdownWriting() { shutdown(fd, Int32(SHUT_WR)) }
 
     /// Sends raw bytes.
-    func write(_ bytes: [UInt8]) { sendAll(fd, bytes) }
+    public func write(_ bytes: [UInt8]) { sendAll(fd, bytes) }
 
-    func send(_ line: String) { write(Array((line + "\n").utf8)) }
+    public func send(_ line: String) { write(Array((line + "\n").utf8)) }
 
     /// The next line, or nil after `timeout` seconds or at end of stream.
-    func readLine(timeout: Double = 10) -> String? {
+    public func readLine(timeout: Double = 10) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let newline = buffer.firstIndex(of: 10) {
@@ -150,7 +146,7 @@ final class SocketClient {
     /// Reads up to `count` lines, handing each to `body` without its newline; stops early
     /// when `timeout` seconds pass without a byte or the stream ends. Returns how many
     /// lines were read. For many lines: the buffer is not shifted once per line.
-    func readLines(_ count: Int, timeout: Double = 30, _ body: (ArraySlice<UInt8>) -> Void) -> Int {
+    public func readLines(_ count: Int, timeout: Double = 30, _ body: (ArraySlice<UInt8>) -> Void) -> Int {
         var lines = 0, start = 0
         defer { buffer.removeSubrange(0..<start) }
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -178,7 +174,7 @@ final class SocketClient {
 
     /// Sends a request object (its id is set here) and returns the reply, keeping the
     /// events that arrive before it.
-    func request(_ command: [String: JSON]) throws -> JSON {
+    public func request(_ command: [String: JSON]) throws -> JSON {
         nextID += 1
         var object = command
         object["id"] = .number(Double(nextID))
@@ -193,14 +189,14 @@ final class SocketClient {
     }
 
     /// `request` from JSON text.
-    func request(_ text: String) throws -> JSON {
+    public func request(_ text: String) throws -> JSON {
         guard case .object(let o) = try JSON(parsing: Data(text.utf8)) else { throw DaemonError("not an object: \(text)") }
         return try request(o)
     }
 
     /// Sends raw bytes and a newline, and returns the next line that is not an event,
     /// parsed (the reply, as requests are answered in order); nil if none comes.
-    func exchange(_ bytes: [UInt8]) throws -> JSON? {
+    public func exchange(_ bytes: [UInt8]) throws -> JSON? {
         write(bytes + [10])
         while let line = readLine() {
             let json = try JSON(parsing: Data(line.utf8))
@@ -211,11 +207,11 @@ final class SocketClient {
     }
 
     /// `exchange` for a text line.
-    func exchange(_ line: String) throws -> JSON? { try exchange(Array(line.utf8)) }
+    public func exchange(_ line: String) throws -> JSON? { try exchange(Array(line.utf8)) }
 
     /// Reads until the daemon closes the connection or `timeout` seconds pass without a
     /// byte; returns the bytes read and whether the end of the stream was reached.
-    func drain(timeout: Double = 5) -> (bytes: Int, closed: Bool) {
+    public func drain(timeout: Double = 5) -> (bytes: Int, closed: Bool) {
         var total = buffer.count
         buffer.removeAll()
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -229,60 +225,15 @@ final class SocketClient {
     }
 
     /// True when the daemon has closed the connection, without reading anything.
-    var peerClosed: Bool {
+    public var peerClosed: Bool {
         let rdhup: Int16 = 0x2000  // POLLRDHUP (Linux), which Glibc does not export to Swift
         var poller = pollfd(fd: fd, events: rdhup, revents: 0)
         return poll(&poller, 1, 0) > 0 && poller.revents & (rdhup | Int16(POLLHUP)) != 0
     }
 
     /// Takes the events collected so far.
-    func takeEvents() -> [JSON] {
+    public func takeEvents() -> [JSON] {
         defer { events.removeAll() }
         return events
     }
-}
-
-/// A `Daemon` run inside the test process with settings the command line cannot give
-/// (small limits), on its own socket in a fresh temporary directory.
-final class InProcessDaemon {
-    let directory: URL
-    let socketPath: String
-    private let daemon: Daemon
-    private let finished = DispatchSemaphore(value: 0)
-
-    init(clock: DaemonSettings.ClockMode = .manual, configure: (inout DaemonSettings) -> Void) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-test-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        socketPath = directory.appendingPathComponent("v.sock").path
-        var settings = DaemonSettings()
-        settings.socketPath = socketPath
-        settings.clock = clock
-        settings.screenshotDirectory = directory.path
-        settings.headlessWidth = 320
-        settings.headlessHeight = 200
-        configure(&settings)
-        let output = try HeadlessOutput(width: settings.headlessWidth, height: settings.headlessHeight)
-        daemon = try Daemon(settings: settings, output: output, logger: Logger(label: "vitrine-test") { _ in SwiftLogNoOpLogHandler() })
-        // The test runner keeps its own signal handling; the daemon is stopped with stop().
-        daemon.handlesSignals = false
-        let daemon = daemon
-        let finished = finished
-        Thread {
-            do { try daemon.run() } catch { print("in-process daemon: \(error)") }
-            finished.signal()
-        }.start()
-        let deadline = Date().addingTimeInterval(20)
-        while (try? SocketClient(path: socketPath)) == nil {
-            guard Date() < deadline else { throw DaemonError("the in-process daemon did not start listening") }
-            usleep(10_000)
-        }
-    }
-
-    deinit {
-        daemon.stop()
-        finished.wait()
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    func connect() throws -> SocketClient { try SocketClient(path: socketPath) }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import VitrineDaemonTestSupport
 import VitrineRaster
-import VitrineTestSupport
 
 /// Programs Debian ships, as clients of the daemon's compositor: foot (a terminal), mpv
 /// (`--vo=wlshm`, a generated video) and Chromium (`--ozone-platform=wayland`, software

@@ -1,5 +1,6 @@
 import CWaylandClient
 import Foundation
+import VitrineDaemonTestSupport
 @testable import VitrineOutput
 
 /// A Wayland client written for the popup tests with libwayland-client: a toplevel of

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VitrineDaemonTestSupport
 import VitrineProtocol
 
 /// Programs the daemon starts (`[[clients]]`, `client.start`) with the real `vitrined`:

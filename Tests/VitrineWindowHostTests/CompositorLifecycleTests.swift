@@ -1,16 +1,21 @@
 import Foundation
 import Testing
+import VitrineDaemonTestSupport
 import VitrineProtocol
-import VitrineTestSupport
 
 /// The lives of the compositor's windows with real clients (a nested `vitrined --backend
-/// wayland`, foot, CompositorPresentationTests' client): pings of a client stopped with SIGSTOP and continued, the kill and
+/// wayland`, foot, PresentationClient): pings of a client stopped with SIGSTOP and continued, the kill and
 /// restart of a launched client that stays unresponsive, `surface.close`, and
 /// `[[compositor.rules]]` and `ping_timeout` changed by `config.reload`.
 @Suite(.serialized) struct CompositorLifecycleTests {
+    /// VitrineWaylandTests' references: a window placed by a rule looks as CompositorTests'
+    /// client shown by its layer.
+    static let references = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("VitrineWaylandTests/References")
+
     /// A compositor (headless, 200×120, manual clock) whose configuration file the test
     /// rewrites, with the surface layers `win` (60×40 scaled 2× at (100, 60), as in
-    /// CompositorTests), `win2` and `win3`.
+    /// VitrineWaylandTests' CompositorTests), `win2` and `win3`.
     final class Setup {
         let directory: String
         let config: String
@@ -29,7 +34,7 @@ import VitrineTestSupport
             directory = made.path
             config = directory + "/vitrine.toml"
             scene = directory + "/client.json"
-            try CompositorTests.clientScene.write(toFile: scene, atomically: true, encoding: .utf8)
+            try compositorClientScene.write(toFile: scene, atomically: true, encoding: .utf8)
             try Self.text(compositor, clients, directory: directory, scene: scene).write(toFile: config, atomically: true, encoding: .utf8)
             daemon = try DaemonProcess(arguments: ["--config", config, "--log-level", "info"])
             waylandPath = daemon.directory.appendingPathComponent("wl").path
@@ -55,7 +60,7 @@ import VitrineTestSupport
                 + clients.replacingOccurrences(of: "$INNER", with: command).replacingOccurrences(of: "$DIR", with: directory)
         }
 
-        /// A `vitrined --backend wayland` showing CompositorTests' client scene, started by the test.
+        /// A `vitrined --backend wayland` showing `compositorClientScene`, started by the test.
         func startClient() throws -> DaemonProcess {
             try DaemonProcess(
                 clock: "manual", backend: "wayland", environment: ["WAYLAND_DISPLAY": waylandPath],
@@ -293,7 +298,7 @@ import VitrineTestSupport
         #expect(try setup.layer(of: a) == .string("win"), "a window mapped before the reload follows the new rule")
         var failure: String?
         for _ in 0..<100 {
-            failure = try GoldenImage.check(try setup.control.screenshot("life-rules"), named: "compositor-client-scaled", in: CompositorTests.references)
+            failure = try GoldenImage.check(try setup.control.screenshot("life-rules"), named: "compositor-client-scaled", in: Self.references)
             if failure == nil { break }
             usleep(50_000)
         }

@@ -1,7 +1,7 @@
 import CWaylandClient
 import Foundation
 import Testing
-import VitrineTestSupport
+import VitrineDaemonTestSupport
 
 /// A client that makes objects without end (pools, buffers, regions) is disconnected at
 /// `[compositor] max_objects_per_client` or `max_shm_pools_per_client` with a log line, while

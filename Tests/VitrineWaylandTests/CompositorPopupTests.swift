@@ -1,9 +1,9 @@
 import CWaylandClient
 import Foundation
 import Testing
+import VitrineDaemonTestSupport
 import VitrineProtocol
 import VitrineRaster
-import VitrineTestSupport
 @testable import VitrineOutput
 
 /// Popups and input targeting against the real daemon, with a client written here

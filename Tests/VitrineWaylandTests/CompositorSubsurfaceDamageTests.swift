@@ -1,7 +1,7 @@
 import CWaylandClient
 import Foundation
 import Testing
-import VitrineTestSupport
+import VitrineDaemonTestSupport
 
 /// A subsurface's damage becomes screen damage where the subsurface is: the 40×24 window
 /// (1092 screen pixels with the pixel of filtering around it) is not repainted whole for

@@ -2,9 +2,9 @@ import CWaylandClient
 import Foundation
 import Testing
 @testable import VitrineOutput
+import VitrineDaemonTestSupport
 import VitrineProtocol
 import VitrineRaster
-import VitrineTestSupport
 import WaylandDescription
 
 /// Buffer transforms, scales and viewports, synchronized subsurfaces and the protocol

@@ -1,8 +1,8 @@
 import CWaylandClient
 import Foundation
 import Testing
+import VitrineDaemonTestSupport
 import VitrineRaster
-import VitrineTestSupport
 
 @testable import VitrineOutput
 

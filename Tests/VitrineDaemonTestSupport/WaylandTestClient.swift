@@ -1,26 +1,26 @@
 import CWaylandClient
 import Foundation
-@testable import VitrineOutput
+import VitrineOutput
 import WaylandDescription
 
 /// A wayland-client connection for the tests' clients: the globals they ask for bound,
 /// xdg toplevels made and configured, wl_shm buffers of given pixels, events dispatched
 /// with a timeout and the protocol error read. Subclasses add what their tests need.
-class TestWaylandClient {
-    static let xdg = WaylandInterfaceTable.xdgShell
-    static let timing = WaylandInterfaceTable(WaylandProtocol.presentationTime)
-    static let viewporter = WaylandInterfaceTable(WaylandProtocol.viewporter)
-    let display: OpaquePointer
-    let registry: OpaquePointer
+open class TestWaylandClient {
+    public static let xdg = WaylandInterfaceTable(WaylandProtocol.xdgShell)
+    public static let timing = WaylandInterfaceTable(WaylandProtocol.presentationTime)
+    public static let viewporter = WaylandInterfaceTable(WaylandProtocol.viewporter)
+    public let display: OpaquePointer
+    public let registry: OpaquePointer
     /// The globals bound, each interface's in the order the compositor told them.
-    private(set) var bound: [String: [OpaquePointer]] = [:]
+    public private(set) var bound: [String: [OpaquePointer]] = [:]
     /// The globals told (name and version), to bind later.
     private var told: [String: UInt32] = [:]
     private var listeners: [WaylandListener] = []
     private var pools: [ShmPool] = []
 
     /// The interface of the global `name`.
-    static func interface(_ name: String) -> UnsafePointer<wl_interface>? {
+    public static func interface(_ name: String) -> UnsafePointer<wl_interface>? {
         switch name {
         case "wl_compositor": vitrine_wl_compositor_interface()
         case "wl_shm": vitrine_wl_shm_interface()
@@ -36,7 +36,7 @@ class TestWaylandClient {
 
     /// Connects to the socket `path` and binds the globals `versions` names, at those
     /// versions, in one round trip; all must be there but the `optional` ones.
-    init(_ path: String, binding versions: [String: UInt32], optional: [String] = []) throws {
+    public init(_ path: String, binding versions: [String: UInt32], optional: [String] = []) throws {
         guard let display = wl_display_connect(path) else { throw DaemonError("cannot connect to \(path)") }
         self.display = display
         guard let registry = wl_display_get_registry(display) else { throw DaemonError("no wl_registry") }
@@ -58,10 +58,10 @@ class TestWaylandClient {
     deinit { wl_display_disconnect(display) }
 
     /// The first global of `name` bound.
-    func global(_ name: String) -> OpaquePointer? { bound[name]?.first }
+    public func global(_ name: String) -> OpaquePointer? { bound[name]?.first }
 
     /// Binds the global `name` the compositor told at connection.
-    func bind(_ name: String, version: UInt32) throws -> OpaquePointer {
+    public func bind(_ name: String, version: UInt32) throws -> OpaquePointer {
         guard let id = told[name], let interface = Self.interface(name),
             let proxy = wl_registry_bind(registry, id, interface, version).map(OpaquePointer.init)
         else { throw DaemonError("the compositor has no \(name)") }
@@ -70,7 +70,7 @@ class TestWaylandClient {
     }
 
     /// Gives `proxy`'s events to `handle` as long as the client lives.
-    func listen(_ proxy: OpaquePointer, _ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) {
+    public func listen(_ proxy: OpaquePointer, _ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) {
         let listener = WaylandListener(handle)
         listeners.append(listener)
         listener.listen(to: proxy)
@@ -78,7 +78,7 @@ class TestWaylandClient {
 
     /// Makes `surface` an xdg toplevel of app id `appID` (configures acknowledged), commits
     /// it and waits up to 20 round trips for its first configure.
-    func makeToplevel(_ surface: OpaquePointer?, appID: String) throws -> (xdgSurface: OpaquePointer, toplevel: OpaquePointer) {
+    public func makeToplevel(_ surface: OpaquePointer?, appID: String) throws -> (xdgSurface: OpaquePointer, toplevel: OpaquePointer) {
         guard let wmBase = global("xdg_wm_base"),
             let xdgSurface = waylandRequest(
                 wmBase, XdgWmBaseRequest.get_xdg_surface.rawValue, [wl_argument(n: 0), wl_argument(o: surface)], creating: Self.xdg["xdg_surface"]),
@@ -98,7 +98,7 @@ class TestWaylandClient {
     }
 
     /// Answers `xdg_wm_base.ping` with its serial.
-    func answerPings() {
+    public func answerPings() {
         guard let wmBase = global("xdg_wm_base") else { return }
         listen(wmBase) { opcode, args in
             if opcode == XdgWmBaseEvent.ping.rawValue { waylandRequest(wmBase, XdgWmBaseRequest.pong.rawValue, [wl_argument(u: args[0].u)]) }
@@ -107,7 +107,7 @@ class TestWaylandClient {
 
     /// A `width` × `height` buffer of `format` in a pool of its own, filled by `fill`
     /// (given its pixels); the pool's file is kept as long as the client.
-    func buffer(
+    public func buffer(
         _ width: Int, _ height: Int, format: wl_shm_format = WL_SHM_FORMAT_ARGB8888, name: String,
         fill: (UnsafeMutableBufferPointer<UInt32>) -> Void
     ) throws -> OpaquePointer {
@@ -118,11 +118,11 @@ class TestWaylandClient {
         return try pool.buffer(offset: 0, width: width, height: height, format: format)
     }
 
-    func roundtrip() { wl_display_roundtrip(display) }
+    public func roundtrip() { wl_display_roundtrip(display) }
 
     /// Reads and handles events until `done` holds; throws after `timeout` seconds, or when
     /// the connection fails.
-    func dispatch(until done: () -> Bool, what: String, timeout: Double = 5) throws {
+    public func dispatch(until done: () -> Bool, what: String, timeout: Double = 5) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !done() {
             guard Date() < deadline else { throw DaemonError("no \(what) within \(timeout) s") }
@@ -134,18 +134,18 @@ class TestWaylandClient {
     }
 
     /// The protocol error the compositor sent (its code and interface), after a round trip.
-    func protocolError() -> (code: UInt32, interface: String)? { waylandProtocolError(display) }
+    public func protocolError() -> (code: UInt32, interface: String)? { waylandProtocolError(display) }
 }
 
 /// A wl_shm pool in an anonymous file mapped here; unmapped and closed when let go (its
 /// proxy is the owner's to destroy).
-final class ShmPool {
-    let proxy: OpaquePointer
-    let file: Int32
-    let bytes: Int
-    let memory: UnsafeMutableRawPointer
+public final class ShmPool {
+    public let proxy: OpaquePointer
+    public let file: Int32
+    public let bytes: Int
+    public let memory: UnsafeMutableRawPointer
 
-    init(shm: OpaquePointer?, bytes: Int, name: String) throws {
+    public init(shm: OpaquePointer?, bytes: Int, name: String) throws {
         let file = memfd_create(name, 1)
         guard file >= 0 else { throw DaemonError("memfd_create failed") }
         ftruncate(file, off_t(bytes))
@@ -166,10 +166,10 @@ final class ShmPool {
         close(file)
     }
 
-    var pixels: UnsafeMutablePointer<UInt32> { memory.assumingMemoryBound(to: UInt32.self) }
+    public var pixels: UnsafeMutablePointer<UInt32> { memory.assumingMemoryBound(to: UInt32.self) }
 
     /// A buffer of the pool's memory from `offset`, rows of `width` pixels.
-    func buffer(offset: Int, width: Int, height: Int, format: wl_shm_format) throws -> OpaquePointer {
+    public func buffer(offset: Int, width: Int, height: Int, format: wl_shm_format) throws -> OpaquePointer {
         guard let buffer = wl_shm_pool_create_buffer(proxy, Int32(offset), Int32(width), Int32(height), Int32(width * 4), format.rawValue)
         else { throw DaemonError("no buffer") }
         return buffer
@@ -178,7 +178,7 @@ final class ShmPool {
 
 /// The protocol error the compositor sent `display` (its code and interface), after a
 /// round trip.
-func waylandProtocolError(_ display: OpaquePointer) -> (code: UInt32, interface: String)? {
+public func waylandProtocolError(_ display: OpaquePointer) -> (code: UInt32, interface: String)? {
     wl_display_roundtrip(display)
     guard wl_display_get_error(display) == EPROTO else { return nil }
     var interface: UnsafePointer<wl_interface>?

@@ -15,6 +15,38 @@ func runCoreBenchmarks(_ options: [String]) {
     report(
         "core.large.shape_commit_every_frame", scene: largeScene(layers: 10_000, animations: 1_000), frames: frames / 10,
         layers: 10_000, animations: 1_000, commit: .shape)
+    reportHitTest(rounds: frames / 10)
+}
+
+/// `core.large.hit_test`: one hit test of 10 000 layers (100 groups of 100×100 points with
+/// 99 small layers each) at a point on the root's background between the groups, where
+/// every layer is looked at (median of five runs of `rounds`).
+private func reportHitTest(rounds: Int) {
+    var configuration = Scene.Configuration()
+    configuration.maximumLayers = 10_010
+    let scene = Scene(configuration: configuration)
+    try! scene.addRoot(id: "screen", output: "bench", size: Size(width: 1920, height: 1080))
+    var tx = Transaction(disableActions: true)
+    for g in 0..<100 {
+        tx.add(
+            layer: "g\(g)", parent: "screen",
+            properties: ["bounds": rect(0, 0, 100, 100), "position": point(Double(g % 10) * 150 + 60, Double(g / 10) * 100 + 60)])
+        for i in 0..<99 {
+            tx.add(
+                layer: "g\(g).\(i)", parent: "g\(g)",
+                properties: ["bounds": rect(0, 0, 8, 8), "position": point(Double(i % 10) * 10 + 5, Double(i / 10) * 10 + 5)])
+        }
+    }
+    try! scene.commit(tx, at: 0)
+    let background = Point(x: 1900, y: 1000), time = 1.0
+    precondition(scene.hitTest(background, root: "screen", at: time)?.layer == "screen", "the point must be on the root's background")
+    var each: [Double] = []
+    for _ in 0..<5 {
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<rounds { _ = scene.hitTest(background, root: "screen", at: time) }
+        each.append(Double(DispatchTime.now().uptimeNanoseconds - start) / Double(rounds) / 1000)
+    }
+    print("{\"bench\":\"core.large.hit_test\",\"layers\":10001,\"us_per_hit_test\":\(fmt(each.sorted()[2]))}")
 }
 
 /// What a client commits before every frame.

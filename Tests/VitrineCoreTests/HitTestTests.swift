@@ -347,8 +347,8 @@ import VitrineTestSupport
     }
 
     /// Ten thousand layers, none under the point: the search visits every one (the worst
-    /// case), which takes about 0.2 ms in an optimized build; a debug build is allowed
-    /// far more.
+    /// case) and finds the root; a point on a small layer finds it. What it costs is
+    /// `vitrine-bench core`'s `core.large.hit_test`.
     @Test func tenThousandLayers() throws {
         var configuration = Scene.Configuration()
         configuration.maximumLayers = 10_001
@@ -375,11 +375,6 @@ import VitrineTestSupport
         #expect(s.layerCount == 10_001)
         let background = Point(x: 1900, y: 1000)
         #expect(s.hitTest(background, root: rootID, at: 0)?.layer == rootID)
-        let start = ContinuousClock.now
-        let rounds = 20
-        for _ in 0..<rounds { _ = s.hitTest(background, root: rootID, at: 0) }
-        let each = (ContinuousClock.now - start) / rounds
-        #expect(each < .milliseconds(50), "one hit test of 10 000 layers took \(each)")
         expectHit(s.hitTest(Point(x: 16, y: 16), root: rootID, at: 0), "g0-0", Point(x: 5, y: 5))
     }
 }

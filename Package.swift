@@ -331,7 +331,7 @@ let package = Package(
         // a Mosquitto broker, an HTTP client, a log recorder.
         .target(
             name: "VitrineTestSupport",
-            dependencies: ["VitrineRaster", "VitrineJSON", "CJPEG", "CWebP", "CGIF", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["VitrineRaster", "VitrineJSON", "VitrineSystem", "CJPEG", "CWebP", "CGIF", .product(name: "Logging", package: "swift-log")],
             path: "Tests/VitrineTestSupport"),
         .testTarget(
             name: "VitrineRenderTests",

@@ -10,7 +10,7 @@ import VitrineRaster
 import VitrineRender
 import VitrineSystem
 
-/// Loads layers' `contents` for the compositor: only from the content roots, off the event
+/// Loads layers' `contents`: only from the content roots, off the event
 /// loop, into the renderer's `ImageStore`, and again when a file changes on disk.
 ///
 /// A reference (the string a layer's `contents` holds) is resolved to its canonical path
@@ -31,7 +31,9 @@ final class ContentLoader {
     let directory: String
     /// The largest file read.
     static let fileLimit = ImageDecoder.fileLimit
-    private unowned let compositor: Compositor
+    private let outputSet: OutputSet
+    private let workers: WorkerPool?
+    private let notify: (ContentLoader.Notice) -> Void
     private let logger: Logger
     /// The inotify instance, or why there is none.
     private let inotify: Result<OwnedDescriptor, Errno>
@@ -53,20 +55,40 @@ final class ContentLoader {
         let identity: FileIdentity
     }
 
-    init(roots: [String], directory: String, images: ImageStore, compositor: Compositor, logger: Logger) {
+    /// What the loader says, on the loop.
+    enum Notice {
+        /// A picture arrived or changed: the next frame is drawn whole with it.
+        case changed
+        /// `reference` (at `path`) cannot be shown.
+        case failed(reference: String, path: String, error: ProtocolError)
+        /// The file at canonical `path` changed on disk and decoded; `old` is the picture
+        /// it replaced, to fade from.
+        case replaced(path: String, old: Picture)
+    }
+
+    /// A loader reading the files under `roots` (relative references start in
+    /// `directory`) into `images`, decoded for the largest of `outputSet`'s outputs, by
+    /// `workers` (in place without); files that change are noticed on `loop`.
+    init(
+        roots: [String], directory: String, images: ImageStore, outputSet: OutputSet, workers: WorkerPool?, loop: EventLoop?, logger: Logger,
+        notify: @escaping (Notice) -> Void
+    ) {
         self.roots = roots.compactMap { Self.canonical($0) }
         self.directory = directory
         self.images = images
-        self.compositor = compositor
+        self.outputSet = outputSet
+        self.workers = workers
+        self.notify = notify
         self.logger = logger
         inotify = Result { () throws(Errno) in OwnedDescriptor(try valueOrErrno { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }) }
         for root in roots where Self.canonical(root) == nil {
             logger.debug("content root \(root) does not exist; nothing is read from it")
         }
+        if let loop { attach(to: loop) }
     }
 
     /// Starts reading inotify events on `loop`.
-    func attach(to loop: EventLoop) {
+    private func attach(to loop: EventLoop) {
         let fd: CInt
         switch inotify {
         case .success(let owner): fd = owner.rawValue
@@ -168,7 +190,7 @@ final class ContentLoader {
                 switch result {
                 case .success(let decoded):
                     if keep(decoded, path: path, for: reference) {
-                        compositor.contentChanged()
+                        notify(.changed)
                     } else {
                         fail(reference, path: path, budgetError(path, decoded.picture))
                     }
@@ -190,7 +212,7 @@ final class ContentLoader {
                 loading.remove(reference)
                 switch result {
                 case .success(let decoded):
-                    if keep(decoded, path: path, for: reference) { compositor.contentChanged() }
+                    if keep(decoded, path: path, for: reference) { notify(.changed) }
                 case .failure(let error):
                     logger.info("contents '\(reference)' stays at the size it has: \(error.message)")
                 }
@@ -200,7 +222,7 @@ final class ContentLoader {
 
     /// The output's size: what a picture is decoded for before a layer shows it.
     private var outputSize: TargetSize {
-        TargetSize(width: compositor.outputs.map(\.mode.width).max() ?? 0, height: compositor.outputs.map(\.mode.height).max() ?? 0)
+        TargetSize(width: outputSet.backends.map(\.mode.width).max() ?? 0, height: outputSet.backends.map(\.mode.height).max() ?? 0)
     }
 
     /// Forgets failures: the references are tried again the next time they are shown.
@@ -226,7 +248,7 @@ final class ContentLoader {
         failed[reference] = path
         watch(directoryOf: path)
         logger.warning("contents '\(reference)': \(error.message)")
-        compositor.contentFailed(reference: reference, path: path, error: error)
+        notify(.failed(reference: reference, path: path, error: error))
     }
 
     private func remember(_ identity: FileIdentity, of path: String) {
@@ -238,7 +260,7 @@ final class ContentLoader {
     /// not known yet); `completion` on the loop.
     private func decode(_ reference: String, _ path: String, target: TargetSize? = nil, completion: @escaping (Result<Decoded, ProtocolError>) -> Void) {
         let budget = images.budget, output = outputSize
-        let queued = compositor.offload(
+        let queued = workers.offload(
             { () -> Result<Decoded, ProtocolError> in
                 Self.decode(path, budget: budget, target: target, output: output)
             }, then: completion)
@@ -313,7 +335,6 @@ final class ContentLoader {
         guard !changed.isEmpty else { return }
         for (reference, path) in failed where changed.contains(path) { failed[reference] = nil }
         for path in images.paths where changed.contains(path) { reload(path) }
-        compositor.contentChanged(redraw: false)
     }
 
     /// Decodes a held file again after a change, at the size its picture was decoded for,
@@ -325,14 +346,14 @@ final class ContentLoader {
             switch result {
             case .success(let decoded):
                 if images.replace(path: path, with: decoded.picture) {
-                    if let held { compositor.fadeChangedFile(path, from: held) }
+                    if let held { notify(.replaced(path: path, old: held)) }
                     remember(decoded.identity, of: path)
                     logger.info("contents \(path) changed on disk: shown anew")
-                    compositor.contentChanged()
+                    notify(.changed)
                 }
             case .failure(let error):
                 logger.warning("contents \(path) changed on disk and cannot be shown; the previous picture stays: \(error.message)")
-                compositor.contentFailed(reference: path, path: path, error: error)
+                notify(.failed(reference: path, path: path, error: error))
             }
         }
     }

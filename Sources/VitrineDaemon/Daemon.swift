@@ -12,20 +12,20 @@ import VitrineSystem
 import VitrineWayland
 import VitrineWindowHost
 
-/// The running daemon: one event loop that owns the compositor and serves the socket.
+/// The running daemon: one event loop that owns the coordinator and serves the socket.
 ///
 /// ```swift
 /// let daemon = try Daemon(settings: settings, output: HeadlessOutput(width: 1280, height: 800), logger: logger)
 /// try daemon.run()   // until SIGTERM / SIGINT
 /// ```
 ///
-/// The thread that calls `run` becomes the event loop's; the compositor, made in `init`,
+/// The thread that calls `run` becomes the event loop's; the coordinator, made in `init`,
 /// is only touched there from then on.
 public final class Daemon: @unchecked Sendable {  // its state is touched on its event loop or before it runs
     public let settings: DaemonSettings
     let logger: Logger
     private let loop: EventLoop
-    private let compositor: Compositor
+    private let coordinator: Coordinator
     private let server: SocketServer
     /// Reads and writes files off the loop: screenshots, snapshots, content.
     private let workers: WorkerPool
@@ -70,47 +70,42 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     }
 
     /// A daemon drawing several outputs, each under its own root layer (see
-    /// `Compositor.init(settings:outputs:logger:)`); the first is the primary one.
+    /// `Coordinator.init(settings:outputs:logger:)`); the first is the primary one.
     public init(settings: DaemonSettings, outputs: [OutputBackend], logger: Logger) throws {
         self.settings = settings
         self.logger = logger
         let loop = try EventLoop()
         self.loop = loop
-        compositor = try Compositor(settings: settings, outputs: outputs, logger: logger, loop: loop)
-        let output = compositor.output
-        server = SocketServer(compositor: compositor, settings: settings, loop: loop, logger: logger)
-        workers = WorkerPool(threads: 2, loop: loop)
-        compositor.workers = workers
-        compositor.content.attach(to: loop)
-        compositor.input.arm = { seconds, body in loop.schedule(after: seconds, body) }
-        compositor.input.disarm = { ticket in loop.cancel(ticket) }
-        if let output = output as? WindowOutput {
-            window = WindowInput(window: output, compositor: compositor) { reason in
+        let workers = WorkerPool(threads: 2, loop: loop)
+        self.workers = workers
+        let coordinator = try Coordinator(settings: settings, outputs: outputs, logger: logger, loop: loop, workers: workers)
+        self.coordinator = coordinator
+        server = SocketServer(requests: coordinator, settings: settings, loop: loop, logger: logger)
+        if let output = coordinator.output as? WindowOutput {
+            window = WindowInput(
+                window: output, input: coordinator.input, keymap: settings.input.keymap, logger: logger,
+                handled: { [unowned coordinator] in coordinator.flush() },
+                resized: { [unowned coordinator] mode in coordinator.outputResized(to: mode) }
+            ) { reason in
                 logger.info("\(reason): stopping")
                 loop.stop()
             }
         }
         for output in outputs { output.attach(to: loop) }
-        let windowSettings = WindowHost.Settings(
-            compositor: settings.compositor, keymap: settings.input.keymap, clients: settings.clients, allowCommands: settings.launcher.allowCommands,
-            waylandSocket: settings.waylandSocketPath)
-        compositor.windows = WindowHost(scene: compositor.scene, surfaces: compositor.surfaces, settings: windowSettings, loop: loop, logger: logger) {
-            [unowned compositor] notice in compositor.take(notice)
-        }
-        compositor.reloadConfiguration = { [unowned self] done in self.applyReload(done) }
-        compositor.onFramePresented = { [unowned self] _ in self.frameWasPresented() }
+        coordinator.hooks.reloadConfiguration = { [unowned self] done in self.applyReload(done) }
+        coordinator.hooks.framePresented = { [unowned self] _ in self.frameWasPresented() }
         if settings.fleet.enabled {
-            let bridge = try FleetBridge(compositor: compositor, loop: loop, workers: workers, logger: logger)
+            let bridge = try FleetBridge(
+                fleet: settings.fleet, requests: coordinator, outputSet: coordinator.outputSet, loop: loop, workers: workers, logger: logger)
             fleet = bridge
-            compositor.fleetStatistics = { [unowned bridge] in bridge.statistics }
+            coordinator.hooks.fleetStatistics = { [unowned bridge] in bridge.statistics }
         }
         if settings.metrics.enabled {
-            let metrics = DaemonMetrics(compositor: compositor)
+            let metrics = DaemonMetrics()
             metrics.fleet = fleet
-            let workers = workers
-            metricsServer = MetricsServer(loop: loop, connections: settings.metrics.connections, logger: logger) { answer in
+            metricsServer = MetricsServer(loop: loop, connections: settings.metrics.connections, logger: logger) { [unowned coordinator] answer in
                 // The resident set is read from /proc and the clock from the kernel on a worker; the rest here.
-                let queued = workers.submit({ DaemonMetrics.Reading.now() }) { reading in answer(metrics.exposition(reading)) }
+                let queued = workers.submit({ DaemonMetrics.Reading.now() }) { reading in answer(metrics.exposition(reading, of: coordinator)) }
                 if !queued { answer(nil) }
             }
         }
@@ -142,17 +137,17 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             server.stop()
             throw error
         }
-        compositor.outputSet.startPowerSchedules()
-        compositor.renderFrame()
+        coordinator.outputSet.startPowerSchedules()
+        coordinator.renderFrame()
         if let hotplug {
             hotplug.hotplug = self
             do { try hotplug.watchHotplug(on: loop) } catch { logger.error("outputs plugged in or unplugged will not be noticed: \(error)") }
         }
-        let devices = compositor.openInputDevices(loop: loop)
+        let devices = coordinator.openInputDevices(loop: loop)
         fleet?.start()
         // After the sockets: a client may connect as soon as it runs.
-        compositor.windows?.startConfiguredClients()
-        systemd.notify("READY=1\nSTATUS=serving \(address), " + compositor.outputs.map { "\($0.name) \($0.mode)" }.joined(separator: ", "))
+        coordinator.windows?.startConfiguredClients()
+        systemd.notify("READY=1\nSTATUS=serving \(address), " + coordinator.outputs.map { "\($0.name) \($0.mode)" }.joined(separator: ", "))
         if let interval = systemd.watchdogInterval { petWatchdog(every: interval / 2) }
         if releasesStartupMemory {
             let logger = logger
@@ -162,14 +157,14 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             }
         }
         loop.run()
-        compositor.windows?.stopClients()
+        coordinator.windows?.stopClients()
         devices?.stop()
         fleet?.stop()
         metricsServer?.stop()
         if metricsServer != nil, !settings.metrics.socket.isEmpty { unlink(settings.metrics.socket) }
         systemd.notify("STOPPING=1\nSTATUS=stopping")
         // The scene as it is now, whatever the coalesced writes have got to.
-        compositor.journal?.writeFinal()
+        coordinator.journal?.writeFinal()
         workers.stop()
         server.stop()
         if let path = settings.waylandSocketPath, let server = wayland {
@@ -178,16 +173,16 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             unlink(path)
         }
         // Gives the screen back (DRM: waits for the pending flip, restores the CRTC).
-        for output in compositor.outputs { output.close() }
+        for output in coordinator.outputs { output.close() }
         logger.info("stopped")
     }
 
     /// Serves Wayland clients on a socket at `path`, with the control socket's permissions.
     private func serveWayland(at path: String) throws {
         let fd = try SocketFile.listen(path, mode: settings.socketMode, group: settings.socketGroup, key: "compositor.socket")
-        let outputs = compositor.outputs.map { WaylandServer.Output(name: $0.name, width: $0.mode.width, height: $0.mode.height, rate: $0.mode.refreshRate) }
+        let outputs = coordinator.outputs.map { WaylandServer.Output(name: $0.name, width: $0.mode.width, height: $0.mode.height, rate: $0.mode.refreshRate) }
         let server = try WaylandServer(listening: fd, outputs: outputs, loop: loop, logger: logger)
-        compositor.serve(server)
+        coordinator.serve(server)
         wayland = server
         logger.info("serving Wayland clients on \(path)")
     }
@@ -215,7 +210,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// stays. systemd hears RELOADING=1 … READY=1 around it.
     private func applyReload(_ done: @escaping (ProtocolError?) -> Void) {
         systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(EventLoop.monotonicNanoseconds() / 1000)")
-        let queued = compositor.offload(reload) { [unowned self] result in
+        let queued = workers.submit(reload) { [unowned self] result in
             defer { systemd.notify("READY=1") }
             switch result {
             case .failure(let error):
@@ -223,18 +218,17 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             case .success(var fresh):
                 if let emulated = hotplug as? EmulatedOutputs {
                     fresh.restartNeeded.removeAll { $0 == "outputs" }
-                    compositor.settings.outputs = fresh.outputs
-                    compositor.outputSet.settings.outputs = fresh.outputs
+                    coordinator.follow(outputs: fresh.outputs)
                     emulated.follow(fresh.outputs, settings: fresh.emulatedOutputs)
                 }
-                compositor.apply(reloaded: fresh)
+                coordinator.apply(reloaded: fresh)
                 server.limitsChanged()
                 if fresh.restartNeeded.isEmpty {
                     logger.info("configuration reloaded")
                 } else {
                     logger.warning("configuration reloaded; \(fresh.restartNeeded.joined(separator: ", ")) changed but take effect when the daemon restarts")
                 }
-                compositor.broadcast(.configReloaded(restartNeeded: fresh.restartNeeded))
+                coordinator.broadcast(.configReloaded(restartNeeded: fresh.restartNeeded))
                 done(nil)
             }
         }
@@ -247,16 +241,16 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// Writes `latest.png` after frames, at most once a second while animating and once
     /// more when the screen is still; encoded and written by a worker, one at a time.
     private func frameWasPresented() {
-        guard let directory = snapshotDirectory, !snapshotWriting, let front = (compositor.output as? HeadlessOutput)?.frontBuffer else { return }
-        let now = compositor.now
-        guard now - lastSnapshot >= 1 || !compositor.scene.isAnimating else { return }
+        guard let directory = snapshotDirectory, !snapshotWriting, let front = (coordinator.output as? HeadlessOutput)?.frontBuffer else { return }
+        let now = coordinator.now
+        guard now - lastSnapshot >= 1 || !coordinator.scene.isAnimating else { return }
         lastSnapshot = now
         let path = directory + "/latest.png"
         // The front buffer is drawn into again by later frames: the worker gets a copy.
         let copy = front.copy()
         let logger = logger
         snapshotWriting = true
-        let queued = compositor.offload({ () -> String? in
+        let queued = workers.submit({ () -> String? in
             do { try SafeFile.write(try copy.pngData(), to: path) } catch { return "\(error)" }
             return nil
         }) { [weak self] failure in
@@ -277,50 +271,10 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
 extension Daemon: HotplugDelegate {
     public func outputAdded(_ output: OutputBackend) {
         output.attach(to: loop)
-        compositor.outputSet.plug(output)
+        coordinator.outputSet.plug(output)
     }
 
     public func outputRemoved(_ output: OutputBackend) {
-        compositor.outputSet.unplug(output)
-    }
-}
-
-extension Compositor {
-    /// Takes the reloadable parts of new settings: every one but the output, the socket,
-    /// the content roots, the font directories, logging and the journal. The initial scene
-    /// is what `scene.reset` shows next; the running scene stays.
-    func apply(reloaded fresh: DaemonSettings) {
-        settings.screenshotDirectory = fresh.screenshotDirectory
-        settings.launcher = fresh.launcher
-        settings.compositor.pingTimeout = fresh.compositor.pingTimeout
-        settings.compositor.rules = fresh.compositor.rules
-        windows?.apply(reloaded: fresh.compositor, allowCommands: fresh.launcher.allowCommands)
-        settings.limits = fresh.limits
-        settings.hotplugGrace = fresh.hotplugGrace
-        outputSet.settings.hotplugGrace = fresh.hotplugGrace
-        settings.restartNeeded = fresh.restartNeeded
-        settings.rolling = fresh.rolling
-        settings.spring = fresh.spring
-        sceneHost.settings.spring = fresh.spring
-        settings.defaultFontFamily = fresh.defaultFontFamily
-        StandardKinds.register(in: scene, rolling: fresh.rolling, fontFamily: fresh.defaultFontFamily)
-        if fresh.imageDirectory == settings.imageDirectory {
-            (settings.initialScene, settings.initialSceneOrigin) = (fresh.initialScene, fresh.initialSceneOrigin)
-        }
-        rebudgetImages()
-        content.retryFailures()
-        settings.background = fresh.background
-        outputSet.settings.background = fresh.background
-        settings.sceneConfiguration = fresh.sceneConfiguration
-        scene.configuration.implicitDuration = fresh.sceneConfiguration.implicitDuration
-        scene.configuration.implicitTimingFunction = fresh.sceneConfiguration.implicitTimingFunction
-        scene.configuration.maximumLayers = fresh.sceneConfiguration.maximumLayers
-        scene.configuration.maximumAnimationsPerLayer = fresh.sceneConfiguration.maximumAnimationsPerLayer
-        scene.configuration.maximumValueBytes = fresh.sceneConfiguration.maximumValueBytes
-        var setup = Transaction(disableActions: true)
-        setup.set(root, "backgroundColor", .color(fresh.background))
-        _ = try? scene.commit(setup, at: now)
-        frameNeeded = true
-        flush()
+        coordinator.outputSet.unplug(output)
     }
 }

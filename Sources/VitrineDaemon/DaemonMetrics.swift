@@ -8,21 +8,16 @@ import VitrineSystem
 /// written by swift-prometheus's registry.
 ///
 /// Nothing here runs on the frame path: the frames keep their own plain counters
-/// (`Compositor.frameTimes`, each output's dropped frames), and a scrape copies them into
+/// (`FrameStatistics.frameTimes`, each output's dropped frames), and a scrape copies them into
 /// the registry between frames. What takes a file or a system call to learn (the resident
 /// set from /proc, the kernel's clock sync) is read by a worker first (`Reading`).
 final class DaemonMetrics {
     let registry = PrometheusCollectorRegistry()
-    private unowned let compositor: Compositor
     /// The MQTT bridge, when `[fleet]` enables it.
     weak var fleet: FleetBridge?
 
     /// The quantiles of the frame time reported, over the last `FrameStatistics.window` frames.
     static let quantiles = [0.5, 0.9, 0.99, 1]
-
-    init(compositor: Compositor) {
-        self.compositor = compositor
-    }
 
     /// What a worker reads for a scrape.
     struct Reading: Sendable {
@@ -35,9 +30,8 @@ final class DaemonMetrics {
         }
     }
 
-    /// The exposition text with every figure as it is now, on the loop.
-    func exposition(_ reading: Reading) -> [UInt8] {
-        let c = compositor
+    /// The exposition text with every figure of `c` as it is now, on the loop.
+    func exposition(_ reading: Reading, of c: Coordinator) -> [UInt8] {
         counter("frames_presented_total", "Frames presented on all outputs.", c.framesRendered)
         counter("pixels_repainted_total", "Pixels the presented frames repainted.", c.pixelsRepainted)
         counter(
@@ -65,13 +59,13 @@ final class DaemonMetrics {
         gauge("resident_memory_bytes", "The daemon's resident set.", Double(reading.residentBytes))
         let budget = Double(c.settings.limits.memoryMB << 20)
         gauge("content_memory_budget_bytes", "limits.memory_mb: what decoded images and video frames may hold.", budget)
-        let images = Double(c.pipeline.renderer.images.usedBytes), videos = Double(c.videos.bytes)
+        let images = Double(c.renderer.images.usedBytes), videos = Double(c.content.videos.bytes)
         gauge("content_memory_bytes", "Bytes decoded content holds, by kind.", images, [("kind", "image")])
         gauge("content_memory_bytes", "Bytes decoded content holds, by kind.", videos, [("kind", "video")])
         gauge("content_memory_budget_ratio", "The share of limits.memory_mb decoded content holds.", budget > 0 ? (images + videos) / budget : 0)
-        gauge("images", "Decoded image files held.", Double(c.pipeline.renderer.images.paths.count))
-        counter("content_errors_total", "content.failed and video.error events sent, by kind.", c.contentErrors.images, [("kind", "image")])
-        counter("content_errors_total", "content.failed and video.error events sent, by kind.", c.contentErrors.videos, [("kind", "video")])
+        gauge("images", "Decoded image files held.", Double(c.renderer.images.paths.count))
+        counter("content_errors_total", "content.failed and video.error events sent, by kind.", c.content.errors.images, [("kind", "image")])
+        counter("content_errors_total", "content.failed and video.error events sent, by kind.", c.content.errors.videos, [("kind", "video")])
         for client in c.windows?.clientFigures ?? [] {
             let labels = [("name", client.name)]
             gauge("launched_client_up", "1 while a launched client's program runs, 0 otherwise.", client.running ? 1 : 0, labels)

@@ -7,7 +7,7 @@ import VitrineFleet
 import VitrineProtocol
 import VitrineSystem
 
-/// The broker as one more client of the compositor (`[fleet]`, docs/FLEET.md): every
+/// The broker as one more client of the coordinator (`[fleet]`, docs/FLEET.md): every
 /// message on `vitrine/<device>/cmd` or `vitrine/<group>/cmd` is one request line of the
 /// socket's protocol, decoded, checked and limited as the socket's are; its reply goes to
 /// `vitrine/<device>/reply`, and the events it subscribed to (with `subscribe`, as on the
@@ -24,7 +24,9 @@ final class FleetBridge: ClientConnection {
     let device: String
     let groups: [String]
     let session: MQTTSession
-    unowned let compositor: Compositor
+    /// Where the requests go.
+    unowned let requests: any RequestHandler
+    private let outputSet: OutputSet
     let loop: EventLoop
     let logger: Logger
     /// Requests waiting to be applied, in arrival order from `head` on.
@@ -32,7 +34,7 @@ final class FleetBridge: ClientConnection {
     private var head = 0
     private var queuedBytes = 0
     private var turnScheduled = false
-    /// A request's reply comes later (`Compositor.handle` deferred it): the next wait.
+    /// A request's reply comes later (`Coordinator.handle` deferred it): the next wait.
     private var awaitingReply = false
     /// While a reply is deferred, the last line sent: the reply if `resume` follows.
     private var held: String?
@@ -45,9 +47,11 @@ final class FleetBridge: ClientConnection {
     var statusTopic: String { "vitrine/\(device)/status" }
 
     /// Prepares the connection `settings.fleet` describes; `start` connects.
-    init(compositor: Compositor, loop: EventLoop, workers: WorkerPool, logger: Logger) throws(SystemError) {
-        let fleet = compositor.settings.fleet
-        self.compositor = compositor
+    init(
+        fleet: Configuration.Fleet, requests: any RequestHandler, outputSet: OutputSet, loop: EventLoop, workers: WorkerPool, logger: Logger
+    ) throws(SystemError) {
+        self.requests = requests
+        self.outputSet = outputSet
         self.loop = loop
         self.logger = logger
         device = fleet.deviceName
@@ -65,7 +69,7 @@ final class FleetBridge: ClientConnection {
         settings.keyFile = fleet.keyFile.isEmpty ? nil : fleet.keyFile
         settings.keepalive = fleet.keepalive
         settings.reconnectMaxSeconds = Double(fleet.reconnectMaxSeconds)
-        settings.outboundBytes = compositor.settings.limits.outboundBytes
+        settings.outboundBytes = requests.limits.outboundBytes
         settings.will = ("vitrine/\(device)/status", Self.status("offline", device: device))
         session = try MQTTSession(settings: settings, loop: loop, workers: workers, logger: logger)
         session.onConnect = { [unowned self] in connected() }
@@ -80,7 +84,7 @@ final class FleetBridge: ClientConnection {
     }
 
     func start() {
-        compositor.connect(self)
+        requests.connect(self)
         session.start()
     }
 
@@ -88,7 +92,7 @@ final class FleetBridge: ClientConnection {
     func stop() {
         session.publish(statusTopic, Array(Self.status("offline", device: device).utf8), retain: true)
         session.stop()
-        compositor.disconnect(self)
+        requests.disconnect(self)
     }
 
     private static func status(_ state: String, device: String, more: [String: JSON] = [:]) -> String {
@@ -101,7 +105,7 @@ final class FleetBridge: ClientConnection {
     private func connected() {
         session.subscribe(commandTopics)
         let outputs: JSON = .array(
-            compositor.outputSet.heads.map { head in
+            outputSet.heads.map { head in
                 var fields: [String: JSON] = [
                     "name": .string(head.backend.name),
                     "size": .array([.number(Double(head.backend.mode.width)), .number(Double(head.backend.mode.height))]),
@@ -121,13 +125,13 @@ final class FleetBridge: ClientConnection {
     private func arrived(topic: String, _ payload: UnsafeRawBufferPointer) {
         // An empty message is what clears a retained one: nothing to apply.
         guard !payload.isEmpty else { return }
-        let limit = compositor.settings.limits.lineBytes
+        let limit = requests.limits.lineBytes
         guard payload.count <= limit else {
             logger.warning("a message of \(payload.count) bytes on \(topic) is over limits.line_bytes (\(limit)): refused")
             return reply(
                 Wire.failure(id: nil, ProtocolError(.lineTooLong, "a request is limited to \(limit) bytes (limits.line_bytes); this one has \(payload.count)")))
         }
-        guard queue.count - head < Self.queueLimit, queuedBytes + payload.count <= compositor.settings.limits.outboundBytes else {
+        guard queue.count - head < Self.queueLimit, queuedBytes + payload.count <= requests.limits.outboundBytes else {
             return reply(
                 Wire.failure(
                     id: nil, ProtocolError(.limitExceeded, "\(Self.queueLimit) requests from the broker are waiting already; send this one again later")))
@@ -158,9 +162,9 @@ final class FleetBridge: ClientConnection {
         while let last = line.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { line = line.dropLast() }
         if Request.isBlank(line) {
             reply(Wire.failure(id: nil, ProtocolError(.notAnObject, "the message holds no request; send one JSON request object")))
-        } else if let answer = compositor.handle(line: line, from: self) {
+        } else if let answer = requests.handle(line: line, from: self) {
             reply(answer)
-            compositor.flush()
+            requests.flush()
         } else {
             awaitingReply = true
         }
@@ -186,7 +190,7 @@ final class FleetBridge: ClientConnection {
         awaitingReply = false
         if let held { reply(held) }
         held = nil
-        compositor.flush()
+        requests.flush()
         scheduleTurn()
     }
 

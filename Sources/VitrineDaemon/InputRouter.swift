@@ -3,10 +3,12 @@ import VitrineOutputSet
 import VitrineCore
 import VitrineInput
 import VitrineProtocol
+import VitrineSceneHost
+import VitrineSystem
 import VitrineWindowHost
 
 /// Input from devices and from `input.inject`, made into events for scripts and into the
-/// reactions of bindings, on the compositor's loop.
+/// reactions of bindings, on the daemon's loop.
 ///
 /// An event's kernel time becomes media time (the real-time clock runs on CLOCK_MONOTONIC;
 /// with the manual clock an event happens at the time it is now). Touches and the
@@ -18,20 +20,27 @@ import VitrineWindowHost
 /// scripts at most once a frame per touch (the latest). Nothing is computed for events
 /// nobody subscribed to.
 final class InputRouter {
-    unowned let compositor: Compositor
+    let sceneHost: SceneHost
+    private let outputSet: OutputSet
+    private let subscribers: Subscribers
+    private let loop: EventLoop?
+    let logger: Logger
+    /// The keymap injected key codes are read through.
+    private let keymap: InputSettings.Keymap
+    /// Called after a timer's gestures and motion have been handled: their events and
+    /// changes are due (the coordinator's `flush`).
+    private let changed: () -> Void
+    /// The window host, whose windows take the events over them first.
+    weak var windows: WindowHost?
     /// The bindings in force.
     var bindings = BindingTable()
     let recognizer: GestureRecognizer
-    /// Runs `body` on the loop after `seconds`; returns a ticket for `disarm` (set by the
-    /// daemon; without a loop, nothing is armed and the manual clock drives long presses).
-    var arm: (_ seconds: Double, _ body: @escaping () -> Void) -> UInt64 = { _, _ in 0 }
-    var disarm: (_ ticket: UInt64) -> Void = { _ in }
     /// The long-press timer: its ticket and the deadline (media time) it is armed for.
     private var longPressTimer: (ticket: UInt64, deadline: Double)?
     /// The timer that sends held motion, when some is held.
     private var motionTimer: UInt64?
-    /// Events for scripts, sent when the compositor flushes (after the reply to the request
-    /// that caused them).
+    /// Events for scripts, sent when the coordinator flushes (after the reply to the
+    /// request that caused them).
     private var outbox: [(event: Event, layer: String?)] = []
     /// The latest motion event not sent yet, and when a motion event was last sent, by
     /// touch id (`pointerKey` for the pointer).
@@ -47,7 +56,7 @@ final class InputRouter {
     /// The keymap injected key codes are read through, made when first needed.
     private var injectionKeyboard: Keyboard?
     /// Counters for `stats`.
-    private(set) var eventCount = 0, gestureCount = 0, firedCount = 0, failedCount = 0
+    private var counts = (events: 0, gestures: 0, fired: 0, failed: 0)
     /// From an event's kernel time to the frame that shows its bindings' change, for `stats`.
     var latency = InputLatency()
     /// The kernel time of the event being handled, while its bindings' latency is measured.
@@ -58,17 +67,37 @@ final class InputRouter {
     /// The most touches followed for `input.inject`'s checks.
     static let maximumTouches = 64
 
-    init(compositor: Compositor) {
-        self.compositor = compositor
-        recognizer = GestureRecognizer(settings: compositor.settings.input)
-        let size = compositor.output.mode
+    /// Routes input on the primary output of `outputSet` through `sceneHost`'s scene to
+    /// `subscribers`; timers (long presses, held motion) go on `loop`, none without one
+    /// (the manual clock drives long presses then).
+    init(
+        settings: InputSettings, sceneHost: SceneHost, outputSet: OutputSet, subscribers: Subscribers, loop: EventLoop?, logger: Logger,
+        changed: @escaping () -> Void
+    ) {
+        self.sceneHost = sceneHost
+        self.outputSet = outputSet
+        self.subscribers = subscribers
+        self.loop = loop
+        self.logger = logger
+        self.changed = changed
+        keymap = settings.keymap
+        recognizer = GestureRecognizer(settings: settings)
+        let size = outputSet.primary.backend.mode
         pointer = Point(x: Double(size.width) / 2, y: Double(size.height) / 2)
         recognizer.area = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
     }
 
+    private func arm(_ seconds: Double, _ body: @escaping () -> Void) -> UInt64 {
+        loop?.schedule(after: seconds, body) ?? 0
+    }
+
+    private func disarm(_ ticket: UInt64) {
+        loop?.cancel(ticket)
+    }
+
     /// One frame's time: motion goes out at most this often per touch.
     var framePeriod: Double {
-        let rate = compositor.output.mode.refreshRate
+        let rate = outputSet.primary.backend.mode.refreshRate
         return rate > 0 ? 1 / rate : 1.0 / 60
     }
 
@@ -80,11 +109,11 @@ final class InputRouter {
     /// (a device's or an injected `time`).
     @discardableResult
     func handle(_ event: InputEvent, measured: Bool = true) -> Double {
-        eventCount += 1
-        measuredTime = measured && compositor.clock.mode == .realtime ? event.time : nil
+        counts.events += 1
+        measuredTime = measured && sceneHost.clock.mode == .realtime ? event.time : nil
         defer { measuredTime = nil }
         let time = mediaTime(ofKernelTime: event.time)
-        compositor.windows?.handle(event, at: time, on: InputPlacement(root: compositor.root, origin: compositor.outputSet.primary.origin))
+        windows?.handle(event, at: time, on: InputPlacement(root: outputSet.root, origin: outputSet.primary.origin))
         let event = event.at(time)
         switch event {
         case .key(let key):
@@ -103,7 +132,7 @@ final class InputRouter {
             pointer = motion.point
             report(motion)
         }
-        let scene = compositor.scene, root = compositor.root, head = compositor.outputSet.primary
+        let scene = sceneHost.scene, root = outputSet.root, head = outputSet.primary
         let gestures = recognizer.handle(
             event, hitTest: { p in scene.hitTest(head.rootPoint(p), root: root, at: time).map { ($0.layer, $0.point) } },
             convert: { p, layer in scene.convert(head.rootPoint(p), fromRoot: root, to: layer, at: time) },
@@ -116,8 +145,8 @@ final class InputRouter {
     /// The media time of an event stamped with CLOCK_MONOTONIC `seconds`: never later
     /// than now, nor earlier than the event before.
     private func mediaTime(ofKernelTime seconds: Double) -> Double {
-        let now = compositor.now
-        var time = compositor.clock.mediaTime(monotonic: seconds)
+        let now = sceneHost.now
+        var time = sceneHost.clock.mediaTime(monotonic: seconds)
         if !time.isFinite || time > now { time = now }
         time = max(time, lastTime)
         lastTime = time
@@ -139,28 +168,28 @@ final class InputRouter {
     /// The long-press timer armed for the recognizer's next deadline, or none. With the
     /// manual clock there is none: the clock's moves fire long presses (`clockMoved`).
     private func scheduleLongPress() {
-        let deadline = compositor.clock.mode == .realtime ? recognizer.nextDeadline : nil
+        let deadline = sceneHost.clock.mode == .realtime ? recognizer.nextDeadline : nil
         if let armed = longPressTimer {
             if armed.deadline == deadline { return }
             disarm(armed.ticket)
             longPressTimer = nil
         }
         guard let deadline else { return }
-        let ticket = arm(max(0, deadline - compositor.now)) { [unowned self] in
+        let ticket = arm(max(0, deadline - sceneHost.now)) { [unowned self] in
             longPressTimer = nil
             // The loop's deadline and the media clock are one clock; a rounding error
             // must not leave the deadline unpassed.
-            let now = max(compositor.now, deadline)
+            let now = max(sceneHost.now, deadline)
             for gesture in recognizer.advance(to: now) { deliver(gesture) }
             scheduleLongPress()
-            compositor.flush()
+            changed()
         }
         longPressTimer = (ticket, deadline)
     }
 
     /// The manual clock moved: long presses due by now fire, held motion goes out.
     func clockMoved() {
-        let now = compositor.now
+        let now = sceneHost.now
         lastTime = min(lastTime, now)
         for gesture in recognizer.advance(to: now) { deliver(gesture) }
         releaseHeldMotion()
@@ -168,12 +197,19 @@ final class InputRouter {
 
     // MARK: Events out
 
-    /// Sends the events waiting to their subscribers (the compositor's `flush`).
+    /// Sends the events waiting to their subscribers (the coordinator's `flush`).
     func sendPending() {
         guard !outbox.isEmpty else { return }
         let pending = outbox
         outbox.removeAll(keepingCapacity: true)
-        for entry in pending { compositor.deliver(entry.event, layer: entry.layer) }
+        for entry in pending { subscribers.send(entry.event, layer: entry.layer, ancestry: ancestry) }
+    }
+
+    /// `layer` and its ancestors, nearest first.
+    private func ancestry(of layer: String) -> [String] {
+        var chain = [layer]
+        while let parent = (try? sceneHost.scene.parent(of: chain.last!)) ?? nil { chain.append(parent) }
+        return chain
     }
 
     /// Queues an event for its subscribers, at the end of the outbox or at `index`;
@@ -192,7 +228,7 @@ final class InputRouter {
     /// point in its coordinates.
     private func report(_ touch: TouchEvent) {
         if touch.phase != .motion { releaseHeldMotion(touch.id) }
-        guard compositor.hasSubscribers(.inputTouch) else { return }
+        guard subscribers.wants(.inputTouch) else { return }
         let event = Event.inputTouch(
             place(touch.point, time: touch.time, device: touch.device), phase: Event.TouchPhase(rawValue: touch.phase.rawValue)!, touch: touch.id)
         if touch.phase == .motion {
@@ -206,7 +242,7 @@ final class InputRouter {
     /// `input.pointer`, when anyone listens.
     private func report(_ pointer: PointerEvent) {
         if pointer.kind != .motion { releaseHeldMotion(Self.pointerKey) }
-        guard compositor.hasSubscribers(.inputPointer) else { return }
+        guard subscribers.wants(.inputPointer) else { return }
         let place = place(pointer.point, time: pointer.time, device: pointer.device)
         switch pointer.kind {
         case .motion:
@@ -219,21 +255,21 @@ final class InputRouter {
     }
 
     private func place(_ point: Point, time: Double, device: String) -> Event.InputPoint {
-        let hit = compositor.scene.hitTest(compositor.outputSet.primary.rootPoint(point), root: compositor.root, at: time)
+        let hit = sceneHost.scene.hitTest(outputSet.primary.rootPoint(point), root: outputSet.root, at: time)
         return Event.InputPoint(point: point, hit: hit.map { Event.Hit(layer: $0.layer, point: $0.point) }, time: time, device: device.isEmpty ? nil : device)
     }
 
     /// Sends a motion event now if none went out for its touch in this frame; else holds
     /// it (in place of one held before) until the frame is over.
     private func postMotion(_ event: Event, key: Int, time: Double) {
-        let realtime = compositor.clock.mode == .realtime
+        let realtime = sceneHost.clock.mode == .realtime
         if let sent = motionSent[key], realtime ? time < sent + framePeriod : time <= sent {
             heldMotion[key] = event
             if realtime, motionTimer == nil {
-                motionTimer = arm(max(0, sent + framePeriod - compositor.now)) { [unowned self] in
+                motionTimer = arm(max(0, sent + framePeriod - sceneHost.now)) { [unowned self] in
                     motionTimer = nil
                     releaseHeldMotion()
-                    compositor.flush()
+                    changed()
                 }
             }
             return
@@ -254,7 +290,7 @@ final class InputRouter {
         let keys = key.map { [$0] } ?? heldMotion.keys.sorted()
         for key in keys {
             guard let held = heldMotion.removeValue(forKey: key) else { continue }
-            motionSent[key] = compositor.now
+            motionSent[key] = sceneHost.now
             post(held, layer: nil)
         }
         if heldMotion.isEmpty, let motionTimer {
@@ -265,7 +301,7 @@ final class InputRouter {
 
     /// A gesture's event, and the bindings it fires.
     private func deliver(_ gesture: Gesture) {
-        gestureCount += 1
+        counts.gestures += 1
         // (posted before the `binding.failed` its bindings may post)
         let index = outbox.count
         let trigger: BindingSpec.Trigger?
@@ -279,7 +315,7 @@ final class InputRouter {
         var transactions: [UInt64] = []
         if !bindings.isEmpty, let trigger { transactions = fire(trigger, on: gesture.layer, at: gesture.time) }
         let event = Self.event(of: gesture, transactions: transactions)
-        if compositor.hasSubscribers(event.name) { post(event, layer: gesture.layer, at: index) }
+        if subscribers.wants(event.name) { post(event, layer: gesture.layer, at: index) }
     }
 
     /// A gesture as the event scripts get, with the transactions its bindings committed.
@@ -311,7 +347,7 @@ final class InputRouter {
                 let matching = bindings.matching(trigger, on: id)
                 if !matching.isEmpty { return fire(matching, at: time, on: id, what: "\(trigger.rawValue) on '\(id)'") }
             }
-            current = (try? compositor.scene.parent(of: id)) ?? nil
+            current = (try? sceneHost.scene.parent(of: id)) ?? nil
         }
         return []
     }
@@ -321,17 +357,17 @@ final class InputRouter {
     /// back than the frame on screen). A failure is logged and sent as `binding.failed`.
     /// Returns the transactions committed.
     private func fire(_ entries: [BindingTable.Entry], at time: Double, on layer: String?, what: String) -> [UInt64] {
-        let now = compositor.now
+        let now = sceneHost.now
         let at = min(now, max(time, now - framePeriod))
         var committed: [UInt64] = []
         for entry in entries {
             do {
-                committed.append(try compositor.apply(entry.spec.transaction, at: at))
-                firedCount += 1
+                committed.append(try sceneHost.commit(entry.spec.transaction, owner: nil, at: at))
+                counts.fired += 1
                 if let measuredTime { latency.committed(kernelTime: measuredTime) }
             } catch {
-                failedCount += 1
-                compositor.logger.warning("binding '\(entry.id)' (\(what)) failed: \(error.message)")
+                counts.failed += 1
+                logger.warning("binding '\(entry.id)' (\(what)) failed: \(error.message)")
                 post(.bindingFailed(binding: entry.id, on: entry.spec.trigger, layer: layer, key: entry.spec.key, error: error, time: time), layer: nil)
             }
         }
@@ -344,7 +380,7 @@ final class InputRouter {
     func keyboardForInjection() throws(ProtocolError) -> Keyboard {
         if let injectionKeyboard { return injectionKeyboard }
         do {
-            let keyboard = try Keyboard(keymap: compositor.settings.input.keymap)
+            let keyboard = try Keyboard(keymap: keymap)
             injectionKeyboard = keyboard
             return keyboard
         } catch {
@@ -357,8 +393,8 @@ final class InputRouter {
     /// Counters for `stats`.
     var statistics: JSON {
         .object([
-            "events": .number(Double(eventCount)), "gestures": .number(Double(gestureCount)), "bindings": .number(Double(bindings.count)),
-            "fired": .number(Double(firedCount)), "failed": .number(Double(failedCount)), "devices": .string(deviceStatus),
+            "events": .number(Double(counts.events)), "gestures": .number(Double(counts.gestures)), "bindings": .number(Double(bindings.count)),
+            "fired": .number(Double(counts.fired)), "failed": .number(Double(counts.failed)), "devices": .string(deviceStatus),
             "latency": latency.statistics,
         ])
     }

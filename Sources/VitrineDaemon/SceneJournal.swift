@@ -26,7 +26,7 @@ public final class SceneJournal {
         public var mediaTime: Double
         /// CLOCK_REALTIME, in seconds since 1970, at the snapshot.
         public var wallClock: Double
-        /// The compositor's counter for the animation keys it picks.
+        /// The scene host's counter for the animation keys it picks.
         public var animationKeys: Int
         /// The bindings, in the order they were added, each with its id.
         public var bindings: [BindingSpec]
@@ -89,7 +89,11 @@ public final class SceneJournal {
     /// The journal file's path.
     public let path: String
     private let logger: Logger
-    private unowned let compositor: Compositor
+    private let sceneHost: SceneHost
+    /// The bindings in force, journaled with the scene.
+    private let bindings: () -> BindingTable
+    private let loop: EventLoop?
+    private let workers: WorkerPool?
     /// The scene's and the bindings' revisions and the manual time the last snapshot saw.
     private var captured: (revision: UInt64, bindings: UInt64, time: Double)?
     private var dirty = false
@@ -107,9 +111,17 @@ public final class SceneJournal {
         let written = Mutex<UInt64>(0)
     }
 
-    init(directory: String, compositor: Compositor, logger: Logger) {
+    /// A journal in `directory` of `sceneHost`'s scene and clock and of `bindings`,
+    /// written by `workers` (in place without) at most every `interval` seconds on `loop`
+    /// (only by `writeFinal` without one).
+    init(
+        directory: String, sceneHost: SceneHost, bindings: @escaping () -> BindingTable, loop: EventLoop?, workers: WorkerPool?, logger: Logger
+    ) {
         path = (directory.hasSuffix("/") ? String(directory.dropLast()) : directory) + "/" + Self.fileName
-        self.compositor = compositor
+        self.sceneHost = sceneHost
+        self.bindings = bindings
+        self.loop = loop
+        self.workers = workers
         self.logger = logger
     }
 
@@ -183,8 +195,7 @@ public final class SceneJournal {
     /// Notes the scene's revision and the manual clock: when either changed since the
     /// last snapshot, a write is due.
     func noteChanges() {
-        let time = compositor.clock.mode == .manual ? compositor.now : 0
-        let stamp = (compositor.scene.revision, compositor.input.bindings.revision, time)
+        let stamp = self.stamp
         guard captured.map({ $0 != stamp }) ?? true else { return }
         captured = stamp
         dirty = true
@@ -193,15 +204,20 @@ public final class SceneJournal {
 
     /// Treats the scene as written: what was restored is on disk already.
     func markClean() {
-        captured = (compositor.scene.revision, compositor.input.bindings.revision, compositor.clock.mode == .manual ? compositor.now : 0)
+        captured = stamp
         dirty = false
+    }
+
+    /// The scene's and the bindings' revisions, and the time when the clock is manual.
+    private var stamp: (revision: UInt64, bindings: UInt64, time: Double) {
+        (sceneHost.scene.revision, bindings().revision, sceneHost.clock.mode == .manual ? sceneHost.now : 0)
     }
 
     private func scheduleWrite() {
         guard dirty, !writing, !scheduled else { return }
         scheduled = true
         let wait = max(0, lastWrite + Self.interval - EventLoop.monotonicSeconds)
-        compositor.schedule(wait) { [weak self] in
+        loop?.schedule(after: wait) { [weak self] in
             self?.scheduled = false
             self?.writeSoon()
         }
@@ -214,7 +230,7 @@ public final class SceneJournal {
         writing = true
         sequence += 1
         let (seq, path, onDisk) = (sequence, path, onDisk)
-        let queued = compositor.offload({ Self.write(record, sequence: seq, to: path, order: onDisk) }) { [weak self] failure in
+        let queued = workers.offload({ Self.write(record, sequence: seq, to: path, order: onDisk) }) { [weak self] failure in
             guard let self else { return }
             writing = false
             lastWrite = EventLoop.monotonicSeconds
@@ -238,14 +254,14 @@ public final class SceneJournal {
     private func capture() -> Record {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let bindings = compositor.input.bindings.entries.map { entry in
+        let bindings = bindings().entries.map { entry in
             var spec = entry.spec
             spec.id = entry.id
             return spec
         }
         return Record(
-            scene: compositor.scene.snapshot(), mediaTime: compositor.now,
-            wallClock: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, animationKeys: compositor.sceneHost.animationKeys, bindings: bindings)
+            scene: sceneHost.scene.snapshot(), mediaTime: sceneHost.now,
+            wallClock: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, animationKeys: sceneHost.animationKeys, bindings: bindings)
     }
 
     private func report(_ failure: String?) {
@@ -276,15 +292,16 @@ extension EventLoop {
     static var monotonicSeconds: Double { Double(monotonicNanoseconds()) / 1e9 }
 }
 
-extension Compositor {
+extension Coordinator {
     /// Opens the journal in `directory` and restores its scene; false when there is
     /// none to show (no file, a file moved aside, `fresh`), and the initial scene is due.
-    func openJournal(directory: String, mustExist: Bool, fresh: Bool) -> Bool {
+    func openJournal(directory: String, mustExist: Bool, fresh: Bool, loop: EventLoop?) -> Bool {
         if let problem = SceneJournal.prepare(directory: directory, mustExist: mustExist) {
             logger.log(level: mustExist ? .info : .warning, "the scene is not journaled: \(problem)")
             return false
         }
-        let journal = SceneJournal(directory: directory, compositor: self, logger: logger)
+        let journal = SceneJournal(
+            directory: directory, sceneHost: sceneHost, bindings: { [unowned input] in input.bindings }, loop: loop, workers: workers, logger: logger)
         self.journal = journal
         if fresh {
             journal.moveAside("fresh", because: "is not restored (--fresh)")
@@ -314,7 +331,7 @@ extension Compositor {
         sceneHost.animationKeys = max(sceneHost.animationKeys, record.animationKeys)
         input.bindings = BindingTable()
         for binding in record.bindings {
-            do { _ = try addBinding(binding) } catch {
+            do { _ = try input.addBinding(binding, limits: settings.limits) } catch {
                 logger.warning("the journal's binding '\(binding.id ?? "")' is not restored: \(error.message)")
             }
         }
@@ -330,7 +347,7 @@ extension Compositor {
     }
 }
 
-extension Compositor {
+extension Coordinator {
     /// `scene.reset`: removes every layer and animation (the animations stop unfinished,
     /// with their events), puts the root back as the configuration has it and shows the
     /// configured initial scene again. The journal takes the change as any other.
@@ -349,7 +366,7 @@ extension Compositor {
         try sceneHost.commit(setup, owner: nil)
         input.bindings.remove { _ in true }
         do { try showInitialScene() } catch { throw ProtocolError(.invalidConfig, error.message) }
-        frameNeeded = true
+        afterReply.frame = true
         return .object(["removed": .number(Double(removed)), "layers": .number(Double(scene.layerCount - scene.rootIDs.count))])
     }
 }

@@ -8,8 +8,8 @@ import VitrineSystem
 
 /// The JSON-lines socket: one request per line in, one reply per request and events out.
 ///
-/// Every connection is an ordinary client of the compositor and is served on the
-/// compositor's event loop. Reading and applying are apart: what a client sends is queued
+/// Every connection is an ordinary client of the coordinator and is served on the
+/// daemon's event loop. Reading and applying are apart: what a client sends is queued
 /// per client (up to `queueBytes` of whole lines; past that its socket is not read, so the
 /// client's own writes block), and the queued requests are applied in turns, one request
 /// per client per turn, for at most `turnBudget` of the loop's time before it serves its
@@ -22,10 +22,11 @@ import VitrineSystem
 /// line), too many clients, the daemon stopping, and — as far as it still fits — more than
 /// `limits.outbound_bytes` of output left unread.
 final class SocketServer {
-    let compositor: Compositor
+    /// Where the requests go.
+    unowned let requests: any RequestHandler
     let settings: DaemonSettings
-    /// The limits in force: the compositor's, which a reload changes.
-    var limits: DaemonSettings.Limits { compositor.settings.limits }
+    /// The limits in force, which a reload changes.
+    var limits: DaemonSettings.Limits { requests.limits }
     let loop: EventLoop
     let logger: Logger
     /// The listening socket (nil once stopped); -1 as `listenerFD`.
@@ -35,7 +36,7 @@ final class SocketServer {
     private var boundPath: String?
     /// Open connections, by client id: admitted clients and those on their way out.
     private var connections: [Int: SocketClient] = [:]
-    /// Connections that are the compositor's clients (what `limits.clients` counts).
+    /// Connections that are the coordinator's clients (what `limits.clients` counts).
     private var admitted = 0
     private var nextClientID = 0
     /// Scratch space every read goes through.
@@ -58,8 +59,8 @@ final class SocketServer {
     /// Unsent output past which a client's requests wait until it has read its replies.
     static let outputPause = 256 << 10
 
-    init(compositor: Compositor, settings: DaemonSettings, loop: EventLoop, logger: Logger) {
-        self.compositor = compositor
+    init(requests: any RequestHandler, settings: DaemonSettings, loop: EventLoop, logger: Logger) {
+        self.requests = requests
         self.settings = settings
         self.loop = loop
         self.logger = logger
@@ -156,7 +157,7 @@ final class SocketServer {
         }
         admitted += 1
         client.isAdmitted = true
-        compositor.connect(client)
+        requests.connect(client)
         scheduleSweep()
         logger.debug("client \(client.clientID) connected")
     }
@@ -175,7 +176,7 @@ final class SocketServer {
         guard client.isAdmitted else { return }
         client.isAdmitted = false
         admitted -= 1
-        compositor.disconnect(client)
+        requests.disconnect(client)
     }
 
     fileprivate func closed(_ client: SocketClient) {
@@ -183,10 +184,10 @@ final class SocketServer {
         logger.debug("client \(client.clientID) disconnected")
     }
 
-    /// Whether the compositor sends `client` events it subscribed to: a listener may stay
+    /// Whether the coordinator sends `client` events it subscribed to: a listener may stay
     /// silent.
     fileprivate func isListener(_ client: SocketClient) -> Bool {
-        compositor.subscribers.listens(client.clientID)
+        requests.listens(client.clientID)
     }
 
     // MARK: Turns
@@ -230,7 +231,7 @@ final class SocketServer {
     /// Keeps one sweep scheduled while clients are connected and `limits.idle_seconds` is
     /// set, at the earliest moment a connection may have been idle for that long.
     private func scheduleSweep(at deadline: UInt64? = nil) {
-        let idle = Double(compositor.settings.limits.idleSeconds)
+        let idle = Double(limits.idleSeconds)
         guard !sweepScheduled, idle > 0, admitted > 0 else { return }
         sweepScheduled = true
         let now = EventLoop.monotonicNanoseconds()
@@ -245,7 +246,7 @@ final class SocketServer {
 
     /// Closes the connections idle for `limits.idle_seconds`, with the reason.
     private func sweep() {
-        let idle = Double(compositor.settings.limits.idleSeconds)
+        let idle = Double(limits.idleSeconds)
         guard idle > 0 else { return }
         let span = UInt64(idle * 1e9)
         let now = EventLoop.monotonicNanoseconds()
@@ -257,7 +258,7 @@ final class SocketServer {
     }
 }
 
-/// One client connection: request lines to the compositor, replies and events back.
+/// One client connection: request lines to the coordinator, replies and events back.
 private final class SocketClient: ClientConnection {
     /// The connection's socket, closed once by `close()`.
     private let socket: OwnedDescriptor
@@ -291,11 +292,11 @@ private final class SocketClient: ClientConnection {
     private var isClosed = false
     /// What the socket is watched for now.
     private var watched: EventLoop.Events = .readable
-    /// One of the compositor's clients (set by the server).
+    /// One of the coordinator's clients (set by the server).
     var isAdmitted = false
     /// In the server's turn queue.
     var hasTurn = false
-    /// A request's reply comes later (`Compositor.handle` deferred it): the next lines wait.
+    /// A request's reply comes later (`Coordinator.handle` deferred it): the next lines wait.
     private var awaitingReply = false
     /// When the client last sent a whole line (or connected), and when the unfinished line
     /// at the end of its input began (nil: there is none).
@@ -451,14 +452,14 @@ private final class SocketClient: ClientConnection {
         let line = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw
         // Empty and whitespace-only lines are ignored: no reply.
         guard !Request.isBlank(line) else { return }
-        guard let reply = server.compositor.handle(line: line, from: self) else {
+        guard let reply = server.requests.handle(line: line, from: self) else {
             awaitingReply = true
             return
         }
         send(reply)
         // The change's frame (and the events it causes) follows its reply, before the
         // next request is applied.
-        server.compositor.flush()
+        server.requests.flush()
     }
 
     private func refuseLongLine() {
@@ -473,7 +474,7 @@ private final class SocketClient: ClientConnection {
         awaitingReply = false
         lastLine = EventLoop.monotonicNanoseconds()
         proceed()
-        server.compositor.flush()
+        server.requests.flush()
     }
 
     /// What the socket is watched for: replies to write, and requests to read while the

@@ -1,8 +1,8 @@
 import VitrineProtocol
 
 /// The connected clients and the events each asked for (`subscribe`, `unsubscribe`):
-/// where every event goes.
-struct Subscribers {
+/// where every event goes. Shared by the coordinator and the input router, on the loop.
+final class Subscribers {
     /// What is kept per client.
     struct Client {
         let connection: ClientConnection
@@ -17,17 +17,17 @@ struct Subscribers {
     /// Clients connected.
     var count: Int { clients.count }
 
-    mutating func connect(_ connection: ClientConnection) {
+    func connect(_ connection: ClientConnection) {
         clients[connection.clientID] = Client(connection: connection)
     }
 
-    mutating func disconnect(_ connection: ClientConnection) {
+    func disconnect(_ connection: ClientConnection) {
         clients[connection.clientID] = nil
     }
 
     /// Adds `patterns` to `client`'s subscriptions, each with the `layers` filter given
     /// (nil: every layer), within `limit` patterns; returns `subscribe`'s reply.
-    mutating func subscribe(_ client: Int, _ patterns: [String], layers: [String]?, limit: Int) throws(ProtocolError) -> JSON {
+    func subscribe(_ client: Int, _ patterns: [String], layers: [String]?, limit: Int) throws(ProtocolError) -> JSON {
         for p in patterns where !Wire.eventNames.contains(where: { Wire.matches(p, $0) }) {
             throw ProtocolError(
                 .invalidValue,
@@ -45,7 +45,7 @@ struct Subscribers {
     }
 
     /// Takes `patterns` from `client`'s subscriptions; returns `unsubscribe`'s reply.
-    mutating func unsubscribe(_ client: Int, _ patterns: [String]) -> JSON {
+    func unsubscribe(_ client: Int, _ patterns: [String]) -> JSON {
         clients[client]?.subscriptions.removeAll { patterns.contains($0) }
         for pattern in patterns { clients[client]?.layerFilters[pattern] = nil }
         return subscriptions(of: client)

@@ -13,15 +13,31 @@ import VitrineProtocol
 /// when it changes), else with `[input] keymap`. Events carry the output's name as
 /// their device.
 final class WindowInput {
-    private unowned let compositor: Compositor
+    private let input: InputRouter
+    private let logger: Logger
+    /// The `[input] keymap` keys are read with while the display server gives none.
+    private let keymap: InputSettings.Keymap
+    /// Called after each event that went through the input pipeline (the coordinator's
+    /// `flush`), and with the new size when the window is resized.
+    private let handled: () -> Void
+    private let resized: (OutputMode) -> Void
     private let stop: (String) -> Void
     private var keyboard: Keyboard?
+    private let window: WindowOutput
     private let device: String
 
-    /// Takes `window`'s events; `stop` is called with the reason when it closes.
-    init(window: WindowOutput, compositor: Compositor, stop: @escaping (String) -> Void) {
-        self.compositor = compositor
+    /// Takes `window`'s events into `input`; `stop` is called with the reason when it closes.
+    init(
+        window: WindowOutput, input: InputRouter, keymap: InputSettings.Keymap, logger: Logger, handled: @escaping () -> Void,
+        resized: @escaping (OutputMode) -> Void, stop: @escaping (String) -> Void
+    ) {
+        self.input = input
+        self.keymap = keymap
+        self.logger = logger
+        self.handled = handled
+        self.resized = resized
         self.stop = stop
+        self.window = window
         device = window.name
         if let text = window.keymap { useKeymap(text) }
         window.events = { [unowned self] event in handle(event) }
@@ -29,15 +45,14 @@ final class WindowInput {
 
     private func useKeymap(_ text: String) {
         do { keyboard = try Keyboard(keymapText: text) } catch {
-            compositor.logger.warning("window: \(error.message); keys are read with [input] keymap instead")
+            logger.warning("window: \(error.message); keys are read with [input] keymap instead")
         }
     }
 
     private func handle(_ event: WindowEvent) {
-        let input = compositor.input
         switch event {
         case .resized(let mode):
-            compositor.outputResized(to: mode)
+            resized(mode)
             return
         case .closed(let reason):
             stop(reason)
@@ -49,7 +64,7 @@ final class WindowInput {
             keyboard?.reset()
             return
         case .key(let time, let code, let pressed):
-            if keyboard == nil { keyboard = try? Keyboard(keymap: compositor.settings.input.keymap) }
+            if keyboard == nil { keyboard = try? Keyboard(keymap: keymap) }
             guard let keyboard else { return }
             input.handle(.key(keyboard.key(code, pressed: pressed, time: time, device: device)))
         case .pointerMotion(let time, let x, let y):
@@ -62,17 +77,17 @@ final class WindowInput {
             let phase = TouchEvent.Phase(rawValue: phase.rawValue) ?? .cancel
             input.handle(.touch(TouchEvent(time: time, phase: phase, id: id, point: Point(x: x, y: y), device: device)))
         }
-        compositor.flush()
+        handled()
     }
 
     /// A pointer position within the output (a held button reports positions outside it).
     private func clamped(_ x: Double, _ y: Double) -> Point {
-        let mode = compositor.output.mode
+        let mode = window.mode
         return Point(x: min(max(x, 0), Double(mode.width - 1)), y: min(max(y, 0), Double(mode.height - 1)))
     }
 }
 
-extension Compositor {
+extension Coordinator {
     /// The output has a new size (a window resized): the root layer's bounds follow, the
     /// next frame is drawn whole, and subscribers get `output.resized`.
     func outputResized(to mode: OutputMode) {
@@ -85,7 +100,7 @@ extension Compositor {
         }
         input.recognizer.area = Rect(origin: .zero, size: size)
         logger.info("\(output.name): now \(mode.width)x\(mode.height)")
-        pipeline.invalidate()
+        outputSet.primary.pipeline.invalidate()
         requestFrame()
         broadcast(.outputResized(output: output.name, root: root, size: size))
     }

@@ -32,6 +32,15 @@ extension OutputSet {
         }
     }
 
+    /// Asks for a frame once the real-time clock reaches media time `time` (a request
+    /// scheduled for it is applied in that frame).
+    public func requestFrame(at time: Double) {
+        schedule(max(0, time - clock.now)) { [weak self] in
+            guard let self else { return }
+            if clock.now >= time { requestFrame() } else { requestFrame(at: time) }
+        }
+    }
+
     /// Renders a frame now on every powered output whose picture changed, after
     /// `OutputNotice.frameStarting` had the scene advanced; asks for the next frames while
     /// something animates. Returns whether a frame was presented.

@@ -40,12 +40,21 @@ public final class Subprocess {
         }
     }
 
+    /// Where the program's standard output and error go.
+    public enum Output: Sendable {
+        /// Into one pipe, `output`, for the caller to read.
+        case pipe
+        /// Standard output nowhere, standard error into the file at this path (made or
+        /// emptied): for a program whose log is read once it has ended.
+        case errorsTo(String)
+    }
+
     /// The process id, which is also its process group's id.
     public let pid: pid_t
     /// Readable once the process has ended (until `reap`).
     public var pidfd: CInt { process.rawValue }
     /// The read end of the pipe that the program's standard output and error go to
-    /// (non-blocking); -1 once `closeOutput` closed it.
+    /// (non-blocking); -1 once `closeOutput` closed it, and with `Output.errorsTo`.
     public var output: CInt { outputPipe?.rawValue ?? -1 }
     private let process: OwnedDescriptor
     private var outputPipe: OwnedDescriptor?
@@ -54,21 +63,27 @@ public final class Subprocess {
 
     /// Starts `program` (an absolute path; see `resolve`) with `arguments` (the first is the
     /// program's name for itself) and exactly `environment` ("NAME=value" entries), in
-    /// `directory` (nil: the daemon's).
+    /// `directory` (nil: the daemon's), its output going where `output` says.
     /// - Throws: `SystemError` naming the program and why it could not start.
-    public init(program: String, arguments: [String], environment: [String], directory: String? = nil) throws(SystemError) {
-        var pipe: [CInt] = [-1, -1]
-        guard pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else { throw SystemError.errno("make a pipe for the output of", program) }
-        let ours = OwnedDescriptor(pipe[0])
-        let theirs = OwnedDescriptor(pipe[1])
-        // Only our end stays non-blocking: a program may not expect EAGAIN on its stdout.
-        _ = fcntl(pipe[1], F_SETFL, 0)
+    public init(program: String, arguments: [String], environment: [String], directory: String? = nil, output: Output = .pipe) throws(SystemError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
+        var ours: OwnedDescriptor?, theirs: OwnedDescriptor?
+        switch output {
+        case .pipe:
+            var pipe: [CInt] = [-1, -1]
+            guard pipe2(&pipe, O_CLOEXEC | O_NONBLOCK) == 0 else { throw SystemError.errno("make a pipe for the output of", program) }
+            (ours, theirs) = (OwnedDescriptor(pipe[0]), OwnedDescriptor(pipe[1]))
+            // Only our end stays non-blocking: a program may not expect EAGAIN on its stdout.
+            _ = fcntl(pipe[1], F_SETFL, 0)
+            posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
+        case .errorsTo(let path):
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
         posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         if let directory { posix_spawn_file_actions_addchdir_np(&actions, directory) }
         var attributes = posix_spawnattr_t()
@@ -86,7 +101,7 @@ public final class Subprocess {
         defer { for p in argv + envp { free(p) } }
         var child = pid_t()
         let result = posix_spawn(&child, program, &actions, &attributes, argv, envp)
-        theirs.close()
+        theirs?.close()
         guard result == 0 else {
             let code = Errno(rawValue: result)
             let place = directory.map { " in \($0)" } ?? ""

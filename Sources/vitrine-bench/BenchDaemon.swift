@@ -1,4 +1,5 @@
 import Foundation
+import VitrineSystem
 import VitrineProtocol
 
 // MARK: - The vitrined child process
@@ -191,7 +192,7 @@ final class BenchCleanup: @unchecked Sendable {
         // Short, so that the socket path stays well under the 107-byte limit.
         var template = Array("/tmp/vitrine-bench-XXXXXX".utf8CString)
         let made: String? = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!).map { String(cString: $0) } }
-        guard let made else { throw BenchError("cannot create a temporary directory: \(String(cString: strerror(errno)))") }
+        guard let made else { throw BenchError("cannot create a temporary directory: \(SystemError.reason(errno: errno))") }
         return made
     }
 }
@@ -209,14 +210,14 @@ func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws {
     var offset = 0
     while offset < bytes.count {
         let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-        guard n > 0 else { throw BenchError("send: \(String(cString: strerror(errno)))") }
+        guard n > 0 else { throw BenchError("send: \(SystemError.reason(errno: errno))") }
         offset += n
     }
 }
 
 func connectUnix(_ path: String) throws -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw BenchError("socket(): \(String(cString: strerror(errno)))") }
+    guard fd >= 0 else { throw BenchError("socket(): \(SystemError.reason(errno: errno))") }
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
@@ -229,7 +230,7 @@ func connectUnix(_ path: String) throws -> Int32 {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
     }
     guard result == 0 else {
-        let reason = String(cString: strerror(errno))
+        let reason = SystemError.reason(errno: errno)
         Glibc.close(fd)
         throw BenchError("cannot connect to \(path): \(reason)")
     }
@@ -389,7 +390,7 @@ final class BlockingLineClient {
             }
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + end, $0.count - end, 0) }
             if n == 0 { throw BenchError("the daemon closed the connection") }
-            if n < 0 { throw BenchError(errno == EAGAIN || errno == EWOULDBLOCK ? "no reply within 5 s" : "recv: \(String(cString: strerror(errno)))") }
+            if n < 0 { throw BenchError(errno == EAGAIN || errno == EWOULDBLOCK ? "no reply within 5 s" : "recv: \(SystemError.reason(errno: errno))") }
             end += n
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import VitrineSystem
 import VitrineProtocol
 
 /// `vitrine-bench flood`: fairness under a flood of pipelined requests.
@@ -237,7 +238,7 @@ private final class FloodConnection: @unchecked Sendable {
             if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + end, $0.count - end, 0) }
             if n == 0 { throw BenchError("the daemon closed the connection") }
-            if n < 0 { throw BenchError(errno == EAGAIN || errno == EWOULDBLOCK ? "no reply within 30 s" : "recv: \(String(cString: strerror(errno)))") }
+            if n < 0 { throw BenchError(errno == EAGAIN || errno == EWOULDBLOCK ? "no reply within 30 s" : "recv: \(SystemError.reason(errno: errno))") }
             end += n
         }
     }

@@ -14,7 +14,7 @@ import VitrineOutput
 ///   latency percentiles.
 /// * `protocol.frame`: there is no frame event on the wire, so a `Daemon` runs in this
 ///   process on its own real socket, with a `HeadlessOutput` whose `frameDone` (called as
-///   each frame is presented, just before `Compositor.onFramePresented`) reads the pixel
+///   each frame is presented, just before `DaemonHooks.framePresented`) reads the pixel
 ///   under a probe layer. A client thread sets the probe's colour without animation and
 ///   the time from sending that request to the presentation of the first frame whose
 ///   pixel has the new colour is recorded — with an idle scene (the frame is rendered

@@ -38,8 +38,8 @@ func runRollingBenchmarks(_ options: [String]) {
 }
 
 private func rollingFrames(frames: Int) throws {
-    let bench = try InProcessCompositor(width: 1920, height: 1080)
-    let compositor = bench.compositor, run = bench.run
+    let bench = try InProcessCoordinator(width: 1920, height: 1080)
+    let coordinator = bench.coordinator, run = bench.run
     run(
         ##"{"id": 1, "cmd": "layer.add", "layer": "bg", "kind": "gradient", "properties": {"bounds": [0, 0, 1920, 1080], "position": [960, 540], "colors": ["#12324a", "#0b1622"]}}"##
     )
@@ -54,12 +54,12 @@ private func rollingFrames(frames: Int) throws {
             run(#"{"id": \#(id), "cmd": "number.set", "layer": "n", "value": \#(value), "animationType": "allNumbers", "spring": {"speed": 1}}"#)
             id += 1
         }
-        let presentedBefore = compositor.framesRendered
+        let presentedBefore = coordinator.framesRendered
         let start = DispatchTime.now().uptimeNanoseconds
         run(#"{"id": \#(id), "cmd": "clock.advance", "seconds": 0.016666666666666666}"#)
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
         // Steps in which no pixel changes present nothing; only real frames are timed.
-        if compositor.framesRendered > presentedBefore { times.append(elapsed) }
+        if coordinator.framesRendered > presentedBefore { times.append(elapsed) }
         id += 1
     }
     precondition(times.count >= max(1, frames / 5), "too few steps presented a frame (\(times.count) of \(frames))")

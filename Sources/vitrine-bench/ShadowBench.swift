@@ -32,39 +32,39 @@ func runShadowBenchmarks(_ options: [String]) {
     }
 }
 
-/// A compositor in this process on a headless output, with a manual clock, and a client
+/// A coordinator in this process on a headless output, with a manual clock, and a client
 /// whose requests must succeed.
-struct InProcessCompositor {
+struct InProcessCoordinator {
     /// A client that ignores what is sent to it.
     private final class Sink: ClientConnection {
         let clientID = 1
         func send(_ line: String) {}
     }
 
-    let compositor: Compositor
+    let coordinator: Coordinator
     private let client = Sink()
 
     init(width: Int, height: Int) throws {
         var settings = DaemonSettings()
         settings.clock = .manual
         let output = try HeadlessOutput(width: width, height: height, bufferCount: 2)
-        compositor = try Compositor(settings: settings, output: output, logger: Logger(label: "bench"))
-        compositor.connect(client)
+        coordinator = try Coordinator(settings: settings, output: output, logger: Logger(label: "bench"))
+        coordinator.connect(client)
     }
 
     /// Handles one request line, which must succeed, and what follows from it.
     func run(_ line: String) {
-        let reply = compositor.handle(line: Array(line.utf8), from: client) ?? ""
+        let reply = coordinator.handle(line: Array(line.utf8), from: client) ?? ""
         precondition(reply.contains("\"ok\":true"), reply)
-        compositor.flush()
+        coordinator.flush()
     }
 }
 
 /// Median milliseconds of a presented rolling frame and of a full repaint of the demo's
 /// screen whose card casts a shadow of `shadowOpacity`.
 private func demoFrames(shadowOpacity: Double, steps: Int) throws -> (roll: Double, repaint: Double) {
-    let bench = try InProcessCompositor(width: 1280, height: 720)
-    let compositor = bench.compositor, run = bench.run
+    let bench = try InProcessCoordinator(width: 1280, height: 720)
+    let coordinator = bench.coordinator, run = bench.run
     run(
         ##"{"id": 0, "cmd": "layer.add", "layer": "sky", "kind": "gradient", "properties": {"bounds": [0, 0, 1280, 720], "position": [640, 360], "colors": ["#12324a", "#0b1622"]}}"##
     )
@@ -84,20 +84,20 @@ private func demoFrames(shadowOpacity: Double, steps: Int) throws -> (roll: Doub
             value += 1 + step % 7 * 13
             run(#"{"id": 0, "cmd": "number.set", "layer": "counter", "value": \#(value)}"#)
         }
-        let before = compositor.framesRendered
+        let before = coordinator.framesRendered
         let start = DispatchTime.now().uptimeNanoseconds
         run(#"{"id": 0, "cmd": "clock.advance", "seconds": 0.016666666666666666}"#)
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-        if compositor.framesRendered > before { times.append(elapsed) }
+        if coordinator.framesRendered > before { times.append(elapsed) }
     }
     precondition(times.count >= steps / 10, "too few steps presented a frame (\(times.count) of \(steps))")
     // Five seconds for the last roll to come to rest.
     for _ in 0..<300 { run(#"{"id": 0, "cmd": "clock.advance", "seconds": 0.016666666666666666}"#) }
     var repaints: [Double] = []
     for _ in 0..<max(9, steps / 20) {
-        compositor.pipeline.invalidate()
+        coordinator.outputSet.primary.pipeline.invalidate()
         let start = DispatchTime.now().uptimeNanoseconds
-        precondition(compositor.renderFrame())
+        precondition(coordinator.renderFrame())
         repaints.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
     }
     return (times.sorted()[times.count / 2], repaints.sorted()[repaints.count / 2])

@@ -1,4 +1,5 @@
 import Foundation
+import VitrineSystem
 
 // vitrine-bench video: a 1080p 30 frames/s H.264 video in a full-screen `video` layer with a
 // rolling counter over it, in the release `vitrined` (headless 1920×1080, real-time clock),
@@ -110,13 +111,13 @@ func spawnMeasured(_ path: String, _ arguments: [String]) throws -> (status: Int
     var pid: pid_t = 0
     let start = DispatchTime.now().uptimeNanoseconds
     let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
-    guard spawned == 0 else { throw BenchError("cannot run \(path): \(String(cString: strerror(spawned)))") }
+    guard spawned == 0 else { throw BenchError("cannot run \(path): \(SystemError.reason(errno: spawned))") }
     let token = BenchCleanup.shared.add { kill(pid, SIGTERM) }
     defer { BenchCleanup.shared.remove(token) }
     var status: Int32 = 0
     var usage = rusage()
     while wait4(pid, &status, 0, &usage) < 0 {
-        guard errno == EINTR else { throw BenchError("wait4: \(String(cString: strerror(errno)))") }
+        guard errno == EINTR else { throw BenchError("wait4: \(SystemError.reason(errno: errno))") }
     }
     let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }

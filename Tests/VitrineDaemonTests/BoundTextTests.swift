@@ -9,7 +9,7 @@ import VitrineTestSupport
     static let references = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("References")
 
     @Test func theLabelCountsWhileItMoves() throws {
-        let daemon = try InProcessCompositor(width: 400, height: 160)
+        let daemon = try InProcessCoordinator(width: 400, height: 160)
         try daemon.run(
             #"{"cmd": "layer.add", "layer": "label", "kind": "text", "properties": {"bounds": [0, 0, 260, 40], "position": [140, 40], "fontSize": 24, "template": "It took {count:%.0f} seconds", "count": 0}}"#
         )
@@ -23,7 +23,7 @@ import VitrineTestSupport
     }
 
     @Test func templatesReachIntoDictionaries() throws {
-        let daemon = try InProcessCompositor(width: 300, height: 80)
+        let daemon = try InProcessCoordinator(width: 300, height: 80)
         try daemon.run(
             #"{"cmd": "layer.add", "layer": "t", "kind": "text", "properties": {"bounds": [0, 0, 280, 40], "position": [150, 40], "fontSize": 20, "template": "scale {touches.a.scale:%.2f}", "touches": {"a": {"scale": 1}}}}"#
         )

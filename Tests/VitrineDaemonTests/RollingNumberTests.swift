@@ -62,7 +62,7 @@ import VitrineTestSupport
 
     @Test(arguments: cases)
     func drawsAsTheReferenceShows(_ c: Case) throws {
-        let daemon = try InProcessCompositor()
+        let daemon = try InProcessCoordinator()
         for request in c.requests { try daemon.run(request) }
         if c.advance > 0 { try daemon.run(#"{"cmd": "clock.advance", "seconds": \#(c.advance)}"#) }
         try GoldenImage.expectMatches(daemon.snapshot(), named: c.name, in: Self.references)
@@ -70,12 +70,12 @@ import VitrineTestSupport
 
     @Test func aSettledNumberIsPixelIdenticalToTextOfTheSameString() throws {
         for (value, extra) in [("245699", ""), ("1234.5", #", "format": "currency", "minimumFractionDigits": 2, "maximumFractionDigits": 2"#), ("-7", "")] {
-            let number = try InProcessCompositor()
+            let number = try InProcessCoordinator()
             let shown = try number.run(Self.add(value, extra))
             _ = shown
             try number.run(#"{"cmd": "number.set", "layer": "n", "value": \#(value)}"#)
             try number.run(#"{"cmd": "clock.advance", "seconds": 10}"#)
-            let text = try InProcessCompositor()
+            let text = try InProcessCoordinator()
             let string = try number.run(#"{"cmd": "number.set", "layer": "n", "value": \#(value), "animated": false}"#)["text"]?.string ?? ""
             try text.run(
                 #"{"cmd": "layer.add", "layer": "t", "kind": "text", "properties": {"bounds": [0, 0, 380, 90], "position": [200, 60], "fontSize": 64, "alignmentMode": "center", "string": "\#(string)"}}"#
@@ -86,7 +86,7 @@ import VitrineTestSupport
     }
 
     @Test func completionAlwaysComesOncePerCall() throws {
-        let daemon = try InProcessCompositor()
+        let daemon = try InProcessCoordinator()
         try daemon.run(Self.add("10"))
         try daemon.run(#"{"cmd": "number.set", "layer": "n", "value": 20}"#)
         try daemon.run(#"{"cmd": "clock.advance", "seconds": 0.5}"#)
@@ -101,7 +101,7 @@ import VitrineTestSupport
     }
 
     @Test func aRetargetContinuesFromWhatIsShown() throws {
-        let daemon = try InProcessCompositor()
+        let daemon = try InProcessCoordinator()
         try daemon.run(Self.add("100"))
         try daemon.run(#"{"cmd": "number.set", "layer": "n", "value": 150}"#)
         try daemon.run(#"{"cmd": "clock.advance", "seconds": 0.4}"#)
@@ -112,7 +112,7 @@ import VitrineTestSupport
     }
 
     @Test func partialRepaintsWhileRollingEqualFullRepaints() throws {
-        let daemon = try InProcessCompositor()
+        let daemon = try InProcessCoordinator()
         try daemon.run(Self.add("123456", #", "format": "plain""#))
         try daemon.run(#"{"cmd": "number.set", "layer": "n", "value": 123789}"#)
         for step in 0..<40 {
@@ -129,7 +129,7 @@ import VitrineTestSupport
     }
 
     @Test func statsCountThePixelsFramesRepaint() throws {
-        let daemon = try InProcessCompositor(width: 400, height: 120)
+        let daemon = try InProcessCoordinator(width: 400, height: 120)
         func counters() throws -> (frames: Double, pixels: Double) {
             let stats = try daemon.run(#"{"cmd": "stats"}"#)
             return (try #require(stats["frames"]?.number), try #require(stats["pixels"]?.number))
@@ -151,7 +151,7 @@ import VitrineTestSupport
     }
 
     @Test func badRequestsAreRefused() throws {
-        let daemon = try InProcessCompositor()
+        let daemon = try InProcessCoordinator()
         try daemon.run(#"{"cmd": "layer.add", "layer": "plain"}"#)
         for bad in [
             #"{"id": 1, "cmd": "number.set", "layer": "plain", "value": 1}"#,
@@ -159,7 +159,7 @@ import VitrineTestSupport
             #"{"id": 3, "cmd": "number.set", "layer": "plain"}"#,
             #"{"id": 4, "cmd": "number.set", "layer": "plain", "value": "ten"}"#,
         ] {
-            let reply = try JSON(parsing: Data((daemon.compositor.handle(line: Array(bad.utf8), from: daemon) ?? "").utf8))
+            let reply = try JSON(parsing: Data((daemon.coordinator.handle(line: Array(bad.utf8), from: daemon) ?? "").utf8))
             #expect(reply["ok"] == .bool(false), "\(bad)")
         }
     }

@@ -1,73 +1,38 @@
 import Foundation
+import VitrineSystem
 
-/// A child process started with posix_spawn and reaped with waitpid by its owner.
+/// A program a test runs: a `Subprocess` (a process group of its own, a clean start,
+/// standard output discarded and standard error into a file), reaped by its owner.
 ///
 /// Foundation's `Process` is not used: on Linux it learns of a child's exit from SIGCHLD,
 /// which any of the test runner's many threads may swallow, and then `waitUntilExit()`
-/// never returns (seen with a daemon that exits at once). The child gets default signal
-/// dispositions and an empty mask, whatever the test process set, and none of its file
-/// descriptors besides 0–2 (a client socket leaked into a daemon would keep that
-/// connection open after the test closes it).
+/// never returns (seen with a daemon that exits at once).
 public final class ChildProcess {
-    public let pid: pid_t
-    private var exitStatus: Int32?
+    private let process: Subprocess
+
+    public var pid: pid_t { process.pid }
 
     /// `environment` adds to (or replaces in) the test process's environment.
     public init(_ executable: String, _ arguments: [String], stderrPath: String, environment: [String: String] = [:]) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        Self.closeInheritedDescriptors(&actions)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t(), mask = sigset_t()
-        sigfillset(&defaults)
-        sigemptyset(&mask)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
         var variables = ProcessInfo.processInfo.environment
         variables.merge(environment) { $1 }
-        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for e in envp { free(e) } }
-        var child = pid_t()
-        let result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
-        guard result == 0 else { throw TestError("cannot start \(executable): \(String(cString: strerror(result)))") }
-        pid = child
-    }
-
-    deinit {
-        if isRunning { kill(pid, SIGKILL); _ = wait(timeout: 10) }
-    }
-
-    /// glibc's posix_spawn_file_actions_addclosefrom_np (not visible to Swift), else a
-    /// close action for every descriptor open now.
-    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
-            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-            return
-        }
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
-            if let fd = Int32(name), fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        do {
+            process = try Subprocess(
+                program: executable, arguments: [executable] + arguments, environment: variables.map { "\($0.key)=\($0.value)" },
+                output: .errorsTo(stderrPath))
+        } catch {
+            throw TestError(error.message)
         }
     }
 
     /// The exit status (128 + the signal for a signal), once the child has ended.
     public var status: Int32? {
-        if exitStatus == nil {
-            var raw: Int32 = 0
-            if waitpid(pid, &raw, WNOHANG) == pid {
-                exitStatus = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
-            }
+        switch process.reap() {
+        case nil: nil
+        case .exited(let code): code
+        case .signaled(let number): 128 + number
+        case .unknown: -1
         }
-        return exitStatus
     }
 
     public var isRunning: Bool { status == nil }

@@ -3,7 +3,7 @@ import VitrineProtocol
 import VitrineRender
 import VitrineRolling
 
-/// Shows a decoded scene as the daemon does (`Compositor.init`, then its frames): on a fresh
+/// Shows a decoded scene as the daemon does (`Coordinator.init`, then its frames): on a fresh
 /// model with the standard layer kinds, under a root the size of the screen, then a few
 /// frames' worth of `advance(to:)` and `renderTree(root:at:)`, where animations are
 /// evaluated. No pixels are drawn: that needs fonts and is not parsing.

@@ -10,7 +10,7 @@ let source = "/nonexistent/vitrine-fuzz/vitrine.toml"
 
 /// libFuzzer's entry point: the input is a configuration file's bytes, checked as
 /// `vitrined` checks its file (`Configuration.loadForDaemon`: the text layer kind is known,
-/// the rolling number's is not) and its initial scene then shown as `Compositor.init`
+/// the rolling number's is not) and its initial scene then shown as `Coordinator.init`
 /// shows it. A refusal is rendered as the message the daemon logs.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfiguration(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

@@ -2,7 +2,7 @@ import VitrineJSON
 import VitrineProtocol
 import VitrineSceneHost
 
-extension Compositor {
+extension Coordinator {
     /// Applies `request` at its wall-clock `at` (Unix seconds): at once, at that time, when
     /// it is not in the future; otherwise at the first frame at or past it, when its reply
     /// is sent (the client's later requests wait for it).
@@ -20,15 +20,7 @@ extension Compositor {
         guard time > clock.now else { return applied(request, at: time, from: client.clientID) }
         return deferredReply(to: client) { finish in
             sceneHost.hold(ScheduledRequest(request: request, time: time, client: client.clientID, finish: finish))
-            if clock.mode == .realtime { wake(at: time) }
-        }
-    }
-
-    /// Asks for a frame once the real-time clock reaches `time`.
-    private func wake(at time: Double) {
-        schedule(max(0, time - clock.now)) { [weak self] in
-            guard let self else { return }
-            if clock.now >= time { requestFrame() } else { wake(at: time) }
+            if clock.mode == .realtime { outputSet.requestFrame(at: time) }
         }
     }
 

@@ -14,13 +14,13 @@ import VitrineVideo
 import VitrineWayland
 import VitrineWindowHost
 
-/// A connected client as the compositor sees it: where its replies and events go.
+/// A connected client as the coordinator sees it: where its replies and events go.
 public protocol ClientConnection: AnyObject {
     /// Unique while connected.
     var clientID: Int { get }
     /// Queues one line (without newline) to the client; never blocks.
     func send(_ line: String)
-    /// The reply to the request that `Compositor.handle` deferred has been sent: the
+    /// The reply to the request that `Coordinator.handle` deferred has been sent: the
     /// client's next requests may go on.
     func resume()
 }
@@ -29,83 +29,59 @@ extension ClientConnection {
     public func resume() {}
 }
 
-/// The owner of the scene: applies commands, renders frames, routes events.
+/// The daemon's coordinator: it makes the owners — the scene host, the output set, the
+/// content host, the input router, the window host, the journal — wires what each says to
+/// the others, and dispatches clients' requests to them.
 ///
 /// It is confined to one serial executor (the daemon's event loop): every method must be
 /// called there, so the model needs no locks. Commands are applied in arrival order,
 /// between frames; a frame is rendered only when something changed or animates.
-public final class Compositor: @unchecked Sendable {  // confined to the daemon's event loop
+public final class Coordinator: @unchecked Sendable {  // confined to the daemon's event loop
     public internal(set) var settings: DaemonSettings
-    /// The scene (the scene host's).
-    public var scene: Scene { sceneHost.scene }
     /// The screens: heads, pacing, power, hotplug, presentation feedback.
     public private(set) var outputSet: OutputSet!
     /// The scene's commands, transactions, rolls followed to their end, scene events.
     public private(set) var sceneHost: SceneHost!
-    /// The output drawn first; while none is plugged in, the last one unplugged.
-    public var output: OutputBackend { outputSet.primary.backend }
-    /// The first output's pipeline; every output's shares its renderer.
-    public var pipeline: FramePipeline { outputSet.primary.pipeline }
-    /// The primary output's root: where layers go that name no parent, and what input is
-    /// hit-tested against.
-    public var root: String { outputSet.root }
-    /// Every output's backend, primary first.
-    public var outputs: [OutputBackend] { outputSet.backends }
-    /// The daemon's loop, where timers go; nil in a compositor rendered by hand.
-    let loop: EventLoop?
-    /// Reads layers' contents off the loop into the renderer's image store.
-    var content: ContentLoader!
     let logger: Logger
-    /// Media time (the scene host's, which the outputs pace frames by too).
-    var clock: MediaClock { sceneHost.clock }
-    /// The connected clients and the events they asked for.
-    var subscribers = Subscribers()
     /// Blocking work (file reads and writes) goes here; nil runs it in place (programs and
-    /// tests that embed a compositor without a loop).
-    public var workers: WorkerPool?
-    /// Set by the daemon: re-read the configuration; returns an error to report.
-    public var reloadConfiguration: (_ done: @escaping (ProtocolError?) -> Void) -> Void = { $0(nil) }
-    /// A command changed something: a frame is due after the reply.
-    var frameNeeded = false
-    /// Events a command caused, sent after its reply (`flush`).
-    var queuedEvents: [Event] = []
+    /// tests that embed a coordinator without a loop).
+    let workers: WorkerPool?
+    /// The connected clients and the events they asked for.
+    let subscribers = Subscribers()
+    /// What the requests handled since the last `flush` left to do after their replies.
+    var afterReply = AfterReply()
+    /// What the daemon around the coordinator does for it.
+    public var hooks = DaemonHooks()
+    /// Images, videos and windows shown in layers.
+    private(set) var content: ContentHost!
+    /// Input: events for scripts, gestures, bindings.
+    private(set) var input: InputRouter!
     /// The scene journal, when the daemon keeps one (`DaemonSettings.stateDirectory`).
     public internal(set) var journal: SceneJournal?
-    /// Frames rendered and presented, for `hello` and benchmarks.
-    public var framesRendered: Int { outputSet.statistics.frames }
-    /// Pixels those frames repainted, for `stats` and benchmarks.
-    public var pixelsRepainted: Int { outputSet.statistics.pixels }
-    /// Called after each presented frame with the media time it showed.
-    public var onFramePresented: ((Double) -> Void)?
-    /// Input: events for scripts, gestures, bindings.
-    lazy var input = InputRouter(compositor: self)
-    /// Video layers' players.
-    var videos: VideoRenderer!
-    /// GStreamer's initialization has been handed to a worker.
-    var gstreamerPreparing = false
-    /// Surface layers' windows.
-    var surfaces: SurfaceRenderer!
-    /// The MQTT bridge's figures for `stats`, when there is one.
-    var fleetStatistics: (() -> JSON)?
-    /// `content.failed` and `video.error` events sent.
-    var contentErrors = (images: 0, videos: 0)
     /// The window policy and the programs the daemon runs (`surface.*`, `client.*`); nil in
-    /// a compositor without a loop.
-    public var windows: WindowHost?
+    /// a coordinator without a loop.
+    public private(set) var windows: WindowHost?
 
-    /// A compositor drawing one output.
-    public convenience init(settings: DaemonSettings, output: OutputBackend, logger: Logger, loop: EventLoop? = nil) throws {
-        try self.init(settings: settings, outputs: [output], logger: logger, loop: loop)
+    /// What a request leaves for after its reply (`flush`): events, and a frame.
+    struct AfterReply {
+        var events: [Event] = []
+        var frame = false
     }
 
-    /// A compositor drawing every one of `outputs` (at least one), each under its own root
+    /// A coordinator drawing one output.
+    public convenience init(settings: DaemonSettings, output: OutputBackend, logger: Logger, loop: EventLoop? = nil, workers: WorkerPool? = nil) throws {
+        try self.init(settings: settings, outputs: [output], logger: logger, loop: loop, workers: workers)
+    }
+
+    /// A coordinator drawing every one of `outputs` (at least one), each under its own root
     /// layer: the one `settings.outputs` gives its connector, else "root" for the first
-    /// and the connector's name for the others. Timers go on `loop`; without one (programs
-    /// and tests that render by hand) nothing is timed.
-    public init(settings: DaemonSettings, outputs: [OutputBackend], logger: Logger, loop: EventLoop? = nil) throws {
+    /// and the connector's name for the others. Timers go on `loop` and files are read and
+    /// written by `workers`; without them (programs and tests that render by hand) nothing
+    /// is timed and files are read in place.
+    public init(settings: DaemonSettings, outputs: [OutputBackend], logger: Logger, loop: EventLoop? = nil, workers: WorkerPool? = nil) throws {
         self.settings = settings
-        self.loop = loop
         self.logger = logger
+        self.workers = workers
         let scene = Scene(configuration: settings.sceneConfiguration)
         StandardKinds.register(in: scene, rolling: settings.rolling, fontFamily: settings.defaultFontFamily)
         scene.register(VideoLayer.kind)
@@ -121,23 +97,45 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         sceneHost = SceneHost(scene: scene, clock: clock, root: outputSet.root, settings: SceneHost.Settings(spring: settings.spring)) {
             [unowned self] notice in take(notice)
         }
-        content = ContentLoader(
-            roots: settings.contentRoots + [settings.imageDirectory], directory: settings.imageDirectory, images: images, compositor: self, logger: logger)
+        input = InputRouter(
+            settings: settings.input, sceneHost: sceneHost, outputSet: outputSet, subscribers: subscribers, loop: loop, logger: logger
+        ) { [unowned self] in flush() }
+        content = ContentHost(
+            settings: settings.content, roots: settings.contentRoots + [settings.imageDirectory], directory: settings.imageDirectory,
+            sceneHost: sceneHost, outputSet: outputSet, subscribers: subscribers, workers: workers, loop: loop, logger: logger)
         let restored =
             settings.stateDirectory.map {
-                openJournal(directory: $0, mustExist: settings.stateDirectoryIsDefault, fresh: settings.freshStart)
+                openJournal(directory: $0, mustExist: settings.stateDirectoryIsDefault, fresh: settings.freshStart, loop: loop)
             } ?? false
         if !restored { try showInitialScene() }
         renderer.animations.clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) }
-        videos = attachVideos()
-        surfaces = attachSurfaces()
+        if let loop {
+            windows = WindowHost(scene: scene, surfaces: content.surfaces, settings: settings.windowHost, loop: loop, logger: logger) {
+                [unowned self] notice in take(notice)
+            }
+            input.windows = windows
+        }
     }
 
     /// The renderer every output's pipeline draws with (one image store, one font library).
     var renderer: Renderer { outputSet.renderer }
-
+    /// The scene (the scene host's).
+    public var scene: Scene { sceneHost.scene }
+    /// Media time (the scene host's, which the outputs pace frames by too).
+    var clock: MediaClock { sceneHost.clock }
     /// The current media time.
     public var now: Double { sceneHost.now }
+    /// The output drawn first; while none is plugged in, the last one unplugged.
+    public var output: OutputBackend { outputSet.primary.backend }
+    /// The primary output's root: where layers go that name no parent, and what input is
+    /// hit-tested against.
+    public var root: String { outputSet.root }
+    /// Every output's backend, primary first.
+    public var outputs: [OutputBackend] { outputSet.backends }
+    /// Frames rendered and presented, for `hello` and benchmarks.
+    public var framesRendered: Int { outputSet.statistics.frames }
+    /// Pixels those frames repainted, for `stats` and benchmarks.
+    public var pixelsRepainted: Int { outputSet.statistics.pixels }
 
     /// Shows the configured initial scenes at the current time: `[scene]` on the primary
     /// output, and each output's `[[outputs]] scene` on its root.
@@ -159,7 +157,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         }
         do {
             try initial.apply(to: scene, root: head.root, at: clock.now, springDefaults: settings.spring)
-            try addBindings(initial.bindings)
+            try input.addBindings(initial.bindings, limits: settings.limits)
         } catch {
             throw SystemError("\(origin) cannot be shown: \(error.message)")
         }
@@ -207,7 +205,7 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             }
             if case .configReload = request.command {
                 return deferredReply(to: client) { finish in
-                    reloadConfiguration { error in
+                    hooks.reloadConfiguration { error in
                         if let error { return finish(Wire.failure(id: request.id, error)) }
                         finish(
                             Wire.reply(
@@ -221,15 +219,15 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
             let references = Self.contents(in: request.command)
             if !references.isEmpty {
                 return deferredReply(to: client) { finish in
-                    content.load(references) { [unowned self] error in
+                    content.loader.load(references) { [unowned self] error in
                         if let error { return finish(Wire.failure(id: request.id, error)) }
                         if let at = request.at {
                             if let line = schedule(request, at: at, from: client) { finish(line) }
                             return
                         }
-                        let fades = contentFades(in: request.command)
+                        let fades = content.contentFades(in: request.command)
                         finish(reply(to: request, from: client))
-                        start(fades)
+                        content.start(fades)
                         flush()
                     }
                 }
@@ -284,44 +282,16 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
         }
     }
 
-    /// An image arrived or changed: the next frame is drawn whole with it.
-    func contentChanged(redraw: Bool = true) {
-        guard redraw else { return }
-        outputSet.invalidate()
-        requestFrame()
-    }
-
-    /// Tells subscribers that a layer's contents cannot be shown: what, where and why.
-    func contentFailed(reference: String, path: String, error: ProtocolError) {
-        contentErrors.images += 1
-        var layers: [String] = []
-        var pending = scene.rootIDs
-        while let id = pending.popLast() {
-            if (try? scene.modelValues(of: id))?.string(.contents) == reference { layers.append(id) }
-            pending += (try? scene.sublayers(of: id)) ?? []
-        }
-        broadcast(.contentFailed(layers: layers, contents: reference, path: path, error: error))
-    }
-
-    /// Runs `job` on a worker and `completion` with its result back here; in place when
-    /// there are no workers. Returns false when the workers' queue is full.
-    func offload<T: Sendable>(_ job: @escaping @Sendable () -> T, then completion: @escaping (T) -> Void) -> Bool {
-        guard let workers else {
-            completion(job())
-            return true
-        }
-        return workers.submit(job, then: completion)
-    }
-
     /// Runs what the last requests left to do (a frame); call it after sending replies,
     /// so that a client sees its reply before the events the change causes.
     public func flush() {
-        for event in queuedEvents { broadcast(event) }
-        queuedEvents.removeAll()
+        let events = afterReply.events
+        afterReply.events.removeAll()
+        for event in events { broadcast(event) }
         input.sendPending()
         journal?.noteChanges()
-        guard frameNeeded else { return }
-        frameNeeded = false
+        guard afterReply.frame else { return }
+        afterReply.frame = false
         requestFrame()
     }
 
@@ -335,15 +305,43 @@ public final class Compositor: @unchecked Sendable {  // confined to the daemon'
     @discardableResult
     public func renderFrame() -> Bool { outputSet.renderFrame() }
 
-    /// Runs `body` on the loop after `seconds`; nothing without a loop.
-    func schedule(_ seconds: Double, _ body: @escaping () -> Void) {
-        loop?.schedule(after: seconds, body)
-    }
-
     // MARK: Events
 
     /// Sends an event that is not the scene's (config.reloaded) to its subscribers.
     func broadcast(_ event: Event) {
         subscribers.send(event)
     }
+}
+
+/// What the daemon around a coordinator does for it.
+public struct DaemonHooks {
+    /// Re-reads the configuration; `done` gets the error to report, nil once applied.
+    public var reloadConfiguration: (_ done: @escaping (ProtocolError?) -> Void) -> Void = { $0(nil) }
+    /// Runs after each presented frame with the media time it showed.
+    public var framePresented: ((Double) -> Void)?
+    /// The MQTT bridge's figures for `stats`, when there is one.
+    public var fleetStatistics: (() -> JSON)?
+
+    public init() {}
+}
+
+/// Where clients' request lines go, as the socket server and the fleet bridge see the
+/// coordinator.
+protocol RequestHandler: AnyObject {
+    /// The limits in force (a reload changes them).
+    var limits: DaemonSettings.Limits { get }
+    func connect(_ connection: ClientConnection)
+    func disconnect(_ connection: ClientConnection)
+    /// Whether `client` subscribed to any event (a listener may stay silent).
+    func listens(_ client: Int) -> Bool
+    /// The reply to one request line, or nil when it follows later (`ClientConnection.resume`).
+    func handle(line: some Collection<UInt8>, from client: ClientConnection) -> String?
+    /// Sends what the requests handled left for after their replies.
+    func flush()
+}
+
+extension Coordinator: RequestHandler {
+    var limits: DaemonSettings.Limits { settings.limits }
+
+    func listens(_ client: Int) -> Bool { subscribers.listens(client) }
 }

@@ -3,10 +3,11 @@ import VitrineOutputSet
 import VitrineProtocol
 import VitrineSceneHost
 import VitrineSystem
+import VitrineWindowHost
 
 /// What the output set says, taken on the loop: a frame's start advances the scene, its
 /// frames carry the bindings' latency, outputs plugged in show their scenes.
-extension Compositor {
+extension Coordinator {
     func take(_ notice: OutputNotice) {
         switch notice {
         case .frameStarting(let time):
@@ -16,14 +17,14 @@ extension Compositor {
             if head === outputSet.heads.first { input.latency.rendering(frame: frame, at: EventLoop.monotonicSeconds) }
         case .rendered(let head, let frame, let presented):
             if presented {
-                onFramePresented?(now)
+                hooks.framePresented?(now)
                 windows?.framePresented()
             } else if head === outputSet.heads.first {
                 input.latency.notPresented(frame: frame)
             }
         case .frameEnded(let time, let animating):
-            if !animating, clock.mode == .realtime, let delay = videos.nextChange { outputSet.requestFrame(after: delay, now: time) }
-            content.loadMisses()
+            if !animating, clock.mode == .realtime, let delay = content.videos.nextChange { outputSet.requestFrame(after: delay, now: time) }
+            content.loader.loadMisses()
         case .shown(let shown):
             input.latency.shown(shown)
         case .headAdded(let head):
@@ -37,7 +38,7 @@ extension Compositor {
         case .powered(let any):
             windows?.outputsPowered = any
         case .event(let event, afterReply: true):
-            queuedEvents.append(event)
+            afterReply.events.append(event)
         case .event(let event, afterReply: false):
             broadcast(event)
         }
@@ -48,6 +49,17 @@ extension DaemonSettings {
     /// What the output set takes of the settings.
     var outputSet: OutputSet.Settings {
         OutputSet.Settings(outputs: outputs, wall: wall, background: background, hotplugGrace: hotplugGrace)
+    }
+
+    /// What the content host takes of the settings.
+    var content: ContentHost.Settings {
+        ContentHost.Settings(memoryBytes: limits.memoryMB << 20, networkVideo: networkVideo)
+    }
+
+    /// What the window host takes of the settings.
+    var windowHost: WindowHost.Settings {
+        WindowHost.Settings(
+            compositor: compositor, keymap: input.keymap, clients: clients, allowCommands: launcher.allowCommands, waylandSocket: waylandSocketPath)
     }
 
     /// The size and rate of emulated outputs whose table gives no mode.

@@ -1,4 +1,3 @@
-import VitrineOutputSet
 import VitrineCore
 import VitrineImage
 import VitrineProtocol
@@ -11,7 +10,7 @@ import VitrineRender
 /// the change (`actions: false`, `disableActions`), nor when the layer's actions (or those
 /// of its `actionsFrom` layer) say none for `contents`, or its policy is `explicitOnly` and
 /// the change is not in a transaction that asks for animation.
-extension Compositor {
+extension ContentHost {
     /// A fade to start once a request has been applied: `layer` showed `from` and is to
     /// show `reference`.
     struct PendingFade {
@@ -50,15 +49,14 @@ extension Compositor {
     /// `old` on every layer that shows it.
     func fadeChangedFile(_ path: String, from old: Picture) {
         let references = renderer.images.references(of: path)
-        var pending = scene.rootIDs
-        while let id = pending.popLast() {
-            pending += (try? scene.sublayers(of: id)) ?? []
-            guard let reference = (try? scene.modelValues(of: id))?.string(.contents), references.contains(reference),
-                let duration = fadeDuration(of: id, animated: false, override: nil)
-            else { continue }
+        for id in layers(showing: references.contains) {
+            guard let duration = fadeDuration(of: id, animated: false, override: nil) else { continue }
             renderer.animations.fade(layer: id, from: old, start: now, duration: duration)
         }
     }
+
+    private var scene: Scene { sceneHost.scene }
+    private var now: Double { sceneHost.now }
 
     private func pendingFade(_ id: String, to reference: String, animated: Bool, duration: Double?) -> PendingFade? {
         guard !reference.isEmpty, let shown = (try? scene.modelValues(of: id))?.string(.contents), !shown.isEmpty, shown != reference,

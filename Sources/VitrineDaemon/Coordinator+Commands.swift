@@ -9,7 +9,7 @@ import VitrineSystem
 import VitrineWindowHost
 
 /// Executing commands: each scene change is one atomic transaction at the current time.
-extension Compositor {
+extension Coordinator {
     /// Runs `command` for client `client` and returns its result.
     func execute(_ command: Command, from client: Int) throws(ProtocolError) -> JSON {
         switch command {
@@ -24,10 +24,10 @@ extension Compositor {
                 "images": .number(Double(renderer.images.paths.count)),
                 "imageBytes": .number(Double(renderer.images.usedBytes)), "input": input.statistics,
             ]
-            stats["fleet"] = fleetStatistics?()
+            stats["fleet"] = hooks.fleetStatistics?()
             stats["wall"] = outputSet.wallStatistics
             stats["droppedFrames"] = .number(Double(outputSet.droppedFrames))
-            stats["contentErrors"] = .number(Double(contentErrors.images + contentErrors.videos))
+            stats["contentErrors"] = .number(Double(content.errors.images + content.errors.videos))
             return .object(stats)
         case .layerAdd, .layerRemove, .layerMove, .layerActions, .layerPause, .layerResume, .layerSpeed, .layerSet, .animationAdd, .animationRemove,
             .numberSet, .transaction, .layerGet, .layerTree, .animationList, .time:
@@ -65,7 +65,7 @@ extension Compositor {
         case .configReload:
             throw ProtocolError(.internalError, "config.reload is handled before execute")
         case .bindingAdd, .bindingRemove, .bindingList, .inputInject:
-            return try executeInput(command)
+            return try input.execute(command, limits: settings.limits)
         case .clientStart(let name, let program):
             guard let windows else { throw WindowHost.noLauncher }
             return try windows.startClient(name, program: program)
@@ -83,7 +83,7 @@ extension Compositor {
         guard time.isFinite, time >= 0, time <= 1e9 else { throw ProtocolError(.invalidValue, "time must be seconds within 0…1e9") }
         clock.set(time)
         applyScheduled(upTo: time)
-        frameNeeded = true
+        afterReply.frame = true
     }
 
     private func hello() -> JSON {
@@ -114,7 +114,7 @@ extension Compositor {
         }
         let size = JSON.array([.number(Double(surface.width)), .number(Double(surface.height))])
         return deferredReply(to: client) { finish in
-            let queued = offload({ () -> Result<JSON, ProtocolError> in
+            let queued = workers.offload({ () -> Result<JSON, ProtocolError> in
                 let data: [UInt8]
                 do { data = try surface.pngData() } catch {
                     return .failure(ProtocolError(.internalError, "the screenshot could not be encoded: \(error)"))

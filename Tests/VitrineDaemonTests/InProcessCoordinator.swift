@@ -6,10 +6,10 @@ import VitrineOutput
 import VitrineProtocol
 import VitrineRaster
 
-/// A compositor in the test process (headless, manual clock): requests go through the
+/// A coordinator in the test process (headless, manual clock): requests go through the
 /// same decoding and execution as on the socket, without the socket.
-final class InProcessCompositor: ClientConnection {
-    let compositor: Compositor
+final class InProcessCoordinator: ClientConnection {
+    let coordinator: Coordinator
     let output: HeadlessOutput
     let clientID = 1
     private(set) var lines: [String] = []
@@ -19,8 +19,8 @@ final class InProcessCompositor: ClientConnection {
         var settings = DaemonSettings()
         settings.clock = .manual
         output = try HeadlessOutput(width: width, height: height)
-        compositor = try Compositor(settings: settings, output: output, logger: Logger(label: "test"))
-        compositor.connect(self)
+        coordinator = try Coordinator(settings: settings, output: output, logger: Logger(label: "test"))
+        coordinator.connect(self)
     }
 
     func send(_ line: String) { lines.append(line) }
@@ -32,8 +32,8 @@ final class InProcessCompositor: ClientConnection {
         nextID += 1
         guard case .object(var o) = try JSON(parsing: Data(text.utf8)) else { throw DaemonError("not an object: \(text)") }
         o["id"] = .number(Double(nextID))
-        let reply = try JSON(parsing: Data((compositor.handle(line: Array(JSON.object(o).text.utf8), from: self) ?? "").utf8))
-        compositor.flush()
+        let reply = try JSON(parsing: Data((coordinator.handle(line: Array(JSON.object(o).text.utf8), from: self) ?? "").utf8))
+        coordinator.flush()
         guard reply["ok"] == .bool(true), let result = reply["result"] else {
             Issue.record("\(text) failed: \(reply.text)", sourceLocation: sourceLocation)
             return .null
@@ -49,6 +49,6 @@ final class InProcessCompositor: ClientConnection {
 
     /// What the output shows now, drawn whole.
     func snapshot() throws -> Surface {
-        try compositor.pipeline.renderer.snapshot(compositor.scene, root: compositor.root, at: compositor.now)
+        try coordinator.outputSet.renderer.snapshot(coordinator.scene, root: coordinator.root, at: coordinator.now)
     }
 }

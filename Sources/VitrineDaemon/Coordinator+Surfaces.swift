@@ -1,0 +1,25 @@
+import VitrineProtocol
+import VitrineWayland
+import VitrineWindowHost
+
+/// Wayland clients' windows: the content host draws them in surface layers, the window
+/// host places them.
+extension Coordinator {
+    /// Serves Wayland clients with `server`: its pictures count in `limits.memory_mb` with
+    /// the images and videos, and the window host places its windows.
+    public func serve(_ server: WaylandServer) {
+        content.serve(server)
+        windows?.serve(server)
+    }
+
+    /// Takes what the window host says: its events go to subscribers (after the current
+    /// reply when a command caused them), its changes on screen ask for a frame.
+    func take(_ notice: WindowNotice) {
+        switch notice {
+        case .event(let event, afterReply: true): afterReply.events.append(event)
+        case .event(let event, afterReply: false): broadcast(event)
+        case .redraw(afterReply: true): afterReply.frame = true
+        case .redraw(afterReply: false): requestFrame()
+        }
+    }
+}

@@ -39,6 +39,8 @@ let package = Package(
         .library(name: "VitrineSystem", targets: ["VitrineSystem"]),
         .library(name: "VitrineRaster", targets: ["VitrineRaster"]),
         .library(name: "VitrineImage", targets: ["VitrineImage"]),
+        .library(name: "VitrineCodecs", targets: ["VitrineCodecs"]),
+        .library(name: "VitrineDecoderHelper", targets: ["VitrineDecoderHelper"]),
         .library(name: "VitrineVideo", targets: ["VitrineVideo"]),
         .library(name: "VitrineProtocol", targets: ["VitrineProtocol"]),
         .library(name: "VitrineRender", targets: ["VitrineRender"]),
@@ -46,6 +48,7 @@ let package = Package(
         .library(name: "VitrineRolling", targets: ["VitrineRolling"]),
         .library(name: "VitrineDaemon", targets: ["VitrineDaemon"]),
         .executable(name: "vitrined", targets: ["vitrined"]),
+        .executable(name: "vitrine-decoder", targets: ["vitrine-decoder"]),
         .library(name: "VitrineText", targets: ["VitrineText"]),
         .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
         .library(name: "VitrineConfig", targets: ["VitrineConfig"]),
@@ -73,7 +76,7 @@ let package = Package(
         .testTarget(name: "VitrineFormatTests", dependencies: ["VitrineFormat", "VitrineCore"]),
         // The one layer over file descriptors and errno: SystemError, with swift-system's FileDescriptor and Errno.
         .target(
-            name: "VitrineSystem", dependencies: ["CLinuxEvents", "CUDev", .product(name: "SystemPackage", package: "swift-system")],
+            name: "VitrineSystem", dependencies: ["CLinuxEvents", "CSandbox", "CUDev", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: [frameRelease()]),
         .testTarget(name: "VitrineSystemTests", dependencies: ["VitrineSystem"]),
         // Device events (DRM hotplug) through a udev monitor on the event loop.
@@ -91,11 +94,28 @@ let package = Package(
         // Image files' decoders (JPEG, WebP, GIF, SVG; PNG is the raster module's), between
         // the raster module and the renderer. Built with -O in debug too: they convert pixels.
         .target(
-            name: "VitrineImage", dependencies: ["VitrineCore", "VitrineRaster", "VitrineSystem", "CJPEG", "CWebP", "CGIF", "CRSVG"],
+            name: "VitrineImage", dependencies: ["VitrineCore", "VitrineRaster", "VitrineSystem"],
             swiftSettings: [optimizedInDebug, frameRelease(profiled: false)]),
+        // The image formats' libraries: linked by the decoder helper (and tests, benchmarks,
+        // fuzzing), never by the daemon.
+        .target(
+            name: "VitrineCodecs", dependencies: ["VitrineImage", "VitrineCore", "VitrineRaster", "VitrineSystem", "CJPEG", "CWebP", "CGIF", "CRSVG"],
+            swiftSettings: [optimizedInDebug, frameRelease(profiled: false)]),
+        // The decoder helper process: the daemon's client, the helper's service, their messages.
+        .target(
+            name: "VitrineDecoderHelper",
+            dependencies: [
+                "VitrineImage", "VitrineRaster", "VitrineCore", "VitrineSystem", "VitrineJSON", "VitrineProtocol",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "VitrineDecoderHelperTests",
+            dependencies: ["VitrineDecoderHelper", "VitrineImage", "VitrineCodecs", "VitrineRaster", "VitrineSystem", "VitrineTestSupport", "vitrine-decoder"]),
+        .executableTarget(
+            name: "vitrine-decoder", dependencies: ["VitrineDecoderHelper", "VitrineCodecs", "VitrineImage", "VitrineProtocol", "VitrineSystem"]),
         .testTarget(
             name: "VitrineImageTests",
-            dependencies: ["VitrineImage", "VitrineRaster", "VitrineRender", "VitrineCore", "VitrineTestSupport", "CJPEG", "CWebP", "CGIF"],
+            dependencies: ["VitrineImage", "VitrineCodecs", "VitrineRaster", "VitrineRender", "VitrineCore", "VitrineTestSupport", "CJPEG", "CWebP", "CGIF"],
             exclude: ["References"]),
         .systemLibrary(
             name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg",
@@ -143,7 +163,7 @@ let package = Package(
             name: "VitrineDaemon",
             dependencies: [
                 "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
-                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineVideo", "VitrineFleet", "VitrineWayland", "VitrineWindowHost", "VitrineOutputSet",
+                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineDecoderHelper", "VitrineVideo", "VitrineFleet", "VitrineWayland", "VitrineWindowHost", "VitrineOutputSet",
                 "VitrineSceneHost",
                 "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
@@ -168,7 +188,7 @@ let package = Package(
             name: "VitrineDaemonTests",
             dependencies: [
                 "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster", "VitrineTestSupport",
-                "VitrineDaemonTestSupport", "vitrined", "CX11", .product(name: "Logging", package: "swift-log"),
+                "VitrineDaemonTestSupport", "vitrined", "vitrine-decoder", "CX11", .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["References"]),
         // What the tests that start the real `vitrined` share (the test targets that use it
@@ -181,7 +201,7 @@ let package = Package(
         .executableTarget(
             name: "vitrined",
             dependencies: [
-                "VitrineDaemon", "VitrineConfig", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster",
+                "VitrineDaemon", "VitrineDecoderHelper", "VitrineConfig", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster",
                 "VitrineText", "VitrineRolling", "VitrineSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -190,13 +210,13 @@ let package = Package(
         .executableTarget(
             name: "vitrinectl",
             dependencies: ["VitrineJSON", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .testTarget(name: "VitrinectlTests", dependencies: ["vitrinectl", "vitrined", "VitrineProtocol", "VitrineJSON"]),
+        .testTarget(name: "VitrinectlTests", dependencies: ["vitrinectl", "vitrined", "vitrine-decoder", "VitrineProtocol", "VitrineJSON"]),
         .executableTarget(
             name: "vitrine-bench",
             dependencies: [
                 "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineProtocol", "CPixman", "VitrineDaemon",
                 "VitrineSystem",
-                "VitrineImage", "CJPEG", "CairoReference", "vitrined", "CWaylandClient", "WaylandDescription",
+                "VitrineImage", "VitrineCodecs", "CJPEG", "CairoReference", "vitrined", "vitrine-decoder", "CWaylandClient", "WaylandDescription",
                 .product(name: "Logging", package: "swift-log"),
             ], plugins: ["WaylandGlue"]),
         .testTarget(
@@ -255,7 +275,7 @@ let package = Package(
             name: "VitrineWindowHostTests",
             dependencies: [
                 "VitrineWindowHost", "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineSystem", "VitrineInput", "VitrineWayland",
-                "VitrineDaemonTestSupport", "vitrined", .product(name: "Logging", package: "swift-log"),
+                "VitrineDaemonTestSupport", "vitrined", "vitrine-decoder", .product(name: "Logging", package: "swift-log"),
             ]),
         // The scene's commands: transactions, rolls followed to their end, scene events.
         .target(
@@ -286,7 +306,7 @@ let package = Package(
             name: "VitrineWaylandTests",
             dependencies: [
                 "VitrineWayland", "VitrineCore", "VitrineRaster", "VitrineProtocol", "VitrineOutput", "VitrineTestSupport", "VitrineDaemonTestSupport",
-                "vitrined",
+                "vitrined", "vitrine-decoder",
                 "CWaylandClient", "WaylandDescription",
             ],
             exclude: ["References"], plugins: ["WaylandGlue"]),
@@ -299,6 +319,7 @@ let package = Package(
             name: "CX11", path: "Sources/CX11", pkgConfig: "xkbcommon-x11",
             providers: [.apt(["libxcb1-dev", "libxcb-shm0-dev", "libxkbcommon-x11-dev"])]),
         .systemLibrary(name: "CLinuxEvents", path: "Sources/CLinuxEvents"),
+        .systemLibrary(name: "CSandbox", path: "Sources/CSandbox"),
         .testTarget(
             name: "VitrineOutputTests",
             dependencies: ["VitrineOutput", "VitrineRaster", "VitrineSystem", .product(name: "SystemPackage", package: "swift-system")]),
@@ -335,7 +356,7 @@ let package = Package(
             path: "Tests/VitrineTestSupport"),
         .testTarget(
             name: "VitrineRenderTests",
-            dependencies: ["VitrineRender", "VitrineProtocol", "VitrineTestSupport"],
+            dependencies: ["VitrineRender", "VitrineCodecs", "VitrineProtocol", "VitrineTestSupport"],
             exclude: ["References", "Scenes"]),
         .testTarget(name: "VitrineProtocolTests", dependencies: ["VitrineProtocol", "VitrineTestSupport"]),
         .testTarget(name: "VitrineTextTests", dependencies: ["VitrineText"]),

@@ -34,7 +34,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "fuzz-image",
-            dependencies: [.product(name: "VitrineImage", package: vitrine)]),
+            dependencies: [.product(name: "VitrineImage", package: vitrine), .product(name: "VitrineCodecs", package: vitrine)]),
         .target(
             name: "FuzzSupport",
             dependencies: [

@@ -1,5 +1,6 @@
 import Logging
 import VitrineCore
+import VitrineDecoderHelper
 import VitrineOutputSet
 import VitrineProtocol
 import VitrineRender
@@ -42,10 +43,11 @@ final class ContentHost {
     private let workers: WorkerPool?
 
     /// Content for `outputSet`'s renderer: images from `roots` (relative references in
-    /// `directory`), decoded by `workers`, changed files noticed on `loop`.
+    /// `directory`), opened by `workers` and decoded by `decoder`'s helpers, changed files
+    /// noticed on `loop`.
     init(
         settings: Settings, roots: [String], directory: String, sceneHost: SceneHost, outputSet: OutputSet, subscribers: Subscribers,
-        workers: WorkerPool?, loop: EventLoop?, logger: Logger
+        decoder: DecoderClient, workers: WorkerPool?, loop: EventLoop?, logger: Logger
     ) {
         self.settings = settings
         self.sceneHost = sceneHost
@@ -56,7 +58,8 @@ final class ContentHost {
         videos = VideoRenderer(animations: renderer.animations)
         surfaces = SurfaceRenderer()
         loader = ContentLoader(
-            roots: roots, directory: directory, images: renderer.images, outputSet: outputSet, workers: workers, loop: loop, logger: logger
+            roots: roots, directory: directory, images: renderer.images, outputSet: outputSet, decoder: decoder, workers: workers, loop: loop,
+            logger: logger
         ) { [unowned self] notice in take(notice) }
         attachVideos()
         renderer.register(surfaces, forKind: SurfaceLayer.kindName)

@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import SystemPackage
 import VitrineOutputSet
+import VitrineDecoderHelper
 import VitrineImage
 import VitrineProtocol
 import VitrineRaster
@@ -30,9 +31,11 @@ final class ContentLoader {
     /// Where relative references start.
     let directory: String
     /// The largest file read.
-    static let fileLimit = ImageDecoder.fileLimit
+    static let fileLimit = ImageLimits.fileLimit
     private let outputSet: OutputSet
     private let workers: WorkerPool?
+    /// Decodes in the helper processes.
+    private let decoder: DecoderClient
     private let notify: (ContentLoader.Notice) -> Void
     private let logger: Logger
     /// The inotify instance, or why there is none.
@@ -70,9 +73,10 @@ final class ContentLoader {
     /// `directory`) into `images`, decoded for the largest of `outputSet`'s outputs, by
     /// `workers` (in place without); files that change are noticed on `loop`.
     init(
-        roots: [String], directory: String, images: ImageStore, outputSet: OutputSet, workers: WorkerPool?, loop: EventLoop?, logger: Logger,
-        notify: @escaping (Notice) -> Void
+        roots: [String], directory: String, images: ImageStore, outputSet: OutputSet, decoder: DecoderClient, workers: WorkerPool?, loop: EventLoop?,
+        logger: Logger, notify: @escaping (Notice) -> Void
     ) {
+        self.decoder = decoder
         self.roots = roots.compactMap { Self.canonical($0) }
         self.directory = directory
         self.images = images
@@ -256,45 +260,30 @@ final class ContentLoader {
         heldPaths[identity] = path
     }
 
-    /// Reads and decodes `path` on a worker for `target`, the size a layer shows it at (nil:
-    /// not known yet); `completion` on the loop.
+    /// Opens `path` on a worker (a file on a slow mount must not hold the loop up) and has
+    /// the decoder helper decode it for `target`, the size a layer shows it at (nil: not
+    /// known yet); `completion` on the loop.
     private func decode(_ reference: String, _ path: String, target: TargetSize? = nil, completion: @escaping (Result<Decoded, ProtocolError>) -> Void) {
         let budget = images.budget, output = outputSize
-        let queued = workers.offload(
-            { () -> Result<Decoded, ProtocolError> in
-                Self.decode(path, budget: budget, target: target, output: output)
-            }, then: completion)
+        let queued = workers.offload({ () -> Result<(CInt, FileIdentity), ProtocolError> in
+            do throws(SystemError) {
+                let (file, identity) = try SafeFile.open(path, limit: Self.fileLimit)
+                return .success((file.release(), identity))
+            } catch {
+                return .failure(ProtocolError(.contentFailed, error.message))
+            }
+        }) { [unowned self] opened in
+            switch opened {
+            case .failure(let error):
+                completion(.failure(error))
+            case .success(let (fd, identity)):
+                decoder.decode(file: OwnedDescriptor(fd), name: path, target: target, output: output, budget: budget) { result in
+                    completion(result.map { Decoded(picture: $0, identity: identity) })
+                }
+            }
+        }
         if !queued {
             completion(.failure(ProtocolError(.limitExceeded, "too many files are being read; try '\(reference)' again shortly")))
-        }
-    }
-
-    /// Reads and decodes one file for `target`, the size a layer shows it at (when nil, a
-    /// raster image is decoded for the `output`'s size and an SVG at its own): a regular
-    /// file within the size cap, an image whose pixels (every frame of an animation) fit
-    /// the budget, checked from its header before anything is decoded.
-    static func decode(_ path: String, budget: Int, target: TargetSize?, output: TargetSize) -> Result<Decoded, ProtocolError> {
-        let bytes: [UInt8], identity: FileIdentity
-        do { (bytes, identity) = try SafeFile.read(path, limit: fileLimit) } catch {
-            return .failure(ProtocolError(.contentFailed, error.message))
-        }
-        do throws(ImageError) {
-            let probe = try ImageDecoder.probe(bytes)
-            let target = target ?? (probe.format == .svg ? nil : output)
-            let needed = ImageDecoder.decodedBytes(of: probe, fitting: target)
-            guard needed <= budget else {
-                let frames = probe.frames > 1 ? " in \(probe.frames) frames" : ""
-                return .failure(
-                    ProtocolError(
-                        .limitExceeded,
-                        "\(path) is a \(probe.format.name) of \(probe.width)×\(probe.height)\(frames), \(needed >> 20) MB decoded, over limits.memory_mb (\(budget >> 20) MB of images); nothing was decoded"
-                    ))
-            }
-            return .success(Decoded(picture: try ImageDecoder.decode(bytes, fitting: target, byteLimit: budget), identity: identity))
-        } catch {
-            let code: ProtocolError.Code = error.kind == .tooLarge ? .limitExceeded : .contentFailed
-            let hint = error.kind == .unsupported ? "; contents takes PNG, JPEG, WebP, GIF and SVG files" : ""
-            return .failure(ProtocolError(code, "\(path): \(error.message)\(hint)"))
         }
     }
 

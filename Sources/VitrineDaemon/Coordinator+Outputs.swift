@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrineDecoderHelper
 import VitrineOutputSet
 import VitrineProtocol
 import VitrineSceneHost
@@ -54,6 +55,14 @@ extension DaemonSettings {
     /// What the content host takes of the settings.
     var content: ContentHost.Settings {
         ContentHost.Settings(memoryBytes: limits.memoryMB << 20, networkVideo: networkVideo)
+    }
+
+    /// How images are decoded: by `decoderExecutable`, whose helpers may hold what
+    /// `limits.memory_mb` allows images and as much again for the decoders' own work.
+    var decoder: DecoderClient.Settings {
+        var decoder = DecoderClient.Settings(executable: decoderExecutable)
+        decoder.memoryBytes = 2 * (limits.memoryMB << 20) + (128 << 20)
+        return decoder
     }
 
     /// What the window host takes of the settings.

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import VitrineCore
+import VitrineDecoderHelper
 import VitrineOutput
 import VitrineOutputSet
 import VitrineProtocol
@@ -102,7 +103,8 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
         ) { [unowned self] in flush() }
         content = ContentHost(
             settings: settings.content, roots: settings.contentRoots + [settings.imageDirectory], directory: settings.imageDirectory,
-            sceneHost: sceneHost, outputSet: outputSet, subscribers: subscribers, workers: workers, loop: loop, logger: logger)
+            sceneHost: sceneHost, outputSet: outputSet, subscribers: subscribers,
+            decoder: DecoderClient(settings: settings.decoder, loop: loop, logger: logger), workers: workers, loop: loop, logger: logger)
         let restored =
             settings.stateDirectory.map {
                 openJournal(directory: $0, mustExist: settings.stateDirectoryIsDefault, fresh: settings.freshStart, loop: loop)

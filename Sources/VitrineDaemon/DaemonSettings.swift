@@ -1,5 +1,6 @@
 import VitrineConfig
 import VitrineCore
+import VitrineDecoderHelper
 import VitrineInput
 import VitrineProtocol
 import VitrineRolling
@@ -35,6 +36,9 @@ public struct DaemonSettings: Sendable {
     public var imageDirectory = "."
     /// The directories layers' `contents` may be read from (`imageDirectory` is one too).
     public var contentRoots: [String]
+    /// The image decoder helper (`vitrine-decoder`): beside the running program, else the
+    /// package's.
+    public var decoderExecutable = DecoderClient.defaultExecutable()
     /// Video layers may play network streams (`[content] network_video`).
     public var networkVideo = false
     /// Extra font directories.

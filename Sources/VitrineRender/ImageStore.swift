@@ -56,16 +56,13 @@ public final class ImageStore {
     /// The tree of the frame being drawn: what is on screen, read only when room is made.
     private var shown: RenderTree?
 
-    public init(directory: String = ".", budget: Int = 256 << 20, loader: ((String, TargetSize?) throws -> Picture)? = ImageStore.readImage) {
+    /// A store of pictures whose relative references start in `directory`, holding at most
+    /// `budget` bytes; `loader` reads a picture in place when it is first drawn (a decoder
+    /// run in the calling process or a helper's), else it is a miss for the caller to load.
+    public init(directory: String = ".", budget: Int = 256 << 20, loader: ((String, TargetSize?) throws -> Picture)? = nil) {
         self.directory = directory
         self.budget = budget
         self.loader = loader
-    }
-
-    /// Reads and decodes an image file in place: the default loader of programs without a
-    /// loop.
-    public static func readImage(_ path: String, target: TargetSize?) throws -> Picture {
-        try ImageDecoder.decodeFile(path, fitting: target, byteLimit: 1 << 30)
     }
 
     /// The first frame of the picture layers that say `reference` show, or nil (and a
@@ -118,7 +115,7 @@ public final class ImageStore {
         guard rect.width.isFinite, rect.height.isFinite, rect.width >= 1, rect.height >= 1 else { return nil }
         var needed = max(rect.width / natural.width, rect.height / natural.height)
         let have = picture.resolution
-        let side = Double(ImageDecoder.maximumSide) / max(natural.width, natural.height)
+        let side = Double(ImageLimits.maximumSide) / max(natural.width, natural.height)
         switch picture.scaling {
         case .fixed: return nil
         case .upToNatural:

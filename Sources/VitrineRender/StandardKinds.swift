@@ -1,4 +1,5 @@
 import VitrineCore
+import VitrineImage
 import VitrineRolling
 import VitrineText
 
@@ -15,12 +16,14 @@ public enum StandardKinds {
     }
 
     /// A renderer with a content renderer for every kind. `images` holds the decoded
-    /// `contents`; by default one that loads PNG files in place, relative to
-    /// `imageDirectory` (the daemon passes a store its workers fill).
+    /// `contents`; by default a store that reads files relative to `imageDirectory` with
+    /// `loader` when they are first drawn (none: they are not shown), as `vitrined render`
+    /// does (the daemon passes a store its content host fills).
     public static func renderer(
-        imageDirectory: String = ".", images: ImageStore? = nil, fonts: FontLibrary? = nil, rolling: RollingNumberDefaults = RollingNumberDefaults()
+        imageDirectory: String = ".", loader: ((String, TargetSize?) throws -> Picture)? = nil, images: ImageStore? = nil, fonts: FontLibrary? = nil,
+        rolling: RollingNumberDefaults = RollingNumberDefaults()
     ) -> Renderer {
-        let renderer = Renderer(images: images ?? ImageStore(directory: imageDirectory))
+        let renderer = Renderer(images: images ?? ImageStore(directory: imageDirectory, loader: loader))
         renderer.register(ShapeRenderer(), forKind: LayerKind.shape.name)
         if let library = fonts ?? (try? FontLibrary()) {
             renderer.register(TextRenderer(library: library), forKind: TextLayer.textLayerKind.name)

@@ -46,21 +46,44 @@ public enum SafeFile {
     ///   regular file, too large, unreadable) and what to do; its `reason` says it without
     ///   the path.
     public static func read(_ path: String, limit: Int) throws(SystemError) -> (bytes: [UInt8], identity: FileIdentity) {
-        let fd: FileDescriptor
+        let (file, identity) = try open(path, limit: limit)
+        return (try readAll(file.descriptor, path, size: Int(identity.size), limit: limit), identity)
+    }
+
+    /// Opens the regular file at `path` for reading, when it holds at most `limit` bytes,
+    /// with the checks of `read` but without reading it: for another process to read (a
+    /// decoder), which then needs no access to the path.
+    /// - Throws: `SystemError` as `read` does.
+    public static func open(_ path: String, limit: Int) throws(SystemError) -> (file: OwnedDescriptor, identity: FileIdentity) {
+        let file: OwnedDescriptor
         do {
-            fd = try .open(path, .readOnly, options: [.nonBlocking, .closeOnExec, .init(rawValue: O_NOCTTY)], retryOnInterrupt: true)
+            file = OwnedDescriptor(
+                try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec, .init(rawValue: O_NOCTTY)], retryOnInterrupt: true))
         } catch {
             let code = Errno(thrown: error)
             throw readError(path, openReason(code), code)
         }
-        defer { try? fd.close() }
         var info = stat()
-        guard fstat(fd.rawValue, &info) == 0 else { throw .errno("inspect", path) }
+        guard fstat(file.rawValue, &info) == 0 else { throw .errno("inspect", path) }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw readError(path, "it is \(kindName(info.st_mode)), not a regular file", .invalidArgument)
         }
         guard info.st_size <= limit else { throw readError(path, "it is \(info.st_size) bytes, over the \(limit) bytes a file may have here", .fileTooLarge) }
-        return (try readAll(fd, path, size: Int(info.st_size), limit: limit), FileIdentity(info))
+        return (file, FileIdentity(info))
+    }
+
+    /// Reads the whole of the regular file `file` (from its start), up to `limit` bytes;
+    /// `name` says which file it is in errors.
+    /// - Throws: `SystemError` when it is no regular file, too large, or unreadable.
+    public static func read(_ file: OwnedDescriptor, name: String, limit: Int) throws(SystemError) -> [UInt8] {
+        var info = stat()
+        guard fstat(file.rawValue, &info) == 0 else { throw .errno("inspect", name) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw readError(name, "it is \(kindName(info.st_mode)), not a regular file", .invalidArgument)
+        }
+        guard info.st_size <= limit else { throw readError(name, "it is \(info.st_size) bytes, over the \(limit) bytes a file may have here", .fileTooLarge) }
+        guard lseek(file.rawValue, 0, SEEK_SET) == 0 else { throw .errno("rewind", name) }
+        return try readAll(file.descriptor, name, size: Int(info.st_size), limit: limit)
     }
 
     /// The file's bytes: `size` of them, or to its end when its size is 0 (generated).

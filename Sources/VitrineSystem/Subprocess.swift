@@ -63,9 +63,12 @@ public final class Subprocess {
 
     /// Starts `program` (an absolute path; see `resolve`) with `arguments` (the first is the
     /// program's name for itself) and exactly `environment` ("NAME=value" entries), in
-    /// `directory` (nil: the daemon's), its output going where `output` says.
+    /// `directory` (nil: the daemon's), its output going where `output` says; the program
+    /// gets `passing` as its descriptors 3, 4, … (a socket to talk over), and no others.
     /// - Throws: `SystemError` naming the program and why it could not start.
-    public init(program: String, arguments: [String], environment: [String], directory: String? = nil, output: Output = .pipe) throws(SystemError) {
+    public init(
+        program: String, arguments: [String], environment: [String], directory: String? = nil, output: Output = .pipe, passing: [CInt] = []
+    ) throws(SystemError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -84,7 +87,13 @@ public final class Subprocess {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         }
-        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        // (moved out of the way first: a descriptor may be numbered as another's target)
+        let moved = passing.map { OwnedDescriptor(fcntl($0, F_DUPFD_CLOEXEC, 100)) }
+        for (index, descriptor) in moved.enumerated() {
+            guard descriptor.isOpen else { throw SystemError.errno("pass a descriptor to", program) }
+            posix_spawn_file_actions_adddup2(&actions, descriptor.rawValue, 3 + CInt(index))
+        }
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3 + CInt(passing.count))
         if let directory { posix_spawn_file_actions_addchdir_np(&actions, directory) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

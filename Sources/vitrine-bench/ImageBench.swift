@@ -1,3 +1,4 @@
+import VitrineCodecs
 import CJPEG
 import Foundation
 import VitrineImage

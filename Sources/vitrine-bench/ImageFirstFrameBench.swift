@@ -1,3 +1,4 @@
+import VitrineCodecs
 import Foundation
 import VitrineImage
 

@@ -1,3 +1,4 @@
+import VitrineCodecs
 import Foundation
 import VitrineCore
 import VitrineRaster
@@ -32,7 +33,7 @@ func runImageFrameBenchmarks(_ arguments: [String]) {
             ])
     }
     try! scene.commit(tx, at: 0)
-    let renderer = StandardKinds.renderer(imageDirectory: directory)
+    let renderer = StandardKinds.renderer(imageDirectory: directory, loader: ImageDecoder.readImage)
     let surface = Surface(width: 1920, height: 1080)
     let tree = try! scene.renderTree(root: "root", at: 0)
     renderer.render(tree, into: surface, region: [surface.bounds])

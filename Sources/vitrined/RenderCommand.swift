@@ -1,8 +1,10 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import Logging
 import VitrineConfig
 import VitrineCore
+import VitrineDecoderHelper
 import VitrineProtocol
 import VitrineRaster
 import VitrineRender
@@ -57,7 +59,8 @@ struct RenderCommand: ParsableCommand {
             throw Self.failure("\(scene): \(error.message)")
         }
         _ = model.advance(to: time)
-        let renderer = StandardKinds.renderer(imageDirectory: URL(fileURLWithPath: scene).deletingLastPathComponent().path)
+        let decoder = DecoderClient(settings: DecoderClient.Settings(executable: DecoderClient.defaultExecutable()), loop: nil, logger: Logger(label: "render"))
+        let renderer = StandardKinds.renderer(imageDirectory: URL(fileURLWithPath: scene).deletingLastPathComponent().path, loader: decoder.loader())
         let surface = try renderer.snapshot(model, root: "root", at: time)
         do {
             try surface.writePNG(to: out)

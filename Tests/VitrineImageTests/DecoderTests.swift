@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VitrineCodecs
 import VitrineCore
 import VitrineImage
 import VitrineRaster

@@ -1,3 +1,4 @@
+import VitrineCodecs
 import Foundation
 import Testing
 import VitrineCore
@@ -5,25 +6,6 @@ import VitrineImage
 import VitrineRaster
 import VitrineRender
 import VitrineTestSupport
-
-/// A fresh directory of fixture files, removed when dropped.
-final class FixtureFiles {
-    let directory: URL
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-image-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
-
-    /// Writes `bytes` as file `name`; its path.
-    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        let path = directory.appendingPathComponent(name).path
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-}
 
 /// A scene of `width`×`height` whose layers are `layers` (id → properties), under the root.
 func scene(width: Double, height: Double, _ layers: [(String, [String: Value])]) throws -> Scene {
@@ -63,7 +45,7 @@ func showing(_ contents: String, x: Double, y: Double = 0, width: Double, height
                 ("paused", showing(path, x: 40, width: 20, height: 20, ["speed": .number(0), "timeOffset": .number(0.35)])),
                 ("later", showing(path, x: 60, width: 20, height: 20, ["beginTime": .number(1)])),
             ])
-        let renderer = StandardKinds.renderer(imageDirectory: files.directory.path)
+        let renderer = StandardKinds.renderer(imageDirectory: files.directory.path, loader: ImageDecoder.readImage)
         func colours(at time: Double) throws -> [UInt32] {
             let frame = try renderer.snapshot(s, root: "root", at: time)
             return [10, 30, 50, 70].map { pixel(frame, $0, 10) }
@@ -83,7 +65,7 @@ func showing(_ contents: String, x: Double, y: Double = 0, width: Double, height
         let frames = [red, green].map { ImageFixtures.solid($0, width: 4, height: 4) }
         let path = try files.write("two.webp", ImageFixtures.animatedWebP(frames, milliseconds: [250, 250]))
         let s = try scene(width: 40, height: 40, [("a", showing(path, x: 10, y: 10, width: 20, height: 20, ["speed": .number(0.5)]))])
-        let renderer = StandardKinds.renderer(imageDirectory: files.directory.path)
+        let renderer = StandardKinds.renderer(imageDirectory: files.directory.path, loader: ImageDecoder.readImage)
         renderer.animations.clock = { s.pictureClock(of: $0, at: $1) }
         let surface = Surface(width: 40, height: 40)
         func frame(at time: Double) throws -> [Rect] {
@@ -132,8 +114,8 @@ func showing(_ contents: String, x: Double, y: Double = 0, width: Double, height
                 ("art", showing(path, x: 0, width: 100, height: 50, ["transform": .transform(AffineTransform(scaleX: 2, y: 2))]))
             ])
         let large = try scene(width: 200, height: 100, [("art", showing(path, x: 0, width: 200, height: 100))])
-        let sharp = try StandardKinds.renderer(imageDirectory: files.directory.path).snapshot(scaled, root: "root", at: 0)
-        let expected = try StandardKinds.renderer(imageDirectory: files.directory.path).snapshot(large, root: "root", at: 0)
+        let sharp = try StandardKinds.renderer(imageDirectory: files.directory.path, loader: ImageDecoder.readImage).snapshot(scaled, root: "root", at: 0)
+        let expected = try StandardKinds.renderer(imageDirectory: files.directory.path, loader: ImageDecoder.readImage).snapshot(large, root: "root", at: 0)
         try GoldenImage.expectSamePixels(sharp, as: expected, name: "svg-scaled", "an SVG under scale 2 is drawn at 2×, not magnified")
         try GoldenImage.expectMatches(sharp, named: "svg-layer-2x", in: references)
         // Magnified from 1× it would be blurred: not the same pixels.
@@ -146,7 +128,7 @@ func showing(_ contents: String, x: Double, y: Double = 0, width: Double, height
         let files = try FixtureFiles()
         let path = try files.write("art.svg", Self.svg)
         let s = try scene(width: 400, height: 200, [("art", showing(path, x: 0, width: 100, height: 50))])
-        let renderer = StandardKinds.renderer(imageDirectory: files.directory.path)
+        let renderer = StandardKinds.renderer(imageDirectory: files.directory.path, loader: ImageDecoder.readImage)
         func held() -> Int { renderer.images.held(path)?.frames[0].width ?? 0 }
         _ = try renderer.snapshot(s, root: "root", at: 0)
         #expect(held() == 100)
@@ -164,7 +146,7 @@ func showing(_ contents: String, x: Double, y: Double = 0, width: Double, height
         let files = try FixtureFiles()
         let path = try files.write("photo.jpg", ImageFixtures.jpeg(ImageFixtures.quadrants(width: 1600, height: 1200), quality: 80))
         let s = try scene(width: 800, height: 600, [("photo", showing(path, x: 0, width: 200, height: 150))])
-        let renderer = StandardKinds.renderer(imageDirectory: files.directory.path)
+        let renderer = StandardKinds.renderer(imageDirectory: files.directory.path, loader: ImageDecoder.readImage)
         func held() -> (Int, Int)? { renderer.images.held(path).map { ($0.frames[0].width, $0.frames[0].height) } }
         let small = try renderer.snapshot(s, root: "root", at: 0)
         #expect(held()! == (200, 150))  // 1/8

@@ -1,3 +1,4 @@
+import VitrineCodecs
 import Foundation
 import Testing
 import VitrineCore
@@ -45,13 +46,13 @@ enum Golden {
         try scene.addRoot(id: "root", output: "test", size: try #require(description.size, sourceLocation: sourceLocation))
         try description.apply(to: scene, root: "root", at: 0)
         _ = scene.advance(to: time)
-        let image = try StandardKinds.renderer(imageDirectory: examples.path).snapshot(scene, root: "root", at: time)
+        let image = try StandardKinds.renderer(imageDirectory: examples.path, loader: ImageDecoder.readImage).snapshot(scene, root: "root", at: time)
         let expected = try Surface(contentsOfPNG: examples.appendingPathComponent(name + ".png").path)
         try GoldenImage.expectSamePixels(
             image, as: expected, name: name + "-example", tolerance: GoldenImage.tolerance, "\(name) example", sourceLocation: sourceLocation)
     }
 
     static func renderer() -> Renderer {
-        StandardKinds.renderer(imageDirectory: scenesDirectory.path)
+        StandardKinds.renderer(imageDirectory: scenesDirectory.path, loader: ImageDecoder.readImage)
     }
 }

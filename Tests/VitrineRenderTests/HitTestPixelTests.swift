@@ -1,3 +1,4 @@
+import VitrineCodecs
 import Testing
 import VitrineCore
 import VitrineRaster
@@ -50,7 +51,7 @@ import VitrineRender
     @Test(arguments: [0.0, 0.5, 1.3])
     func wholePixelsShowTheLayerHit(at time: Double) throws {
         let s = try scene()
-        let surface = try Renderer().snapshot(s, root: "root", at: time)
+        let surface = try Renderer(images: ImageStore(loader: ImageDecoder.readImage)).snapshot(s, root: "root", at: time)
         var seen: Set<String> = []
         for y in 0..<160 {
             for x in 0..<240 {

@@ -1,3 +1,4 @@
+import VitrineCodecs
 import Testing
 import VitrineCore
 import VitrineRaster
@@ -37,7 +38,7 @@ import VitrineTestSupport
     func aWipeRevealsUpToItsEdgeAtExactTimes(_ time: Double) throws {
         let scene = try wipeScene()
         _ = scene.advance(to: time)
-        let image = try Renderer().snapshot(scene, root: "root", at: time)
+        let image = try Renderer(images: ImageStore(loader: ImageDecoder.readImage)).snapshot(scene, root: "root", at: time)
         let edge = 20 + 100 * time
         for x in 20..<220 {
             let shown = image.pixel(x: x, y: 60)
@@ -69,7 +70,7 @@ import VitrineTestSupport
                 "startPoint": .point(Point(x: 0, y: 0.5)), "endPoint": .point(Point(x: 1, y: 0.5)),
             ])
         try scene.commit(tx, at: 0)
-        let image = try Renderer().snapshot(scene, root: "root", at: 0)
+        let image = try Renderer(images: ImageStore(loader: ImageDecoder.readImage)).snapshot(scene, root: "root", at: 0)
         for x in stride(from: 20, to: 220, by: 7) {
             // The ramp's alpha at the pixel centre: 1 → 0 from left to right.
             let alpha = 1 - (Double(x - 20) + 0.5) / 200
@@ -85,7 +86,7 @@ import VitrineTestSupport
             var tx = Transaction(disableActions: true)
             tx.set("wipe", VitrineCore.KeyPath(stringLiteral: key), value)
             try scene.commit(tx, at: 0)
-            let image = try Renderer().snapshot(scene, root: "root", at: 1.5)
+            let image = try Renderer(images: ImageStore(loader: ImageDecoder.readImage)).snapshot(scene, root: "root", at: 1.5)
             #expect(image.pixel(x: 30, y: 60) == Self.red, "\(key)")
         }
     }
@@ -101,7 +102,7 @@ import VitrineTestSupport
             let damage = tree.damage(since: previous).map { PixelRect(covering: $0) }
             renderer.render(tree, into: surface, region: damage)
             previous = tree
-            let whole = try Renderer().snapshot(scene, root: "root", at: time)
+            let whole = try Renderer(images: ImageStore(loader: ImageDecoder.readImage)).snapshot(scene, root: "root", at: time)
             #expect(surface.hasSamePixels(as: whole), "at \(time)")
         }
     }
@@ -142,7 +143,7 @@ import VitrineTestSupport
         for time in stride(from: 0.0, through: 2.0, by: 0.17) {
             _ = scene.advance(to: time)
             renderer.render(try scene.renderTree(root: "root", at: time), into: surface, region: [surface.bounds])
-            let whole = try Renderer().snapshot(scene, root: "root", at: time)
+            let whole = try Renderer(images: ImageStore(loader: ImageDecoder.readImage)).snapshot(scene, root: "root", at: time)
             #expect(surface.hasSamePixels(as: whole), "at \(time)")
             #expect(renderer.maskMemory > 0)
         }

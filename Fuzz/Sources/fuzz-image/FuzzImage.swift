@@ -1,3 +1,4 @@
+import VitrineCodecs
 import VitrineImage
 
 /// libFuzzer's entry point: the input is an image file's bytes, read as the daemon's content

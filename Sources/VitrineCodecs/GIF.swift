@@ -1,5 +1,6 @@
 import CGIF
 import VitrineCore
+import VitrineImage
 import VitrineRaster
 
 /// What giflib reads from: a file's bytes and how far it has got.

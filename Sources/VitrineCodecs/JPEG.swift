@@ -1,5 +1,6 @@
 import CJPEG
 import VitrineCore
+import VitrineImage
 import VitrineRaster
 
 /// A libjpeg decompressor and its error manager, destroyed when dropped. Every libjpeg call

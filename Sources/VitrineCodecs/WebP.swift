@@ -1,5 +1,6 @@
 import CWebP
 import VitrineCore
+import VitrineImage
 import VitrineRaster
 
 /// libwebp's demuxer over a file's bytes, deleted when dropped.

@@ -1,5 +1,6 @@
 import CRSVG
 import VitrineCore
+import VitrineImage
 import VitrineRaster
 
 /// A librsvg document, released when dropped. It is made from bytes only, so it has no

@@ -1,0 +1,141 @@
+import CSandbox
+import Glibc
+
+/// Memory one process fills and another maps: a memfd that its writer seals before handing
+/// it over, so that the reader can trust its size and contents not to change under it.
+///
+/// ```swift
+/// // the writer (a decoder helper)
+/// let memory = try SharedMemory(name: "picture", size: bytes)
+/// fill(memory.bytes)
+/// let fd = try memory.seal()          // unmapped here, sealed; send `fd` over a socket
+/// // the reader (the daemon)
+/// let mapped = try SharedMemory(sealed: received, size: expected)
+/// ```
+///
+/// The reader refuses a descriptor that is not a sealed memfd at least `size` bytes long:
+/// a writer that kept the right to shrink or write it could fault or change the reader's
+/// pixels while it draws them.
+public final class SharedMemory: @unchecked Sendable {  // the mapping is written by its writer only, before `seal`
+    /// The mapped bytes; valid while this object lives (and, for a writer, until `seal`).
+    public let bytes: UnsafeMutableRawPointer
+    /// Their number.
+    public let size: Int
+    private var descriptor: OwnedDescriptor?
+    private var mapped: Bool
+
+    /// A new memfd of `size` bytes (at least 1), mapped for writing.
+    /// - Throws: `SystemError` when the memfd cannot be made or mapped.
+    public init(name: String, size: Int) throws(SystemError) {
+        let length = max(1, size)
+        let fd = OwnedDescriptor(vitrine_memfd_create(name))
+        guard fd.isOpen else { throw .errno("make a shared memory file", name) }
+        guard ftruncate(fd.rawValue, off_t(length)) == 0 else { throw .errno("size the shared memory file", name) }
+        guard let address = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd.rawValue, 0), address != MAP_FAILED else {
+            throw .errno("map the shared memory file", name)
+        }
+        bytes = address
+        self.size = length
+        descriptor = fd
+        mapped = true
+    }
+
+    /// Maps the sealed memfd `sealed` of at least `size` bytes for reading (copy on write:
+    /// writes stay in this process).
+    /// - Throws: `SystemError` when it is no memfd sealed against shrinking, growing and
+    ///   writing, is shorter than `size`, or cannot be mapped.
+    public init(sealed: OwnedDescriptor, size: Int) throws(SystemError) {
+        let seals = vitrine_seals(sealed.rawValue)
+        let needed = vitrine_reader_seals()
+        guard seals >= 0, seals & needed == needed else {
+            throw SystemError("the shared memory handed over is not sealed against changes (seals \(seals)); it is not read", code: .permissionDenied)
+        }
+        var info = stat()
+        guard fstat(sealed.rawValue, &info) == 0 else { throw .errno("inspect it", "the shared memory handed over") }
+        guard size > 0, Int(info.st_size) >= size else {
+            throw SystemError("the shared memory handed over holds \(info.st_size) bytes, not the \(size) it should", code: .invalidArgument)
+        }
+        guard let address = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, sealed.rawValue, 0), address != MAP_FAILED else {
+            throw .errno("map it", "the shared memory handed over")
+        }
+        bytes = address
+        self.size = size
+        descriptor = nil
+        mapped = true
+    }
+
+    /// Unmaps the writer's view and seals the memfd; returns it, for handing over.
+    /// - Throws: `SystemError` when it cannot be sealed.
+    public func seal() throws(SystemError) -> OwnedDescriptor {
+        guard let descriptor else { throw SystemError("only the writer of shared memory seals it", code: .invalidArgument) }
+        if mapped { munmap(bytes, size) }
+        mapped = false
+        guard vitrine_seal(descriptor.rawValue) == 0 else { throw .errno("seal it", "the shared memory file") }
+        self.descriptor = nil
+        return descriptor
+    }
+
+    deinit {
+        if mapped { munmap(bytes, size) }
+    }
+}
+
+/// Messages with descriptors over a Unix socket (SCM_RIGHTS): one `send` is one message
+/// on a SOCK_SEQPACKET socket, received whole by one `receive`.
+public enum DescriptorMessages {
+    /// The most descriptors one message carries.
+    public static let maximumDescriptors = 8
+
+    /// Sends `bytes` and `descriptors` as one message.
+    /// - Throws: `SystemError` (`.wouldBlock` when the socket's buffer is full).
+    public static func send(_ bytes: [UInt8], descriptors: [CInt] = [], on socket: CInt) throws(SystemError) {
+        let sent = bytes.withUnsafeBytes { raw in
+            descriptors.withUnsafeBufferPointer { fds in
+                vitrine_send_with_descriptors(socket, raw.baseAddress, raw.count, fds.baseAddress, CInt(fds.count))
+            }
+        }
+        guard sent == bytes.count else { throw .errno("send a message", "the socket") }
+    }
+
+    /// One message of at most `limit` bytes: its bytes and descriptors (owned by the
+    /// caller), or nil at the end of the connection.
+    /// - Throws: `SystemError` (`.wouldBlock` when none is waiting; `.messageTooLong` for a
+    ///   message cut off, whose descriptors are closed).
+    public static func receive(on socket: CInt, limit: Int) throws(SystemError) -> (bytes: [UInt8], descriptors: [OwnedDescriptor])? {
+        var bytes = [UInt8](repeating: 0, count: limit)
+        var fds = [CInt](repeating: -1, count: maximumDescriptors)
+        var count: CInt = 0, truncated: CInt = 0
+        let received = bytes.withUnsafeMutableBytes { raw in
+            fds.withUnsafeMutableBufferPointer { fds in
+                retryingOnInterrupt { vitrine_receive_with_descriptors(socket, raw.baseAddress, raw.count, fds.baseAddress, &count, &truncated) }
+            }
+        }
+        guard received >= 0 else { throw .errno("receive a message", "the socket") }
+        let descriptors = fds.prefix(Int(count)).map(OwnedDescriptor.init)
+        guard truncated == 0 else { throw SystemError("a message over \(limit) bytes arrived; it is not read", code: .messageTooLong) }
+        if received == 0, descriptors.isEmpty { return nil }
+        bytes.removeSubrange(received...)
+        return (bytes, descriptors)
+    }
+}
+
+/// Limits and a system-call filter for a helper process that parses untrusted input.
+public enum Confinement {
+    /// Caps the process's data (heap and private mappings) at `bytes`: an allocation past
+    /// it fails.
+    public static func limitData(to bytes: Int) throws(SystemError) {
+        guard vitrine_set_limit(CInt(RLIMIT_DATA.rawValue), UInt64(bytes)) == 0 else { throw .errno("limit its data size", "the process") }
+    }
+
+    /// Caps the descriptors the process may hold at `count`.
+    public static func limitDescriptors(to count: Int) throws(SystemError) {
+        guard vitrine_set_limit(CInt(RLIMIT_NOFILE.rawValue), UInt64(count)) == 0 else { throw .errno("limit its descriptors", "the process") }
+    }
+
+    /// Installs the decoder's system-call filter on every thread, for good: no network, no
+    /// programs, no signals but to itself, no namespaces, mounts, modules or BPF, and no
+    /// device control (ioctl fails); a forbidden call kills the process with SIGSYS.
+    public static func confineDecoder() throws(SystemError) {
+        guard vitrine_confine_decoder(getpid()) == 0 else { throw .errno("install its system-call filter", "the process") }
+    }
+}

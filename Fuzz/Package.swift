@@ -3,7 +3,7 @@ import Foundation
 import PackageDescription
 
 /// Coverage-guided fuzzers (libFuzzer) for what reads outside input: the request decoder,
-/// the TOML configuration, scene files and image files. Kept apart from the root package
+/// the TOML configuration, scene files, image files and a decoder helper's replies. Kept apart from the root package
 /// so that its build and `swift test` do not change; `Fuzz/run` builds and runs them
 /// (docs/FUZZING.md).
 
@@ -35,6 +35,12 @@ let package = Package(
         .executableTarget(
             name: "fuzz-image",
             dependencies: [.product(name: "VitrineImage", package: vitrine), .product(name: "VitrineCodecs", package: vitrine)]),
+        .executableTarget(
+            name: "fuzz-decoder-reply",
+            dependencies: [
+                .product(name: "VitrineDecoderHelper", package: vitrine), .product(name: "VitrineImage", package: vitrine),
+                .product(name: "VitrineSystem", package: vitrine),
+            ]),
         .target(
             name: "FuzzSupport",
             dependencies: [

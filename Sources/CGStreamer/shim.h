@@ -115,14 +115,15 @@ static inline int64_t vitrine_sample_time(GstSample *sample) {
     return (int64_t)pts;
 }
 
-/* A BGRA sample mapped for reading, kept until vitrine_frame_unmap. */
+/* A BGRA frame mapped for reading, kept until vitrine_frame_unmap. */
 typedef struct {
-    GstSample *sample;
     GstVideoFrame frame;
 } VitrineMappedFrame;
 
-/* Maps `sample`'s frame (taking a reference to it): its first pixel, its stride in pixels
- * and its size; NULL when it cannot be mapped. */
+/* Maps `sample`'s frame: its first pixel, its stride in pixels and its size; NULL when it
+ * cannot be mapped. The mapping holds the frame's buffer, not the sample: appsink reuses
+ * the sample it hands out, and sets the caps of a new segment on it (after a loop's seek),
+ * which needs it to be held by appsink alone. */
 static inline VitrineMappedFrame *vitrine_sample_map(GstSample *sample, uint32_t **pixels, int *stride, int *width, int *height) {
     GstBuffer *buffer = gst_sample_get_buffer(sample);
     GstCaps *caps = gst_sample_get_caps(sample);
@@ -138,7 +139,6 @@ static inline VitrineMappedFrame *vitrine_sample_map(GstSample *sample, uint32_t
         g_free(mapped);
         return NULL;
     }
-    mapped->sample = gst_sample_ref(sample);
     *pixels = (uint32_t *)GST_VIDEO_FRAME_PLANE_DATA(&mapped->frame, 0);
     *stride = GST_VIDEO_FRAME_PLANE_STRIDE(&mapped->frame, 0) / 4;
     *width = GST_VIDEO_FRAME_WIDTH(&mapped->frame);
@@ -146,10 +146,9 @@ static inline VitrineMappedFrame *vitrine_sample_map(GstSample *sample, uint32_t
     return mapped;
 }
 
-/* Unmaps a frame mapped by vitrine_sample_map and drops its reference to the sample. */
+/* Unmaps a frame mapped by vitrine_sample_map (dropping its reference to the buffer). */
 static inline void vitrine_frame_unmap(VitrineMappedFrame *mapped) {
     gst_video_frame_unmap(&mapped->frame);
-    gst_sample_unref(mapped->sample);
     g_free(mapped);
 }
 

@@ -111,7 +111,7 @@ public final class VideoPlayer {
     private let sizeFilter: UnsafeMutablePointer<GstElement>
     private let bus: UnsafeMutablePointer<GstBus>
     /// The frame taken off the appsink ahead of the position, with its time.
-    private var next: (sample: OpaquePointer, time: Double)?
+    private var next: (frame: MappedFrame, time: Double)?
     /// The appsink has given its last frame.
     private var drained = false
     /// Prerolled: seeks are possible.
@@ -149,7 +149,7 @@ public final class VideoPlayer {
     }
 
     deinit {
-        if let next { vitrine_sample_unref(next.sample) }
+        next = nil
         gst_element_set_state(pipeline, GST_STATE_NULL)
         vitrine_object_unref(bus)
         vitrine_object_unref(sink)
@@ -195,7 +195,7 @@ public final class VideoPlayer {
             seek(to: position)
         }
         let deadline = wait > 0 ? monotonic() + wait : 0
-        var taken: OpaquePointer?
+        var taken: MappedFrame?
         var takenTime = 0.0
         while true {
             if next == nil, !drained {
@@ -206,9 +206,13 @@ public final class VideoPlayer {
                     sample = gst_app_sink_try_pull_sample(appsink, GstClockTime(min(left, 0.01) * 1e9))
                 }
                 if let sample {
+                    // Mapped and let go at once: appsink reuses the sample it hands out.
                     let t = Double(vitrine_sample_time(sample))
-                    next = (sample, t < 0 ? takenTime : t / 1e9)
+                    let mapped = MappedFrame(sample)
+                    vitrine_sample_unref(sample)
                     if !ready { becomeReady() }
+                    guard let mapped else { continue }
+                    next = (mapped, t < 0 ? takenTime : t / 1e9)
                 } else if gst_app_sink_is_eos(appsink) != 0 {
                     drained = true
                 }
@@ -218,14 +222,10 @@ public final class VideoPlayer {
             let early = candidate.time > position + 5e-4
             if early, frame != nil || taken != nil { break }
             next = nil
-            if let taken { vitrine_sample_unref(taken) }
-            (taken, takenTime) = (candidate.sample, candidate.time)
+            (taken, takenTime) = (candidate.frame, candidate.time)
             if early { break }
         }
-        if let taken {
-            show(taken, time: takenTime)
-            vitrine_sample_unref(taken)
-        }
+        if let taken { show(taken, time: takenTime) }
         if drained, next == nil, !ended {
             if loops, let duration, duration > 0 {
                 seek(to: 0)
@@ -250,13 +250,12 @@ public final class VideoPlayer {
 
     private var appsink: UnsafeMutablePointer<GstAppSink> { UnsafeMutableRawPointer(sink).assumingMemoryBound(to: GstAppSink.self) }
 
-    /// Shows `sample`'s frame: its pixels drawn where GStreamer decoded them, mapped
-    /// until the next frame replaces it.
-    private func show(_ sample: OpaquePointer, time: Double) {
-        var pixels: UnsafeMutablePointer<UInt32>?
-        var stride: Int32 = 0, width: Int32 = 0, height: Int32 = 0
-        guard let mapped = vitrine_sample_map(sample, &pixels, &stride, &width, &height), let pixels else { return }
-        surface = Surface(wrapping: pixels, width: Int(width), height: Int(height), stride: Int(stride)) { vitrine_frame_unmap(mapped) }
+    /// Shows `decoded`: its pixels drawn where GStreamer decoded them, mapped until the
+    /// next frame replaces it.
+    private func show(_ decoded: MappedFrame, time: Double) {
+        surface = Surface(wrapping: decoded.pixels, width: decoded.width, height: decoded.height, stride: decoded.stride) {
+            withExtendedLifetime(decoded) {}
+        }
         serial += 1
         seekTarget = nil
         let first = frame == nil
@@ -289,7 +288,6 @@ public final class VideoPlayer {
             pendingSeek = position
             return
         }
-        if let next { vitrine_sample_unref(next.sample) }
         next = nil
         drained = false
         ended = false
@@ -333,4 +331,29 @@ public struct VideoError: Error, Sendable {
     public let debug: String
 
     public init(message: String, debug: String) { (self.message, self.debug) = (message, debug) }
+}
+
+/// A decoded frame's buffer mapped for reading (not its sample, which appsink reuses),
+/// unmapped when the last holder lets go.
+final class MappedFrame {
+    let pixels: UnsafeMutablePointer<UInt32>
+    let width: Int, height: Int
+    /// Pixels from one row's start to the next.
+    let stride: Int
+    private let mapping: UnsafeMutablePointer<VitrineMappedFrame>
+
+    /// `sample`'s frame, mapped; nil when it cannot be (not BGRA, rows not 4-byte aligned).
+    init?(_ sample: OpaquePointer) {
+        var pixels: UnsafeMutablePointer<UInt32>?
+        var stride: Int32 = 0, width: Int32 = 0, height: Int32 = 0
+        guard let mapping = vitrine_sample_map(sample, &pixels, &stride, &width, &height) else { return nil }
+        guard let pixels else {
+            vitrine_frame_unmap(mapping)
+            return nil
+        }
+        (self.mapping, self.pixels) = (mapping, pixels)
+        (self.width, self.height, self.stride) = (Int(width), Int(height), Int(stride))
+    }
+
+    deinit { vitrine_frame_unmap(mapping) }
 }

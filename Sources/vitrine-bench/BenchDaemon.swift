@@ -19,7 +19,7 @@ final class DaemonChild {
     {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vitrined")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw BenchError("\(executable.path) is missing: build it first (swift build -c release --product vitrined)")
+            throw BenchError("\(executable.path) is missing: build it first (swift build -c release --product vitrine-bench)")
         }
         directory = try BenchCleanup.makeTemporaryDirectory()
         socketPath = directory + "/v.sock"

@@ -135,7 +135,7 @@ private func makeJournal(in work: String) throws -> String {
 private func startDaemon(stateDirectory: String, socket: String) throws -> Process {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vitrined")
     guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-        throw BenchError("\(executable.path) is missing: build it first (swift build -c release --product vitrined)")
+        throw BenchError("\(executable.path) is missing: build it first (swift build -c release --product vitrine-bench)")
     }
     let process = Process()
     process.executableURL = executable

@@ -161,6 +161,18 @@ import VitrineRaster
         #expect(try !events(c).contains("video.ended"))
     }
 
+    @Test func aVideoLoopingInRealTimeRaisesNoWarnings() throws {
+        let video = try makeVideo()
+        let daemon = try DaemonProcess(clock: "realtime", arguments: ["--size", "64x48", "--content-root", content.path])
+        let c = try daemon.connect()
+        try addVideo(c, video, #", "loop": true"#)
+        // Two seconds a loop: past its second loop's start.
+        Thread.sleep(forTimeInterval: 4.6)
+        #expect(try c.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
+        #expect(daemon.stop() == 0)
+        #expect(!daemon.standardError.contains("CRITICAL") && !daemon.standardError.contains("-WARNING"), "\(daemon.standardError)")
+    }
+
     @Test func aMutedVideoWithSoundShowsTheSameFrames() throws {
         let video = try makeVideo(sound: true)
         let (daemon, c) = try start()

@@ -4,7 +4,7 @@
 # software rendering) showing browser-slide.html in a surface layer that starts off the
 # right edge. One transaction slides the page in and rolls the counter; the screenshot is
 # taken 0.6 s into the 1 s slide. Writes browser-slide.png beside this script.
-# Build first: swift build --product vitrined --product vitrinectl; needs chromium.
+# Build first: swift build (vitrined, its image decoder helper and vitrinectl); needs chromium.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d)

@@ -13,10 +13,11 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-20}
 backend=${VITRINE_BACKEND:-headless}
 docs/examples/demo-media.sh /tmp/vitrine-demo
-if [ ! -x .build/release/vitrined ] || [ ! -x .build/release/vitrinectl ]; then
+if [ ! -x .build/release/vitrined ] || [ ! -x .build/release/vitrine-decoder ] || [ ! -x .build/release/vitrinectl ]; then
     echo "demo: building (release)…"
-    swift build -c release --toolset config/release-toolset.json --product vitrined >/dev/null
-    swift build -c release --toolset config/release-toolset.json --product vitrinectl >/dev/null
+    for product in vitrined vitrine-decoder vitrinectl; do
+        swift build -c release --toolset config/release-toolset.json --product $product >/dev/null
+    done
 fi
 export VITRINE_SOCKET=/tmp/vitrine-demo/vitrine.sock
 .build/release/vitrined --config config/demo.toml --backend "$backend" --snapshot-dir /tmp/vitrine-demo &

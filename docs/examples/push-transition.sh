@@ -3,7 +3,7 @@
 # screen A (departures) shown, then one transaction hides A, shows B (arrivals) and adds
 # a push from the right to their container. The screenshot is taken 0.3 s into the
 # 0.6 s transition: B is halfway in, pushing A out. Writes push-transition.png beside
-# this script. Build first: swift build --product vitrined --product vitrinectl
+# this script. Build first: swift build (vitrined, its image decoder helper and vitrinectl)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d)

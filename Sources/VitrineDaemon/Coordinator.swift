@@ -337,7 +337,8 @@ protocol RequestHandler: AnyObject {
     /// Whether `client` subscribed to any event (a listener may stay silent).
     func listens(_ client: Int) -> Bool
     /// The reply to one request line, or nil when it follows later (`ClientConnection.resume`).
-    func handle(line: some Collection<UInt8>, from client: ClientConnection) -> String?
+    /// (A concrete type: a generic requirement would decode every line unspecialized.)
+    func handle(request line: ArraySlice<UInt8>, from client: ClientConnection) -> String?
     /// Sends what the requests handled left for after their replies.
     func flush()
 }
@@ -346,4 +347,6 @@ extension Coordinator: RequestHandler {
     var limits: DaemonSettings.Limits { settings.limits }
 
     func listens(_ client: Int) -> Bool { subscribers.listens(client) }
+
+    func handle(request line: ArraySlice<UInt8>, from client: ClientConnection) -> String? { handle(line: line, from: client) }
 }

@@ -162,7 +162,7 @@ final class FleetBridge: ClientConnection {
         while let last = line.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { line = line.dropLast() }
         if Request.isBlank(line) {
             reply(Wire.failure(id: nil, ProtocolError(.notAnObject, "the message holds no request; send one JSON request object")))
-        } else if let answer = requests.handle(line: line, from: self) {
+        } else if let answer = requests.handle(request: line, from: self) {
             reply(answer)
             requests.flush()
         } else {

@@ -452,7 +452,7 @@ private final class SocketClient: ClientConnection {
         let line = raw.last == UInt8(ascii: "\r") ? raw.dropLast() : raw
         // Empty and whitespace-only lines are ignored: no reply.
         guard !Request.isBlank(line) else { return }
-        guard let reply = server.requests.handle(line: line, from: self) else {
+        guard let reply = server.requests.handle(request: line, from: self) else {
             awaitingReply = true
             return
         }

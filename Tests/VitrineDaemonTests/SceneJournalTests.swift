@@ -65,9 +65,12 @@ import VitrineTestSupport
         let first = try DaemonProcess(clock: "realtime", arguments: ["--size", "64x48", "--state-dir", state])
         let c = try first.connect()
         try Self.ok(c.request(#"{"cmd": "layer.add", "layer": "a", "properties": {"bounds": [0, 0, 10, 10]}}"#))
+        // The animation begins when it is added, between these two times.
+        let before = try #require(try c.request(#"{"cmd": "time"}"#)["result"]?["time"]?.number)
         try Self.ok(
             c.request(
                 #"{"cmd": "animation.add", "layer": "a", "key": "slow", "animation": {"keyPath": "position.x", "from": 0, "to": 1000, "duration": 1000}}"#))
+        let after = try #require(try c.request(#"{"cmd": "time"}"#)["result"]?["time"]?.number)
         let deadline = Date().addingTimeInterval(10)
         var record: JSON?
         while Date() < deadline, record?["scene"]?["layers"]?.array?.last?["animations"] == nil { record = try Self.journal(in: state); usleep(20_000) }
@@ -82,7 +85,7 @@ import VitrineTestSupport
         let x = try #require(
             try second.connect().request(#"{"cmd": "layer.get", "layer": "a", "keys": ["position.x"], "presentation": true}"#)["result"]?["properties"]?[
                 "position.x"]?.number)
-        #expect(x >= expected - 0.05 && x < expected + 3, "the animation is where the time says: \(x)")
+        #expect(x >= expected - after - 0.05 && x < expected - before + 3, "the animation is where the time says: \(x), begun at \(before)…\(after)")
     }
 
     @Test func aSIGTERMWritesTheSceneAsItIsAtStop() throws {

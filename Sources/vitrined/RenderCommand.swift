@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import VitrineConfig
 import VitrineCore
+import VitrineLog
 import VitrineProtocol
 import VitrineRaster
 import VitrineRender

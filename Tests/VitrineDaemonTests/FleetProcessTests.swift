@@ -94,4 +94,46 @@ struct FleetProcessTests {
         #expect(status["outputs"]?.array?.first?["size"] == .array([.number(320), .number(200)]), "\(status)")
         #expect(daemon.isRunning && bridge.isRunning)
     }
+
+    @Test func theDaemonWithFleetAndMetricsOpensNoIPSocket() throws {
+        let broker = try MosquittoBroker()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-fleet-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("vitrine.toml").path
+        let port = try HTTPConnection.freePort()
+        try ("[metrics]\nenabled = true\nport = \(port)\n\n" + broker.fleetSection(device: "quiet", groups: [])).write(
+            toFile: config, atomically: true, encoding: .utf8)
+        let socket = directory.appendingPathComponent("v.sock").path
+        let daemon = try DaemonProcess(socketPath: socket, arguments: ["--config", config, "--log-level", "info"])
+        let listener = try broker.subscribe()
+        let bridge = try FleetProcess(config: config, socket: socket)
+        #expect(FleetTests.waitOnline(listener, ["quiet"]), "\(bridge.standardError)")
+        #expect(daemon.standardError.contains("[fleet] is served by vitrine-fleet"), "\(daemon.standardError)")
+        #expect(daemon.standardError.contains("are served by vitrine-fleet, which reads them from \(directory.path)/metrics.sock"))
+        // The daemon's descriptors are Unix sockets and no IP socket; the bridge holds them.
+        #expect(Self.ipSockets(of: daemon.pid).isEmpty, "vitrined holds IP sockets")
+        #expect(Self.ipSockets(of: bridge.pid).count >= 2, "the bridge holds the broker's connection and the metrics port")
+    }
+
+    /// The inodes of the TCP and UDP sockets (IPv4 and IPv6) process `pid` holds.
+    static func ipSockets(of pid: Int32) -> Set<String> {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        let held = Set(
+            fds.compactMap { fd -> String? in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"), target.hasPrefix("socket:[") else {
+                    return nil
+                }
+                return String(target.dropFirst(8).dropLast())
+            })
+        var ip = Set<String>()
+        for table in ["tcp", "tcp6", "udp", "udp6"] {
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                if fields.count > 9 { ip.insert(String(fields[9])) }
+            }
+        }
+        return held.intersection(ip)
+    }
 }

@@ -58,6 +58,7 @@ let package = Package(
         .library(name: "VitrineOutputSet", targets: ["VitrineOutputSet"]),
         .library(name: "VitrineSceneHost", targets: ["VitrineSceneHost"]),
         .executable(name: "vitrinectl", targets: ["vitrinectl"]),
+        .executable(name: "vitrine-fleet", targets: ["vitrine-fleet"]),
     ],
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
@@ -163,15 +164,16 @@ let package = Package(
             name: "VitrineDaemon",
             dependencies: [
                 "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
-                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineDecoderHelper", "VitrineVideo", "VitrineFleet", "VitrineWayland", "VitrineWindowHost", "VitrineOutputSet",
+                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineDecoderHelper", "VitrineVideo", "VitrineMetrics", "VitrineWayland", "VitrineWindowHost",
+                "VitrineOutputSet",
                 "VitrineSceneHost",
                 "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: [frameRelease()]),
-        // Fleets: the MQTT bridge's connection (libmosquitto on the daemon's event loop) and
-        // the metrics' HTTP endpoint.
+        // Fleets, in the bridge process `vitrine-fleet`: the MQTT connection (libmosquitto on
+        // the bridge's event loop) and the connections to the daemon's Unix sockets.
         .target(
             name: "VitrineFleet",
             dependencies: [
@@ -180,7 +182,28 @@ let package = Package(
             ]),
         .testTarget(
             name: "VitrineFleetTests",
-            dependencies: ["VitrineFleet", "VitrineSystem", "VitrineTestSupport", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "VitrineFleet", "VitrineMetrics", "VitrineSystem", "VitrineTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The metrics' HTTP endpoint: the daemon's on its Unix socket, the bridge's on TCP.
+        .target(
+            name: "VitrineMetrics",
+            dependencies: [
+                "VitrineSystem", "CLinuxEvents", .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"), .product(name: "Prometheus", package: "swift-prometheus"),
+            ]),
+        // Log lines on standard error as journald keeps them, for the executables.
+        .target(name: "VitrineLog", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // The fleet bridge: MQTT <-> the daemon's socket, and the metrics' TCP port; the
+        // one process of Vitrine's with an IP socket.
+        .executableTarget(
+            name: "vitrine-fleet",
+            dependencies: [
+                "VitrineFleet", "VitrineMetrics", "VitrineConfig", "VitrineProtocol", "VitrineSystem", "VitrineJSON", "VitrineLog",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]),
         .systemLibrary(
             name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]),
@@ -188,7 +211,7 @@ let package = Package(
             name: "VitrineDaemonTests",
             dependencies: [
                 "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster", "VitrineTestSupport",
-                "VitrineDaemonTestSupport", "vitrined", "vitrine-decoder", "CX11", .product(name: "Logging", package: "swift-log"),
+                "VitrineDaemonTestSupport", "vitrined", "vitrine-decoder", "vitrine-fleet", "CX11", .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["References"]),
         // What the tests that start the real `vitrined` share (the test targets that use it
@@ -201,8 +224,8 @@ let package = Package(
         .executableTarget(
             name: "vitrined",
             dependencies: [
-                "VitrineDaemon", "VitrineDecoderHelper", "VitrineConfig", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster",
-                "VitrineText", "VitrineRolling", "VitrineSystem",
+                "VitrineDaemon", "VitrineDecoderHelper", "VitrineConfig", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput",
+                "VitrineOutputSet", "VitrineRaster", "VitrineText", "VitrineRolling", "VitrineSystem", "VitrineLog",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -216,7 +239,8 @@ let package = Package(
             dependencies: [
                 "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineProtocol", "CPixman", "VitrineDaemon",
                 "VitrineSystem",
-                "VitrineImage", "VitrineCodecs", "CJPEG", "CairoReference", "vitrined", "vitrine-decoder", "CWaylandClient", "WaylandDescription",
+                "VitrineImage", "VitrineCodecs", "CJPEG", "CairoReference", "vitrined", "vitrine-decoder", "vitrine-fleet", "CWaylandClient",
+                "WaylandDescription",
                 .product(name: "Logging", package: "swift-log"),
             ], plugins: ["WaylandGlue"]),
         .testTarget(

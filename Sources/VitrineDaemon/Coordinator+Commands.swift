@@ -24,7 +24,6 @@ extension Coordinator {
                 "images": .number(Double(renderer.images.paths.count)),
                 "imageBytes": .number(Double(renderer.images.usedBytes)), "input": input.statistics,
             ]
-            stats["fleet"] = hooks.fleetStatistics?()
             stats["wall"] = outputSet.wallStatistics
             stats["droppedFrames"] = .number(Double(outputSet.droppedFrames))
             stats["contentErrors"] = .number(Double(content.errors.images + content.errors.videos))

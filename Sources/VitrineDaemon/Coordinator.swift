@@ -321,14 +321,11 @@ public struct DaemonHooks {
     public var reloadConfiguration: (_ done: @escaping (ProtocolError?) -> Void) -> Void = { $0(nil) }
     /// Runs after each presented frame with the media time it showed.
     public var framePresented: ((Double) -> Void)?
-    /// The MQTT bridge's figures for `stats`, when there is one.
-    public var fleetStatistics: (() -> JSON)?
 
     public init() {}
 }
 
-/// Where clients' request lines go, as the socket server and the fleet bridge see the
-/// coordinator.
+/// Where clients' request lines go, as the socket server sees the coordinator.
 protocol RequestHandler: AnyObject {
     /// The limits in force (a reload changes them).
     var limits: DaemonSettings.Limits { get }

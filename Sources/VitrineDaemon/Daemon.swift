@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 import Logging
 import VitrineCore
-import VitrineFleet
+import VitrineMetrics
 import VitrineOutput
 import VitrineOutputSet
 import VitrineProtocol
@@ -51,13 +51,9 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     private let systemd = SystemdNotifier()
     /// A window output's events (size, close, input), when the output is a window.
     private var window: WindowInput?
-    /// The MQTT bridge, when `[fleet]` enables it.
-    private var fleet: FleetBridge?
-    /// The metrics' HTTP endpoint, when `[metrics]` enables it.
+    /// The metrics' HTTP endpoint on a Unix socket, when `[metrics]` enables it; its TCP
+    /// port is `vitrine-fleet`'s.
     private var metricsServer: MetricsServer?
-    /// The TCP port the metrics are served on (the one asked for, or the kernel's pick for 0
-    /// in tests), once listening.
-    public private(set) var metricsPort: Int?
     /// The Wayland server, when `[compositor]` enables it.
     private var wayland: WaylandServer?
     /// Where outputs are plugged in and unplugged while running (DRM connectors, the
@@ -94,15 +90,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         for output in outputs { output.attach(to: loop) }
         coordinator.hooks.reloadConfiguration = { [unowned self] done in self.applyReload(done) }
         coordinator.hooks.framePresented = { [unowned self] _ in self.frameWasPresented() }
-        if settings.fleet.enabled {
-            let bridge = try FleetBridge(
-                fleet: settings.fleet, requests: coordinator, outputSet: coordinator.outputSet, loop: loop, workers: workers, logger: logger)
-            fleet = bridge
-            coordinator.hooks.fleetStatistics = { [unowned bridge] in bridge.statistics }
-        }
         if settings.metrics.enabled {
             let metrics = DaemonMetrics()
-            metrics.fleet = fleet
             metricsServer = MetricsServer(loop: loop, connections: settings.metrics.connections, logger: logger) { [unowned coordinator] answer in
                 // The resident set is read from /proc and the clock from the kernel on a worker; the rest here.
                 let queued = workers.submit({ DaemonMetrics.Reading.now() }) { reading in answer(metrics.exposition(reading, of: coordinator)) }
@@ -111,16 +100,26 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         }
     }
 
-    /// Listens for scrapes where `[metrics]` says.
+    /// Listens for scrapes on the Unix socket `[metrics]` names (`metrics.sock` beside the
+    /// control socket when it names none). The TCP port is served by `vitrine-fleet`, which
+    /// reads the daemon's figures from this socket: the display process opens no IP socket.
     private func startMetrics() throws {
-        guard let metricsServer else { return }
+        guard let metricsServer, let path = settings.metricsSocketPath else { return }
+        try SocketFile.prepare(path, key: "metrics.socket")
+        try metricsServer.listen(path: path)
+        try SocketFile.setPermissions(path, mode: 0o660, group: nil)
         let config = settings.metrics
-        if config.port > 0 { metricsPort = try metricsServer.listen(address: config.address, port: config.port) }
-        if !config.socket.isEmpty {
-            try SocketFile.prepare(config.socket)
-            try metricsServer.listen(path: config.socket)
-            try SocketFile.setPermissions(config.socket, mode: 0o660, group: nil)
+        if config.port > 0 {
+            logger.info("metrics on TCP \(config.address):\(config.port) are served by vitrine-fleet, which reads them from \(path)")
         }
+    }
+
+    /// Says where `[fleet]` is served: the bridge is a process of its own.
+    private func noteFleet() {
+        guard settings.fleet.enabled else { return }
+        logger.notice(
+            "[fleet] is served by vitrine-fleet, a process of its own that connects to this socket (systemctl enable --now vitrine-fleet); vitrined opens no network connection"
+        )
     }
 
     /// Serves until SIGTERM or SIGINT, then stops listening, removes the socket and
@@ -144,7 +143,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             do { try hotplug.watchHotplug(on: loop) } catch { logger.error("outputs plugged in or unplugged will not be noticed: \(error)") }
         }
         let devices = coordinator.openInputDevices(loop: loop)
-        fleet?.start()
+        noteFleet()
         // After the sockets: a client may connect as soon as it runs.
         coordinator.windows?.startConfiguredClients()
         systemd.notify("READY=1\nSTATUS=serving \(address), " + coordinator.outputs.map { "\($0.name) \($0.mode)" }.joined(separator: ", "))
@@ -159,9 +158,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         loop.run()
         coordinator.windows?.stopClients()
         devices?.stop()
-        fleet?.stop()
         metricsServer?.stop()
-        if metricsServer != nil, !settings.metrics.socket.isEmpty { unlink(settings.metrics.socket) }
+        if metricsServer != nil, let path = settings.metricsSocketPath { unlink(path) }
         systemd.notify("STOPPING=1\nSTATUS=stopping")
         // The scene as it is now, whatever the coalesced writes have got to.
         coordinator.journal?.writeFinal()

@@ -2,6 +2,7 @@ import VitrineConfig
 import VitrineCore
 import VitrineDecoderHelper
 import VitrineInput
+import VitrineMetrics
 import VitrineProtocol
 import VitrineRolling
 import VitrineSystem
@@ -71,11 +72,11 @@ public struct DaemonSettings: Sendable {
     public var outputRotation = 0
     /// `[[outputs]]`: per connector, its root, scene and sleep schedule.
     public var outputs: [Configuration.OutputEntry] = []
-    /// `[fleet]`: the MQTT bridge, when `enabled`.
+    /// `[fleet]`: served by `vitrine-fleet`; the daemon only says so when it is `enabled`.
     public var fleet: Configuration.Fleet
     /// `[wall]`: the canvas the outputs with a viewport show their rectangles of.
     public var wall = Configuration.Wall()
-    /// `[metrics]`: the Prometheus endpoint, when `enabled`.
+    /// `[metrics]`: the Prometheus endpoint on a Unix socket, when `enabled`.
     public var metrics: Configuration.Metrics
     /// `[compositor]`: the Wayland server, when `enabled`.
     public var compositor: Configuration.Compositor
@@ -91,6 +92,13 @@ public struct DaemonSettings: Sendable {
         guard compositor.enabled else { return nil }
         let directory = socketPath.lastIndex(of: "/").map { String(socketPath[..<$0]) } ?? "."
         return (directory.isEmpty ? "" : directory) + "/" + compositor.socket
+    }
+
+    /// The Unix socket the daemon serves its metrics on: `[metrics] socket`, else
+    /// `metrics.sock` in the directory of the control socket. Nil when `[metrics]` is off.
+    public var metricsSocketPath: String? {
+        guard metrics.enabled else { return nil }
+        return MetricsServer.daemonSocketPath(configured: metrics.socket, controlSocket: socketPath)
     }
 
     /// The settings a configuration gives (every default is the configuration's); the

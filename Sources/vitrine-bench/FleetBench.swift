@@ -3,7 +3,8 @@ import VitrineProtocol
 
 /// `vitrine-bench fleet`: one command published once to a group of screens. Mosquitto on
 /// loopback and 50 release `vitrined` daemons (headless 64×48, each its own socket,
-/// state, device and client id, all in group `bench`, a rolling counter each); the bench
+/// state, device and client id, all in group `bench`, a rolling counter each), each with
+/// its `vitrine-fleet` bridging the broker to its socket, as a screen runs them; the bench
 /// speaks MQTT through `mosquitto_pub -l` (one connection, a line a message) and
 /// `mosquitto_sub`, and reads each daemon's reply, whose `applied` is the wall-clock time
 /// of the frame that applied the command.
@@ -26,11 +27,17 @@ func runFleetBenchmarks(_ options: [String]) {
             let broker = try Broker(directory: directory)
             let listener = try MQTTListener(broker: broker, topics: ["vitrine/+/reply", "vitrine/+/status", "bench/echo"])
             var daemons: [DaemonChild] = []
-            defer { for daemon in daemons { daemon.stop() } }
+            var bridges: [BridgeChild] = []
+            defer {
+                for bridge in bridges { bridge.stop() }
+                for daemon in daemons { daemon.stop() }
+            }
             for i in 0..<count {
                 let config = "\(directory)/d\(i).toml"
                 try Data(fleetConfig(device: "bench-\(i)", port: broker.port).utf8).write(to: URL(fileURLWithPath: config))
-                daemons.append(try DaemonChild(width: 64, height: 48, arguments: ["--config", config]))
+                let daemon = try DaemonChild(width: 64, height: 48, arguments: ["--config", config])
+                daemons.append(daemon)
+                bridges.append(try BridgeChild(config: config, socket: daemon.socketPath))
             }
             let devices = (0..<count).map { "bench-\($0)" }
             guard listener.wait(seconds: 60, until: { $0.online(devices) }) else {
@@ -100,6 +107,36 @@ func runFleetBenchmarks(_ options: [String]) {
         FileHandle.standardError.write(Data("vitrine-bench fleet: \(error)\n".utf8))
         BenchCleanup.shared.runAll()
         exit(1)
+    }
+}
+
+/// A `vitrine-fleet` beside a bench daemon: its configuration, its socket.
+private final class BridgeChild {
+    private let process = Process()
+    private var cleanupToken = 0
+
+    init(config: String, socket: String) throws {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vitrine-fleet")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw BenchError("\(executable.path) is missing: build it first (swift build -c release --product vitrine-fleet)")
+        }
+        process.executableURL = executable
+        process.arguments = ["--config", config, "--socket", socket, "--log-level", "warning"]
+        process.standardOutput = FileHandle.nullDevice
+        do { try process.run() } catch { throw BenchError("cannot start \(executable.path): \(error)") }
+        let process = self.process
+        cleanupToken = BenchCleanup.shared.add {
+            if process.isRunning { process.terminate() }
+        }
+    }
+
+    /// SIGTERM, and waits for the exit.
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        BenchCleanup.shared.remove(cleanupToken)
     }
 }
 

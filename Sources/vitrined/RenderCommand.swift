@@ -5,6 +5,7 @@ import Logging
 import VitrineConfig
 import VitrineCore
 import VitrineDecoderHelper
+import VitrineLog
 import VitrineProtocol
 import VitrineRaster
 import VitrineRender

@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import VitrineConfig
 import VitrineDaemon
+import VitrineLog
 import VitrineOutput
 import VitrineOutputSet
 import VitrineProtocol
@@ -91,7 +92,7 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let level = logLevel ?? configuration.logLevel
-        LoggingSystem.bootstrap { _ in StderrLogHandler(logLevel: level) }
+        LoggingSystem.bootstrap { _ in StderrLogHandler(program: "vitrined", logLevel: level) }
         let logger = Logger(label: "vitrined")
         var settings = try settings(from: configuration)
         var screen = configuration.output

@@ -75,11 +75,7 @@ public final class DaemonProcess {
     /// Runs `vitrined` with `arguments` to its end (killed after `timeout` seconds) and
     /// returns its exit status and what it wrote to standard error.
     public static func runToExit(_ arguments: [String], timeout: Double = 20, environment: [String: String] = [:]) throws -> (status: Int32, stderr: String) {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("vitrined-\(UUID().uuidString.prefix(8)).stderr").path
-        defer { try? FileManager.default.removeItem(atPath: log) }
-        let process = try ChildProcess(executable.path, arguments, stderrPath: log, environment: environment)
-        let status = process.wait(timeout: timeout) ?? process.terminate()
-        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        try ChildProcess.runToExit(executable.path, arguments, timeout: timeout, environment: environment)
     }
 }
 

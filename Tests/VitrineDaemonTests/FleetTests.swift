@@ -3,8 +3,9 @@ import Testing
 import VitrineProtocol
 
 /// The MQTT bridge end to end: a Mosquitto started by the test, real `vitrined` daemons
-/// (each with its own socket, state directory and configuration) connected to it, and
-/// Mosquitto's own client tools publishing and listening.
+/// (each with its own socket, state directory and configuration) and a real `vitrine-fleet`
+/// beside each, connected to the broker, and Mosquitto's own client tools publishing and
+/// listening.
 @Suite(.serialized, .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto, mosquitto-clients and openssl"))
 struct FleetTests {
     /// The scene every screen starts with: a counter at 0.
@@ -15,14 +16,14 @@ struct FleetTests {
         properties = { bounds = [0, 0, 600, 140], position = [320, 120], value = 0, textColor = "#ffd166" }
         """
 
-    /// Starts a daemon of `broker` as `device` in `groups`.
-    static func daemon(_ broker: MosquittoBroker, device: String, groups: [String] = ["wall"], extra: String = "") throws -> DaemonProcess {
+    /// Starts a screen of `broker` as `device` in `groups`: its daemon and its bridge.
+    static func daemon(_ broker: MosquittoBroker, device: String, groups: [String] = ["wall"], extra: String = "") throws -> Screen {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-fleet-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("state"), withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("vitrine.toml").path
         let text = "[output]\nheadless_size = \"640x240\"\n\n" + extra + broker.fleetSection(device: device, groups: groups) + "\n" + scene + "\n"
         try text.write(toFile: config, atomically: true, encoding: .utf8)
-        return try DaemonProcess(arguments: ["--config", config, "--state-dir", directory.appendingPathComponent("state").path])
+        return try Screen(config: config, state: directory.appendingPathComponent("state").path)
     }
 
     /// The daemon's metrics on 127.0.0.1:`port`, read strictly.
@@ -38,11 +39,11 @@ struct FleetTests {
     }
 
     /// The screen as PNG base64, through the daemon's socket.
-    static func picture(_ daemon: DaemonProcess) throws -> String {
+    static func picture(_ daemon: Screen) throws -> String {
         try #require(try daemon.connect().exchange(#"{"id": 1, "cmd": "screenshot"}"#)?["result"]?["png"]?.string)
     }
 
-    static func value(_ daemon: DaemonProcess) throws -> Double? {
+    static func value(_ daemon: Screen) throws -> Double? {
         try daemon.connect().exchange(#"{"id": 1, "cmd": "layer.get", "layer": "count", "keys": ["value"]}"#)?["result"]?["properties"]?["value"]?.number
     }
 
@@ -188,7 +189,12 @@ struct FleetTests {
         #expect(Self.waitOnline(listener, ["r"]), "\(screen.standardError)")
         try broker.publish("vitrine/r/cmd", #"{"id": "after", "cmd": "ping"}"#)
         #expect(listener.wait { $0.json(on: "vitrine/r/reply").contains { $0["id"] == .string("after") } })
-        let stats = try #require(try screen.connect().exchange(#"{"id": 1, "cmd": "stats"}"#)?["result"]?["fleet"])
+        // `stats` through the broker carries the bridge's figures.
+        try broker.publish("vitrine/r/cmd", #"{"id": "stats", "cmd": "stats"}"#)
+        #expect(listener.wait { $0.json(on: "vitrine/r/reply").contains { $0["id"] == .string("stats") } })
+        let reply = listener.json(on: "vitrine/r/reply").first { $0["id"] == .string("stats") }
+        let stats = try #require(reply?["result"]?["fleet"], "\(String(describing: reply))")
+        #expect(reply?["result"]?["frames"]?.number != nil, "the daemon's own figures are there too")
         #expect(stats["state"] == .string("connected") && (stats["connections"]?.number ?? 0) >= 2, "\(stats)")
         let again = try Self.metrics(port)
         #expect(again["vitrine_fleet_broker_state", ["state": "connected"]] == 1)
@@ -200,7 +206,7 @@ struct FleetTests {
         let clock = try #require(stats["clock"])
         #expect(clock["synchronized"]?.bool != nil && (clock["maxErrorMicroseconds"]?.number ?? -1) >= 0, "\(clock)")
 
-        kill(screen.pid, SIGKILL)
+        kill(screen.bridge.pid, SIGKILL)
         #expect(listener.wait { $0.json(on: "vitrine/r/status").last?["state"] == .string("offline") }, "the will")
     }
 

@@ -3,9 +3,10 @@ import Testing
 import VitrineProtocol
 import VitrineRaster
 
-/// `[metrics]` end to end: a real `vitrined` scraped over real TCP and its Unix socket,
-/// the text read by a strict parser of the exposition format and held against `stats`,
-/// and the requests a broken or hostile client sends.
+/// `[metrics]` end to end: a real `vitrined` scraped over its Unix socket, and over real
+/// TCP through the real `vitrine-fleet` that serves the port, the text read by a strict
+/// parser of the exposition format and held against `stats`, and the requests a broken
+/// or hostile client sends.
 @Suite struct MetricsTests {
     let directory: URL
 
@@ -16,8 +17,9 @@ import VitrineRaster
 
     var socketPath: String { directory.appendingPathComponent("m.sock").path }
 
-    /// A daemon with the metrics on a free port (and the Unix socket), `extra` configuration.
-    func start(clock: String = "manual", connections: Int = 4, extra: String = "") throws -> (DaemonProcess, Int) {
+    /// A daemon with the metrics on its Unix socket and, through a bridge, a free port;
+    /// `extra` configuration.
+    func start(clock: String = "manual", connections: Int = 4, extra: String = "") throws -> (MetricsScreen, Int) {
         let port = try HTTPConnection.freePort()
         let config = directory.appendingPathComponent("vitrine.toml").path
         let text = """
@@ -34,7 +36,10 @@ import VitrineRaster
             """
         try (text + extra).write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(clock: clock, arguments: ["--config", config, "--content-root", directory.path])
-        return (daemon, port)
+        let bridge = try FleetProcess(config: config, socket: daemon.socketPath)
+        let deadline = Date().addingTimeInterval(20)
+        while !bridge.standardError.contains("metrics on 127.0.0.1:\(port)"), bridge.isRunning, Date() < deadline { usleep(20_000) }
+        return (MetricsScreen(daemon: daemon, bridge: bridge), port)
     }
 
     /// GET /metrics: the answer's status, headers and body, read strictly.
@@ -205,10 +210,25 @@ import VitrineRaster
         let holder = try HTTPConnection.listener()
         let config = directory.appendingPathComponent("busy.toml").path
         try "[metrics]\nenabled = true\nport = \(holder.port)\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let (status, stderr) = try DaemonProcess.runToExit(
-            ["--backend", "headless", "--socket", directory.appendingPathComponent("v.sock").path, "--config", config])
+        let (status, stderr) = try FleetProcess.runToExit(["--socket", directory.appendingPathComponent("v.sock").path, "--config", config])
         #expect(status != 0)
         #expect(stderr.contains("127.0.0.1:\(holder.port)") && stderr.contains("another program holds this port"), "\(stderr)")
         close(holder.fd)
+    }
+}
+
+/// A daemon and the bridge that serves its metrics' TCP port.
+struct MetricsScreen {
+    let daemon: DaemonProcess
+    let bridge: FleetProcess
+
+    func connect() throws -> SocketClient { try daemon.connect() }
+
+    var isRunning: Bool { daemon.isRunning && bridge.isRunning }
+
+    /// Stops the bridge, then the daemon; the daemon's exit status.
+    func stop() -> Int32 {
+        _ = bridge.stop()
+        return daemon.stop()
     }
 }

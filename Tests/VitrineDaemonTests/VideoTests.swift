@@ -349,9 +349,9 @@ import VitrineRaster
         let videos = try VideoTests()
         let video = try videos.makeVideo()
         let registry = videos.content.appendingPathComponent("registry.bin").path
-        let port = try HTTPConnection.freePort()
         let config = videos.content.appendingPathComponent("metrics.toml").path
-        try "[metrics]\nenabled = true\nport = \(port)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let metricsSocket = videos.content.appendingPathComponent("metrics.sock").path
+        try "[metrics]\nenabled = true\nport = 0\nsocket = \"\(metricsSocket)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(
             clock: "realtime", environment: ["GST_REGISTRY": registry],
             arguments: ["--size", "64x48", "--content-root", videos.content.path, "--config", config])
@@ -370,7 +370,7 @@ import VitrineRaster
         }
         #expect(c.events.contains { $0["event"] == .string("video.started") }, "\(c.events)")
         #expect(FileManager.default.fileExists(atPath: registry), "the daemon scanned GStreamer's plugins into the fresh registry")
-        let connection = try HTTPConnection(port: port)
+        let connection = try HTTPConnection(path: metricsSocket)
         connection.write("GET /metrics HTTP/1.1\r\n\r\n")
         let metrics = try Exposition(try #require(connection.answer()).body)
         let longest = try #require(metrics["vitrine_frame_time_seconds", ["quantile": "1"]])

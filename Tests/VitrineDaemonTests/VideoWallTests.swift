@@ -156,6 +156,10 @@ import VitrineTestSupport
         }
         let whole = try Self.daemon(Self.wholeCanvas + "\n" + broker.fleetSection(device: "whole", groups: ["wall"]), in: directory, name: "whole")
         let devices = Self.screens.map(\.name) + ["whole"]
+        let bridges = try zip(devices, screens + [whole]).map { name, daemon in
+            try FleetProcess(config: directory.appendingPathComponent("\(name).toml").path, socket: daemon.socketPath)
+        }
+        defer { withExtendedLifetime(bridges) {} }
         #expect(
             listener.wait { s in devices.allSatisfy { s.json(on: "vitrine/\($0)/status").last?["state"]?.string == "online" } }, "\(listener.messages)")
         let status = try #require(listener.json(on: "vitrine/TR/status").last)

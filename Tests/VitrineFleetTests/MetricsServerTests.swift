@@ -3,7 +3,7 @@ import Testing
 import VitrineSystem
 import VitrineTestSupport
 
-@testable import VitrineFleet
+@testable import VitrineMetrics
 
 /// `MetricsServer` on its own event loop, scraped over real TCP and a Unix socket by a raw
 /// client: the answer to a scrape (status, headers, the body as given, HEAD), the refusals

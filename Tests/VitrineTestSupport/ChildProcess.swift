@@ -55,6 +55,21 @@ public final class ChildProcess {
 
 /// A test helper's failure (a process that did not start, a socket that did not connect):
 /// what went wrong, in words.
+extension ChildProcess {
+    /// Runs `executable` with `arguments` to its end (killed after `timeout` seconds) and
+    /// returns its exit status and what it wrote to standard error.
+    public static func runToExit(
+        _ executable: String, _ arguments: [String], timeout: Double = 20, environment: [String: String] = [:]
+    ) throws -> (status: Int32, stderr: String) {
+        let name = URL(fileURLWithPath: executable).lastPathComponent
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).stderr").path
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let process = try ChildProcess(executable, arguments, stderrPath: log, environment: environment)
+        let status = process.wait(timeout: timeout) ?? process.terminate()
+        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    }
+}
+
 public struct TestError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }

@@ -349,3 +349,15 @@ public final class MetricsServer {
         connection.socket.close()
     }
 }
+
+extension MetricsServer {
+    /// The Unix socket the daemon serves its metrics on, and `vitrine-fleet` reads them
+    /// from: `configured` (`[metrics] socket`), or `metrics.sock` in the directory of the
+    /// control socket `controlSocket` (`/run/vitrine/metrics.sock` under systemd) when it
+    /// is empty.
+    public static func daemonSocketPath(configured: String, controlSocket: String) -> String {
+        guard configured.isEmpty else { return configured }
+        let directory = controlSocket.lastIndex(of: "/").map { String(controlSocket[..<$0]) } ?? "."
+        return directory + "/metrics.sock"
+    }
+}

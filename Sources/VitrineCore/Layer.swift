@@ -194,11 +194,10 @@ final class Layer {
             cachedContent = nil
         }
     }
+    // What every frame reads of a layer comes first, together: the timing, the links and
+    // the animations, then the geometry.
     /// The layer's own timing, kept in step with its timing properties.
     private(set) var timing: MediaTiming
-    /// What drawing needs of the model values, kept in step with them so that layers
-    /// without animations cost no value decoding per frame.
-    private(set) var geometry: LayerGeometry
     weak var parent: Layer?
     var sublayers: [Layer] = []
     /// The layer whose `mask` names this one (it has no parent then).
@@ -213,6 +212,13 @@ final class Layer {
     }
     /// One of `animations` is a transition (CATransition).
     private(set) var hasTransitionAnimation = false
+    /// The render tree's content for the model values, while they last.
+    private var cachedContent: RenderTree.Content?
+    /// Where the last full build of its output's render tree put it.
+    var renderSlot: RenderSlot?
+    /// What drawing needs of the model values, kept in step with them so that layers
+    /// without animations cost no value decoding per frame.
+    private(set) var geometry: LayerGeometry
     var actions: [String: ActionRule] = [:]
     var actionsFrom: String?
     var actionPolicy: ActionPolicy = .implicit
@@ -220,12 +226,8 @@ final class Layer {
     var displayKeys: Set<String> = [] {
         didSet { cachedContent = nil }
     }
-    /// The render tree's content for the model values, while they last.
-    private var cachedContent: RenderTree.Content?
     /// The output this layer is the root of, if any.
     var rootOfOutput: String?
-    /// Where the last full build of its output's render tree put it.
-    var renderSlot: RenderSlot?
 
     init(id: String, kind: LayerKind) {
         self.id = id

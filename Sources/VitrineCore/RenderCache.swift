@@ -161,8 +161,7 @@ extension RenderTree.Node {
     func shifted(by offset: Int32, parent: Int32) -> Self {
         Self(
             content: content, transform: transform, inheritedOpacity: inheritedOpacity, clip: clip,
-            visualBounds: visualBounds, shadowSpread: shadowSpread, castsFromContent: castsFromContent,
-            shadowsSublayers: shadowsSublayers, tint: tint, isMask: isMask, hasMask: hasMask, plane: plane, parentIndex: parent,
+            visualBounds: visualBounds, extras: extras, isMask: isMask, hasMask: hasMask, parentIndex: parent,
             end: end + offset, stamp: stamp)
     }
 }

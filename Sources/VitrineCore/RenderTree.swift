@@ -66,15 +66,21 @@ public struct RenderTree: Sendable {
         /// How far the shadows drawn from its pixels can reach past them: those of the
         /// ancestors (and its own) whose shadows are drawn from what their subtrees show,
         /// unless it lies where the nearest such ancestor's background is opaque.
-        public let shadowSpread: ShadowSpread
+        public var shadowSpread: ShadowSpread { extras?.shadowSpread ?? .zero }
         /// Its shadow is drawn from what it shows (not from its bounds or a path).
-        let castsFromContent: Bool
+        var castsFromContent: Bool { extras?.castsFromContent ?? false }
         /// Its shadow is drawn from what it and its sublayers show: it has sublayers, shown
         /// or not, so that the way its shadow is drawn does not change when one hides.
-        public let shadowsSublayers: Bool
+        public var shadowsSublayers: Bool { extras?.shadowsSublayers ?? false }
         /// The colour a replicator multiplies this copy of its sublayer (and its subtree)
         /// by; nil when there is none.
-        public let tint: Color?
+        public var tint: Color? { extras?.tint }
+        /// Where it is drawn when it or an ancestor is seen in perspective; nil when it is
+        /// drawn straight on the screen.
+        public var plane: Plane? { extras?.plane }
+        /// What few nodes have (shadows drawn from content, a tint, a plane); nil when it
+        /// has none of it. Held apart: nodes are copied and compared by the thousand.
+        let extras: Extras?
         /// Its layer is the mask of its parent node's layer: it is drawn only into that
         /// layer's mask, not on screen.
         public let isMask: Bool
@@ -82,9 +88,6 @@ public struct RenderTree: Sendable {
         /// mask's alpha — its mask's node is the first after it, and when there is none
         /// (the mask is hidden) nothing shows.
         public let hasMask: Bool
-        /// Where it is drawn when it or an ancestor is seen in perspective; nil when it is
-        /// drawn straight on the screen.
-        public let plane: Plane?
         /// One past the index of its last descendant: its subtree is `index..<subtreeEnd`.
         public var subtreeEnd: Int { Int(end) }
         let parentIndex: Int32
@@ -101,6 +104,24 @@ public struct RenderTree: Sendable {
         public var displayKeys: Set<String> { content.displayKeys }
     }
 
+    /// A node's rarely set properties (`Node.shadowSpread`, `castsFromContent`,
+    /// `shadowsSublayers`, `tint`, `plane`).
+    final class Extras: Sendable {
+        let shadowSpread: ShadowSpread
+        let castsFromContent: Bool
+        let shadowsSublayers: Bool
+        let tint: Color?
+        let plane: Plane?
+
+        init(shadowSpread: ShadowSpread, castsFromContent: Bool, shadowsSublayers: Bool, tint: Color?, plane: Plane?) {
+            self.shadowSpread = shadowSpread
+            self.castsFromContent = castsFromContent
+            self.shadowsSublayers = shadowsSublayers
+            self.tint = tint
+            self.plane = plane
+        }
+    }
+
     public let output: String
     /// The screen in pixels (the root layer's bounds size).
     public let size: Size
@@ -108,6 +129,24 @@ public struct RenderTree: Sendable {
 
     /// The screen rectangle.
     public var screen: Rect { Rect(origin: .zero, size: size) }
+}
+
+extension RenderTree.Node {
+    /// A node with these properties; the rare ones are held apart when any is set.
+    init(
+        content: RenderTree.Content, transform: AffineTransform, inheritedOpacity: Double, clip: Rect, visualBounds: Rect,
+        shadowSpread: ShadowSpread, castsFromContent: Bool, shadowsSublayers: Bool, tint: Color?, isMask: Bool, hasMask: Bool,
+        plane: RenderTree.Plane?, parentIndex: Int32, end: Int32, stamp: UInt64
+    ) {
+        let plain = shadowSpread == .zero && !castsFromContent && !shadowsSublayers && tint == nil && plane == nil
+        self.init(
+            content: content, transform: transform, inheritedOpacity: inheritedOpacity, clip: clip, visualBounds: visualBounds,
+            extras: plain
+                ? nil
+                : RenderTree.Extras(
+                    shadowSpread: shadowSpread, castsFromContent: castsFromContent, shadowsSublayers: shadowsSublayers, tint: tint, plane: plane),
+            isMask: isMask, hasMask: hasMask, parentIndex: parentIndex, end: end, stamp: stamp)
+    }
 }
 
 /// The display keys of a layer whose every custom property affects its content.

@@ -126,13 +126,18 @@ extension RenderTree {
             old.nodes.withUnsafeBufferPointer { old in
                 let a = new.baseAddress! + j, b = old.baseAddress! + i
                 if a.pointee.transform != b.pointee.transform || a.pointee.inheritedOpacity != b.pointee.inheritedOpacity
-                    || a.pointee.clip != b.pointee.clip || a.pointee.shadowSpread != b.pointee.shadowSpread
-                    || a.pointee.shadowsSublayers != b.pointee.shadowsSublayers || a.pointee.tint != b.pointee.tint
-                    || a.pointee.hasMask != b.pointee.hasMask
+                    || a.pointee.clip != b.pointee.clip || a.pointee.hasMask != b.pointee.hasMask
                 {
                     return .other
                 }
-                if a.pointee.plane !== b.pointee.plane, a.pointee.plane.map({ !$0.same(as: b.pointee.plane) }) ?? true { return .other }
+                if a.pointee.extras !== b.pointee.extras {
+                    if a.pointee.shadowSpread != b.pointee.shadowSpread || a.pointee.shadowsSublayers != b.pointee.shadowsSublayers
+                        || a.pointee.tint != b.pointee.tint
+                    {
+                        return .other
+                    }
+                    if a.pointee.plane !== b.pointee.plane, a.pointee.plane.map({ !$0.same(as: b.pointee.plane) }) ?? true { return .other }
+                }
                 let pa = a.pointee.parentIndex, pb = b.pointee.parentIndex
                 if pa < 0 || pb < 0 {
                     if pa != pb { return .other }

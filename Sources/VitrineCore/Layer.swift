@@ -107,16 +107,22 @@ public struct PropertyValues: Hashable, Sendable {
         }
     }
 
+    /// Replaces the part `component` of slot `i`'s value with what `change` makes of it,
+    /// as `update(at:_:)` does for its key path; false, changing nothing, when the slot's
+    /// value is not of the type the part belongs to.
+    mutating func update(slot i: Int, component: SlotComponent, _ change: (Value) -> Value) -> Bool {
+        var value = self[slot: i]
+        guard component.update(&value, change) else { return false }
+        setSlot(i, to: value)
+        return true
+    }
+
     /// Sets a presentation value: slots go into the overrides, custom keys in place.
     mutating func set(_ value: Value, at target: PropertyTarget) {
         switch target {
         case .slot(let i, let sub):
             guard let v = sub.isEmpty ? value : self[slot: i].settingComponent(sub[...], to: value) else { return }
-            if let k = overrides.firstIndex(where: { $0.slot == i }) {
-                overrides[k].value = v
-            } else {
-                overrides.append(SlotValue(slot: i, value: v))
-            }
+            setSlot(i, to: v)
         case .custom(let path):
             if path.components.count == 1 {
                 custom[path.property] = value
@@ -126,6 +132,15 @@ public struct PropertyValues: Hashable, Sendable {
             } else if let v = Value.dictionary([:]).settingComponent(path.subpath, to: value) {
                 custom[path.property] = v
             }
+        }
+    }
+
+    /// Sets slot `i`'s presentation value.
+    private mutating func setSlot(_ i: Int, to v: Value) {
+        if let k = overrides.firstIndex(where: { $0.slot == i }) {
+            overrides[k].value = v
+        } else {
+            overrides.append(SlotValue(slot: i, value: v))
         }
     }
 }
@@ -179,11 +194,10 @@ final class Layer {
             cachedContent = nil
         }
     }
+    // What every frame reads of a layer comes first, together: the timing, the links and
+    // the animations, then the geometry.
     /// The layer's own timing, kept in step with its timing properties.
     private(set) var timing: MediaTiming
-    /// What drawing needs of the model values, kept in step with them so that layers
-    /// without animations cost no value decoding per frame.
-    private(set) var geometry: LayerGeometry
     weak var parent: Layer?
     var sublayers: [Layer] = []
     /// The layer whose `mask` names this one (it has no parent then).
@@ -193,7 +207,18 @@ final class Layer {
     /// Where the layer's time and space come from: its parent, or the layer it masks.
     var timeParent: Layer? { parent ?? maskHost }
     /// Animations in the order added.
-    var animations: [AttachedAnimation] = []
+    var animations: [AttachedAnimation] = [] {
+        didSet { hasTransitionAnimation = animations.contains { $0.track.isTransition } }
+    }
+    /// One of `animations` is a transition (CATransition).
+    private(set) var hasTransitionAnimation = false
+    /// The render tree's content for the model values, while they last.
+    private var cachedContent: RenderTree.Content?
+    /// Where the last full build of its output's render tree put it.
+    var renderSlot: RenderSlot?
+    /// What drawing needs of the model values, kept in step with them so that layers
+    /// without animations cost no value decoding per frame.
+    private(set) var geometry: LayerGeometry
     var actions: [String: ActionRule] = [:]
     var actionsFrom: String?
     var actionPolicy: ActionPolicy = .implicit
@@ -201,12 +226,8 @@ final class Layer {
     var displayKeys: Set<String> = [] {
         didSet { cachedContent = nil }
     }
-    /// The render tree's content for the model values, while they last.
-    private var cachedContent: RenderTree.Content?
     /// The output this layer is the root of, if any.
     var rootOfOutput: String?
-    /// Where the last full build of its output's render tree put it.
-    var renderSlot: RenderSlot?
 
     init(id: String, kind: LayerKind) {
         self.id = id
@@ -219,6 +240,12 @@ final class Layer {
         model = PropertyValues(slots: kind.properties.map(\.defaultValue), custom: [:])
         timing = MediaTiming()
         geometry = LayerGeometry(model, reach: kind.contentReach)
+    }
+
+    /// Calls `body` with the model's geometry where it is kept, without copying it (a copy
+    /// per layer shows when every layer is visited). `body` must not change the model.
+    func withGeometry<R>(_ body: (UnsafePointer<LayerGeometry>) -> R) -> R {
+        withUnsafeMutablePointer(to: &geometry) { body(UnsafePointer($0)) }
     }
 
     /// The slots the kind's content reach depends on; nil when its content stays inside
@@ -246,14 +273,21 @@ final class Layer {
     /// Render tree content showing presentation values `values` at local time `localTime`,
     /// with the transition running then.
     func animatedContent(_ values: PropertyValues, localTime: Double?) -> RenderTree.Content {
-        content(values: values, transition: Scene.transitionFrame(of: self, localTime: localTime))
+        guard hasTransitionAnimation else { return content(values: values) }
+        return content(values: values, transition: Scene.transitionFrame(of: self, localTime: localTime))
     }
 
     /// Render tree content showing `values`, and `transition` running.
-    func content(values: PropertyValues, transition: TransitionFrame? = nil) -> RenderTree.Content {
+    func content(values: PropertyValues, transition: TransitionFrame?) -> RenderTree.Content {
         RenderTree.Content(
             layer: ObjectIdentifier(self), id: id, kind: kindName, values: values, displayKeys: customAffectsDisplay ? allDisplayKeys : displayKeys,
             transition: transition)
+    }
+
+    /// Render tree content showing `values`, without a transition.
+    func content(values: PropertyValues) -> RenderTree.Content {
+        RenderTree.Content(
+            layer: ObjectIdentifier(self), id: id, kind: kindName, values: values, displayKeys: customAffectsDisplay ? allDisplayKeys : displayKeys)
     }
 
     /// True when `self` is `other` or one of its ancestors.
@@ -309,6 +343,8 @@ struct AttachedAnimation {
 final class Track: Sendable {
     let animation: Animation
     let target: PropertyTarget?
+    /// The part of its slot's value that `target` names past the property, resolved.
+    let component: SlotComponent?
     let children: [Track]
     /// What the animation holds beyond its fixed size (`Animation.heapBytes`), counted
     /// against the scene's value budget while it is attached.
@@ -317,6 +353,10 @@ final class Track: Sendable {
     let interpolation: PropertyDescriptor.Interpolation
     /// For a transition: the layer's rendering it animates out.
     let outgoing: RenderTree?
+    /// A basic or spring animation's from / to / by.
+    let endpoints: Animation.Endpoints?
+    /// A spring animation's spring.
+    let spring: Spring?
     /// The animation is a group (CAAnimationGroup).
     let isGroup: Bool
     /// The animation is a keyframe animation with a rotation mode.
@@ -330,15 +370,17 @@ final class Track: Sendable {
     ) {
         self.animation = animation
         self.target = target
+        if case .slot(_, let sub)? = target, !sub.isEmpty { component = SlotComponent(sub) } else { component = nil }
         self.children = children
         self.interpolation = interpolation
         self.outgoing = outgoing
         heapBytes = animation.heapBytes
         switch animation.kind {
-        case .group: (isGroup, rotates, isTransition) = (true, false, false)
-        case .keyframe(let k): (isGroup, rotates, isTransition) = (false, k.rotationMode != nil, false)
-        case .transition: (isGroup, rotates, isTransition) = (false, false, true)
-        case .basic, .spring: (isGroup, rotates, isTransition) = (false, false, false)
+        case .group: (isGroup, rotates, isTransition, endpoints, spring) = (true, false, false, nil, nil)
+        case .keyframe(let k): (isGroup, rotates, isTransition, endpoints, spring) = (false, k.rotationMode != nil, false, nil, nil)
+        case .transition: (isGroup, rotates, isTransition, endpoints, spring) = (false, false, true, nil, nil)
+        case .basic(let e): (isGroup, rotates, isTransition, endpoints, spring) = (false, false, false, e, nil)
+        case .spring(let e, let s): (isGroup, rotates, isTransition, endpoints, spring) = (false, false, false, e, s)
         }
     }
 }
@@ -347,7 +389,7 @@ final class Track: Sendable {
 struct LayerGeometry {
     let bounds: Rect
     /// Bounds space to the parent's space, before the parent's sublayerTransform.
-    let toParent: AffineTransform
+    private(set) var toParent: AffineTransform
     /// The sublayerTransform about the anchor point; nil when it is the identity or not
     /// affine.
     let sublayerMatrix: AffineTransform?
@@ -384,20 +426,28 @@ struct LayerGeometry {
     /// `model`: when the animations touch none of its slots, or only opacity, the
     /// model's, without decoding every slot again.
     init(_ v: PropertyValues, model: LayerGeometry) {
-        var touched = v.overrides.lazy.filter { Self.isGeometrySlot($0.slot) }.makeIterator()
-        guard let first = touched.next() else {
+        var touched: UInt64 = 0
+        for o in v.overrides where Self.isGeometrySlot(o.slot) { touched |= 1 << UInt64(o.slot) }
+        guard touched != 0 else {
             self = model
             return
         }
-        guard first.slot == BaseProperty.opacity.slot, touched.next() == nil else {
+        guard touched & ~Self.placementSlots == 0, model.placement3D == nil, touched & Self.transformSlot == 0 || v[.transform].transform != nil else {
             // shadowPath does not animate: the model's is the presentation's.
             self.init(v, pathBounds: .some(model.shadowPathBounds))
             contentReach = model.contentReach
             return
         }
+        // Only the position, an affine transform or the opacity: the rest is the model's.
         self = model
-        opacity = v.number(.opacity)
+        if touched & ~Self.opacitySlot != 0 { toParent = Scene.transformToParent(v, parent: nil) }
+        if touched & Self.opacitySlot != 0 { opacity = v.number(.opacity) }
     }
+
+    private static let opacitySlot: UInt64 = 1 << UInt64(BaseProperty.opacity.slot)
+    private static let transformSlot: UInt64 = 1 << UInt64(BaseProperty.transform.slot)
+    /// The slots that move a layer without changing its bounds, 3D placement or shadow.
+    private static let placementSlots: UInt64 = opacitySlot | transformSlot | 1 << UInt64(BaseProperty.position.slot)
 
     /// The slots the geometry is decoded from, one bit each.
     private static let slots: UInt64 = [

@@ -8,8 +8,9 @@
 /// node keeps its visibility: a layer that appears or vanishes moves the indices of the
 /// nodes after it, and then the tree is built whole.
 ///
-/// When two trees differ only in their animated subtrees, the older one, once its user
-/// has dropped it, becomes the next tree by rebuilding those, without a copy.
+/// The tree before the last one, once its user has dropped it, becomes the next tree
+/// without a copy: its animated subtrees are built again, with the subtrees the last
+/// update changed (which it lacks) and those changed since.
 struct RenderCache {
     /// The id of the output's root layer.
     let root: String
@@ -21,9 +22,12 @@ struct RenderCache {
     private(set) var tree: RenderTree
     /// What each node with sublayers passed down, as of `tree`.
     private var frames: [TreeBuilder.ParentFrame]
-    /// The nodes of the tree before `tree`, when the two differ only in animated
-    /// subtrees.
+    /// The nodes of the tree before `tree`: they differ from `tree`'s in the animated
+    /// subtrees and in `spareStale`.
     private var spare: [RenderTree.Node]?
+    /// The subtrees of changed layers that the last update built into `tree` and not into
+    /// `spare`.
+    private var spareStale: [Rebuild] = []
     /// The subtrees of the tree's animated layers (whose ancestors are all visible), in
     /// drawing order: built again for every tree.
     private let animated: [Rebuild]
@@ -61,42 +65,58 @@ struct RenderCache {
     mutating func update(at time: Double, changed: [Layer], scene: Scene) -> Bool {
         let fresh = changed[changesSeen...]
         guard !animated.isEmpty || !fresh.isEmpty else { return true }
-        var work = animated
+        var changes: [Rebuild] = []
         for layer in fresh {
             if let slot = layer.renderSlot, slot.build == build {
-                work.append(Rebuild(layer: layer, node: slot.node, parentFrame: slot.parentFrame, wasHidden: false))
+                changes.append(Rebuild(layer: layer, node: slot.node, parentFrame: slot.parentFrame, wasHidden: false))
             } else if let parent = layer.parent, let slot = parent.renderSlot, slot.build == build, slot.ownFrame >= 0 {
                 // Not drawn, under a drawn parent: it hid itself, and may show now.
-                work.append(Rebuild(layer: layer, node: -1, parentFrame: slot.ownFrame + (parent.maskLayer == nil ? 0 : 1), wasHidden: true))
+                changes.append(Rebuild(layer: layer, node: -1, parentFrame: slot.ownFrame + (parent.maskLayer == nil ? 0 : 1), wasHidden: true))
             } else if let host = layer.maskHost, let slot = host.renderSlot, slot.build == build, slot.ownFrame >= 0 {
                 // The same for a mask, whose frame is the first its layer passes down.
-                work.append(Rebuild(layer: layer, node: -1, parentFrame: slot.ownFrame, wasHidden: true))
+                changes.append(Rebuild(layer: layer, node: -1, parentFrame: slot.ownFrame, wasHidden: true))
             }
         }
-        if !fresh.isEmpty { work.sort { $0.node < $1.node } }
-        var nodes = (fresh.isEmpty ? spare.take() : nil) ?? tree.nodes
+        var work = animated
+        var nodes: [RenderTree.Node]
+        if let reused = spare.take() {
+            nodes = reused
+            work += spareStale
+        } else {
+            nodes = tree.nodes
+        }
+        if work.count > animated.count || !changes.isEmpty {
+            work += changes
+            work.sort { $0.node < $1.node }
+        }
         var builder = scratch.take() ?? TreeBuilder(screen: tree.screen, capacity: 16, build: nil, stamp: 0)
         builder.stamp = scene.treeStamps
         var covered: Int32 = 0
         for item in work where item.node >= covered || item.node < 0 {
-            var parent = item.parentFrame < 0 ? nil : frames[Int(item.parentFrame)]
-            if let frame = parent {
-                parent!.localTime = frame.isMediaTime ? time : scene.localTime(of: item.layer.timeParent!, at: time)
+            // The parent's frame goes straight into the builder's frames, its time brought
+            // to `time`.
+            let hasParent = item.parentFrame >= 0
+            builder.frames.removeAll(keepingCapacity: true)
+            if hasParent {
+                builder.frames.append(frames[Int(item.parentFrame)])
+                builder.frames[0].localTime = builder.frames[0].isMediaTime ? time : scene.localTime(of: item.layer.timeParent!, at: time)
             }
             guard !item.wasHidden else {
+                let parent = hasParent ? builder.frames[0] : nil
                 let g = TreeBuilder.present(item.layer, parentTime: parent.map(\.localTime) ?? time).geometry
                 if !g.isHidden && g.opacity > 0 && (g.isDoubleSided || TreeBuilder.facesViewer(g, under: parent)) { return false }
                 continue
             }
             let start = Int(item.node), end = nodes[start].subtreeEnd
             builder.nodes.removeAll(keepingCapacity: true)
-            builder.build(from: item.layer, parent: parent, at: time)
-            guard storeRebuilt(builder, at: start, of: item.layer, parentFrames: parent == nil ? 0 : 1, into: &nodes) else {
+            builder.build(from: item.layer, withParentFrame: hasParent, at: time)
+            guard storeRebuilt(builder, at: start, of: item.layer, parentFrames: hasParent ? 1 : 0, into: &nodes) else {
                 return false
             }
             covered = Int32(end)
         }
-        spare = fresh.isEmpty ? tree.nodes : nil
+        spare = tree.nodes
+        spareStale = changes.filter { !$0.wasHidden }
         tree.nodes = nodes
         changesSeen = changed.count
         builder.nodes.removeAll(keepingCapacity: true)
@@ -141,8 +161,7 @@ extension RenderTree.Node {
     func shifted(by offset: Int32, parent: Int32) -> Self {
         Self(
             content: content, transform: transform, inheritedOpacity: inheritedOpacity, clip: clip,
-            visualBounds: visualBounds, shadowSpread: shadowSpread, castsFromContent: castsFromContent,
-            shadowsSublayers: shadowsSublayers, tint: tint, isMask: isMask, hasMask: hasMask, plane: plane, parentIndex: parent,
+            visualBounds: visualBounds, extras: extras, isMask: isMask, hasMask: hasMask, parentIndex: parent,
             end: end + offset, stamp: stamp)
     }
 }

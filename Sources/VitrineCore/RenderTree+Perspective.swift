@@ -41,9 +41,12 @@ final class Placement3D: Sendable {
     let sublayer: Transform3D?
     /// `own` is not nil: read without copying it.
     let hasOwn: Bool
+    /// `sublayer` is not nil: read without copying it.
+    let hasSublayer: Bool
 
     init(own: Transform3D?, sublayer: Transform3D?) {
         hasOwn = own != nil
+        hasSublayer = sublayer != nil
         self.own = own
         self.sublayer = sublayer
     }

@@ -21,7 +21,7 @@ public struct RenderTree: Sendable {
         /// The transition animates an old rendering out.
         let hasOutgoing: Bool
 
-        init(layer: ObjectIdentifier, id: String, kind: String, values: PropertyValues, displayKeys: Set<String>, transition: TransitionFrame? = nil) {
+        init(layer: ObjectIdentifier, id: String, kind: String, values: PropertyValues, displayKeys: Set<String>, transition: TransitionFrame?) {
             self.layer = layer
             self.id = id
             self.kind = kind
@@ -30,6 +30,17 @@ public struct RenderTree: Sendable {
             hasTransition = transition != nil
             hasOutgoing = transition?.outgoing != nil
             self.transition = transition
+        }
+
+        init(layer: ObjectIdentifier, id: String, kind: String, values: PropertyValues, displayKeys: Set<String>) {
+            self.layer = layer
+            self.id = id
+            self.kind = kind
+            self.values = values
+            self.displayKeys = displayKeys
+            hasTransition = false
+            hasOutgoing = false
+            transition = nil
         }
     }
 
@@ -55,15 +66,21 @@ public struct RenderTree: Sendable {
         /// How far the shadows drawn from its pixels can reach past them: those of the
         /// ancestors (and its own) whose shadows are drawn from what their subtrees show,
         /// unless it lies where the nearest such ancestor's background is opaque.
-        public let shadowSpread: ShadowSpread
+        public var shadowSpread: ShadowSpread { extras?.shadowSpread ?? .zero }
         /// Its shadow is drawn from what it shows (not from its bounds or a path).
-        let castsFromContent: Bool
+        var castsFromContent: Bool { extras?.castsFromContent ?? false }
         /// Its shadow is drawn from what it and its sublayers show: it has sublayers, shown
         /// or not, so that the way its shadow is drawn does not change when one hides.
-        public let shadowsSublayers: Bool
+        public var shadowsSublayers: Bool { extras?.shadowsSublayers ?? false }
         /// The colour a replicator multiplies this copy of its sublayer (and its subtree)
         /// by; nil when there is none.
-        public let tint: Color?
+        public var tint: Color? { extras?.tint }
+        /// Where it is drawn when it or an ancestor is seen in perspective; nil when it is
+        /// drawn straight on the screen.
+        public var plane: Plane? { extras?.plane }
+        /// What few nodes have (shadows drawn from content, a tint, a plane); nil when it
+        /// has none of it. Held apart: nodes are copied and compared by the thousand.
+        let extras: Extras?
         /// Its layer is the mask of its parent node's layer: it is drawn only into that
         /// layer's mask, not on screen.
         public let isMask: Bool
@@ -71,9 +88,6 @@ public struct RenderTree: Sendable {
         /// mask's alpha — its mask's node is the first after it, and when there is none
         /// (the mask is hidden) nothing shows.
         public let hasMask: Bool
-        /// Where it is drawn when it or an ancestor is seen in perspective; nil when it is
-        /// drawn straight on the screen.
-        public let plane: Plane?
         /// One past the index of its last descendant: its subtree is `index..<subtreeEnd`.
         public var subtreeEnd: Int { Int(end) }
         let parentIndex: Int32
@@ -90,6 +104,24 @@ public struct RenderTree: Sendable {
         public var displayKeys: Set<String> { content.displayKeys }
     }
 
+    /// A node's rarely set properties (`Node.shadowSpread`, `castsFromContent`,
+    /// `shadowsSublayers`, `tint`, `plane`).
+    final class Extras: Sendable {
+        let shadowSpread: ShadowSpread
+        let castsFromContent: Bool
+        let shadowsSublayers: Bool
+        let tint: Color?
+        let plane: Plane?
+
+        init(shadowSpread: ShadowSpread, castsFromContent: Bool, shadowsSublayers: Bool, tint: Color?, plane: Plane?) {
+            self.shadowSpread = shadowSpread
+            self.castsFromContent = castsFromContent
+            self.shadowsSublayers = shadowsSublayers
+            self.tint = tint
+            self.plane = plane
+        }
+    }
+
     public let output: String
     /// The screen in pixels (the root layer's bounds size).
     public let size: Size
@@ -97,6 +129,24 @@ public struct RenderTree: Sendable {
 
     /// The screen rectangle.
     public var screen: Rect { Rect(origin: .zero, size: size) }
+}
+
+extension RenderTree.Node {
+    /// A node with these properties; the rare ones are held apart when any is set.
+    init(
+        content: RenderTree.Content, transform: AffineTransform, inheritedOpacity: Double, clip: Rect, visualBounds: Rect,
+        shadowSpread: ShadowSpread, castsFromContent: Bool, shadowsSublayers: Bool, tint: Color?, isMask: Bool, hasMask: Bool,
+        plane: RenderTree.Plane?, parentIndex: Int32, end: Int32, stamp: UInt64
+    ) {
+        let plain = shadowSpread == .zero && !castsFromContent && !shadowsSublayers && tint == nil && plane == nil
+        self.init(
+            content: content, transform: transform, inheritedOpacity: inheritedOpacity, clip: clip, visualBounds: visualBounds,
+            extras: plain
+                ? nil
+                : RenderTree.Extras(
+                    shadowSpread: shadowSpread, castsFromContent: castsFromContent, shadowsSublayers: shadowsSublayers, tint: tint, plane: plane),
+            isMask: isMask, hasMask: hasMask, parentIndex: parentIndex, end: end, stamp: stamp)
+    }
 }
 
 /// The display keys of a layer whose every custom property affects its content.
@@ -290,7 +340,14 @@ struct TreeBuilder {
     mutating func build(from root: Layer, parent: ParentFrame?, at time: Double) {
         frames.removeAll(keepingCapacity: true)
         if let parent { frames.append(parent) }
-        stack.append((Unmanaged.passUnretained(root), parent == nil ? -1 : 0))
+        build(from: root, withParentFrame: parent != nil, at: time)
+    }
+
+    /// Builds the subtree of `root` after any nodes already built, under the parent's
+    /// frame when `withParentFrame` (then `frames` holds it alone) or as an output's root
+    /// layer (then `frames` is empty).
+    mutating func build(from root: Layer, withParentFrame: Bool, at time: Double) {
+        stack.append((Unmanaged.passUnretained(root), withParentFrame ? 0 : -1))
         while let (ref, frame) = stack.popLast() {
             visit(ref.takeUnretainedValue(), frame: Int(frame), time: time)
         }
@@ -322,21 +379,28 @@ struct TreeBuilder {
 
     /// Adds the node of `layer`, whose parent's frame is `frames[frame]` (none when
     /// negative), and queues its sublayers. The parent's frame is read in place: frames
-    /// are large, and a copy per layer shows in the profile.
+    /// are large, and a copy per layer shows in the profile. So is a layer's model
+    /// geometry, when it is its presentation's.
     private mutating func visit(_ layer: Layer, frame f: Int, time: Double) {
-        let hasParent = f >= 0
         // As `present`, without a copy of the geometry into its result and out again.
-        let localTime = Scene.layerTime(layer.timing, parentTime: hasParent ? frames[f].localTime : time)
-        let content: RenderTree.Content, g: LayerGeometry
+        let localTime = Scene.layerTime(layer.timing, parentTime: f >= 0 ? frames[f].localTime : time)
         if layer.animations.isEmpty || localTime == nil {
-            content = layer.modelContent
-            g = layer.geometry
+            let content = layer.modelContent
+            layer.withGeometry { visit(layer, content, $0, localTime: localTime, frame: f) }
         } else {
             let values = Scene.presentation(of: layer, localTime: localTime)
-            content = layer.animatedContent(values, localTime: localTime)
-            g = layer.presentedGeometry(values)
+            let content = layer.animatedContent(values, localTime: localTime)
+            var g = layer.presentedGeometry(values)
+            withUnsafePointer(to: &g) { visit(layer, content, $0, localTime: localTime, frame: f) }
         }
-        let visible = !g.isHidden && g.opacity > 0 && (g.isDoubleSided || Self.facesViewer(g, under: hasParent ? frames[f] : nil))
+    }
+
+    /// `visit` for a layer whose presentation shows `content` with geometry `g.pointee` at
+    /// local time `localTime`.
+    private mutating func visit(_ layer: Layer, _ content: RenderTree.Content, _ g: UnsafePointer<LayerGeometry>, localTime: Double?, frame f: Int) {
+        let hasParent = f >= 0
+        let visible =
+            !g.pointee.isHidden && g.pointee.opacity > 0 && (g.pointee.isDoubleSided || Self.facesViewer(g.pointee, under: hasParent ? frames[f] : nil))
         // A layer that hid itself in the transaction of its transition stays, without its
         // sublayers, while its old rendering leaves.
         let leaving = !visible && content.hasOutgoing
@@ -346,25 +410,25 @@ struct TreeBuilder {
         }
         guard visible || leaving else { return }
         if content.hasTransition { hasTransitions = true }
-        var toScreen = g.toParent, projection: ProjectiveTransform?
-        if g.placement3D?.hasOwn != true, !hasParent || frames[f].perspective?.hasSublayer3D != true {
+        var toScreen = g.pointee.toParent, projection: ProjectiveTransform?
+        if g.pointee.placement3D?.hasOwn != true, !hasParent || frames[f].perspective?.hasSublayer3D != true {
             if hasParent {
                 if let s = frames[f].sublayerTransform { toScreen = toScreen.concatenating(s) }
                 toScreen = toScreen.concatenating(frames[f].transform)
             }
         } else {
-            (toScreen, projection) = Self.place(g, under: hasParent ? frames[f] : nil)
+            (toScreen, projection) = Self.place(g.pointee, under: hasParent ? frames[f] : nil)
         }
         let parentPlane = hasParent ? frames[f].plane : nil
         let plane = projection.map { p in parentPlane.map { p.concatenating($0) } ?? p } ?? parentPlane
         let clip = projection != nil ? RenderTree.unclipped : hasParent ? frames[f].childClip : screen
         let screenClip = projection == nil ? (hasParent ? frames[f].screenClip : nil) : hasParent ? frames[f].screenClip ?? frames[f].childClip : screen
-        let box = toScreen.boundingBox(of: g.bounds)
+        let box = toScreen.boundingBox(of: g.pointee.bounds)
         var visual = box.insetBy(dx: -1, dy: -1)
-        if let reach = g.contentReach {
+        if let reach = g.pointee.contentReach {
             visual = visual.union(toScreen.boundingBox(of: reach).insetBy(dx: -1, dy: -1))
         }
-        if let shadow = g.shadowReach, !g.masksToBounds {
+        if let shadow = g.pointee.shadowReach, !g.pointee.masksToBounds {
             visual = visual.union(toScreen.boundingBox(of: shadow))
         }
         let sublayers = leaving ? [] : layer.sublayers, mask = leaving ? nil : layer.maskLayer
@@ -372,9 +436,9 @@ struct TreeBuilder {
         var own = ShadowSpread.zero, childShelter = shelter
         // A plain layer without sublayers or contents casts the shadow of its bounds,
         // which `shadowReach` already holds.
-        if let cast = g.contentShadow, !sublayers.isEmpty || !layer.isPlainLayer || !content.values.string(.contents).isEmpty {
+        if let cast = g.pointee.contentShadow, !sublayers.isEmpty || !layer.isPlainLayer || !content.values.string(.contents).isEmpty {
             own = Self.spread(of: cast, under: toScreen)
-            childShelter = Self.opaqueBox(content.values, bounds: g.bounds, under: toScreen)
+            childShelter = Self.opaqueBox(content.values, bounds: g.pointee.bounds, under: toScreen)
         }
         // Where the nearest shadow drawn from content has an opaque background, what is
         // drawn over it changes neither that shadow nor those of the layers above.
@@ -401,7 +465,7 @@ struct TreeBuilder {
         }
         guard !sublayers.isEmpty || mask != nil else { return }
         let isMediaTime = (hasParent ? frames[f].isMediaTime : true) && layer.timing.isIdentity
-        if let mask {
+        if mask != nil {
             // In the layer's space (without its sublayerTransform and masksToBounds), at
             // full opacity, untinted. Queued last, its nodes come first after the layer's.
             var maskFrame = ParentFrame(
@@ -417,10 +481,10 @@ struct TreeBuilder {
             if let mask { stack.append((Unmanaged.passUnretained(mask), maskFrame)) }
         }
         let ownFrame = ParentFrame(
-            node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: g.sublayerMatrix,
-            childClip: g.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.opacity, inheritedOpacity: inherited,
+            node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: g.pointee.sublayerMatrix,
+            childClip: g.pointee.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.pointee.opacity, inheritedOpacity: inherited,
             spread: inheritedSpread + own, shelter: childShelter, isReplicated: replicated,
-            perspective: FramePerspective.make(sublayer3D: g.sublayer3D, plane: plane, screenClip: screenClip))
+            perspective: FramePerspective.make(sublayer3D: g.pointee.placement3D?.hasSublayer == true ? g.pointee.sublayer3D : nil, plane: plane, screenClip: screenClip))
         if isReplicator {
             replicate(sublayers, of: ownFrame, ReplicatorInstances(content.values))
             return

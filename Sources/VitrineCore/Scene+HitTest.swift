@@ -145,53 +145,52 @@ struct HitSearch {
         stack.append(Step(layer: Unmanaged.passUnretained(root), frame: 0, own: nil))
         while let step = stack.popLast() {
             if let p = step.own { return HitTestResult(layer: step.layer.takeUnretainedValue().id, point: p) }
-            let frame = frames[Int(step.frame)]
             // Unretained: layers that are weakly referenced (parents) are slow to retain.
-            step.layer._withUnsafeGuaranteedRef { visit($0, frame: frame) }
+            step.layer._withUnsafeGuaranteedRef { visit($0, frame: Int(step.frame)) }
         }
         return nil
     }
 
     /// Queues `layer` itself, when the point is in its bounds, under its sublayers, front
     /// most on top, unless the layer is passed over. The presentation is decoded only for
-    /// an animated layer; the others' model geometry is read in place (as
-    /// `TreeBuilder.present` would hand it over, without copying it).
-    private mutating func visit(_ layer: Layer, frame: Frame) {
+    /// an animated layer; the others' model geometry is read in place, and so is the
+    /// parent's frame (`frames[f]`).
+    private mutating func visit(_ layer: Layer, frame f: Int) {
         // Not animatable: the model's value is the presentation's.
         guard layer.geometry.isInteractive else { return }
-        let localTime = Scene.layerTime(layer.timing, parentTime: frame.localTime)
+        let localTime = Scene.layerTime(layer.timing, parentTime: frames[f].localTime)
         if layer.animations.isEmpty || localTime == nil {
-            visit(layer, layer.geometry, presentation: nil, localTime: localTime, frame: frame)
+            layer.withGeometry { visit(layer, $0, presentation: nil, localTime: localTime, frame: f) }
         } else {
             let values = Scene.presentation(of: layer, localTime: localTime)
-            visit(layer, LayerGeometry(values, model: layer.geometry), presentation: values, localTime: localTime, frame: frame)
+            var g = LayerGeometry(values, model: layer.geometry)
+            withUnsafePointer(to: &g) { visit(layer, $0, presentation: values, localTime: localTime, frame: f) }
         }
     }
 
-    /// `visit` for a layer whose presentation has geometry `g` and values `presentation`
-    /// (nil: the model's), under a parent that passes down `frame`.
-    private mutating func visit(
-        _ layer: Layer, _ g: borrowing LayerGeometry, presentation: PropertyValues?, localTime: Double?, frame: Frame
-    ) {
-        guard !g.isHidden, g.opacity >= minimumHitOpacity else { return }
+    /// `visit` for a layer whose presentation has geometry `g.pointee` and values
+    /// `presentation` (nil: the model's), under a parent that passes down `frames[f]`.
+    private mutating func visit(_ layer: Layer, _ g: UnsafePointer<LayerGeometry>, presentation: PropertyValues?, localTime: Double?, frame f: Int) {
+        guard !g.pointee.isHidden, g.pointee.opacity >= minimumHitOpacity else { return }
         let p: Point
-        if g.transform3D == nil, frame.sublayer3D == nil {
-            guard let fromParent = g.toParent.inverted else { return }
-            if !g.isDoubleSided, (g.toParent.determinant > 0) == frame.mirrors { return }
-            p = fromParent.apply(to: frame.point)
+        if g.pointee.placement3D?.hasOwn != true, frames[f].parent3D?.hasSublayer != true {
+            let toParent = g.pointee.toParent
+            guard let fromParent = toParent.inverted else { return }
+            if !g.pointee.isDoubleSided, (toParent.determinant > 0) == frames[f].mirrors { return }
+            p = fromParent.apply(to: frames[f].point)
         } else {
-            let h = g.flattened(parentAffine: nil, parent3D: frame.sublayer3D)
-            guard g.isDoubleSided || h.showsFront != frame.mirrors, let q = Self.unproject(frame.point, through: h) else { return }
+            let h = g.pointee.flattened(parentAffine: nil, parent3D: frames[f].sublayer3D)
+            guard g.pointee.isDoubleSided || h.showsFront != frames[f].mirrors, let q = Self.unproject(frames[f].point, through: h) else { return }
             p = q
         }
-        if g.masksToBounds, !Self.clipContains(p, bounds: g.bounds, values: presentation ?? layer.model) { return }
-        if g.bounds.contains(p) {
+        if g.pointee.masksToBounds, !Self.clipContains(p, bounds: g.pointee.bounds, values: presentation ?? layer.model) { return }
+        if g.pointee.bounds.contains(p) {
             stack.append(Step(layer: Unmanaged.passUnretained(layer), frame: -1, own: p))
         }
         let sublayers = layer.sublayers
         guard !sublayers.isEmpty else { return }
-        var inner = Frame(point: p, localTime: localTime, parent3D: g.placement3D)
-        if let s = g.sublayerMatrix {
+        var inner = Frame(point: p, localTime: localTime, parent3D: g.pointee.placement3D)
+        if let s = g.pointee.sublayerMatrix {
             guard let undo = s.inverted else { return }
             inner = Frame(point: undo.apply(to: p), localTime: localTime, mirrors: s.determinant < 0)
         }

@@ -89,45 +89,47 @@ extension Scene {
             return
         }
         guard let target = track.target else { return }
-        values.update(at: target) { underlying in
-            contribution(
-                of: track.animation, progress: progress, seconds: basic, iteration: iteration, underlying: underlying, interpolation: track.interpolation)
+        let change = { (underlying: Value) in
+            contribution(of: track, progress: progress, seconds: basic, iteration: iteration, underlying: underlying)
         }
+        var updated = false
+        if let component = track.component, case .slot(let i, _) = target {
+            updated = values.update(slot: i, component: component, change)
+        }
+        if !updated { values.update(at: target, change) }
         // CAKeyframeAnimation's rotationMode: the layer turns to the motion's direction.
         if track.rotates, case .keyframe(let k) = track.animation.kind, let angle = k.rotation(at: progress) {
             values.update(at: .slot(BaseProperty.transform.slot, [])) { Value.add($0, .transform(AffineTransform(rotationAngle: angle))) }
         }
     }
 
-    /// The value an animation puts at its key path, given the value underneath it.
-    static func contribution(
-        of animation: Animation, progress: Double, seconds: Double, iteration: Int, underlying: Value,
-        interpolation: PropertyDescriptor.Interpolation = .values
-    ) -> Value {
+    /// The value a track's animation puts at its key path, given the value underneath it.
+    /// Reads the animation's endpoints and spring from the track, where they were taken
+    /// out of its kind once.
+    static func contribution(of track: Track, progress: Double, seconds: Double, iteration: Int, underlying: Value) -> Value {
         var value: Value
         var cycleDelta: Value?
-        switch animation.kind {
-        case .basic(let e):
-            let (from, to) = endpoints(e, underlying: underlying, additive: animation.isAdditive)
-            value = interpolation.mix(from, to, progress)
-            if animation.isCumulative { cycleDelta = Value.subtract(to, from) }
-        case .spring(let e, let spring):
-            let (from, to) = endpoints(e, underlying: underlying, additive: animation.isAdditive)
-            let t = animation.timingFunction == nil ? seconds : progress * animation.timing.duration
-            value = interpolation.mix(from, to, spring.progress(at: t))
-            if animation.isCumulative { cycleDelta = Value.subtract(to, from) }
-        case .keyframe(let k):
-            value = k.value(at: progress, mix: interpolation.function)
-            if animation.isCumulative, let (first, last) = k.endValues {
+        if let e = track.endpoints {
+            let (from, to) = endpoints(e, underlying: underlying, additive: track.animation.isAdditive)
+            if let spring = track.spring {
+                let t = track.animation.timingFunction == nil ? seconds : progress * track.animation.timing.duration
+                value = track.interpolation.mix(from, to, spring.progress(at: t))
+            } else {
+                value = track.interpolation.mix(from, to, progress)
+            }
+            if track.animation.isCumulative { cycleDelta = Value.subtract(to, from) }
+        } else if case .keyframe(let k) = track.animation.kind {
+            value = k.value(at: progress, mix: track.interpolation.function)
+            if track.animation.isCumulative, let (first, last) = k.endValues {
                 cycleDelta = Value.subtract(last, first)
             }
-        case .group, .transition:
+        } else {
             return underlying
         }
         if let delta = cycleDelta, iteration > 0 {
             value = Value.add(value, Value.scale(delta, by: Double(iteration)))
         }
-        return animation.isAdditive ? Value.add(underlying, value) : value
+        return track.animation.isAdditive ? Value.add(underlying, value) : value
     }
 
     /// CABasicAnimation's from / to / by combinations, with `underlying` standing in for

@@ -62,6 +62,39 @@ import VitrineTestSupport
         #expect(third.nodes.map(\.id) == [rootID, "other", "box"])
     }
 
+    @Test func valuesChangedEveryFrameWhileThePreviousTreeIsHeld() throws {
+        let scene = makeScene()
+        try commit(scene, at: 0, quiet) { tx in
+            for g in 0..<3 {
+                tx.add(
+                    layer: "g\(g)", parent: rootID,
+                    properties: ["bounds": .rect(Rect(x: 0, y: 0, width: 90, height: 90)), "position": .point(Point(x: 100 + Double(g) * 100, y: 100))])
+                for i in 0..<4 {
+                    tx.add(
+                        layer: "g\(g).\(i)", parent: "g\(g)",
+                        properties: ["bounds": .rect(Rect(x: 0, y: 0, width: 10, height: 10)), "position": .point(Point(x: Double(i) * 20, y: 5))])
+                }
+            }
+            tx.addAnimation(.basic("position.y", from: .number(5), to: .number(60), duration: 2), to: "g1.2")
+        }
+        var previous = try scene.renderTree(root: rootID, at: 0)
+        var time = 0.0
+        for frame in 0..<40 {
+            time += 1.0 / 60
+            // A value every frame, now and then two, now and then none.
+            try commit(scene, at: time, quiet) { tx in
+                guard frame % 9 != 4 else { return }
+                tx.set("g\(frame % 3).\(frame % 4)", "backgroundColor", .color(Color(red: Double(frame % 5) / 5, green: 0, blue: 1)))
+                if frame % 4 == 1 { tx.set("g\((frame + 1) % 3)", "opacity", .number(0.5 + Double(frame % 2) / 4)) }
+            }
+            _ = scene.advance(to: time)
+            let tree = try scene.renderTree(root: rootID, at: time)
+            try expectSame(tree, try freshTree(of: scene, at: time), "frame \(frame)")
+            #expect(!tree.damage(since: previous).isEmpty)
+            previous = tree
+        }
+    }
+
     @Test func anUnchangedLayerSharesItsContentBetweenTrees() throws {
         let scene = makeSceneWithLayer("box")
         try commit(scene, at: 0) { $0.add(layer: "spinner", parent: rootID) }

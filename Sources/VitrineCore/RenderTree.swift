@@ -484,7 +484,8 @@ struct TreeBuilder {
             node: index, localTime: localTime, isMediaTime: isMediaTime, transform: toScreen, sublayerTransform: g.pointee.sublayerMatrix,
             childClip: g.pointee.masksToBounds ? clip.intersection(box.integral) : clip, opacity: g.pointee.opacity, inheritedOpacity: inherited,
             spread: inheritedSpread + own, shelter: childShelter, isReplicated: replicated,
-            perspective: FramePerspective.make(sublayer3D: g.pointee.placement3D?.hasSublayer == true ? g.pointee.sublayer3D : nil, plane: plane, screenClip: screenClip))
+            perspective: FramePerspective.make(
+                sublayer3D: g.pointee.placement3D?.hasSublayer == true ? g.pointee.sublayer3D : nil, plane: plane, screenClip: screenClip))
         if isReplicator {
             replicate(sublayers, of: ownFrame, ReplicatorInstances(content.values))
             return

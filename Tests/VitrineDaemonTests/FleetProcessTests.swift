@@ -111,6 +111,17 @@ struct FleetProcessTests {
         #expect(FleetTests.waitOnline(listener, ["quiet"]), "\(bridge.standardError)")
         #expect(daemon.standardError.contains("[fleet] is served by vitrine-fleet"), "\(daemon.standardError)")
         #expect(daemon.standardError.contains("are served by vitrine-fleet, which reads them from \(directory.path)/metrics.sock"))
+        // The bridge answers on the metrics port (once it listens: it starts beside the broker's connection).
+        var answered = false
+        let deadline = Date().addingTimeInterval(10)
+        while !answered, Date() < deadline {
+            if let connection = try? HTTPConnection(port: port) {
+                connection.write("GET /metrics HTTP/1.1\r\nHost: screen\r\n\r\n")
+                answered = connection.answer()?.status == 200
+            }
+            if !answered { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        #expect(answered, "the bridge does not serve the metrics port: \(bridge.standardError)")
         // The daemon's descriptors are Unix sockets and no IP socket; the bridge holds them.
         #expect(Self.ipSockets(of: daemon.pid).isEmpty, "vitrined holds IP sockets")
         #expect(Self.ipSockets(of: bridge.pid).count >= 2, "the bridge holds the broker's connection and the metrics port")

@@ -111,7 +111,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "VitrineDecoderHelperTests",
-            dependencies: ["VitrineDecoderHelper", "VitrineImage", "VitrineCodecs", "VitrineRaster", "VitrineSystem", "VitrineTestSupport", "vitrine-decoder"]),
+            dependencies: [
+                "VitrineDecoderHelper", "VitrineImage", "VitrineCodecs", "VitrineRaster", "VitrineSystem", "VitrineTestSupport", "CSandbox", "vitrine-decoder",
+            ]),
         .executableTarget(
             name: "vitrine-decoder", dependencies: ["VitrineDecoderHelper", "VitrineCodecs", "VitrineImage", "VitrineProtocol", "VitrineSystem"]),
         .testTarget(

@@ -365,7 +365,9 @@ final class Helper {
     }
 
     func send(_ job: DecoderClient.Job) throws(SystemError) {
-        try DescriptorMessages.send(Array(job.request.json.text.utf8), descriptors: [job.file.rawValue], on: socket.rawValue)
+        try withExtendedLifetime(job.file) { () throws(SystemError) in
+            try DescriptorMessages.send(Array(job.request.json.text.utf8), descriptors: [job.file.rawValue], on: socket.rawValue)
+        }
         job.file.close()
         self.job = job
     }

@@ -34,8 +34,11 @@ public enum DecoderService {
             do {
                 switch reply {
                 case .success(let (layout, memory)):
-                    try DescriptorMessages.send(
-                        Array(DecodeReply.picture(id: request.id, layout).json.text.utf8), descriptors: [memory.rawValue], on: socket)
+                    // (the memfd stays open until the message carries it)
+                    try withExtendedLifetime(memory) { () throws(SystemError) in
+                        try DescriptorMessages.send(
+                            Array(DecodeReply.picture(id: request.id, layout).json.text.utf8), descriptors: [memory.rawValue], on: socket)
+                    }
                 case .failure(let error):
                     try DescriptorMessages.send(Array(DecodeReply.failure(id: request.id, error).json.text.utf8), on: socket)
                 }

@@ -109,7 +109,8 @@ public final class Subprocess {
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
         defer { for p in argv + envp { free(p) } }
         var child = pid_t()
-        let result = posix_spawn(&child, program, &actions, &attributes, argv, envp)
+        // (the moved descriptors must stay open until the child has taken them)
+        let result = withExtendedLifetime(moved) { posix_spawn(&child, program, &actions, &attributes, argv, envp) }
         theirs?.close()
         guard result == 0 else {
             let code = Errno(rawValue: result)

@@ -1,3 +1,4 @@
+import CSandbox
 import Glibc
 import Testing
 import VitrineDecoderHelper
@@ -5,16 +6,22 @@ import VitrineImage
 import VitrineJSON
 import VitrineProtocol
 import VitrineSystem
+import VitrineTestSupport
 
 /// What a helper that has been taken over could send the daemon, and what it cannot do.
 @Suite struct HostileHelperTests {
     let request = DecodeRequest(id: 7, name: "/c/a.png", target: nil, output: TargetSize(width: 64, height: 64), budget: 1 << 20)
 
-    /// A sealed memfd of `size` bytes (unsealed when `sealed` is false).
-    func memory(_ size: Int, sealed: Bool = true) throws -> OwnedDescriptor {
-        let memory = try SharedMemory(name: "test", size: size)
-        if sealed { return try memory.seal() }
-        return OwnedDescriptor(dup(try memory.seal().rawValue))
+    /// A sealed memfd of `size` bytes.
+    func memory(_ size: Int) throws -> OwnedDescriptor {
+        try SharedMemory(name: "test", size: size).seal()
+    }
+
+    /// A memfd of `size` bytes that its writer could still shrink or write.
+    func unsealedMemory(_ size: Int) throws -> OwnedDescriptor {
+        let fd = OwnedDescriptor(vitrine_memfd_create("test"))
+        try #require(fd.isOpen && ftruncate(fd.rawValue, off_t(size)) == 0)
+        return fd
     }
 
     func reply(_ picture: String, id: Int = 7) -> [UInt8] {
@@ -60,7 +67,10 @@ import VitrineSystem
     }
 
     @Test func sharedMemoryThatIsNotSealedOrTooShortOrNotAMemfdIsRefused() throws {
-        #expect(malformed(reply(good), [try memory(128, sealed: false)])?.contains("not sealed") == true)
+        #expect(malformed(reply(good), [try unsealedMemory(128)])?.contains("not sealed") == true)
+        let files = try FixtureFiles()
+        let file = try SafeFile.open(try files.write("pixels", [UInt8](repeating: 0, count: 128)), limit: 1 << 20).file
+        #expect(malformed(reply(good), [file])?.contains("not sealed") == true, "a file, not a memfd")
         #expect(malformed(reply(good), [try memory(64)])?.contains("holds 64 bytes") == true)
         var pipe: [CInt] = [-1, -1]
         #expect(Glibc.pipe(&pipe) == 0)

@@ -27,7 +27,9 @@ final class FleetBridge {
     private let loop: EventLoop
     private let logger: Logger
     /// Requests waiting to go to the daemon, in arrival order from `head` on.
-    private var queue: [[UInt8]] = []
+    /// What waits, in arrival order: requests for the daemon, and the answers to messages
+    /// refused here, sent when their turn comes (replies keep the messages' order).
+    private var queue: [Queued] = []
     private var head = 0
     private var queuedBytes = 0
     /// The daemon's `hello` while it is there: its version and outputs, for the status.
@@ -138,7 +140,12 @@ final class FleetBridge {
         case .lost(_, let unanswered):
             hello = nil
             if case .broker(let id, _) = unanswered { reply(Wire.failure(id: id, Self.away)) }
-            while let waiting = nextQueued() { reply(Wire.failure(id: Self.id(of: waiting), Self.away)) }
+            while let waiting = nextQueued() {
+                switch waiting {
+                case .line(let line): reply(Wire.failure(id: Self.id(of: line), Self.away))
+                case .answer(let text): reply(text)
+                }
+            }
             if session.state == .connected { publishStatus(online: false) }
         case .idle:
             sendNext()
@@ -157,13 +164,13 @@ final class FleetBridge {
         let limit = limits.lineBytes
         guard payload.count <= limit else {
             logger.warning("a message of \(payload.count) bytes on \(topic) is over limits.line_bytes (\(limit)): refused")
-            return reply(
+            return answerInTurn(
                 Wire.failure(id: nil, ProtocolError(.lineTooLong, "a request is limited to \(limit) bytes (limits.line_bytes); this one has \(payload.count)")))
         }
         let line: [UInt8]
         switch Self.oneLine(payload) {
         case .success(let joined): line = joined
-        case .failure(let error): return reply(Wire.failure(id: nil, error))
+        case .failure(let error): return answerInTurn(Wire.failure(id: nil, error))
         }
         guard link.isReady else { return reply(Wire.failure(id: Self.id(of: line), Self.away)) }
         guard queue.count - head < Self.queueLimit, queuedBytes + line.count <= limits.outboundBytes else {
@@ -171,9 +178,22 @@ final class FleetBridge {
                 Wire.failure(
                     id: nil, ProtocolError(.limitExceeded, "\(Self.queueLimit) requests from the broker are waiting already; send this one again later")))
         }
-        queue.append(line)
+        queue.append(.line(line))
         queuedBytes += line.count
         sendNext()
+    }
+
+    /// A request, or the answer to a message refused here.
+    private enum Queued {
+        case line([UInt8])
+        case answer(String)
+    }
+
+    /// Sends `text`, the answer to a message refused here, after the replies to the
+    /// requests before it.
+    private func answerInTurn(_ text: String) {
+        guard link.isBusy || head < queue.count else { return reply(text) }
+        queue.append(.answer(text))
     }
 
     /// The message as one socket line: its line ends outside strings are JSON's white space
@@ -209,22 +229,26 @@ final class FleetBridge {
         (try? JSON(parsing: String(decoding: line, as: UTF8.self)))?["id"]
     }
 
-    private func nextQueued() -> [UInt8]? {
+    private func nextQueued() -> Queued? {
         guard head < queue.count else { return nil }
-        let line = queue[head]
-        queue[head] = []
+        let entry = queue[head]
+        queue[head] = .answer("")
         head += 1
-        queuedBytes -= line.count
+        if case .line(let line) = entry { queuedBytes -= line.count }
         if head == queue.count {
             queue.removeAll(keepingCapacity: true)
             head = 0
         }
-        return line
+        return entry
     }
 
     /// Hands the next request to the daemon once the one before it is answered.
     private func sendNext() {
-        guard link.isReady, !link.isBusy, let line = nextQueued() else { return }
+        guard link.isReady, !link.isBusy, let entry = nextQueued() else { return }
+        guard case .line(let line) = entry else {
+            if case .answer(let text) = entry { reply(text) }
+            return sendNext()
+        }
         if Request.isBlank(line) {
             reply(Wire.failure(id: nil, ProtocolError(.notAnObject, "the message holds no request; send one JSON request object")))
             return sendNext()

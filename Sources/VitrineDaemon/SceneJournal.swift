@@ -287,11 +287,6 @@ public final class SceneJournal {
     }
 }
 
-extension EventLoop {
-    /// The monotonic clock in seconds.
-    static var monotonicSeconds: Double { Double(monotonicNanoseconds()) / 1e9 }
-}
-
 extension Coordinator {
     /// Opens the journal in `directory` and restores its scene; false when there is
     /// none to show (no file, a file moved aside, `fresh`), and the initial scene is due.

@@ -28,7 +28,7 @@ enum StartupMemory {
     /// read-only data before it. Mappings after the code are left alone: the read-only one
     /// there is relocated data made read-only (RELRO), not file pages.
     static func readOnlyExecutableMappings() -> [(start: UInt, length: Int)] {
-        guard let executable = readLink("/proc/self/exe"), let maps = readText("/proc/self/maps") else { return [] }
+        guard let executable = Subprocess.ownExecutable(), let maps = readText("/proc/self/maps") else { return [] }
         var result: [(UInt, Int)] = []
         var pastCode = false
         for line in maps.split(separator: "\n") {
@@ -53,13 +53,6 @@ enum StartupMemory {
         let fields = statm.split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1024
-    }
-
-    private static func readLink(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink(path, &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// A /proc file's text (the kernel writes it as it is read; SafeFile reads it to its end).

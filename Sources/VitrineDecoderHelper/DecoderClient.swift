@@ -71,10 +71,7 @@ public final class DecoderClient {
     /// The helper program next to the running one (`vitrined` and `vitrine-decoder` are
     /// built and installed side by side), else the package's.
     public static func defaultExecutable() -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if count > 0 {
-            let own = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if let own = Subprocess.ownExecutable() {
             let sibling = String(own[..<(own.lastIndex(of: "/") ?? own.endIndex)]) + "/vitrine-decoder"
             if access(sibling, X_OK) == 0 { return sibling }
         }
@@ -132,7 +129,7 @@ public final class DecoderClient {
     /// A new helper, unless as many run as may or a backoff holds them back.
     private func startIfAllowed() -> Helper? {
         guard idle.count + busy.count < settings.helpers else { return nil }
-        let now = EventLoop.monotonicNanoseconds().seconds
+        let now = EventLoop.monotonicSeconds
         if now < restartAt {
             if restartTicket == nil {
                 restartTicket = loop!.schedule(after: restartAt - now) { [weak self] in
@@ -166,7 +163,12 @@ public final class DecoderClient {
             if error.code == .wouldBlock { return }
             return fail(helper, "sent what cannot be read (\(error.message)); the decoder was stopped")
         }
-        guard let message else { return ended(helper) }
+        guard let message else {
+            // It hung up: how it ended comes through its pidfd (`ended`), at once.
+            loop?.unwatch(helper.socket.rawValue)
+            helper.process.signalGroup(SIGKILL)
+            return
+        }
         guard let job = helper.job else { return fail(helper, "answered when nothing was asked; the decoder was stopped") }
         switch Self.result(of: message, for: job.request) {
         case .success(let picture):
@@ -202,8 +204,8 @@ public final class DecoderClient {
     /// The helper's process ended (or its socket closed): its job fails with how it ended.
     private func ended(_ helper: Helper) {
         guard idle.contains(where: { $0 === helper }) || busy.contains(where: { $0 === helper }) else { return }
-        helper.process.signalGroup(SIGKILL)
-        let ending = waitForEnding(helper)
+        // (the pidfd is readable: the process has ended, and is reaped without a wait)
+        let ending = helper.process.reap()
         guard helper.job != nil else {
             retire(helper)
             if ending != .exited(0) { logger.warning("image decoder ended (\(ending.map(\.description) ?? "its socket closed")) while idle") }
@@ -215,12 +217,11 @@ public final class DecoderClient {
 
     private var outOfMemory: String { "ran out of the memory it may use (\(settings.memoryBytes >> 20) MB) and was stopped" }
 
+    /// How `helper`'s process ended, waiting up to a second for its pidfd (without a loop).
     private func waitForEnding(_ helper: Helper) -> Subprocess.Ending? {
-        for _ in 0..<100 {
-            if let ending = helper.process.reap() { return ending }
-            usleep(1000)
-        }
-        return nil
+        var ended = pollfd(fd: helper.process.pidfd, events: Int16(POLLIN), revents: 0)
+        _ = retryingOnInterrupt { poll(&ended, 1, 1000) }
+        return helper.process.reap()
     }
 
     private func retire(_ helper: Helper) {
@@ -237,7 +238,7 @@ public final class DecoderClient {
     private func noteFailure() {
         failures += 1
         let backoff = failures <= 1 ? 0 : min(8, 0.125 * Double(1 << min(failures - 1, 7)))
-        restartAt = EventLoop.monotonicNanoseconds().seconds + backoff
+        restartAt = EventLoop.monotonicSeconds + backoff
     }
 
     private func log(_ helper: Helper) {
@@ -355,7 +356,9 @@ final class Helper {
         }
         let ours = OwnedDescriptor(pair[0]), theirs = OwnedDescriptor(pair[1])
         // (Swift's crash reporter would run a program, which the filter forbids)
-        let environment = CurrentEnvironment.environment.filter { !$0.hasPrefix("SWIFT_BACKTRACE=") } + ["SWIFT_BACKTRACE=enable=no"]
+        var variables = Subprocess.inheritedEnvironment()
+        variables["SWIFT_BACKTRACE"] = "enable=no"
+        let environment = variables.map { "\($0.key)=\($0.value)" }
         process = try Subprocess(
             program: settings.executable, arguments: ["vitrine-decoder", "--memory-bytes", String(settings.memoryBytes)], environment: environment,
             passing: [theirs.rawValue])
@@ -381,21 +384,4 @@ final class Helper {
             _ = retryingOnInterrupt { waitpid(process.pid, &status, 0) }
         }
     }
-}
-
-enum CurrentEnvironment {
-    /// This process's environment, as "NAME=value" entries.
-    static var environment: [String] {
-        var entries: [String] = []
-        var pointer = environ
-        while let entry = pointer.pointee {
-            entries.append(String(cString: entry))
-            pointer += 1
-        }
-        return entries
-    }
-}
-
-extension UInt64 {
-    var seconds: Double { Double(self) / 1e9 }
 }

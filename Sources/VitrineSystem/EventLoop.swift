@@ -308,4 +308,7 @@ public final class EventLoop: @unchecked Sendable {  // its state is touched on 
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
+
+    /// CLOCK_MONOTONIC in seconds.
+    public static var monotonicSeconds: Double { Double(monotonicNanoseconds()) / 1e9 }
 }

@@ -209,6 +209,34 @@ public final class Subprocess {
         }
     }
 
+    /// Variables systemd sets for the service's own process, which a program it starts must
+    /// not take for its own (it would speak to systemd as the service).
+    public static let serviceOnly: Set<String> = [
+        "NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "WATCHDOG_PID", "WATCHDOG_USEC", "JOURNAL_STREAM",
+        "INVOCATION_ID", "MAINPID",
+    ]
+
+    /// This process's environment less `serviceOnly`: what a program it starts inherits.
+    public static func inheritedEnvironment() -> [String: String] {
+        var variables: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") { variables[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
+            entry += 1
+        }
+        for name in serviceOnly { variables[name] = nil }
+        return variables
+    }
+
+    /// The path of the running program (/proc/self/exe), or nil.
+    public static func ownExecutable() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// "SIGTERM" for 15, "signal 99" for a number without a name.
     public static func signalName(_ number: Int32) -> String {
         let names: [Int32: String] = [

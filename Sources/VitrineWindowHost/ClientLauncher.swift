@@ -117,25 +117,12 @@ final class ClientLauncher {
     let environment: [String: String]
     private var buffer = [UInt8](repeating: 0, count: ClientLauncher.readChunk)
 
-    /// Variables that systemd sets for the daemon itself, which a client must not take for its own.
-    static let daemonOnly: Set<String> = [
-        "NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "WATCHDOG_PID", "WATCHDOG_USEC", "JOURNAL_STREAM",
-        "INVOCATION_ID", "MAINPID",
-    ]
-
     init(settings: Settings, loop: EventLoop, logger: Logger, notify: @escaping (WindowNotice) -> Void) {
         self.settings = settings
         self.notify = notify
         self.loop = loop
         self.logger = logger
-        var variables: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") { variables[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
-            entry += 1
-        }
-        for name in Self.daemonOnly { variables[name] = nil }
+        var variables = Subprocess.inheritedEnvironment()
         if let socket = settings.waylandSocket {
             variables["WAYLAND_DISPLAY"] = socket
             variables["XDG_RUNTIME_DIR"] = socket.lastIndex(of: "/").map { String(socket[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."

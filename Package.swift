@@ -166,7 +166,8 @@ let package = Package(
             name: "VitrineDaemon",
             dependencies: [
                 "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
-                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineDecoderHelper", "VitrineVideo", "VitrineMetrics", "VitrineWayland", "VitrineWindowHost",
+                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineDecoderHelper", "VitrineVideo", "VitrineMetrics", "VitrineWayland",
+                "VitrineWindowHost",
                 "VitrineOutputSet",
                 "VitrineSceneHost",
                 "CLinuxEvents",

@@ -42,6 +42,7 @@ let package = Package(
         .library(name: "VitrineCodecs", targets: ["VitrineCodecs"]),
         .library(name: "VitrineDecoderHelper", targets: ["VitrineDecoderHelper"]),
         .library(name: "VitrineVideo", targets: ["VitrineVideo"]),
+        .library(name: "VitrineVideoLayer", targets: ["VitrineVideoLayer"]),
         .library(name: "VitrineProtocol", targets: ["VitrineProtocol"]),
         .library(name: "VitrineRender", targets: ["VitrineRender"]),
         .library(name: "VitrineOutput", targets: ["VitrineOutput"]),
@@ -106,16 +107,18 @@ let package = Package(
         .target(
             name: "VitrineDecoderHelper",
             dependencies: [
-                "VitrineImage", "VitrineRaster", "VitrineCore", "VitrineSystem", "VitrineJSON", "VitrineProtocol",
+                "VitrineImage", "VitrineRaster", "VitrineCore", "VitrineSystem", "VitrineJSON", "VitrineProtocol", "VitrineVideo",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "VitrineDecoderHelperTests",
             dependencies: [
                 "VitrineDecoderHelper", "VitrineImage", "VitrineCodecs", "VitrineRaster", "VitrineSystem", "VitrineTestSupport", "CSandbox", "vitrine-decoder",
+                "VitrineVideo",
             ]),
         .executableTarget(
-            name: "vitrine-decoder", dependencies: ["VitrineDecoderHelper", "VitrineCodecs", "VitrineImage", "VitrineProtocol", "VitrineSystem"]),
+            name: "vitrine-decoder",
+            dependencies: ["VitrineDecoderHelper", "VitrineCodecs", "VitrineImage", "VitrineProtocol", "VitrineSystem", "VitrineVideo", "VitrineGStreamer"]),
         .testTarget(
             name: "VitrineImageTests",
             dependencies: ["VitrineImage", "VitrineCodecs", "VitrineRaster", "VitrineRender", "VitrineCore", "VitrineTestSupport", "CJPEG", "CWebP", "CGIF"],
@@ -131,13 +134,20 @@ let package = Package(
         .systemLibrary(
             name: "CRSVG", path: "Sources/CRSVG", pkgConfig: "librsvg-2.0",
             providers: [.apt(["librsvg2-dev"])]),
-        // Video layers: GStreamer players paced by the layers' time, between the renderer
-        // and the daemon.
+        // Video: players paced by their reader's clock over a decoder (VitrineVideo), the
+        // decoder helper's GStreamer decoder (VitrineGStreamer: the helper links it, the
+        // daemon does not), and the `video` layer kind drawn by the renderer.
+        .target(name: "VitrineVideo", dependencies: ["VitrineRaster"], swiftSettings: [frameRelease(profiled: false)]),
+        .target(name: "VitrineGStreamer", dependencies: ["VitrineVideo", "VitrineRaster", "CGStreamer"], swiftSettings: [frameRelease(profiled: false)]),
         .target(
-            name: "VitrineVideo", dependencies: ["VitrineCore", "VitrineRaster", "VitrineRender", "CGStreamer"],
+            name: "VitrineVideoLayer", dependencies: ["VitrineVideo", "VitrineCore", "VitrineRaster", "VitrineRender"],
             swiftSettings: [frameRelease(profiled: false)]),
         .testTarget(
-            name: "VitrineVideoTests", dependencies: ["VitrineVideo", "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineTestSupport"]),
+            name: "VitrineVideoTests",
+            dependencies: [
+                "VitrineVideo", "VitrineGStreamer", "VitrineVideoLayer", "VitrineDecoderHelper", "VitrineCore", "VitrineRaster", "VitrineRender",
+                "VitrineTestSupport", "vitrine-decoder",
+            ]),
         // (gstreamer-video-1.0's flags include gstreamer-1.0's and GLib's; the app library
         // shares its headers' directory)
         .systemLibrary(
@@ -166,7 +176,8 @@ let package = Package(
             name: "VitrineDaemon",
             dependencies: [
                 "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineRaster", "VitrineText", "VitrineRolling",
-                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineDecoderHelper", "VitrineVideo", "VitrineMetrics", "VitrineWayland",
+                "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineDecoderHelper", "VitrineVideo", "VitrineVideoLayer", "VitrineMetrics",
+                "VitrineWayland",
                 "VitrineWindowHost",
                 "VitrineOutputSet",
                 "VitrineSceneHost",

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
@@ -31,7 +33,7 @@ static void vitrine_video_element_added(GstBin *bin, GstBin *sub, GstElement *el
  * BGRA frames (premultiplied ARGB32 on a little-endian machine: video is opaque) of
  * width × height, letterboxed in black when `letterbox` (else stretched); `size` is the
  * capsfilter that sets that size (a new reference, for vitrine_video_set_size). Audio: 0
- * off (no audio branch), 1 muted, 2 to the default sink. The appsink keeps at most
+ * off (no audio branch), 1 muted (into a fakesink, no device), 2 to the default sink. The appsink keeps at most
  * `queued` frames and blocks the decoder when full (its reader paces it), and does not
  * sync to GStreamer's clock. NULL with `error` set when an element is missing. */
 static inline GstElement *vitrine_video_pipeline(const char *uri, int width, int height, int letterbox, int audio, int queued, GstElement **sink, GstElement **size, GError **error) {
@@ -61,7 +63,13 @@ static inline GstElement *vitrine_video_pipeline(const char *uri, int width, int
     flags &= ~(guint)VITRINE_PLAY_TEXT;
     if (audio == 0) flags &= ~(guint)(VITRINE_PLAY_AUDIO | VITRINE_PLAY_SOFT_VOLUME);
     else flags |= VITRINE_PLAY_AUDIO | VITRINE_PLAY_SOFT_VOLUME;
-    g_object_set(playbin, "uri", uri, "video-sink", bin, "flags", flags, "mute", audio == 1 ? TRUE : FALSE, NULL);
+    g_object_set(playbin, "uri", uri, "video-sink", bin, "flags", flags, NULL);
+    /* Muted: decoded and paced by the clock as heard sound is, into no device. */
+    GstElement *silence = audio == 1 ? gst_element_factory_make("fakesink", NULL) : NULL;
+    if (silence) {
+        g_object_set(silence, "sync", TRUE, NULL);
+        g_object_set(playbin, "audio-sink", silence, NULL);
+    }
     g_signal_connect(playbin, "deep-element-added", G_CALLBACK(vitrine_video_element_added), NULL);
     return playbin;
 }
@@ -76,9 +84,42 @@ static inline void vitrine_video_set_size(GstElement *size, int width, int heigh
     gst_caps_unref(caps);
 }
 
-/* Mutes or unmutes a playbin. */
-static inline void vitrine_video_set_mute(GstElement *playbin, int mute) {
-    g_object_set(playbin, "mute", mute ? TRUE : FALSE, NULL);
+/* Wakes a reader that polls: each new frame, the end of the stream and each bus message
+ * add 1 to the eventfd `fd` (on GStreamer's threads). */
+static void vitrine_video_wake(int fd) {
+    uint64_t one = 1;
+    ssize_t written = write(fd, &one, sizeof one);
+    (void)written;
+}
+
+static GstFlowReturn vitrine_video_new_sample(GstAppSink *sink, gpointer fd) {
+    (void)sink;
+    vitrine_video_wake(GPOINTER_TO_INT(fd));
+    return GST_FLOW_OK;
+}
+
+static void vitrine_video_eos(GstAppSink *sink, gpointer fd) {
+    (void)sink;
+    vitrine_video_wake(GPOINTER_TO_INT(fd));
+}
+
+static GstBusSyncReply vitrine_video_bus_message(GstBus *bus, GstMessage *message, gpointer fd) {
+    (void)bus;
+    (void)message;
+    vitrine_video_wake(GPOINTER_TO_INT(fd));
+    return GST_BUS_PASS;
+}
+
+/* A close-on-exec, non-blocking eventfd for vitrine_video_watch; -1 with errno set. */
+static inline int vitrine_video_wakeup_new(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+/* Has `sink`'s frames, its end of stream and `bus`'s messages wake the eventfd `fd`. */
+static inline void vitrine_video_watch(GstElement *sink, GstBus *bus, int fd) {
+    GstAppSinkCallbacks callbacks = {0};
+    callbacks.eos = vitrine_video_eos;
+    callbacks.new_sample = vitrine_video_new_sample;
+    gst_app_sink_set_callbacks(GST_APP_SINK(sink), &callbacks, GINT_TO_POINTER(fd), NULL);
+    gst_bus_set_sync_handler(bus, vitrine_video_bus_message, GINT_TO_POINTER(fd), NULL);
 }
 
 /* The next error, end of stream or finished state change on `bus`, without waiting;

@@ -48,6 +48,13 @@ static inline int vitrine_seal(int fd) {
     return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
 }
 
+/* The seals a reader needs before it maps a memfd that its writer goes on filling (a ring
+   of video frames): it can neither shrink nor grow, so that no mapping of it faults. */
+static inline int vitrine_size_seals(void) { return F_SEAL_SHRINK | F_SEAL_GROW; }
+
+/* Seals `fd`'s size (and against further sealing), leaving it writable; -1 with errno set. */
+static inline int vitrine_seal_size(int fd) { return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL); }
+
 /* The seals on `fd`; -1 with errno set (EINVAL: not a memfd that allows sealing). */
 static inline int vitrine_seals(int fd) { return fcntl(fd, F_GET_SEALS); }
 
@@ -116,15 +123,27 @@ static inline int vitrine_set_limit(int resource, unsigned long long value) {
 
 #define VITRINE_KILL_IF(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS)
 
+/* What a confined helper may still do beyond decoding (vitrine_confine_decoder's `allow`). */
+enum {
+    /* Unix sockets: socket(2) and socketpair(2) of AF_UNIX, and connect(2) (a sound server). */
+    VITRINE_ALLOW_UNIX_SOCKETS = 1 << 0,
+    /* Sockets of any family, connect(2) (a network stream). */
+    VITRINE_ALLOW_NETWORK = 1 << 1,
+    /* ioctl(2) (a sound card). */
+    VITRINE_ALLOW_DEVICE_CONTROL = 1 << 2,
+};
+
 /* Confines the calling process (every thread of it where seccomp(2) may be called, else
    the calling thread and those it starts), for good: it can no longer reach the
    network, run programs, trace or signal other processes, change namespaces, mounts or
-   kernel modules, load BPF, or control devices (ioctl fails with ENOTTY); trying kills it
-   (SIGSYS). `self` is its process id, the one `kill`/`tgkill` may still signal (abort).
-   0, or -1 with errno set. */
-static inline int vitrine_confine_decoder(int self) {
+   kernel modules, load BPF, or control devices (ioctl fails with ENOTTY), but for Unix
+   socket pairs (GStreamer's wakeups) and what
+   `allow` (VITRINE_ALLOW_*) leaves it; trying kills it (SIGSYS). `self` is its process
+   id, the one `kill`/`tgkill` may still signal (abort). 0, or -1 with errno set. */
+static inline int vitrine_confine_decoder(int self, int allow) {
 #ifndef VITRINE_AUDIT_ARCH
     (void)self;
+    (void)allow;
     errno = ENOSYS;
     return -1;
 #else
@@ -140,7 +159,7 @@ static inline int vitrine_confine_decoder(int self) {
 #endif
         /* devices: no control */
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOTTY),
+        BPF_STMT(BPF_RET | BPF_K, (allow & VITRINE_ALLOW_DEVICE_CONTROL) ? SECCOMP_RET_ALLOW : (SECCOMP_RET_ERRNO | ENOTTY)),
         /* signals: only to itself */
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_kill, 1, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 0, 4),
@@ -148,14 +167,25 @@ static inline int vitrine_confine_decoder(int self) {
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)self, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        /* socket pairs: Unix ones (which reach nothing outside), others with the network */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socketpair, 0, 4),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, (allow & VITRINE_ALLOW_NETWORK) ? SECCOMP_RET_ALLOW : SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        /* sockets: Unix ones with VITRINE_ALLOW_UNIX_SOCKETS, any with the network */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 4),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, (allow & VITRINE_ALLOW_NETWORK) ? SECCOMP_RET_ALLOW : SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_RET | BPF_K, (allow & (VITRINE_ALLOW_UNIX_SOCKETS | VITRINE_ALLOW_NETWORK)) ? SECCOMP_RET_ALLOW : SECCOMP_RET_KILL_PROCESS),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_connect, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, (allow & (VITRINE_ALLOW_UNIX_SOCKETS | VITRINE_ALLOW_NETWORK)) ? SECCOMP_RET_ALLOW : SECCOMP_RET_KILL_PROCESS),
         VITRINE_KILL_IF(SYS_tkill),
         VITRINE_KILL_IF(SYS_rt_sigqueueinfo),
         VITRINE_KILL_IF(SYS_rt_tgsigqueueinfo),
         VITRINE_KILL_IF(SYS_pidfd_send_signal),
         /* the network */
-        VITRINE_KILL_IF(SYS_socket),
-        VITRINE_KILL_IF(SYS_socketpair),
-        VITRINE_KILL_IF(SYS_connect),
         VITRINE_KILL_IF(SYS_bind),
         VITRINE_KILL_IF(SYS_listen),
         VITRINE_KILL_IF(SYS_accept),

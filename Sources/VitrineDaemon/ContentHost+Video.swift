@@ -7,9 +7,9 @@ extension ContentHost {
     /// The schemes of the network streams `[content] network_video` allows.
     static let streamSchemes: Set<String> = ["rtsp", "rtsps", "rtspt", "http", "https"]
 
-    /// A video layer's `src` as a URI: a path (or file:// URI) inside the content roots, or
-    /// with `network` a stream's URI.
-    static func videoURI(_ src: String, content: ContentLoader, network: Bool) -> Result<String, VideoError> {
+    /// A video layer's `src` as what to play: a path (or file:// URI) inside the content
+    /// roots, or with `network` a stream's URI.
+    static func videoLocation(_ src: String, content: ContentLoader, network: Bool) -> Result<VideoSource.Location, VideoError> {
         var path = src
         if let colon = src.firstIndex(of: ":"), src[..<colon].allSatisfy({ $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." }), src[colon...].hasPrefix("://")
         {
@@ -18,7 +18,7 @@ extension ContentHost {
                 guard network else {
                     return .failure(VideoError(message: "src '\(src)': network streams are off; [content] network_video = true allows them", debug: ""))
                 }
-                return .success(src)
+                return .success(.stream(src))
             }
             guard scheme == "file" else {
                 return .failure(
@@ -27,11 +27,7 @@ extension ContentHost {
             path = String(src.dropFirst("file://".count))
         }
         do {
-            let canonical = try content.resolve(path)
-            guard let uri = VideoPlayer.fileURI(canonical) else {
-                return .failure(VideoError(message: "src '\(src)': no URI for \(canonical)", debug: ""))
-            }
-            return .success(uri)
+            return .success(.file(try content.resolve(path)))
         } catch {
             // (the loader speaks of `contents`)
             let message = error.message.hasPrefix("contents ") ? "src " + error.message.dropFirst("contents ".count) : error.message

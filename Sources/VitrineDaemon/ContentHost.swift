@@ -7,6 +7,7 @@ import VitrineRender
 import VitrineSceneHost
 import VitrineSystem
 import VitrineVideo
+import VitrineVideoLayer
 import VitrineWayland
 import VitrineWindowHost
 
@@ -35,7 +36,6 @@ final class ContentHost {
     let surfaces: SurfaceRenderer
     /// `content.failed` and `video.error` events sent.
     private(set) var errors = (images: 0, videos: 0)
-    private var gstreamerPreparing = false
     let renderer: Renderer
     let sceneHost: SceneHost
     private let outputSet: OutputSet
@@ -61,7 +61,7 @@ final class ContentHost {
             roots: roots, directory: directory, images: renderer.images, outputSet: outputSet, decoder: decoder, workers: workers, loop: loop,
             logger: logger
         ) { [unowned self] notice in take(notice) }
-        attachVideos()
+        attachVideos(decoder: decoder.settings, logger: logger)
         renderer.register(surfaces, forKind: SurfaceLayer.kindName)
         outputSet.changingContent = { [unowned videos, unowned surfaces] output, tree in
             videos.damage(in: tree) + surfaces.damage(in: tree, output: output)
@@ -115,14 +115,16 @@ final class ContentHost {
     /// Registers the renderer of the `video` kind (registered in the scene before a
     /// journal or an initial scene is read), which reads sources through the content
     /// loader's checks and reports to subscribers of `video.*`.
-    private func attachVideos() {
+    private func attachVideos(decoder helper: DecoderClient.Settings, logger: Logger) {
         renderer.register(videos, forKind: VideoLayer.kindName)
-        // With a manual clock every frame shows exactly the video frame due (and the first
-        // player prepares GStreamer in place); in real time no frame waits for either.
-        let mode = sceneHost.clock.mode
-        videos.wait = mode == .manual ? 2 : 0
-        if mode == .realtime { videos.gstreamerNeeded = { [unowned self] in prepareGStreamer() } }
-        videos.resolve = { [unowned self] src in Self.videoURI(src, content: loader, network: settings.networkVideo) }
+        // With a manual clock every frame shows exactly the video frame due; in real time no
+        // frame waits for one.
+        videos.wait = sceneHost.clock.mode == .manual ? 2 : 0
+        videos.resolve = { [unowned self] src in Self.videoLocation(src, content: loader, network: settings.networkVideo) }
+        // Each player's frames are decoded by a helper process of its own.
+        videos.makeDecoder = { source throws(VideoError) in
+            try RemoteVideoDecoder(source, settings: helper) { logger.warning("video decoder: \($0)") }
+        }
         // Video frames count in limits.memory_mb with the images and the surfaces: the
         // store's budget is what the players and the surfaces leave.
         videos.memoryAvailable = { [unowned self] in
@@ -140,15 +142,5 @@ final class ContentHost {
                 subscribers.send(.videoError(layer: layer, src: src, message: message, debug: debug))
             }
         }
-    }
-
-    /// Starts GStreamer's initialization on a worker (once); the frame after it is done
-    /// makes the players.
-    private func prepareGStreamer() {
-        guard !gstreamerPreparing else { return }
-        gstreamerPreparing = true
-        let queued = workers.offload({ GStreamer.prepare() }) { [weak self] in self?.take(.changed) }
-        // (the workers' queue was full: the next frame asks again)
-        if !queued { gstreamerPreparing = false }
     }
 }

@@ -11,7 +11,7 @@ import VitrineSystem
 import VitrineRaster
 import VitrineRender
 import VitrineText
-import VitrineVideo
+import VitrineVideoLayer
 import VitrineWayland
 import VitrineWindowHost
 

@@ -242,15 +242,9 @@ public final class DecoderClient {
     }
 
     private func log(_ helper: Helper) {
-        guard helper.process.output >= 0 else { return }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(helper.process.output, $0.baseAddress, $0.count) }
-            guard count > 0 else { return }
-            helper.lines.take(buffer.prefix(count)) { line in
-                logger.warning("image decoder: \(line)")
-                if line.contains("failed to allocate") { helper.allocationFailed = true }
-            }
+        helper.drainOutput { line in
+            logger.warning("image decoder: \(line)")
+            if line.contains("failed to allocate") { helper.allocationFailed = true }
         }
     }
 
@@ -349,7 +343,9 @@ final class Helper {
     /// It said an allocation failed (the runtime's last words when its data limit is hit).
     var allocationFailed = false
 
-    init(settings: DecoderClient.Settings) throws(SystemError) {
+    /// Starts the helper with `arguments` after its memory limit, its socket as descriptor
+    /// 3 and `passing` from 4 on.
+    init(settings: DecoderClient.Settings, arguments: [String] = [], passing: [CInt] = []) throws(SystemError) {
         var pair: [CInt] = [-1, -1]
         guard socketpair(AF_UNIX, CInt(SOCK_SEQPACKET.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw .errno("make a socket pair", "the image decoder")
@@ -360,8 +356,8 @@ final class Helper {
         variables["SWIFT_BACKTRACE"] = "enable=no"
         let environment = variables.map { "\($0.key)=\($0.value)" }
         process = try Subprocess(
-            program: settings.executable, arguments: ["vitrine-decoder", "--memory-bytes", String(settings.memoryBytes)], environment: environment,
-            passing: [theirs.rawValue])
+            program: settings.executable, arguments: ["vitrine-decoder", "--memory-bytes", String(settings.memoryBytes)] + arguments,
+            environment: environment, passing: [theirs.rawValue] + passing)
         theirs.close()
         _ = fcntl(ours.rawValue, F_SETFL, fcntl(ours.rawValue, F_GETFL) | O_NONBLOCK)
         socket = ours
@@ -373,6 +369,17 @@ final class Helper {
         }
         job.file.close()
         self.job = job
+    }
+
+    /// Reads what the helper wrote to its standard output and error, a line at a time.
+    func drainOutput(_ each: (String) -> Void) {
+        guard process.output >= 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(process.output, $0.baseAddress, $0.count) }
+            guard count > 0 else { return }
+            lines.take(buffer.prefix(count), each)
+        }
     }
 
     /// Kills the process group and closes the socket; the process is reaped by `Subprocess`.

@@ -45,23 +45,54 @@ public final class SharedMemory: @unchecked Sendable {  // the mapping is writte
     /// - Throws: `SystemError` when it is no memfd sealed against shrinking, growing and
     ///   writing, is shorter than `size`, or cannot be mapped.
     public init(sealed: OwnedDescriptor, size: Int) throws(SystemError) {
-        let seals = vitrine_seals(sealed.rawValue)
-        let needed = vitrine_reader_seals()
-        guard seals >= 0, seals & needed == needed else {
-            throw SystemError("the shared memory handed over is not sealed against changes (seals \(seals)); it is not read", code: .permissionDenied)
-        }
-        var info = stat()
-        guard fstat(sealed.rawValue, &info) == 0 else { throw .errno("inspect it", "the shared memory handed over") }
-        guard size > 0, Int(info.st_size) >= size else {
-            throw SystemError("the shared memory handed over holds \(info.st_size) bytes, not the \(size) it should", code: .invalidArgument)
-        }
-        guard let address = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, sealed.rawValue, 0), address != MAP_FAILED else {
-            throw .errno("map it", "the shared memory handed over")
-        }
-        bytes = address
+        bytes = try Self.map(sealed, size: size, seals: vitrine_reader_seals(), against: "changes", protection: PROT_READ | PROT_WRITE, flags: MAP_PRIVATE)
         self.size = size
         descriptor = nil
         mapped = true
+    }
+
+    /// Maps the memfd `shared`, whose size is sealed and which its writer goes on filling
+    /// (a ring of video frames), for reading: `size` bytes of it, shared with the writer.
+    /// - Throws: `SystemError` when it is no memfd sealed against shrinking and growing, is
+    ///   shorter than `size`, or cannot be mapped.
+    public init(sizeSealed shared: OwnedDescriptor, size: Int) throws(SystemError) {
+        bytes = try Self.map(shared, size: size, seals: vitrine_size_seals(), against: "resizing", protection: PROT_READ, flags: MAP_SHARED)
+        self.size = size
+        descriptor = nil
+        mapped = true
+    }
+
+    /// `size` bytes of the memfd `fd` mapped, once it has `seals` and is long enough.
+    private static func map(
+        _ fd: OwnedDescriptor, size: Int, seals needed: CInt, against what: String, protection: CInt, flags: CInt
+    ) throws(SystemError) -> UnsafeMutableRawPointer {
+        let seals = vitrine_seals(fd.rawValue)
+        guard seals >= 0, seals & needed == needed else {
+            throw SystemError("the shared memory handed over is not sealed against \(what) (seals \(seals)); it is not read", code: .permissionDenied)
+        }
+        var info = stat()
+        guard fstat(fd.rawValue, &info) == 0 else { throw .errno("inspect it", "the shared memory handed over") }
+        guard size > 0, Int(info.st_size) >= size else {
+            throw SystemError("the shared memory handed over holds \(info.st_size) bytes, not the \(size) it should", code: .invalidArgument)
+        }
+        guard let address = mmap(nil, size, protection, flags, fd.rawValue, 0), address != MAP_FAILED else {
+            throw .errno("map it", "the shared memory handed over")
+        }
+        return address
+    }
+
+    /// Seals the memfd's size, keeping it mapped for writing; returns a descriptor of it for
+    /// handing over (to `init(sizeSealed:size:)`), which the caller closes once sent.
+    /// - Throws: `SystemError` when it cannot be sealed or the descriptor duplicated.
+    public func shareSealingSize() throws(SystemError) -> OwnedDescriptor {
+        guard let descriptor else { throw SystemError("only the writer of shared memory shares it", code: .invalidArgument) }
+        let seals = vitrine_seals(descriptor.rawValue)
+        if seals & vitrine_size_seals() != vitrine_size_seals() {
+            guard vitrine_seal_size(descriptor.rawValue) == 0 else { throw .errno("seal its size", "the shared memory file") }
+        }
+        let copy = OwnedDescriptor(fcntl(descriptor.rawValue, F_DUPFD_CLOEXEC, 0))
+        guard copy.isOpen else { throw .errno("duplicate its descriptor", "the shared memory file") }
+        return copy
     }
 
     /// Unmaps the writer's view and seals the memfd; returns it, for handing over.
@@ -132,10 +163,23 @@ public enum Confinement {
         guard vitrine_set_limit(CInt(RLIMIT_NOFILE.rawValue), UInt64(count)) == 0 else { throw .errno("limit its descriptors", "the process") }
     }
 
+    /// What a confined helper may do beyond decoding.
+    public struct Allowance: OptionSet, Sendable {
+        public let rawValue: CInt
+        public init(rawValue: CInt) { self.rawValue = rawValue }
+        /// Unix sockets: a sound server's (PulseAudio, PipeWire).
+        public static let unixSockets = Allowance(rawValue: CInt(VITRINE_ALLOW_UNIX_SOCKETS))
+        /// Sockets of any family: a network stream's.
+        public static let network = Allowance(rawValue: CInt(VITRINE_ALLOW_NETWORK))
+        /// ioctl(2): a sound card's.
+        public static let deviceControl = Allowance(rawValue: CInt(VITRINE_ALLOW_DEVICE_CONTROL))
+    }
+
     /// Installs the decoder's system-call filter on every thread, for good: no network, no
     /// programs, no signals but to itself, no namespaces, mounts, modules or BPF, and no
-    /// device control (ioctl fails); a forbidden call kills the process with SIGSYS.
-    public static func confineDecoder() throws(SystemError) {
-        guard vitrine_confine_decoder(getpid()) == 0 else { throw .errno("install its system-call filter", "the process") }
+    /// device control (ioctl fails), but for what `allowing` leaves; a forbidden call
+    /// kills the process with SIGSYS.
+    public static func confineDecoder(allowing: Allowance = []) throws(SystemError) {
+        guard vitrine_confine_decoder(getpid(), allowing.rawValue) == 0 else { throw .errno("install its system-call filter", "the process") }
     }
 }

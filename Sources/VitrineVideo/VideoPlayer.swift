@@ -1,40 +1,26 @@
-import CGStreamer
 import Glibc
-import Synchronization
 import VitrineRaster
-
-/// GStreamer, initialized once for the process: `gst_init` scans the plugin registry, which
-/// takes a second or more when the registry cache is cold (after an upgrade, on a fresh
-/// image), and the player's plugins are loaded. A daemon calls `prepare` on a worker so
-/// that no frame waits for it; a player made before then prepares in place.
-public enum GStreamer {
-    private static let done = Atomic<Bool>(false)
-    private static let once: Bool = {
-        vitrine_gstreamer_prepare()
-        done.store(true, ordering: .releasing)
-        return true
-    }()
-
-    /// Whether `prepare` has finished: a player is made without waiting for it.
-    public static var isReady: Bool { done.load(ordering: .acquiring) }
-
-    /// Initializes GStreamer; blocking (seconds on a cold registry), so call it from a
-    /// worker. Later calls return at once; calls meanwhile wait for the first.
-    public static func prepare() { _ = once }
-}
 
 /// What a video layer asks of its player: the source, and how it is shown and heard.
 public struct VideoSource: Hashable, Sendable {
-    /// What to play (a file:// URI, or a stream's).
-    public var uri: String
+    /// Where a video comes from.
+    public enum Location: Hashable, Sendable {
+        /// A file (its canonical path, inside the content roots).
+        case file(String)
+        /// A network stream's URI (rtsp, http…).
+        case stream(String)
+    }
+
+    /// What to play.
+    public var location: Location
     /// Pixels of the frames decoded: the layer's size on screen.
     public var width: Int, height: Int
     /// Black bars keep the video's aspect ratio; false stretches it to the layer.
     public var letterbox: Bool
     public var audio: VideoAudio
 
-    public init(uri: String, width: Int, height: Int, letterbox: Bool = true, audio: VideoAudio = .off) {
-        (self.uri, self.width, self.height) = (uri, width, height)
+    public init(_ location: Location, width: Int, height: Int, letterbox: Bool = true, audio: VideoAudio = .off) {
+        (self.location, self.width, self.height) = (location, width, height)
         (self.letterbox, self.audio) = (letterbox, audio)
     }
 }
@@ -47,14 +33,6 @@ public enum VideoAudio: String, CaseIterable, Sendable {
     case muted
     /// To the default sink (autoaudiosink).
     case on
-
-    var code: Int32 {
-        switch self {
-        case .off: 0
-        case .muted: 1
-        case .on: 2
-        }
-    }
 }
 
 /// Something a player has to tell: it showed its first frame, played to its end, or
@@ -65,15 +43,15 @@ public enum VideoEvent: Equatable, Sendable {
     case error(message: String, debug: String)
 }
 
-/// One video decoded by GStreamer (`playbin` into an `appsink` of BGRA frames at the
-/// layer's size), paced by its reader, not by GStreamer's clock.
+/// One video played by its reader's clock: frames come from a `VideoDecoding` (the
+/// decoder helper's, in the daemon), paced by the reader, not by GStreamer's clock.
 ///
 /// The reader (the daemon's loop) calls `advance(to:)` with the video time a frame shows;
-/// the player takes decoded frames off the appsink up to the latest whose time is at most
-/// that (frames are dropped when the position runs ahead, repeated when it stands still)
-/// and keeps the next one back. The appsink holds at most `queued` frames and blocks the
-/// decoder when full, so a paused video decodes nothing and memory stays bounded: the
-/// appsink's frames, the one held back, and the one shown, all of the layer's size.
+/// the player takes decoded frames up to the latest whose time is at most that (frames
+/// are dropped when the position runs ahead, repeated when it stands still) and keeps the
+/// next one back. The decoder works at most `queued` frames ahead and waits when they
+/// are not taken, so a paused video decodes nothing and memory stays bounded: the
+/// decoder's frames, the one held back, and the one shown, all of the layer's size.
 /// Nothing here blocks unless `advance` is asked to wait.
 public final class VideoPlayer {
     public let source: VideoSource
@@ -84,21 +62,23 @@ public final class VideoPlayer {
     /// The pixels of the frame shown (nil before the first).
     public private(set) var surface: Surface?
     /// The stream's duration in seconds, once known.
-    public private(set) var duration: Double?
+    public var duration: Double? { decoder.duration }
+    /// Why it failed (nothing more is decoded; the last frame stays); nil while playing.
+    public private(set) var failure: VideoError?
     /// Failed: nothing more is decoded; the last frame stays.
-    public private(set) var failed = false
+    public var failed: Bool { failure != nil }
     /// The end of the stream has been reached and shown (without looping).
     public private(set) var ended = false
     /// Events since the last `takeEvents`.
     private var events: [VideoEvent] = []
-    /// Frames the appsink may hold.
+    /// Frames a decoder works ahead.
     public static let queued = 3
 
-    /// Bytes of the frames a player of `source` holds at most: the appsink's, the one
+    /// Bytes of the frames a player of `source` holds at most: the decoder's, the one
     /// taken ahead, the one shown.
     public static func bytes(of source: VideoSource) -> Int { bytes(width: source.width, height: source.height) }
 
-    static func bytes(width: Int, height: Int) -> Int { (queued + 2) * width * height * 4 }
+    public static func bytes(width: Int, height: Int) -> Int { (queued + 2) * width * height * 4 }
 
     /// The size frames are decoded at: the source's, or the last `resize`'s.
     public private(set) var size: (width: Int, height: Int)
@@ -106,55 +86,21 @@ public final class VideoPlayer {
     /// Bytes of the frames this player holds at most, at its `size`.
     public var bytes: Int { Self.bytes(width: size.width, height: size.height) }
 
-    private let pipeline: UnsafeMutablePointer<GstElement>
-    private let sink: UnsafeMutablePointer<GstElement>
-    private let sizeFilter: UnsafeMutablePointer<GstElement>
-    private let bus: UnsafeMutablePointer<GstBus>
-    /// The frame taken off the appsink ahead of the position, with its time.
-    private var next: (frame: MappedFrame, time: Double)?
-    /// The appsink has given its last frame.
+    private let decoder: any VideoDecoding
+    /// The frame taken ahead of the position, with its time.
+    private var next: (frame: Surface, time: Double)?
+    /// The decoder has given its last frame.
     private var drained = false
-    /// Prerolled: seeks are possible.
-    private var ready = false
-    /// A seek asked for before the pipeline could take one.
-    private var pendingSeek: Double?
     private var serial = 0
     /// Where the last seek went, until a frame after it shows.
     private var seekTarget: Double?
     private var playing = true
 
-    /// Starts playing `source` (asynchronously: its first frame comes later).
-    public init(_ source: VideoSource) throws(VideoError) {
-        GStreamer.prepare()
+    /// Plays `source`, whose frames `decoder` decodes (its first frame comes later).
+    public init(_ source: VideoSource, decoder: any VideoDecoding) {
         self.source = source
-        var error: UnsafeMutablePointer<GError>?
-        var sink: UnsafeMutablePointer<GstElement>?
-        var sizeFilter: UnsafeMutablePointer<GstElement>?
-        guard
-            let pipeline = vitrine_video_pipeline(
-                source.uri, Int32(source.width), Int32(source.height), source.letterbox ? 1 : 0, source.audio.code, Int32(Self.queued), &sink,
-                &sizeFilter, &error),
-            let sink, let sizeFilter
-        else {
-            let message = error.map { String(cString: $0.pointee.message) } ?? "GStreamer cannot build a player"
-            if let error { g_error_free(error) }
-            throw VideoError(message: message, debug: "")
-        }
-        self.pipeline = pipeline
-        self.sink = sink
-        self.sizeFilter = sizeFilter
+        self.decoder = decoder
         size = (source.width, source.height)
-        bus = gst_element_get_bus(pipeline)
-        gst_element_set_state(pipeline, GST_STATE_PLAYING)
-    }
-
-    deinit {
-        next = nil
-        gst_element_set_state(pipeline, GST_STATE_NULL)
-        vitrine_object_unref(bus)
-        vitrine_object_unref(sink)
-        vitrine_object_unref(sizeFilter)
-        vitrine_object_unref(pipeline)
     }
 
     /// The events since the last call, oldest first.
@@ -172,7 +118,7 @@ public final class VideoPlayer {
     public func setPlaying(_ on: Bool) {
         guard on != playing, source.audio != .off, !failed else { return }
         playing = on
-        gst_element_set_state(pipeline, on ? GST_STATE_PLAYING : GST_STATE_PAUSED)
+        decoder.setPlaying(on)
     }
 
     /// Shows the frame due at video time `position` (seconds): the latest decoded frame
@@ -181,7 +127,7 @@ public final class VideoPlayer {
     /// exact frames); 0 never blocks. Returns whether the frame shown changed.
     @discardableResult
     public func advance(to position: Double, wait: Double = 0) -> Bool {
-        pollBus()
+        noteFailure()
         guard !failed, position.isFinite else { return false }
         var position = max(0, position)
         if let duration, duration > 0 {
@@ -195,25 +141,13 @@ public final class VideoPlayer {
             seek(to: position)
         }
         let deadline = wait > 0 ? monotonic() + wait : 0
-        var taken: MappedFrame?
+        var taken: Surface?
         var takenTime = 0.0
         while true {
             if next == nil, !drained {
-                var sample = gst_app_sink_try_pull_sample(appsink, 0)
-                while sample == nil, wait > 0, gst_app_sink_is_eos(appsink) == 0 {
-                    let left = deadline - monotonic()
-                    if left <= 0 || pollBus() { break }
-                    sample = gst_app_sink_try_pull_sample(appsink, GstClockTime(min(left, 0.01) * 1e9))
-                }
-                if let sample {
-                    // Mapped and let go at once: appsink reuses the sample it hands out.
-                    let t = Double(vitrine_sample_time(sample))
-                    let mapped = MappedFrame(sample)
-                    vitrine_sample_unref(sample)
-                    if !ready { becomeReady() }
-                    guard let mapped else { continue }
-                    next = (mapped, t < 0 ? takenTime : t / 1e9)
-                } else if gst_app_sink_is_eos(appsink) != 0 {
+                if let decoded = decoder.takeFrame(waiting: wait > 0 ? max(0, deadline - monotonic()) : 0) {
+                    next = (decoded.surface, decoded.time ?? takenTime)
+                } else if decoder.isDrained {
                     drained = true
                 }
             }
@@ -226,7 +160,8 @@ public final class VideoPlayer {
             if early { break }
         }
         if let taken { show(taken, time: takenTime) }
-        if drained, next == nil, !ended {
+        noteFailure()
+        if drained, next == nil, !ended, !failed {
             if loops, let duration, duration > 0 {
                 seek(to: 0)
             } else if frame != nil, duration.map({ position >= $0 - 1e-3 }) ?? true {
@@ -237,25 +172,29 @@ public final class VideoPlayer {
         return frame?.serial != before
     }
 
-    /// Decodes frames of `width` × `height` from the next one GStreamer scales on (the few
-    /// already decoded keep the size they had; each frame shown is drawn at its own).
+    /// Decodes frames of `width` × `height` from the next one the decoder scales on (the
+    /// few already decoded keep the size they had; each frame shown is drawn at its own).
     public func resize(width: Int, height: Int) {
         guard (width, height) != size, width > 0, height > 0, !failed else { return }
         size = (width, height)
-        vitrine_video_set_size(sizeFilter, Int32(width), Int32(height))
+        decoder.resize(width: width, height: height)
     }
 
     /// When the frame after the one shown is due, in video seconds, if it is decoded.
     public var nextFrameTime: Double? { next?.time }
 
-    private var appsink: UnsafeMutablePointer<GstAppSink> { UnsafeMutableRawPointer(sink).assumingMemoryBound(to: GstAppSink.self) }
+    /// A flushing seek; what was decoded ahead is dropped.
+    public func seek(to position: Double) {
+        guard !failed else { return }
+        next = nil
+        drained = false
+        ended = false
+        seekTarget = position
+        decoder.seek(to: max(0, position))
+    }
 
-    /// Shows `decoded`: its pixels drawn where GStreamer decoded them, mapped until the
-    /// next frame replaces it.
-    private func show(_ decoded: MappedFrame, time: Double) {
-        surface = Surface(wrapping: decoded.pixels, width: decoded.width, height: decoded.height, stride: decoded.stride) {
-            withExtendedLifetime(decoded) {}
-        }
+    private func show(_ decoded: Surface, time: Double) {
+        surface = decoded
         serial += 1
         seekTarget = nil
         let first = frame == nil
@@ -263,59 +202,11 @@ public final class VideoPlayer {
         if first { events.append(.started(duration: duration)) }
     }
 
-    private func becomeReady() {
-        ready = true
-        let d = vitrine_duration(pipeline)
-        if d > 0 { duration = Double(d) / 1e9 }
-        if let pendingSeek {
-            self.pendingSeek = nil
-            seek(to: pendingSeek)
-        }
-    }
-
-    /// A file's path as a file:// URI.
-    public static func fileURI(_ path: String) -> String? {
-        GStreamer.prepare()
-        guard let uri = vitrine_file_uri(path) else { return nil }
-        defer { g_free(uri) }
-        return String(cString: uri)
-    }
-
-    /// A flushing seek; what was decoded ahead is dropped.
-    public func seek(to position: Double) {
-        guard !failed else { return }
-        guard ready else {
-            pendingSeek = position
-            return
-        }
-        next = nil
-        drained = false
-        ended = false
-        seekTarget = position
-        _ = vitrine_seek(pipeline, Int64(max(0, position) * 1e9))
-    }
-
-    /// Takes errors and state changes off the bus; true when the player failed.
-    @discardableResult
-    private func pollBus() -> Bool {
-        while !failed, let message = vitrine_bus_pop(bus) {
-            defer { vitrine_message_unref(message) }
-            if vitrine_message_is_error(message) != 0 {
-                var text: UnsafeMutablePointer<CChar>?
-                var debug: UnsafeMutablePointer<CChar>?
-                vitrine_message_error(message, &text, &debug)
-                failed = true
-                events.append(.error(message: text.map { String(cString: $0) } ?? "", debug: debug.map { String(cString: $0) } ?? ""))
-                g_free(text)
-                g_free(debug)
-                gst_element_set_state(pipeline, GST_STATE_NULL)
-            } else if vitrine_message_is_eos(message) == 0, duration == nil {
-                // ASYNC_DONE: prerolled, the duration may be known now.
-                let d = vitrine_duration(pipeline)
-                if d > 0 { duration = Double(d) / 1e9 }
-            }
-        }
-        return failed
+    /// Takes the decoder's failure, if it has one now.
+    private func noteFailure() {
+        guard !failed, let error = decoder.takeFailure() else { return }
+        failure = error
+        events.append(.error(message: error.message, debug: error.debug))
     }
 
     private func monotonic() -> Double {
@@ -325,35 +216,15 @@ public final class VideoPlayer {
     }
 }
 
-/// A player could not be made.
-public struct VideoError: Error, Sendable {
+/// A player could not be made, or its decoder failed.
+public struct VideoError: Error, Sendable, Equatable {
     public let message: String
     public let debug: String
+    /// The decoder's process ended (crashed, was killed): a new one may play on, where
+    /// the stream itself was not at fault.
+    public let decoderEnded: Bool
 
-    public init(message: String, debug: String) { (self.message, self.debug) = (message, debug) }
-}
-
-/// A decoded frame's buffer mapped for reading (not its sample, which appsink reuses),
-/// unmapped when the last holder lets go.
-final class MappedFrame {
-    let pixels: UnsafeMutablePointer<UInt32>
-    let width: Int, height: Int
-    /// Pixels from one row's start to the next.
-    let stride: Int
-    private let mapping: UnsafeMutablePointer<VitrineMappedFrame>
-
-    /// `sample`'s frame, mapped; nil when it cannot be (not BGRA, rows not 4-byte aligned).
-    init?(_ sample: OpaquePointer) {
-        var pixels: UnsafeMutablePointer<UInt32>?
-        var stride: Int32 = 0, width: Int32 = 0, height: Int32 = 0
-        guard let mapping = vitrine_sample_map(sample, &pixels, &stride, &width, &height) else { return nil }
-        guard let pixels else {
-            vitrine_frame_unmap(mapping)
-            return nil
-        }
-        (self.mapping, self.pixels) = (mapping, pixels)
-        (self.width, self.height, self.stride) = (Int(width), Int(height), Int(stride))
+    public init(message: String, debug: String, decoderEnded: Bool = false) {
+        (self.message, self.debug, self.decoderEnded) = (message, debug, decoderEnded)
     }
-
-    deinit { vitrine_frame_unmap(mapping) }
 }

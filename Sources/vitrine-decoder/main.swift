@@ -1,15 +1,19 @@
 import Glibc
 import VitrineCodecs
 import VitrineDecoderHelper
+import VitrineGStreamer
 import VitrineImage
 import VitrineProtocol
 import VitrineSystem
+import VitrineVideo
 
-/// vitrine-decoder: the image decoder helper `vitrined` starts (docs/CONTENT.md, "The
-/// decoder helper"). It takes requests on descriptor 3, reads each file from the
-/// descriptor that comes with it, and hands the picture back in sealed shared memory. It
-/// runs with a data limit (`--memory-bytes`), few descriptors and a system-call filter
-/// that leaves it no network, no programs and no devices.
+/// vitrine-decoder: the decoder helper `vitrined` starts (docs/CONTENT.md, "The decoder
+/// helper"). For images, it takes requests on descriptor 3, reads each file from the
+/// descriptor that comes with it, and hands the picture back in sealed shared memory;
+/// with `--video`, it plays one video (the file as descriptor 4, or a stream with
+/// `--network`) into a ring of shared memory. It runs with a data limit
+/// (`--memory-bytes`), few descriptors and a system-call filter that leaves it no
+/// network (but a stream's), no programs and no devices (but a sound card, `--audio`).
 
 /// Decodes `bytes` for `request`: a still for the size it is shown at (the output's when
 /// not known yet; an SVG at its own), an animation at full size; refused before anything
@@ -42,13 +46,37 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count == 3, arguments[1] == "--memory-bytes", let memory = Int(arguments[2]), memory > 0 else {
-    fail("usage: vitrine-decoder --memory-bytes N (vitrined starts it with its socket as descriptor 3)")
+let arguments = Array(CommandLine.arguments.dropFirst())
+let options = Set(arguments.dropFirst(2))
+guard arguments.count >= 2, arguments[0] == "--memory-bytes", let memory = Int(arguments[1]), memory > 0,
+    options.isSubset(of: ["--video", "--network", "--audio"]), options.contains("--video") || options.isEmpty
+else {
+    fail("usage: vitrine-decoder --memory-bytes N [--video [--network] [--audio]] (vitrined starts it with its socket as descriptor 3)")
 }
 var info = stat()
 guard fstat(3, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK else {
     fail("descriptor 3 is not a socket; vitrined starts this program, it is not run by hand")
+}
+if options.contains("--video") {
+    // A video: GStreamer scans its registry in this process (no scanner program to run)
+    // and loads its plugins before the filter closes the door.
+    setenv("GST_REGISTRY_FORK", "no", 1)
+    GStreamer.prepare()
+    var allowance: Confinement.Allowance = []
+    if options.contains("--network") { allowance.insert(.network) }
+    if options.contains("--audio") { allowance.formUnion([.unixSockets, .deviceControl]) }
+    do {
+        try Confinement.limitData(to: memory)
+        try Confinement.limitDescriptors(to: 256)
+        try Confinement.confineDecoder(allowing: allowance)
+    } catch {
+        fail(error.message)
+    }
+    exit(
+        VideoService.run(socket: 3, file: 4) { source, uri throws(VideoError) in
+            let decoder = try GStreamerDecoder(source, uri: uri)
+            return (decoder, decoder.wakeup)
+        })
 }
 do {
     try Confinement.limitData(to: memory)

@@ -342,6 +342,69 @@ import VitrineRaster
     }
 }
 
+/// Each video is decoded by a helper process of its own: one that is killed mid-video
+/// leaves its layer's last frame on screen, says why in `video.error`, and plays on from
+/// where the layer's time has got to in a new helper; the other video never stops.
+@Suite(.serialized) struct VideoHelperTests {
+    /// The video helpers the daemon `parent` runs (`vitrine-decoder --video`).
+    static func videoHelpers(of parent: Int32) -> Set<Int32> {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return Set(
+            entries.compactMap { entry -> Int32? in
+                guard let pid = Int32(entry), let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                    status.contains("\nPPid:\t\(parent)\n"),
+                    let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8), command.contains("--video")
+                else { return nil }
+                return pid
+            })
+    }
+
+    /// The frames the left and right halves show at clock time `t`.
+    static func frames(at t: Double, _ c: SocketClient) throws -> (left: Int, right: Int) {
+        #expect(try c.request(#"{"cmd": "clock.set", "time": \#(t)}"#)["ok"] == .bool(true))
+        let reply = try c.request(#"{"cmd": "screenshot", "path": "shot.png"}"#)
+        let shot = try Surface(contentsOfPNG: try #require(reply["result"]?["path"]?.string, "\(reply)"))
+        return (VideoTests.frame(ScreenshotTests.rgba(shot, 16, 24)), VideoTests.frame(ScreenshotTests.rgba(shot, 48, 24)))
+    }
+
+    @Test func aHelperKilledMidVideoLeavesItsFrameAndPlaysOnWhileTheOtherVideoNeverStops() throws {
+        let videos = try VideoTests()
+        let video = try videos.makeVideo()
+        let (daemon, c) = try videos.start()
+        defer { withExtendedLifetime(daemon) {} }
+        var leftHelper: Int32 = 0
+        for (layer, x) in [("left", 16), ("right", 48)] {
+            let reply = try c.request(
+                #"{"cmd": "layer.add", "layer": "\#(layer)", "kind": "video", "properties": {"bounds": [0, 0, 32, 48], "position": [\#(x), 24], "src": "\#(video)"}}"#
+            )
+            try #require(reply["ok"] == .bool(true), "\(reply)")
+            guard layer == "left" else { continue }
+            _ = try Self.frames(at: 0.01, c)
+            leftHelper = try #require(Self.videoHelpers(of: daemon.pid).first, "the left video's helper runs")
+        }
+        #expect(try Self.frames(at: 0.51, c) == (15, 15))
+        let helpers = Self.videoHelpers(of: daemon.pid)
+        #expect(helpers.count == 2, "one helper per video: \(helpers)")
+        #expect(kill(leftHelper, SIGKILL) == 0)
+        usleep(100_000)
+        // Killed: the left keeps the frame it showed; the right plays on.
+        let after = try Self.frames(at: 1.01, c)
+        #expect(after.left == 15 && after.right == 30, "\(after)")
+        let told = c.takeEvents().filter { $0["event"] == .string("video.error") }
+        #expect(told.count == 1 && told.first?["layer"] == .string("left"), "\(told)")
+        let message = told.first?["message"]?.string ?? ""
+        #expect(message.contains("the video decoder was killed (SIGKILL"), "\(message)")
+        // A new helper takes over where the layer's time has got to.
+        usleep(400_000)
+        _ = try Self.frames(at: 1.11, c)
+        #expect(try Self.frames(at: 1.21, c) == (36, 36))
+        #expect(try Self.frames(at: 1.51, c) == (45, 45))
+        let now = Self.videoHelpers(of: daemon.pid)
+        #expect(now.count == 2 && !now.contains(leftHelper), "\(now)")
+        #expect(try videos.events(c).filter { $0 == "video.started" }.count >= 1)
+    }
+}
+
 /// GStreamer's first initialization (a registry scan, which a fresh registry makes cold)
 /// against the real-time daemon's frame times.
 @Suite struct VideoColdStartTests {
@@ -369,7 +432,7 @@ import VitrineRaster
             usleep(50_000)
         }
         #expect(c.events.contains { $0["event"] == .string("video.started") }, "\(c.events)")
-        #expect(FileManager.default.fileExists(atPath: registry), "the daemon scanned GStreamer's plugins into the fresh registry")
+        #expect(FileManager.default.fileExists(atPath: registry), "the video helper scanned GStreamer's plugins into the fresh registry")
         let connection = try HTTPConnection(path: metricsSocket)
         connection.write("GET /metrics HTTP/1.1\r\n\r\n")
         let metrics = try Exposition(try #require(connection.answer()).body)

@@ -95,10 +95,10 @@ import VitrineTestSupport
     }
 
     /// A child confined as the helper is, which then tries `call`: how it ended.
-    func confinedChild(_ call: @escaping () -> Void) -> Int32 {
+    func confinedChild(allowing: Confinement.Allowance = [], _ call: @escaping () -> Void) -> Int32 {
         let pid = fork()
         if pid == 0 {
-            do { try Confinement.confineDecoder() } catch { _exit(3) }
+            do { try Confinement.confineDecoder(allowing: allowing) } catch { _exit(3) }
             call()
             _exit(0)
         }
@@ -112,6 +112,7 @@ import VitrineTestSupport
         #expect(confinedChild { _ = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0) } == SIGSYS)
         #expect(confinedChild { _ = execv("/bin/true", [strdup("/bin/true"), nil]) } == SIGSYS)
         #expect(confinedChild { _ = kill(getppid(), 0) } == SIGSYS)
+        #expect(confinedChild { _ = socketpair(AF_INET6, Int32(SOCK_STREAM.rawValue), 0, nil) } == SIGSYS)
         // What decoding needs goes on: memory, files read, time, its own signals.
         #expect(
             confinedChild {
@@ -123,5 +124,23 @@ import VitrineTestSupport
                 var info = winsize()
                 guard ioctl(1, UInt(TIOCGWINSZ), &info) == -1, errno == ENOTTY else { _exit(5) }
             } == 0)
+    }
+
+    @Test func aVideoHelpersAllowancesOpenWhatTheyNameAndNoMore() {
+        var pair: [Int32] = [-1, -1]
+        // GStreamer's wakeups: Unix socket pairs, always.
+        #expect(confinedChild { guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { _exit(4) } } == 0)
+        // A sound server: Unix sockets and connect; a sound card: ioctl. No IP.
+        let sound: Confinement.Allowance = [.unixSockets, .deviceControl]
+        #expect(confinedChild(allowing: sound) { guard socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0) >= 0 else { _exit(4) } } == 0)
+        #expect(confinedChild(allowing: sound) { _ = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) } == SIGSYS)
+        #expect(
+            confinedChild(allowing: sound) {
+                var info = winsize()
+                guard ioctl(1, UInt(TIOCGWINSZ), &info) == 0 || errno != ENOTTY || isatty(1) == 0 else { _exit(5) }
+            } == 0)
+        // A stream: any socket, but still no programs.
+        #expect(confinedChild(allowing: .network) { guard socket(AF_INET6, Int32(SOCK_DGRAM.rawValue), 0) >= 0 else { _exit(4) } } == 0)
+        #expect(confinedChild(allowing: .network) { _ = execv("/bin/true", [strdup("/bin/true"), nil]) } == SIGSYS)
     }
 }

@@ -1,4 +1,7 @@
+import Foundation
 import Testing
+import VitrineDecoderHelper
+import VitrineGStreamer
 import VitrineRaster
 import VitrineTestSupport
 import VitrineVideo
@@ -7,15 +10,37 @@ import VitrineVideo
 /// event, the frame due at each position (its colour where the video changes colour,
 /// forwards, standing still and back), the end, frames decoded at the size asked for and
 /// the bytes that accounts, and a missing file or one that is no video failing with
-/// GStreamer's words.
+/// GStreamer's words; each with GStreamer in this process (the helper's decoder) and
+/// through the decoder helper (the daemon's).
 @Suite struct VideoPlayerTests {
     let files: VideoFiles
 
     init() throws { files = try VideoFiles() }
 
+    /// Where a test's frames are decoded.
+    enum Decoding: String, CaseIterable, CustomTestStringConvertible {
+        /// GStreamer in this process, as the helper runs it.
+        case inProcess
+        /// A `vitrine-decoder --video` helper, as the daemon runs it.
+        case helper
+
+        var testDescription: String { rawValue }
+    }
+
     /// A player of `path` decoding at `width` × `height`.
-    static func player(_ path: String, width: Int = 32, height: Int = 24) throws -> VideoPlayer {
-        try VideoPlayer(VideoSource(uri: try #require(VideoPlayer.fileURI(path)), width: width, height: height))
+    static func player(_ path: String, width: Int = 32, height: Int = 24, via decoding: Decoding) throws -> VideoPlayer {
+        let source = VideoSource(.file(path), width: width, height: height)
+        return VideoPlayer(source, decoder: try decoder(source, via: decoding))
+    }
+
+    static func decoder(_ source: VideoSource, via decoding: Decoding) throws -> any VideoDecoding {
+        switch decoding {
+        case .inProcess:
+            guard case .file(let path) = source.location else { throw VideoError(message: "a file, please", debug: "") }
+            return try GStreamerDecoder(source, uri: try #require(GStreamer.fileURI(path)))
+        case .helper:
+            return try RemoteVideoDecoder(source, settings: DecoderClient.Settings(executable: decoderHelperPath)) { print("video decoder: \($0)") }
+        }
     }
 
     /// The colour at the middle of the frame shown (transparent before the first).
@@ -24,9 +49,9 @@ import VitrineVideo
         return surface.pixel(x: surface.width / 2, y: surface.height / 2)
     }
 
-    @Test func framesArriveAtTheirPositionsInTheirColours() throws {
+    @Test(arguments: Decoding.allCases) func framesArriveAtTheirPositionsInTheirColours(_ decoding: Decoding) throws {
         // Red for 0.5 s, then blue for 0.5 s.
-        let player = try Self.player(try files.make(["red", "blue"]))
+        let player = try Self.player(try files.make(["red", "blue"]), via: decoding)
         #expect(player.isStarting && player.frame == nil && player.surface == nil)
         #expect(player.advance(to: 0, wait: 10))
         #expect(!player.isStarting && player.frame?.time == 0)
@@ -60,8 +85,8 @@ import VitrineVideo
         #expect(!player.ended && !player.failed)
     }
 
-    @Test func theEndIsShownAndToldOnce() throws {
-        let player = try Self.player(try files.make(["blue"]))
+    @Test(arguments: Decoding.allCases) func theEndIsShownAndToldOnce(_ decoding: Decoding) throws {
+        let player = try Self.player(try files.make(["blue"]), via: decoding)
         #expect(player.advance(to: 0, wait: 10))
         _ = player.takeEvents()
         // Past the end, the last frame.
@@ -73,10 +98,10 @@ import VitrineVideo
         #expect(Self.middle(player).isNear(red: 0, green: 0, blue: 255))
     }
 
-    @Test func framesAreDecodedAtTheSizeAskedAndAccountedForThatSize() throws {
-        let source = VideoSource(uri: "file:///unused", width: 40, height: 30)
+    @Test(arguments: Decoding.allCases) func framesAreDecodedAtTheSizeAskedAndAccountedForThatSize(_ decoding: Decoding) throws {
+        let source = VideoSource(.file("/unused"), width: 40, height: 30)
         #expect(VideoPlayer.bytes(of: source) == (VideoPlayer.queued + 2) * 40 * 30 * 4)
-        let player = try Self.player(try files.make(["red"], frames: 60), width: 40, height: 30)
+        let player = try Self.player(try files.make(["red"], frames: 60), width: 40, height: 30, via: decoding)
         #expect(player.bytes == VideoPlayer.bytes(of: source))
         #expect(player.advance(to: 0, wait: 10))
         #expect(player.surface?.width == 40 && player.surface?.height == 30)
@@ -93,7 +118,7 @@ import VitrineVideo
     }
 
     @Test func aMissingFileFailsWithGStreamersWords() throws {
-        let player = try Self.player(files.directory.appendingPathComponent("missing.mkv").path)
+        let player = try Self.player(files.directory.appendingPathComponent("missing.mkv").path, via: .inProcess)
         #expect(!player.advance(to: 0, wait: 10))
         #expect(player.failed && !player.isStarting && player.surface == nil)
         let events = player.takeEvents()
@@ -106,8 +131,8 @@ import VitrineVideo
         #expect(!player.advance(to: 1, wait: 1) && player.takeEvents().isEmpty)
     }
 
-    @Test func aFileThatIsNoVideoFails() throws {
-        let player = try Self.player(try files.text())
+    @Test(arguments: Decoding.allCases) func aFileThatIsNoVideoFails(_ decoding: Decoding) throws {
+        let player = try Self.player(try files.text(), via: decoding)
         #expect(!player.advance(to: 0, wait: 10))
         #expect(player.failed && player.frame == nil)
         let events = player.takeEvents()
@@ -118,7 +143,19 @@ import VitrineVideo
         #expect(message.lowercased().contains("type"), "\(message)")
     }
 
+    @Test func aMissingFileIsNotHandedToTheHelper() {
+        let source = VideoSource(.file(files.directory.appendingPathComponent("missing.mkv").path), width: 32, height: 24)
+        #expect {
+            _ = try Self.decoder(source, via: .helper)
+        } throws: { error in
+            (error as? VideoError)?.message.hasSuffix("missing.mkv cannot be opened: No such file or directory") == true
+        }
+    }
+
     @Test func aPathIsMadeAFileURI() {
-        #expect(VideoPlayer.fileURI("/tmp/a b/é.mkv") == "file:///tmp/a%20b/%C3%A9.mkv")
+        #expect(GStreamer.fileURI("/tmp/a b/é.mkv") == "file:///tmp/a%20b/%C3%A9.mkv")
     }
 }
+
+/// The decoder helper, built beside the tests.
+let decoderHelperPath = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vitrine-decoder").path

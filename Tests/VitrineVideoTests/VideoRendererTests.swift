@@ -3,7 +3,9 @@ import VitrineCore
 import VitrineRaster
 import VitrineRender
 import VitrineTestSupport
+import VitrineDecoderHelper
 import VitrineVideo
+import VitrineVideoLayer
 
 /// `VideoRenderer` drawing a `video` layer of a scene through the renderer, by the layer's
 /// time: the frame due drawn in the layer's bounds, the layer's speed as the rate, the
@@ -30,7 +32,10 @@ import VitrineVideo
         let (scene, told) = (scene, told)
         renderer.animations.clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) }
         videos.wait = 10
-        videos.resolve = { src in VideoPlayer.fileURI(src).map { .success($0) } ?? .failure(VideoError(message: "no URI for \(src)", debug: "")) }
+        videos.resolve = { src in src.hasPrefix("/") ? .success(.file(src)) : .failure(VideoError(message: "no path: \(src)", debug: "")) }
+        videos.makeDecoder = { source throws(VideoError) in
+            try RemoteVideoDecoder(source, settings: DecoderClient.Settings(executable: decoderHelperPath)) { print("video decoder: \($0)") }
+        }
         videos.onEvent = { told.events.append(($0, $1, $2)) }
         videos.onMemory = { told.memory.append($0) }
     }
@@ -98,7 +103,7 @@ import VitrineVideo
     @Test func thePlayersBytesAreCountedAndForgottenWithTheLayer() throws {
         try addLayer(try files.make(["red"]))
         _ = try frame(at: 0)
-        let expected = VideoPlayer.bytes(of: VideoSource(uri: "", width: 32, height: 24))
+        let expected = VideoPlayer.bytes(of: VideoSource(.file(""), width: 32, height: 24))
         #expect(videos.bytes == expected && told.memory == [expected])
         var tx = Transaction()
         tx.remove(layer: "v")
@@ -108,7 +113,7 @@ import VitrineVideo
     }
 
     @Test func framesThatFitTheMemoryLeftExactlyArePlayed() throws {
-        let needed = VideoPlayer.bytes(of: VideoSource(uri: "", width: 32, height: 24))
+        let needed = VideoPlayer.bytes(of: VideoSource(.file(""), width: 32, height: 24))
         videos.memoryAvailable = { needed }
         try addLayer(try files.make(["red"]))
         #expect(try frame(at: 0.2).inside.isNear(red: 255, green: 0, blue: 0))
@@ -116,7 +121,7 @@ import VitrineVideo
     }
 
     @Test func framesThatDoNotFitTheMemoryLeftAreRefused() throws {
-        let needed = VideoPlayer.bytes(of: VideoSource(uri: "", width: 32, height: 24))
+        let needed = VideoPlayer.bytes(of: VideoSource(.file(""), width: 32, height: 24))
         videos.memoryAvailable = { needed - 1 }
         try addLayer(try files.make(["red"]))
         let drawn = try frame(at: 0.2)
@@ -138,7 +143,7 @@ import VitrineVideo
         #expect(told.events.first?.event == .error(message: "not under the content roots: /elsewhere/film.mkv", debug: ""))
 
         // A file GStreamer cannot read: its player fails with GStreamer's words.
-        videos.resolve = { src in VideoPlayer.fileURI(src).map { .success($0) } ?? .failure(VideoError(message: "", debug: "")) }
+        videos.resolve = { .success(.file($0)) }
         var tx = Transaction()
         tx.set("v", try KeyPath(parsing: "src"), .string(try files.text()))
         _ = try scene.commit(tx, at: 0)

@@ -1,6 +1,8 @@
+import Glibc
 import VitrineCore
 import VitrineRaster
 import VitrineRender
+import VitrineVideo
 
 /// The `video` layer kind: a video file or stream played by the layer's time.
 public enum VideoLayer {
@@ -33,8 +35,14 @@ public enum VideoLayer {
 public final class VideoRenderer: ContentRenderer {
     /// The clock and the media time of the frame being drawn.
     public let animations: PictureAnimations
-    /// Turns a layer's `src` into a URI GStreamer opens, or says why it may not be played.
-    public var resolve: (String) -> Result<String, VideoError> = { .failure(VideoError(message: "no source may be played: \($0)", debug: "")) }
+    /// Turns a layer's `src` into a file or stream to play, or says why it may not be played.
+    public var resolve: (String) -> Result<VideoSource.Location, VideoError> = {
+        .failure(VideoError(message: "no source may be played: \($0)", debug: ""))
+    }
+    /// Makes the decoder of a player (the daemon's: one in the decoder helper).
+    public var makeDecoder: (VideoSource) throws(VideoError) -> any VideoDecoding = { _ throws(VideoError) in
+        throw VideoError(message: "no video decoder", debug: "")
+    }
     /// Seconds a frame waits for the video frame it is due to show (set with a manual
     /// clock, whose frames are then exact); 0 never blocks.
     public var wait = 0.0
@@ -44,12 +52,6 @@ public final class VideoRenderer: ContentRenderer {
     /// player whose frames (`VideoPlayer.bytes(of:)`) do not fit is not made, and its layer
     /// gets `video.error`.
     public var memoryAvailable: () -> Int = { .max }
-    /// Called from a frame that shows a video layer while GStreamer is not ready: the
-    /// caller prepares it off the frame loop (`GStreamer.prepare` on a worker) and asks for
-    /// a frame when it is done; meanwhile the layer shows nothing, and its video then starts
-    /// where the layer's time has got to. Nil: a player is made at once, preparing GStreamer
-    /// in place (a manual clock's frames, which wait for their video frames anyway).
-    public var gstreamerNeeded: (() -> Void)?
     /// Called when the bytes the players hold change, with the new total.
     public var onMemory: ((Int) -> Void)?
     /// Bytes of frames the players hold at most.
@@ -83,8 +85,11 @@ public final class VideoRenderer: ContentRenderer {
         var shownPlayer: ObjectIdentifier?
         /// The last frame of a playlist's previous item, shown until the next one's first.
         var held: Surface?
-        /// Its player waits for GStreamer (`gstreamerNeeded`).
-        var awaitsGStreamer = false
+        /// Its decoder's process ended: when a new one takes over (monotonic seconds).
+        var restartAt: Double?
+        /// Decoders of it that ended in a row, and when the last did.
+        var restarts = 0
+        var lastEnding = -Double.infinity
         var area: Rect = .zero
         /// The media time it was brought up to.
         var time = -Double.infinity
@@ -157,8 +162,41 @@ public final class VideoRenderer: ContentRenderer {
         return rects
     }
 
-    /// Lowers `nextChange` to when `entry`'s player shows its next frame.
+    /// Restarts after a decoder's process ended: the layer keeps its last frame meanwhile.
+    static let restartDelays = [0.25, 1, 2, 4, 8]
+
+    /// Plans a new decoder for `entry`, whose decoder's process ended, after a backoff
+    /// that grows with each ending in a row (a minute of play forgets them); after
+    /// `restartDelays.count` in a row, none.
+    private func scheduleRestart(_ entry: Entry) {
+        let now = Self.monotonic()
+        if now - entry.lastEnding > 60 { entry.restarts = 0 }
+        entry.lastEnding = now
+        guard entry.restarts < Self.restartDelays.count else { return }
+        entry.restartAt = now + Self.restartDelays[entry.restarts]
+        entry.restarts += 1
+    }
+
+    /// Makes `entry`'s new player once its restart is due, at the position it had got to.
+    private func restartIfDue(_ entry: Entry, _ node: RenderTree.Node, src: String, transform: AffineTransform) {
+        guard let due = entry.restartAt, Self.monotonic() >= due else { return }
+        entry.restartAt = nil
+        let previous = entry.player
+        entry.held = previous?.surface ?? entry.held
+        entry.player = makePlayer(node, src: src, key: entry.key, transform: transform, replacing: previous)
+        entry.player?.seek(to: entry.position)
+        countBytes()
+    }
+
+    private static func monotonic() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// Lowers `nextChange` to when `entry`'s player shows its next frame, or its decoder restarts.
     private func note(_ entry: Entry) {
+        if let due = entry.restartAt { nextChange = min(nextChange ?? .infinity, max(0.001, due - Self.monotonic())) }
         guard let player = entry.player, !player.failed else { return }
         var delay: Double?
         if player.isStarting {
@@ -196,18 +234,11 @@ public final class VideoRenderer: ContentRenderer {
             let made = Entry(key: key, origin: clock?.time ?? 0, start: start)
             entries[node.id] = made
             entry = made
-            made.awaitsGStreamer = true
+            made.player = makePlayer(node, src: items[0], key: key, transform: transform)
+            countBytes()
         }
         guard let entry else { return nil }
-        if entry.awaitsGStreamer {
-            if GStreamer.isReady || gstreamerNeeded == nil {
-                entry.awaitsGStreamer = false
-                entry.player = makePlayer(node, src: items[entry.item], key: key, transform: transform)
-                countBytes()
-            } else {
-                gstreamerNeeded?()
-            }
-        }
+        restartIfDue(entry, node, src: items[entry.item], transform: transform)
         guard entry.time != time else { return entry }
         entry.time = time
         if start != entry.start {
@@ -227,6 +258,7 @@ public final class VideoRenderer: ContentRenderer {
             player.advance(to: entry.position, wait: wait)
             let next = items.count > 1 && player.ended && (loops || entry.item + 1 < items.count) ? player.duration : nil
             for event in player.takeEvents() where !(next != nil && event == .ended) { onEvent?(node.id, items[entry.item], event) }
+            if player.failure?.decoderEnded == true, entry.restartAt == nil { scheduleRestart(entry) }
             guard let duration = next else { break }
             entry.origin += duration - entry.offset
             entry.offset = 0
@@ -272,15 +304,15 @@ public final class VideoRenderer: ContentRenderer {
     /// A player of `src` for `node`; `replacing` is the one it takes over from (a
     /// playlist's previous item), whose frames no longer count.
     private func makePlayer(_ node: RenderTree.Node, src: String, key: Key, transform: AffineTransform, replacing: VideoPlayer? = nil) -> VideoPlayer? {
-        let uri: String
+        let location: VideoSource.Location
         switch resolve(src) {
-        case .success(let resolved): uri = resolved
+        case .success(let resolved): location = resolved
         case .failure(let error):
             onEvent?(node.id, src, .error(message: error.message, debug: error.debug))
             return nil
         }
         let size = Self.pixelSize(node, transform: transform)
-        let source = VideoSource(uri: uri, width: size.width, height: size.height, letterbox: key.letterbox, audio: key.audio)
+        let source = VideoSource(location, width: size.width, height: size.height, letterbox: key.letterbox, audio: key.audio)
         let needed = VideoPlayer.bytes(of: source), available = memoryAvailable() + (replacing?.bytes ?? 0)
         guard needed <= available else {
             let message =
@@ -289,7 +321,7 @@ public final class VideoRenderer: ContentRenderer {
             return nil
         }
         do {
-            return try VideoPlayer(source)
+            return VideoPlayer(source, decoder: try makeDecoder(source))
         } catch {
             onEvent?(node.id, src, .error(message: error.message, debug: error.debug))
             return nil

@@ -1,0 +1,162 @@
+import Glibc
+import VitrineJSON
+import VitrineSystem
+import VitrineVideo
+
+/// The video helper's side (`vitrine-decoder --video`): plays one video for the daemon.
+/// Its first message says what (a stream's URI, or the file passed as descriptor 4); it
+/// then sends each decoded frame in a slot of shared memory (`VideoRing`), at most as
+/// many as there are slots the daemon has released, so that a paused or slow reader
+/// holds the decoder back; seeks, sizes and play/pause come as they are asked.
+///
+/// It knows no decoder itself: the executable passes GStreamer's in, so that the daemon,
+/// which links this module for its client, links no decoder.
+public enum VideoService {
+    /// Makes the decoder of `source` from `uri`, and the descriptor that becomes readable
+    /// when it may have news.
+    public typealias Open = (_ source: VideoSource, _ uri: String) throws(VideoError) -> (decoder: any VideoDecoding, wakeup: CInt)
+
+    /// Serves the daemon on `socket` until it closes its end; returns the exit status (0
+    /// then, 1 when the socket fails or the daemon sends something malformed).
+    public static func run(socket: CInt, file: CInt, open: Open) -> Int32 {
+        let first: VideoRequest
+        switch receive(on: socket) {
+        case .success(let request?): first = request
+        case .success(nil): return 0
+        case .failure(let message): return report(message)
+        }
+        guard case .open(let uri, let width, let height, let letterbox, let audio) = first else { return report("the first request opens no video") }
+        let location: VideoSource.Location = uri.map { .stream($0) } ?? .file("/proc/self/fd/\(file)")
+        let source = VideoSource(location, width: width, height: height, letterbox: letterbox, audio: audio)
+        let session: Session
+        do {
+            let (decoder, wakeup) = try open(source, uri ?? "file:///proc/self/fd/\(file)")
+            session = Session(socket: socket, decoder: decoder, wakeup: wakeup)
+        } catch {
+            guard send(.failure(message: error.message, debug: error.debug), on: socket) else { return 1 }
+            // (the daemon closes its end once it has read why)
+            while case .success(_?) = receive(on: socket) {}
+            return 0
+        }
+        return session.run()
+    }
+
+    /// One video being played.
+    private final class Session {
+        let socket: CInt
+        let decoder: any VideoDecoding
+        let wakeup: CInt
+        var slots: [SharedMemory?] = Array(repeating: nil, count: VideoRing.slots)
+        var free = Array(repeating: true, count: VideoRing.slots)
+        var generation = 0
+        var endSent: Int?
+        var durationSent = false
+        var failed = false
+
+        init(socket: CInt, decoder: any VideoDecoding, wakeup: CInt) { (self.socket, self.decoder, self.wakeup) = (socket, decoder, wakeup) }
+
+        func run() -> Int32 {
+            while true {
+                var ready = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup, events: Int16(POLLIN), revents: 0)]
+                guard retryingOnInterrupt({ poll(&ready, 2, -1) }) >= 0 else { return report("poll: \(String(cString: strerror(errno)))") }
+                if ready[0].revents != 0 {
+                    switch receive(on: socket) {
+                    case .success(let request?): apply(request)
+                    case .success(nil): return 0
+                    case .failure(let message): return report(message)
+                    }
+                }
+                guard pump() else { return 1 }
+            }
+        }
+
+        private func apply(_ request: VideoRequest) {
+            switch request {
+            case .open: break
+            case .seek(let position, let generation):
+                self.generation = generation
+                endSent = nil
+                decoder.seek(to: position)
+            case .resize(let width, let height): decoder.resize(width: width, height: height)
+            case .play(let on): decoder.setPlaying(on)
+            case .release(let slot): free[slot] = true
+            }
+        }
+
+        /// Sends what the decoder has: its failure, its duration, as many frames as there are
+        /// free slots, the end. False when the socket failed.
+        private func pump() -> Bool {
+            guard !failed else { return true }
+            if let failure = decoder.takeFailure() {
+                failed = true
+                return send(.failure(message: failure.message, debug: failure.debug), on: socket)
+            }
+            while let slot = free.firstIndex(of: true), let frame = decoder.takeFrame(waiting: 0) {
+                if !durationSent, let duration = decoder.duration {
+                    durationSent = true
+                    guard send(.duration(duration), on: socket) else { return false }
+                }
+                guard place(frame, in: slot) else { return false }
+            }
+            if decoder.isDrained, endSent != generation {
+                endSent = generation
+                return send(.end(generation: generation), on: socket)
+            }
+            return true
+        }
+
+        /// Copies `frame` into `slot` (a new slot when it does not fit the old) and sends it.
+        private func place(_ frame: DecodedFrame, in slot: Int) -> Bool {
+            let surface = frame.surface
+            let bytes = surface.height * surface.stride * 4
+            if (slots[slot]?.size ?? 0) < bytes {
+                slots[slot] = nil
+                do {
+                    let memory = try SharedMemory(name: "vitrine-video", size: bytes)
+                    let shared = try memory.shareSealingSize()
+                    slots[slot] = memory
+                    let sent = withExtendedLifetime(shared) { VideoService.send(.slot(slot, bytes: bytes), descriptors: [shared.rawValue], on: socket) }
+                    guard sent else { return false }
+                } catch {
+                    failed = true
+                    return send(.failure(message: "a frame cannot be handed over: \(error.message)", debug: ""), on: socket)
+                }
+            }
+            slots[slot]!.bytes.copyMemory(from: surface.pixels, byteCount: bytes)
+            free[slot] = false
+            return send(
+                .frame(slot: slot, offset: 0, width: surface.width, height: surface.height, stride: surface.stride, time: frame.time, generation: generation),
+                on: socket)
+        }
+    }
+
+    private static func receive(on socket: CInt) -> Result<VideoRequest?, Failure> {
+        let message: (bytes: [UInt8], descriptors: [OwnedDescriptor])?
+        do { message = try DescriptorMessages.receive(on: socket, limit: VideoRing.messageLimit) } catch { return .failure(Failure(error.message)) }
+        guard let message else { return .success(nil) }
+        guard message.descriptors.isEmpty, let json = try? JSON(parsing: String(decoding: message.bytes, as: UTF8.self)), let request = VideoRequest(json)
+        else { return .failure(Failure("a malformed request came (\(message.bytes.count) bytes, \(message.descriptors.count) descriptors)")) }
+        return .success(request)
+    }
+
+    private struct Failure: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    private static func send(_ report: VideoReport, descriptors: [CInt] = [], on socket: CInt) -> Bool {
+        do { try DescriptorMessages.send(Array(report.json.text.utf8), descriptors: descriptors, on: socket) } catch {
+            _ = VideoService.report(error.message)
+            return false
+        }
+        return true
+    }
+
+    private static func report(_ message: String) -> Int32 {
+        var line = Array("vitrine-decoder: \(message)\n".utf8)
+        _ = write(2, &line, line.count)
+        return 1
+    }
+
+    private static func report(_ failure: Failure) -> Int32 { report(failure.message) }
+}

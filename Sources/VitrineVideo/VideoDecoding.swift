@@ -1,0 +1,35 @@
+import VitrineRaster
+
+/// A decoded frame as a player takes it: its pixels, kept by the surface (shared memory
+/// of the decoder helper, or GStreamer's buffer), and its video time.
+public struct DecodedFrame {
+    /// The frame's pixels; drawing them holds them.
+    public let surface: Surface
+    /// The frame's video time in seconds; nil when the stream stamps none.
+    public let time: Double?
+
+    public init(surface: Surface, time: Double?) { (self.surface, self.time) = (surface, time) }
+}
+
+/// Where a `VideoPlayer`'s frames come from: a decoder that works ahead of the player by a
+/// few frames and waits when they are not taken. The daemon's is the decoder helper's
+/// (`RemoteVideoDecoder`, another process); the helper's own is GStreamer's.
+///
+/// Nothing here blocks but `takeFrame` when asked to wait.
+public protocol VideoDecoding: AnyObject {
+    /// The next decoded frame since the last seek, waiting up to `wait` seconds for one
+    /// (0: not at all); nil when none came, the stream ended or the decoder failed.
+    func takeFrame(waiting wait: Double) -> DecodedFrame?
+    /// Every frame up to the end of the stream (since the last seek) has been taken.
+    var isDrained: Bool { get }
+    /// The stream's duration in seconds, once known.
+    var duration: Double? { get }
+    /// Why the decoder failed, told once; nil while it has not.
+    func takeFailure() -> VideoError?
+    /// Drops what was decoded ahead and decodes from `position` seconds on.
+    func seek(to position: Double)
+    /// Decodes frames of `width` × `height` pixels from the next one on.
+    func resize(width: Int, height: Int)
+    /// Plays or pauses what GStreamer's clock paces (the sound); frames are taken by position either way.
+    func setPlaying(_ on: Bool)
+}

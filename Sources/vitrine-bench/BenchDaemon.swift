@@ -291,6 +291,17 @@ func processCPUSeconds(_ pid: Int32) -> Double {
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
+/// The processes whose parent is `pid` (the daemon's helpers).
+func childProcesses(of pid: Int32) -> [Int32] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap { entry in
+        guard let child = Int32(entry), let status = try? String(contentsOfFile: "/proc/\(child)/status", encoding: .utf8),
+            status.contains("\nPPid:\t\(pid)\n")
+        else { return nil }
+        return child
+    }
+}
+
 // MARK: - A blocking JSON-lines client
 
 /// One connection with blocking I/O (5 s timeouts). Lines are not parsed as JSON: a reply

@@ -1,6 +1,10 @@
 #ifndef VITRINE_CGSTREAMER_SHIM_H
 #define VITRINE_CGSTREAMER_SHIM_H
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
+#endif
+
 /* GStreamer for VitrineVideo's players. Swift cannot call varargs functions
  * (g_object_set) or GStreamer's macros, so what a player needs of them is here:
  * building its pipeline, taking errors off its bus, mapping a decoded frame, resizing. */
@@ -10,8 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <fcntl.h>
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
+#include <gst/allocators/allocators.h>
 #include <gst/video/video.h>
 
 /* playbin's GstPlayFlags (not in a public header). */
@@ -191,6 +198,107 @@ static inline VitrineMappedFrame *vitrine_sample_map(GstSample *sample, uint32_t
 static inline void vitrine_frame_unmap(VitrineMappedFrame *mapped) {
     gst_video_frame_unmap(&mapped->frame);
     g_free(mapped);
+}
+
+/* Frames in shared memory: an allocator of memfds (sealed against shrinking and growing,
+ * so that another process may map them without fear of faults), offered to the converter
+ * as a pool of at most `max` frames by the appsink, so that it writes each frame where the
+ * decoder helper hands it over from. */
+static GstMemory *vitrine_memfd_alloc(GstAllocator *allocator, gsize size, GstAllocationParams *params) {
+    gsize align = params ? params->align : 0;
+    gsize prefix = params ? params->prefix : 0;
+    gsize total = prefix + size + (params ? params->padding : 0) + align;
+    int fd = memfd_create("vitrine-video-frame", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) return NULL;
+    if (ftruncate(fd, (off_t)total) != 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+        close(fd);
+        return NULL;
+    }
+    GstMemory *memory = gst_fd_allocator_alloc(allocator, fd, total, GST_FD_MEMORY_FLAG_KEEP_MAPPED);
+    if (!memory) {
+        close(fd);
+        return NULL;
+    }
+    gst_memory_resize(memory, (gssize)prefix, size);
+    return memory;
+}
+
+static void vitrine_memfd_allocator_class_init(gpointer klass, gpointer data) {
+    (void)data;
+    GST_ALLOCATOR_CLASS(klass)->alloc = vitrine_memfd_alloc;
+}
+
+/* The memfd allocator's type, registered once for the process. */
+static inline GType vitrine_memfd_allocator_type(void) {
+    static gsize type = 0;
+    if (g_once_init_enter(&type)) {
+        GType known = g_type_from_name("VitrineMemfdAllocator");
+        if (!known) {
+            GTypeQuery query;
+            g_type_query(GST_TYPE_FD_ALLOCATOR, &query);
+            known = g_type_register_static_simple(GST_TYPE_FD_ALLOCATOR, "VitrineMemfdAllocator", query.class_size,
+                vitrine_memfd_allocator_class_init, query.instance_size, NULL, (GTypeFlags)0);
+        }
+        g_once_init_leave(&type, known);
+    }
+    return (GType)type;
+}
+
+/* Answers the converter's allocation query at the appsink with a pool of memfd frames. */
+static GstPadProbeReturn vitrine_video_offer_pool(GstPad *pad, GstPadProbeInfo *info, gpointer max) {
+    (void)pad;
+    GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
+    if (!query || GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION) return GST_PAD_PROBE_OK;
+    GstCaps *caps = NULL;
+    gboolean needed = FALSE;
+    gst_query_parse_allocation(query, &caps, &needed);
+    GstVideoInfo video;
+    if (!caps || !gst_video_info_from_caps(&video, caps)) return GST_PAD_PROBE_OK;
+    GstAllocator *allocator = (GstAllocator *)g_object_new(vitrine_memfd_allocator_type(), NULL);
+    GstBufferPool *pool = gst_video_buffer_pool_new();
+    GstStructure *config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, (guint)video.size, 1, (guint)GPOINTER_TO_INT(max));
+    gst_buffer_pool_config_set_allocator(config, allocator, NULL);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gboolean configured = gst_buffer_pool_set_config(pool, config);
+    if (configured) {
+        gst_query_add_allocation_pool(query, pool, (guint)video.size, 1, (guint)GPOINTER_TO_INT(max));
+        gst_query_add_allocation_param(query, allocator, NULL);
+        gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
+    }
+    gst_object_unref(pool);
+    gst_object_unref(allocator);
+    return configured ? GST_PAD_PROBE_HANDLED : GST_PAD_PROBE_OK;
+}
+
+/* Has `sink` offer the converter a pool of at most `max` memfd frames. */
+static inline void vitrine_video_share_frames(GstElement *sink, int max) {
+    GstPad *pad = gst_element_get_static_pad(sink, "sink");
+    if (!pad) return;
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, vitrine_video_offer_pool, GINT_TO_POINTER(max), NULL);
+    gst_object_unref(pad);
+}
+
+/* Where a mapped frame's pixels lie when they are in a memfd of the pool above: its
+ * descriptor (owned by the frame's memory), the byte offset of the first pixel in it and
+ * its size; 0 when they lie elsewhere. */
+static inline int vitrine_frame_memfd(VitrineMappedFrame *mapped, int *fd, size_t *offset, size_t *size) {
+    GstBuffer *buffer = mapped->frame.buffer;
+    if (gst_buffer_n_memory(buffer) != 1) return 0;
+    GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
+    if (!gst_is_fd_memory(memory) || !G_TYPE_CHECK_INSTANCE_TYPE(memory->allocator, vitrine_memfd_allocator_type())) return 0;
+    gsize start = 0, maximum = 0;
+    gst_memory_get_sizes(memory, &start, &maximum);
+    GstMapInfo whole;
+    if (!gst_memory_map(memory, &whole, GST_MAP_READ)) return 0;
+    const uint8_t *base = whole.data - start;
+    gst_memory_unmap(memory, &whole);
+    const uint8_t *pixels = (const uint8_t *)GST_VIDEO_FRAME_PLANE_DATA(&mapped->frame, 0);
+    if (pixels < base || pixels >= base + maximum) return 0;
+    *fd = gst_fd_memory_get_fd(memory);
+    *offset = (size_t)(pixels - base);
+    *size = maximum;
+    return 1;
 }
 
 /* A flushing, accurate seek to `nanoseconds`; 0 when GStreamer refused it. */

@@ -5,8 +5,9 @@ import VitrineVideo
 
 /// The video helper's side (`vitrine-decoder --video`): plays one video for the daemon.
 /// Its first message says what (a stream's URI, or the file passed as descriptor 4); it
-/// then sends each decoded frame in a slot of shared memory (`VideoRing`), at most as
-/// many as there are slots the daemon has released, so that a paused or slow reader
+/// then sends each decoded frame in a slot of shared memory (`VideoRing`) — the memfd
+/// GStreamer's converter wrote it into, or a copy where it lies elsewhere — with at most
+/// `VideoRing.ahead` frames the daemon has not released, so that a paused or slow reader
 /// holds the decoder back; seeks, sizes and play/pause come as they are asked.
 ///
 /// It knows no decoder itself: the executable passes GStreamer's in, so that the daemon,
@@ -43,11 +44,24 @@ public enum VideoService {
 
     /// One video being played.
     private final class Session {
+        /// A slot's memory: a frame of GStreamer's pool (held until released), or the
+        /// helper's own memory that frames from elsewhere are copied into.
+        struct Slot {
+            /// The memfd bound to the slot (device, inode), as the daemon has it.
+            var memfd: (dev: UInt64, ino: UInt64)?
+            /// The helper's memory, for copies.
+            var memory: SharedMemory?
+            /// The frame the daemon reads, kept from the pool until it is released.
+            var held: DecodedFrame?
+            var inUse = false
+            var lastUsed = 0
+        }
+
         let socket: CInt
         let decoder: any VideoDecoding
         let wakeup: CInt
-        var slots: [SharedMemory?] = Array(repeating: nil, count: VideoRing.slots)
-        var free = Array(repeating: true, count: VideoRing.slots)
+        var slots = Array(repeating: Slot(), count: VideoRing.slots)
+        var sent = 0
         var generation = 0
         var endSent: Int?
         var durationSent = false
@@ -79,24 +93,26 @@ public enum VideoService {
                 decoder.seek(to: position)
             case .resize(let width, let height): decoder.resize(width: width, height: height)
             case .play(let on): decoder.setPlaying(on)
-            case .release(let slot): free[slot] = true
+            case .release(let slot):
+                slots[slot].inUse = false
+                slots[slot].held = nil
             }
         }
 
-        /// Sends what the decoder has: its failure, its duration, as many frames as there are
-        /// free slots, the end. False when the socket failed.
+        /// Sends what the decoder has: its failure, its duration, frames while fewer than
+        /// `VideoRing.ahead` are unreleased, the end. False when the socket failed.
         private func pump() -> Bool {
             guard !failed else { return true }
             if let failure = decoder.takeFailure() {
                 failed = true
                 return send(.failure(message: failure.message, debug: failure.debug), on: socket)
             }
-            while let slot = free.firstIndex(of: true), let frame = decoder.takeFrame(waiting: 0) {
+            while slots.count(where: \.inUse) < VideoRing.ahead, let frame = decoder.takeFrame(waiting: 0) {
                 if !durationSent, let duration = decoder.duration {
                     durationSent = true
                     guard send(.duration(duration), on: socket) else { return false }
                 }
-                guard place(frame, in: slot) else { return false }
+                guard place(frame) else { return false }
             }
             if decoder.isDrained, endSent != generation {
                 endSent = generation
@@ -105,28 +121,61 @@ public enum VideoService {
             return true
         }
 
-        /// Copies `frame` into `slot` (a new slot when it does not fit the old) and sends it.
-        private func place(_ frame: DecodedFrame, in slot: Int) -> Bool {
+        /// Sends `frame` in a slot: where it lies, when its memfd is one the daemon may map
+        /// (bound to a slot the first time it comes); else copied into the helper's own.
+        private func place(_ frame: DecodedFrame) -> Bool {
             let surface = frame.surface
-            let bytes = surface.height * surface.stride * 4
-            if (slots[slot]?.size ?? 0) < bytes {
-                slots[slot] = nil
-                do {
-                    let memory = try SharedMemory(name: "vitrine-video", size: bytes)
-                    let shared = try memory.shareSealingSize()
-                    slots[slot] = memory
-                    let sent = withExtendedLifetime(shared) { VideoService.send(.slot(slot, bytes: bytes), descriptors: [shared.rawValue], on: socket) }
-                    guard sent else { return false }
-                } catch {
-                    failed = true
-                    return send(.failure(message: "a frame cannot be handed over: \(error.message)", debug: ""), on: socket)
+            var offset = 0
+            let slot: Int
+            if let shared = frame.shared, let memfd = Self.identity(shared.descriptor) {
+                if let bound = slots.indices.first(where: { !slots[$0].inUse && slots[$0].memfd.map { $0 == memfd } == true }) {
+                    slot = bound
+                } else {
+                    slot = leastRecentlyUsed()
+                    slots[slot] = Slot(memfd: memfd)
+                    guard send(.slot(slot, bytes: shared.size), descriptors: [shared.descriptor], on: socket) else { return false }
                 }
+                offset = shared.offset
+                slots[slot].held = frame
+            } else {
+                let bytes = surface.height * surface.stride * 4
+                if let fits = slots.indices.first(where: { !slots[$0].inUse && (slots[$0].memory?.size ?? 0) >= bytes }) {
+                    slot = fits
+                } else {
+                    slot = leastRecentlyUsed()
+                    slots[slot] = Slot()
+                    do {
+                        let memory = try SharedMemory(name: "vitrine-video", size: bytes)
+                        let shared = try memory.shareSealingSize()
+                        slots[slot].memory = memory
+                        let sent = withExtendedLifetime(shared) { VideoService.send(.slot(slot, bytes: bytes), descriptors: [shared.rawValue], on: socket) }
+                        guard sent else { return false }
+                    } catch {
+                        failed = true
+                        return send(.failure(message: "a frame cannot be handed over: \(error.message)", debug: ""), on: socket)
+                    }
+                }
+                slots[slot].memory!.bytes.copyMemory(from: surface.pixels, byteCount: bytes)
             }
-            slots[slot]!.bytes.copyMemory(from: surface.pixels, byteCount: bytes)
-            free[slot] = false
+            sent += 1
+            (slots[slot].inUse, slots[slot].lastUsed) = (true, sent)
             return send(
-                .frame(slot: slot, offset: 0, width: surface.width, height: surface.height, stride: surface.stride, time: frame.time, generation: generation),
+                .frame(
+                    slot: slot, offset: offset, width: surface.width, height: surface.height, stride: surface.stride, time: frame.time,
+                    generation: generation),
                 on: socket)
+        }
+
+        /// The released slot used longest ago (there is one: fewer than `VideoRing.ahead` are in use).
+        private func leastRecentlyUsed() -> Int {
+            slots.indices.filter { !slots[$0].inUse }.min { slots[$0].lastUsed < slots[$1].lastUsed }!
+        }
+
+        /// A memfd's device and inode: the same memory whatever its descriptor's number.
+        private static func identity(_ descriptor: CInt) -> (dev: UInt64, ino: UInt64)? {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { return nil }
+            return (UInt64(info.st_dev), UInt64(info.st_ino))
         }
     }
 

@@ -114,9 +114,14 @@ enum VideoReport: Equatable {
 }
 
 /// The shared memory a video helper writes frames into: a few slots, each one frame.
-enum VideoRing {
-    /// Slots: the frames the decoder works ahead, the one taken ahead and the one shown.
-    static let slots = VideoPlayer.queued + 2
+public enum VideoRing {
+    /// Slots: the frames of GStreamer's pool (the one being converted, the appsink's, and
+    /// those the daemon holds), or of the helper's own memory.
+    public static let slots = VideoPlayer.queued + 2
+    /// Frames the daemon may hold unreleased: the one shown, the one taken ahead and one more.
+    public static let ahead = VideoPlayer.queued
+    /// Frames the appsink holds: the pool is the converter's one, these, and `ahead`.
+    public static let appsinkFrames = slots - ahead - 1
     /// The largest side of a frame (a video layer's frames are decoded at most this large).
     static let maximumSide = 4096
     /// The most bytes one slot holds: a frame of the largest side, 64 pixels of row padding.

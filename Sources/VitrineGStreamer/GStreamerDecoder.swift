@@ -53,15 +53,18 @@ public final class GStreamerDecoder: VideoDecoding {
     /// A seek asked for before the pipeline could take one.
     private var pendingSeek: Double?
 
-    /// Starts decoding `source` from `uri` (asynchronously: its first frame comes later).
-    public init(_ source: VideoSource, uri: String) throws(VideoError) {
+    /// Starts decoding `source` from `uri` (asynchronously: its first frame comes later),
+    /// at most `queued` frames ahead of the reader. With `sharedFrames`, the converter
+    /// writes frames into a pool of that many memfds (`DecodedFrame.shared`), which the
+    /// frames taken and not yet let go count in.
+    public init(_ source: VideoSource, uri: String, queued: Int = VideoPlayer.queued, sharedFrames: Int? = nil) throws(VideoError) {
         GStreamer.prepare()
         var error: UnsafeMutablePointer<GError>?
         var sink: UnsafeMutablePointer<GstElement>?
         var sizeFilter: UnsafeMutablePointer<GstElement>?
         guard
             let pipeline = vitrine_video_pipeline(
-                uri, Int32(source.width), Int32(source.height), source.letterbox ? 1 : 0, Self.code(source.audio), Int32(VideoPlayer.queued), &sink,
+                uri, Int32(source.width), Int32(source.height), source.letterbox ? 1 : 0, Self.code(source.audio), Int32(queued), &sink,
                 &sizeFilter, &error),
             let sink, let sizeFilter
         else {
@@ -79,6 +82,7 @@ public final class GStreamerDecoder: VideoDecoding {
         (self.pipeline, self.sink, self.sizeFilter, self.wakeup) = (pipeline, sink, sizeFilter, wakeup)
         bus = gst_element_get_bus(pipeline)
         vitrine_video_watch(sink, bus, wakeup)
+        if let sharedFrames { vitrine_video_share_frames(sink, Int32(sharedFrames)) }
         gst_element_set_state(pipeline, GST_STATE_PLAYING)
     }
 
@@ -121,7 +125,7 @@ public final class GStreamerDecoder: VideoDecoding {
             let surface = Surface(wrapping: mapped.pixels, width: mapped.width, height: mapped.height, stride: mapped.stride) {
                 withExtendedLifetime(mapped) {}
             }
-            return DecodedFrame(surface: surface, time: t < 0 ? nil : Double(t) / 1e9)
+            return DecodedFrame(surface: surface, time: t < 0 ? nil : Double(t) / 1e9, shared: mapped.shared)
         }
         return nil
     }
@@ -203,6 +207,14 @@ final class MappedFrame {
     /// Pixels from one row's start to the next.
     let stride: Int
     private let mapping: UnsafeMutablePointer<VitrineMappedFrame>
+
+    /// Where the pixels lie when they are in a memfd of the shared pool.
+    var shared: SharedPixels? {
+        var fd: CInt = -1
+        var offset = 0, size = 0
+        guard vitrine_frame_memfd(mapping, &fd, &offset, &size) != 0 else { return nil }
+        return SharedPixels(descriptor: fd, offset: offset, size: size)
+    }
 
     /// `sample`'s frame, mapped; nil when it cannot be (not BGRA, rows not 4-byte aligned).
     init?(_ sample: OpaquePointer) {

@@ -7,8 +7,23 @@ public struct DecodedFrame {
     public let surface: Surface
     /// The frame's video time in seconds; nil when the stream stamps none.
     public let time: Double?
+    /// The memfd the pixels lie in, when they do (a decoder that writes frames into shared
+    /// memory): what a decoder helper hands over instead of copying them.
+    public let shared: SharedPixels?
 
-    public init(surface: Surface, time: Double?) { (self.surface, self.time) = (surface, time) }
+    public init(surface: Surface, time: Double?, shared: SharedPixels? = nil) { (self.surface, self.time, self.shared) = (surface, time, shared) }
+}
+
+/// Where a frame's pixels lie in a memfd sealed against resizing.
+public struct SharedPixels: Sendable {
+    /// The memfd (the frame's, open while its surface lives).
+    public let descriptor: CInt
+    /// Bytes from the memfd's start to the first pixel.
+    public let offset: Int
+    /// The memfd's size in bytes.
+    public let size: Int
+
+    public init(descriptor: CInt, offset: Int, size: Int) { (self.descriptor, self.offset, self.size) = (descriptor, offset, size) }
 }
 
 /// Where a `VideoPlayer`'s frames come from: a decoder that works ahead of the player by a

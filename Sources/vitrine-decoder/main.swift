@@ -74,7 +74,7 @@ if options.contains("--video") {
     }
     exit(
         VideoService.run(socket: 3, file: 4) { source, uri throws(VideoError) in
-            let decoder = try GStreamerDecoder(source, uri: uri)
+            let decoder = try GStreamerDecoder(source, uri: uri, queued: VideoRing.appsinkFrames, sharedFrames: VideoRing.slots)
             return (decoder, decoder.wakeup)
         })
 }

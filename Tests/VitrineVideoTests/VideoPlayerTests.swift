@@ -143,6 +143,16 @@ import VitrineVideo
         #expect(message.lowercased().contains("type"), "\(message)")
     }
 
+    @Test func theHelperHandsOverTheMemoryGStreamerWroteEachFrameIn() throws {
+        let player = try Self.player(try files.make(["red", "blue"]), via: .helper)
+        #expect(player.advance(to: 0.75, wait: 10))
+        // The converter's pool is memfds: the daemon maps those, not copies of them.
+        let maps = try #require(FileHandle(forReadingAtPath: "/proc/self/maps")).readDataToEndOfFile()
+        let mapped = String(decoding: maps, as: UTF8.self).split(separator: "\n").filter { $0.contains("memfd:vitrine-video") }
+        #expect(!mapped.isEmpty && mapped.allSatisfy { $0.contains("memfd:vitrine-video-frame") }, "\(mapped)")
+        #expect(Self.middle(player).isNear(red: 0, green: 0, blue: 255), "\(Self.middle(player))")
+    }
+
     @Test func aMissingFileIsNotHandedToTheHelper() {
         let source = VideoSource(.file(files.directory.appendingPathComponent("missing.mkv").path), width: 32, height: 24)
         #expect {

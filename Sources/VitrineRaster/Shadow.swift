@@ -49,8 +49,11 @@ extension Surface {
     /// rotation, its sub-pixel position and the radius stay the same (see `ShadowCache`).
     /// The pixels are the same with or without one, except that a cached shadow of a
     /// rotated or skewed shape is placed to 1/256 pixel (within 1/255 of the uncached
-    /// one). Nothing is blurred for a shadow the clip cannot see, and without a cache
-    /// only the part of a general shape's shadow that can reach the clip is.
+    /// one). Nothing is blurred for a shadow the clip cannot see. A shadow too large to
+    /// keep (or drawn without a cache) is rasterized and blurred only over the part the
+    /// clip shows and the blur's reach (3σ) around it, so its work and memory are bounded
+    /// by the clip, not by the size of the shape: a 100 000-pixel layer seen through a
+    /// 64-pixel clip costs what its 64 pixels and their margin do.
     public func drawShadow(
         _ shadow: Shadow, of shape: ShadowShape, transform: AffineTransform = .identity, clip: Clip? = nil,
         cache: ShadowCache? = nil
@@ -165,6 +168,8 @@ extension Surface {
 
         // Device column X reads mask column splitX for X in [splitX, splitX + cutX].
         let splitX = Int((device.minX + keep).rounded(.down)), splitY = Int((device.minY + keep).rounded(.down))
+        func maskColumn(_ x: Int) -> Int { x < splitX ? x : x < splitX + cutX ? splitX : x - cutX }
+        func maskRow(_ y: Int) -> Int { y < splitY ? y : y < splitY + cutY ? splitY : y - cutY }
         let target = PixelRect(x: frame.x, y: frame.y, width: frame.width + cutX, height: frame.height + cutY)
         let area = deviceClip(clip).intersection(target)
         guard !area.isEmpty else { return true }
@@ -175,24 +180,34 @@ extension Surface {
             : CornerRadii(
                 minXMinY: radii.minXMinY * scale, maxXMinY: radii.maxXMinY * scale,
                 minXMaxY: radii.minXMaxY * scale, maxXMaxY: radii.maxXMaxY * scale)
-        let make = { A8Mask.blurredShadow(of: Path(roundedRect: small, radii: scaled, corners: corners), over: local, sigma: sigma) }
-        let key = ShadowCache.Key(
-            shape: .roundedRect(width: small.width, height: small.height, radii: scaled, corners: corners),
-            fractionX: small.minX, fractionY: small.minY, sigma: sigma)
-        let mask = cache?.mask(for: key, make: make) ?? make()
+        let outline = Path(roundedRect: small, radii: scaled, corners: corners)
+        let mask: A8Mask
+        if let cache, cache.admits(frame) {
+            let key = ShadowCache.Key(
+                shape: .roundedRect(width: small.width, height: small.height, radii: scaled, corners: corners),
+                fractionX: small.minX, fractionY: small.minY, sigma: sigma)
+            mask = cache.mask(for: key) { A8Mask.blurredShadow(of: outline, over: local, sigma: sigma) }
+        } else {
+            // A mask too large to keep is blurred only where the clip reads it, with the
+            // blur's reach around that: the work and memory are bounded by the clip (the
+            // damage on the output), not by the size of the layer.
+            let seen = PixelRect(
+                x: maskColumn(area.x), y: maskRow(area.y),
+                width: maskColumn(area.maxX - 1) - maskColumn(area.x) + 1, height: maskRow(area.maxY - 1) - maskRow(area.y) + 1)
+            let window = seen.expanded(by: extent).intersection(frame)
+            mask = A8Mask.blurredShadow(of: outline, over: window.offsetBy(dx: -Int(wholeX), dy: -Int(wholeY)), sigma: sigma)
+        }
+        // Where the mask's top-left pixel lies on the surface.
+        let (originX, originY) = (mask.originX + Int(wholeX), mask.originY + Int(wholeY))
 
         let placed = clip?.mask
         let rowBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: area.width)
         defer { rowBuffer.deallocate() }
         for y in area.y..<area.maxY {
-            let my = y < splitY ? y : y < splitY + cutY ? splitY : y - cutY
-            let src = mask.row(my - frame.y)
+            let src = mask.row(maskRow(y) - originY)
             let dst = row(y)
             if let placed {
-                for x in area.x..<area.maxX {
-                    let mx = x < splitX ? x : x < splitX + cutX ? splitX : x - cutX
-                    rowBuffer[x - area.x] = src[mx - frame.x]
-                }
+                for x in area.x..<area.maxX { rowBuffer[x - area.x] = src[maskColumn(x) - originX] }
                 Kernels.multiplyMask(rowBuffer, placed.row(y - placed.originY) + (area.x - placed.originX), count: area.width)
                 Kernels.overSolidMasked(dst + area.x, rowBuffer, count: area.width, color.argb)
                 continue
@@ -200,16 +215,16 @@ extension Surface {
             // Left part, uniform middle, right part.
             let leftEnd = min(area.maxX, splitX), midEnd = min(area.maxX, splitX + cutX)
             if area.x < leftEnd {
-                Kernels.overSolidMasked(dst + area.x, src + (area.x - frame.x), count: leftEnd - area.x, color.argb)
+                Kernels.overSolidMasked(dst + area.x, src + (area.x - originX), count: leftEnd - area.x, color.argb)
             }
             let m0 = max(area.x, splitX)
             if m0 < midEnd {
-                let c = src[splitX - frame.x]
+                let c = src[splitX - originX]
                 if c != 0 { Kernels.overSolid(dst + m0, count: midEnd - m0, scalePixel(color.argb, UInt32(c))) }
             }
             let r0 = max(area.x, splitX + cutX)
             if r0 < area.maxX {
-                Kernels.overSolidMasked(dst + r0, src + (r0 - cutX - frame.x), count: area.maxX - r0, color.argb)
+                Kernels.overSolidMasked(dst + r0, src + (r0 - cutX - originX), count: area.maxX - r0, color.argb)
             }
         }
         return true

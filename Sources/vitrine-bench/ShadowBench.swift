@@ -14,16 +14,31 @@ import VitrineOutput
 ///    damaged part only.
 /// 2. `shadow.demo_repaint`: full repaints of the still scene, the card's shadow kept
 ///    from the first.
+/// 3. `shadow.huge_layer`: both, with a 100 000 × 100 000 layer casting a shadow of
+///    radius 500 added to the demo (its corner on screen), against a 1280×720 layer with
+///    the same shadow in the same place and against the demo alone. A shadow is drawn
+///    where the screen shows it, so the huge layer should cost what the screen-sized one
+///    does (`ratio` near 1).
 ///
 ///     vitrine-bench shadow [--quick]
 func runShadowBenchmarks(_ options: [String]) {
     let steps = options.contains("--quick") ? 120 : 360
+    func ms(_ value: Double) -> String { String(format: "%.3f", value) }
     do {
         let with = try demoFrames(shadowOpacity: 0.5, steps: steps)
         let without = try demoFrames(shadowOpacity: 0, steps: steps)
         for (name, a, b) in [("shadow.demo_roll", with.roll, without.roll), ("shadow.demo_repaint", with.repaint, without.repaint)] {
             print(
-                "{\"bench\":\"\(name)\",\"size\":\"1280x720\",\"shadow_ms\":\(String(format: "%.3f", a)),\"no_shadow_ms\":\(String(format: "%.3f", b)),\"ratio\":\(String(format: "%.2f", a / b))}"
+                "{\"bench\":\"\(name)\",\"size\":\"1280x720\",\"shadow_ms\":\(ms(a)),\"no_shadow_ms\":\(ms(b)),\"ratio\":\(String(format: "%.2f", a / b))}"
+            )
+        }
+        let huge = try demoFrames(shadowOpacity: 0.5, steps: steps, extraLayer: 100_000)
+        let screen = try demoFrames(shadowOpacity: 0.5, steps: steps, extraLayer: 1280)
+        for (name, a, b, c) in [
+            ("shadow.huge_layer.roll", huge.roll, screen.roll, with.roll), ("shadow.huge_layer.repaint", huge.repaint, screen.repaint, with.repaint),
+        ] {
+            print(
+                "{\"bench\":\"\(name)\",\"size\":\"1280x720\",\"huge_ms\":\(ms(a)),\"screen_sized_ms\":\(ms(b)),\"demo_ms\":\(ms(c)),\"ratio\":\(String(format: "%.2f", a / b)),\"ratio_to_demo\":\(String(format: "%.2f", a / c))}"
             )
         }
     } catch {
@@ -61,13 +76,20 @@ struct InProcessCoordinator {
 }
 
 /// Median milliseconds of a presented rolling frame and of a full repaint of the demo's
-/// screen whose card casts a shadow of `shadowOpacity`.
-private func demoFrames(shadowOpacity: Double, steps: Int) throws -> (roll: Double, repaint: Double) {
+/// screen whose card casts a shadow of `shadowOpacity`; with `extraLayer`, a translucent
+/// square layer of that side behind the card, its top-left corner at (900, 480), casting
+/// a shadow of radius 500.
+private func demoFrames(shadowOpacity: Double, steps: Int, extraLayer side: Double? = nil) throws -> (roll: Double, repaint: Double) {
     let bench = try InProcessCoordinator(width: 1280, height: 720)
     let coordinator = bench.coordinator, run = bench.run
     run(
         ##"{"id": 0, "cmd": "layer.add", "layer": "sky", "kind": "gradient", "properties": {"bounds": [0, 0, 1280, 720], "position": [640, 360], "colors": ["#12324a", "#0b1622"]}}"##
     )
+    if let side {
+        run(
+            ##"{"id": 0, "cmd": "layer.add", "layer": "slab", "properties": {"bounds": [0, 0, \##(side), \##(side)], "position": [\##(900 + side / 2), \##(480 + side / 2)], "backgroundColor": "#3a506b80", "shadowOpacity": 1, "shadowRadius": 500, "shadowOffset": [-40, -30]}}"##
+        )
+    }
     run(
         ##"{"id": 0, "cmd": "layer.add", "layer": "title", "kind": "text", "properties": {"bounds": [0, 0, 1200, 60], "position": [640, 70], "string": "Vitrine — visitors today", "fontSize": 44, "alignmentMode": "center", "foregroundColor": "#d8e3ee"}}"##
     )

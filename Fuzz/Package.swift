@@ -41,6 +41,12 @@ let package = Package(
                 .product(name: "VitrineDecoderHelper", package: vitrine), .product(name: "VitrineImage", package: vitrine),
                 .product(name: "VitrineSystem", package: vitrine),
             ]),
+        .executableTarget(
+            name: "fuzz-video-report",
+            dependencies: [
+                .product(name: "VitrineDecoderHelper", package: vitrine), .product(name: "VitrineVideo", package: vitrine),
+                .product(name: "VitrineSystem", package: vitrine),
+            ]),
         .target(
             name: "FuzzSupport",
             dependencies: [

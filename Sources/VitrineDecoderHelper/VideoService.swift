@@ -80,6 +80,12 @@ public enum VideoService {
                     case .failure(let message): return report(message)
                     }
                 }
+                // (cleared before the frames are taken: news that comes meanwhile wakes the
+                // next poll, and news while every slot is taken does not spin it)
+                if ready[1].revents != 0 {
+                    var counter: UInt64 = 0
+                    _ = read(wakeup, &counter, 8)
+                }
                 guard pump() else { return 1 }
             }
         }

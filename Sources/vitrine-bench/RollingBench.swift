@@ -13,10 +13,11 @@ import VitrineSystem
 ///    manual clock stepping 1/60 s), beside a frame memcpy.
 /// 2. `rolling.daemon`: the real `vitrined` (release, real-time clock, headless 1080p) while
 ///    an 8-digit counter changes every second and rolls at 60 fps: CPU time over the run
-///    as a share of one core, memory (PSS), frames; then `rolling.idle`: frames and CPU
-///    over seconds with nothing changing. Its reference, `rolling.floor`, measured first
-///    in the same run: a thread of this process waking 60 times a second on the daemon's
-///    event loop and doing nothing else — what waking at all costs on this machine now.
+///    as a share of one core, memory (PSS of the daemon and any helper it started),
+///    frames; then `rolling.idle`: frames and CPU over seconds with nothing changing.
+///    Its reference, `rolling.floor`, measured first in the same run: a thread of this
+///    process waking 60 times a second on the daemon's event loop and doing nothing
+///    else — what waking at all costs on this machine now.
 ///    Then `rolling.pixels`: the same thread also repainting, each time, as many pixels
 ///    as the daemon's frames did on average, in digit-sized columns of a 1080p surface
 ///    (a fill and two glyph-like masks each) — what waking and the pixel work alone cost,
@@ -241,18 +242,18 @@ private func ratio(_ percent: Double, _ floor: Double) -> String {
     floor > 0 ? String(format: "%.1f", percent / floor) : "null"
 }
 
-/// A total of `pid`'s memory in MB from /proc/PID/smaps_rollup: `Pss` (proportional set
-/// size: pages shared with other processes count in part) or `Rss` (every resident page in
-/// full). Built with config/release-toolset.json, the daemon and this benchmark share no
-/// Swift library pages, so its PSS is what it uses on a kiosk where it runs alone; built
-/// without, they share the Swift libraries and its PSS here is less than alone.
+/// A total of the memory in MB of `pid` and its helpers (every process it started) from
+/// /proc/PID/smaps_rollup: `Pss` (proportional set size: pages shared with other processes
+/// count in part) or `Rss` (every resident page in full). Built with
+/// config/release-toolset.json, the daemon and this benchmark share no Swift library pages,
+/// so its PSS is what it uses on a kiosk where it runs alone; built without, they share the
+/// Swift libraries and its PSS here is less than alone.
 private func memoryMegabytes(_ pid: Int32, _ field: String) -> Double {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return 0 }
-    for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
-        let kb = line.split(separator: " ").compactMap { Double($0) }.first ?? 0
-        return kb / 1024
+    ([pid] + childProcesses(of: pid)).reduce(0) { total, process in
+        guard let text = try? String(contentsOfFile: "/proc/\(process)/smaps_rollup", encoding: .utf8) else { return total }
+        let kb = text.split(separator: "\n").first { $0.hasPrefix(field + ":") }?.split(separator: " ").compactMap { Double($0) }.first ?? 0
+        return total + kb / 1024
     }
-    return 0
 }
 
 /// "static" when `pid` has the Swift runtime linked in (config/release-toolset.json), else

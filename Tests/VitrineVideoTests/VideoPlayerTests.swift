@@ -153,6 +153,25 @@ import VitrineVideo
         #expect(Self.middle(player).isNear(red: 0, green: 0, blue: 255), "\(Self.middle(player))")
     }
 
+    @Test func aHelperWhoseFramesAreNotTakenWaitsWithoutSpinning() throws {
+        let source = VideoSource(.file(try files.make(["red"], frames: 60)), width: 32, height: 24)
+        let decoder = try RemoteVideoDecoder(source, settings: DecoderClient.Settings(executable: decoderHelperPath)) { print($0) }
+        let player = VideoPlayer(source, decoder: decoder)
+        #expect(player.advance(to: 0, wait: 10))
+        // Its slots are full and nothing is released for a second: it should sleep.
+        let before = Self.cpuSeconds(decoder.processID)
+        usleep(1_000_000)
+        let spent = Self.cpuSeconds(decoder.processID) - before
+        #expect(spent < 0.2, "the helper ran \(spent) s of the second it waited")
+    }
+
+    /// User and system CPU seconds of process `pid`.
+    static func cpuSeconds(_ pid: pid_t) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     @Test func aMissingFileIsNotHandedToTheHelper() {
         let source = VideoSource(.file(files.directory.appendingPathComponent("missing.mkv").path), width: 32, height: 24)
         #expect {

@@ -72,6 +72,18 @@ public final class SharedMemory: @unchecked Sendable {  // the mapping is writte
         self.size = size
     }
 
+    /// Faults in the whole pages of a writer's bytes `range` for writing, in one call rather
+    /// than a fault a page; false when the kernel cannot (before Linux 5.14) or the range
+    /// is not mapped (any more), and the pages fault in as they are written.
+    @discardableResult
+    public func populate(_ range: Range<Int>) -> Bool {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (Int(bitPattern: bytes) + range.lowerBound + page - 1) / page * page
+        let end = (Int(bitPattern: bytes) + min(range.upperBound, capacity)) / page * page
+        guard end > start else { return true }
+        return madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_POPULATE_WRITE) == 0
+    }
+
     /// Maps the sealed memfd `sealed` of at least `size` bytes for reading (copy on write:
     /// writes stay in this process).
     /// - Throws: `SystemError` when it is no memfd sealed against shrinking, growing and

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import Testing
+import VitrineCodecs
 import VitrineDecoderHelper
 import VitrineImage
 import VitrineProtocol
@@ -66,6 +67,16 @@ import VitrineTestSupport
 }
 
 extension DecoderClientTests {
+    @Test func aPictureOfMegabytesArrivesAsTheDecoderInThisProcessDecodesIt() throws {
+        let files = try FixtureFiles()
+        let client = DecoderClient(settings: settings(), loop: nil, logger: Logger(label: "test"))
+        // 800×600 decoded for 640×480: a frame whose pages are faulted in while it decodes.
+        let jpeg = ImageFixtures.jpeg(ImageFixtures.quadrants(width: 1600, height: 1200))
+        let picture = try decode(try files.write("large.jpg", jpeg), with: client).get()
+        let expected = try ImageDecoder.decode(jpeg, fitting: TargetSize(width: 640, height: 480), byteLimit: 256 << 20)
+        #expect(picture.frames[0].width == 800 && picture.frames[0].hasSamePixels(as: expected.frames[0]))
+    }
+
     @Test func aPictureWhosePaddedRowsPassTheBudgetIsRefusedAndTheHelperGoesOn() throws {
         let files = try FixtureFiles()
         let loop = try EventLoop()

@@ -26,3 +26,24 @@ import VitrineSystem
         #expect(fstat(sealed.rawValue, &info) == 0 && info.st_size == 4096)
     }
 }
+
+extension SharedMemoryTests {
+    /// Which of the first `pages` pages of `memory` are in memory.
+    func resident(_ memory: SharedMemory, pages: Int) -> [Bool] {
+        var vector = [UInt8](repeating: 0, count: pages)
+        _ = mincore(memory.bytes, pages * 4096, &vector)
+        return vector.map { $0 & 1 == 1 }
+    }
+
+    @Test func populatingMakesTheWholePagesOfARangeWithoutChangingThem() throws {
+        let memory = try SharedMemory(name: "test", capacity: 8 * 4096)
+        try memory.grow(to: 8 * 4096)
+        memory.bytes.storeBytes(of: 7, toByteOffset: 4096 + 8, as: UInt8.self)
+        #expect(resident(memory, pages: 8) == [false, true, false, false, false, false, false, false])
+        #expect(memory.populate(100..<6 * 4096 + 100))
+        #expect(resident(memory, pages: 8) == [false, true, true, true, true, true, false, false], "the whole pages in the range")
+        #expect(memory.bytes.load(fromByteOffset: 4096 + 8, as: UInt8.self) == 7 && memory.bytes.load(fromByteOffset: 3 * 4096, as: UInt8.self) == 0)
+        _ = try memory.seal()
+        #expect(!memory.populate(0..<8 * 4096), "nothing to populate once sealed")
+    }
+}

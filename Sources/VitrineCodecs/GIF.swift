@@ -90,7 +90,7 @@ enum GIFDecoder {
         return ImageProbe(format: .gif, width: width, height: height, frames: max(1, frames))
     }
 
-    static func decode(_ data: [UInt8], byteLimit: Int) throws(ImageError) -> Picture {
+    static func decode(_ data: [UInt8], byteLimit: Int, into allocator: FrameAllocator) throws(ImageError) -> Picture {
         let gif = try GIFFile(data)
         let file = gif.file.pointee
         let width = Int(file.SWidth), height = Int(file.SHeight), count = Int(file.ImageCount)
@@ -110,7 +110,9 @@ enum GIFDecoder {
                 x: Int(image.ImageDesc.Left), y: Int(image.ImageDesc.Top), width: Int(image.ImageDesc.Width), height: Int(image.ImageDesc.Height))
             let saved = control.DisposalMode == DISPOSE_PREVIOUS ? canvas.copy(area.intersection(canvas.bounds)) : nil
             draw(image, area: area, colors: colors.pointee, transparent: Int(control.TransparentColor), on: canvas)
-            frames.append(canvas.copy(canvas.bounds))
+            let frame = try allocator.surface(width: width, height: height)
+            frame.copyPixels(from: canvas, x: 0, y: 0)
+            frames.append(frame)
             durations.append(Double(control.DelayTime) / 100)
             let visible = area.intersection(canvas.bounds)
             if control.DisposalMode == DISPOSE_BACKGROUND {

@@ -55,11 +55,13 @@ public enum ImageDecoder {
     }
 
     /// Decodes `data` into a picture: a still at `target` size where the format can decode
-    /// smaller or draw at any size (full size when nil), an animation at full size.
+    /// smaller or draw at any size (full size when nil), an animation at full size. Its
+    /// frames come from `frames`.
     ///
     /// - Throws: `ImageError`: `tooLarge` when the pixels would pass `byteLimit` (checked
-    ///   before they are allocated), `unsupported`, or `corrupt` with the library's reason.
-    public static func decode(_ data: [UInt8], fitting target: TargetSize?, byteLimit: Int) throws(ImageError) -> Picture {
+    ///   before they are allocated) or `frames` has no room for them, `unsupported`, or
+    ///   `corrupt` with the library's reason.
+    public static func decode(_ data: [UInt8], fitting target: TargetSize?, byteLimit: Int, frames: FrameAllocator = .heap) throws(ImageError) -> Picture {
         let probe = try probe(data)
         guard probe.width > 0, probe.height > 0 else { throw ImageError(.corrupt, "\(probe.format.name): the image is empty (\(probe.width)×\(probe.height))") }
         guard probe.width <= maximumSide, probe.height <= maximumSide else {
@@ -70,15 +72,17 @@ public enum ImageDecoder {
         guard needed <= byteLimit else { throw tooLarge(probe, needed, byteLimit) }
         switch probe.format {
         case .png:
-            do { return Picture(still: try Surface(pngData: data, name: "PNG"), format: .png) } catch let error as PNGError {
+            do { return Picture(still: try Surface.decodingPNG(data, name: "PNG", into: frames.surface), format: .png) } catch let error as PNGError {
                 throw ImageError(.corrupt, "PNG: \(error.reason)")
+            } catch let error as ImageError {
+                throw error
             } catch {
                 throw ImageError(.corrupt, "PNG: \(error)")
             }
-        case .jpeg: return try JPEGDecoder.decode(data, fitting: target)
-        case .webp: return try WebPDecoder.decode(data, fitting: target, byteLimit: byteLimit)
-        case .gif: return try GIFDecoder.decode(data, byteLimit: byteLimit)
-        case .svg: return try SVGRasterizer.rasterize(data, fitting: target)
+        case .jpeg: return try JPEGDecoder.decode(data, fitting: target, into: frames)
+        case .webp: return try WebPDecoder.decode(data, fitting: target, byteLimit: byteLimit, into: frames)
+        case .gif: return try GIFDecoder.decode(data, byteLimit: byteLimit, into: frames)
+        case .svg: return try SVGRasterizer.rasterize(data, fitting: target, into: frames)
         }
     }
 

@@ -61,7 +61,7 @@ enum JPEGDecoder {
         ((width * n + 7) / 8, (height * n + 7) / 8)
     }
 
-    static func decode(_ data: [UInt8], fitting target: TargetSize?) throws(ImageError) -> Picture {
+    static func decode(_ data: [UInt8], fitting target: TargetSize?, into frames: FrameAllocator) throws(ImageError) -> Picture {
         let jpeg = try JPEGDecompressor(data)
         let width = Int(jpeg.info.image_width), height = Int(jpeg.info.image_height)
         let orientation = jpeg.orientation
@@ -73,13 +73,16 @@ enum JPEGDecoder {
         // libjpeg-turbo writes 0xAARRGGBB words in memory order with alpha 0xFF.
         let space = cmyk ? JCS_CMYK : (UInt32(1).littleEndian == 1 ? JCS_EXT_BGRX : JCS_EXT_XRGB)
         guard vitrine_jpeg_start(&jpeg.info, &jpeg.error, UInt32(n), space) != 0 else { throw jpeg.failure() }
-        let surface = Surface(width: Int(jpeg.info.output_width), height: Int(jpeg.info.output_height))
+        // (turned, it is decoded on the heap and turned into the frame)
+        let upright = !(2...8).contains(orientation)
+        let (outputWidth, outputHeight) = (Int(jpeg.info.output_width), Int(jpeg.info.output_height))
+        let surface = upright ? try frames.surface(width: outputWidth, height: outputHeight) : Surface(width: outputWidth, height: outputHeight)
         let read = vitrine_jpeg_read_all(
             &jpeg.info, &jpeg.error, UnsafeMutableRawPointer(surface.pixels).assumingMemoryBound(to: UInt8.self), surface.stride * 4)
         guard read != 0 else { throw jpeg.failure() }
         if cmyk { convertCMYK(surface, inverted: jpeg.info.saw_Adobe_marker != 0) }
         let natural = swaps ? Size(width: Double(height), height: Double(width)) : Size(width: Double(width), height: Double(height))
-        return Picture(still: surface.oriented(orientation), naturalSize: natural, format: .jpeg, scaling: .upToNatural)
+        return Picture(still: upright ? surface : try surface.oriented(orientation, into: frames), naturalSize: natural, format: .jpeg, scaling: .upToNatural)
     }
 
     /// CMYK bytes (Adobe's inverted ones when `inverted`) to opaque RGB, in place.
@@ -125,13 +128,12 @@ enum EXIF {
 }
 
 extension Surface {
-    /// The surface as EXIF `orientation` (1…8) says it is shown: mirrored, turned, or both;
-    /// itself for 1.
-    func oriented(_ orientation: Int) -> Surface {
-        guard (2...8).contains(orientation) else { return self }
+    /// The surface as EXIF `orientation` (2…8) says it is shown, mirrored, turned, or both,
+    /// in a frame from `frames`.
+    func oriented(_ orientation: Int, into frames: FrameAllocator) throws(ImageError) -> Surface {
         let w = width, h = height
         let swaps = orientation >= 5
-        let out = Surface(width: swaps ? h : w, height: swaps ? w : h)
+        let out = try frames.surface(width: swaps ? h : w, height: swaps ? w : h)
         for y in 0..<out.height {
             let dst = out.pixels + y * out.stride
             for x in 0..<out.width {

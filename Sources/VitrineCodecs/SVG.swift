@@ -68,13 +68,13 @@ enum SVGRasterizer {
 
     /// The document drawn at the smallest size that covers `target` (its intrinsic size
     /// when nil), at most `ImageDecoder.maximumSide` a side.
-    static func rasterize(_ data: [UInt8], fitting target: TargetSize?) throws(ImageError) -> Picture {
+    static func rasterize(_ data: [UInt8], fitting target: TargetSize?, into frames: FrameAllocator) throws(ImageError) -> Picture {
         let document = try SVGDocument(data)
         let natural = document.size
         var scale = target?.scale(covering: natural) ?? 1
         scale = min(scale, Double(ImageDecoder.maximumSide) / max(natural.width, natural.height))
         let width = max(1, pixels(natural.width * scale)), height = max(1, pixels(natural.height * scale))
-        let surface = Surface(width: width, height: height)
+        let surface = try frames.surface(width: width, height: height)
         try document.render(into: surface)
         return Picture(still: surface, naturalSize: natural, format: .svg, scaling: .vector)
     }

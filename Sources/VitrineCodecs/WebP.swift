@@ -62,13 +62,13 @@ enum WebPDecoder {
         return ImageProbe(format: .webp, width: container.width, height: container.height, frames: max(1, container.frames))
     }
 
-    static func decode(_ data: [UInt8], fitting target: TargetSize?, byteLimit: Int) throws(ImageError) -> Picture {
+    static func decode(_ data: [UInt8], fitting target: TargetSize?, byteLimit: Int, into frames: FrameAllocator) throws(ImageError) -> Picture {
         let container = try WebPContainer(data)
-        if container.frames > 1 { return try decodeAnimation(container, byteLimit: byteLimit) }
-        return try decodeStill(data, fitting: target)
+        if container.frames > 1 { return try decodeAnimation(container, byteLimit: byteLimit, into: frames) }
+        return try decodeStill(data, fitting: target, into: frames)
     }
 
-    private static func decodeStill(_ data: [UInt8], fitting target: TargetSize?) throws(ImageError) -> Picture {
+    private static func decodeStill(_ data: [UInt8], fitting target: TargetSize?, into frames: FrameAllocator) throws(ImageError) -> Picture {
         var config = WebPDecoderConfig()
         guard vitrine_webp_init_decoder_config(&config) != 0 else { throw ImageError(.corrupt, "WebP: libwebp's version does not match its header") }
         var status = data.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &config.input) }
@@ -84,7 +84,7 @@ enum WebPDecoder {
                 config.options.scaled_height = Int32(height)
             }
         }
-        let surface = Surface(width: width, height: height)
+        let surface = try frames.surface(width: width, height: height)
         config.output.colorspace = premultipliedMode
         config.output.is_external_memory = 1
         config.output.u.RGBA.rgba = UnsafeMutableRawPointer(surface.pixels).assumingMemoryBound(to: UInt8.self)
@@ -96,7 +96,7 @@ enum WebPDecoder {
         return Picture(still: surface, naturalSize: natural, format: .webp, scaling: .upToNatural)
     }
 
-    private static func decodeAnimation(_ container: WebPContainer, byteLimit: Int) throws(ImageError) -> Picture {
+    private static func decodeAnimation(_ container: WebPContainer, byteLimit: Int, into allocator: FrameAllocator) throws(ImageError) -> Picture {
         let animation = try WebPAnimation(container)
         var info = WebPAnimInfo()
         guard WebPAnimDecoderGetInfo(animation.decoder, &info) != 0 else { throw ImageError(.corrupt, "WebP: libwebp cannot read the animation's header") }
@@ -111,7 +111,7 @@ enum WebPDecoder {
             guard WebPAnimDecoderGetNext(animation.decoder, &buffer, &timestamp) != 0, let buffer else {
                 throw ImageError(.corrupt, "WebP: libwebp cannot decode frame \(frames.count + 1) of \(count) (corrupt or truncated)")
             }
-            let frame = Surface(width: width, height: height)
+            let frame = try allocator.surface(width: width, height: height)
             UnsafeRawPointer(buffer).withMemoryRebound(to: UInt32.self, capacity: width * height) { canvas in
                 for y in 0..<height { (frame.pixels + y * frame.stride).update(from: canvas + y * width, count: width) }
             }

@@ -6,13 +6,14 @@ import VitrineSystem
 
 /// The decoder helper's side (`vitrine-decoder`): takes requests from the daemon on a
 /// socket, one at a time, reads each file from the descriptor that came with it, decodes
-/// it with `decode`, and hands back the picture in sealed shared memory, or why not.
+/// it with `decode` straight into shared memory, and hands that back sealed, or why not.
 ///
 /// It knows no decoder itself: the executable passes the codecs in, so that the daemon,
 /// which links this module for its client, links no decoder.
 public enum DecoderService {
-    /// Decodes a file's `bytes` for `request`: a picture, or the error the daemon reports.
-    public typealias Decode = (_ bytes: [UInt8], _ request: DecodeRequest) -> Result<Picture, ProtocolError>
+    /// Decodes a file's `bytes` for `request`, its frames from `frames` (the shared memory
+    /// handed back): a picture, or the error the daemon reports.
+    public typealias Decode = (_ bytes: [UInt8], _ request: DecodeRequest, _ frames: FrameAllocator) -> Result<Picture, ProtocolError>
 
     /// Serves the daemon on `socket` until it closes its end; returns the exit status
     /// (0 then, 1 when the socket fails or the daemon sends something malformed).
@@ -55,11 +56,15 @@ public enum DecoderService {
             return .failure(ProtocolError(.contentFailed, error.message))
         }
         file.close()
-        switch decode(bytes, request) {
+        let memory: PictureMemory
+        do { memory = try PictureMemory(budget: request.budget) } catch {
+            return .failure(ProtocolError(.contentFailed, "\(request.name): no shared memory for the picture: \(error.message)"))
+        }
+        switch decode(bytes, request, memory.frames) {
         case .failure(let error):
             return .failure(error)
         case .success(let picture):
-            do { return .success(try PictureLayout.pack(picture)) } catch {
+            do { return .success(try memory.seal(picture)) } catch {
                 return .failure(ProtocolError(.contentFailed, "\(request.name): the decoded picture cannot be handed back: \(error.message)"))
             }
         }

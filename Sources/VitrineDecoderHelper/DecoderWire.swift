@@ -77,19 +77,17 @@ struct PictureLayout: Equatable {
     /// The shared memory's size.
     var size: Int
 
-    /// Where `picture`'s frames go, each row-aligned at 64 bytes.
-    init(of picture: Picture) {
-        var offset = 0
-        frames = picture.frames.map { frame in
-            defer { offset += (frame.height * frame.stride * 4 + 63) & ~63 }
-            return FrameLayout(offset: offset, width: frame.width, height: frame.height, stride: frame.stride)
+    /// `picture` with its frames at `offsets` in shared memory of `size` bytes.
+    init(of picture: Picture, offsets: [Int], size: Int) {
+        frames = zip(picture.frames, offsets).map { frame, offset in
+            FrameLayout(offset: offset, width: frame.width, height: frame.height, stride: frame.stride)
         }
         format = picture.format
         durations = picture.durations
         plays = picture.plays
         naturalSize = picture.naturalSize
         scaling = picture.scaling
-        size = max(1, offset)
+        self.size = size
     }
 
     var json: JSON {
@@ -132,16 +130,6 @@ struct PictureLayout: Equatable {
         guard durations.count == (frames.count > 1 ? frames.count : 0), durations.allSatisfy({ $0.isFinite && $0 >= 0 }) else { return nil }
         (self.format, self.frames, self.durations, self.plays) = (format, frames, durations, plays)
         (naturalSize, self.scaling, self.size) = (Size(width: w, height: h), scaling, size)
-    }
-
-    /// Copies `picture`'s frames into new shared memory, sealed for the reader.
-    static func pack(_ picture: Picture) throws(SystemError) -> (PictureLayout, OwnedDescriptor) {
-        let layout = PictureLayout(of: picture)
-        let memory = try SharedMemory(name: "vitrine-picture", size: layout.size)
-        for (frame, place) in zip(picture.frames, layout.frames) {
-            (memory.bytes + place.offset).copyMemory(from: frame.pixels, byteCount: place.bytes)
-        }
-        return (layout, try memory.seal())
     }
 
     /// The picture whose frames lie in `memory`, which they keep mapped while they live.

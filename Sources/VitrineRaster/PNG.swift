@@ -28,9 +28,47 @@ private struct PNGImage: ~Copyable {
         png_image_free(&c)
     }
 
+    /// Begins reading `data` (which libpng reads from until the image is finished: the
+    /// caller keeps it alive through `read`). libpng keeps the control block's address:
+    /// it is not moved from here on.
+    mutating func begin(_ data: [UInt8], name: String) throws {
+        let begun = data.withUnsafeBytes { png_image_begin_read_from_memory(&control, $0.baseAddress, $0.count) }
+        guard begun != 0 else { throw PNGError(path: name, operation: "decode", reason: message) }
+    }
+
     var message: String {
         var m = control.message
         return withUnsafeBytes(of: &m) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    /// The header's size, refused past `PNGLimits` before anything is allocated.
+    func checkedSize(name path: String) throws -> (Int, Int) {
+        let width = Int(control.width), height = Int(control.height)
+        guard width > 0, height > 0, width <= 1 << 15, height <= 1 << 15, width * height <= PNGLimits.maximumPixels else {
+            throw PNGError(
+                path: path, operation: "decode",
+                reason: "\(width)×\(height) is larger than the \(PNGLimits.maximumPixels)-pixel limit; scale the image down")
+        }
+        return (width, height)
+    }
+
+    /// Decodes the pixels and writes them premultiplied into `surface`'s top left.
+    mutating func read(into surface: Surface, name path: String) throws {
+        let width = Int(control.width), height = Int(control.height)
+        control.format = formatRGBA
+        let rowBytes = width * 4
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes * height)
+        defer { bytes.deallocate() }
+        guard png_image_finish_read(&control, nil, bytes, png_int_32(rowBytes), nil) != 0 else {
+            throw PNGError(path: path, operation: "decode", reason: message)
+        }
+        for y in 0..<height {
+            let src = bytes + y * rowBytes, dst = surface.row(y)
+            for x in 0..<width {
+                let p = src + 4 * x
+                dst[x] = PremultipliedColor(straightRed: p[0], green: p[1], blue: p[2], alpha: p[3]).argb
+            }
+        }
     }
 }
 
@@ -61,11 +99,25 @@ extension Surface {
     /// - Throws: `PNGError` when the data is not a PNG libpng can read, or is too large.
     public convenience init(pngData data: [UInt8], name: String) throws {
         var png = PNGImage()
-        let begun = data.withUnsafeBytes { png_image_begin_read_from_memory(&png.control, $0.baseAddress, $0.count) }
-        guard begun != 0 else { throw PNGError(path: name, operation: "decode", reason: png.message) }
-        // libpng reads from `data` until the image is finished: it stays alive through `reading`.
-        defer { withExtendedLifetime(data) {} }
+        try png.begin(data, name: name)
         try self.init(reading: &png, name: name)
+        withExtendedLifetime(data) {}
+    }
+
+    /// Decodes PNG data (a file's bytes) into the surface `make` gives for its size (a
+    /// transparent one, at least that large) and premultiplies it; `name` is what errors
+    /// call it.
+    ///
+    /// - Throws: `PNGError` when the data is not a PNG libpng can read, or is too large;
+    ///   what `make` throws.
+    public static func decodingPNG(_ data: [UInt8], name: String, into make: (_ width: Int, _ height: Int) throws -> Surface) throws -> Surface {
+        var png = PNGImage()
+        try png.begin(data, name: name)
+        let (width, height) = try png.checkedSize(name: name)
+        let surface = try make(width, height)
+        try png.read(into: surface, name: name)
+        withExtendedLifetime(data) {}
+        return surface
     }
 
     /// The pixel size a PNG's header declares, without decoding it; nil when the data is no PNG.
@@ -76,27 +128,9 @@ extension Surface {
     }
 
     private convenience init(reading png: inout PNGImage, name path: String) throws {
-        let width = Int(png.control.width), height = Int(png.control.height)
-        guard width > 0, height > 0, width <= 1 << 15, height <= 1 << 15, width * height <= PNGLimits.maximumPixels else {
-            throw PNGError(
-                path: path, operation: "decode",
-                reason: "\(width)×\(height) is larger than the \(PNGLimits.maximumPixels)-pixel limit; scale the image down")
-        }
-        png.control.format = formatRGBA
-        let rowBytes = width * 4
-        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes * height)
-        defer { bytes.deallocate() }
-        guard png_image_finish_read(&png.control, nil, bytes, png_int_32(rowBytes), nil) != 0 else {
-            throw PNGError(path: path, operation: "decode", reason: png.message)
-        }
+        let (width, height) = try png.checkedSize(name: path)
         self.init(width: width, height: height)
-        for y in 0..<height {
-            let src = bytes + y * rowBytes, dst = row(y)
-            for x in 0..<width {
-                let p = src + 4 * x
-                dst[x] = PremultipliedColor(straightRed: p[0], green: p[1], blue: p[2], alpha: p[3]).argb
-            }
-        }
+        try png.read(into: self, name: path)
     }
 
     /// Writes the surface as an 8-bit RGBA PNG with straight (un-premultiplied) alpha.

@@ -16,28 +16,72 @@ import Glibc
 /// The reader refuses a descriptor that is not a sealed memfd at least `size` bytes long:
 /// a writer that kept the right to shrink or write it could fault or change the reader's
 /// pixels while it draws them.
+///
+/// A writer that does not know its size yet reserves room for it (`init(name:capacity:)`)
+/// and grows the memfd in place (`grow(to:)`): what it wrote stays where it is.
 public final class SharedMemory: @unchecked Sendable {  // the mapping is written by its writer only, before `seal`
     /// The mapped bytes; valid while this object lives (and, for a writer, until `seal`).
     public let bytes: UnsafeMutableRawPointer
     /// Their number.
-    public let size: Int
+    public private(set) var size: Int
+    /// The most a writer's memfd may grow to: the address space reserved for it.
+    public let capacity: Int
+    private let name: String
     private var descriptor: OwnedDescriptor?
     private var mapped: Bool
 
     /// A new memfd of `size` bytes (at least 1), mapped for writing.
     /// - Throws: `SystemError` when the memfd cannot be made or mapped.
-    public init(name: String, size: Int) throws(SystemError) {
-        let length = max(1, size)
+    public convenience init(name: String, size: Int) throws(SystemError) {
+        try self.init(name: name, size: max(1, size), capacity: max(1, size))
+    }
+
+    /// A new, empty memfd mapped for writing, with room to grow to `capacity` bytes (at
+    /// least 1) in place.
+    /// - Throws: `SystemError` when the memfd cannot be made or the room reserved.
+    public convenience init(name: String, capacity: Int) throws(SystemError) {
+        try self.init(name: name, size: 0, capacity: max(1, capacity))
+    }
+
+    private init(name: String, size: Int, capacity: Int) throws(SystemError) {
         let fd = OwnedDescriptor(vitrine_memfd_create(name))
         guard fd.isOpen else { throw .errno("make a shared memory file", name) }
-        guard ftruncate(fd.rawValue, off_t(length)) == 0 else { throw .errno("size the shared memory file", name) }
-        guard let address = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd.rawValue, 0), address != MAP_FAILED else {
+        guard ftruncate(fd.rawValue, off_t(size)) == 0 else { throw .errno("size the shared memory file", name) }
+        // (past the file's end the mapping is only address space, until `grow` reaches it)
+        guard let address = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd.rawValue, 0), address != MAP_FAILED else {
             throw .errno("map the shared memory file", name)
         }
         bytes = address
-        self.size = length
+        self.size = size
+        self.capacity = capacity
+        self.name = name
         descriptor = fd
         mapped = true
+    }
+
+    /// Grows a writer's memfd to `size` bytes (within `capacity`): new bytes are zero.
+    /// - Throws: `SystemError` past the capacity, after `seal`, or when the system has no
+    ///   room for it.
+    public func grow(to size: Int) throws(SystemError) {
+        guard size > self.size else { return }
+        guard let descriptor, size <= capacity else {
+            let why = descriptor == nil ? "it is sealed" : "room was made for \(capacity)"
+            throw SystemError("\(name): cannot grow to \(size) bytes: \(why)", code: .invalidArgument)
+        }
+        guard ftruncate(descriptor.rawValue, off_t(size)) == 0 else { throw .errno("grow the shared memory file", name) }
+        self.size = size
+    }
+
+    /// Faults in the whole pages of a writer's bytes `range` for writing, in one call rather
+    /// than a fault a page; false when the kernel cannot (before Linux 5.14) or the range
+    /// is not mapped (any more), and the pages fault in as they are written.
+    @discardableResult
+    public func populate(_ range: Range<Int>) -> Bool {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (Int(bitPattern: bytes) + range.lowerBound + page - 1) / page * page
+        let end = (Int(bitPattern: bytes) + min(range.upperBound, capacity)) / page * page
+        guard end > start else { return true }
+        return madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_POPULATE_WRITE) == 0
     }
 
     /// Maps the sealed memfd `sealed` of at least `size` bytes for reading (copy on write:
@@ -46,7 +90,7 @@ public final class SharedMemory: @unchecked Sendable {  // the mapping is writte
     ///   writing, is shorter than `size`, or cannot be mapped.
     public init(sealed: OwnedDescriptor, size: Int) throws(SystemError) {
         bytes = try Self.map(sealed, size: size, seals: vitrine_reader_seals(), against: "changes", protection: PROT_READ | PROT_WRITE, flags: MAP_PRIVATE)
-        self.size = size
+        (self.size, capacity, name) = (size, size, "the shared memory handed over")
         descriptor = nil
         mapped = true
     }
@@ -57,7 +101,7 @@ public final class SharedMemory: @unchecked Sendable {  // the mapping is writte
     ///   shorter than `size`, or cannot be mapped.
     public init(sizeSealed shared: OwnedDescriptor, size: Int) throws(SystemError) {
         bytes = try Self.map(shared, size: size, seals: vitrine_size_seals(), against: "resizing", protection: PROT_READ, flags: MAP_SHARED)
-        self.size = size
+        (self.size, capacity, name) = (size, size, "the shared memory handed over")
         descriptor = nil
         mapped = true
     }
@@ -95,19 +139,23 @@ public final class SharedMemory: @unchecked Sendable {  // the mapping is writte
         return copy
     }
 
-    /// Unmaps the writer's view and seals the memfd; returns it, for handing over.
+    /// Takes away the writer's view and seals the memfd; returns it, for handing over.
+    /// The view's addresses stay reserved, unreadable, until this object goes: a pointer
+    /// into it that outlived the seal faults instead of reading what is mapped there next.
     /// - Throws: `SystemError` when it cannot be sealed.
     public func seal() throws(SystemError) -> OwnedDescriptor {
         guard let descriptor else { throw SystemError("only the writer of shared memory seals it", code: .invalidArgument) }
-        if mapped { munmap(bytes, size) }
-        mapped = false
+        if mapped, mmap(bytes, capacity, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED {
+            munmap(bytes, capacity)
+            mapped = false
+        }
         guard vitrine_seal(descriptor.rawValue) == 0 else { throw .errno("seal it", "the shared memory file") }
         self.descriptor = nil
         return descriptor
     }
 
     deinit {
-        if mapped { munmap(bytes, size) }
+        if mapped { munmap(bytes, capacity) }
     }
 }
 

@@ -15,10 +15,10 @@ import VitrineVideo
 /// (`--memory-bytes`), few descriptors and a system-call filter that leaves it no
 /// network (but a stream's), no programs and no devices (but a sound card, `--audio`).
 
-/// Decodes `bytes` for `request`: a still for the size it is shown at (the output's when
+/// Decodes `bytes` for `request`, its frames from `frames`: a still for the size it is shown at (the output's when
 /// not known yet; an SVG at its own), an animation at full size; refused before anything
 /// is decoded when the header says it would not fit the budget.
-func decode(_ bytes: [UInt8], _ request: DecodeRequest) -> Result<Picture, ProtocolError> {
+func decode(_ bytes: [UInt8], _ request: DecodeRequest, into frames: FrameAllocator) -> Result<Picture, ProtocolError> {
     let path = request.name
     do throws(ImageError) {
         let probe = try ImageDecoder.probe(bytes)
@@ -32,7 +32,7 @@ func decode(_ bytes: [UInt8], _ request: DecodeRequest) -> Result<Picture, Proto
                     "\(path) is a \(probe.format.name) of \(probe.width)×\(probe.height)\(frames), \(needed >> 20) MB decoded, over limits.memory_mb (\(request.budget >> 20) MB of images); nothing was decoded"
                 ))
         }
-        return .success(try ImageDecoder.decode(bytes, fitting: target, byteLimit: request.budget))
+        return .success(try ImageDecoder.decode(bytes, fitting: target, byteLimit: request.budget, frames: frames))
     } catch {
         let code: ProtocolError.Code = error.kind == .tooLarge ? .limitExceeded : .contentFailed
         let hint = error.kind == .unsupported ? "; contents takes PNG, JPEG, WebP, GIF and SVG files" : ""

@@ -48,33 +48,10 @@ func samePixels(_ a: Surface, _ b: Surface) -> Bool {
 @Suite struct DecoderClientTests {
     let quadrants = ImageFixtures.quadrants(width: 48, height: 32)
 
-    func everyFormat() throws -> [(String, [UInt8])] {
-        let frames = [ImageFixtures.solid(0xFFFF_0000, width: 8, height: 8), ImageFixtures.solid(0xFF00_00FF, width: 8, height: 8)]
-        return [
-            ("q.png", try quadrants.pngData()), ("q.jpg", ImageFixtures.jpeg(quadrants)), ("q.webp", ImageFixtures.webp(quadrants)),
-            ("a.webp", ImageFixtures.animatedWebP(frames, milliseconds: [100, 200])),
-            (
-                "a.gif",
-                ImageFixtures.gif(
-                    width: 4, height: 4, palette: [0xFFFF_0000, 0xFF00_FF00],
-                    frames: [
-                        .init(rect: PixelRect(x: 0, y: 0, width: 4, height: 4), index: 0, delay: 10),
-                        .init(rect: PixelRect(x: 0, y: 0, width: 4, height: 4), index: 1, delay: 20),
-                    ])
-            ),
-            (
-                "s.svg",
-                Array(
-                    #"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="20" height="20" fill="red"/><circle cx="30" cy="10" r="8" fill="blue"/></svg>"#
-                        .utf8)
-            ),
-        ]
-    }
-
     @Test func everyFormatComesBackAsTheDecoderInThisProcessDecodesIt() throws {
         let files = try FixtureFiles()
         let client = DecoderClient(settings: settings(), loop: nil, logger: Logger(label: "test"))
-        for (name, bytes) in try everyFormat() {
+        for (name, bytes) in try ImageFixtures.everyFormat() {
             let path = try files.write(name, bytes)
             let picture = try decode(path, with: client).get()
             // (an SVG whose size on screen is not known yet is drawn at its own)
@@ -107,7 +84,7 @@ extension DecoderClientTests {
         let files = try FixtureFiles()
         let loop = try EventLoop()
         let client = DecoderClient(settings: settings(), loop: loop, logger: Logger(label: "test"))
-        for (name, bytes) in try everyFormat() {
+        for (name, bytes) in try ImageFixtures.everyFormat() {
             let picture = try decode(try files.write(name, bytes), with: client, loop: loop).get()
             #expect(picture.frames[0].width > 0, "\(name)")
         }
@@ -118,7 +95,7 @@ extension DecoderClientTests {
         let files = try FixtureFiles()
         let loop = try EventLoop()
         let client = DecoderClient(settings: settings(), loop: loop, logger: Logger(label: "test"))
-        for (name, bytes) in try everyFormat() {
+        for (name, bytes) in try ImageFixtures.everyFormat() {
             for (variant, broken) in [
                 ("truncated", Array(bytes.prefix(bytes.count / 2))), ("corrupt", bytes.prefix(16) + Array(repeating: 0x5A, count: bytes.count)),
             ] {

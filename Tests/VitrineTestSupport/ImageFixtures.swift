@@ -180,6 +180,31 @@ public enum ImageFixtures {
         return sink.bytes
     }
 
+    /// One small file of each format the decoders read, by a file name that says which:
+    /// a PNG, a JPEG and a WebP of 48×32 quadrants, a JPEG of them turned by EXIF, an
+    /// animated WebP and GIF of two frames, an SVG of 40×20.
+    public static func everyFormat() throws -> [(name: String, bytes: [UInt8])] {
+        let quadrants = quadrants(width: 48, height: 32)
+        let frames = [solid(0xFFFF_0000, width: 8, height: 8), solid(0xFF00_00FF, width: 8, height: 8)]
+        let whole = PixelRect(x: 0, y: 0, width: 4, height: 4)
+        return [
+            ("q.png", try quadrants.pngData()), ("q.jpg", jpeg(quadrants)), ("turned.jpg", jpeg(quadrants, orientation: 6)),
+            ("q.webp", webp(quadrants)), ("a.webp", animatedWebP(frames, milliseconds: [100, 200])),
+            (
+                "a.gif",
+                gif(
+                    width: 4, height: 4, palette: [0xFFFF_0000, 0xFF00_FF00],
+                    frames: [.init(rect: whole, index: 0, delay: 10), .init(rect: whole, index: 1, delay: 20)])
+            ),
+            (
+                "s.svg",
+                Array(
+                    #"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="20" height="20" fill="red"/><circle cx="30" cy="10" r="8" fill="blue"/></svg>"#
+                        .utf8)
+            ),
+        ]
+    }
+
     /// A 100 000 × 100 000 PNG header (signature and IHDR, a correct CRC), and nothing else:
     /// a decompression bomb's claim.
     public static func hugePNGHeader(width: UInt32 = 100_000, height: UInt32 = 100_000) -> [UInt8] {

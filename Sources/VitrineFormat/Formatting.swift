@@ -95,6 +95,39 @@ public struct NumberFormat: Hashable, Sendable {
 
     /// `value` as text.
     public func string(for value: Double) -> String {
+        englishWholeNumber(value) ?? icuString(for: value)
+    }
+
+    /// `value` as ICU writes it, for the common case of a counter — a whole number in
+    /// decimal or plain digits, in English — written here: ICU's code and locale data
+    /// (3 MB resident once touched) are then never paged in by a daemon that only counts.
+    /// Nil for anything else, which ICU formats.
+    func englishWholeNumber(_ value: Double) -> String? {
+        guard style == .decimal || style == .plain, locale == "en_US" || locale == "en", value == value.rounded(), abs(value) < 1e15,
+            value != 0 || value.sign == .plus, (1...20).contains(minimumIntegerDigits)
+        else { return nil }
+        let zeros = (fractionDigits ?? ownFractionDigits).lowerBound
+        guard zeros <= 20 else { return nil }
+        var digits = Array(String(Int64(abs(value))).utf8)
+        if digits.count < minimumIntegerDigits {
+            digits.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: minimumIntegerDigits - digits.count), at: 0)
+        }
+        var text: [UInt8] = value < 0 ? [UInt8(ascii: "-")] : []
+        text.reserveCapacity(digits.count * 4 / 3 + zeros + 2)
+        let grouped = usesGrouping && style != .plain
+        for (index, digit) in digits.enumerated() {
+            if grouped, index > 0, (digits.count - index) % 3 == 0 { text.append(UInt8(ascii: ",")) }
+            text.append(digit)
+        }
+        if zeros > 0 {
+            text.append(UInt8(ascii: "."))
+            text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: zeros))
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// `value` formatted by ICU (Foundation's format styles).
+    func icuString(for value: Double) -> String {
         let locale = Locale(identifier: locale)
         let integers = max(minimumIntegerDigits, 0)
         // A currency without fraction digits is left to ICU, which gives its minor units.

@@ -1,6 +1,6 @@
 import Testing
 import VitrineCore
-import VitrineFormat
+@testable import VitrineFormat
 
 /// Currency codes and locales are checked against ICU's data when a property is set: one
 /// it does not know would not fail, it would format the number wrongly.
@@ -126,5 +126,42 @@ import VitrineFormat
         #expect(cFormat("%127d", 7).count == 127)
         #expect(cFormat("%128d", 7) == String(repeating: " ", count: 127) + "7")
         #expect(cFormat("%500.3f", -1.5) == String(repeating: " ", count: 494) + "-1.500")
+    }
+}
+
+/// A counter's numbers — whole, decimal or plain digits, in English — are written without
+/// ICU; they must read exactly as ICU writes them, whatever the width, grouping and
+/// fraction digits asked for.
+@Suite struct EnglishWholeNumberTests {
+    static let values: [Double] = [
+        0, 1, 7, 42, 999, 1000, 1001, 12_345, 999_999, 1_000_000, 10_000_000, 123_456_789, 2_147_483_648, 999_999_999_999_999,
+        -1, -999, -1000, -123_456_789,
+    ]
+
+    @Test(arguments: [NumberFormat.Style.decimal, .plain], ["en_US", "en"])
+    func wholeNumbersReadAsICUWritesThem(style: NumberFormat.Style, locale: String) throws {
+        for grouping in [true, false] {
+            for integers in [1, 2, 5, 12] {
+                for fractions in [nil, 0...0, 0...3, 2...2, 1...4] as [ClosedRange<Int>?] {
+                    let format = NumberFormat(
+                        style: style, locale: locale, fractionDigits: fractions, minimumIntegerDigits: integers, usesGrouping: grouping)
+                    for value in Self.values {
+                        let own = try #require(format.englishWholeNumber(value), "\(format) \(value)")
+                        #expect(own == format.icuString(for: value), "\(format) \(value)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func fractionsOtherLocalesAndOtherStylesAreLeftToICU() {
+        #expect(NumberFormat().englishWholeNumber(1.5) == nil)
+        #expect(NumberFormat(locale: "de_DE").englishWholeNumber(1000) == nil)
+        #expect(NumberFormat(style: .currency).englishWholeNumber(1000) == nil)
+        #expect(NumberFormat(style: .percent).englishWholeNumber(1) == nil)
+        #expect(NumberFormat().englishWholeNumber(-0.0) == nil)
+        #expect(NumberFormat().englishWholeNumber(1e16) == nil)
+        #expect(NumberFormat(minimumIntegerDigits: 0).englishWholeNumber(0) == nil)
+        #expect(NumberFormat().string(for: 1234) == "1,234")
     }
 }

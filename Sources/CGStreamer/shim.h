@@ -1,9 +1,6 @@
 #ifndef VITRINE_CGSTREAMER_SHIM_H
 #define VITRINE_CGSTREAMER_SHIM_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
-#endif
 
 /* GStreamer for VitrineVideo's players. Swift cannot call varargs functions
  * (g_object_set) or GStreamer's macros, so what a player needs of them is here:
@@ -15,7 +12,21 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <fcntl.h>
+
+/* (glibc declares these only with _GNU_SOURCE, which would change its structs under
+   Swift's Glibc module) */
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#define MFD_ALLOW_SEALING 0x0002U
+#endif
+#ifndef F_ADD_SEALS
+#define F_ADD_SEALS 1033
+#define F_SEAL_SEAL 0x0001
+#define F_SEAL_SHRINK 0x0002
+#define F_SEAL_GROW 0x0004
+#endif
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/allocators/allocators.h>
@@ -208,7 +219,7 @@ static GstMemory *vitrine_memfd_alloc(GstAllocator *allocator, gsize size, GstAl
     gsize align = params ? params->align : 0;
     gsize prefix = params ? params->prefix : 0;
     gsize total = prefix + size + (params ? params->padding : 0) + align;
-    int fd = memfd_create("vitrine-video-frame", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    int fd = (int)syscall(SYS_memfd_create, "vitrine-video-frame", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) return NULL;
     if (ftruncate(fd, (off_t)total) != 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
         close(fd);

@@ -138,9 +138,11 @@ let package = Package(
         // decoder helper's GStreamer decoder (VitrineGStreamer: the helper links it, the
         // daemon does not), and the `video` layer kind drawn by the renderer.
         .target(name: "VitrineVideo", dependencies: ["VitrineRaster"], swiftSettings: [frameRelease(profiled: false)]),
-        .target(name: "VitrineGStreamer", dependencies: ["VitrineVideo", "VitrineRaster", "CGStreamer"], swiftSettings: [frameRelease(profiled: false)]),
         .target(
-            name: "VitrineVideoLayer", dependencies: ["VitrineVideo", "VitrineCore", "VitrineRaster", "VitrineRender"],
+            name: "VitrineGStreamer", dependencies: ["VitrineVideo", "VitrineRaster", "VitrineSystem", "CGStreamer"],
+            swiftSettings: [frameRelease(profiled: false)]),
+        .target(
+            name: "VitrineVideoLayer", dependencies: ["VitrineVideo", "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineSystem"],
             swiftSettings: [frameRelease(profiled: false)]),
         .testTarget(
             name: "VitrineVideoTests",

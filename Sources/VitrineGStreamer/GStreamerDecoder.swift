@@ -2,6 +2,7 @@ import CGStreamer
 import Glibc
 import Synchronization
 import VitrineRaster
+import VitrineSystem
 import VitrineVideo
 
 /// GStreamer, initialized once for the process: `gst_init` scans the plugin registry, which
@@ -106,11 +107,11 @@ public final class GStreamerDecoder: VideoDecoding {
     public func takeFrame(waiting wait: Double) -> DecodedFrame? {
         var counter: UInt64 = 0
         _ = read(wakeup, &counter, 8)
-        let deadline = wait > 0 ? Self.monotonic() + wait : 0
+        let deadline = wait > 0 ? EventLoop.monotonicSeconds + wait : 0
         while !pollBus() {
             var sample = gst_app_sink_try_pull_sample(appsink, 0)
             while sample == nil, wait > 0, gst_app_sink_is_eos(appsink) == 0 {
-                let left = deadline - Self.monotonic()
+                let left = deadline - EventLoop.monotonicSeconds
                 if left <= 0 || pollBus() { break }
                 sample = gst_app_sink_try_pull_sample(appsink, GstClockTime(min(left, 0.01) * 1e9))
             }
@@ -190,12 +191,6 @@ public final class GStreamerDecoder: VideoDecoding {
             }
         }
         return failure != nil
-    }
-
-    private static func monotonic() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }
 

@@ -2,6 +2,7 @@ import Glibc
 import VitrineCore
 import VitrineRaster
 import VitrineRender
+import VitrineSystem
 import VitrineVideo
 
 /// The `video` layer kind: a video file or stream played by the layer's time.
@@ -169,7 +170,7 @@ public final class VideoRenderer: ContentRenderer {
     /// that grows with each ending in a row (a minute of play forgets them); after
     /// `restartDelays.count` in a row, none.
     private func scheduleRestart(_ entry: Entry) {
-        let now = Self.monotonic()
+        let now = EventLoop.monotonicSeconds
         if now - entry.lastEnding > 60 { entry.restarts = 0 }
         entry.lastEnding = now
         guard entry.restarts < Self.restartDelays.count else { return }
@@ -179,7 +180,7 @@ public final class VideoRenderer: ContentRenderer {
 
     /// Makes `entry`'s new player once its restart is due, at the position it had got to.
     private func restartIfDue(_ entry: Entry, _ node: RenderTree.Node, src: String, transform: AffineTransform) {
-        guard let due = entry.restartAt, Self.monotonic() >= due else { return }
+        guard let due = entry.restartAt, EventLoop.monotonicSeconds >= due else { return }
         entry.restartAt = nil
         let previous = entry.player
         entry.held = previous?.surface ?? entry.held
@@ -188,15 +189,9 @@ public final class VideoRenderer: ContentRenderer {
         countBytes()
     }
 
-    private static func monotonic() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
     /// Lowers `nextChange` to when `entry`'s player shows its next frame, or its decoder restarts.
     private func note(_ entry: Entry) {
-        if let due = entry.restartAt { nextChange = min(nextChange ?? .infinity, max(0.001, due - Self.monotonic())) }
+        if let due = entry.restartAt { nextChange = min(nextChange ?? .infinity, max(0.001, due - EventLoop.monotonicSeconds)) }
         guard let player = entry.player, !player.failed else { return }
         var delay: Double?
         if player.isStarting {

@@ -81,10 +81,14 @@ let package = Package(
             name: "VitrineSystem", dependencies: ["CLinuxEvents", "CSandbox", "CUDev", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: [frameRelease()]),
         .testTarget(name: "VitrineSystemTests", dependencies: ["VitrineSystem"]),
-        // Device events (DRM hotplug) through a udev monitor on the event loop.
-        .systemLibrary(
-            name: "CUDev", path: "Sources/CUDev", pkgConfig: "libudev",
-            providers: [.apt(["libudev-dev"])]),
+        // Device events (DRM hotplug) through a udev monitor on the event loop (libudev-dev's header).
+        .target(name: "CUDev", dependencies: ["CLazyLibrary"]),
+        // The C libraries that only some daemons use (libinput, libudev, libseat, xkbcommon,
+        // xcb) are not linked: the modules over them (CUDev, CLibInput, CLibSeat, CXKBCommon,
+        // CX11) bind each function when it is first called, and a feature opens its
+        // libraries where it starts (VitrineSystem's FeatureLibraries). Their headers are in
+        // /usr/include (the -dev packages), and no pkg-config flags are needed.
+        .target(name: "CLazyLibrary"),
         .target(
             name: "VitrineRaster", dependencies: ["VitrineCore", "CPNG"],
             // Not profiled: the daemon's workload draws only fills and glyphs, and the
@@ -354,10 +358,9 @@ let package = Package(
             name: "CWaylandServer", path: "Sources/CWaylandServer", pkgConfig: "wayland-server",
             providers: [.apt(["libwayland-dev", "wayland-protocols"])]),
         .plugin(name: "WaylandGlue", capability: .buildTool(), dependencies: ["wayland-glue"]),
-        // The X11 window (`--backend x11`): xcb with MIT-SHM, and xkbcommon-x11 for the server's keymap.
-        .systemLibrary(
-            name: "CX11", path: "Sources/CX11", pkgConfig: "xkbcommon-x11",
-            providers: [.apt(["libxcb1-dev", "libxcb-shm0-dev", "libxkbcommon-x11-dev"])]),
+        // The X11 window (`--backend x11`): xcb with MIT-SHM, and xkbcommon-x11 for the
+        // server's keymap (libxcb1-dev, libxcb-shm0-dev, libxkbcommon-x11-dev).
+        .target(name: "CX11", dependencies: ["CLazyLibrary", "CXKBCommon"]),
         .systemLibrary(name: "CLinuxEvents", path: "Sources/CLinuxEvents"),
         .systemLibrary(name: "CSandbox", path: "Sources/CSandbox"),
         .testTarget(
@@ -375,15 +378,10 @@ let package = Package(
         .testTarget(
             name: "VitrineInputTests",
             dependencies: ["VitrineInput", "VitrineCore", "VitrineSystem", "VitrineTestSupport", .product(name: "Logging", package: "swift-log")]),
-        .systemLibrary(
-            name: "CLibInput", path: "Sources/CLibInput", pkgConfig: "libinput",
-            providers: [.apt(["libinput-dev", "libudev-dev"])]),
-        .systemLibrary(
-            name: "CXKBCommon", path: "Sources/CXKBCommon", pkgConfig: "xkbcommon",
-            providers: [.apt(["libxkbcommon-dev"])]),
-        .systemLibrary(
-            name: "CLibSeat", path: "Sources/CLibSeat", pkgConfig: "libseat",
-            providers: [.apt(["libseat-dev"])]),
+        // Input's libraries, bound when first used (headers: libinput-dev, libxkbcommon-dev, libseat-dev).
+        .target(name: "CLibInput", dependencies: ["CLazyLibrary", "CUDev"]),
+        .target(name: "CXKBCommon", dependencies: ["CLazyLibrary"]),
+        .target(name: "CLibSeat", dependencies: ["CLazyLibrary"]),
         .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling", "VitrineFormat"]),
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineImage", "VitrineText", "VitrineRolling"],

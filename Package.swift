@@ -84,10 +84,11 @@ let package = Package(
         // Device events (DRM hotplug) through a udev monitor on the event loop (libudev-dev's header).
         .target(name: "CUDev", dependencies: ["CLazyLibrary"]),
         // The C libraries that only some daemons use (libinput, libudev, libseat, xkbcommon,
-        // xcb) are not linked: the modules over them (CUDev, CLibInput, CLibSeat, CXKBCommon,
-        // CX11) bind each function when it is first called, and a feature opens its
-        // libraries where it starts (VitrineSystem's FeatureLibraries). Their headers are in
-        // /usr/include (the -dev packages), and no pkg-config flags are needed.
+        // xcb, libwayland) are not linked: the modules over them (CUDev, CLibInput, CLibSeat,
+        // CXKBCommon, CX11, CWaylandClient, CWaylandServer, CWaylandShared) bind each function
+        // when it is first called, and a feature opens its libraries where it starts
+        // (VitrineSystem's FeatureLibraries). Their headers are in /usr/include (the -dev
+        // packages), and no pkg-config flags are needed.
         .target(name: "CLazyLibrary"),
         .target(
             name: "VitrineRaster", dependencies: ["VitrineCore", "CPNG"],
@@ -289,11 +290,12 @@ let package = Package(
             name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CLinuxConsole", path: "Sources/CLinuxConsole"),
-        // The Wayland window (`--backend wayland`): wayland-client, and xdg-shell's interfaces
-        // described in Swift at build time by wayland-glue from wayland-protocols' XML.
-        .systemLibrary(
-            name: "CWaylandClient", path: "Sources/CWaylandClient", pkgConfig: "wayland-client",
-            providers: [.apt(["libwayland-dev", "wayland-protocols"])]),
+        // The Wayland window (`--backend wayland`): wayland-client (libwayland-dev), and
+        // xdg-shell's interfaces described in Swift at build time by wayland-glue from
+        // wayland-protocols' XML.
+        .target(name: "CWaylandClient", dependencies: ["CLazyLibrary", "CWaylandShared"]),
+        // What libwayland-client and libwayland-server both define, bound once.
+        .target(name: "CWaylandShared", dependencies: ["CLazyLibrary"]),
         .executableTarget(name: "wayland-glue", path: "Sources/wayland-glue"),
         // What wayland-glue's descriptions are made of, and their C tables, for the client and the server.
         .target(name: "WaylandDescription"),
@@ -354,9 +356,7 @@ let package = Package(
                 "CWaylandClient", "WaylandDescription",
             ],
             exclude: ["References"], plugins: ["WaylandGlue"]),
-        .systemLibrary(
-            name: "CWaylandServer", path: "Sources/CWaylandServer", pkgConfig: "wayland-server",
-            providers: [.apt(["libwayland-dev", "wayland-protocols"])]),
+        .target(name: "CWaylandServer", dependencies: ["CLazyLibrary", "CWaylandShared"]),
         .plugin(name: "WaylandGlue", capability: .buildTool(), dependencies: ["wayland-glue"]),
         // The X11 window (`--backend x11`): xcb with MIT-SHM, and xkbcommon-x11 for the
         // server's keymap (libxcb1-dev, libxcb-shm0-dev, libxkbcommon-x11-dev).

@@ -232,7 +232,7 @@ let package = Package(
             name: "VitrineDaemonTests",
             dependencies: [
                 "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster", "VitrineTestSupport",
-                "VitrineDaemonTestSupport", "vitrined", "vitrine-decoder", "vitrine-fleet", "CX11", .product(name: "Logging", package: "swift-log"),
+                "VitrineDaemonTestSupport", "vitrined", "vitrine-decoder", "vitrine-fleet", "CX11", "CSandbox", .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["References"]),
         // What the tests that start the real `vitrined` share (the test targets that use it

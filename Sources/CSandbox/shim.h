@@ -38,6 +38,12 @@ static inline int vitrine_memfd_create(const char *name) {
     return (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 }
 
+/* Changes the effective user of the calling thread alone (the system call: glibc's
+   setresuid changes every thread's); -1 stands for "unchanged". 0 on success. */
+static inline int vitrine_thread_set_users(long real, long effective, long saved) {
+    return (int)syscall(SYS_setresuid, real, effective, saved);
+}
+
 /* The seals a reader needs before it trusts a memfd's size and contents: it can neither
    shrink, grow nor be written any more. */
 static inline int vitrine_reader_seals(void) { return F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE; }

@@ -242,7 +242,7 @@ let package = Package(
         // socket, and Wayland clients of its compositor, with wayland-glue's descriptions.
         .target(
             name: "VitrineDaemonTestSupport",
-            dependencies: ["VitrineTestSupport", "VitrineProtocol", "VitrineRaster", "VitrineOutput", "CWaylandClient", "WaylandDescription"],
+            dependencies: ["VitrineTestSupport", "VitrineProtocol", "VitrineRaster", "VitrineOutput", "CWaylandClient", "WaylandDescription", "CX11"],
             path: "Tests/VitrineDaemonTestSupport", plugins: ["WaylandGlue"]),
         .executableTarget(
             name: "vitrined",
@@ -318,6 +318,11 @@ let package = Package(
         .target(
             name: "VitrineXWayland",
             dependencies: ["VitrineWayland", "VitrineSystem", "CX11", .product(name: "Logging", package: "swift-log")]),
+        // X11 programs through the real daemon and the Xwayland it starts.
+        .testTarget(
+            name: "VitrineXWaylandTests",
+            dependencies: ["VitrineDaemonTestSupport", "VitrineProtocol", "VitrineRaster", "vitrined", "vitrine-decoder"],
+            exclude: ["References"]),
         // The window policy: which surface layer shows which client's window (rules,
         // surface.assign), the windows' lives, the seat's input for them, launched clients.
         .target(

@@ -48,8 +48,9 @@ public final class XWayland {
     public private(set) var manager: XWindowManager?
     /// Our end of the window manager's socket, until the connection is made on it.
     private var wmSocket: OwnedDescriptor?
-    /// The pipe Xwayland writes the display to when it is ready.
+    /// The pipe Xwayland writes the display to when it is ready, and what it wrote.
     private var readiness: OwnedDescriptor?
+    private var announced: [UInt8] = []
     private var startedAt: UInt64 = 0
     private var backoff = 1.0
     private var watchingSockets = false
@@ -163,7 +164,7 @@ public final class XWayland {
             try loop.watch(readEnd.rawValue, for: .readable) { [unowned self] _ in ready() }
             (self.process, self.client, wmSocket, readiness) = (process, client, wm.ours, readEnd)
             startedAt = EventLoop.monotonicNanoseconds()
-            lastLines = []
+            (lastLines, announced) = ([], [])
             logger.info("Xwayland started on \(display) (pid \(process.pid))")
         } catch {
             logger.error("Xwayland cannot start: \(error.message); X11 programs wait until it can")
@@ -174,12 +175,17 @@ public final class XWayland {
     }
 
     /// Xwayland wrote its display: it runs. The window manager connects (off the loop).
+    /// (The pipe stays open until Xwayland closes it: it writes the number and the newline
+    /// in two writes, and a closed pipe makes the second one fatal.)
     private func ready() {
         guard let readiness else { return }
-        loop.unwatch(readiness.rawValue)
         let count = buffer.withUnsafeMutableBytes { read(readiness.rawValue, $0.baseAddress, $0.count) }
-        self.readiness = nil
-        guard count > 0, let socket = wmSocket else { return }  // it ended first: `ended` says so
+        if count < 0, errno == EINTR || errno == EAGAIN { return }
+        if count > 0 { announced += buffer[..<count] }
+        guard count <= 0 || announced.contains(10) else { return }
+        loop.unwatch(readiness.rawValue)
+        if count <= 0 { self.readiness = nil }
+        guard !announced.isEmpty, let socket = wmSocket else { return }  // it ended first: `ended` says so
         wmSocket = nil
         let pid = process?.pid
         XConnection.open(socket: socket, loop: loop) { [weak self] result in

@@ -20,6 +20,7 @@ P(wl_client_add_destroy_listener, (struct wl_client *client, struct wl_listener 
 F(struct wl_client *, wl_client_create, (struct wl_display *display, int fd), (display, fd))
 P(wl_client_add_resource_created_listener, (struct wl_client *client, struct wl_listener *listener), (client, listener))
 P(wl_client_destroy, (struct wl_client *client), (client))
+P(wl_client_flush, (struct wl_client *client), (client))
 P(wl_client_for_each_resource, (struct wl_client *client, wl_client_for_each_resource_iterator_func_t iterator, void *user_data), (client, iterator, user_data))
 F(struct wl_client *, wl_client_from_link, (struct wl_list *link), (link))
 P(wl_client_get_credentials, (struct wl_client *client, pid_t *pid, uid_t *uid, gid_t *gid), (client, pid, uid, gid))

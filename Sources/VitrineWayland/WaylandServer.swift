@@ -53,6 +53,8 @@ public final class WaylandServer {
     private var countingSince = Double(EventLoop.monotonicNanoseconds()) / 1e9
     /// The objects each client holds, bounded.
     let limits: ClientLimits
+    /// Clients whose events wait (`hold`).
+    private var held: Set<OpaquePointer> = []
     /// Clients to disconnect once the dispatch that found them is over.
     private var flooding: Set<OpaquePointer> = []
     /// Bytes of surface buffers the daemon may still show (`limits.memory_mb` less what
@@ -165,14 +167,33 @@ public final class WaylandServer {
         wl_display_destroy_clients(display)
     }
 
-    /// Sends the events queued for clients (call after each frame). Within a dispatch or a
-    /// flush (a client going, whose toplevel's unmapping drew a frame) it waits for theirs:
-    /// libwayland would destroy the client it is destroying a second time.
+    /// Sends the events queued for clients (call after each frame), but those of held
+    /// clients (`hold`). Within a dispatch or a flush (a client going, whose toplevel's
+    /// unmapping drew a frame) it waits for theirs: libwayland would destroy the client it
+    /// is destroying a second time.
     public func flush() {
         guard !insideLibwayland else { return }
         insideLibwayland = true
-        wl_display_flush_clients(display)
+        if held.isEmpty {
+            wl_display_flush_clients(display)
+        } else if let head = wl_display_get_client_list(display) {
+            var link = head.pointee.next
+            while let current = link, current != head {
+                link = current.pointee.next
+                if let client = wl_client_from_link(current), !held.contains(client) { wl_client_flush(client) }
+            }
+        }
         insideLibwayland = false
+    }
+
+    /// Keeps `client`'s events from being sent until `release`: what is queued meanwhile
+    /// (a few input events) waits in libwayland's buffer for the client.
+    func hold(_ client: OpaquePointer) { held.insert(client) }
+
+    /// Sends `client`'s events again, what waited first.
+    func release(_ client: OpaquePointer) {
+        guard held.remove(client) != nil else { return }
+        flush()
     }
 
     /// Counts one request of `client`; false when it is over the rate and is to be

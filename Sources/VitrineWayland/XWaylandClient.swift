@@ -59,6 +59,19 @@ public final class XWaylandClient {
         if server.xwayland === self { server.xwayland = nil }
     }
 
+    /// Keeps the events for Xwayland (input) from being sent until `releaseEvents`: the X
+    /// window manager holds them while Xwayland has yet to carry out a restacking or a
+    /// focus change that they depend on (Xwayland picks the X window under the pointer by
+    /// X's stacking, and reads the two connections in no set order).
+    public func holdEvents() {
+        if isConnected { server.hold(client) }
+    }
+
+    /// Sends the events held for Xwayland.
+    public func releaseEvents() {
+        server.release(client)
+    }
+
     /// Xwayland's process, as the socket's credentials give it.
     public var pid: Int { isConnected ? WaylandServer.pid(of: client) : 0 }
 
@@ -81,6 +94,7 @@ public final class XWaylandClient {
     fileprivate func gone() {
         guard isConnected else { return }
         isConnected = false
+        server.release(client)
         if let watch { vitrine_unwatch(watch) }
         watch = nil
         if server.xwayland === self { server.xwayland = nil }

@@ -129,6 +129,13 @@ final class SeatRouter {
         else { return nil }
         let x = Double(rect.x) + (local.x - bounds.origin.x) * Double(rect.width) / bounds.size.width
         let y = Double(rect.y) + (local.y - bounds.origin.y) * Double(rect.height) / bounds.size.height
-        return Hit(window: window, picture: picture, layer: layer, x: x, y: y)
+        return Hit(window: window, picture: picture, layer: layer, x: Self.snapped(x), y: Self.snapped(y))
+    }
+
+    /// `value`, or the whole number it misses by a rounding error of the transforms: a
+    /// client that truncates (Xwayland's touches) hears the pixel meant.
+    private static func snapped(_ value: Double) -> Double {
+        let whole = value.rounded()
+        return abs(value - whole) < 1e-6 ? whole : value
     }
 }

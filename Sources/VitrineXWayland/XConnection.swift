@@ -93,7 +93,7 @@ final class XConnection {
     static func open(socket: OwnedDescriptor, loop: EventLoop, done: @escaping (Result<XConnection, SystemError>) -> Void) {
         let fd = socket.release()
         let deliver = LoopBound(done)
-        Thread.detach {
+        DetachedThread.detach {
             let result = connect(fd)
             loop.execute {
                 switch result {
@@ -134,7 +134,7 @@ final class XConnection {
 }
 
 /// A detached thread for one blocking job.
-enum Thread {
+enum DetachedThread {
     /// Runs `body` on a new thread, which blocks every signal (the loop reads them).
     static func detach(_ body: @escaping @Sendable () -> Void) {
         final class Job {

@@ -42,7 +42,7 @@ extension XWindowManager {
         }
         overlaysDirty = true
         updateOverlays()
-        connection.flush()
+        barrier()
     }
 
     /// Puts `window` over the other managed windows in X's stacking order: Xwayland picks
@@ -53,7 +53,34 @@ extension XWindowManager {
         window.stackOrder = topOrder
         var above = XCB_STACK_MODE_ABOVE.rawValue
         _ = xcb_configure_window(connection.connection, window.xid, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), &above)
+        barrier()
+    }
+
+    /// Holds the input for Xwayland until it has carried out what was just asked (a round
+    /// trip): Xwayland reads its Wayland and X11 connections in no set order, and input it
+    /// read before a restacking would go to the window that was on top, a key before a
+    /// focus change to the window that had the focus. At most 0.2 s: a stuck X server does
+    /// not keep input from the others.
+    func barrier() {
+        guard !isBroken else { return }
+        barriersSent += 1
+        xwayland.holdEvents()
+        expect(xcb_get_input_focus(connection.connection).sequence, .barrier)
         connection.flush()
+        let number = barriersSent
+        loop.schedule(after: 0.2) { [weak self] in
+            guard let self, barriersPassed < number else { return }
+            logger.debug("Xwayland did not answer within 0.2 s of a restacking or a focus change: its input goes on")
+            barriersPassed = barriersSent
+            xwayland.releaseEvents()
+        }
+    }
+
+    /// A round trip came back: when it was the last awaited, the held input goes.
+    func barrierPassed() {
+        guard barriersPassed < barriersSent else { return }
+        barriersPassed += 1
+        if barriersPassed == barriersSent { xwayland.releaseEvents() }
     }
 
     /// `surface.close`: WM_DELETE_WINDOW when the window speaks it, else its client is

@@ -30,6 +30,9 @@ public final class XWindowManager {
         case clientPID(xcb_window_t)
         /// A round trip after the properties a MapRequest read: the window may be mapped.
         case mapRequested(xcb_window_t)
+        /// A round trip after a restacking or a focus change: the input held for Xwayland
+        /// may go.
+        case barrier
     }
 
     /// Events handled at most per turn of the loop.
@@ -39,7 +42,7 @@ public final class XWindowManager {
     static let maximumWindows = 4096
 
     let connection: XConnection
-    private let xwayland: XWaylandClient
+    let xwayland: XWaylandClient
     private unowned let server: WaylandServer
     let loop: EventLoop
     let logger: Logger
@@ -70,6 +73,10 @@ public final class XWindowManager {
     private var tooManyLogged = false
     /// Whether the connection broke.
     public private(set) var isBroken = false
+    /// Round trips sent and come back: the input held for Xwayland goes when all have
+    /// (`barrier`).
+    var barriersSent = 0
+    var barriersPassed = 0
 
     /// A window's property.
     struct PropertyKey: Hashable {
@@ -139,6 +146,8 @@ public final class XWindowManager {
         guard !isBroken else { return }
         isBroken = true
         loop.unwatch(connection.fd)
+        barriersPassed = barriersSent
+        xwayland.releaseEvents()
         for window in windows.values { forget(window) }
         windows.removeAll()
         unpaired.removeAll()
@@ -208,6 +217,7 @@ public final class XWindowManager {
         case .property(let window, let atom): propertyRead(window, atom, reply: reply)
         case .clientPID(let window): clientIDsRead(window, reply: reply)
         case .mapRequested(let xid): mapRequestedWindow(xid)
+        case .barrier: barrierPassed()
         }
     }
 

@@ -140,6 +140,31 @@ public final class X11TestClient {
         menus[menu] = nil
     }
 
+    /// Asks the window manager to add (or remove) `state` (`_NET_WM_STATE_FULLSCREEN`…) as
+    /// EWMH says: a `_NET_WM_STATE` client message to the root.
+    public func requestState(_ state: String, on: Bool) {
+        var event = xcb_client_message_event_t()
+        event.response_type = UInt8(XCB_CLIENT_MESSAGE)
+        event.format = 32
+        event.window = window
+        event.type = atom("_NET_WM_STATE")
+        event.data.data32 = (on ? 1 : 0, atom(state), 0, 1, 0)
+        withUnsafeBytes(of: &event) { bytes in
+            let message = (0..<32).map { CChar(bitPattern: $0 < bytes.count ? bytes[$0] : 0) }
+            _ = xcb_send_event(connection, 0, root, XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY.rawValue | XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT.rawValue, message)
+        }
+        _ = xcb_flush(connection)
+    }
+
+    /// The window's property `name` as 32-bit items (atoms, windows, cardinals).
+    public func property(_ name: String) -> [UInt32] {
+        let cookie = xcb_get_property(connection, 0, window, atom(name), XCB_GET_PROPERTY_TYPE_ANY.rawValue, 0, 64)
+        guard let reply = xcb_get_property_reply(connection, cookie, nil) else { return [] }
+        defer { free(reply) }
+        guard reply.pointee.format == 32, let value = xcb_get_property_value(reply) else { return [] }
+        return Array(UnsafeBufferPointer(start: value.assumingMemoryBound(to: UInt32.self), count: Int(xcb_get_property_value_length(reply)) / 4))
+    }
+
     /// Destroys the top-level window, as a program does after WM_DELETE_WINDOW.
     public func destroyWindow() {
         _ = xcb_destroy_window(connection, window)

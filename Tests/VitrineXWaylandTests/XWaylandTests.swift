@@ -68,6 +68,28 @@ struct XWaylandTests {
         #expect(!magenta(rgb(after, 40 + 2 * 40, 20 + 2 * 50)), "the closed menu is still drawn")
     }
 
+    /// A window that asks to be fullscreen is told it is (`_NET_WM_STATE`, as programs
+    /// expect), and keeps the size its layer gives; ICCCM's and EWMH's properties are set.
+    @Test func fullscreenIsTakenAsAskedAndTheLayerKeepsTheSize() throws {
+        let setup = try XWaylandSetup()
+        let client = try setup.client()
+        try client.waitUntilExposed()
+        _ = try setup.control.waitForEvent("surface.mapped", timeout: 20)
+        #expect(client.property("WM_STATE").first == 1, "WM_STATE is not NormalState")
+        #expect(client.property("_NET_FRAME_EXTENTS") == [0, 0, 0, 0])
+        let fullscreen = client.atom("_NET_WM_STATE_FULLSCREEN")
+        client.requestState("_NET_WM_STATE_FULLSCREEN", on: true)
+        let deadline = Date().addingTimeInterval(5)
+        while !client.property("_NET_WM_STATE").contains(fullscreen), Date() < deadline { client.pump(for: 0.05) }
+        #expect(client.property("_NET_WM_STATE").contains(fullscreen))
+        client.pump(for: 0.3)
+        #expect(client.size == (width: 120, height: 80), "\(client.size)")
+        client.requestState("_NET_WM_STATE_FULLSCREEN", on: false)
+        let until = Date().addingTimeInterval(5)
+        while client.property("_NET_WM_STATE").contains(fullscreen), Date() < until { client.pump(for: 0.05) }
+        #expect(!client.property("_NET_WM_STATE").contains(fullscreen))
+    }
+
     /// Keys reach the X11 window last clicked, through the seat's keymap (X11's keycodes
     /// are evdev's plus 8).
     @Test func keysReachTheClickedX11Window() throws {
@@ -81,6 +103,47 @@ struct XWaylandTests {
         try setup.ok(#"{"cmd": "input.inject", "type": "key", "keycode": 30, "pressed": false}"#)
         let key = client.wait { if case .keyPress = $0 { true } else { false } }
         #expect(key == .keyPress(window: client.window, keycode: 38), "\(client.events)")
+    }
+
+    /// Two X11 windows in two layers are both at X's (0, 0): the one under the pointer or a
+    /// touch is raised before the input reaches Xwayland, which picks the window by X's
+    /// stacking, so each press reaches the window its layer shows.
+    @Test func pressesReachTheWindowOfTheLayerUnderThemWhenX11WindowsOverlap() throws {
+        let setup = try XWaylandSetup(
+            rules: "[[compositor.rules]]\ninstance = \"vitrine-test\"\nlayer = \"x11\"\n[[compositor.rules]]\ninstance = \"second\"\nlayer = \"other\"\n",
+            layer: #"{"bounds": [0, 0, 120, 80], "position": [80, 100]}"#)
+        try setup.ok(#"{"cmd": "layer.add", "layer": "other", "kind": "surface", "properties": {"bounds": [0, 0, 120, 80], "position": [240, 100]}}"#)
+        let first = try setup.client()
+        try first.waitUntilExposed()
+        _ = try setup.control.waitForEvent("surface.mapped", timeout: 20)
+        let second = try setup.client(instance: "second")
+        try second.waitUntilExposed()
+        _ = try setup.control.waitForEvent("surface.mapped", timeout: 20) { $0["instance"] == .string("second") }
+        // (the layers' top-left corners are at (20, 60) and (180, 60))
+        for round in 0..<3 {
+            try setup.click(20 + 30 + round, 60 + 40)
+            let a = first.wait(timeout: 5) { if case .buttonPress = $0 { true } else { false } }
+            #expect(a == .buttonPress(window: first.window, x: 30 + round, y: 40, button: 1), "round \(round): \(first.events.suffix(3))")
+            try setup.click(180 + 70 + round, 60 + 20)
+            let b = second.wait(timeout: 5) { if case .buttonPress = $0 { true } else { false } }
+            #expect(b == .buttonPress(window: second.window, x: 70 + round, y: 20, button: 1), "round \(round): \(second.events.suffix(3))")
+            first.pump(for: 0.05)
+        }
+        #expect(!first.events.contains { if case .buttonPress(_, let x, _, _) = $0 { x >= 70 } else { false } }, "the first window had the second's press")
+        // A touch raises and presses in one event (X11 sees it as the pointer's first button;
+        // Xwayland scales touches by (size - 1) / size, a pixel less here).
+        for round in 0..<3 {
+            for (client, x) in [(second, 180 + 60 + round), (first, 20 + 60 + round)] {
+                try setup.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [\#(x), 90]}"#)
+                try setup.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "up"}"#)
+                let press = client.wait(timeout: 5) { if case .buttonPress = $0 { true } else { false } }
+                guard case .buttonPress(let window, let px, let py, _) = press else {
+                    Issue.record("touch round \(round): no press, \(client.events.suffix(3))")
+                    continue
+                }
+                #expect(window == client.window && (59 + round...60 + round).contains(px) && (29...30).contains(py), "touch round \(round): \(press!)")
+            }
+        }
     }
 
     /// A real terminal, started by the daemon (`[[clients]]` get DISPLAY): shown in its

@@ -321,7 +321,7 @@ let package = Package(
         // X11 programs through the real daemon and the Xwayland it starts.
         .testTarget(
             name: "VitrineXWaylandTests",
-            dependencies: ["VitrineDaemonTestSupport", "VitrineProtocol", "VitrineRaster", "vitrined", "vitrine-decoder"],
+            dependencies: ["VitrineXWayland", "VitrineDaemonTestSupport", "VitrineProtocol", "VitrineRaster", "CX11", "vitrined", "vitrine-decoder"],
             exclude: ["References"]),
         // The window policy: which surface layer shows which client's window (rules,
         // surface.assign), the windows' lives, the seat's input for them, launched clients.

@@ -51,9 +51,20 @@ extension XWindowManager {
         guard window.isAlive, !window.isOverrideRedirect, window.stackOrder != topOrder else { return }
         topOrder += 1
         window.stackOrder = topOrder
+        restackAbove(window)
+        barrier()
+    }
+
+    /// Puts `window` at the top of X's stacking order, and the mapped override-redirect
+    /// windows (menus, tooltips) back over it, in their order: they are drawn over the
+    /// managed windows, and must be picked there.
+    func restackAbove(_ window: X11Window) {
         var above = XCB_STACK_MODE_ABOVE.rawValue
         _ = xcb_configure_window(connection.connection, window.xid, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), &above)
-        barrier()
+        for overlay in windows.values.filter({ $0.isOverrideRedirect && $0.isMappedInX }).sorted(by: { $0.stackOrder < $1.stackOrder }) {
+            var mode = XCB_STACK_MODE_ABOVE.rawValue
+            _ = xcb_configure_window(connection.connection, overlay.xid, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), &mode)
+        }
     }
 
     /// Holds the input for Xwayland until it has carried out what was just asked (a round

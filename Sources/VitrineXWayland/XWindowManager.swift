@@ -312,8 +312,7 @@ public final class XWindowManager {
         _ = xcb_change_property(c, UInt8(XCB_PROP_MODE_REPLACE.rawValue), xid, atoms[.netFrameExtents], XCB_ATOM_CARDINAL.rawValue, 32, 4, &extents)
         topOrder += 1
         window.stackOrder = topOrder
-        var above = XCB_STACK_MODE_ABOVE.rawValue
-        _ = xcb_configure_window(c, xid, UInt16(XCB_CONFIG_WINDOW_STACK_MODE.rawValue), &above)
+        restackAbove(window)
         _ = xcb_map_window(c, xid)
     }
 

@@ -144,6 +144,15 @@ struct XWaylandTests {
                 #expect(window == client.window && (59 + round...60 + round).contains(px) && (29...30).contains(py), "touch round \(round): \(press!)")
             }
         }
+        // A menu of the first window, opened while the second is on top, stays over the
+        // first when the pointer comes back to it and raises it.
+        try setup.click(180 + 10, 60 + 10)
+        _ = second.wait(timeout: 5) { if case .buttonPress = $0 { true } else { false } }
+        let menu = first.openMenu(x: 10, y: 10, width: 40, height: 20, color: 0xC0_30C0)
+        first.pump(for: 0.3)
+        try setup.click(20 + 20, 60 + 20)
+        let chosen = first.wait(timeout: 5) { if case .buttonPress = $0 { true } else { false } }
+        #expect(chosen == .buttonPress(window: menu, x: 10, y: 10, button: 1), "\(first.events.suffix(3))")
     }
 
     /// A real terminal, started by the daemon (`[[clients]]` get DISPLAY): shown in its

@@ -159,16 +159,16 @@ public final class XWayland {
                 arguments: ["Xwayland", display, "-rootless", "-listenfd", "3", "-listenfd", "4", "-wm", "5", "-displayfd", "6"],
                 environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
                 passing: [sockets.abstractSocket.rawValue, sockets.fileSocket.rawValue, wm.theirs.rawValue, writeEnd.rawValue, wayland.theirs.rawValue])
+            // (kept before they are watched: an error from here on is cleaned up as an end)
+            (self.process, self.client, wmSocket, readiness) = (process, client, wm.ours, readEnd)
             try loop.watch(process.pidfd, for: .readable) { [unowned self] _ in ended() }
             try loop.watch(process.output, for: .readable) { [unowned self] _ in readOutput() }
             try loop.watch(readEnd.rawValue, for: .readable) { [unowned self] _ in ready() }
-            (self.process, self.client, wmSocket, readiness) = (process, client, wm.ours, readEnd)
             startedAt = EventLoop.monotonicNanoseconds()
             (lastLines, announced) = ([], [])
             logger.info("Xwayland started on \(display) (pid \(process.pid))")
         } catch {
             logger.error("Xwayland cannot start: \(error.message); X11 programs wait until it can")
-            if let process { loop.unwatch(process.pidfd) }
             cleanUp()
             startAgainLater()
         }
@@ -218,7 +218,6 @@ public final class XWayland {
         }
         manager?.shutDown()
         manager = nil
-        loop.unwatch(process.pidfd)
         cleanUp()
         if ranFor < 5 {
             startAgainLater()
@@ -240,9 +239,12 @@ public final class XWayland {
 
     private func cleanUp() {
         if let readiness { loop.unwatch(readiness.rawValue) }
-        if let process, process.output >= 0 {
-            loop.unwatch(process.output)
-            process.closeOutput()
+        if let process {
+            loop.unwatch(process.pidfd)
+            if process.output >= 0 {
+                loop.unwatch(process.output)
+                process.closeOutput()
+            }
         }
         (process, readiness, wmSocket) = (nil, nil, nil)
         client = nil

@@ -164,7 +164,7 @@ final class SurfaceObject: ServerObject {
         case .destroy:
             destroy()
         case .attach:
-            if case .xdg(let xdg) = role, a[0].resource != nil, !xdg.configured {
+            if case .xdg(let xdg) = role, a[0].resource != nil, !xdg.configured, !server.acceptsUnacknowledgedBuffers {
                 xdg.postError(XdgSurfaceError.unconfigured_buffer, "a buffer was attached before the first xdg_surface.configure was acknowledged")
                 return
             }

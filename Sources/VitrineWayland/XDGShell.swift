@@ -148,10 +148,10 @@ final class XDGSurfaceObject: ServerObject {
             initialCommit = true
             if let size = server.delegate?.initialSize(of: toplevel), size.width > 0, size.height > 0 {
                 toplevel.configure(width: size.width, height: size.height)
-                return
+            } else {
+                toplevel.sendConfigure()
             }
-            toplevel.sendConfigure()
-            return
+            guard server.acceptsUnacknowledgedBuffers, surface?.buffer != nil else { return }
         }
         guard let surface else { return }
         if surface.buffer == nil {

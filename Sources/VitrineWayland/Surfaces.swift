@@ -141,6 +141,8 @@ final class SurfaceObject: ServerObject {
     /// The order of the subsurfaces the next commit applies.
     var pendingChildren: [SubsurfaceObject] = []
     var pendingChildrenBelow = 0
+    /// The outputs it was told it is on (`wl_surface.enter`), by name.
+    var outputs: Set<String> = []
     /// Its `wp_viewport`, if it has one.
     weak var viewport: ViewportObject?
     /// Where the surface takes input; nil: everywhere (`set_input_region` with null).
@@ -208,6 +210,7 @@ final class SurfaceObject: ServerObject {
     }
 
     override func destroyed() {
+        server.liftTouches(on: self)
         pending.callbacks.removeAll()
         for item in cached?.feedback ?? [] { item.discard() }
         cached = nil
@@ -231,6 +234,9 @@ final class SurfaceObject: ServerObject {
             buffer: buffer, source: mapping.bufferSource,
             toWindow: mapping.bufferToSurface.concatenating(AffineTransform(translationX: Double(x), y: Double(y))))
     }
+
+    /// Whether a buffer is committed, or attached for the next commit.
+    var hasBuffer: Bool { buffer != nil || pending.attached?.resource != nil || cached?.attached?.resource != nil }
 
     /// The surface's size in surface coordinates; nil without a buffer.
     var size: (width: Int, height: Int)? { mapping.map { ($0.surfaceWidth, $0.surfaceHeight) } }

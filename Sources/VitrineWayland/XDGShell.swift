@@ -20,6 +20,10 @@ final class WMBase: ServerObject {
                 postError(XdgWmBaseError.role, "wl_surface@\(wl_resource_get_id(surface.resource)) already has a role")
                 return
             }
+            guard !surface.hasBuffer else {
+                postError(XdgWmBaseError.invalid_surface_state, "wl_surface@\(wl_resource_get_id(surface.resource)) has a buffer attached or committed")
+                return
+            }
             guard let xdg = XDGSurfaceObject(server: server, client: client, version: version, id: a[0].n, surface: surface) else { return }
             xdg.wmBase = self
             surface.role = .xdg(xdg)
@@ -46,7 +50,7 @@ final class XDGSurfaceObject: ServerObject {
     private(set) var ackedSerial: UInt32 = 0
     private(set) var configured = false
     /// The first commit (which asks for the first configure) has been seen.
-    private var initialCommit = false
+    private(set) var initialCommit = false
     var geometry: PixelRect?
     private var pendingGeometry: PixelRect?
 
@@ -207,11 +211,21 @@ public final class Toplevel: ServerObject {
     /// False while its client leaves a ping unanswered (`WaylandServer.pingTimeout`).
     public var isResponsive: Bool { server.pings.isResponsive(wmBase) }
 
-    /// The part of the root surface that is the window (xdg window geometry, without
-    /// shadows), in window coordinates (the root surface's); nil while it has no buffer.
+    /// The part of the window's surfaces that is the window (xdg window geometry, without
+    /// shadows), in window coordinates (the root surface's); nil while it has no buffer. As
+    /// xdg-shell defines it: the geometry set, cut to the bounds of the root surface and its
+    /// subsurfaces; those bounds where none was set.
     public var windowRect: PixelRect? {
-        guard let size = root?.size else { return nil }
-        let whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+        guard let root, let size = root.size else { return nil }
+        var whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+        func add(_ surface: SurfaceObject, _ x: Int, _ y: Int) {
+            for child in surface.children {
+                guard let sub = child.surface, let size = sub.size else { continue }
+                whole = whole.union(PixelRect(x: x + child.x, y: y + child.y, width: size.width, height: size.height))
+                add(sub, x + child.x, y + child.y)
+            }
+        }
+        add(root, 0, 0)
         return (xdg?.geometry ?? whole).intersection(whole)
     }
 
@@ -250,6 +264,9 @@ public final class Toplevel: ServerObject {
         case .set_app_id:
             appID = String(a[0].text.prefix(1024))
             if isMapped { server.changedMetadata(self) }
+        case .set_maximized, .unset_maximized, .set_fullscreen, .unset_fullscreen:
+            // The layer gives the size and the state; xdg-shell still wants a configure in reply.
+            if xdg?.initialCommit == true { sendConfigure() }
         default:
             break
         }

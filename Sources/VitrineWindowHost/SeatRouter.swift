@@ -19,6 +19,12 @@ final class SeatRouter {
     private var touchLayers: [Int: String] = [:]
     /// Buttons whose press dismissed a popup grab: their release is not delivered either.
     private var swallowedButtons: Set<UInt32> = []
+    /// Where the pointer last was (the output's pixels) and on which screen; nil until it moves.
+    private var pointer: (point: Point, placement: InputPlacement)?
+    /// While buttons pressed on a window are held: its layer, and the buttons. The surface
+    /// they were pressed on keeps the pointer until the last is released (wl_pointer's
+    /// implicit grab), wherever it moves.
+    private var pointerGrab: (layer: String, buttons: Set<UInt32>)?
 
     init(scene: Scene, surfaces: SurfaceRenderer, server: WaylandServer, keymap: InputSettings.Keymap, logger: Logger) {
         self.scene = scene
@@ -62,8 +68,14 @@ final class SeatRouter {
                 server.touchUp(touch.id, time: milliseconds)
             }
         case .pointer(let pointer):
+            self.pointer = (pointer.point, placement)
             let hit = surface(at: pointer.point, time: time, on: placement)
-            server.pointer(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0, time: milliseconds)
+            if let grab = pointerGrab, let (_, x, y) = mapped(pointer.point, into: grab.layer, time: time, on: placement) {
+                server.pointerGrabbed(x: x, y: y, time: milliseconds)
+            } else {
+                pointerGrab = nil
+                server.pointer(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0, time: milliseconds)
+            }
             switch pointer.kind {
             case .motion:
                 break
@@ -73,12 +85,30 @@ final class SeatRouter {
                     return
                 }
                 if !pressed, swallowedButtons.remove(code) != nil { return }
-                if pressed, let hit { server.focusKeyboard(on: hit.toplevel) }
+                if pressed, pointerGrab == nil, let hit { server.focusKeyboard(on: hit.toplevel) }
                 server.pointerButton(code, pressed: pressed, time: milliseconds)
+                if pressed {
+                    if pointerGrab != nil { pointerGrab?.buttons.insert(code) } else if let hit { pointerGrab = (hit.layer, [code]) }
+                } else if pointerGrab?.buttons.remove(code) != nil, pointerGrab?.buttons.isEmpty == true {
+                    // Released: the surface under the pointer now has it.
+                    pointerGrab = nil
+                    server.pointer(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0, time: milliseconds)
+                }
             case .axis(let dx, let dy):
                 server.pointerAxis(dx: dx, dy: dy, time: milliseconds)
             }
         }
+    }
+
+    /// The scene changed under a pointer that stayed put (a window moved, resized,
+    /// appeared or went): the windows hear enter, leave or motion as if it had moved, the
+    /// scene read at media time `time`; nothing when the pointer is where it was on the
+    /// same surface.
+    func refreshPointer(at time: Double) {
+        guard let server, let (point, placement) = pointer, pointerGrab == nil else { return }
+        let hit = surface(at: point, time: time, on: placement)
+        server.pointer(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0, time: WindowHost.milliseconds(), unlessUnchanged: true)
+        server.flush()
     }
 
     /// The client's window under `point` (the output's pixels), with its layer and the

@@ -110,6 +110,13 @@ public final class WindowHost {
         server?.framePresented(showing: surfaces.takeShown(), milliseconds: Self.milliseconds())
     }
 
+    /// After the primary output presented a frame of the scene at media time `time`: a
+    /// window that moved, resized, appeared or went under the pointer hears it as if the
+    /// pointer had moved (enter, leave, motion).
+    public func pointerMayHaveMoved(at time: Double) {
+        seat?.refreshPointer(at: time)
+    }
+
     static func milliseconds() -> UInt32 { UInt32(truncatingIfNeeded: EventLoop.monotonicNanoseconds() / 1_000_000) }
 
     /// Takes the reloadable settings: the rules (applied to the windows at once), the ping

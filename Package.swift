@@ -358,7 +358,7 @@ let package = Package(
         .target(
             name: "VitrineWLCS",
             dependencies: [
-                "CVitrineWLCS", "VitrineDaemon", "VitrineWayland", "VitrineOutput", "VitrineSystem", "VitrineJSON", "VitrineLog",
+                "CVitrineWLCS", "VitrineDaemon", "VitrineWayland", "VitrineOutput", "VitrineRaster", "VitrineSystem", "VitrineJSON", "VitrineLog",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "CVitrineWLCS", linkerSettings: [.linkedLibrary("wayland-client")]),

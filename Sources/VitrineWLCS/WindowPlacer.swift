@@ -1,6 +1,7 @@
 import Logging
 import VitrineDaemon
 import VitrineJSON
+import VitrineRaster
 import VitrineWayland
 
 /// The integration's window manager, on the daemon's loop: a client of the coordinator
@@ -16,10 +17,12 @@ final class WindowPlacer: ClientConnection, @unchecked Sendable {  // touched on
     var clients: [CInt: CInt] = [:]
     /// Where the pointer is, in the output's pixels.
     var pointer = (x: Double(IntegrationServer.outputSize.width) / 2, y: Double(IntegrationServer.outputSize.height) / 2)
-    /// The layer of each placed window, by surface id, and the size its bounds were given.
-    private var layers: [Int: (layer: String, width: Int, height: Int)] = [:]
-    /// Where WLCS asked a window to go before it mapped, by surface id.
-    private var waiting: [Int: (x: Int, y: Int)] = [:]
+    /// The layer of each mapped window, by surface id, and the window rectangle (root
+    /// surface coordinates) its bounds were given.
+    private var layers: [Int: (layer: String, window: PixelRect)] = [:]
+    /// Where each window's root surface's top left is (the output's pixels), by surface
+    /// id: where WLCS put it, kept while the window is unmapped.
+    private var roots: [Int: (x: Int, y: Int)] = [:]
     private var nextRequest = 0
     /// Runs a body on the loop's next turn.
     private var later: (@escaping () -> Void) -> Void = { $0() }
@@ -32,6 +35,12 @@ final class WindowPlacer: ClientConnection, @unchecked Sendable {  // touched on
         self.server = server
         self.logger = logger
         coordinator.connect(self)
+        // A window that drew itself at another size gets its layer resized after the frame.
+        let presented = coordinator.hooks.framePresented
+        coordinator.hooks.framePresented = { [weak self] time in
+            presented?(time)
+            self?.later { [weak self] in self?.followWindowSizes() }
+        }
         run(#"{"cmd":"subscribe","events":["surface.mapped","surface.unmapped"]}"#)
     }
 
@@ -51,40 +60,44 @@ final class WindowPlacer: ClientConnection, @unchecked Sendable {  // touched on
     }
 
     private func mapped(_ id: Int, size: (width: Int, height: Int)) {
-        guard layers[id] == nil, server?.toplevels[id]?.isMapped == true else { return }
+        guard layers[id] == nil, let toplevel = server?.toplevels[id], toplevel.isMapped, let window = toplevel.windowRect else { return }
         let layer = "wlcs-\(id)"
-        let place = waiting.removeValue(forKey: id) ?? (0, 0)
+        let root = roots[id] ?? (-window.x, -window.y)
+        roots[id] = root
         run(
             #"{"cmd":"layer.add","layer":"\#(layer)","kind":"surface","properties":{"anchorPoint":[0,0],"#
-                + #""bounds":[0,0,\#(size.width),\#(size.height)],"position":[\#(place.x),\#(place.y)]}}"#)
+                + #""bounds":[0,0,\#(window.width),\#(window.height)],"position":[\#(root.x + window.x),\#(root.y + window.y)]}}"#)
         run(#"{"cmd":"surface.assign","surface":\#(id),"layer":"\#(layer)"}"#)
-        layers[id] = (layer, size.width, size.height)
+        layers[id] = (layer, window)
     }
 
     private func unmapped(_ id: Int) {
         guard let placed = layers.removeValue(forKey: id) else { return }
         run(#"{"cmd":"layer.remove","layer":"\#(placed.layer)"}"#)
+        if server?.toplevels[id] == nil { roots[id] = nil }
     }
 
-    /// Moves `toplevel`'s layer so that the window's top left is at (`x`, `y`), its bounds
-    /// the window's size now; a window not mapped yet goes there when it maps.
+    /// Moves `toplevel`'s layer so that the window's top left (its window geometry's) is
+    /// at (`x`, `y`); a window not mapped yet goes there when it maps.
     func place(_ toplevel: Toplevel, x: Int, y: Int) {
-        guard let placed = layers[toplevel.id] else {
-            waiting[toplevel.id] = (x, y)
-            return
-        }
+        let window = toplevel.windowRect ?? PixelRect(x: 0, y: 0, width: 0, height: 0)
+        roots[toplevel.id] = (x - window.x, y - window.y)
+        guard let placed = layers[toplevel.id] else { return }
         followWindowSizes()
         run(#"{"cmd":"layer.set","layer":"\#(placed.layer)","properties":{"position":[\#(x),\#(y)]},"actions":false}"#)
     }
 
-    /// Gives each placed window's layer the window's size, where the window changed size
-    /// since: input is mapped from the layer's bounds onto the window.
+    /// Gives each window's layer the window's rectangle where it changed: input is mapped
+    /// from the layer's bounds onto the window, and the root surface stays where it is
+    /// when the window grows to the left or up (a subsurface placed there, a geometry set).
     func followWindowSizes() {
         guard let server else { return }
         for (id, placed) in layers {
-            guard let window = server.toplevels[id]?.windowRect, (window.width, window.height) != (placed.width, placed.height) else { continue }
-            run(#"{"cmd":"layer.set","layer":"\#(placed.layer)","properties":{"bounds":[0,0,\#(window.width),\#(window.height)]},"actions":false}"#)
-            layers[id] = (placed.layer, window.width, window.height)
+            guard let window = server.toplevels[id]?.windowRect, window != placed.window, let root = roots[id] else { continue }
+            run(
+                #"{"cmd":"layer.set","layer":"\#(placed.layer)","properties":{"bounds":[0,0,\#(window.width),\#(window.height)],"#
+                    + #""position":[\#(root.x + window.x),\#(root.y + window.y)]},"actions":false}"#)
+            layers[id] = (placed.layer, window)
         }
     }
 

@@ -8,12 +8,13 @@ extension WaylandServer {
     /// other: the surfaces of those windows that were not on it hear `enter`, the surfaces
     /// of the others that were hear `leave`.
     public func windows(_ shown: Set<ObjectIdentifier>, onOutput output: String) {
-        for toplevel in toplevels.values {
+        for toplevel in toplevels.values where toplevel.isAlive {
             let showing = shown.contains(ObjectIdentifier(toplevel))
-            for (surface, _, _) in toplevel.stack() where surface.outputs.contains(output) != showing {
+            for (surface, _, _) in toplevel.stack() where !surface.isGone && surface.outputs.contains(output) != showing {
                 let event = showing ? WlSurfaceEvent.enter : WlSurfaceEvent.leave
                 if showing { surface.outputs.insert(output) } else { surface.outputs.remove(output) }
-                for object in OutputObject.bound(by: surface.client, named: output) {
+                let client = surface.client
+                for object in outputObjects where object.name == output && object.client == client {
                     surface.post(event.rawValue, [wl_argument(o: object.resource)])
                 }
             }

@@ -143,6 +143,8 @@ final class SurfaceObject: ServerObject {
     var pendingChildrenBelow = 0
     /// The outputs it was told it is on (`wl_surface.enter`), by name.
     var outputs: Set<String> = []
+    /// Its resource is being destroyed: nothing more is sent to it.
+    private(set) var isGone = false
     /// Its `wp_viewport`, if it has one.
     weak var viewport: ViewportObject?
     /// Where the surface takes input; nil: everywhere (`set_input_region` with null).
@@ -210,6 +212,7 @@ final class SurfaceObject: ServerObject {
     }
 
     override func destroyed() {
+        isGone = true
         server.liftTouches(on: self)
         pending.callbacks.removeAll()
         for item in cached?.feedback ?? [] { item.discard() }

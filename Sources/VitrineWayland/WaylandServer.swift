@@ -79,6 +79,9 @@ public final class WaylandServer {
     /// Called when `bytes` changes.
     public var onMemory: ((Int) -> Void)?
     private var globals: [GlobalBinding] = []
+    /// Every client's `wl_output`s, to find them without walking a client's objects (which
+    /// may be going).
+    var outputObjects: [OutputObject] = []
     /// libwayland is dispatching or flushing: clients may be half destroyed.
     private var insideLibwayland = false
     /// Pointer, keyboard and touch focus and the clients' devices.

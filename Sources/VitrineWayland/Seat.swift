@@ -160,7 +160,7 @@ extension WaylandServer {
         seat.pointerPlace = (fx, fy)
         seat.pointerOrigin = (x - (hit?.x ?? 0), y - (hit?.y ?? 0))
         if seat.pointerFocus !== target {
-            if let old = seat.pointerFocus {
+            if let old = seat.pointerFocus, !old.isGone {
                 for pointer in seat.devices(seat.pointers, of: old) { wl_pointer_send_leave(pointer.resource, seat.serial, old.resource) }
                 seat.pointerFrame(old)
             }

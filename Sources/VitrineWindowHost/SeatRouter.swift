@@ -103,12 +103,13 @@ final class SeatRouter {
     /// The scene changed under a pointer that stayed put (a window moved, resized,
     /// appeared or went): the windows hear enter, leave or motion as if it had moved, the
     /// scene read at media time `time`; nothing when the pointer is where it was on the
-    /// same surface.
-    func refreshPointer(at time: Double) {
+    /// same surface. `flush` sends the events at once (not within a client's request,
+    /// whose dispatch sends them after it).
+    func refreshPointer(at time: Double, flush: Bool) {
         guard let server, let (point, placement) = pointer, pointerGrab == nil else { return }
         let hit = surface(at: point, time: time, on: placement)
         server.pointer(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0, time: WindowHost.milliseconds(), unlessUnchanged: true)
-        server.flush()
+        if flush { server.flush() }
     }
 
     /// The client's window under `point` (the output's pixels), with its layer and the

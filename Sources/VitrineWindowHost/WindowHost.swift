@@ -69,6 +69,8 @@ public final class WindowHost {
     private var frameCallbackDue = false
     /// Whether any output is powered: with none, windows' commits are discarded at once.
     public var outputsPowered = true
+    /// The scene's media time now, at which a window's change under the pointer is hit-tested.
+    public var now: () -> Double = { 0 }
 
     /// A host placing windows in `scene`'s surface layers, drawn by `surfaces`; with a
     /// `loop` it runs programs and answers frame callbacks of commits that show nothing.
@@ -114,7 +116,7 @@ public final class WindowHost {
     /// window that moved, resized, appeared or went under the pointer hears it as if the
     /// pointer had moved (enter, leave, motion).
     public func pointerMayHaveMoved(at time: Double) {
-        seat?.refreshPointer(at: time)
+        seat?.refreshPointer(at: time, flush: true)
     }
 
     static func milliseconds() -> UInt32 { UInt32(truncatingIfNeeded: EventLoop.monotonicNanoseconds() / 1_000_000) }
@@ -190,6 +192,7 @@ extension WindowHost: WaylandServerDelegate {
         logger.info("surface \(toplevel.id) mapped: app id '\(toplevel.appID)', title '\(toplevel.title)', pid \(toplevel.pid)")
         notify(.event(.surfaceMapped(description(of: toplevel)), afterReply: false))
         notify(.redraw(afterReply: false))
+        seat?.refreshPointer(at: now(), flush: false)
     }
 
     public func toplevelUnmapped(_ toplevel: Toplevel) {
@@ -201,6 +204,7 @@ extension WindowHost: WaylandServerDelegate {
         }
         notify(.event(.surfaceUnmapped(surface: toplevel.id, layer: layer), afterReply: false))
         notify(.redraw(afterReply: false))
+        if toplevel.isAlive { seat?.refreshPointer(at: now(), flush: false) }
     }
 
     public func toplevelChanged(_ toplevel: Toplevel) {
@@ -219,6 +223,9 @@ extension WindowHost: WaylandServerDelegate {
             }
         }
         notify(.redraw(afterReply: false))
+        // A surface of the window moved, resized or restacked under the pointer: told now,
+        // within the commit, not a frame later.
+        seat?.refreshPointer(at: now(), flush: false)
     }
 
     public func initialSize(of toplevel: Toplevel) -> (width: Int, height: Int)? {

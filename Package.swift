@@ -83,10 +83,15 @@ let package = Package(
             name: "VitrineSystem", dependencies: ["CLinuxEvents", "CSandbox", "CUDev", .product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: [frameRelease()]),
         .testTarget(name: "VitrineSystemTests", dependencies: ["VitrineSystem"]),
-        // Device events (DRM hotplug) through a udev monitor on the event loop.
-        .systemLibrary(
-            name: "CUDev", path: "Sources/CUDev", pkgConfig: "libudev",
-            providers: [.apt(["libudev-dev"])]),
+        // Device events (DRM hotplug) through a udev monitor on the event loop (libudev-dev's header).
+        .target(name: "CUDev", dependencies: ["CLazyLibrary"]),
+        // The C libraries that only some daemons use (libinput, libudev, libseat, xkbcommon,
+        // xcb, libwayland) are not linked: the modules over them (CUDev, CLibInput, CLibSeat,
+        // CXKBCommon, CX11, CWaylandClient, CWaylandServer, CWaylandShared) bind each function
+        // when it is first called, and a feature opens its libraries where it starts
+        // (VitrineSystem's FeatureLibraries). Their headers are in /usr/include (the -dev
+        // packages), and no pkg-config flags are needed.
+        .target(name: "CLazyLibrary"),
         .target(
             name: "VitrineRaster", dependencies: ["VitrineCore", "CPNG"],
             // Not profiled: the daemon's workload draws only fills and glyphs, and the
@@ -287,11 +292,12 @@ let package = Package(
             name: "CLibDRM", path: "Sources/CLibDRM", pkgConfig: "libdrm",
             providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CLinuxConsole", path: "Sources/CLinuxConsole"),
-        // The Wayland window (`--backend wayland`): wayland-client, and xdg-shell's interfaces
-        // described in Swift at build time by wayland-glue from wayland-protocols' XML.
-        .systemLibrary(
-            name: "CWaylandClient", path: "Sources/CWaylandClient", pkgConfig: "wayland-client",
-            providers: [.apt(["libwayland-dev", "wayland-protocols"])]),
+        // The Wayland window (`--backend wayland`): wayland-client (libwayland-dev), and
+        // xdg-shell's interfaces described in Swift at build time by wayland-glue from
+        // wayland-protocols' XML.
+        .target(name: "CWaylandClient", dependencies: ["CLazyLibrary", "CWaylandShared"]),
+        // What libwayland-client and libwayland-server both define, bound once.
+        .target(name: "CWaylandShared", dependencies: ["CLazyLibrary"]),
         .executableTarget(name: "wayland-glue", path: "Sources/wayland-glue"),
         // What wayland-glue's descriptions are made of, and their C tables, for the client and the server.
         .target(name: "WaylandDescription"),
@@ -362,14 +368,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "CVitrineWLCS", linkerSettings: [.linkedLibrary("wayland-client")]),
-        .systemLibrary(
-            name: "CWaylandServer", path: "Sources/CWaylandServer", pkgConfig: "wayland-server",
-            providers: [.apt(["libwayland-dev", "wayland-protocols"])]),
+        .target(name: "CWaylandServer", dependencies: ["CLazyLibrary", "CWaylandShared"]),
         .plugin(name: "WaylandGlue", capability: .buildTool(), dependencies: ["wayland-glue"]),
-        // The X11 window (`--backend x11`): xcb with MIT-SHM, and xkbcommon-x11 for the server's keymap.
-        .systemLibrary(
-            name: "CX11", path: "Sources/CX11", pkgConfig: "xkbcommon-x11",
-            providers: [.apt(["libxcb1-dev", "libxcb-shm0-dev", "libxkbcommon-x11-dev"])]),
+        // The X11 window (`--backend x11`): xcb with MIT-SHM, and xkbcommon-x11 for the
+        // server's keymap (libxcb1-dev, libxcb-shm0-dev, libxkbcommon-x11-dev).
+        .target(name: "CX11", dependencies: ["CLazyLibrary", "CXKBCommon"]),
         .systemLibrary(name: "CLinuxEvents", path: "Sources/CLinuxEvents"),
         .systemLibrary(name: "CSandbox", path: "Sources/CSandbox"),
         .testTarget(
@@ -387,15 +390,10 @@ let package = Package(
         .testTarget(
             name: "VitrineInputTests",
             dependencies: ["VitrineInput", "VitrineCore", "VitrineSystem", "VitrineTestSupport", .product(name: "Logging", package: "swift-log")]),
-        .systemLibrary(
-            name: "CLibInput", path: "Sources/CLibInput", pkgConfig: "libinput",
-            providers: [.apt(["libinput-dev", "libudev-dev"])]),
-        .systemLibrary(
-            name: "CXKBCommon", path: "Sources/CXKBCommon", pkgConfig: "xkbcommon",
-            providers: [.apt(["libxkbcommon-dev"])]),
-        .systemLibrary(
-            name: "CLibSeat", path: "Sources/CLibSeat", pkgConfig: "libseat",
-            providers: [.apt(["libseat-dev"])]),
+        // Input's libraries, bound when first used (headers: libinput-dev, libxkbcommon-dev, libseat-dev).
+        .target(name: "CLibInput", dependencies: ["CLazyLibrary", "CUDev"]),
+        .target(name: "CXKBCommon", dependencies: ["CLazyLibrary"]),
+        .target(name: "CLibSeat", dependencies: ["CLazyLibrary"]),
         .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling", "VitrineFormat"]),
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineImage", "VitrineText", "VitrineRolling"],

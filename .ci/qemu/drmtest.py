@@ -325,8 +325,16 @@ class Cpio:
         return bytes(self.out)
 
 
+# What vitrined opens with dlopen when a feature starts (input, the seat manager, keyboards,
+# udev's hotplug monitor, the window backends, the Wayland server): not in its ELF NEEDED
+# list, so not in what ldd lists (Package.swift, CLazyLibrary).
+VITRINED_LAZY_LIBRARIES = ["libinput.so.10", "libudev.so.1", "libseat.so.1", "libxkbcommon.so.0", "libxkbcommon-x11.so.0",
+                           "libxcb.so.1", "libxcb-shm.so.0", "libwayland-client.so.0", "libwayland-server.so.0"]
+
+
 def shared_libraries(binary):
-    """The shared objects `ldd BINARY` lists (the loader included)."""
+    """The shared objects `ldd BINARY` lists (the loader included), and for vitrined those
+    it opens at run time, with what they need."""
     out = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
     libs = []
     for line in out.splitlines():
@@ -335,6 +343,13 @@ def shared_libraries(binary):
             libs.append(m.group(1))
         elif "not found" in line:
             raise SystemExit(f"drm-test: {binary}: {line.strip()}")
+    if re.sub(r"-[0-9a-f]{12}$", "", os.path.basename(binary)) == "vitrined":
+        cache = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
+        for soname in VITRINED_LAZY_LIBRARIES:
+            m = re.search(rf"^\s*{re.escape(soname)} \(libc6,x86-64\) => (/\S+)", cache, re.M)
+            if not m:
+                raise SystemExit(f"drm-test: vitrined opens {soname}, which is not installed")
+            libs += [m.group(1)] + [lib for lib in shared_libraries(m.group(1)) if lib not in libs]
     return libs
 
 

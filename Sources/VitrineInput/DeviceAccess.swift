@@ -10,7 +10,8 @@ import VitrineSystem
 ///
 /// libseat is tried only when a seat manager is seen (seatd's socket, a logind session
 /// with a seat, or `LIBSEAT_BACKEND`), so that its built-in seatd, which would take the
-/// VT from the output, does not start in its place.
+/// VT from the output, does not start in its place. Where libseat is not installed,
+/// devices are opened directly, with a warning.
 final class DeviceAccess {
     /// The libseat session, when devices are opened through one.
     private var seat: OpaquePointer?
@@ -31,6 +32,10 @@ final class DeviceAccess {
     init(logger: Logger) {
         self.logger = logger
         guard Self.seatManagerRuns() else { return }
+        do { try FeatureLibraries("opening input devices through the seat manager", vitrine_libseat_load).load() } catch {
+            logger.warning("input: \(error.message); opening input devices directly")
+            return
+        }
         let listener = UnsafeMutablePointer<libseat_seat_listener>.allocate(capacity: 1)
         listener.initialize(
             to: libseat_seat_listener(

@@ -82,9 +82,10 @@ public final class InputDevices {
     /// `onEvent` is called on the loop with each event. Devices that cannot be opened are
     /// logged (with what to do), not thrown: they may come later.
     ///
-    /// - Throws: `InputError` when the keymap does not compile, or udev or libinput cannot
-    ///   be set up for the seat.
+    /// - Throws: `InputError` when libinput or libudev is not installed, the keymap does not
+    ///   compile, or udev or libinput cannot be set up for the seat.
     public init(settings: InputSettings, output: OutputGeometry, loop: EventLoop, logger: Logger, onEvent: @escaping (InputEvent) -> Void) throws(InputError) {
+        do { try FeatureLibraries("input", vitrine_libinput_load).load() } catch { throw InputError(error.message) }
         self.loop = loop
         self.logger = logger
         seat = try InputSeat(settings: settings, output: output, emit: onEvent)

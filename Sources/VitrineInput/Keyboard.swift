@@ -1,5 +1,6 @@
 import CXKBCommon
 import Glibc
+import VitrineSystem
 
 /// A keymap compiled by xkbcommon and the state of its modifiers and layouts: evdev key
 /// codes in, `KeyEvent`s out, with the keysym's name, the text typed and the modifiers in
@@ -28,7 +29,8 @@ public final class Keyboard {
     /// Compiles the keymap named by `names`.
     ///
     /// - Throws: `InputError` naming the layout, variant, model or rules that does not
-    ///   exist when the keymap does not compile (xkb skips options it does not know).
+    ///   exist when the keymap does not compile (xkb skips options it does not know), or
+    ///   saying that xkbcommon is not installed.
     public convenience init(keymap names: InputSettings.Keymap) throws(InputError) {
         try self.init(names: names) { context throws(InputError) in
             guard let keymap = Self.compile(names, in: context) else { throw .keymap(names, wrong: Self.culprit(of: names, in: context)) }
@@ -50,6 +52,7 @@ public final class Keyboard {
 
     /// A keyboard with the keymap `compile` makes in a fresh context.
     private init(names: InputSettings.Keymap, compile: (OpaquePointer) throws(InputError) -> OpaquePointer) throws(InputError) {
+        do { try FeatureLibraries("the keymap", vitrine_xkbcommon_load).load() } catch { throw InputError(error.message) }
         self.names = names
         guard let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS) else {
             throw InputError("cannot create an xkbcommon context (out of memory?)")

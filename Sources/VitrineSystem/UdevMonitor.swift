@@ -85,7 +85,10 @@ public final class UdevMonitor {
 
     /// A monitor of `subsystem`'s events (of `devtype`'s devices only, when given),
     /// receiving from now on.
+    ///
+    /// - Throws: `SystemError` when libudev is not installed or the monitor cannot be made.
     public init(subsystem: String, devtype: String? = nil, source: Source = .automatic) throws(SystemError) {
+        try FeatureLibraries("listening for \(subsystem) device events", vitrine_udev_load).load()
         guard let udev = udev_new() else { throw SystemError("cannot create a udev context (udev_new) for \(subsystem) device events", code: .last) }
         guard let monitor = udev_monitor_new_from_netlink(udev, source.rawValue) else {
             let code = Errno.last

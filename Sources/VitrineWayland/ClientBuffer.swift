@@ -105,7 +105,7 @@ final class ClientBuffer {
 
     /// Lets the buffer go: the client is told it may reuse it (unless it destroyed it).
     func drop() {
-        if shm != nil { wl_buffer_send_release(resource) }
+        if shm != nil { postEvent(resource, WlBufferEvent.release.rawValue) }
         forgetClientMemory()
         if counted != 0 { _ = server.reserve(-counted) }
         counted = 0

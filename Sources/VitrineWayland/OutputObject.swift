@@ -11,17 +11,24 @@ final class OutputObject: ServerObject {
         server.outputObjects.append(self)
         output.name.withCString { name in
             "Vitrine".withCString { make in
-                wl_output_send_geometry(
-                    resource, 0, 0, 0, 0, Int32(WL_OUTPUT_SUBPIXEL_UNKNOWN.rawValue), make, name, Int32(WL_OUTPUT_TRANSFORM_NORMAL.rawValue))
-                wl_output_send_mode(
-                    resource, WL_OUTPUT_MODE_CURRENT.rawValue | WL_OUTPUT_MODE_PREFERRED.rawValue, Int32(output.width), Int32(output.height),
-                    Int32((output.rate * 1000).rounded()))
-                if version >= 2 { wl_output_send_scale(resource, 1) }
+                post(
+                    WlOutputEvent.geometry.rawValue,
+                    [
+                        wl_argument(i: 0), wl_argument(i: 0), wl_argument(i: 0), wl_argument(i: 0), wl_argument(i: Int32(WL_OUTPUT_SUBPIXEL_UNKNOWN.rawValue)),
+                        wl_argument(s: make), wl_argument(s: name), wl_argument(i: Int32(WL_OUTPUT_TRANSFORM_NORMAL.rawValue)),
+                    ])
+                post(
+                    WlOutputEvent.mode.rawValue,
+                    [
+                        wl_argument(u: WL_OUTPUT_MODE_CURRENT.rawValue | WL_OUTPUT_MODE_PREFERRED.rawValue), wl_argument(i: Int32(output.width)),
+                        wl_argument(i: Int32(output.height)), wl_argument(i: Int32((output.rate * 1000).rounded())),
+                    ])
+                if version >= 2 { post(WlOutputEvent.scale.rawValue, [wl_argument(i: 1)]) }
                 if version >= 4 {
-                    wl_output_send_name(resource, name)
-                    wl_output_send_description(resource, name)
+                    post(WlOutputEvent.name.rawValue, [wl_argument(s: name)])
+                    post(WlOutputEvent.description.rawValue, [wl_argument(s: name)])
                 }
-                if version >= 2 { wl_output_send_done(resource) }
+                if version >= 2 { post(WlOutputEvent.done.rawValue) }
             }
         }
     }

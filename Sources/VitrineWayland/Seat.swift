@@ -10,8 +10,8 @@ final class SeatObject: ServerObject {
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32) {
         super.init(server: server, client: client, interface: vitrine_wl_seat_interface(), version: version, id: id)
         let all = WL_SEAT_CAPABILITY_POINTER.rawValue | WL_SEAT_CAPABILITY_KEYBOARD.rawValue | WL_SEAT_CAPABILITY_TOUCH.rawValue
-        wl_seat_send_capabilities(resource, all)
-        if version >= 2 { wl_seat_send_name(resource, "seat0") }
+        post(WlSeatEvent.capabilities.rawValue, [wl_argument(u: all)])
+        if version >= 2 { "seat0".withCString { post(WlSeatEvent.name.rawValue, [wl_argument(s: $0)]) } }
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
@@ -54,6 +54,21 @@ final class InputDeviceObject: ServerObject {
     }
 
     override func destroyed() { server.seat.forget(self) }
+
+    /// wl_keyboard.keymap: xkb's text format in `fd`, `size` bytes.
+    func sendKeymap(fd: CInt, size: UInt32) {
+        post(WlKeyboardEvent.keymap.rawValue, [wl_argument(u: WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue), wl_argument(h: fd), wl_argument(u: size)])
+    }
+
+    /// wl_keyboard.modifiers: xkb's masks and layout.
+    func sendModifiers(_ modifiers: (depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32), serial: UInt32) {
+        post(
+            WlKeyboardEvent.modifiers.rawValue,
+            [
+                wl_argument(u: serial), wl_argument(u: modifiers.depressed), wl_argument(u: modifiers.latched), wl_argument(u: modifiers.locked),
+                wl_argument(u: modifiers.group),
+            ])
+    }
 }
 
 /// The seat's state: every client's devices, the focused surfaces, the keymap.
@@ -113,21 +128,23 @@ final class SeatState {
 
     /// A new keyboard: the keymap, the repeat rate, and the focus if its client has it.
     func introduce(_ keyboard: InputDeviceObject) {
-        if let keymap { wl_keyboard_send_keymap(keyboard.resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, keymap.fd.rawValue, keymap.size) }
-        if keyboard.version >= 4 { wl_keyboard_send_repeat_info(keyboard.resource, 25, 600) }
+        if let keymap { keyboard.sendKeymap(fd: keymap.fd.rawValue, size: keymap.size) }
+        if keyboard.version >= 4 { keyboard.post(WlKeyboardEvent.repeat_info.rawValue, [wl_argument(i: 25), wl_argument(i: 600)]) }
         if let focus = keyboardFocus, focus.client == keyboard.client { enter(keyboard, focus) }
     }
 
     func enter(_ keyboard: InputDeviceObject, _ surface: SurfaceObject) {
         var keys = wl_array()
         wl_array_init(&keys)
-        wl_keyboard_send_enter(keyboard.resource, serial, surface.resource, &keys)
+        withUnsafeMutablePointer(to: &keys) { keys in
+            keyboard.post(WlKeyboardEvent.enter.rawValue, [wl_argument(u: serial), wl_argument(o: surface.resource), wl_argument(a: keys)])
+        }
         wl_array_release(&keys)
-        wl_keyboard_send_modifiers(keyboard.resource, serial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group)
+        keyboard.sendModifiers(modifiers, serial: serial)
     }
 
     func pointerFrame(_ surface: SurfaceObject) {
-        for pointer in devices(pointers, of: surface) where pointer.version >= 5 { wl_pointer_send_frame(pointer.resource) }
+        for pointer in devices(pointers, of: surface) where pointer.version >= 5 { pointer.post(WlPointerEvent.frame.rawValue) }
     }
 }
 
@@ -144,7 +161,7 @@ extension WaylandServer {
             return
         }
         seat.keymap = (OwnedDescriptor(fd), UInt32(bytes.count))
-        for keyboard in seat.keyboards { wl_keyboard_send_keymap(keyboard.resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, fd, UInt32(bytes.count)) }
+        for keyboard in seat.keyboards { keyboard.sendKeymap(fd: fd, size: UInt32(bytes.count)) }
     }
 
     /// The pointer is at (`x`, `y`) of `toplevel`'s root surface, or over no client's
@@ -161,15 +178,22 @@ extension WaylandServer {
         seat.pointerOrigin = (x - (hit?.x ?? 0), y - (hit?.y ?? 0))
         if seat.pointerFocus !== target {
             if let old = seat.pointerFocus, !old.isGone {
-                for pointer in seat.devices(seat.pointers, of: old) { wl_pointer_send_leave(pointer.resource, seat.serial, old.resource) }
+                for pointer in seat.devices(seat.pointers, of: old) {
+                    pointer.post(WlPointerEvent.leave.rawValue, [wl_argument(u: seat.serial), wl_argument(o: old.resource)])
+                }
                 seat.pointerFrame(old)
             }
             seat.pointerFocus = target
             if let target {
-                for pointer in seat.devices(seat.pointers, of: target) { wl_pointer_send_enter(pointer.resource, seat.serial, target.resource, fx, fy) }
+                for pointer in seat.devices(seat.pointers, of: target) {
+                    pointer.post(
+                        WlPointerEvent.enter.rawValue, [wl_argument(u: seat.serial), wl_argument(o: target.resource), wl_argument(f: fx), wl_argument(f: fy)])
+                }
             }
         } else if let target {
-            for pointer in seat.devices(seat.pointers, of: target) { wl_pointer_send_motion(pointer.resource, time, fx, fy) }
+            for pointer in seat.devices(seat.pointers, of: target) {
+                pointer.post(WlPointerEvent.motion.rawValue, [wl_argument(u: time), wl_argument(f: fx), wl_argument(f: fy)])
+            }
         }
         if let target { seat.pointerFrame(target) }
     }
@@ -193,7 +217,9 @@ extension WaylandServer {
         guard let focus = seat.pointerFocus else { return }
         let state = pressed ? WL_POINTER_BUTTON_STATE_PRESSED.rawValue : WL_POINTER_BUTTON_STATE_RELEASED.rawValue
         let serial = seat.pressSerial(to: focus)
-        for pointer in seat.devices(seat.pointers, of: focus) { wl_pointer_send_button(pointer.resource, serial, time, button, state) }
+        for pointer in seat.devices(seat.pointers, of: focus) {
+            pointer.post(WlPointerEvent.button.rawValue, [wl_argument(u: serial), wl_argument(u: time), wl_argument(u: button), wl_argument(u: state)])
+        }
         seat.pointerFrame(focus)
     }
 
@@ -201,8 +227,9 @@ extension WaylandServer {
     public func pointerAxis(dx: Double, dy: Double, time: UInt32) {
         guard let focus = seat.pointerFocus else { return }
         for pointer in seat.devices(seat.pointers, of: focus) {
-            if dy != 0 { wl_pointer_send_axis(pointer.resource, time, WL_POINTER_AXIS_VERTICAL_SCROLL.rawValue, wl_fixed_from_double(dy)) }
-            if dx != 0 { wl_pointer_send_axis(pointer.resource, time, WL_POINTER_AXIS_HORIZONTAL_SCROLL.rawValue, wl_fixed_from_double(dx)) }
+            for (axis, value) in [(WL_POINTER_AXIS_VERTICAL_SCROLL, dy), (WL_POINTER_AXIS_HORIZONTAL_SCROLL, dx)] where value != 0 {
+                pointer.post(WlPointerEvent.axis.rawValue, [wl_argument(u: time), wl_argument(u: axis.rawValue), wl_argument(f: wl_fixed_from_double(value))])
+            }
         }
         seat.pointerFrame(focus)
     }
@@ -214,9 +241,12 @@ extension WaylandServer {
         let id = Int32(truncatingIfNeeded: id)
         seat.touchFocus[id] = .init(surface: surface, x: x - lx, y: y - ly)
         let serial = seat.pressSerial(to: surface)
+        let (fx, fy) = (wl_fixed_from_double(lx), wl_fixed_from_double(ly))
         for touch in seat.devices(seat.touches, of: surface) {
-            wl_touch_send_down(touch.resource, serial, time, surface.resource, id, wl_fixed_from_double(lx), wl_fixed_from_double(ly))
-            wl_touch_send_frame(touch.resource)
+            touch.post(
+                WlTouchEvent.down.rawValue,
+                [wl_argument(u: serial), wl_argument(u: time), wl_argument(o: surface.resource), wl_argument(i: id), wl_argument(f: fx), wl_argument(f: fy)])
+            touch.post(WlTouchEvent.frame.rawValue)
         }
     }
 
@@ -225,9 +255,10 @@ extension WaylandServer {
     public func touchMotion(_ id: Int, x: Double, y: Double, time: UInt32) {
         let id = Int32(truncatingIfNeeded: id)
         guard let focus = seat.touchFocus[id], let surface = focus.surface else { return }
+        let (fx, fy) = (wl_fixed_from_double(x - focus.x), wl_fixed_from_double(y - focus.y))
         for touch in seat.devices(seat.touches, of: surface) {
-            wl_touch_send_motion(touch.resource, time, id, wl_fixed_from_double(x - focus.x), wl_fixed_from_double(y - focus.y))
-            wl_touch_send_frame(touch.resource)
+            touch.post(WlTouchEvent.motion.rawValue, [wl_argument(u: time), wl_argument(i: id), wl_argument(f: fx), wl_argument(f: fy)])
+            touch.post(WlTouchEvent.frame.rawValue)
         }
     }
 
@@ -236,8 +267,8 @@ extension WaylandServer {
         let id = Int32(truncatingIfNeeded: id)
         guard let surface = seat.touchFocus.removeValue(forKey: id)?.surface else { return }
         for touch in seat.devices(seat.touches, of: surface) {
-            wl_touch_send_up(touch.resource, seat.serial, time, id)
-            wl_touch_send_frame(touch.resource)
+            touch.post(WlTouchEvent.up.rawValue, [wl_argument(u: seat.serial), wl_argument(u: time), wl_argument(i: id)])
+            touch.post(WlTouchEvent.frame.rawValue)
         }
     }
 
@@ -259,7 +290,9 @@ extension WaylandServer {
     /// `surface` stopped showing (a popup dismissed): the pointer on it leaves it.
     func hidden(_ surface: SurfaceObject) {
         guard seat.pointerFocus === surface else { return }
-        for pointer in seat.devices(seat.pointers, of: surface) { wl_pointer_send_leave(pointer.resource, seat.serial, surface.resource) }
+        for pointer in seat.devices(seat.pointers, of: surface) {
+            pointer.post(WlPointerEvent.leave.rawValue, [wl_argument(u: seat.serial), wl_argument(o: surface.resource)])
+        }
         seat.pointerFrame(surface)
         seat.pointerFocus = nil
     }
@@ -270,7 +303,9 @@ extension WaylandServer {
         let target = toplevel?.keyboardTarget
         guard seat.keyboardFocus !== target else { return }
         if let old = seat.keyboardFocus {
-            for keyboard in seat.devices(seat.keyboards, of: old) { wl_keyboard_send_leave(keyboard.resource, seat.serial, old.resource) }
+            for keyboard in seat.devices(seat.keyboards, of: old) {
+                keyboard.post(WlKeyboardEvent.leave.rawValue, [wl_argument(u: seat.serial), wl_argument(o: old.resource)])
+            }
         }
         seat.keyboardFocus = target
         if let target { for keyboard in seat.devices(seat.keyboards, of: target) { seat.enter(keyboard, target) } }
@@ -285,8 +320,8 @@ extension WaylandServer {
         let state = pressed ? WL_KEYBOARD_KEY_STATE_PRESSED.rawValue : WL_KEYBOARD_KEY_STATE_RELEASED.rawValue
         let serial = seat.pressSerial(to: focus)
         for keyboard in seat.devices(seat.keyboards, of: focus) {
-            wl_keyboard_send_key(keyboard.resource, serial, time, code, state)
-            if changed { wl_keyboard_send_modifiers(keyboard.resource, seat.serial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group) }
+            keyboard.post(WlKeyboardEvent.key.rawValue, [wl_argument(u: serial), wl_argument(u: time), wl_argument(u: code), wl_argument(u: state)])
+            if changed { keyboard.sendModifiers(modifiers, serial: seat.serial) }
         }
     }
 }

@@ -32,10 +32,7 @@ public class ServerObject {
     func destroyed() {}
 
     /// Sends event `opcode`.
-    func post(_ opcode: UInt32, _ arguments: [wl_argument] = []) {
-        var arguments = arguments
-        arguments.withUnsafeMutableBufferPointer { wl_resource_post_event_array(resource, opcode, $0.baseAddress) }
-    }
+    func post(_ opcode: UInt32, _ arguments: [wl_argument] = []) { postEvent(resource, opcode, arguments) }
 
     /// Sends the protocol error `code` with `message`; the client is disconnected.
     func postError(_ code: UInt32, _ message: String) {
@@ -56,6 +53,15 @@ public class ServerObject {
         guard let resource, let data = wl_resource_get_user_data(resource) else { return nil }
         return Unmanaged<ServerObject>.fromOpaque(data).takeUnretainedValue() as? T
     }
+}
+
+/// Sends event `opcode` with `arguments` on `resource`, an object of ours or libwayland's
+/// (a `wl_buffer`): as `wl_resource_post_event_array`, since the protocol header's typed
+/// senders (`wl_pointer_send_motion`, …) call the variadic `wl_resource_post_event`, which
+/// libwayland-server, bound lazily, cannot be called through.
+func postEvent(_ resource: OpaquePointer, _ opcode: UInt32, _ arguments: [wl_argument] = []) {
+    var arguments = arguments
+    arguments.withUnsafeMutableBufferPointer { wl_resource_post_event_array(resource, opcode, $0.baseAddress) }
 }
 
 /// libwayland's dispatcher for every resource of ours: the object is its implementation.

@@ -74,7 +74,7 @@ final class CallbackObject: ServerObject {
     /// Sends `done` with `milliseconds` and ends the callback.
     func done(_ milliseconds: UInt32) {
         guard alive else { return }
-        wl_callback_send_done(resource, milliseconds)
+        post(WlCallbackEvent.done.rawValue, [wl_argument(u: milliseconds)])
         destroy()
     }
 }

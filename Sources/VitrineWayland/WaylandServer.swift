@@ -91,7 +91,11 @@ public final class WaylandServer {
 
     /// Serves the Wayland protocol on `listening` (a bound, listening, non-blocking,
     /// close-on-exec Unix socket, which the server closes when it goes).
+    ///
+    /// - Throws: `SystemError` when libwayland-server is not installed or the display
+    ///   cannot be set up.
     public init(listening: OwnedDescriptor, outputs: [Output], loop: EventLoop, logger: Logger) throws(SystemError) {
+        try FeatureLibraries("the Wayland server", vitrine_wayland_server_load).load()
         guard let display = wl_display_create() else {
             throw SystemError("cannot create the Wayland display (out of memory)")
         }

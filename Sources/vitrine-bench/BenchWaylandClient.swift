@@ -40,12 +40,12 @@ final class BenchWaylandClient {
         file = memfd_create("vitrine-bench-client", 1)
         guard file >= 0, ftruncate(file, off_t(bytes * 3)) == 0,
             let address = mmap(nil, bytes * 3, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0), address != MAP_FAILED,
-            let pool = wl_shm_create_pool(shm, file, Int32(bytes * 3))
+            let pool = wlShmCreatePool(shm, file, Int32(bytes * 3))
         else { throw BenchError("cannot make the client's buffers") }
         mapping = (address, bytes * 3)
         for index in 0..<3 {
             guard
-                let buffer = wl_shm_pool_create_buffer(
+                let buffer = wlShmPoolCreateBuffer(
                     pool, Int32(index * bytes), Int32(width), Int32(height), Int32(width * 4), WL_SHM_FORMAT_XRGB8888.rawValue)
             else { throw BenchError("cannot make the client's buffers") }
             buffers.append((buffer, (address + index * bytes).bindMemory(to: UInt32.self, capacity: width * height), false))
@@ -53,8 +53,8 @@ final class BenchWaylandClient {
                 if let i = buffers.firstIndex(where: { $0.buffer == buffer }) { buffers[i].busy = false }
             }
         }
-        wl_shm_pool_destroy(pool)
-        surface = wl_compositor_create_surface(compositor)
+        wlShmPoolDestroy(pool)
+        surface = wlCompositorCreateSurface(compositor)
         xdgSurface = waylandRequest(
             wmBase, XdgWmBaseRequest.get_xdg_surface.rawValue, [wl_argument(n: 0), wl_argument(o: surface)], creating: Self.xdg["xdg_surface"])
         toplevel = waylandRequest(xdgSurface!, XdgSurfaceRequest.get_toplevel.rawValue, [wl_argument(n: 0)], creating: Self.xdg["xdg_toplevel"])
@@ -65,7 +65,7 @@ final class BenchWaylandClient {
         }
         listen(toplevel!) { _, _ in }
         _ = "vitrine-bench-client".withCString { waylandRequest(toplevel!, XdgToplevelRequest.set_app_id.rawValue, [wl_argument(s: $0)]) }
-        wl_surface_commit(surface)
+        wlSurfaceCommit(surface)
         for _ in 0..<50 where !configured { wl_display_roundtrip(display) }
         guard configured else { throw BenchError("the compositor at \(socket) did not configure the window") }
     }
@@ -77,7 +77,7 @@ final class BenchWaylandClient {
     }
 
     private func bind(_ registry: OpaquePointer, _ name: UInt32, _ interface: String) {
-        let bound = { (table: UnsafePointer<wl_interface>, version: UInt32) in wl_registry_bind(registry, name, table, version).map(OpaquePointer.init) }
+        let bound = { (table: UnsafePointer<wl_interface>, version: UInt32) in wlRegistryBind(registry, name, table, version) }
         switch interface {
         case "wp_presentation":
             presentation = bound(Self.timing["wp_presentation"], 1)
@@ -134,14 +134,14 @@ final class BenchWaylandClient {
         guard let index = buffers.firstIndex(where: { !$0.busy }) else {
             // Every buffer is held: the next release or callback draws.
             requestFrame()
-            wl_surface_commit(surface)
+            wlSurfaceCommit(surface)
             return
         }
         colour = (colour &+ 0x0003_0201) | 0xFF00_0000
         buffers[index].pixels.update(repeating: colour, count: width * height)
         buffers[index].busy = true
-        wl_surface_attach(surface, buffers[index].buffer, 0, 0)
-        wl_surface_damage_buffer(surface, 0, 0, Int32(width), Int32(height))
+        wlSurfaceAttach(surface, buffers[index].buffer, 0, 0)
+        wlSurfaceDamageBuffer(surface, 0, 0, Int32(width), Int32(height))
         requestFrame()
         var committed: UInt64 = 0
         if measuring, let presentation,
@@ -168,11 +168,11 @@ final class BenchWaylandClient {
             }
         }
         committed = now()
-        wl_surface_commit(surface)
+        wlSurfaceCommit(surface)
     }
 
     private func requestFrame() {
-        guard let callback = wl_surface_frame(surface) else { return }
+        guard let callback = wlSurfaceFrame(surface) else { return }
         listen(callback) { [unowned self] _, _ in
             listeners[callback] = nil
             wl_callback_destroy(callback)

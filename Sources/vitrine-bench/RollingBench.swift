@@ -257,9 +257,11 @@ private func memoryMegabytes(_ pid: Int32, _ field: String) -> Double {
 }
 
 /// "static" when `pid` has the Swift runtime linked in (config/release-toolset.json), else
-/// "shared".
+/// "shared". (Read to its end through a FileHandle: `String(contentsOfFile:)` takes only the
+/// first page of a /proc file, whose size reads as 0.)
 private func swiftRuntime(_ pid: Int32) -> String {
-    let maps = (try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? ""
+    let data = FileHandle(forReadingAtPath: "/proc/\(pid)/maps").flatMap { try? $0.readToEnd() } ?? Data()
+    let maps = String(decoding: data, as: UTF8.self)
     return maps.contains("libswiftCore.so") ? "shared" : "static"
 }
 

@@ -57,7 +57,7 @@ public final class PresentationClient: TestWaylandClient {
             if opcode == WpPresentationEvent.clock_id.rawValue { clockID = args[0].u }
         }
         wl_display_roundtrip(display)
-        surface = wl_compositor_create_surface(global("wl_compositor"))
+        surface = wlCompositorCreateSurface(global("wl_compositor"))
         _ = try makeToplevel(surface, appID: "presentation-test")
         picture = try buffer(64, 48, format: WL_SHM_FORMAT_XRGB8888, name: "presentation-test") { $0.update(repeating: 0xFF20_8040) }
         _ = commit(feedback: false, frameCallback: false)
@@ -69,7 +69,7 @@ public final class PresentationClient: TestWaylandClient {
     public func commit(feedback: Bool, frameCallback: Bool, flush: Bool = true) -> Int {
         let number = nextCommit
         nextCommit += 1
-        if frameCallback, let callback = wl_surface_frame(surface) {
+        if frameCallback, let callback = wlSurfaceFrame(surface) {
             frameDone = false
             listen(callback) { [unowned self] _, _ in
                 frameDone = true
@@ -101,10 +101,10 @@ public final class PresentationClient: TestWaylandClient {
                 }
             }
         }
-        wl_surface_attach(surface, picture, 0, 0)
-        wl_surface_damage(surface, 0, 0, 64, 48)
+        wlSurfaceAttach(surface, picture, 0, 0)
+        wlSurfaceDamage(surface, 0, 0, 64, 48)
         committed = Self.now()
-        wl_surface_commit(surface)
+        wlSurfaceCommit(surface)
         if flush { wl_display_flush(display) }
         return number
     }

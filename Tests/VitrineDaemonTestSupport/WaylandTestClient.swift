@@ -39,14 +39,14 @@ open class TestWaylandClient {
     public init(_ path: String, binding versions: [String: UInt32], optional: [String] = []) throws {
         guard let display = wl_display_connect(path) else { throw DaemonError("cannot connect to \(path)") }
         self.display = display
-        guard let registry = wl_display_get_registry(display) else { throw DaemonError("no wl_registry") }
+        guard let registry = wlDisplayGetRegistry(display) else { throw DaemonError("no wl_registry") }
         self.registry = registry
         listen(registry) { [unowned self] opcode, args in
             guard opcode == 0, let name = args[1].s else { return }
             let interface = String(cString: name)
             told[interface] = args[0].u
             guard let version = versions[interface], let table = Self.interface(interface),
-                let proxy = wl_registry_bind(registry, args[0].u, table, version).map(OpaquePointer.init)
+                let proxy = wlRegistryBind(registry, args[0].u, table, version)
             else { return }
             bound[interface, default: []].append(proxy)
         }
@@ -63,7 +63,7 @@ open class TestWaylandClient {
     /// Binds the global `name` the compositor told at connection.
     public func bind(_ name: String, version: UInt32) throws -> OpaquePointer {
         guard let id = told[name], let interface = Self.interface(name),
-            let proxy = wl_registry_bind(registry, id, interface, version).map(OpaquePointer.init)
+            let proxy = wlRegistryBind(registry, id, interface, version)
         else { throw DaemonError("the compositor has no \(name)") }
         bound[name, default: []].append(proxy)
         return proxy
@@ -91,7 +91,7 @@ open class TestWaylandClient {
             configured = true
         }
         _ = appID.withCString { waylandRequest(toplevel, XdgToplevelRequest.set_app_id.rawValue, [wl_argument(s: $0)]) }
-        wl_surface_commit(surface)
+        wlSurfaceCommit(surface)
         for _ in 0..<20 where !configured { wl_display_roundtrip(display) }
         guard configured else { throw DaemonError("the compositor did not configure the toplevel") }
         return (xdgSurface, toplevel)
@@ -114,7 +114,7 @@ open class TestWaylandClient {
         let pool = try ShmPool(shm: global("wl_shm"), bytes: width * height * 4, name: name)
         pools.append(pool)
         fill(UnsafeMutableBufferPointer(start: pool.pixels, count: width * height))
-        defer { wl_shm_pool_destroy(pool.proxy) }
+        defer { wlShmPoolDestroy(pool.proxy) }
         return try pool.buffer(offset: 0, width: width, height: height, format: format)
     }
 
@@ -153,7 +153,7 @@ public final class ShmPool {
             close(file)
             throw DaemonError("cannot map a pool of \(bytes) bytes")
         }
-        guard let proxy = wl_shm_create_pool(shm, file, Int32(bytes)) else {
+        guard let proxy = wlShmCreatePool(shm, file, Int32(bytes)) else {
             munmap(memory, bytes)
             close(file)
             throw DaemonError("cannot make a pool of \(bytes) bytes")
@@ -170,7 +170,7 @@ public final class ShmPool {
 
     /// A buffer of the pool's memory from `offset`, rows of `width` pixels.
     public func buffer(offset: Int, width: Int, height: Int, format: wl_shm_format) throws -> OpaquePointer {
-        guard let buffer = wl_shm_pool_create_buffer(proxy, Int32(offset), Int32(width), Int32(height), Int32(width * 4), format.rawValue)
+        guard let buffer = wlShmPoolCreateBuffer(proxy, Int32(offset), Int32(width), Int32(height), Int32(width * 4), format.rawValue)
         else { throw DaemonError("no buffer") }
         return buffer
     }

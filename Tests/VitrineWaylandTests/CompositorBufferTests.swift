@@ -82,7 +82,7 @@ import VitrineRaster
         let before = Self.pixel(try setup.control.screenshot("destroyed-before"), 40, 25)
         let (red, green) = ((before >> 16) & 0xFF, (before >> 8) & 0xFF)
         #expect((0x9C...0xA4).contains(red) && (0x1C...0x24).contains(green), "\(String(before, radix: 16))")
-        wl_buffer_destroy(translucent.proxy)
+        wlBufferDestroy(translucent.proxy)
         client.roundtrip()
         // Whatever the client does with the memory now, the picture stays.
         client.fill(translucent, 0xFF00_00FF)
@@ -147,7 +147,7 @@ final class ToplevelClient: TestWaylandClient {
     init(_ path: String, size: (Int, Int) = (40, 30)) throws {
         self.size = size
         try super.init(path, binding: ["wl_compositor": 4, "wl_shm": 1, "xdg_wm_base": 1])
-        surface = wl_compositor_create_surface(global("wl_compositor"))
+        surface = wlCompositorCreateSurface(global("wl_compositor"))
         _ = try makeToplevel(surface, appID: "buffer-test")
     }
 
@@ -179,9 +179,9 @@ final class ToplevelClient: TestWaylandClient {
 
     /// Attaches `buffer` (nil: none, which unmaps), damages all and commits.
     func show(_ buffer: Buffer?) {
-        wl_surface_attach(surface, buffer?.proxy, 0, 0)
-        wl_surface_damage(surface, 0, 0, Int32(size.width), Int32(size.height))
-        wl_surface_commit(surface)
+        wlSurfaceAttach(surface, buffer?.proxy, 0, 0)
+        wlSurfaceDamage(surface, 0, 0, Int32(size.width), Int32(size.height))
+        wlSurfaceCommit(surface)
         wl_display_flush(display)
     }
 
@@ -189,8 +189,8 @@ final class ToplevelClient: TestWaylandClient {
     func forgetReleased() {
         for id in released {
             guard let buffer = buffers.removeValue(forKey: id) else { continue }
-            wl_buffer_destroy(buffer.proxy)
-            if buffer.pool !== shared?.pool { wl_shm_pool_destroy(buffer.pool.proxy) }
+            wlBufferDestroy(buffer.proxy)
+            if buffer.pool !== shared?.pool { wlShmPoolDestroy(buffer.pool.proxy) }
         }
         released.removeAll()
     }

@@ -2,6 +2,7 @@ import CWaylandClient
 import Foundation
 import Testing
 import VitrineDaemonTestSupport
+import VitrineOutput
 
 /// A client that makes objects without end (pools, buffers, regions) is disconnected at
 /// `[compositor] max_objects_per_client` or `max_shm_pools_per_client` with a log line, while
@@ -33,7 +34,7 @@ import VitrineDaemonTestSupport
         let file = memfd_create("limits-test", 1)
         defer { close(file) }
         ftruncate(file, 4096)
-        for _ in 0..<100 { _ = wl_shm_create_pool(client.shm, file, 4096) }
+        for _ in 0..<100 { _ = wlShmCreatePool(client.shm, file, 4096) }
         wl_display_roundtrip(client.display)
         // (libwayland-client reports the display's no_memory error as ENOMEM)
         #expect(wl_display_get_error(client.display) == ENOMEM)
@@ -47,8 +48,8 @@ import VitrineDaemonTestSupport
         let client = try CompositorTests.RawClient(setup.waylandPath)
         let pool = try client.pool(bytes: 4096)
         for _ in 0..<400 {
-            _ = wl_shm_pool_create_buffer(pool, 0, 16, 16, 64, WL_SHM_FORMAT_ARGB8888.rawValue)
-            _ = wl_compositor_create_region(client.compositor)
+            _ = wlShmPoolCreateBuffer(pool, 0, 16, 16, 64, WL_SHM_FORMAT_ARGB8888.rawValue)
+            _ = wlCompositorCreateRegion(client.compositor)
             if wl_display_flush(client.display) < 0 { break }
         }
         wl_display_roundtrip(client.display)
@@ -67,16 +68,16 @@ import VitrineDaemonTestSupport
         ftruncate(file, 4096)
         // 30 rounds of 15 pools and 200 buffers and regions: 450 pools and 6,450 objects.
         for _ in 0..<30 {
-            let pools = (0..<15).compactMap { _ in wl_shm_create_pool(client.shm, file, 4096) }
+            let pools = (0..<15).compactMap { _ in wlShmCreatePool(client.shm, file, 4096) }
             var objects: [OpaquePointer] = []
             for _ in 0..<100 {
-                objects += [wl_shm_pool_create_buffer(pools[0], 0, 16, 16, 64, WL_SHM_FORMAT_ARGB8888.rawValue)].compactMap { $0 }
+                objects += [wlShmPoolCreateBuffer(pools[0], 0, 16, 16, 64, WL_SHM_FORMAT_ARGB8888.rawValue)].compactMap { $0 }
             }
-            let regions = (0..<100).compactMap { _ in wl_compositor_create_region(client.compositor) }
+            let regions = (0..<100).compactMap { _ in wlCompositorCreateRegion(client.compositor) }
             wl_display_roundtrip(client.display)
-            objects.forEach { wl_buffer_destroy($0) }
-            regions.forEach { wl_region_destroy($0) }
-            pools.forEach { wl_shm_pool_destroy($0) }
+            objects.forEach { wlBufferDestroy($0) }
+            regions.forEach { wlRegionDestroy($0) }
+            pools.forEach { wlShmPoolDestroy($0) }
             wl_display_roundtrip(client.display)
             usleep(10_000)
         }

@@ -2,6 +2,7 @@ import CWaylandClient
 import Foundation
 import Testing
 import VitrineDaemonTestSupport
+import VitrineOutput
 
 /// A subsurface's damage becomes screen damage where the subsurface is: the 40×24 window
 /// (1092 screen pixels with the pixel of filtering around it) is not repainted whole for
@@ -17,8 +18,8 @@ import VitrineDaemonTestSupport
     static func window(desync: Bool) throws -> (Setup, ScaleClient, child: OpaquePointer, sub: OpaquePointer) {
         let (setup, client) = try CompositorViewportTests.mappedWindow()
         let (child, sub) = try client.subsurface(of: client.root)
-        wl_subsurface_set_position(sub, 4, 4)
-        if desync { wl_subsurface_set_desync(sub) }
+        wlSubsurfaceSetPosition(sub, 4, 4)
+        if desync { wlSubsurfaceSetDesync(sub) }
         try client.show(solid(0xFFFF_00FF), on: child)
         client.commit(client.root)
         return (setup, client, child, sub)
@@ -43,13 +44,13 @@ import VitrineDaemonTestSupport
     @Test func aSubsurfacesDamageRepaintsOnlyWhereItIs() throws {
         let (setup, client, child, _) = try Self.window(desync: true)
         let surfaceDamage = try Self.repainted(setup, client) {
-            wl_surface_damage(child, 1, 1, 1, 1)
-            wl_surface_commit(child)
+            wlSurfaceDamage(child, 1, 1, 1, 1)
+            wlSurfaceCommit(child)
         }
         #expect(surfaceDamage > 0 && surfaceDamage <= 9, "a pixel of surface damage repainted \(surfaceDamage) pixels")
         let bufferDamage = try Self.repainted(setup, client) {
-            wl_surface_damage_buffer(child, 2, 2, 2, 2)
-            wl_surface_commit(child)
+            wlSurfaceDamageBuffer(child, 2, 2, 2, 2)
+            wlSurfaceCommit(child)
         }
         #expect(bufferDamage > 0 && bufferDamage <= 16, "2×2 buffer pixels of damage repainted \(bufferDamage) pixels")
         let newPicture = try Self.repainted(setup, client) { try client.show(Self.solid(0xFF00_FFFF), on: child, wait: false) }
@@ -61,16 +62,16 @@ import VitrineDaemonTestSupport
     @Test func aMovedSubsurfaceRepaintsItsOldAndNewPlace() throws {
         let (setup, client, _, sub) = try Self.window(desync: false)
         let moved = try Self.repainted(setup, client) {
-            wl_subsurface_set_position(sub, 24, 10)
-            wl_surface_commit(client.root)
+            wlSubsurfaceSetPosition(sub, 24, 10)
+            wlSurfaceCommit(client.root)
         }
         #expect(moved > 0 && moved <= 2 * 12 * 12, "a move of the 10×10 subsurface repainted \(moved) pixels")
         let shot = try setup.control.screenshot("subsurface-moved")
         #expect(setup.window(shot, 6, 6) == 0xFF_0000 && setup.window(shot, 26, 12) == 0xFF_00FF && setup.window(shot, 30, 18) == 0xFF_00FF)
         #expect(setup.window(shot, 36, 6) == 0x00_FF00 && setup.window(shot, 30, 22) == 0xFF_FFFF)
         let restacked = try Self.repainted(setup, client) {
-            wl_subsurface_place_below(sub, client.root)
-            wl_surface_commit(client.root)
+            wlSubsurfacePlaceBelow(sub, client.root)
+            wlSurfaceCommit(client.root)
         }
         #expect(restacked > 0 && restacked <= 12 * 12, "restacking the subsurface repainted \(restacked) pixels")
         #expect(setup.window(try setup.control.screenshot("subsurface-under"), 26, 12) == 0xFF_FFFF)
@@ -82,21 +83,21 @@ import VitrineDaemonTestSupport
         let (setup, client, child, _) = try Self.window(desync: false)
         let cached = try Self.repainted(setup, client) {
             try client.show(Self.solid(0xFF00_FFFF), on: child, wait: false)
-            wl_surface_damage(child, 0, 0, 1, 1)
-            wl_surface_commit(child)
+            wlSurfaceDamage(child, 0, 0, 1, 1)
+            wlSurfaceCommit(child)
         }
         #expect(cached == 0, "the child's commits repainted \(cached) pixels before its parent's")
         #expect(setup.window(try setup.control.screenshot("subsurface-cached"), 6, 6) == 0xFF_00FF)
-        let applied = try Self.repainted(setup, client) { wl_surface_commit(client.root) }
+        let applied = try Self.repainted(setup, client) { wlSurfaceCommit(client.root) }
         #expect(applied > 0 && applied <= 12 * 12, "the parent's commit repainted \(applied) pixels")
         #expect(setup.window(try setup.control.screenshot("subsurface-applied"), 6, 6) == 0x00_FFFF)
         // Two commits of a pixel's damage each, then the parent's: both pixels.
         let both = try Self.repainted(setup, client) {
-            wl_surface_damage(child, 0, 0, 1, 1)
-            wl_surface_commit(child)
-            wl_surface_damage(child, 8, 8, 1, 1)
-            wl_surface_commit(child)
-            wl_surface_commit(client.root)
+            wlSurfaceDamage(child, 0, 0, 1, 1)
+            wlSurfaceCommit(child)
+            wlSurfaceDamage(child, 8, 8, 1, 1)
+            wlSurfaceCommit(child)
+            wlSurfaceCommit(client.root)
         }
         #expect(both > 9 && both <= 12 * 12, "two cached pixels of damage repainted \(both) pixels")
     }
@@ -108,9 +109,9 @@ import VitrineDaemonTestSupport
         let s = try CompositorPopupTests.Setup()
         let control = s.setup.control
         let popup = s.client.popup(parent: s.window.xdg, positioner: s.client.positioner(size: (20, 20), anchorRect: (30, 20, 0, 0), gravity: 8))
-        let child = wl_compositor_create_surface(s.client.compositor)
-        let sub = wl_subcompositor_get_subsurface(s.client.subcompositor, child, popup.surface)
-        wl_subsurface_set_position(sub, 2, 2)
+        let child = wlCompositorCreateSurface(s.client.compositor)
+        let sub = wlSubcompositorGetSubsurface(s.client.subcompositor, child, popup.surface)
+        wlSubsurfaceSetPosition(sub, 2, 2)
         s.client.show(child, 4, 4, 0xFFFF_FF00)
         s.client.show(popup.surface, 20, 20, 0xFFFF_FFFF)
         /// The screen's pixel at the window's (x, y), as 0xRRGGBB.
@@ -121,12 +122,12 @@ import VitrineDaemonTestSupport
         #expect(s.client.wait { (try? window(33, 23)) == 0xFF_FF00 })
         let cached = try Self.repainted(control, s.client.display) { s.client.show(child, 4, 4, 0xFF00_FFFF) }
         #expect(cached == 0, "the child's commit repainted \(cached) pixels before the popup's")
-        let applied = try Self.repainted(control, s.client.display) { wl_surface_commit(popup.surface) }
+        let applied = try Self.repainted(control, s.client.display) { wlSurfaceCommit(popup.surface) }
         #expect(applied > 0 && applied <= 10 * 10, "the popup's commit repainted \(applied) pixels")
         #expect(try window(33, 23) == 0x00_FFFF && window(37, 23) == 0xFF_FFFF)
         let moved = try Self.repainted(control, s.client.display) {
-            wl_subsurface_set_position(sub, 10, 10)
-            wl_surface_commit(popup.surface)
+            wlSubsurfaceSetPosition(sub, 10, 10)
+            wlSurfaceCommit(popup.surface)
         }
         #expect(moved > 0 && moved <= 2 * 10 * 10, "the subsurface's move repainted \(moved) pixels")
         #expect(try window(33, 23) == 0xFF_FFFF && window(41, 31) == 0x00_FFFF)

@@ -2,6 +2,7 @@ import CWaylandClient
 import Foundation
 import Testing
 import VitrineDaemonTestSupport
+import VitrineOutput
 import VitrineProtocol
 import VitrineRaster
 
@@ -190,7 +191,7 @@ import VitrineRaster
         let client = try RawClient(setup.waylandPath)
         let pool = try client.pool(bytes: 4096)
         // 64 rows of 256 bytes need 16 KiB: the pool has 4.
-        _ = wl_shm_pool_create_buffer(pool, 0, 64, 64, 256, WL_SHM_FORMAT_ARGB8888.rawValue)
+        _ = wlShmPoolCreateBuffer(pool, 0, 64, 64, 256, WL_SHM_FORMAT_ARGB8888.rawValue)
         let error = client.protocolError()
         #expect(error?.code == WL_SHM_ERROR_INVALID_STRIDE.rawValue && error?.interface == "wl_shm_pool", "\(String(describing: error))")
         #expect(try setup.control.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
@@ -201,14 +202,14 @@ import VitrineRaster
         let setup = try Setup()
         let client = try RawClient(setup.waylandPath)
         let pool = try client.pool(bytes: 64 * 256)
-        let buffer = try #require(wl_shm_pool_create_buffer(pool, 0, 64, 64, 256, WL_SHM_FORMAT_ARGB8888.rawValue))
-        let surface = try #require(wl_compositor_create_surface(client.compositor))
+        let buffer = try #require(wlShmPoolCreateBuffer(pool, 0, 64, 64, 256, WL_SHM_FORMAT_ARGB8888.rawValue))
+        let surface = try #require(wlCompositorCreateSurface(client.compositor))
         wl_display_roundtrip(client.display)
         // The file shrinks after the pool was mapped: reading the buffer faults (SIGBUS).
         ftruncate(client.poolFile, 0)
-        wl_surface_attach(surface, buffer, 0, 0)
-        wl_surface_damage(surface, 0, 0, 64, 64)
-        wl_surface_commit(surface)
+        wlSurfaceAttach(surface, buffer, 0, 0)
+        wlSurfaceDamage(surface, 0, 0, 64, 64)
+        wlSurfaceCommit(surface)
         let error = client.protocolError()
         #expect(error?.code == WL_SHM_ERROR_INVALID_FD.rawValue && error?.interface == "wl_buffer", "\(String(describing: error))")
         #expect(try setup.control.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
@@ -220,11 +221,11 @@ import VitrineRaster
         let client = try RawClient(setup.waylandPath)
         // 2100 × 2100 pixels are 17.6 MB: over 16 MB.
         let pool = try client.pool(bytes: 2112 * 4 * 2100)
-        let buffer = try #require(wl_shm_pool_create_buffer(pool, 0, 2100, 2100, 2112 * 4, WL_SHM_FORMAT_XRGB8888.rawValue))
-        let surface = try #require(wl_compositor_create_surface(client.compositor))
-        wl_surface_attach(surface, buffer, 0, 0)
-        wl_surface_damage(surface, 0, 0, 2100, 2100)
-        wl_surface_commit(surface)
+        let buffer = try #require(wlShmPoolCreateBuffer(pool, 0, 2100, 2100, 2112 * 4, WL_SHM_FORMAT_XRGB8888.rawValue))
+        let surface = try #require(wlCompositorCreateSurface(client.compositor))
+        wlSurfaceAttach(surface, buffer, 0, 0)
+        wlSurfaceDamage(surface, 0, 0, 2100, 2100)
+        wlSurfaceCommit(surface)
         // (libwayland-client reports the display's no_memory error as ENOMEM)
         wl_display_roundtrip(client.display)
         #expect(wl_display_get_error(client.display) == ENOMEM)
@@ -235,8 +236,8 @@ import VitrineRaster
     @Test func aClientFloodingRequestsIsDisconnected() throws {
         let setup = try Setup()
         let client = try RawClient(setup.waylandPath)
-        let surface = try #require(wl_compositor_create_surface(client.compositor))
-        let sent = client.floodUntilDisconnected { for _ in 0..<100 { wl_surface_damage(surface, 0, 0, 1, 1) } }
+        let surface = try #require(wlCompositorCreateSurface(client.compositor))
+        let sent = client.floodUntilDisconnected { for _ in 0..<100 { wlSurfaceDamage(surface, 0, 0, 1, 1) } }
         #expect(sent != nil, "still connected after 20 s")
         #expect(try setup.control.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
         let log = setup.daemon.standardError
@@ -246,13 +247,13 @@ import VitrineRaster
     @Test func aFloodingClientThatLibwaylandEndsInTheSameReadIsEndedOnce() throws {
         let setup = try Setup()
         let client = try RawClient(setup.waylandPath)
-        let surface = try #require(wl_compositor_create_surface(client.compositor))
+        let surface = try #require(wlCompositorCreateSurface(client.compositor))
         // Past the flood mark a create_region is not handled, so the add that follows it in
         // the same read names an unknown object and libwayland ends the client itself
         // (regions are kept: destroying them would send events this client never reads).
         let sent = client.floodUntilDisconnected {
-            for _ in 0..<48 { wl_surface_damage(surface, 0, 0, 1, 1) }
-            wl_region_add(wl_compositor_create_region(client.compositor), 0, 0, 1, 1)
+            for _ in 0..<48 { wlSurfaceDamage(surface, 0, 0, 1, 1) }
+            wlRegionAdd(wlCompositorCreateRegion(client.compositor), 0, 0, 1, 1)
         }
         #expect(sent != nil, "still connected after 20 s")
         #expect(try setup.control.request(#"{"cmd": "ping"}"#)["ok"] == .bool(true))
@@ -295,7 +296,7 @@ import VitrineRaster
         func pool(bytes: Int32) throws -> OpaquePointer {
             poolFile = memfd_create("vitrine-test", 1)
             ftruncate(poolFile, off_t(bytes))
-            guard let shm, let pool = wl_shm_create_pool(shm, poolFile, bytes) else { throw DaemonError("no pool") }
+            guard let shm, let pool = wlShmCreatePool(shm, poolFile, bytes) else { throw DaemonError("no pool") }
             return pool
         }
     }

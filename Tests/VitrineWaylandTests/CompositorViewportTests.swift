@@ -112,12 +112,12 @@ import WaylandDescription
             return (Int32(corner.0), Int32(corner.1))
         }
         let white = try bufferPixel(0xFFFF_FFFF), red = try bufferPixel(0xFFFF_0000)
-        let shown = try repainted { wl_surface_damage_buffer(client.root, white.0, white.1, 1, 1) }
-        let hidden = try repainted { wl_surface_damage_buffer(client.root, red.0, red.1, 1, 1) }
+        let shown = try repainted { wlSurfaceDamageBuffer(client.root, white.0, white.1, 1, 1) }
+        let hidden = try repainted { wlSurfaceDamageBuffer(client.root, red.0, red.1, 1, 1) }
         #expect(shown > 0 && shown <= 9, "damage of buffer pixel \(white) repainted \(shown) pixels")
         #expect(hidden == 0, "damage of buffer pixel \(red), off the screen, repainted \(hidden) pixels")
-        let surfaceShown = try repainted { wl_surface_damage(client.root, 30, 18, 1, 1) }
-        let surfaceHidden = try repainted { wl_surface_damage(client.root, 10, 6, 1, 1) }
+        let surfaceShown = try repainted { wlSurfaceDamage(client.root, 30, 18, 1, 1) }
+        let surfaceHidden = try repainted { wlSurfaceDamage(client.root, 10, 6, 1, 1) }
         #expect(surfaceShown > 0 && surfaceShown <= 9 && surfaceHidden == 0, "surface damage repainted \(surfaceShown) and \(surfaceHidden) pixels")
     }
 
@@ -143,7 +143,7 @@ import WaylandDescription
     @Test func synchronizedSubsurfacesWaitForTheirParentsCommit() throws {
         let (setup, client) = try Self.mappedWindow()
         let (child, childSub) = try client.subsurface(of: client.root)
-        wl_subsurface_set_position(childSub, 4, 4)
+        wlSubsurfaceSetPosition(childSub, 4, 4)
         let magenta = (pixels: [UInt32](repeating: 0xFFFF_00FF, count: 64), width: 8, height: 8)
         try client.show(magenta, on: child, wait: false)
         func at(_ x: Int, _ y: Int) throws -> UInt32 {
@@ -153,14 +153,14 @@ import WaylandDescription
         #expect(try at(6, 6) == 0xFF_0000, "the child's commit waits for its parent's")
         client.commit(client.root)
         #expect(try at(6, 6) == 0xFF_00FF, "the parent's commit shows it")
-        wl_subsurface_set_position(childSub, 24, 4)
+        wlSubsurfaceSetPosition(childSub, 24, 4)
         client.commit(child)
         #expect(try at(6, 6) == 0xFF_00FF && at(26, 6) == 0x00_FF00, "a move waits for the parent's commit")
         client.commit(client.root)
         #expect(try at(6, 6) == 0xFF_0000 && at(26, 6) == 0xFF_00FF, "the parent's commit moves it")
         // A desynchronized grandchild of the synchronized child waits as well.
         let (grandchild, grandchildSub) = try client.subsurface(of: child)
-        wl_subsurface_set_desync(grandchildSub)
+        wlSubsurfaceSetDesync(grandchildSub)
         let cyan = (pixels: [UInt32](repeating: 0xFF00_FFFF, count: 4), width: 2, height: 2)
         try client.show(cyan, on: grandchild, wait: false)
         client.commit(child)
@@ -168,7 +168,7 @@ import WaylandDescription
         client.commit(client.root)
         #expect(try at(24, 4) == 0x00_FFFF, "the root's commit applies both")
         // Desynchronized, the child's commits show at once.
-        wl_subsurface_set_desync(childSub)
+        wlSubsurfaceSetDesync(childSub)
         try client.show((pixels: [UInt32](repeating: 0xFFFF_FF00, count: 64), width: 8, height: 8), on: child, wait: false)
         #expect(try at(28, 8) == 0xFF_FF00, "a desynchronized child's commit shows at once")
     }
@@ -179,21 +179,21 @@ import WaylandDescription
         let (setup, client) = try Self.mappedWindow()
         let (first, firstSub) = try client.subsurface(of: client.root)
         let (second, secondSub) = try client.subsurface(of: client.root)
-        wl_subsurface_set_position(firstSub, 4, 4)
-        wl_subsurface_set_position(secondSub, 8, 4)
+        wlSubsurfaceSetPosition(firstSub, 4, 4)
+        wlSubsurfaceSetPosition(secondSub, 8, 4)
         try client.show((pixels: [UInt32](repeating: 0xFFFF_00FF, count: 64), width: 8, height: 8), on: first, wait: false)
         try client.show((pixels: [UInt32](repeating: 0xFF00_FFFF, count: 64), width: 8, height: 8), on: second, wait: false)
         client.commit(client.root)
         func at(_ x: Int, _ y: Int) throws -> UInt32 { setup.window(try setup.control.screenshot("stack"), x, y) }
         #expect(try at(6, 6) == 0xFF_00FF && at(10, 6) == 0x00_FFFF, "both over the parent, the second over the first")
-        wl_subsurface_place_below(secondSub, client.root)
+        wlSubsurfacePlaceBelow(secondSub, client.root)
         client.commit(client.root)
         #expect(try at(10, 6) == 0xFF_00FF && at(14, 6) == 0xFF_0000, "the second under the parent: the first and the parent over it")
-        wl_subsurface_place_below(firstSub, second)
+        wlSubsurfacePlaceBelow(firstSub, second)
         client.commit(client.root)
         #expect(try at(6, 6) == 0xFF_0000, "the first under the second, both under the parent")
-        wl_subsurface_place_above(secondSub, client.root)
-        wl_subsurface_place_above(firstSub, second)
+        wlSubsurfacePlaceAbove(secondSub, client.root)
+        wlSubsurfacePlaceAbove(firstSub, second)
         client.commit(client.root)
         #expect(try at(6, 6) == 0xFF_00FF && at(14, 6) == 0x00_FFFF, "both over the parent again, the first on top")
     }
@@ -210,7 +210,7 @@ import WaylandDescription
         let (child, childSub) = try client.subsurface(of: client.root)
         try client.show((pixels: [UInt32](repeating: 0xFFFF_FF00, count: 40 * 24), width: 40, height: 24), on: child, scale: 2, wait: false)
         client.commit(client.root)
-        wl_subsurface_set_position(childSub, 40, 24)
+        wlSubsurfaceSetPosition(childSub, 40, 24)
         client.commit(client.root)
         for (point, surface, expected) in [((30, 26), client.root!, (20.0, 12.0)), ((45, 35), child, (10.0, 6.0))] {
             try setup.control.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [\#(point.0), \#(point.1)]}"#)
@@ -228,7 +228,7 @@ import WaylandDescription
     func protocolErrors(_ error: String) throws {
         let setup = try Setup()
         let client = try ScaleClient(setup.waylandPath)
-        let surface = try #require(wl_compositor_create_surface(client.compositor))
+        let surface = try #require(wlCompositorCreateSurface(client.compositor))
         let picture = (pixels: [UInt32](repeating: 0xFF80_8080, count: 41 * 24), width: 41, height: 24)
         let expected: (interface: String, code: UInt32)
         switch error {
@@ -254,17 +254,17 @@ import WaylandDescription
             expected = ("wp_viewport", 2)
         case "no_surface":
             let viewport = try client.viewport(for: surface)
-            wl_surface_destroy(surface)
+            wlSurfaceDestroy(surface)
             client.send(viewport, 2, [wl_argument(i: 10), wl_argument(i: 10)])
             expected = ("wp_viewport", 3)
         case "invalid_size":
             try client.show(picture, on: surface, scale: 2, wait: false)
             expected = ("wl_surface", 2)
         case "invalid_scale":
-            wl_surface_set_buffer_scale(surface, 0)
+            wlSurfaceSetBufferScale(surface, 0)
             expected = ("wl_surface", 0)
         default:
-            wl_surface_set_buffer_transform(surface, 8)
+            wlSurfaceSetBufferTransform(surface, 8)
             expected = ("wl_surface", 1)
         }
         let sent = client.protocolError()
@@ -287,12 +287,12 @@ final class ScaleClient: TestWaylandClient {
             path, binding: ["wl_compositor": 4, "wl_shm": 1, "wl_subcompositor": 1, "wp_viewporter": 1, "wl_seat": 5, "xdg_wm_base": 1],
             optional: ["wl_seat"])
         answerPings()
-        if let seat = global("wl_seat"), let touch = wl_seat_get_touch(seat) {
+        if let seat = global("wl_seat"), let touch = wlSeatGetTouch(seat) {
             listen(touch) { [unowned self] opcode, args in
                 if opcode == 0 { touches.append((args[2].o, wl_fixed_to_double(args[4].f), wl_fixed_to_double(args[5].f))) }
             }
         }
-        root = wl_compositor_create_surface(compositor)
+        root = wlCompositorCreateSurface(compositor)
         _ = try makeToplevel(root, appID: "scale-test")
     }
 
@@ -302,17 +302,17 @@ final class ScaleClient: TestWaylandClient {
         _ picture: (pixels: [UInt32], width: Int, height: Int), on surface: OpaquePointer, transform: Int = 0, scale: Int = 1, wait: Bool = true
     ) throws {
         let buffer = try buffer(picture.width, picture.height, name: "scale-test") { _ = $0.update(fromContentsOf: picture.pixels) }
-        if transform != 0 { wl_surface_set_buffer_transform(surface, Int32(transform)) }
-        if scale != 1 { wl_surface_set_buffer_scale(surface, Int32(scale)) }
-        wl_surface_attach(surface, buffer, 0, 0)
-        wl_surface_damage_buffer(surface, 0, 0, Int32.max, Int32.max)
-        wl_surface_commit(surface)
+        if transform != 0 { wlSurfaceSetBufferTransform(surface, Int32(transform)) }
+        if scale != 1 { wlSurfaceSetBufferScale(surface, Int32(scale)) }
+        wlSurfaceAttach(surface, buffer, 0, 0)
+        wlSurfaceDamageBuffer(surface, 0, 0, Int32.max, Int32.max)
+        wlSurfaceCommit(surface)
         if wait { roundtrip() } else { wl_display_flush(display) }
     }
 
     /// Commits `surface` and waits for the daemon to have handled it.
     func commit(_ surface: OpaquePointer) {
-        wl_surface_commit(surface)
+        wlSurfaceCommit(surface)
         roundtrip()
     }
 
@@ -329,8 +329,8 @@ final class ScaleClient: TestWaylandClient {
 
     /// A new surface made a subsurface of `parent`, and its `wl_subsurface`.
     func subsurface(of parent: OpaquePointer) throws -> (OpaquePointer, OpaquePointer) {
-        let surface = try #require(wl_compositor_create_surface(compositor))
-        return (surface, try #require(wl_subcompositor_get_subsurface(global("wl_subcompositor"), surface, parent)))
+        let surface = try #require(wlCompositorCreateSurface(compositor))
+        return (surface, try #require(wlSubcompositorGetSubsurface(global("wl_subcompositor"), surface, parent)))
     }
 
     /// Sends request `opcode` of `proxy` (a new object of `interface` when it makes one).

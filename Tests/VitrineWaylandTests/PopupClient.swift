@@ -26,9 +26,9 @@ final class PopupClient: TestWaylandClient {
     init(_ path: String) throws {
         try super.init(path, binding: ["wl_shm": 1, "wl_compositor": 4, "wl_subcompositor": 1, "xdg_wm_base": 5, "wl_seat": 7])
         listen(wmBase)
-        pointer = listen(wl_seat_get_pointer(seat))
-        touch = listen(wl_seat_get_touch(seat))
-        keyboard = listen(wl_seat_get_keyboard(seat))
+        pointer = listen(wlSeatGetPointer(seat))
+        touch = listen(wlSeatGetTouch(seat))
+        keyboard = listen(wlSeatGetKeyboard(seat))
         wl_display_roundtrip(display)
     }
 
@@ -79,15 +79,15 @@ final class PopupClient: TestWaylandClient {
 
     /// Shows a `width` × `height` picture of `argb` on `surface`.
     func show(_ surface: OpaquePointer?, _ width: Int, _ height: Int, _ argb: UInt32) {
-        wl_surface_attach(surface, buffer(width, height, argb), 0, 0)
-        wl_surface_damage(surface, 0, 0, Int32(width), Int32(height))
-        wl_surface_commit(surface)
+        wlSurfaceAttach(surface, buffer(width, height, argb), 0, 0)
+        wlSurfaceDamage(surface, 0, 0, Int32(width), Int32(height))
+        wlSurfaceCommit(surface)
         wl_display_flush(display)
     }
 
     /// An xdg surface of a new wl_surface.
     func xdgSurface() -> (surface: OpaquePointer?, xdg: OpaquePointer?) {
-        let surface = wl_compositor_create_surface(compositor)
+        let surface = wlCompositorCreateSurface(compositor)
         let xdg = waylandRequest(
             wmBase!, XdgWmBaseRequest.get_xdg_surface.rawValue, [wl_argument(n: 0), wl_argument(o: surface)], creating: Self.xdg["xdg_surface"])
         return (surface, listen(xdg))
@@ -98,7 +98,7 @@ final class PopupClient: TestWaylandClient {
         let (surface, xdg) = xdgSurface()
         let toplevel = listen(waylandRequest(xdg!, XdgSurfaceRequest.get_toplevel.rawValue, [wl_argument(n: 0)], creating: Self.xdg["xdg_toplevel"]))
         appID.withCString { _ = waylandRequest(toplevel!, XdgToplevelRequest.set_app_id.rawValue, [wl_argument(s: $0)]) }
-        wl_surface_commit(surface)
+        wlSurfaceCommit(surface)
         wait { !events("configure", of: xdg).isEmpty }
         show(surface, width, height, argb)
         wl_display_roundtrip(display)
@@ -133,7 +133,7 @@ final class PopupClient: TestWaylandClient {
                 xdg!, XdgSurfaceRequest.get_popup.rawValue, [wl_argument(n: 0), wl_argument(o: parent), wl_argument(o: positioner)],
                 creating: Self.xdg["xdg_popup"]))
         if let grab { waylandRequest(popup!, XdgPopupRequest.grab.rawValue, [wl_argument(o: seat), wl_argument(u: grab)]) }
-        wl_surface_commit(surface)
+        wlSurfaceCommit(surface)
         wait(timeout: 2) { !events("configure", of: xdg).isEmpty || !events("popup_done", of: popup).isEmpty }
         return (surface, xdg, popup)
     }
@@ -144,7 +144,7 @@ final class PopupClient: TestWaylandClient {
     func destroy(popup: OpaquePointer?, xdg: OpaquePointer?, surface: OpaquePointer?) {
         waylandRequest(popup!, XdgPopupRequest.destroy.rawValue, destroying: true)
         waylandRequest(xdg!, XdgSurfaceRequest.destroy.rawValue, destroying: true)
-        wl_surface_destroy(surface)
+        wlSurfaceDestroy(surface)
         wl_display_flush(display)
     }
 }

@@ -31,14 +31,14 @@ final class WaylandBuffer {
             throw OutputError("cannot map \(bytes) bytes of shared memory for the Wayland window: \(SystemError.reason())")
         }
         memory = mapped
-        let pool = wl_shm_create_pool(shm, file.rawValue, Int32(bytes))
-        buffer = wl_shm_pool_create_buffer(pool, 0, Int32(width), Int32(height), Int32(stride * 4), WL_SHM_FORMAT_XRGB8888.rawValue)
-        wl_shm_pool_destroy(pool)
+        let pool = wlShmCreatePool(shm, file.rawValue, Int32(bytes))
+        buffer = wlShmPoolCreateBuffer(pool, 0, Int32(width), Int32(height), Int32(stride * 4), WL_SHM_FORMAT_XRGB8888.rawValue)
+        wlShmPoolDestroy(pool)
         missing = [surface.bounds]
     }
 
     deinit {
-        wl_buffer_destroy(buffer)
+        wlBufferDestroy(buffer)
         munmap(memory, bytes)
     }
 

@@ -51,11 +51,13 @@ public final class WaylandOutput: WindowOutput {
     /// Opens a window of `width`×`height` on the compositor at `socket` (nil:
     /// `WAYLAND_DISPLAY`, else `wayland-0`, in `XDG_RUNTIME_DIR`).
     ///
-    /// - Throws: `OutputError` saying why the compositor could not be reached or used.
+    /// - Throws: `OutputError` saying why the compositor could not be reached or used, or
+    ///   that libwayland-client is not installed.
     public init(
         width: Int, height: Int, refreshRate: Double = 60, socket: String? = nil, title: String = "Vitrine", log: @escaping (String) -> Void = { _ in }
     ) throws(OutputError) {
         frame = try WindowFrame(width: width, height: height)
+        do { try FeatureLibraries("the wayland backend", vitrine_wayland_client_load).load() } catch { throw OutputError(error.message) }
         let shown = socket ?? getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0"
         guard let display = wl_display_connect(socket) else {
             let runtime = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }
@@ -68,7 +70,7 @@ public final class WaylandOutput: WindowOutput {
         self.log = log
         name = "wayland:\(shown)"
         mode = OutputMode(width: width, height: height, refreshRate: refreshRate)
-        registry = wl_display_get_registry(display)
+        registry = wlDisplayGetRegistry(display)
         listen(registry) { [unowned self] opcode, args in
             guard opcode == 0, let interface = args[1].s else { return }
             bind(name: args[0].u, interface: String(cString: interface), version: args[2].u)
@@ -80,7 +82,7 @@ public final class WaylandOutput: WindowOutput {
             throw OutputError(
                 "the Wayland compositor \(shown) lacks \(missing.joined(separator: ", ")): a desktop compositor (GNOME, KDE, Sway, Weston) has them")
         }
-        surface = wl_compositor_create_surface(compositor)
+        surface = wlCompositorCreateSurface(compositor)
         xdgSurface = waylandRequest(
             wmBase, XdgWmBaseRequest.get_xdg_surface.rawValue, [wl_argument(n: 0), wl_argument(o: surface)], creating: Self.xdg["xdg_surface"])
         toplevel = waylandRequest(xdgSurface, XdgSurfaceRequest.get_toplevel.rawValue, [wl_argument(n: 0)], creating: Self.xdg["xdg_toplevel"])
@@ -101,7 +103,7 @@ public final class WaylandOutput: WindowOutput {
         for (opcode, text) in [(XdgToplevelRequest.set_title, title), (.set_app_id, "vitrined")] {
             _ = text.withCString { waylandRequest(toplevel, opcode.rawValue, [wl_argument(s: $0)]) }
         }
-        wl_surface_commit(surface)
+        wlSurfaceCommit(surface)
         for _ in 0..<20 where !configured { wl_display_roundtrip(display) }
         guard configured else {
             close()
@@ -120,7 +122,7 @@ public final class WaylandOutput: WindowOutput {
 
     private func bind(name: UInt32, interface: String, version: UInt32) {
         func bound(_ table: UnsafePointer<wl_interface>, _ highest: UInt32) -> OpaquePointer? {
-            wl_registry_bind(registry, name, table, min(version, highest)).map { OpaquePointer($0) }
+            wlRegistryBind(registry, name, table, min(version, highest))
         }
         switch interface {
         case "wl_compositor": compositor = bound(vitrine_wl_compositor_interface(), 4)
@@ -166,13 +168,13 @@ public final class WaylandOutput: WindowOutput {
         let buffer = try freeBuffer()
         buffer.update(from: frame.surface)
         buffer.busy = true
-        wl_surface_attach(surface, buffer.buffer, 0, 0)
-        for r in rects { wl_surface_damage_buffer(surface, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height)) }
-        if callback == nil, let made = wl_surface_frame(surface) {
+        wlSurfaceAttach(surface, buffer.buffer, 0, 0)
+        for r in rects { wlSurfaceDamageBuffer(surface, Int32(r.x), Int32(r.y), Int32(r.width), Int32(r.height)) }
+        if callback == nil, let made = wlSurfaceFrame(surface) {
             callback = made
             listen(made) { [unowned self] _, _ in frameShown() }
         }
-        wl_surface_commit(surface)
+        wlSurfaceCommit(surface)
         presentedFrames += 1
         wl_display_flush(display)
     }
@@ -242,7 +244,7 @@ public final class WaylandOutput: WindowOutput {
         retired.removeAll()
         if let toplevel { waylandRequest(toplevel, XdgToplevelRequest.destroy.rawValue, destroying: true) }
         if let xdgSurface { waylandRequest(xdgSurface, XdgSurfaceRequest.destroy.rawValue, destroying: true) }
-        if let surface { wl_surface_destroy(surface) }
+        if let surface { wlSurfaceDestroy(surface) }
         if let wmBase { waylandRequest(wmBase, XdgWmBaseRequest.destroy.rawValue, destroying: true) }
         for proxy in [compositor, shm].compactMap({ $0 }) { wl_proxy_destroy(proxy) }
         if let registry { wl_registry_destroy(registry) }

@@ -25,17 +25,17 @@ public final class WaylandInterfaceTable: @unchecked Sendable {  // written in i
 }
 
 /// Sends request `opcode` on `proxy` with `arguments` (a new object's id as `wl_argument(n: 0)`);
-/// returns the new object when the request makes one of `interface`. `destroying` ends
-/// the proxy with the request (a destructor).
+/// returns the new object when the request makes one of `interface`, at `version` (the
+/// proxy's by default). `destroying` ends the proxy with the request (a destructor).
 @discardableResult
 public func waylandRequest(
     _ proxy: OpaquePointer, _ opcode: UInt32, _ arguments: [wl_argument] = [], creating interface: UnsafePointer<wl_interface>? = nil,
-    destroying: Bool = false
+    version: UInt32? = nil, destroying: Bool = false
 ) -> OpaquePointer? {
     var arguments = arguments
     return arguments.withUnsafeMutableBufferPointer { buffer in
         wl_proxy_marshal_array_flags(
-            proxy, opcode, interface, wl_proxy_get_version(proxy), destroying ? UInt32(WL_MARSHAL_FLAG_DESTROY) : 0, buffer.baseAddress)
+            proxy, opcode, interface, version ?? wl_proxy_get_version(proxy), destroying ? UInt32(WL_MARSHAL_FLAG_DESTROY) : 0, buffer.baseAddress)
     }
 }
 
@@ -59,7 +59,7 @@ extension WaylandListener {
     public static func globals(
         of display: OpaquePointer, bind: @escaping (_ registry: OpaquePointer, _ name: UInt32, _ interface: String) -> Void
     ) -> (registry: OpaquePointer, listener: WaylandListener)? {
-        guard let registry = wl_display_get_registry(display) else { return nil }
+        guard let registry = wlDisplayGetRegistry(display) else { return nil }
         let listener = WaylandListener { opcode, a in
             guard opcode == 0, let name = a[1].s else { return }
             bind(registry, a[0].u, String(cString: name))

@@ -26,10 +26,10 @@ final class WaylandSeat {
     }
 
     deinit {
-        if let pointer { wl_pointer_release(pointer) }
-        if let keyboard { wl_keyboard_release(keyboard) }
-        if let touch { wl_touch_release(touch) }
-        wl_seat_release(seat)
+        if let pointer { wlPointerRelease(pointer) }
+        if let keyboard { wlKeyboardRelease(keyboard) }
+        if let touch { wlTouchRelease(touch) }
+        wlSeatRelease(seat)
     }
 
     private func listen(_ proxy: OpaquePointer, _ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) {
@@ -46,28 +46,28 @@ final class WaylandSeat {
             pointer: bits & WL_SEAT_CAPABILITY_POINTER.rawValue != 0, keyboard: bits & WL_SEAT_CAPABILITY_KEYBOARD.rawValue != 0,
             touch: bits & WL_SEAT_CAPABILITY_TOUCH.rawValue != 0
         )
-        if has.pointer, pointer == nil, let made = wl_seat_get_pointer(seat) {
+        if has.pointer, pointer == nil, let made = wlSeatGetPointer(seat) {
             pointer = made
             listen(made) { [unowned self] opcode, args in pointerEvent(opcode, args) }
         } else if !has.pointer, let gone = pointer {
             listeners[gone] = nil
-            wl_pointer_release(gone)
+            wlPointerRelease(gone)
             pointer = nil
         }
-        if has.keyboard, keyboard == nil, let made = wl_seat_get_keyboard(seat) {
+        if has.keyboard, keyboard == nil, let made = wlSeatGetKeyboard(seat) {
             keyboard = made
             listen(made) { [unowned self] opcode, args in keyboardEvent(opcode, args) }
         } else if !has.keyboard, let gone = keyboard {
             listeners[gone] = nil
-            wl_keyboard_release(gone)
+            wlKeyboardRelease(gone)
             keyboard = nil
         }
-        if has.touch, touch == nil, let made = wl_seat_get_touch(seat) {
+        if has.touch, touch == nil, let made = wlSeatGetTouch(seat) {
             touch = made
             listen(made) { [unowned self] opcode, args in touchEvent(opcode, args) }
         } else if !has.touch, let gone = touch {
             listeners[gone] = nil
-            wl_touch_release(gone)
+            wlTouchRelease(gone)
             touch = nil
         }
     }

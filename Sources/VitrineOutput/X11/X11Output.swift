@@ -45,7 +45,8 @@ public final class X11Output: WindowOutput {
     ///
     /// - Parameters:
     ///   - sharedMemory: false sends pixels in requests even where MIT-SHM works.
-    /// - Throws: `OutputError` saying why the server could not be reached or used.
+    /// - Throws: `OutputError` saying why the server could not be reached or used, or which
+    ///   library to install.
     public init(
         width: Int, height: Int, refreshRate: Double = 60, display: String? = nil, title: String = "Vitrine", sharedMemory: Bool = true,
         log: @escaping (String) -> Void = { _ in }
@@ -55,6 +56,7 @@ public final class X11Output: WindowOutput {
         guard let shown, !shown.isEmpty else {
             throw OutputError("the x11 backend needs an X display: DISPLAY is not set (run it in a desktop session, or under xvfb-run)")
         }
+        do { try FeatureLibraries("the x11 backend", vitrine_x11_load).load() } catch { throw OutputError(error.message) }
         var screenNumber: Int32 = 0
         guard let connection = xcb_connect(shown, &screenNumber), xcb_connection_has_error(connection) == 0 else {
             throw OutputError("cannot connect to the X server on display \(shown): is it running, and may this user use it (xhost, XAUTHORITY)?")

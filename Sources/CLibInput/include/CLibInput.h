@@ -1,7 +1,8 @@
 #ifndef VITRINE_CLIBINPUT_SHIM_H
 #define VITRINE_CLIBINPUT_SHIM_H
 
-/* libinput (on its udev backend) and libudev, for VitrineInput's devices. */
+/* libinput (on its udev backend) and libudev, for VitrineInput's devices. Not linked:
+   bound when first used (CLazyLibrary); libudev's functions are CUDev's. */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,5 +25,9 @@ static inline void vitrine_libinput_log_handler(struct libinput *libinput, enum 
 static inline void vitrine_libinput_route_log(struct libinput *libinput) {
     libinput_log_set_handler(libinput, vitrine_libinput_log_handler);
 }
+
+/* Opens libudev and libinput: NULL, or why one cannot be ("libinput.so.10 (Debian:
+   libinput10): ..."). */
+const char *vitrine_libinput_load(void);
 
 #endif

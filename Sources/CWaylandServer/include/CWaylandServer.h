@@ -1,33 +1,25 @@
 #ifndef VITRINE_CWAYLANDSERVER_SHIM_H
 #define VITRINE_CWAYLANDSERVER_SHIM_H
 
-/* libwayland-server and the core protocol's events (static inline in its header), for
-   VitrineWayland's server. */
+/* libwayland-server, for VitrineWayland's server. Not linked: bound when first used
+   (CLazyLibrary); what libwayland-client defines too (lists, arrays, the core interfaces,
+   vitrine_wl_*_interface) is CWaylandShared's, and vitrine_wayland_server_load opens the
+   library.
+
+   The core protocol's events in wayland-server-protocol.h (wl_pointer_send_motion, ...)
+   are static inline calls of the variadic wl_resource_post_event, which no trampoline can
+   forward: Swift sends them with wl_resource_post_event_array (ServerObject.post). */
 
 #define WL_HIDE_DEPRECATED 1
 #include <wayland-server.h>
+#include <CWaylandShared.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <stdlib.h>
 
-/* The core protocol's interfaces (C globals, whose addresses Swift cannot take). */
-static inline const struct wl_interface *vitrine_wl_compositor_interface(void) { return &wl_compositor_interface; }
-static inline const struct wl_interface *vitrine_wl_subcompositor_interface(void) { return &wl_subcompositor_interface; }
-static inline const struct wl_interface *vitrine_wl_surface_interface(void) { return &wl_surface_interface; }
-static inline const struct wl_interface *vitrine_wl_subsurface_interface(void) { return &wl_subsurface_interface; }
-static inline const struct wl_interface *vitrine_wl_region_interface(void) { return &wl_region_interface; }
-static inline const struct wl_interface *vitrine_wl_callback_interface(void) { return &wl_callback_interface; }
-static inline const struct wl_interface *vitrine_wl_output_interface(void) { return &wl_output_interface; }
-static inline const struct wl_interface *vitrine_wl_seat_interface(void) { return &wl_seat_interface; }
-static inline const struct wl_interface *vitrine_wl_buffer_interface(void) { return &wl_buffer_interface; }
-static inline const struct wl_interface *vitrine_wl_data_device_manager_interface(void) { return &wl_data_device_manager_interface; }
-static inline const struct wl_interface *vitrine_wl_data_device_interface(void) { return &wl_data_device_interface; }
-static inline const struct wl_interface *vitrine_wl_data_source_interface(void) { return &wl_data_source_interface; }
-
-/* wl_resource_post_error is variadic, which Swift cannot call: the message goes as one string. */
-static inline void vitrine_wl_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message) {
-    wl_resource_post_error(resource, code, "%s", message);
-}
+/* wl_resource_post_error is variadic, which Swift cannot call: the message goes as one string
+   (through the function dlsym finds, called with its own variadic type). */
+void vitrine_wl_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message);
 
 /* The keymap for wl_keyboard.keymap: a memfd holding `size` bytes of `data`, sealed against
    writing, shrinking and growing (clients map it MAP_PRIVATE); -1 when it cannot be made. */
@@ -45,10 +37,6 @@ static inline int vitrine_sealed_memfd(const char *data, unsigned long size) {
     if (fcntl(fd, 1033, 0x0001 | 0x0002 | 0x0004 | 0x0008) != 0) { close(fd); return -1; }
     return fd;
 }
-
-static inline const struct wl_interface *vitrine_wl_pointer_interface(void) { return &wl_pointer_interface; }
-static inline const struct wl_interface *vitrine_wl_keyboard_interface(void) { return &wl_keyboard_interface; }
-static inline const struct wl_interface *vitrine_wl_touch_interface(void) { return &wl_touch_interface; }
 
 /* Reads a pixel the compiler may not leave out: touching a client's buffer to find whether
    its memory is still there (inside wl_shm_buffer_begin_access). */

@@ -56,6 +56,7 @@ let package = Package(
         .library(name: "VitrineInput", targets: ["VitrineInput"]),
         .library(name: "VitrineWayland", targets: ["VitrineWayland"]),
         .library(name: "VitrineWindowHost", targets: ["VitrineWindowHost"]),
+        .library(name: "VitrineXWayland", targets: ["VitrineXWayland"]),
         .library(name: "VitrineOutputSet", targets: ["VitrineOutputSet"]),
         .library(name: "VitrineSceneHost", targets: ["VitrineSceneHost"]),
         .executable(name: "vitrinectl", targets: ["vitrinectl"]),
@@ -188,6 +189,7 @@ let package = Package(
                 "VitrineSystem", "VitrineInput", "VitrineImage", "VitrineDecoderHelper", "VitrineVideo", "VitrineVideoLayer", "VitrineMetrics",
                 "VitrineWayland",
                 "VitrineWindowHost",
+                "VitrineXWayland",
                 "VitrineOutputSet",
                 "VitrineSceneHost",
                 "CLinuxEvents",
@@ -242,7 +244,7 @@ let package = Package(
         // socket, and Wayland clients of its compositor, with wayland-glue's descriptions.
         .target(
             name: "VitrineDaemonTestSupport",
-            dependencies: ["VitrineTestSupport", "VitrineProtocol", "VitrineRaster", "VitrineOutput", "CWaylandClient", "WaylandDescription"],
+            dependencies: ["VitrineTestSupport", "VitrineProtocol", "VitrineRaster", "VitrineOutput", "CWaylandClient", "WaylandDescription", "CX11"],
             path: "Tests/VitrineDaemonTestSupport", plugins: ["WaylandGlue"]),
         .executableTarget(
             name: "vitrined",
@@ -311,12 +313,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [frameRelease(profiled: false)], plugins: ["WaylandGlue"]),
+        // X11 programs through Xwayland: the display's sockets, Xwayland started on demand,
+        // and the X window manager (xcb, bound lazily through CX11) whose windows are
+        // hosted windows as xdg toplevels are. Below the window host, beside nothing: the
+        // window host decides where they go.
+        .target(
+            name: "VitrineXWayland",
+            dependencies: ["VitrineWayland", "VitrineSystem", "CX11", .product(name: "Logging", package: "swift-log")]),
+        // X11 programs through the real daemon and the Xwayland it starts.
+        .testTarget(
+            name: "VitrineXWaylandTests",
+            dependencies: ["VitrineXWayland", "VitrineDaemonTestSupport", "VitrineProtocol", "VitrineRaster", "CX11", "vitrined", "vitrine-decoder"],
+            exclude: ["References"]),
         // The window policy: which surface layer shows which client's window (rules,
         // surface.assign), the windows' lives, the seat's input for them, launched clients.
         .target(
             name: "VitrineWindowHost",
             dependencies: [
-                "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineSystem", "VitrineInput", "VitrineWayland",
+                "VitrineCore", "VitrineConfig", "VitrineProtocol", "VitrineSystem", "VitrineInput", "VitrineWayland", "VitrineXWayland",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -17,9 +17,10 @@ __attribute__((visibility("hidden"))) void vitrine_wl_resource_post_error(struct
 #define P(name, parameters, arguments) VITRINE_LAZY_PROCEDURE(vitrine_wayland_server_symbol, name, parameters, arguments)
 
 P(wl_client_add_destroy_listener, (struct wl_client *client, struct wl_listener *listener), (client, listener))
-P(wl_client_add_resource_created_listener, (struct wl_client *client, struct wl_listener *listener), (client, listener))
 F(struct wl_client *, wl_client_create, (struct wl_display *display, int fd), (display, fd))
+P(wl_client_add_resource_created_listener, (struct wl_client *client, struct wl_listener *listener), (client, listener))
 P(wl_client_destroy, (struct wl_client *client), (client))
+P(wl_client_flush, (struct wl_client *client), (client))
 P(wl_client_for_each_resource, (struct wl_client *client, wl_client_for_each_resource_iterator_func_t iterator, void *user_data), (client, iterator, user_data))
 F(struct wl_client *, wl_client_from_link, (struct wl_list *link), (link))
 P(wl_client_get_credentials, (struct wl_client *client, pid_t *pid, uid_t *uid, gid_t *gid), (client, pid, uid, gid))

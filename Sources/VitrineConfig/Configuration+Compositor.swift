@@ -23,37 +23,59 @@ extension Configuration {
         /// mapped in the daemon); past it the client is disconnected with a log line.
         /// 4…10,000; default 256. Read at start.
         public var maxShmPoolsPerClient = 256
+        /// `xwayland`: whether X11 programs are served, through an Xwayland the daemon starts.
+        /// Default `.off`. Read at start.
+        public var xwayland = XWaylandMode.off
+
+        /// When Xwayland runs.
+        public enum XWaylandMode: String, Sendable, Hashable, CaseIterable {
+            /// The X11 display's sockets are opened at start; Xwayland starts when the first
+            /// X11 program connects (and again after it exits, on the next connection).
+            case onDemand = "on-demand"
+            /// Xwayland starts with the compositor (and again after it exits, on the next
+            /// connection).
+            case always
+            /// No X11 display.
+            case off
+        }
 
         /// Every key at its default.
         public init() {}
 
-        /// One `[[compositor.rules]]` table: a toplevel whose app id and title match (an
-        /// empty field matches any) is shown by the `surface` layer `layer`. The first
-        /// rule that matches wins.
+        /// One `[[compositor.rules]]` table: a window whose app id, title and (X11) instance
+        /// match (an empty field matches any) is shown by the `surface` layer `layer`. The
+        /// first rule that matches wins.
         public struct Rule: Sendable, Hashable {
-            /// `app_id`: the toplevel's app id exactly; "" for any.
+            /// `app_id`: the window's app id exactly (an X11 window's is its `WM_CLASS`
+            /// class); "" for any.
             public var appID: String
-            /// `title`: the toplevel's title exactly; "" for any.
+            /// `title`: the window's title exactly; "" for any.
             public var title: String
+            /// `instance`: an X11 window's `WM_CLASS` instance exactly (a Wayland window has
+            /// none, and never matches a rule that gives one); "" for any.
+            public var instance: String
             /// `layer`: the id of the `surface` layer that shows it.
             public var layer: String
 
-            public init(appID: String = "", title: String = "", layer: String) {
+            public init(appID: String = "", title: String = "", instance: String = "", layer: String) {
                 self.appID = appID
                 self.title = title
+                self.instance = instance
                 self.layer = layer
             }
 
-            /// Whether a toplevel with `appID` and `title` matches.
-            public func matches(appID: String, title: String) -> Bool {
+            /// Whether a window with `appID`, `title` and `instance` (nil: a Wayland window's)
+            /// matches.
+            public func matches(appID: String, title: String, instance: String? = nil) -> Bool {
                 (self.appID.isEmpty || self.appID == appID) && (self.title.isEmpty || self.title == title)
+                    && (self.instance.isEmpty || self.instance == instance)
             }
         }
     }
 }
 
 extension Configuration.Compositor {
-    static let keys = ["enabled", "socket", "rules", "ping_timeout", "max_objects_per_client", "max_shm_pools_per_client"]
+    static let keys = ["enabled", "socket", "rules", "ping_timeout", "max_objects_per_client", "max_shm_pools_per_client", "xwayland"]
 
     /// The timeouts `ping_timeout` takes besides 0.
     public static let pingTimeoutRange = 0.5...600.0
@@ -78,23 +100,26 @@ extension Configuration.Compositor {
             "max_objects_per_client", maxObjectsPerClient, in: 100...1_000_000, expected: "a number of objects, 100…1000000, such as 10000")
         maxShmPoolsPerClient = try r.integer(
             "max_shm_pools_per_client", maxShmPoolsPerClient, in: 4...10_000, expected: "a number of pools, 4…10000, such as 256")
+        xwayland = try r.choice("xwayland", xwayland)
         guard let node = r.entries["rules"] else { return }
         guard let items = node.array, items.allSatisfy({ $0.table != nil }) else {
-            throw r.error("rules", "must be [[compositor.rules]] tables, each with a layer and an app_id or a title, got \(node.written)")
+            throw r.error("rules", "must be [[compositor.rules]] tables, each with a layer and an app_id, a title or an instance, got \(node.written)")
         }
         for (i, item) in items.enumerated() {
             let rule = TableReader(path: r.key("rules[\(i)]"), entries: item.table ?? [:], context: r.context)
-            try rule.refuseUnknownKeys(["app_id", "title", "layer"])
+            try rule.refuseUnknownKeys(["app_id", "title", "instance", "layer"])
             let layer = try rule.string("layer", "", expected: "a layer id") { !$0.isEmpty && $0.utf8.count <= 256 }
             guard !layer.isEmpty else {
                 throw r.context.error(rule.path, "a [[compositor.rules]] table needs the layer that shows the surface, such as layer = \"browser\"")
             }
             let appID = try rule.string("app_id", "")
             let title = try rule.string("title", "")
-            guard !appID.isEmpty || !title.isEmpty else {
-                throw r.context.error(rule.path, "a [[compositor.rules]] table needs an app_id or a title to match, such as app_id = \"org.example.App\"")
+            let instance = try rule.string("instance", "")
+            guard !appID.isEmpty || !title.isEmpty || !instance.isEmpty else {
+                throw r.context.error(
+                    rule.path, "a [[compositor.rules]] table needs an app_id, a title or an instance to match, such as app_id = \"org.example.App\"")
             }
-            rules.append(Rule(appID: appID, title: title, layer: layer))
+            rules.append(Rule(appID: appID, title: title, instance: instance, layer: layer))
         }
     }
 }

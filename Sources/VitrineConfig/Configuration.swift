@@ -415,6 +415,8 @@ extension Configuration {
         // The Wayland server's limits are set when it starts.
         ("compositor.max_objects_per_client", { $0.compositor.maxObjectsPerClient }),
         ("compositor.max_shm_pools_per_client", { $0.compositor.maxShmPoolsPerClient }),
+        // The X11 display is opened (or not) once, at start.
+        ("compositor.xwayland", { $0.compositor.xwayland }),
         // The configured clients are started once, at start.
         ("clients", { $0.clients }),
     ]

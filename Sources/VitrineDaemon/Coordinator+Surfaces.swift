@@ -1,6 +1,7 @@
 import VitrineProtocol
 import VitrineWayland
 import VitrineWindowHost
+import VitrineXWayland
 
 /// Wayland clients' windows: the content host draws them in surface layers, the window
 /// host places them.
@@ -10,6 +11,12 @@ extension Coordinator {
     public func serve(_ server: WaylandServer) {
         content.serve(server)
         windows?.serve(server)
+    }
+
+    /// Serves X11 programs' windows through `x11`: the window host places them as it places
+    /// Wayland windows.
+    public func serve(x11: XWayland) {
+        windows?.serve(x11: x11)
     }
 
     /// Takes what the window host says: its events go to subscribers (after the current

@@ -11,6 +11,7 @@ import VitrineRender
 import VitrineSystem
 import VitrineWayland
 import VitrineWindowHost
+import VitrineXWayland
 
 /// The running daemon: one event loop that owns the coordinator and serves the socket.
 ///
@@ -56,6 +57,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     private var metricsServer: MetricsServer?
     /// The Wayland server, when `[compositor]` enables it.
     private var wayland: WaylandServer?
+    /// X11 programs through Xwayland, when `[compositor] xwayland` enables them.
+    private var x11: XWayland?
     /// Where outputs are plugged in and unplugged while running (DRM connectors, the
     /// emulated outputs of `[[outputs]]`), when the backend reports it; set before `run`.
     public var hotplug: HotplugSource?
@@ -165,6 +168,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         coordinator.journal?.writeFinal()
         workers.stop()
         server.stop()
+        x11?.stop()
+        x11 = nil
         if let path = settings.waylandSocketPath, let server = wayland {
             server.disconnectClients()
             wayland = nil
@@ -183,6 +188,21 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         coordinator.serve(server)
         wayland = server
         logger.info("serving Wayland clients on \(path)")
+        let mode: XWayland.Mode
+        switch settings.compositor.xwayland {
+        case .off: return
+        case .onDemand: mode = .onDemand
+        case .always: mode = .always
+        }
+        // Without X11 the compositor serves Wayland clients still: the error is logged.
+        do {
+            let x11 = try XWayland(mode: mode, server: server, loop: loop, logger: logger)
+            coordinator.serve(x11: x11)
+            self.x11 = x11
+            logger.info("serving X11 programs on display \(x11.display) through Xwayland (\(settings.compositor.xwayland.rawValue))")
+        } catch {
+            logger.error("X11 programs are not served: \(error.message)")
+        }
     }
 
     /// Asks a running daemon to stop (as SIGTERM does); callable from any thread.

@@ -8,8 +8,8 @@ struct HeadPresentation {
     /// The feedback of the commits in frames presented and not on screen yet, by frame
     /// number (the output's count), oldest first.
     var inFlight: [(frame: Int, feedback: [PresentationFeedback])] = []
-    /// The toplevels with commits waiting for feedback that its frames rendered since they
-    /// began to wait did not show (a commit is discarded once every awake output passed it).
+    /// The windows' pictures with commits waiting for feedback that its frames rendered
+    /// since they began to wait did not show (a commit is discarded once every awake output passed it).
     var passed: Set<ObjectIdentifier> = []
 }
 
@@ -25,7 +25,9 @@ extension OutputSet {
     /// discarded. The windows' surfaces hear whether `head` shows them (`wl_surface.enter`,
     /// `leave`).
     func presentationRendered(_ head: OutputHead, tree: RenderTree, presented: Bool) {
-        guard let windows, let wayland = windows.server, !wayland.toplevels.isEmpty else { return }
+        guard let windows, let wayland = windows.server else { return }
+        let pictures = wayland.windowPictures
+        guard !pictures.isEmpty else { return }
         let mode = head.backend.mode
         let screen =
             head.viewport.map { Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height)) }
@@ -33,16 +35,16 @@ extension OutputSet {
         var showing = Set<ObjectIdentifier>()
         var taken: [PresentationFeedback] = []
         for node in tree.nodes where node.kind == SurfaceLayer.kindName {
-            guard let toplevel = windows.surfaces.assignments[node.id], toplevel.isMapped, node.inheritedOpacity > 0,
+            guard let window = windows.surfaces.assignments[node.id], window.isMapped, let picture = window.picture, node.inheritedOpacity > 0,
                 !node.visualBounds.intersection(screen).isEmpty
             else { continue }
-            showing.insert(ObjectIdentifier(toplevel))
-            if toplevel.awaitsPresentation { taken += toplevel.takeFeedback() }
+            showing.insert(ObjectIdentifier(picture))
+            if picture.awaitsPresentation { taken += picture.takeFeedback() }
         }
         wayland.windows(showing, onOutput: head.name)
         for other in heads { other.presentation.passed.subtract(showing) }
-        for toplevel in wayland.toplevels.values where toplevel.awaitsPresentation {
-            head.presentation.passed.insert(ObjectIdentifier(toplevel))
+        for picture in pictures where picture.awaitsPresentation {
+            head.presentation.passed.insert(ObjectIdentifier(picture))
         }
         if !taken.isEmpty {
             let frame = head.backend.presentedFrames
@@ -62,12 +64,13 @@ extension OutputSet {
     /// frame without since they began to wait.
     func discardUnshownFeedback() {
         guard let wayland = windows?.server else { return }
-        let present = Set(wayland.toplevels.values.map(ObjectIdentifier.init))
+        let pictures = wayland.windowPictures
+        let present = Set(pictures.map(ObjectIdentifier.init))
         for head in heads { head.presentation.passed.formIntersection(present) }
-        for toplevel in wayland.toplevels.values where toplevel.awaitsPresentation {
-            let id = ObjectIdentifier(toplevel)
+        for picture in pictures where picture.awaitsPresentation {
+            let id = ObjectIdentifier(picture)
             guard heads.allSatisfy({ !$0.powered || $0.presentation.passed.contains(id) }) else { continue }
-            toplevel.discardFeedback()
+            picture.discardFeedback()
             for head in heads { head.presentation.passed.remove(id) }
         }
     }

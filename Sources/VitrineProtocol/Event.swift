@@ -219,8 +219,12 @@ public enum Event: Sendable, Equatable {
     public struct Window: Sendable, Equatable {
         /// The window's id, as `surface.assign` and `surface.close` take it.
         public var surface: Int
-        /// The xdg app id (`appId`).
+        /// The protocol its client speaks: "xdg" (Wayland) or "x11" (through Xwayland).
+        public var kind: String
+        /// The xdg app id, or an X11 window's `WM_CLASS` class (`appId`).
         public var appID: String
+        /// An X11 window's `WM_CLASS` instance; nil (left out) for a Wayland window.
+        public var instance: String?
         public var title: String
         /// The client's process.
         public var pid: Int
@@ -233,17 +237,21 @@ public enum Event: Sendable, Equatable {
         /// The window's size (`width`, `height`), left out while it has no buffer.
         public var size: Size?
 
-        public init(surface: Int, appID: String, title: String, pid: Int, mapped: Bool, layer: String?, responsive: Bool, size: Size?) {
-            (self.surface, self.appID, self.title, self.pid, self.mapped, self.layer, self.responsive, self.size) =
-                (surface, appID, title, pid, mapped, layer, responsive, size)
+        public init(
+            surface: Int, kind: String = "xdg", appID: String, instance: String? = nil, title: String, pid: Int, mapped: Bool, layer: String?,
+            responsive: Bool, size: Size?
+        ) {
+            (self.surface, self.kind, self.appID, self.instance, self.title, self.pid) = (surface, kind, appID, instance, title, pid)
+            (self.mapped, self.layer, self.responsive, self.size) = (mapped, layer, responsive, size)
         }
 
         /// The description's fields.
         public var fields: [String: JSON] {
             var fields: [String: JSON] = [
-                "surface": .number(Double(surface)), "appId": .string(appID), "title": .string(title), "pid": .number(Double(pid)),
-                "mapped": .bool(mapped), "layer": layer.map(JSON.string) ?? .null, "responsive": .bool(responsive),
+                "surface": .number(Double(surface)), "kind": .string(kind), "appId": .string(appID), "title": .string(title),
+                "pid": .number(Double(pid)), "mapped": .bool(mapped), "layer": layer.map(JSON.string) ?? .null, "responsive": .bool(responsive),
             ]
+            if let instance { fields["instance"] = .string(instance) }
             if let size {
                 fields["width"] = .number(size.width)
                 fields["height"] = .number(size.height)

@@ -111,7 +111,7 @@ final class PingWatch {
 
 extension WaylandServer {
     /// Seconds a client that shows windows may leave `xdg_wm_base.ping` unanswered before
-    /// it is unresponsive (`WaylandServerDelegate.toplevels(_:responsive:seconds:)`); 0
+    /// it is unresponsive (`WindowDelegate.windows(_:responsive:seconds:)`); 0
     /// sends no pings. Pings go every half of it.
     public var pingTimeout: Double {
         get { pings.timeout }
@@ -123,6 +123,6 @@ extension WaylandServer {
     func responsivenessChanged(of base: WMBase, responsive: Bool, seconds: Double) {
         let shown = toplevels.values.filter { $0.isMapped && $0.wmBase === base }.sorted { $0.id < $1.id }
         guard !shown.isEmpty else { return }
-        delegate?.toplevels(shown, responsive: responsive, seconds: seconds)
+        delegate?.windows(shown, responsive: responsive, seconds: seconds)
     }
 }

@@ -185,39 +185,6 @@ extension Toplevel {
         popups.last { $0.isGrabbing && $0.isMapped && !$0.isDismissed }?.surface ?? root
     }
 
-    /// The window's surfaces in drawing order, each with its origin in the root surface's
-    /// coordinates: the root with its subsurfaces under and over it, then the popups with
-    /// theirs.
-    func stack() -> [(surface: SurfaceObject, x: Int, y: Int)] {
-        guard let root, root.buffer != nil else { return [] }
-        var list: [(surface: SurfaceObject, x: Int, y: Int)] = []
-        func add(_ surface: SurfaceObject, _ x: Int, _ y: Int) {
-            for (index, child) in surface.children.enumerated() {
-                if index == surface.childrenBelow { list.append((surface, x, y)) }
-                if let sub = child.surface, sub.buffer != nil { add(sub, x + child.x, y + child.y) }
-            }
-            if surface.children.count <= surface.childrenBelow { list.append((surface, x, y)) }
-        }
-        add(root, 0, 0)
-        for popup in popups where popup.isMapped {
-            if let surface = popup.surface {
-                let origin = popup.surfaceOrigin
-                add(surface, origin.x, origin.y)
-            }
-        }
-        return list
-    }
-
-    /// The topmost surface of the window that takes input at (`x`, `y`) of the root
-    /// surface, with the point in that surface's coordinates.
-    func surface(at x: Double, _ y: Double) -> (surface: SurfaceObject, x: Double, y: Double)? {
-        for (surface, sx, sy) in stack().reversed() {
-            let (lx, ly) = (x - Double(sx), y - Double(sy))
-            if surface.takesInput(at: lx, ly) { return (surface, lx, ly) }
-        }
-        return nil
-    }
-
     /// Whether `surface` is one of the window's popups or inside one.
     func isPopupSurface(_ surface: SurfaceObject) -> Bool {
         var current: SurfaceObject? = surface
@@ -225,7 +192,7 @@ extension Toplevel {
             switch this.role {
             case .xdg(let xdg): return xdg.popup != nil
             case .subsurface(let sub): current = sub.parent
-            case nil: return false
+            case .xwayland, nil: return false
             }
         }
         return false
@@ -233,13 +200,13 @@ extension Toplevel {
 }
 
 extension WaylandServer {
-    /// A press (button or touch down) at (`x`, `y`) of `toplevel`'s root surface, or on
-    /// no window: when a popup grab is on and the press is outside the grabbing client's
-    /// popups, the popups are dismissed (topmost first) and true is returned: the press
-    /// is not to be delivered.
-    public func pressDismissesPopups(on toplevel: Toplevel?, x: Double, y: Double) -> Bool {
+    /// A press (button or touch down) at (`x`, `y`) of the window `picture` shows (its root
+    /// surface's coordinates), or on no window: when a popup grab is on and the press is
+    /// outside the grabbing client's popups, the popups are dismissed (topmost first) and
+    /// true is returned: the press is not to be delivered.
+    public func pressDismissesPopups(on picture: WindowPicture?, x: Double, y: Double) -> Bool {
         guard let grabbing = toplevels.values.first(where: { $0.popups.contains { $0.isGrabbing && !$0.isDismissed } }) else { return false }
-        if let toplevel, toplevel.client == grabbing.client, let hit = toplevel.surface(at: x, y), toplevel.isPopupSurface(hit.surface) { return false }
+        if let picture, picture.client == grabbing.client, let hit = picture.surface(at: x, y), grabbing.isPopupSurface(hit.surface) { return false }
         grabbing.dismissPopups()
         refocus(grabbing)
         return true
@@ -251,6 +218,6 @@ extension WaylandServer {
         let focus = seat.keyboardFocus
         guard focus == nil || focus?.toplevel === toplevel else { return }
         if focus == nil, !toplevel.popups.contains(where: { $0.isGrabbing && $0.isMapped && !$0.isDismissed }) { return }
-        focusKeyboard(on: toplevel)
+        focusKeyboard(on: toplevel.picture)
     }
 }

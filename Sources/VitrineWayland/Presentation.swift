@@ -114,25 +114,3 @@ extension SurfaceObject {
     /// Whether this surface or a subsurface has a commit waiting for its feedback.
     var awaitsPresentation: Bool { !feedback.isEmpty || children.contains { $0.surface?.awaitsPresentation ?? false } }
 }
-
-extension Toplevel {
-    /// Commits of its surfaces (its popups' too) wait for `wp_presentation_feedback`.
-    public var awaitsPresentation: Bool { root?.awaitsPresentation == true || popups.contains { $0.surface?.awaitsPresentation == true } }
-
-    /// The feedback of the commits a frame about to be shown holds (its surfaces' and its
-    /// shown popups' committed state), which the caller answers when that frame is on screen;
-    /// the feedback of popups not shown is discarded.
-    public func takeFeedback() -> [PresentationFeedback] {
-        var taken = root?.takeFeedback() ?? []
-        for popup in popups {
-            if popup.isMapped { taken += popup.surface?.takeFeedback() ?? [] } else { popup.surface?.discardFeedback(pending: false) }
-        }
-        return taken
-    }
-
-    /// Its commits are shown nowhere: their feedback is discarded.
-    public func discardFeedback() {
-        root?.discardFeedback(pending: false)
-        for popup in popups { popup.surface?.discardFeedback(pending: false) }
-    }
-}

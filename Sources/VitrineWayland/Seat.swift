@@ -164,13 +164,14 @@ extension WaylandServer {
         for keyboard in seat.keyboards { keyboard.sendKeymap(fd: fd, size: UInt32(bytes.count)) }
     }
 
-    /// The pointer is at (`x`, `y`) of `toplevel`'s root surface, or over no client's
-    /// surface (nil): enter, leave and motion on the window's topmost surface there that
-    /// takes input (popups over subsurfaces over the root), as it moved, then a frame.
-    /// `unlessUnchanged`: nothing is sent when that is the surface and place last sent (the
-    /// scene changed under a pointer that did not move).
-    public func pointer(on toplevel: Toplevel?, x: Double, y: Double, time: UInt32, unlessUnchanged: Bool = false) {
-        let hit = toplevel?.surface(at: x, y)
+    /// The pointer is at (`x`, `y`) of the root surface of the window `picture` shows, or
+    /// over no client's surface (nil): enter, leave and motion on the window's topmost
+    /// surface there that takes input (popups or override-redirect windows over
+    /// subsurfaces over the root), as it moved, then a frame. `unlessUnchanged`: nothing is
+    /// sent when that is the surface and place last sent (the scene changed under a pointer
+    /// that did not move).
+    public func pointer(on picture: WindowPicture?, x: Double, y: Double, time: UInt32, unlessUnchanged: Bool = false) {
+        let hit = picture?.surface(at: x, y)
         let target = hit?.surface
         let (fx, fy) = (wl_fixed_from_double(hit?.x ?? 0), wl_fixed_from_double(hit?.y ?? 0))
         if unlessUnchanged, seat.pointerFocus === target, target == nil || seat.pointerPlace == (fx, fy) { return }
@@ -234,10 +235,11 @@ extension WaylandServer {
         seat.pointerFrame(focus)
     }
 
-    /// Touch `id` went down at (`x`, `y`) of `toplevel`'s root surface, onto the window's
-    /// topmost surface there that takes input; it stays with that surface until it is lifted.
-    public func touchDown(_ id: Int, on toplevel: Toplevel, x: Double, y: Double, time: UInt32) {
-        guard let (surface, lx, ly) = toplevel.surface(at: x, y) else { return }
+    /// Touch `id` went down at (`x`, `y`) of the root surface of the window `picture`
+    /// shows, onto the window's topmost surface there that takes input; it stays with that
+    /// surface until it is lifted.
+    public func touchDown(_ id: Int, on picture: WindowPicture, x: Double, y: Double, time: UInt32) {
+        guard let (surface, lx, ly) = picture.surface(at: x, y) else { return }
         let id = Int32(truncatingIfNeeded: id)
         seat.touchFocus[id] = .init(surface: surface, x: x - lx, y: y - ly)
         let serial = seat.pressSerial(to: surface)
@@ -297,10 +299,11 @@ extension WaylandServer {
         seat.pointerFocus = nil
     }
 
-    /// Where keys go: `toplevel`'s surface, or its topmost grabbing popup (enter with the
-    /// modifiers), or no client (nil); the surface that had them hears leave.
-    public func focusKeyboard(on toplevel: Toplevel?) {
-        let target = toplevel?.keyboardTarget
+    /// Where keys go: the window `picture` shows (its surface, or its topmost grabbing
+    /// popup: enter with the modifiers), or no client (nil); the surface that had them
+    /// hears leave.
+    public func focusKeyboard(on picture: WindowPicture?) {
+        let target = picture?.keyboardSurface
         guard seat.keyboardFocus !== target else { return }
         if let old = seat.keyboardFocus {
             for keyboard in seat.devices(seat.keyboards, of: old) {

@@ -11,7 +11,8 @@ final class Compositor: ServerObject {
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
         switch WlCompositorRequest(rawValue: opcode) {
-        case .create_surface: _ = SurfaceObject(server: server, client: client, version: version, id: a[0].n)
+        case .create_surface:
+            if let surface = SurfaceObject(server: server, client: client, version: version, id: a[0].n) { server.made(surface) }
         case .create_region: _ = RegionObject(server: server, client: client, version: 1, id: a[0].n)
         case nil: break
         }
@@ -89,6 +90,8 @@ final class SurfaceObject: ServerObject {
     enum Role {
         case xdg(XDGSurfaceObject)
         case subsurface(SubsurfaceObject)
+        /// Xwayland's surface of an X11 window, given by the X window manager.
+        case xwayland(XWaylandSurface)
     }
 
     /// The state a commit applies.
@@ -222,6 +225,7 @@ final class SurfaceObject: ServerObject {
         switch role {
         case .xdg(let xdg): xdg.surfaceGone()
         case .subsurface(let sub): sub.surfaceGone()
+        case .xwayland(let x): x.surfaceGone()
         case nil: break
         }
         buffer?.drop()
@@ -371,11 +375,18 @@ final class SurfaceObject: ServerObject {
             switch role {
             case .xdg(let xdg): xdg.committed(changed: changed)
             case .subsurface(let sub): sub.committed(changed: changed)
+            case .xwayland(let x): x.committed(changed: changed)
             case nil: break
             }
             if !feedback.isEmpty {
-                // Shown only as part of a mapped toplevel; the daemon decides whether a frame shows it.
-                if let toplevel, toplevel.isMapped { server.changed(toplevel) } else { discardFeedback(pending: false) }
+                // Shown only as part of a mapped window; the daemon decides whether a frame shows it.
+                if let toplevel, toplevel.isMapped {
+                    server.changed(toplevel)
+                } else if let shown = xwayland, shown.isShown {
+                    shown.commitWaits()
+                } else {
+                    discardFeedback(pending: false)
+                }
             }
         }
         return changed
@@ -424,7 +435,16 @@ final class SurfaceObject: ServerObject {
         switch role {
         case .xdg(let xdg): xdg.window
         case .subsurface(let sub): sub.parent?.toplevel
-        case nil: nil
+        case .xwayland, nil: nil
+        }
+    }
+
+    /// The X11 window's surface this surface is (part of).
+    var xwayland: XWaylandSurface? {
+        switch role {
+        case .xwayland(let x): x
+        case .subsurface(let sub): sub.parent?.xwayland
+        case .xdg, nil: nil
         }
     }
 }

@@ -3,23 +3,6 @@ import Glibc
 import Logging
 import VitrineSystem
 
-/// What the daemon hears from the Wayland server, on its loop.
-public protocol WaylandServerDelegate: AnyObject {
-    /// A toplevel showed its first buffer.
-    func toplevelMapped(_ toplevel: Toplevel)
-    /// A toplevel stopped showing (destroyed, a null buffer, or its client gone).
-    func toplevelUnmapped(_ toplevel: Toplevel)
-    /// A mapped toplevel's picture changed (its `damage` says where), or it asks for a
-    /// frame callback.
-    func toplevelChanged(_ toplevel: Toplevel)
-    /// The size a new toplevel is first configured with (its layer's), before it maps;
-    /// nil lets the client choose.
-    func initialSize(of toplevel: Toplevel) -> (width: Int, height: Int)?
-    /// A client's mapped `toplevels` stopped answering pings (`responsive` false:
-    /// `pingTimeout` `seconds` without a pong) or answered again (after `seconds`).
-    func toplevels(_ toplevels: [Toplevel], responsive: Bool, seconds: Double)
-}
-
 /// The daemon's Wayland server: libwayland-server on the daemon's event loop, serving
 /// `wl_compositor`, `wl_subcompositor`, `wl_shm`, `xdg_wm_base`, `wl_seat`, `wp_presentation`,
 /// `wp_viewporter` and a `wl_output` per output on a listening socket the daemon made.
@@ -51,10 +34,18 @@ public final class WaylandServer {
     let loop: EventLoop
     private let loopFD: CInt
     let logger: Logger
-    public weak var delegate: WaylandServerDelegate?
+    /// Hears of the xdg toplevels' lives.
+    public weak var delegate: WindowDelegate?
     /// The mapped and unmapped toplevels, by id.
     public private(set) var toplevels: [Int: Toplevel] = [:]
-    private var nextToplevelID = 0
+    /// The last window id given (to a toplevel or an X11 window).
+    private var lastWindowID = 0
+    /// The last version given to a window's picture.
+    private var lastPictureSerial = 0
+    /// The pictures of every window of every kind, until their windows go.
+    var pictures: [ObjectIdentifier: WindowPicture] = [:]
+    /// Xwayland's connection, while it has one.
+    weak var xwayland: XWaylandClient?
     /// Whether an xdg surface may be given a buffer before it acknowledged its first
     /// configure (xdg-shell makes that `unconfigured_buffer`, and so does this server
     /// unless this is set); a first commit with a buffer then maps the window at once.
@@ -68,6 +59,8 @@ public final class WaylandServer {
     private var countingSince = Double(EventLoop.monotonicNanoseconds()) / 1e9
     /// The objects each client holds, bounded.
     let limits: ClientLimits
+    /// Clients whose events wait (`hold`).
+    private var held: Set<OpaquePointer> = []
     /// Clients to disconnect once the dispatch that found them is over.
     private var flooding: Set<OpaquePointer> = []
     /// Bytes of surface buffers the daemon may still show (`limits.memory_mb` less what
@@ -155,6 +148,15 @@ public final class WaylandServer {
         flush()
     }
 
+    /// Disconnects `client`, once libwayland is done with it when it is dispatching.
+    func disconnect(_ client: OpaquePointer) {
+        if insideLibwayland {
+            flooding.insert(client)
+        } else if isConnected(client) {
+            wl_client_destroy(client)
+        }
+    }
+
     /// Whether `client` is still one of the display's: libwayland may have destroyed a
     /// flooding client itself in the same dispatch (a protocol error, a cap of
     /// `ClientLimits`), and destroying it again would free it twice.
@@ -180,19 +182,39 @@ public final class WaylandServer {
         [("wl_shm", 1)] + globals.map(\.offered)
     }
 
-    /// Sends the events queued for clients (call after each frame). Within a dispatch or a
-    /// flush (a client going, whose toplevel's unmapping drew a frame) it waits for theirs:
-    /// libwayland would destroy the client it is destroying a second time.
+    /// Sends the events queued for clients (call after each frame), but those of held
+    /// clients (`hold`). Within a dispatch or a flush (a client going, whose toplevel's
+    /// unmapping drew a frame) it waits for theirs: libwayland would destroy the client it
+    /// is destroying a second time.
     public func flush() {
         guard !insideLibwayland else { return }
         insideLibwayland = true
-        wl_display_flush_clients(display)
+        if held.isEmpty {
+            wl_display_flush_clients(display)
+        } else if let head = wl_display_get_client_list(display) {
+            var link = head.pointee.next
+            while let current = link, current != head {
+                link = current.pointee.next
+                if let client = wl_client_from_link(current), !held.contains(client) { wl_client_flush(client) }
+            }
+        }
         insideLibwayland = false
+    }
+
+    /// Keeps `client`'s events from being sent until `release`: what is queued meanwhile
+    /// (a few input events) waits in libwayland's buffer for the client.
+    func hold(_ client: OpaquePointer) { held.insert(client) }
+
+    /// Sends `client`'s events again, what waited first.
+    func release(_ client: OpaquePointer) {
+        guard held.remove(client) != nil else { return }
+        flush()
     }
 
     /// Counts one request of `client`; false when it is over the rate and is to be
     /// disconnected (its request is then not handled).
     func count(requestFrom client: OpaquePointer) -> Bool {
+        if let xwayland, client == xwayland.client { return true }
         let now = Double(EventLoop.monotonicNanoseconds()) / 1e9
         if now - countingSince >= 1 {
             requestCounts.removeAll(keepingCapacity: true)
@@ -220,9 +242,30 @@ public final class WaylandServer {
     // MARK: Toplevels
 
     func register(_ toplevel: Toplevel) {
-        nextToplevelID += 1
-        toplevel.id = nextToplevelID
+        toplevel.id = nextWindowID()
         toplevels[toplevel.id] = toplevel
+    }
+
+    /// A fresh window id: toplevels and X11 windows share them, so that `surface.list`
+    /// names each window of either kind once.
+    public func nextWindowID() -> Int {
+        lastWindowID += 1
+        return lastWindowID
+    }
+
+    /// A fresh version for a window's picture.
+    func nextPictureSerial() -> Int {
+        lastPictureSerial += 1
+        return lastPictureSerial
+    }
+
+    /// The pictures of the windows of every kind (toplevels', X11 windows'), until each
+    /// window goes: for presentation feedback.
+    public var windowPictures: [WindowPicture] { Array(pictures.values) }
+
+    /// A client made `surface`: Xwayland's may be one an X11 window waits for.
+    func made(_ surface: SurfaceObject) {
+        if let xwayland, surface.client == xwayland.client { xwayland.made(surface) }
     }
 
     func forget(_ toplevel: Toplevel) {
@@ -231,15 +274,18 @@ public final class WaylandServer {
 
     func mapped(_ toplevel: Toplevel) {
         pings.toplevelMapped()
-        delegate?.toplevelMapped(toplevel)
+        delegate?.windowMapped(toplevel)
     }
-    func unmapped(_ toplevel: Toplevel) { delegate?.toplevelUnmapped(toplevel) }
-    func changed(_ toplevel: Toplevel) { delegate?.toplevelChanged(toplevel) }
+    func unmapped(_ toplevel: Toplevel) { delegate?.windowUnmapped(toplevel) }
 
-    /// Sends `wl_callback.done` to the frame callbacks of the toplevels in `shown` (those
-    /// on screen in a frame just presented) with `milliseconds`, the presentation time.
-    public func framePresented(showing shown: [Toplevel], milliseconds: UInt32) {
-        for toplevel in shown { toplevel.sendFrameDone(milliseconds) }
+    /// A mapped toplevel changed (its picture, title or app id), or its commit waits for a frame.
+    func changed(_ toplevel: Toplevel) { delegate?.windowChanged(toplevel) }
+
+    /// Sends `wl_callback.done` to the frame callbacks of the windows whose pictures are in
+    /// `shown` (those on screen in a frame just presented) with `milliseconds`, the
+    /// presentation time.
+    public func framePresented(showing shown: [WindowPicture], milliseconds: UInt32) {
+        for picture in shown { picture.sendFrameDone(milliseconds) }
         flush()
     }
 
@@ -280,10 +326,4 @@ private let globalBind: wl_global_bind_func_t = { client, data, version, id in
     guard let client, let data else { return }
     let binding = Unmanaged<GlobalBinding>.fromOpaque(data).takeUnretainedValue()
     _ = binding.make(binding.server, client, version, id)
-}
-
-extension WaylandServer {
-    /// A mapped toplevel's title or app id changed: told as a change of its picture's
-    /// metadata (`surface.list` reads them).
-    func changedMetadata(_ toplevel: Toplevel) { delegate?.toplevelChanged(toplevel) }
 }

@@ -4,15 +4,15 @@ import VitrineRaster
 /// One surface of a window as it is drawn: its committed buffer, the part of it shown, and
 /// where that part lies in the window.
 ///
-/// A toplevel is drawn as its `pieces`, bottom first, each straight from its client's
+/// A window is drawn as its picture's `pieces`, bottom first, each straight from its client's
 /// buffer, so no picture of the whole window is ever composed. Window coordinates are the
 /// root surface's (surface units; the xdg window geometry is a rectangle in them). A
 /// piece maps buffer pixels into them by `toWindow`, an affine transform that keeps
 /// rectangles axis-aligned: the surface's position, and where a buffer scale, a buffer
 /// transform or a viewport apply, a scale, quarter turns and flips.
 ///
-/// The surfaces of a window and their places (root, subsurfaces, popups) come from
-/// `Toplevel.stack()`, which input targeting reads too; a surface state that changes how
+/// The surfaces of a window and their places (root, subsurfaces, popups or override-redirect
+/// windows) come from `WindowPicture.stack()`, which input targeting reads too; a surface state that changes how
 /// its buffer maps (scale, transform, viewport: its `BufferMapping`) changes
 /// `SurfaceObject.piece(x:y:)`.
 public struct WindowPiece {
@@ -60,12 +60,12 @@ public struct WindowPiece {
     }
 }
 
-extension Toplevel {
+extension WindowPicture {
     /// What the window draws, bottom first: the root surface, each subsurface over its
-    /// parent in stacking order, then the popups with theirs (`stack()`), all cut to
-    /// `windowRect` (the layer's bounds). Empty while unmapped.
+    /// parent in stacking order, then the overlays with theirs (`stack()`), all cut to
+    /// `windowRect` (the layer's bounds). Empty while the root has no buffer.
     public var pieces: [WindowPiece] {
-        guard isMapped, let window = windowRect?.rect else { return [] }
+        guard let window = windowRect?.rect else { return [] }
         return stack().compactMap { $0.surface.piece(x: $0.x, y: $0.y)?.clipped(to: window) }
     }
 

@@ -169,19 +169,19 @@ final class XDGSurfaceObject: ServerObject {
 }
 
 /// A client's toplevel window, which a `surface` layer can show.
-public final class Toplevel: ServerObject {
+public final class Toplevel: ServerObject, HostedWindow {
     /// Unique while the daemon runs (the `surface` of `surface.list`).
     public internal(set) var id = 0
+    public var kind: WindowKind { .xdg }
     public private(set) var title = ""
     public private(set) var appID = ""
+    public var instance: String? { nil }
     /// The client's process.
     public let pid: Int
     /// Whether it shows a buffer.
     public private(set) var isMapped = false
-    /// Increases with every change of the picture.
-    public private(set) var serial = 0
-    /// What changed at each recent serial, in picture pixels; nil where all of it did.
-    private var history: [(serial: Int, rects: [PixelRect]?)] = []
+    /// Whether it ever showed one.
+    private var hasMapped = false
     /// The size last sent in a configure (0 × 0: the client chooses).
     public private(set) var configuredSize = (width: 0, height: 0)
     /// False once the client destroyed it (or went).
@@ -191,16 +191,18 @@ public final class Toplevel: ServerObject {
     var popups: [PopupObject] = []
     /// The window's size when popups were last placed.
     private var placedSize: (width: Int, height: Int)?
-    /// The window rectangle and each surface's place (window coordinates, drawing order)
-    /// when the damage was last taken.
-    private var drawn: (window: PixelRect?, frames: [(surface: ObjectIdentifier, frame: PixelRect)]) = (nil, [])
+    /// What a layer draws of the window.
+    private(set) var windowPicture: WindowPicture!
 
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32, xdg: XDGSurfaceObject) {
         self.xdg = xdg
         pid = WaylandServer.pid(of: client)
         super.init(server: server, client: client, interface: ServerInterfaceTable.xdgShell["xdg_toplevel"], version: version, id: id)
+        windowPicture = WindowPicture(server: server, layout: self)
         server.register(self)
     }
+
+    public var picture: WindowPicture? { windowPicture }
 
     /// The surface at the root of the window.
     var root: SurfaceObject? { xdg?.surface }
@@ -212,47 +214,8 @@ public final class Toplevel: ServerObject {
     public var isResponsive: Bool { server.pings.isResponsive(wmBase) }
 
     /// The part of the window's surfaces that is the window (xdg window geometry, without
-    /// shadows), in window coordinates (the root surface's); nil while it has no buffer. As
-    /// xdg-shell defines it: the geometry set, cut to the bounds of the root surface and its
-    /// subsurfaces; those bounds where none was set.
-    public var windowRect: PixelRect? {
-        guard let root, let size = root.size else { return nil }
-        var whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
-        func add(_ surface: SurfaceObject, _ x: Int, _ y: Int) {
-            for child in surface.children {
-                guard let sub = child.surface, let size = sub.size else { continue }
-                whole = whole.union(PixelRect(x: x + child.x, y: y + child.y, width: size.width, height: size.height))
-                add(sub, x + child.x, y + child.y)
-            }
-        }
-        add(root, 0, 0)
-        return (xdg?.geometry ?? whole).intersection(whole)
-    }
-
-    /// Where the window changed after `serial`, in window coordinates; nil when all of it
-    /// may have (or that serial is too old to tell).
-    public func damage(since old: Int) -> [PixelRect]? {
-        guard old >= 0, let first = history.first, first.serial <= old + 1 else { return nil }
-        var rects: [PixelRect] = []
-        for entry in history where entry.serial > old {
-            guard let more = entry.rects else { return nil }
-            rects += more
-        }
-        return rects
-    }
-
-    /// Whether every pixel of `windowRect` is opaque: the root surface's buffer is XRGB
-    /// (subsurfaces are drawn over it).
-    public var isOpaque: Bool { root?.buffer?.isOpaque ?? false }
-
-    /// Whether frame callbacks wait for a frame.
-    public var awaitsFrame: Bool { root?.awaitsFrame == true || popups.contains { $0.isMapped && $0.surface?.awaitsFrame == true } }
-
-    /// Sends `done` to the frame callbacks of the window's surfaces.
-    func sendFrameDone(_ milliseconds: UInt32) {
-        root?.sendFrameDone(milliseconds)
-        for popup in popups where popup.isMapped { popup.surface?.sendFrameDone(milliseconds) }
-    }
+    /// shadows), in window coordinates (the root surface's); nil while it has no buffer.
+    public var windowRect: PixelRect? { windowPicture.windowRect }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
         switch XdgToplevelRequest(rawValue: opcode) {
@@ -260,10 +223,10 @@ public final class Toplevel: ServerObject {
             destroy()
         case .set_title:
             title = String(a[0].text.prefix(1024))
-            if isMapped { server.changedMetadata(self) }
+            if isMapped { server.changed(self) }
         case .set_app_id:
             appID = String(a[0].text.prefix(1024))
-            if isMapped { server.changedMetadata(self) }
+            if isMapped { server.changed(self) }
         case .set_maximized, .unset_maximized, .set_fullscreen, .unset_fullscreen:
             // The layer gives the size and the state; xdg-shell still wants a configure in reply.
             if xdg?.initialCommit == true { sendConfigure() }
@@ -275,7 +238,10 @@ public final class Toplevel: ServerObject {
     override func destroyed() {
         isAlive = false
         dismissPopups()
+        // (a window that had shown and stopped before hears that it is gone)
+        if !isMapped, hasMapped { server.unmapped(self) }
         unmap()
+        windowPicture.retire()
         server.forget(self)
     }
 
@@ -317,16 +283,23 @@ public final class Toplevel: ServerObject {
         server.flush()
     }
 
+    /// Every toplevel is configured activated: the keyboard's coming and going is the
+    /// seat's `enter` and `leave`.
+    public func focus(_ focused: Bool) {}
+
+    /// The seat picks a Wayland window's surface itself: nothing to restack.
+    public func raise() {}
+
     func mapOrChange() {
         guard root != nil else { return }
         replacePopups()
         if !isMapped {
             isMapped = true
-            _ = takeDamage()
-            note(nil)
+            hasMapped = true
+            windowPicture.replaced()
             server.mapped(self)
         } else {
-            note(takeDamage())
+            windowPicture.changed()
             server.changed(self)
         }
     }
@@ -335,40 +308,8 @@ public final class Toplevel: ServerObject {
     func contentChanged() {
         guard isMapped else { return }
         replacePopups()
-        note(takeDamage())
+        windowPicture.changed()
         server.changed(self)
-    }
-
-    /// Where the window changed since the damage was last taken, in window coordinates cut
-    /// to `windowRect`: each surface's committed damage where the surface is, and the old
-    /// and new places of the surfaces that moved, changed size, changed order, appeared or
-    /// went; nil (all of it) when the window rectangle changed. Clears the surfaces' damage.
-    private func takeDamage() -> [PixelRect]? {
-        let stack = stack()
-        var rects: [PixelRect] = []
-        var frames: [(surface: ObjectIdentifier, frame: PixelRect)] = []
-        for (surface, x, y) in stack {
-            rects += surface.damage.map { $0.offsetBy(dx: x, dy: y) }
-            surface.damage.removeAll()
-            if let size = surface.size { frames.append((ObjectIdentifier(surface), PixelRect(x: x, y: y, width: size.width, height: size.height))) }
-        }
-        let window = windowRect
-        defer { drawn = (window, frames) }
-        guard let window, window == drawn.window else { return nil }
-        let old = Dictionary(drawn.frames.map { ($0.surface, $0.frame) }, uniquingKeysWith: { first, _ in first })
-        let new = Dictionary(frames.map { ($0.surface, $0.frame) }, uniquingKeysWith: { first, _ in first })
-        for (surface, frame) in new where old[surface] != frame { rects += [frame] + (old[surface].map { [$0] } ?? []) }
-        for (surface, frame) in old where new[surface] == nil { rects.append(frame) }
-        // Two surfaces that changed order change where they overlap.
-        let oldIndex = Dictionary(drawn.frames.enumerated().map { ($1.surface, $0) }, uniquingKeysWith: { first, _ in first })
-        let kept = frames.map(\.surface).filter { old[$0] != nil }
-        guard kept.count <= 64 else { return nil }
-        for (i, lower) in kept.enumerated() {
-            for upper in kept[(i + 1)...] where oldIndex[lower]! > oldIndex[upper]! {
-                rects += [old[lower]!.intersection(old[upper]!), new[lower]!.intersection(new[upper]!)]
-            }
-        }
-        return rects.map { $0.intersection(window) }.filter { !$0.isEmpty }
     }
 
     /// The window's size changed: reactive popups are placed again.
@@ -378,18 +319,27 @@ public final class Toplevel: ServerObject {
         for popup in popups { popup.parentResized() }
     }
 
-    private func note(_ rects: [PixelRect]?) {
-        serial += 1
-        history.append((serial, rects))
-        if history.count > 8 { history.removeFirst(history.count - 8) }
-    }
-
     func unmap() {
         guard isMapped else { return }
         dismissPopups()
         isMapped = false
-        drawn = (nil, [])
-        note(nil)
+        windowPicture.cleared()
         server.unmapped(self)
     }
+}
+
+extension Toplevel: PictureLayout {
+    var geometry: PixelRect? { xdg?.geometry }
+
+    var overlays: [(surface: SurfaceObject, x: Int, y: Int)] {
+        popups.compactMap { popup in
+            guard popup.isMapped, let surface = popup.surface else { return nil }
+            let origin = popup.surfaceOrigin
+            return (surface, origin.x, origin.y)
+        }
+    }
+
+    var hiddenSurfaces: [SurfaceObject] { popups.filter { !$0.isMapped }.compactMap(\.surface) }
+
+    var keyboardSurface: SurfaceObject? { keyboardTarget }
 }

@@ -113,8 +113,8 @@ final class ClientLauncher {
     let loop: EventLoop
     let logger: Logger
     /// The daemon's environment without what systemd meant for the daemon alone, with the
-    /// compositor's socket: what every client starts from.
-    let environment: [String: String]
+    /// compositor's socket (and X11 display): what every client starts from.
+    private(set) var environment: [String: String]
     private var buffer = [UInt8](repeating: 0, count: ClientLauncher.readChunk)
 
     init(settings: Settings, loop: EventLoop, logger: Logger, notify: @escaping (WindowNotice) -> Void) {
@@ -131,6 +131,11 @@ final class ClientLauncher {
         for entry in settings.clients {
             clients[entry.name] = Client(name: entry.name, program: entry.program, configured: true, state: .idle)
         }
+    }
+
+    /// X11 programs are served on `display`: clients started from now on get it as `DISPLAY`.
+    func serveX11(display: String) {
+        environment["DISPLAY"] = display
     }
 
     // MARK: Commands

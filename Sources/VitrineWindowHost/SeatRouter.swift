@@ -7,7 +7,9 @@ import VitrineWayland
 /// the Wayland seat: points mapped through the layer's transform into the layer, then
 /// from its bounds onto the window (its geometry) at the window's scale. A touch stays
 /// with the surface it went down on; keys go to the surface last touched or clicked, read
-/// through the configured keymap, which clients get as theirs.
+/// through the configured keymap, which clients get as theirs. Windows of either kind are
+/// told when the keys come and go (`focus`), and raised as the pointer comes onto them or a
+/// touch goes down (`raise`: X11 picks the window under a point by its own stacking).
 final class SeatRouter {
     private let scene: Scene
     private weak var server: WaylandServer?
@@ -19,6 +21,10 @@ final class SeatRouter {
     private var touchLayers: [Int: String] = [:]
     /// Buttons whose press dismissed a popup grab: their release is not delivered either.
     private var swallowedButtons: Set<UInt32> = []
+    /// The window keys go to (last touched or clicked).
+    private weak var focused: (any HostedWindow)?
+    /// The window the pointer was last over.
+    private weak var pointerWindow: (any HostedWindow)?
     /// Where the pointer last was (the output's pixels) and on which screen; nil until it moves.
     private var pointer: (point: Point, placement: InputPlacement)?
     /// While buttons pressed on a window are held: its layer, and the buttons. The surface
@@ -54,50 +60,59 @@ final class SeatRouter {
         case .touch(let touch):
             switch touch.phase {
             case .down:
-                let hit = surface(at: touch.point, time: time, on: placement)
-                if server.pressDismissesPopups(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0) { return }
-                guard let (toplevel, layer, x, y) = hit else { return }
-                touchLayers[touch.id] = layer
-                server.focusKeyboard(on: toplevel)
-                server.touchDown(touch.id, on: toplevel, x: x, y: y, time: milliseconds)
+                let hit = window(at: touch.point, time: time, on: placement)
+                if server.pressDismissesPopups(on: hit?.picture, x: hit?.x ?? 0, y: hit?.y ?? 0) { return }
+                guard let hit else { return }
+                touchLayers[touch.id] = hit.layer
+                focus(hit.window)
+                hit.window.raise()
+                server.touchDown(touch.id, on: hit.picture, x: hit.x, y: hit.y, time: milliseconds)
             case .motion:
-                guard let layer = touchLayers[touch.id], let (_, x, y) = mapped(touch.point, into: layer, time: time, on: placement) else { return }
-                server.touchMotion(touch.id, x: x, y: y, time: milliseconds)
+                guard let layer = touchLayers[touch.id], let hit = mapped(touch.point, into: layer, time: time, on: placement) else { return }
+                server.touchMotion(touch.id, x: hit.x, y: hit.y, time: milliseconds)
             case .up, .cancel:
                 guard touchLayers.removeValue(forKey: touch.id) != nil else { return }
                 server.touchUp(touch.id, time: milliseconds)
             }
         case .pointer(let pointer):
             self.pointer = (pointer.point, placement)
-            let hit = surface(at: pointer.point, time: time, on: placement)
-            if let grab = pointerGrab, let (_, x, y) = mapped(pointer.point, into: grab.layer, time: time, on: placement) {
-                server.pointerGrabbed(x: x, y: y, time: milliseconds)
+            let hit = window(at: pointer.point, time: time, on: placement)
+            if let grab = pointerGrab, let held = mapped(pointer.point, into: grab.layer, time: time, on: placement) {
+                server.pointerGrabbed(x: held.x, y: held.y, time: milliseconds)
             } else {
                 pointerGrab = nil
-                server.pointer(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0, time: milliseconds)
+                pointerMoved(onto: hit, time: milliseconds)
             }
             switch pointer.kind {
             case .motion:
                 break
             case .button(let code, let pressed):
-                if pressed, server.pressDismissesPopups(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0) {
+                if pressed, server.pressDismissesPopups(on: hit?.picture, x: hit?.x ?? 0, y: hit?.y ?? 0) {
                     swallowedButtons.insert(code)
                     return
                 }
                 if !pressed, swallowedButtons.remove(code) != nil { return }
-                if pressed, pointerGrab == nil, let hit { server.focusKeyboard(on: hit.toplevel) }
+                if pressed, pointerGrab == nil, let hit { focus(hit.window) }
                 server.pointerButton(code, pressed: pressed, time: milliseconds)
                 if pressed {
                     if pointerGrab != nil { pointerGrab?.buttons.insert(code) } else if let hit { pointerGrab = (hit.layer, [code]) }
                 } else if pointerGrab?.buttons.remove(code) != nil, pointerGrab?.buttons.isEmpty == true {
                     // Released: the surface under the pointer now has it.
                     pointerGrab = nil
-                    server.pointer(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0, time: milliseconds)
+                    pointerMoved(onto: hit, time: milliseconds)
                 }
             case .axis(let dx, let dy):
                 server.pointerAxis(dx: dx, dy: dy, time: milliseconds)
             }
         }
+    }
+
+    /// The pointer is on `hit` (or on no window): the window is raised as the pointer comes
+    /// onto it, and hears enter, leave or motion.
+    private func pointerMoved(onto hit: Hit?, time milliseconds: UInt32) {
+        if let hit, hit.window !== pointerWindow { hit.window.raise() }
+        pointerWindow = hit?.window
+        server?.pointer(on: hit?.picture, x: hit?.x ?? 0, y: hit?.y ?? 0, time: milliseconds)
     }
 
     /// The scene changed under a pointer that stayed put (a window moved, resized,
@@ -107,28 +122,57 @@ final class SeatRouter {
     /// whose dispatch sends them after it).
     func refreshPointer(at time: Double, flush: Bool) {
         guard let server, let (point, placement) = pointer, pointerGrab == nil else { return }
-        let hit = surface(at: point, time: time, on: placement)
-        server.pointer(on: hit?.toplevel, x: hit?.x ?? 0, y: hit?.y ?? 0, time: WindowHost.milliseconds(), unlessUnchanged: true)
+        let hit = window(at: point, time: time, on: placement)
+        server.pointer(on: hit?.picture, x: hit?.x ?? 0, y: hit?.y ?? 0, time: WindowHost.milliseconds(), unlessUnchanged: true)
         if flush { server.flush() }
     }
 
-    /// The client's window under `point` (the output's pixels), with its layer and the
-    /// point in the window's surface coordinates.
-    private func surface(at point: Point, time: Double, on placement: InputPlacement) -> (toplevel: Toplevel, layer: String, x: Double, y: Double)? {
-        guard let hit = scene.hitTest(placement.rootPoint(point), root: placement.root, at: time),
-            let (toplevel, x, y) = mapped(point, into: hit.layer, time: time, on: placement)
-        else { return nil }
-        return (toplevel, hit.layer, x, y)
+    /// Keys go to `window` from now on: the window that had them is told it lost them.
+    private func focus(_ window: any HostedWindow) {
+        if focused !== window {
+            focused?.focus(false)
+            focused = window
+            window.focus(true)
+        }
+        server?.focusKeyboard(on: window.picture)
+    }
+
+    /// `window` is going: it has neither the keys nor the pointer any more.
+    func forget(_ window: any HostedWindow) {
+        if focused === window { focused = nil }
+        if pointerWindow === window { pointerWindow = nil }
+    }
+
+    /// A place in a window: its layer, its picture and the point in its surface coordinates.
+    private struct Hit {
+        let window: any HostedWindow
+        let picture: WindowPicture
+        let layer: String
+        let x: Double, y: Double
+    }
+
+    /// The window under `point` (the output's pixels), with its layer and the point in the
+    /// window's surface coordinates.
+    private func window(at point: Point, time: Double, on placement: InputPlacement) -> Hit? {
+        guard let hit = scene.hitTest(placement.rootPoint(point), root: placement.root, at: time) else { return nil }
+        return mapped(point, into: hit.layer, time: time, on: placement)
     }
 
     /// `point` (the output's pixels) in the surface coordinates of the window `layer` shows.
-    private func mapped(_ point: Point, into layer: String, time: Double, on placement: InputPlacement) -> (Toplevel, x: Double, y: Double)? {
-        guard let toplevel = surfaces.assignments[layer], toplevel.isMapped, let window = toplevel.windowRect,
+    private func mapped(_ point: Point, into layer: String, time: Double, on placement: InputPlacement) -> Hit? {
+        guard let window = surfaces.assignments[layer], window.isMapped, let picture = window.picture, let rect = picture.windowRect,
             let local = scene.convert(placement.rootPoint(point), fromRoot: placement.root, to: layer, at: time),
             let bounds = try? scene.presentationValue("bounds", of: layer, at: time).rect, bounds.size.width > 0, bounds.size.height > 0
         else { return nil }
-        let x = Double(window.x) + (local.x - bounds.origin.x) * Double(window.width) / bounds.size.width
-        let y = Double(window.y) + (local.y - bounds.origin.y) * Double(window.height) / bounds.size.height
-        return (toplevel, x, y)
+        let x = Double(rect.x) + (local.x - bounds.origin.x) * Double(rect.width) / bounds.size.width
+        let y = Double(rect.y) + (local.y - bounds.origin.y) * Double(rect.height) / bounds.size.height
+        return Hit(window: window, picture: picture, layer: layer, x: Self.snapped(x), y: Self.snapped(y))
+    }
+
+    /// `value`, or the whole number it misses by a rounding error of the transforms: a
+    /// client that truncates (Xwayland's touches) hears the pixel meant.
+    private static func snapped(_ value: Double) -> Double {
+        let whole = value.rounded()
+        return abs(value - whole) < 1e-6 ? whole : value
     }
 }

@@ -6,22 +6,33 @@ import VitrineWayland
 /// Which layer shows which window: rules, `surface.assign`, `surface.close`, and the
 /// scene's layers coming and going.
 extension WindowHost {
-    /// The layer showing `toplevel`, if any.
-    func assignedLayer(of toplevel: Toplevel) -> String? {
-        surfaces.assignments.first { $0.value === toplevel }?.key
+    /// The layer showing `window`, if any.
+    func assignedLayer(of window: any HostedWindow) -> String? {
+        surfaces.assignments.first { $0.value === window }?.key
     }
 
-    /// The first rule that matches `toplevel`.
-    func rule(for toplevel: Toplevel) -> Configuration.Compositor.Rule? {
-        compositor.rules.first { $0.matches(appID: toplevel.appID, title: toplevel.title) }
+    /// The first rule that matches `window`.
+    func rule(for window: any HostedWindow) -> Configuration.Compositor.Rule? {
+        compositor.rules.first { $0.matches(appID: window.appID, title: window.title, instance: window.instance) }
+    }
+
+    /// Every window of every kind, by id.
+    var windows: [any HostedWindow] {
+        let toplevels: [any HostedWindow] = server.map { Array($0.toplevels.values) } ?? []
+        return (toplevels + (x11?.windows ?? [])).sorted { $0.id < $1.id }
+    }
+
+    /// The window `id`, of either kind.
+    func window(_ id: Int) -> (any HostedWindow)? {
+        server?.toplevels[id] ?? x11?.windows.first { $0.id == id }
     }
 
     /// The window as `surface.*` events and replies describe it.
-    func description(of toplevel: Toplevel) -> Event.Window {
+    func description(of window: any HostedWindow) -> Event.Window {
         Event.Window(
-            surface: toplevel.id, appID: toplevel.appID, title: toplevel.title, pid: Int(toplevel.pid), mapped: toplevel.isMapped,
-            layer: assignedLayer(of: toplevel), responsive: toplevel.isResponsive,
-            size: toplevel.windowRect.map { Size(width: Double($0.width), height: Double($0.height)) })
+            surface: window.id, kind: window.kind.rawValue, appID: window.appID, instance: window.instance, title: window.title, pid: window.pid,
+            mapped: window.isMapped, layer: assignedLayer(of: window), responsive: window.isResponsive,
+            size: window.isMapped ? window.picture?.windowRect.map { Size(width: Double($0.width), height: Double($0.height)) } : nil)
     }
 
     /// Why `surface.*` fails while no Wayland server runs.
@@ -29,38 +40,37 @@ extension WindowHost {
 
     /// `surface.list`.
     public func list() -> JSON {
-        let toplevels = server?.toplevels.values.sorted { $0.id < $1.id } ?? []
-        return .object(["surfaces": .array(toplevels.map { .object(description(of: $0).fields) })])
+        .object(["surfaces": .array(windows.map { .object(description(of: $0).fields) })])
     }
 
     /// `surface.assign`: shows window `id` in the surface layer `layer` (nil: in none);
     /// rules no longer move it. Its description.
     public func assign(_ id: Int, to layer: String?) throws(ProtocolError) -> JSON {
-        guard let server else { throw Self.serverOff }
-        guard let toplevel = server.toplevels[id] else {
+        guard server != nil else { throw Self.serverOff }
+        guard let window = window(id) else {
             throw ProtocolError(.invalidValue, "there is no surface \(id); surface.list lists them")
         }
         if let layer {
-            try assign(toplevel, to: layer)
-        } else if let old = assignedLayer(of: toplevel) {
+            try assign(window, to: layer)
+        } else if let old = assignedLayer(of: window) {
             surfaces.assignments[old] = nil
         }
-        handPlaced.insert(toplevel.id)
+        handPlaced.insert(window.id)
         reportAssignments()
         notify(.redraw(afterReply: true))
-        return .object(description(of: toplevel).fields)
+        return .object(description(of: window).fields)
     }
 
     /// `surface.close`: asks the window `id`, or the one the surface layer `layer` shows,
     /// to close; its description.
     public func close(_ id: Int?, layer: String?) throws(ProtocolError) -> JSON {
-        guard let server else { throw Self.serverOff }
-        let toplevel: Toplevel
+        guard server != nil else { throw Self.serverOff }
+        let window: any HostedWindow
         if let id {
-            guard let found = server.toplevels[id] else {
+            guard let found = self.window(id) else {
                 throw ProtocolError(.invalidValue, "there is no surface \(id); surface.list lists them")
             }
-            toplevel = found
+            window = found
         } else {
             let layer = layer ?? ""
             let kind: LayerKind
@@ -73,11 +83,11 @@ extension WindowHost {
                 throw ProtocolError(
                     .invalidValue, "layer '\(layer)' shows no surface; surface.list lists the surfaces and the layers showing them")
             }
-            toplevel = shown
+            window = shown
         }
-        toplevel.close()
-        logger.info("surface \(toplevel.id) (app id '\(toplevel.appID)', pid \(toplevel.pid)) asked to close")
-        return .object(description(of: toplevel).fields)
+        window.close()
+        logger.info("surface \(window.id) (\(window.kind.rawValue), app id '\(window.appID)', pid \(window.pid)) asked to close")
+        return .object(description(of: window).fields)
     }
 
     /// After a transaction added or removed layers: the windows of removed layers are on
@@ -95,42 +105,42 @@ extension WindowHost {
     /// Sends `surface.assigned` for each window whose layer changed since it was last told,
     /// whatever moved it.
     func reportAssignments() {
-        guard let server else { return }
+        guard server != nil else { return }
         var layers: [Int: String] = [:]
-        for (layer, toplevel) in surfaces.assignments { layers[toplevel.id] = layer }
+        for (layer, window) in surfaces.assignments { layers[window.id] = layer }
         for id in Set(layers.keys).union(reportedLayers.keys).sorted() where layers[id] != reportedLayers[id] {
-            guard let toplevel = server.toplevels[id] else { continue }
-            logger.info("surface \(id) (app id '\(toplevel.appID)') now on layer \(layers[id] ?? "none"), was on \(reportedLayers[id] ?? "none")")
-            notify(.event(.surfaceAssigned(description(of: toplevel), previous: reportedLayers[id]), afterReply: false))
+            guard let window = window(id) else { continue }
+            logger.info("surface \(id) (app id '\(window.appID)') now on layer \(layers[id] ?? "none"), was on \(reportedLayers[id] ?? "none")")
+            notify(.event(.surfaceAssigned(description(of: window), previous: reportedLayers[id]), afterReply: false))
         }
-        reportedLayers = layers.filter { server.toplevels[$0.key] != nil }
+        reportedLayers = layers.filter { window($0.key) != nil }
     }
 
-    /// Shows `toplevel` in the surface layer `layer`, instead of wherever it was.
-    func assign(_ toplevel: Toplevel, to layer: String) throws(ProtocolError) {
+    /// Shows `window` in the surface layer `layer`, instead of wherever it was.
+    func assign(_ window: any HostedWindow, to layer: String) throws(ProtocolError) {
         let kind: LayerKind
         do { kind = try scene.kind(of: layer) } catch { throw ProtocolError(error) }
         guard kind.name == SurfaceLayer.kindName else {
             throw ProtocolError(.invalidValue, "layer '\(layer)' is a \(kind.name) layer; a surface is shown by a layer of kind surface")
         }
-        if let old = assignedLayer(of: toplevel) { surfaces.assignments[old] = nil }
-        surfaces.assignments[layer] = toplevel
+        if let old = assignedLayer(of: window) { surfaces.assignments[old] = nil }
+        surfaces.assignments[layer] = window
         if let bounds = try? scene.modelValues(of: layer).rect(.bounds) {
-            toplevel.configure(width: max(1, Int(bounds.size.width.rounded())), height: max(1, Int(bounds.size.height.rounded())))
+            window.configure(width: max(1, Int(bounds.size.width.rounded())), height: max(1, Int(bounds.size.height.rounded())))
         }
     }
 
     /// After a reload: the mapped windows that `surface.assign` did not place go where the
     /// rules now say (the first that matches), or nowhere when none matches any more.
     func placeByRules() {
-        guard let server else { return }
-        for toplevel in server.toplevels.values.sorted(by: { $0.id < $1.id }) where toplevel.isMapped && !handPlaced.contains(toplevel.id) {
-            let rule = rule(for: toplevel)
-            let current = assignedLayer(of: toplevel)
+        guard server != nil else { return }
+        for window in windows where window.isMapped && !handPlaced.contains(window.id) {
+            let rule = rule(for: window)
+            let current = assignedLayer(of: window)
             guard rule?.layer != current else { continue }
             if let rule {
-                do { try assign(toplevel, to: rule.layer) } catch {
-                    logger.warning("surface \(toplevel.id) (\(toplevel.appID)): rule for layer \(rule.layer) not applied: \(error.message)")
+                do { try assign(window, to: rule.layer) } catch {
+                    logger.warning("surface \(window.id) (\(window.appID)): rule for layer \(rule.layer) not applied: \(error.message)")
                 }
             } else if let current {
                 surfaces.assignments[current] = nil
@@ -143,14 +153,13 @@ extension WindowHost {
     /// A mapped window whose rule names a layer that did not exist when it mapped goes to
     /// that layer once it is a surface layer showing no window.
     private func placeWaitingWindows() {
-        guard let server else { return }
-        for toplevel in server.toplevels.values.sorted(by: { $0.id < $1.id })
-        where toplevel.isMapped && !handPlaced.contains(toplevel.id) && assignedLayer(of: toplevel) == nil {
-            guard let rule = rule(for: toplevel), surfaces.assignments[rule.layer] == nil,
+        guard server != nil else { return }
+        for window in windows where window.isMapped && !handPlaced.contains(window.id) && assignedLayer(of: window) == nil {
+            guard let rule = rule(for: window), surfaces.assignments[rule.layer] == nil,
                 (try? scene.kind(of: rule.layer))?.name == SurfaceLayer.kindName
             else { continue }
-            do { try assign(toplevel, to: rule.layer) } catch { continue }
-            logger.info("surface \(toplevel.id) (app id '\(toplevel.appID)') placed in layer \(rule.layer) by its rule, now that the layer exists")
+            do { try assign(window, to: rule.layer) } catch { continue }
+            logger.info("surface \(window.id) (app id '\(window.appID)') placed in layer \(rule.layer) by its rule, now that the layer exists")
             notify(.redraw(afterReply: true))
         }
     }

@@ -5,6 +5,7 @@ import VitrineInput
 import VitrineProtocol
 import VitrineSystem
 import VitrineWayland
+import VitrineXWayland
 
 /// The window policy: which surface layer shows which Wayland client's window
 /// (`[[compositor.rules]]`, `surface.assign`), the windows' lives (`surface.close`,
@@ -58,13 +59,17 @@ public final class WindowHost {
     let notify: (WindowNotice) -> Void
     /// The Wayland server, once serving.
     public private(set) weak var server: WaylandServer?
-    private var seat: SeatRouter?
+    /// X11 programs' windows through Xwayland, once serving them.
+    public private(set) weak var x11: XWayland?
+    var seat: SeatRouter?
     /// The programs the daemon runs; nil without a loop.
     let launcher: ClientLauncher?
-    /// The toplevels placed by `surface.assign`, which rules no longer move.
+    /// The windows placed by `surface.assign`, which rules no longer move.
     var handPlaced: Set<Int> = []
     /// The layer of each window as `surface.mapped` and `surface.assigned` last told it.
     var reportedLayers: [Int: String] = [:]
+    /// The windows `surface.mapped` told of and no `surface.unmapped` since.
+    private var shownWindows: Set<Int> = []
     /// A frame callback's `done` is scheduled for a commit that changed nothing on screen.
     private var frameCallbackDue = false
     /// Whether any output is powered: with none, windows' commits are discarded at once.
@@ -101,6 +106,15 @@ public final class WindowHost {
         server.maximumPoolsPerClient = compositor.maxShmPoolsPerClient
     }
 
+    /// Serves X11 programs' windows through `xwayland` (after `serve(_:)`): placed as
+    /// Wayland windows are, and the programs the daemon starts get its `DISPLAY`.
+    public func serve(x11 xwayland: XWayland) {
+        x11 = xwayland
+        xwayland.delegate = self
+        xwayland.pingTimeout = compositor.pingTimeout
+        launcher?.serveX11(display: xwayland.display)
+    }
+
     /// Passes input (its time the kernel's) to the window under it, the scene read at
     /// media time `time`.
     public func handle(_ event: InputEvent, at time: Double, on placement: InputPlacement) {
@@ -127,6 +141,7 @@ public final class WindowHost {
         launcher?.settings.allowCommands = allowCommands
         compositor.pingTimeout = fresh.pingTimeout
         server?.pingTimeout = fresh.pingTimeout
+        x11?.pingTimeout = fresh.pingTimeout
         guard fresh.rules != compositor.rules else { return }
         compositor.rules = fresh.rules
         placeByRules()
@@ -176,44 +191,51 @@ public final class WindowHost {
     }
 }
 
-extension WindowHost: WaylandServerDelegate {
-    public func toplevelMapped(_ toplevel: Toplevel) {
-        if assignedLayer(of: toplevel) == nil, let rule = rule(for: toplevel) {
-            do { try assign(toplevel, to: rule.layer) } catch  where error.code == "unknown_layer" {
+extension WindowHost: WindowDelegate {
+    public func windowMapped(_ window: any HostedWindow) {
+        if assignedLayer(of: window) == nil, let rule = rule(for: window) {
+            do { try assign(window, to: rule.layer) } catch  where error.code == "unknown_layer" {
                 logger.info(
-                    "surface \(toplevel.id) (\(toplevel.appID)) waits for layer \(rule.layer), which its rule names: it goes there once added (kind surface)")
+                    "surface \(window.id) (\(window.appID)) waits for layer \(rule.layer), which its rule names: it goes there once added (kind surface)")
             } catch {
-                logger.warning("surface \(toplevel.id) (\(toplevel.appID)): rule for layer \(rule.layer) not applied: \(error.message)")
+                logger.warning("surface \(window.id) (\(window.appID)): rule for layer \(rule.layer) not applied: \(error.message)")
             }
         }
-        if assignedLayer(of: toplevel) == nil { toplevel.discardFeedback() }
-        reportedLayers[toplevel.id] = assignedLayer(of: toplevel)
+        if assignedLayer(of: window) == nil { window.picture?.discardFeedback() }
+        reportedLayers[window.id] = assignedLayer(of: window)
         reportAssignments()
-        logger.info("surface \(toplevel.id) mapped: app id '\(toplevel.appID)', title '\(toplevel.title)', pid \(toplevel.pid)")
-        notify(.event(.surfaceMapped(description(of: toplevel)), afterReply: false))
+        let instance = window.instance.map { ", instance '\($0)'" } ?? ""
+        logger.info("surface \(window.id) mapped (\(window.kind.rawValue)): app id '\(window.appID)'\(instance), title '\(window.title)', pid \(window.pid)")
+        shownWindows.insert(window.id)
+        notify(.event(.surfaceMapped(description(of: window)), afterReply: false))
         notify(.redraw(afterReply: false))
         seat?.refreshPointer(at: now(), flush: false)
     }
 
-    public func toplevelUnmapped(_ toplevel: Toplevel) {
-        let layer = assignedLayer(of: toplevel)
-        if let layer, !toplevel.isAlive { surfaces.assignments[layer] = nil }
-        if !toplevel.isAlive {
-            handPlaced.remove(toplevel.id)
-            reportedLayers[toplevel.id] = nil
+    /// A window stopped showing, or one that had stopped is gone (`isAlive` false: it is
+    /// forgotten, its layer let go; `surface.unmapped` is told once).
+    public func windowUnmapped(_ window: any HostedWindow) {
+        let layer = assignedLayer(of: window)
+        if let layer, !window.isAlive { surfaces.assignments[layer] = nil }
+        if !window.isAlive {
+            handPlaced.remove(window.id)
+            reportedLayers[window.id] = nil
+            seat?.forget(window)
         }
-        notify(.event(.surfaceUnmapped(surface: toplevel.id, layer: layer), afterReply: false))
+        guard shownWindows.remove(window.id) != nil else { return }
+        notify(.event(.surfaceUnmapped(surface: window.id, layer: layer), afterReply: false))
         notify(.redraw(afterReply: false))
-        if toplevel.isAlive { seat?.refreshPointer(at: now(), flush: false) }
+        if window.isAlive { seat?.refreshPointer(at: now(), flush: false) }
     }
 
-    public func toplevelChanged(_ toplevel: Toplevel) {
-        guard assignedLayer(of: toplevel) != nil else {
-            toplevel.discardFeedback()
+    public func windowChanged(_ window: any HostedWindow) {
+        guard let picture = window.picture else { return }
+        guard assignedLayer(of: window) != nil else {
+            picture.discardFeedback()
             return
         }
-        if !outputsPowered { toplevel.discardFeedback() }
-        if toplevel.awaitsFrame, !frameCallbackDue, let loop {
+        if !outputsPowered { picture.discardFeedback() }
+        if picture.awaitsFrame, !frameCallbackDue, let loop {
             // A commit that changes nothing on screen still gets its callback, a frame later.
             frameCallbackDue = true
             loop.schedule(after: 1.0 / 60) { [weak self] in
@@ -228,24 +250,25 @@ extension WindowHost: WaylandServerDelegate {
         seat?.refreshPointer(at: now(), flush: false)
     }
 
-    public func initialSize(of toplevel: Toplevel) -> (width: Int, height: Int)? {
-        guard let rule = rule(for: toplevel), let bounds = try? scene.modelValues(of: rule.layer).rect(.bounds) else { return nil }
+    public func initialSize(of window: any HostedWindow) -> (width: Int, height: Int)? {
+        guard let rule = rule(for: window), let bounds = try? scene.modelValues(of: rule.layer).rect(.bounds) else { return nil }
         return (Int(bounds.size.width.rounded()), Int(bounds.size.height.rounded()))
     }
 
-    public func toplevels(_ toplevels: [Toplevel], responsive: Bool, seconds: Double) {
-        guard let first = toplevels.first else { return }
-        let ids = toplevels.map { String($0.id) }.joined(separator: ", ")
-        let what = "Wayland client pid \(first.pid) (surface\(toplevels.count == 1 ? "" : "s") \(ids), app id '\(first.appID)')"
+    public func windows(_ windows: [any HostedWindow], responsive: Bool, seconds: Double) {
+        guard let first = windows.first else { return }
+        let ids = windows.map { String($0.id) }.joined(separator: ", ")
+        let client = first.kind == .x11 ? "X11 client" : "Wayland client"
+        let what = "\(client) pid \(first.pid) (surface\(windows.count == 1 ? "" : "s") \(ids), app id '\(first.appID)')"
         let after = "\((seconds * 10).rounded() / 10) s"
         if responsive {
             logger.info("\(what) answers again, \(after) after the ping")
         } else {
             logger.warning("\(what) has not answered a ping for \(after): unresponsive")
         }
-        for toplevel in toplevels {
-            let window = description(of: toplevel)
-            notify(.event(responsive ? .surfaceResponsive(window) : .surfaceUnresponsive(window), afterReply: false))
+        for window in windows {
+            let description = description(of: window)
+            notify(.event(responsive ? .surfaceResponsive(description) : .surfaceUnresponsive(description), afterReply: false))
         }
         if responsive { launcher?.clientResponsive(pid: first.pid) } else { launcher?.clientUnresponsive(pid: first.pid) }
     }

@@ -16,7 +16,7 @@ import Testing
         let noLayer = try #require(failure("[compositor]\n[[compositor.rules]]\napp_id = \"chromium\""))
         #expect(noLayer.description.contains("compositor.rules[0]") && noLayer.description.contains("needs the layer"), "\(noLayer)")
         let nothing = try #require(failure("[compositor]\n[[compositor.rules]]\nlayer = \"browser\""))
-        #expect(nothing.description.contains("needs an app_id or a title"), "\(nothing)")
+        #expect(nothing.description.contains("needs an app_id, a title or an instance"), "\(nothing)")
         let typo = try #require(failure("[compositor]\n[[compositor.rules]]\nappid = \"x\"\nlayer = \"b\""))
         #expect(typo.description.contains("did you mean 'app_id'"), "\(typo)")
     }
@@ -53,5 +53,29 @@ import Testing
             #expect(error.key == "compositor.max_shm_pools_per_client" && error.message.contains("4…10000"), "\(bad): \(error)")
         }
         #expect(set.keysNeedingRestart(comparedWith: .default) == ["compositor.max_objects_per_client", "compositor.max_shm_pools_per_client"])
+    }
+
+    @Test func xwaylandIsOffOnDemandOrAlwaysAndNeedsARestart() throws {
+        #expect(Configuration.default.compositor.xwayland == .off)
+        #expect(try parse("[compositor]\nxwayland = \"on-demand\"").compositor.xwayland == .onDemand)
+        let always = try parse("[compositor]\nxwayland = \"always\"")
+        #expect(always.compositor.xwayland == .always)
+        #expect(always.keysNeedingRestart(comparedWith: .default) == ["compositor.xwayland"])
+        for bad in ["\"yes\"", "true", "\"On-Demand\""] {
+            let error = try #require(failure("[compositor]\nxwayland = \(bad)"), "\(bad)")
+            #expect(error.key == "compositor.xwayland" && error.message.contains("\"on-demand\""), "\(bad): \(error)")
+        }
+    }
+
+    /// An X11 window's WM_CLASS is its app id (the class) and its instance; a rule naming an
+    /// instance never matches a Wayland window, which has none.
+    @Test func rulesMatchX11WindowsByClassAndInstance() throws {
+        let rules = try parse(
+            "[compositor]\n[[compositor.rules]]\ninstance = \"xterm\"\nlayer = \"term\"\n[[compositor.rules]]\napp_id = \"XEyes\"\nlayer = \"eyes\""
+        ).compositor.rules
+        #expect(rules.first { $0.matches(appID: "XTerm", title: "sh", instance: "xterm") }?.layer == "term")
+        #expect(rules.first { $0.matches(appID: "XTerm", title: "sh", instance: "login") } == nil)
+        #expect(rules.first { $0.matches(appID: "XEyes", title: "xeyes", instance: "xeyes") }?.layer == "eyes")
+        #expect(rules.first { $0.matches(appID: "xterm", title: "sh") } == nil)
     }
 }

@@ -144,6 +144,7 @@ import VitrineCore
         ping_timeout = 2.5
         max_objects_per_client = 5000
         max_shm_pools_per_client = 64
+        xwayland = "on-demand"
         [[compositor.rules]]
         app_id = "chromium"
         layer = "browser"
@@ -242,6 +243,7 @@ import VitrineCore
         (expected.metrics.socket, expected.metrics.connections) = ("/run/vitrine/metrics.sock", 2)
         (expected.compositor.enabled, expected.compositor.socket, expected.compositor.pingTimeout) = (true, "wayland-kiosk", 2.5)
         (expected.compositor.maxObjectsPerClient, expected.compositor.maxShmPoolsPerClient) = (5000, 64)
+        expected.compositor.xwayland = .onDemand
         expected.compositor.rules = [.init(appID: "chromium", layer: "browser"), .init(title: "Player", layer: "video")]
         expected.launcher.allowCommands = true
         var player = Configuration.ClientEntry(name: "player", command: ["mpv", "/srv/loop.mp4"])

@@ -8,7 +8,7 @@ import VitrineDaemonTestSupport
 @Suite struct FeatureLibraryTests {
     static let libraries: Set<String> = [
         "libinput.so.10", "libudev.so.1", "libseat.so.1", "libxkbcommon.so.0", "libxkbcommon-x11.so.0", "libxcb.so.1", "libxcb-shm.so.0",
-        "libwayland-client.so.0", "libwayland-server.so.0",
+        "libxcb-composite.so.0", "libxcb-res.so.0", "libwayland-client.so.0", "libwayland-server.so.0",
     ]
 
     /// Those of `libraries` that the daemon maps (a file of the name, or of the name and a
@@ -46,5 +46,24 @@ import VitrineDaemonTestSupport
         let mapped = try Self.mapped(by: daemon)
         #expect(mapped.isSuperset(of: ["libxcb.so.1", "libxcb-shm.so.0", "libxkbcommon-x11.so.0", "libxkbcommon.so.0"]), "\(mapped.sorted())")
         #expect(!mapped.contains("libwayland-client.so.0") && !mapped.contains("libinput.so.10"), "\(mapped.sorted())")
+    }
+
+    /// X11 programs on demand: the display's sockets are the daemon's from the start, xcb
+    /// comes when the first X11 program connects (Xwayland's window manager).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/Xwayland"), "Xwayland is not installed: apt-get install xwayland"))
+    func x11ProgramsMapXcbOnceOneConnects() throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-lazy-\(UUID().uuidString.prefix(8)).toml").path
+        try "[compositor]\nenabled = true\nsocket = \"wl\"\nxwayland = \"on-demand\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let daemon = try DaemonProcess(arguments: ["--config", config, "--log-level", "info"])
+        let before = try Self.mapped(by: daemon)
+        #expect(before.isSubset(of: ["libwayland-server.so.0", "libxkbcommon.so.0"]), "\(before.sorted())")
+        let log = daemon.standardError
+        let display = try #require(log.range(of: "on display ").map { String(log[$0.upperBound...].prefix { $0 != " " }) }, "\(log)")
+        let client = try X11TestClient(display: display, instance: "lazy", className: "Lazy")
+        try client.waitUntilExposed()
+        let after = try Self.mapped(by: daemon)
+        #expect(after.isSuperset(of: ["libxcb.so.1", "libxcb-composite.so.0", "libxcb-res.so.0"]), "\(after.sorted())")
+        #expect(!after.contains("libxcb-shm.so.0") && !after.contains("libwayland-client.so.0"), "\(after.sorted())")
     }
 }

@@ -133,13 +133,20 @@ import VitrineJSON
         let window = Event.Window(surface: 3, appID: "foot", title: "t", pid: 42, mapped: true, layer: nil, responsive: true, size: nil)
         #expect(
             Wire.event(.surfaceMapped(window))
-                == #"{"appId":"foot","event":"surface.mapped","layer":null,"mapped":true,"pid":42,"responsive":true,"surface":3,"title":"t"}"#)
+                == #"{"appId":"foot","event":"surface.mapped","kind":"xdg","layer":null,"mapped":true,"pid":42,"responsive":true,"surface":3,"title":"t"}"#)
         var sized = window
         sized.layer = "app"
         sized.size = Size(width: 640, height: 480)
         #expect(
             Wire.event(.surfaceAssigned(sized, previous: nil))
-                == #"{"appId":"foot","event":"surface.assigned","height":480,"layer":"app","mapped":true,"pid":42,"previous":null,"responsive":true,"surface":3,"title":"t","width":640}"#
+                == #"{"appId":"foot","event":"surface.assigned","height":480,"kind":"xdg","layer":"app","mapped":true,"pid":42,"previous":null,"responsive":true,"surface":3,"title":"t","width":640}"#
+        )
+        // An X11 window gives its WM_CLASS: the class as `appId`, the instance as `instance`.
+        let x11 = Event.Window(
+            surface: 4, kind: "x11", appID: "XTerm", instance: "xterm", title: "sh", pid: 7, mapped: true, layer: nil, responsive: true, size: nil)
+        #expect(
+            Wire.event(.surfaceMapped(x11))
+                == #"{"appId":"XTerm","event":"surface.mapped","instance":"xterm","kind":"x11","layer":null,"mapped":true,"pid":7,"responsive":true,"surface":4,"title":"sh"}"#
         )
     }
 

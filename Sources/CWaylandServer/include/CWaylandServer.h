@@ -66,6 +66,18 @@ static inline struct vitrine_watch *vitrine_watch_resource(struct wl_resource *r
     return watch;
 }
 
+/* The same on a client: `gone(owner)` when libwayland destroys it (its socket closed, an
+   error, wl_client_destroy). */
+static inline struct vitrine_watch *vitrine_watch_client(struct wl_client *client, void *owner, void (*gone)(void *)) {
+    struct vitrine_watch *watch = calloc(1, sizeof *watch);
+    if (!watch) return NULL;
+    watch->owner = owner;
+    watch->gone = gone;
+    watch->listener.notify = vitrine_watch_notify;
+    wl_client_add_destroy_listener(client, &watch->listener);
+    return watch;
+}
+
 /* Once fired, the listener is already off the resource's list (its link points at itself). */
 static inline void vitrine_unwatch(struct vitrine_watch *watch) {
     wl_list_remove(&watch->listener.link);

@@ -47,8 +47,13 @@ public final class WindowPicture {
 
     /// The window is gone: the server stops counting the picture among its windows'.
     func retire() {
+        isRetired = true
         server.pictures[ObjectIdentifier(self)] = nil
     }
+
+    /// Its window is gone (its layout may be freed): a picture still held elsewhere (the
+    /// pictures shown in a frame not yet presented) waits for nothing and sends nothing.
+    private var isRetired = false
 
     /// The part of the window's surfaces that is the window, in window coordinates; nil
     /// while the root has no buffer. As xdg-shell defines it: the geometry set, cut to the
@@ -85,7 +90,8 @@ public final class WindowPicture {
 
     /// Whether frame callbacks wait for a frame.
     public var awaitsFrame: Bool {
-        layout.root?.awaitsFrame == true || layout.overlays.contains { $0.surface.awaitsFrame }
+        guard !isRetired else { return false }
+        return layout.root?.awaitsFrame == true || layout.overlays.contains { $0.surface.awaitsFrame }
     }
 
     /// The client whose surfaces these are.
@@ -180,6 +186,7 @@ public final class WindowPicture {
 
     /// Sends `done` to the frame callbacks of the window's surfaces.
     func sendFrameDone(_ milliseconds: UInt32) {
+        guard !isRetired else { return }
         layout.root?.sendFrameDone(milliseconds)
         for overlay in layout.overlays { overlay.surface.sendFrameDone(milliseconds) }
     }

@@ -61,6 +61,8 @@ let package = Package(
         .library(name: "VitrineSceneHost", targets: ["VitrineSceneHost"]),
         .executable(name: "vitrinectl", targets: ["vitrinectl"]),
         .executable(name: "vitrine-fleet", targets: ["vitrine-fleet"]),
+        // The module the Wayland Conformance Test Suite loads: `wlcs libVitrineWLCS.so` (.ci/wlcs).
+        .library(name: "VitrineWLCS", type: .dynamic, targets: ["VitrineWLCS"]),
     ],
     dependencies: [
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
@@ -370,6 +372,16 @@ let package = Package(
                 "CWaylandClient", "WaylandDescription",
             ],
             exclude: ["References"], plugins: ["WaylandGlue"]),
+        // The WLCS integration module: the daemon in WLCS's process, driven by its hooks
+        // (VitrineWLCS), and the C table WLCS loads, built where WLCS's headers are (Debian's
+        // wlcs package) and calling the Swift side.
+        .target(
+            name: "VitrineWLCS",
+            dependencies: [
+                "CVitrineWLCS", "VitrineDaemon", "VitrineWayland", "VitrineOutput", "VitrineRaster", "VitrineSystem", "VitrineJSON", "VitrineLog",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(name: "CVitrineWLCS", linkerSettings: [.linkedLibrary("wayland-client")]),
         .target(name: "CWaylandServer", dependencies: ["CLazyLibrary", "CWaylandShared"]),
         .plugin(name: "WaylandGlue", capability: .buildTool(), dependencies: ["wayland-glue"]),
         // The X11 window (`--backend x11`): xcb with MIT-SHM, and xkbcommon-x11 for the

@@ -20,6 +20,7 @@ extension Coordinator {
             if presented {
                 hooks.framePresented?(now)
                 windows?.framePresented()
+                if head === outputSet.heads.first { windows?.pointerMayHaveMoved(at: now) }
             } else if head === outputSet.heads.first {
                 input.latency.notPresented(frame: frame)
             }

@@ -115,6 +115,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
             windows = WindowHost(scene: scene, surfaces: content.surfaces, settings: settings.windowHost, loop: loop, logger: logger) {
                 [unowned self] notice in take(notice)
             }
+            windows?.now = { [unowned sceneHost] in sceneHost.now }
             input.windows = windows
         }
     }

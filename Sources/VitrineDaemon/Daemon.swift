@@ -208,6 +208,15 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// Asks a running daemon to stop (as SIGTERM does); callable from any thread.
     public func stop() { loop.stop() }
 
+    /// Runs `body` on the daemon's loop with its coordinator and its Wayland server (nil
+    /// while the compositor is off); callable from any thread, before `run` too (the body
+    /// then runs once `run` serves). For programs that embed the daemon and drive it from
+    /// another thread, such as the WLCS integration module: they send requests with
+    /// `Coordinator.handle(line:from:)`, as a client of the socket would.
+    public func onLoop(_ body: @escaping @Sendable (Coordinator, WaylandServer?) -> Void) {
+        loop.execute { [unowned self] in body(coordinator, wayland) }
+    }
+
     private func watchSignals() throws {
         try loop.watchSignals([SIGTERM, SIGINT, SIGHUP]) { [unowned self] number in
             if number == SIGHUP {

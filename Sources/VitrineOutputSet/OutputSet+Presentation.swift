@@ -22,7 +22,8 @@ extension OutputSet {
     /// the commits of the windows it shows waits for that frame on screen; where the frame
     /// changed nothing, their pictures are on screen already (or with the frame in flight).
     /// Commits it did not show are passed by it; those that every awake output passed are
-    /// discarded.
+    /// discarded. The windows' surfaces hear whether `head` shows them (`wl_surface.enter`,
+    /// `leave`).
     func presentationRendered(_ head: OutputHead, tree: RenderTree, presented: Bool) {
         guard let windows, let wayland = windows.server else { return }
         let pictures = wayland.windowPictures
@@ -40,6 +41,7 @@ extension OutputSet {
             showing.insert(ObjectIdentifier(picture))
             if picture.awaitsPresentation { taken += picture.takeFeedback() }
         }
+        wayland.windows(showing, onOutput: head.name)
         for other in heads { other.presentation.passed.subtract(showing) }
         for picture in pictures where picture.awaitsPresentation {
             head.presentation.passed.insert(ObjectIdentifier(picture))

@@ -8,6 +8,7 @@ final class OutputObject: ServerObject {
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32, output: WaylandServer.Output) {
         name = output.name
         super.init(server: server, client: client, interface: vitrine_wl_output_interface(), version: version, id: id)
+        server.outputObjects.append(self)
         output.name.withCString { name in
             "Vitrine".withCString { make in
                 post(
@@ -35,4 +36,6 @@ final class OutputObject: ServerObject {
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
         if opcode == WlOutputRequest.release.rawValue { destroy() }
     }
+
+    override func destroyed() { server.outputObjects.removeAll { $0 === self } }
 }

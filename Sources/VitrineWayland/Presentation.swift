@@ -68,7 +68,8 @@ public final class PresentationFeedback: ServerObject {
     /// for each of the client's `wl_output`s of that output, then `presented`.
     public func presented(_ time: PresentationTime, output: String) {
         guard alive else { return }
-        for object in OutputObject.bound(by: client, named: output) {
+        let client = client
+        for object in server.outputObjects where object.name == output && object.client == client {
             post(WpPresentationFeedbackEvent.sync_output.rawValue, [wl_argument(o: object.resource)])
         }
         let seconds = time.nanoseconds / 1_000_000_000
@@ -112,29 +113,4 @@ extension SurfaceObject {
 
     /// Whether this surface or a subsurface has a commit waiting for its feedback.
     var awaitsPresentation: Bool { !feedback.isEmpty || children.contains { $0.surface?.awaitsPresentation ?? false } }
-}
-
-extension OutputObject {
-    /// The `wl_output`s `client` bound of the output named `name`.
-    static func bound(by client: OpaquePointer, named name: String) -> [OutputObject] {
-        final class Search {
-            let name: String
-            var found: [OutputObject] = []
-            init(_ name: String) { self.name = name }
-        }
-        let search = Search(name)
-        withExtendedLifetime(search) {
-            wl_client_for_each_resource(
-                client,
-                { resource, data in
-                    guard let data, let resource, String(cString: wl_resource_get_class(resource)) == "wl_output",
-                        let output = ServerObject.of(resource, as: OutputObject.self)
-                    else { return WL_ITERATOR_CONTINUE }
-                    let search = Unmanaged<Search>.fromOpaque(data).takeUnretainedValue()
-                    if output.name == search.name { search.found.append(output) }
-                    return WL_ITERATOR_CONTINUE
-                }, Unmanaged.passUnretained(search).toOpaque())
-        }
-        return search.found
-    }
 }

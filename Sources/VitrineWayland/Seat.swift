@@ -77,6 +77,10 @@ final class SeatState {
     var keyboards: [InputDeviceObject] = []
     var touches: [InputDeviceObject] = []
     weak var pointerFocus: SurfaceObject?
+    /// Where the pointer was last said to be on `pointerFocus`, and that surface's origin
+    /// in its window's root surface.
+    var pointerPlace: (x: wl_fixed_t, y: wl_fixed_t) = (0, 0)
+    var pointerOrigin = (x: 0.0, y: 0.0)
     weak var keyboardFocus: SurfaceObject?
     var touchFocus: [Int32: WeakSurface] = [:]
     /// The serials of the latest presses (button, touch down, key) and their clients:
@@ -103,7 +107,8 @@ final class SeatState {
 
     var serial: UInt32 { wl_display_next_serial(server.display) }
 
-    /// A fresh serial for a press sent to `surface`'s client.
+    /// A fresh serial for a press or release (button, touch, key) sent to `surface`'s
+    /// client: what a popup grab may name (a client may open its menu on the release).
     func pressSerial(to surface: SurfaceObject) -> UInt32 {
         let serial = serial
         presses.append((surface.client, serial))
@@ -111,7 +116,7 @@ final class SeatState {
         return serial
     }
 
-    /// Whether `serial` is one of the latest presses sent to `client`.
+    /// Whether `serial` is one of the latest presses or releases sent to `client`.
     func isPress(_ serial: UInt32, of client: OpaquePointer) -> Bool {
         presses.contains { $0.client == client && $0.serial == serial }
     }
@@ -162,13 +167,18 @@ extension WaylandServer {
     /// The pointer is at (`x`, `y`) of the root surface of the window `picture` shows, or
     /// over no client's surface (nil): enter, leave and motion on the window's topmost
     /// surface there that takes input (popups or override-redirect windows over
-    /// subsurfaces over the root), as it moved, then a frame.
-    public func pointer(on picture: WindowPicture?, x: Double, y: Double, time: UInt32) {
+    /// subsurfaces over the root), as it moved, then a frame. `unlessUnchanged`: nothing is
+    /// sent when that is the surface and place last sent (the scene changed under a pointer
+    /// that did not move).
+    public func pointer(on picture: WindowPicture?, x: Double, y: Double, time: UInt32, unlessUnchanged: Bool = false) {
         let hit = picture?.surface(at: x, y)
         let target = hit?.surface
         let (fx, fy) = (wl_fixed_from_double(hit?.x ?? 0), wl_fixed_from_double(hit?.y ?? 0))
+        if unlessUnchanged, seat.pointerFocus === target, target == nil || seat.pointerPlace == (fx, fy) { return }
+        seat.pointerPlace = (fx, fy)
+        seat.pointerOrigin = (x - (hit?.x ?? 0), y - (hit?.y ?? 0))
         if seat.pointerFocus !== target {
-            if let old = seat.pointerFocus {
+            if let old = seat.pointerFocus, !old.isGone {
                 for pointer in seat.devices(seat.pointers, of: old) {
                     pointer.post(WlPointerEvent.leave.rawValue, [wl_argument(u: seat.serial), wl_argument(o: old.resource)])
                 }
@@ -189,12 +199,25 @@ extension WaylandServer {
         if let target { seat.pointerFrame(target) }
     }
 
+    /// The pointer moved to (`x`, `y`) of the root surface of the window it is on while a
+    /// button pressed there is held: motion on the surface it was pressed on, wherever the
+    /// pointer is (wl_pointer's implicit grab), then a frame.
+    public func pointerGrabbed(x: Double, y: Double, time: UInt32) {
+        guard let focus = seat.pointerFocus else { return }
+        let (fx, fy) = (wl_fixed_from_double(x - seat.pointerOrigin.x), wl_fixed_from_double(y - seat.pointerOrigin.y))
+        seat.pointerPlace = (fx, fy)
+        for pointer in seat.devices(seat.pointers, of: focus) {
+            pointer.post(WlPointerEvent.motion.rawValue, [wl_argument(u: time), wl_argument(f: fx), wl_argument(f: fy)])
+        }
+        seat.pointerFrame(focus)
+    }
+
     /// A button (evdev's code, `BTN_LEFT` is 272) pressed or released over the surface the
     /// pointer is on.
     public func pointerButton(_ button: UInt32, pressed: Bool, time: UInt32) {
         guard let focus = seat.pointerFocus else { return }
         let state = pressed ? WL_POINTER_BUTTON_STATE_PRESSED.rawValue : WL_POINTER_BUTTON_STATE_RELEASED.rawValue
-        let serial = pressed ? seat.pressSerial(to: focus) : seat.serial
+        let serial = seat.pressSerial(to: focus)
         for pointer in seat.devices(seat.pointers, of: focus) {
             pointer.post(WlPointerEvent.button.rawValue, [wl_argument(u: serial), wl_argument(u: time), wl_argument(u: button), wl_argument(u: state)])
         }
@@ -251,6 +274,21 @@ extension WaylandServer {
         }
     }
 
+    /// `surface` is going: the touches down on it are lifted (`up`, then a frame), so
+    /// that its client does not keep them down for ever.
+    func liftTouches(on surface: SurfaceObject) {
+        let ids = seat.touchFocus.filter { $0.value.surface === surface }.keys.sorted()
+        guard !ids.isEmpty else { return }
+        let time = UInt32(truncatingIfNeeded: EventLoop.monotonicNanoseconds() / 1_000_000)
+        for id in ids {
+            seat.touchFocus[id] = nil
+            for touch in seat.devices(seat.touches, of: surface) {
+                touch.post(WlTouchEvent.up.rawValue, [wl_argument(u: seat.serial), wl_argument(u: time), wl_argument(i: id)])
+                touch.post(WlTouchEvent.frame.rawValue)
+            }
+        }
+    }
+
     /// `surface` stopped showing (a popup dismissed): the pointer on it leaves it.
     func hidden(_ surface: SurfaceObject) {
         guard seat.pointerFocus === surface else { return }
@@ -283,7 +321,7 @@ extension WaylandServer {
         seat.modifiers = modifiers
         guard let focus = seat.keyboardFocus else { return }
         let state = pressed ? WL_KEYBOARD_KEY_STATE_PRESSED.rawValue : WL_KEYBOARD_KEY_STATE_RELEASED.rawValue
-        let serial = pressed ? seat.pressSerial(to: focus) : seat.serial
+        let serial = seat.pressSerial(to: focus)
         for keyboard in seat.devices(seat.keyboards, of: focus) {
             keyboard.post(WlKeyboardEvent.key.rawValue, [wl_argument(u: serial), wl_argument(u: time), wl_argument(u: code), wl_argument(u: state)])
             if changed { keyboard.sendModifiers(modifiers, serial: seat.serial) }

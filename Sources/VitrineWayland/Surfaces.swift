@@ -144,6 +144,10 @@ final class SurfaceObject: ServerObject {
     /// The order of the subsurfaces the next commit applies.
     var pendingChildren: [SubsurfaceObject] = []
     var pendingChildrenBelow = 0
+    /// The outputs it was told it is on (`wl_surface.enter`), by name.
+    var outputs: Set<String> = []
+    /// Its resource is being destroyed: nothing more is sent to it.
+    private(set) var isGone = false
     /// Its `wp_viewport`, if it has one.
     weak var viewport: ViewportObject?
     /// Where the surface takes input; nil: everywhere (`set_input_region` with null).
@@ -167,7 +171,7 @@ final class SurfaceObject: ServerObject {
         case .destroy:
             destroy()
         case .attach:
-            if case .xdg(let xdg) = role, a[0].resource != nil, !xdg.configured {
+            if case .xdg(let xdg) = role, a[0].resource != nil, !xdg.configured, !server.acceptsUnacknowledgedBuffers {
                 xdg.postError(XdgSurfaceError.unconfigured_buffer, "a buffer was attached before the first xdg_surface.configure was acknowledged")
                 return
             }
@@ -211,6 +215,8 @@ final class SurfaceObject: ServerObject {
     }
 
     override func destroyed() {
+        isGone = true
+        server.liftTouches(on: self)
         pending.callbacks.removeAll()
         for item in cached?.feedback ?? [] { item.discard() }
         cached = nil
@@ -235,6 +241,9 @@ final class SurfaceObject: ServerObject {
             buffer: buffer, source: mapping.bufferSource,
             toWindow: mapping.bufferToSurface.concatenating(AffineTransform(translationX: Double(x), y: Double(y))))
     }
+
+    /// Whether a buffer is committed, or attached for the next commit.
+    var hasBuffer: Bool { buffer != nil || pending.attached?.resource != nil || cached?.attached?.resource != nil }
 
     /// The surface's size in surface coordinates; nil without a buffer.
     var size: (width: Int, height: Int)? { mapping.map { ($0.surfaceWidth, $0.surfaceHeight) } }

@@ -46,6 +46,12 @@ public final class WaylandServer {
     var pictures: [ObjectIdentifier: WindowPicture] = [:]
     /// Xwayland's connection, while it has one.
     weak var xwayland: XWaylandClient?
+    /// Whether an xdg surface may be given a buffer before it acknowledged its first
+    /// configure (xdg-shell makes that `unconfigured_buffer`, and so does this server
+    /// unless this is set); a first commit with a buffer then maps the window at once.
+    /// Only for the WLCS integration: WLCS 1.5's own helpers attach their windows' first
+    /// buffers so (fixed in WLCS 1.8), and every test that makes a window would fail.
+    public var acceptsUnacknowledgedBuffers = false
     /// Requests a client may send in one second before it is disconnected as a flood.
     public var maximumRequestsPerSecond = 100_000
     /// Requests per client in the current second.
@@ -66,6 +72,9 @@ public final class WaylandServer {
     /// Called when `bytes` changes.
     public var onMemory: ((Int) -> Void)?
     private var globals: [GlobalBinding] = []
+    /// Every client's `wl_output`s, to find them without walking a client's objects (which
+    /// may be going).
+    var outputObjects: [OutputObject] = []
     /// libwayland is dispatching or flushing: clients may be half destroyed.
     private var insideLibwayland = false
     /// Pointer, keyboard and touch focus and the clients' devices.
@@ -165,6 +174,12 @@ public final class WaylandServer {
     /// unmapped, pictures released). Call before letting the server go.
     public func disconnectClients() {
         wl_display_destroy_clients(display)
+    }
+
+    /// The globals this server offers clients, by interface name, with their versions
+    /// (`wl_shm` is libwayland's own, version 1 in the libwayland this is built for).
+    public var offeredGlobals: [(name: String, version: Int)] {
+        [("wl_shm", 1)] + globals.map(\.offered)
     }
 
     /// Sends the events queued for clients (call after each frame), but those of held
@@ -288,6 +303,8 @@ final class GlobalBinding {
     private(set) var global: OpaquePointer?
     unowned let server: WaylandServer
     let make: (WaylandServer, OpaquePointer, UInt32, UInt32) -> ServerObject?
+    /// The interface's name and the version offered.
+    private(set) var offered = (name: "", version: 0)
 
     init(
         _ server: WaylandServer, _ interface: UnsafePointer<wl_interface>, version: Int32,
@@ -300,6 +317,7 @@ final class GlobalBinding {
 
     /// Offers the global to clients (the server keeps the binding as long as the display).
     func create(_ interface: UnsafePointer<wl_interface>, version: Int32) {
+        offered = (String(cString: interface.pointee.name), Int(version))
         global = wl_global_create(server.display, interface, version, Unmanaged.passUnretained(self).toOpaque(), globalBind)
     }
 }

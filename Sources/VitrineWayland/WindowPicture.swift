@@ -47,14 +47,28 @@ public final class WindowPicture {
 
     /// The window is gone: the server stops counting the picture among its windows'.
     func retire() {
+        isRetired = true
         server.pictures[ObjectIdentifier(self)] = nil
     }
 
-    /// The part of the root surface that is the window, in window coordinates; nil while
-    /// the root has no buffer.
+    /// Its window is gone (its layout may be freed): a picture still held elsewhere (the
+    /// pictures shown in a frame not yet presented) waits for nothing and sends nothing.
+    private var isRetired = false
+
+    /// The part of the window's surfaces that is the window, in window coordinates; nil
+    /// while the root has no buffer. As xdg-shell defines it: the geometry set, cut to the
+    /// bounds of the root surface and its subsurfaces; those bounds where none was set.
     public var windowRect: PixelRect? {
-        guard let size = layout.root?.size else { return nil }
-        let whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+        guard let root = layout.root, let size = root.size else { return nil }
+        var whole = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+        func add(_ surface: SurfaceObject, _ x: Int, _ y: Int) {
+            for child in surface.children {
+                guard let sub = child.surface, let size = sub.size else { continue }
+                whole = whole.union(PixelRect(x: x + child.x, y: y + child.y, width: size.width, height: size.height))
+                add(sub, x + child.x, y + child.y)
+            }
+        }
+        add(root, 0, 0)
         return (layout.geometry ?? whole).intersection(whole)
     }
 
@@ -76,7 +90,8 @@ public final class WindowPicture {
 
     /// Whether frame callbacks wait for a frame.
     public var awaitsFrame: Bool {
-        layout.root?.awaitsFrame == true || layout.overlays.contains { $0.surface.awaitsFrame }
+        guard !isRetired else { return false }
+        return layout.root?.awaitsFrame == true || layout.overlays.contains { $0.surface.awaitsFrame }
     }
 
     /// The client whose surfaces these are.
@@ -171,6 +186,7 @@ public final class WindowPicture {
 
     /// Sends `done` to the frame callbacks of the window's surfaces.
     func sendFrameDone(_ milliseconds: UInt32) {
+        guard !isRetired else { return }
         layout.root?.sendFrameDone(milliseconds)
         for overlay in layout.overlays { overlay.surface.sendFrameDone(milliseconds) }
     }

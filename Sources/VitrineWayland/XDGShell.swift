@@ -20,6 +20,10 @@ final class WMBase: ServerObject {
                 postError(XdgWmBaseError.role, "wl_surface@\(wl_resource_get_id(surface.resource)) already has a role")
                 return
             }
+            guard !surface.hasBuffer else {
+                postError(XdgWmBaseError.invalid_surface_state, "wl_surface@\(wl_resource_get_id(surface.resource)) has a buffer attached or committed")
+                return
+            }
             guard let xdg = XDGSurfaceObject(server: server, client: client, version: version, id: a[0].n, surface: surface) else { return }
             xdg.wmBase = self
             surface.role = .xdg(xdg)
@@ -46,7 +50,7 @@ final class XDGSurfaceObject: ServerObject {
     private(set) var ackedSerial: UInt32 = 0
     private(set) var configured = false
     /// The first commit (which asks for the first configure) has been seen.
-    private var initialCommit = false
+    private(set) var initialCommit = false
     var geometry: PixelRect?
     private var pendingGeometry: PixelRect?
 
@@ -148,10 +152,10 @@ final class XDGSurfaceObject: ServerObject {
             initialCommit = true
             if let size = server.delegate?.initialSize(of: toplevel), size.width > 0, size.height > 0 {
                 toplevel.configure(width: size.width, height: size.height)
-                return
+            } else {
+                toplevel.sendConfigure()
             }
-            toplevel.sendConfigure()
-            return
+            guard server.acceptsUnacknowledgedBuffers, surface?.buffer != nil else { return }
         }
         guard let surface else { return }
         if surface.buffer == nil {
@@ -209,7 +213,7 @@ public final class Toplevel: ServerObject, HostedWindow {
     /// False while its client leaves a ping unanswered (`WaylandServer.pingTimeout`).
     public var isResponsive: Bool { server.pings.isResponsive(wmBase) }
 
-    /// The part of the root surface that is the window (xdg window geometry, without
+    /// The part of the window's surfaces that is the window (xdg window geometry, without
     /// shadows), in window coordinates (the root surface's); nil while it has no buffer.
     public var windowRect: PixelRect? { windowPicture.windowRect }
 
@@ -223,6 +227,9 @@ public final class Toplevel: ServerObject, HostedWindow {
         case .set_app_id:
             appID = String(a[0].text.prefix(1024))
             if isMapped { server.changed(self) }
+        case .set_maximized, .unset_maximized, .set_fullscreen, .unset_fullscreen:
+            // The layer gives the size and the state; xdg-shell still wants a configure in reply.
+            if xdg?.initialCommit == true { sendConfigure() }
         default:
             break
         }

@@ -25,6 +25,12 @@ final class SeatRouter {
     private weak var focused: (any HostedWindow)?
     /// The window the pointer was last over.
     private weak var pointerWindow: (any HostedWindow)?
+    /// Where the pointer last was (the output's pixels) and on which screen; nil until it moves.
+    private var pointer: (point: Point, placement: InputPlacement)?
+    /// While buttons pressed on a window are held: its layer, and the buttons. The surface
+    /// they were pressed on keeps the pointer until the last is released (wl_pointer's
+    /// implicit grab), wherever it moves.
+    private var pointerGrab: (layer: String, buttons: Set<UInt32>)?
 
     init(scene: Scene, surfaces: SurfaceRenderer, server: WaylandServer, keymap: InputSettings.Keymap, logger: Logger) {
         self.scene = scene
@@ -69,10 +75,14 @@ final class SeatRouter {
                 server.touchUp(touch.id, time: milliseconds)
             }
         case .pointer(let pointer):
+            self.pointer = (pointer.point, placement)
             let hit = window(at: pointer.point, time: time, on: placement)
-            if let hit, hit.window !== pointerWindow { hit.window.raise() }
-            pointerWindow = hit?.window
-            server.pointer(on: hit?.picture, x: hit?.x ?? 0, y: hit?.y ?? 0, time: milliseconds)
+            if let grab = pointerGrab, let held = mapped(pointer.point, into: grab.layer, time: time, on: placement) {
+                server.pointerGrabbed(x: held.x, y: held.y, time: milliseconds)
+            } else {
+                pointerGrab = nil
+                pointerMoved(onto: hit, time: milliseconds)
+            }
             switch pointer.kind {
             case .motion:
                 break
@@ -82,12 +92,39 @@ final class SeatRouter {
                     return
                 }
                 if !pressed, swallowedButtons.remove(code) != nil { return }
-                if pressed, let hit { focus(hit.window) }
+                if pressed, pointerGrab == nil, let hit { focus(hit.window) }
                 server.pointerButton(code, pressed: pressed, time: milliseconds)
+                if pressed {
+                    if pointerGrab != nil { pointerGrab?.buttons.insert(code) } else if let hit { pointerGrab = (hit.layer, [code]) }
+                } else if pointerGrab?.buttons.remove(code) != nil, pointerGrab?.buttons.isEmpty == true {
+                    // Released: the surface under the pointer now has it.
+                    pointerGrab = nil
+                    pointerMoved(onto: hit, time: milliseconds)
+                }
             case .axis(let dx, let dy):
                 server.pointerAxis(dx: dx, dy: dy, time: milliseconds)
             }
         }
+    }
+
+    /// The pointer is on `hit` (or on no window): the window is raised as the pointer comes
+    /// onto it, and hears enter, leave or motion.
+    private func pointerMoved(onto hit: Hit?, time milliseconds: UInt32) {
+        if let hit, hit.window !== pointerWindow { hit.window.raise() }
+        pointerWindow = hit?.window
+        server?.pointer(on: hit?.picture, x: hit?.x ?? 0, y: hit?.y ?? 0, time: milliseconds)
+    }
+
+    /// The scene changed under a pointer that stayed put (a window moved, resized,
+    /// appeared or went): the windows hear enter, leave or motion as if it had moved, the
+    /// scene read at media time `time`; nothing when the pointer is where it was on the
+    /// same surface. `flush` sends the events at once (not within a client's request,
+    /// whose dispatch sends them after it).
+    func refreshPointer(at time: Double, flush: Bool) {
+        guard let server, let (point, placement) = pointer, pointerGrab == nil else { return }
+        let hit = window(at: point, time: time, on: placement)
+        server.pointer(on: hit?.picture, x: hit?.x ?? 0, y: hit?.y ?? 0, time: WindowHost.milliseconds(), unlessUnchanged: true)
+        if flush { server.flush() }
     }
 
     /// Keys go to `window` from now on: the window that had them is told it lost them.

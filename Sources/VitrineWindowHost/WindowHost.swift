@@ -74,6 +74,8 @@ public final class WindowHost {
     private var frameCallbackDue = false
     /// Whether any output is powered: with none, windows' commits are discarded at once.
     public var outputsPowered = true
+    /// The scene's media time now, at which a window's change under the pointer is hit-tested.
+    public var now: () -> Double = { 0 }
 
     /// A host placing windows in `scene`'s surface layers, drawn by `surfaces`; with a
     /// `loop` it runs programs and answers frame callbacks of commits that show nothing.
@@ -122,6 +124,13 @@ public final class WindowHost {
     /// After a frame is presented: the frame callbacks of the windows it showed are done.
     public func framePresented() {
         server?.framePresented(showing: surfaces.takeShown(), milliseconds: Self.milliseconds())
+    }
+
+    /// After the primary output presented a frame of the scene at media time `time`: a
+    /// window that moved, resized, appeared or went under the pointer hears it as if the
+    /// pointer had moved (enter, leave, motion).
+    public func pointerMayHaveMoved(at time: Double) {
+        seat?.refreshPointer(at: time, flush: true)
     }
 
     static func milliseconds() -> UInt32 { UInt32(truncatingIfNeeded: EventLoop.monotonicNanoseconds() / 1_000_000) }
@@ -200,6 +209,7 @@ extension WindowHost: WindowDelegate {
         shownWindows.insert(window.id)
         notify(.event(.surfaceMapped(description(of: window)), afterReply: false))
         notify(.redraw(afterReply: false))
+        seat?.refreshPointer(at: now(), flush: false)
     }
 
     /// A window stopped showing, or one that had stopped is gone (`isAlive` false: it is
@@ -215,6 +225,7 @@ extension WindowHost: WindowDelegate {
         guard shownWindows.remove(window.id) != nil else { return }
         notify(.event(.surfaceUnmapped(surface: window.id, layer: layer), afterReply: false))
         notify(.redraw(afterReply: false))
+        if window.isAlive { seat?.refreshPointer(at: now(), flush: false) }
     }
 
     public func windowChanged(_ window: any HostedWindow) {
@@ -234,6 +245,9 @@ extension WindowHost: WindowDelegate {
             }
         }
         notify(.redraw(afterReply: false))
+        // A surface of the window moved, resized or restacked under the pointer: told now,
+        // within the commit, not a frame later.
+        seat?.refreshPointer(at: now(), flush: false)
     }
 
     public func initialSize(of window: any HostedWindow) -> (width: Int, height: Int)? {

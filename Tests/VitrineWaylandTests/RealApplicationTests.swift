@@ -101,7 +101,7 @@ import VitrineRaster
     func footShowsItsColoursAndText() throws {
         let setup = try Setup(appID: "foot")
         let ini = setup.directory + "/foot.ini"
-        try "[main]\nfont=DejaVu Sans Mono:size=14\npad=0x0\n[colors]\nbackground=2040c0\nforeground=ffff00\n[cursor]\nblink=no\n"
+        try "[main]\nfont=DejaVu Sans Mono:size=14\npad=0x0\n[csd]\npreferred=none\n[colors]\nbackground=2040c0\nforeground=ffff00\n[cursor]\nblink=no\n"
             .write(toFile: ini, atomically: true, encoding: .utf8)
         let (foot, log) = try setup.start("/usr/bin/foot", ["--config", ini, "/bin/sh", "-c", "printf 'VITRINE VITRINE VITRINE'; exec sleep 60"])
         defer { _ = foot.terminate() }

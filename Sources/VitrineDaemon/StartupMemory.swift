@@ -17,8 +17,8 @@ import VitrineSystem
 /// The kernel pages out file pages only for the file's owner (or with CAP_FOWNER); under
 /// the service, whose user does not own /usr/bin/vitrined, it skips them. The same pages
 /// are then unmapped (`MADV_DONTNEED`): they stay in the page cache, and map back in with a
-/// minor fault. (Paging out leaves less resident: 21.0 against 22.0 MB for the counter,
-/// as code faulted back in from the disk maps only the pages read, not whole cached folios.)
+/// minor fault. Paging out is asked first where it is allowed: code faulted back in from
+/// the disk maps only the pages read, not whole cached folios, so less stays resident.
 enum StartupMemory {
     /// A mapping of the executable in /proc/self/maps.
     struct Mapping {

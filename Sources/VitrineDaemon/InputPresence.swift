@@ -201,9 +201,8 @@ final class InputPresence {
 
     /// Wakes every blanked output; false when none was.
     private func wake() -> Bool {
-        let blanked = outputSet.heads.filter { !$0.powered }
-        guard !blanked.isEmpty else { return false }
-        for head in blanked {
+        guard outputSet.heads.contains(where: { !$0.powered }) else { return false }
+        for head in outputSet.heads where !head.powered {
             do {
                 try outputSet.setPower(head, on: true, reason: .touch)
                 if head.entry?.schedule != nil { wokenByTouch.append(ObjectIdentifier(head)) }

@@ -14,12 +14,12 @@ import VitrineTestSupport
         ##"{"cmd": "layer.add", "layer": "background", "properties": {"bounds": [0, 0, 200, 120], "position": [100, 60], "backgroundColor": "#3060a0"}}"##
 
     /// A daemon of 200×120 pixels with `input` as its `[input]` table (and `extra` after it).
-    static func daemon(_ input: String, extra: String = "", arguments: [String] = []) throws -> DaemonProcess {
+    static func daemon(_ input: String, extra: String = "", clock: String = "manual", arguments: [String] = []) throws -> DaemonProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-cursor-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("vitrine.toml").path
         try "[input]\n\(input)\n\(extra)".write(toFile: config, atomically: true, encoding: .utf8)
-        return try DaemonProcess(arguments: ["--size", "200x120", "--config", config] + arguments)
+        return try DaemonProcess(clock: clock, arguments: ["--size", "200x120", "--config", config] + arguments)
     }
 
     static func shot(_ c: SocketClient, _ name: String) throws -> Surface {
@@ -97,6 +97,31 @@ import VitrineTestSupport
         )
         let second = try #require(try presented { ScreenshotTests.rgba($0, 123, 80) == [255, 255, 255, 255] }, "a later frame shows it moved")
         ScreenshotTests.expectPixel(second, 63, 50, [48, 96, 160, 255], "the old place repainted")
+    }
+
+    @Test func withTheRealClockLoopTimersHideTheCursorAndMakeTheDaemonIdle() throws {
+        let daemon = try Self.daemon("cursor_hide_after = 0.3\nidle_after = 1", clock: "realtime")
+        let c = try daemon.connect()
+        try c.ok(#"{"cmd": "subscribe", "events": ["input.idle", "input.active"]}"#)
+        try c.ok(Self.background)
+        let moved = Date()
+        try Self.move(c, 60, 40)
+        let shown = try Self.shot(c, "realtime-shown")
+        let shotAfter = Date().timeIntervalSince(moved)
+        var hidden = Self.cursorPixels(shown) == 0
+        while !hidden, Date().timeIntervalSince(moved) < 5 {
+            usleep(50_000)
+            hidden = Self.cursorPixels(try Self.shot(c, "realtime-hidden")) == 0
+        }
+        let waited = Date().timeIntervalSince(moved)
+        #expect(Self.cursorPixels(shown) > 50 || shotAfter >= 0.3, "shown at the motion")
+        #expect(hidden && waited >= 0.29, "hidden by its timer after 0.3 s: \(waited) s")
+        let idle = try c.waitForEvent("input.idle", timeout: 5)
+        let since = try #require(idle["since"]?.number), time = try #require(idle["time"]?.number)
+        #expect(abs(time - since - 1) < 1e-6, "\(idle)")
+        #expect(Date().timeIntervalSince(moved) >= 0.99, "idle a second after the last input")
+        try Self.move(c, 70, 40)
+        _ = try c.waitForEvent("input.active", timeout: 5)
     }
 
     @Test func hiddenDrawsNothingAndAlwaysDrawsFromTheStart() throws {

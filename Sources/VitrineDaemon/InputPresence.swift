@@ -199,16 +199,16 @@ final class InputPresence {
 
     // MARK: Waking
 
-    /// Wakes every blanked output; false when none was.
+    /// Wakes the primary output (the one input is mapped to) if it is blanked; false when
+    /// it was not.
     private func wake() -> Bool {
-        guard outputSet.heads.contains(where: { !$0.powered }) else { return false }
-        for head in outputSet.heads where !head.powered {
-            do {
-                try outputSet.setPower(head, on: true, reason: .touch)
-                if head.entry?.schedule != nil { wokenByTouch.append(ObjectIdentifier(head)) }
-            } catch {
-                logger.warning("input: \(error.message)")
-            }
+        let head = outputSet.primary
+        guard !head.powered else { return false }
+        do {
+            try outputSet.setPower(head, on: true, reason: .touch)
+            if head.entry?.schedule != nil { wokenByTouch.append(ObjectIdentifier(head)) }
+        } catch {
+            logger.warning("input: \(error.message)")
         }
         return true
     }

@@ -221,6 +221,61 @@ import VitrineTestSupport
         #expect(try c.request(#"{"cmd": "layer.get", "layer": "button", "keys": ["opacity"]}"#)["result"]?["properties"]?["opacity"] == .number(0.5))
     }
 
+    @Test func aScreenWokenAtNightByATouchSleepsAgainWhenIdle() throws {
+        let minute = Int(time(nil)) % 86_400 / 60
+        func hhmm(_ m: Int) -> String { String(format: "%02d:%02d", ((m + 1440) % 1440) / 60, ((m + 1440) % 1440) % 60) }
+        let (daemon, directory) = try DaemonProcess.twoOutputs(
+            config: """
+                [input]
+                idle_after = 2
+                [[outputs]]
+                connector = "HDMI-A-1"
+                mode = "320x200@60"
+                power_off = "\(hhmm(minute - 2))"
+                power_on = "\(hhmm(minute + 3))"
+                """, environment: ["TZ": "UTC0"])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let c = try daemon.connect()
+        #expect(try c.request(#"{"cmd": "output.list"}"#)["result"]?["outputs"]?.array?.first?["power"] == .bool(false), "blanked by its schedule")
+        try c.ok(#"{"cmd": "subscribe", "events": ["input.*", "layer.*", "output.power"]}"#)
+        try c.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [100, 60]}"#)
+        try c.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "up"}"#)
+        let woken = try c.drain()
+        #expect(woken.map { $0["event"] } == [.string("output.power")] && woken.first?["reason"] == .string("touch"), "\(woken)")
+        try c.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "down", "point": [100, 60]}"#)
+        try c.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "up"}"#)
+        #expect(try c.drain().compactMap { $0["event"]?.string }.contains("layer.tap"), "the next touch is delivered")
+        try c.ok(#"{"cmd": "clock.advance", "seconds": 2.5}"#)
+        let night = try c.drain()
+        #expect(night.compactMap { $0["event"]?.string }.sorted() == ["input.idle", "output.power"], "\(night)")
+        let power = night.first { $0["event"] == .string("output.power") }
+        #expect(power?["on"] == .bool(false) && power?["reason"] == .string("schedule"), "blanked again: \(night)")
+    }
+
+    @Test func anIdleBindingRestartsAClient() throws {
+        let daemon = try Self.daemon(
+            "idle_after = 1",
+            extra: """
+                [[scene.bindings]]
+                on = "idle"
+                client = "napper"
+
+                [[clients]]
+                name = "napper"
+                command = ["sleep", "600"]
+                restart = "never"
+                """)
+        let c = try daemon.connect()
+        try c.ok(#"{"cmd": "subscribe", "events": ["client.*", "input.idle"]}"#)
+        let before = try #require(try c.request(#"{"cmd": "client.list"}"#)["result"]?["clients"]?.array?.first?["pid"]?.number)
+        try c.ok(#"{"cmd": "clock.advance", "seconds": 1}"#)
+        let started = try c.waitForEvent("client.started")
+        #expect(started["name"] == .string("napper") && started["pid"]?.number != before, "\(started)")
+        let events = c.takeEvents().compactMap { $0["event"]?.string }
+        #expect(!events.contains("client.failed"), "\(events)")
+        #expect(try c.request(#"{"cmd": "client.list"}"#)["result"]?["clients"]?.array?.first?["state"] == .string("running"))
+    }
+
     @Test func badSettingsAndBindingsAreRefusedWithWhatToDo() throws {
         for (input, words) in [
             ("cursor = \"sometimes\"", "\"hidden\""), ("cursor_hide_after = 0", "0.1…3600"), ("idle_after = 0.5", "1…86400"),

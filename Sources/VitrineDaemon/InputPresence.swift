@@ -119,6 +119,7 @@ final class InputPresence {
 
     private func pointerMoved(to point: Point, at now: Double) {
         guard let cursor else { return }
+        if outputSet.primary.pipeline.cursor !== cursor { follow(cursor) }
         cursor.move(to: point)
         if settings.cursor == .auto {
             lastMotion = now
@@ -145,6 +146,14 @@ final class InputPresence {
         case .hidden: cursor.show(nil, hotspot: (0, 0))
         case .picture(let image, let hotspot): cursor.show(image, hotspot: hotspot)
         }
+    }
+
+    /// Draws `cursor` on the primary output, another since the last motion (the one before
+    /// was unplugged), and on no other.
+    private func follow(_ cursor: CursorOverlay) {
+        for head in outputSet.heads where head.pipeline.cursor === cursor { head.pipeline.cursor = nil }
+        outputSet.primary.pipeline.cursor = cursor
+        outputSet.primary.pipeline.invalidate()
     }
 
     private func hideCursor() {

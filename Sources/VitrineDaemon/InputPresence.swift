@@ -2,6 +2,7 @@ import Glibc
 import Logging
 import VitrineCore
 import VitrineInput
+import VitrineOutput
 import VitrineOutputSet
 import VitrineProtocol
 import VitrineRaster
@@ -58,7 +59,8 @@ final class InputPresence {
         self.loop = loop
         self.logger = logger
         lastInput = sceneHost.now
-        if settings.cursor == .hidden {
+        // In a window (`--backend x11`, `wayland`) the display server draws its own pointer.
+        if settings.cursor == .hidden || (settings.cursor == .auto && outputSet.primary.backend is WindowOutput) {
             (cursor, arrow) = (nil, nil)
         } else {
             let overlay = CursorOverlay()

@@ -13,6 +13,17 @@ extension Coordinator {
         content.serve(server)
         windows?.serve(server)
         server.cursorChanged = { [unowned self] cursor in input.presence.use(cursor) }
+        if outputSet.heads.contains(where: { ($0.entry?.scale ?? 1) != 1 }) {
+            content.surfaces.scaleOfLayer = { [unowned self] layer in outputScale(of: layer) }
+        }
+    }
+
+    /// The scale of the output whose root holds `layer` (`[[outputs]] scale`); 1 for a
+    /// layer under no output's root.
+    func outputScale(of layer: String) -> Double {
+        var id = layer
+        while let parent = (try? scene.parent(of: id)) ?? nil { id = parent }
+        return outputSet.heads.first { $0.root == id }?.entry?.scale ?? 1
     }
 
     /// Serves X11 programs' windows through `x11`: the window host places them as it places

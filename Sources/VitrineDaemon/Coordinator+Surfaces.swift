@@ -7,13 +7,14 @@ import VitrineXWayland
 /// host places them.
 extension Coordinator {
     /// Serves Wayland clients with `server`: its pictures count in `limits.memory_mb` with
-    /// the images and videos, and the window host places its windows; the cursor a client
-    /// sets is drawn while the pointer is over it.
+    /// the images and videos, and the window host places its windows, at their outputs'
+    /// scales where an `[[outputs]]` table gives one; the cursor a client sets is drawn
+    /// while the pointer is over it.
     public func serve(_ server: WaylandServer) {
         content.serve(server)
         windows?.serve(server)
         server.cursorChanged = { [unowned self] cursor in input.presence.use(cursor) }
-        if outputSet.heads.contains(where: { ($0.entry?.scale ?? 1) != 1 }) {
+        if settings.outputs.contains(where: { $0.scale != 1 }) {
             content.surfaces.scaleOfLayer = { [unowned self] layer in outputScale(of: layer) }
         }
     }

@@ -45,14 +45,20 @@ extension Compositor {
 extension SurfaceObject {
     static var interface: UnsafePointer<wl_interface> { ServerInterfaceTable.surfaceVersion6["wl_surface"] }
 
-    /// `wl_surface.preferred_buffer_scale`'s opcode (version 6).
-    private static let preferredBufferScale: UInt32 = 2
+    /// `wl_surface.preferred_buffer_scale`'s and `preferred_buffer_transform`'s opcodes
+    /// (version 6).
+    private static let preferredBufferScale: UInt32 = 2, preferredBufferTransform: UInt32 = 3
 
-    /// Tells the client the scale its buffers are best drawn at, when it changed.
+    /// Tells the client the scale its buffers are best drawn at, when it changed, with the
+    /// transform: always the normal one (an output's rotation turns the whole frame after
+    /// it is composed upright, so an upright buffer is the cheapest).
     func prefer(scale: Double) {
         guard scale != preferredScale, !isGone else { return }
         preferredScale = scale
-        if version >= 6 { post(Self.preferredBufferScale, [wl_argument(i: Int32(scale.rounded(.up)))]) }
+        if version >= 6 {
+            post(Self.preferredBufferScale, [wl_argument(i: Int32(scale.rounded(.up)))])
+            post(Self.preferredBufferTransform, [wl_argument(u: WL_OUTPUT_TRANSFORM_NORMAL.rawValue)])
+        }
         fractionalScale?.send(scale)
     }
 

@@ -84,6 +84,7 @@ import WaylandDescription
         #expect(client.configured == [40, 24], "the first configure: \(client.configured)")
         try client.dispatch(until: { client.preferredBufferScale[root] != nil && client.preferredScale[fractional] != nil }, what: "the preferred scales")
         #expect(client.preferredBufferScale[root] == 2 && client.preferredScale[fractional] == 240)
+        #expect(client.preferredBufferTransform[root] == 0, "the normal transform: the output's rotation turns the composed frame")
         // A subsurface (a version-6 surface too) with the same picture at scale 2 over the
         // root's right half: what libwayland's wl_subcompositor takes as a wl_surface.
         let (child, sub) = try client.subsurface(of: root)
@@ -216,6 +217,7 @@ final class HiDPIClient: TestWaylandClient {
     private(set) var compositor: OpaquePointer!
     private(set) var outputScale: Int32?
     private(set) var preferredBufferScale: [OpaquePointer: Int32] = [:]
+    private(set) var preferredBufferTransform: [OpaquePointer: UInt32] = [:]
     private(set) var preferredScale: [OpaquePointer: UInt32] = [:]
     private(set) var configured: [Int32] = []
     private(set) var configureCount = 0
@@ -244,27 +246,29 @@ final class HiDPIClient: TestWaylandClient {
     }
 
     /// Sends request `opcode` of `proxy`, which makes an object of `interface` (its id first,
-    /// then `object`), and hears the new object's event `event` with `handle`.
+    /// then `object`), and hears the new object's events (each opcode with its first
+    /// argument) with `handle`.
     private func make(
-        _ proxy: OpaquePointer, _ opcode: UInt32, _ object: OpaquePointer?, _ interface: UnsafePointer<wl_interface>, event: UInt32,
-        _ handle: @escaping (OpaquePointer, wl_argument) -> Void
+        _ proxy: OpaquePointer, _ opcode: UInt32, _ object: OpaquePointer?, _ interface: UnsafePointer<wl_interface>,
+        _ handle: @escaping (OpaquePointer, UInt32, wl_argument) -> Void
     ) throws -> OpaquePointer {
         let made = try #require(waylandRequest(proxy, opcode, [wl_argument(n: 0)] + (object.map { [wl_argument(o: $0)] } ?? []), creating: interface))
-        listen(made) { opcode, args in
-            if opcode == event { handle(made, args[0]) }
-        }
+        listen(made) { opcode, args in handle(made, opcode, args[0]) }
         return made
     }
 
     /// A new version-6 surface, its preferred buffer scales heard.
     func surface() throws -> OpaquePointer {
-        try make(compositor, 0, nil, Self.version6["wl_surface"], event: 2) { [unowned self] in preferredBufferScale[$0] = $1.i }
+        try make(compositor, 0, nil, Self.version6["wl_surface"]) { [unowned self] surface, event, argument in
+            if event == 2 { preferredBufferScale[surface] = argument.i }
+            if event == 3 { preferredBufferTransform[surface] = argument.u }
+        }
     }
 
     /// `surface`'s `wp_fractional_scale_v1`, its preferred scale heard.
     func fractionalScale(of surface: OpaquePointer) throws -> OpaquePointer {
-        try make(global("wp_fractional_scale_manager_v1")!, 1, surface, Self.fractionalScale["wp_fractional_scale_v1"], event: 0) { [unowned self] in
-            preferredScale[$0] = $1.u
+        try make(global("wp_fractional_scale_manager_v1")!, 1, surface, Self.fractionalScale["wp_fractional_scale_v1"]) { [unowned self] in
+            if $1 == 0 { preferredScale[$0] = $2.u }
         }
     }
 
@@ -291,8 +295,8 @@ final class HiDPIClient: TestWaylandClient {
 
     /// `toplevel`'s decoration, its modes heard.
     func decoration(of toplevel: OpaquePointer) throws -> OpaquePointer {
-        try make(global("zxdg_decoration_manager_v1")!, 1, toplevel, Self.decoration["zxdg_toplevel_decoration_v1"], event: 0) { [unowned self] in
-            decorationModes.append($1.u)
+        try make(global("zxdg_decoration_manager_v1")!, 1, toplevel, Self.decoration["zxdg_toplevel_decoration_v1"]) { [unowned self] in
+            if $1 == 0 { decorationModes.append($2.u) }
         }
     }
 

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import VitrineConfig
 
-@Suite struct OutputsConfigTests {
+/// Serialized: two tests set the process's time zone (`TZ`).
+@Suite(.serialized) struct OutputsConfigTests {
     @Test func outputsTablesAreRead() throws {
         let c = try parse(
             """

@@ -106,6 +106,26 @@ import WaylandDescription
         try client.dispatch(until: { !client.touches.isEmpty }, what: "a touch")
         try setup.control.ok(#"{"cmd": "input.inject", "type": "touch", "phase": "up"}"#)
         #expect(client.touches.first?.x == 15 && client.touches.first?.y == 10, "touch in surface coordinates: \(client.touches)")
+        // The pointer too; and a version-6 surface is taken as the cursor (libwayland's
+        // wl_pointer.set_cursor names wl_surface).
+        try setup.control.ok(#"{"cmd": "input.inject", "type": "pointer", "point": [50, 40]}"#)
+        try client.dispatch(until: { client.pointerEnter != nil }, what: "the pointer's enter")
+        let enter = try #require(client.pointerEnter)
+        #expect(enter.x == 15 && enter.y == 10, "pointer in surface coordinates: \(enter)")
+        let cursor = try client.surface()
+        let picture = try client.buffer(8, 8, name: "cursor") { $0.update(repeating: 0xFFFF_00FF) }
+        wlSurfaceAttach(cursor, picture, 0, 0)
+        wlSurfaceDamageBuffer(cursor, 0, 0, 8, 8)
+        wlSurfaceCommit(cursor)
+        waylandRequest(try #require(client.pointer), 0, [wl_argument(u: enter.serial), wl_argument(o: cursor), wl_argument(i: 0), wl_argument(i: 0)])
+        client.roundtrip()
+        let deadline = Date().addingTimeInterval(5)
+        var pixel: UInt32 = 0
+        repeat {
+            let reply = try setup.control.request(#"{"cmd": "screenshot", "path": "hidpi-cursor.png", "cursor": true}"#)
+            pixel = try Surface(contentsOfPNG: try #require(reply["result"]?["path"]?.string)).pixel(x: 53, y: 43).argb & 0xFF_FFFF
+        } while pixel != 0xFF_00FF && Date() < deadline
+        #expect(pixel == 0xFF_00FF, "the version-6 cursor surface is drawn at the pointer")
         #expect(client.protocolError() == nil)
     }
 
@@ -223,6 +243,8 @@ final class HiDPIClient: TestWaylandClient {
     private(set) var configureCount = 0
     private(set) var decorationModes: [UInt32] = []
     private(set) var touches: [(x: Double, y: Double)] = []
+    private(set) var pointer: OpaquePointer?
+    private(set) var pointerEnter: (serial: UInt32, x: Double, y: Double)?
     private(set) var presented: Set<OpaquePointer> = []
 
     init(_ path: String) throws {
@@ -236,6 +258,12 @@ final class HiDPIClient: TestWaylandClient {
         answerPings()
         listen(global("wl_output")!) { [unowned self] opcode, args in
             if opcode == 3 { outputScale = args[0].i }
+        }
+        pointer = wlSeatGetPointer(global("wl_seat"))
+        if let pointer {
+            listen(pointer) { [unowned self] opcode, args in
+                if opcode == 0 { pointerEnter = (args[0].u, wl_fixed_to_double(args[2].f), wl_fixed_to_double(args[3].f)) }
+            }
         }
         if let touch = wlSeatGetTouch(global("wl_seat")) {
             listen(touch) { [unowned self] opcode, args in

@@ -185,7 +185,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         let fd = try SocketFile.listen(path, mode: settings.socketMode, group: settings.socketGroup, key: "compositor.socket")
         let outputs = coordinator.outputSet.heads.map { head in
             let mode = head.backend.mode
-            return WaylandServer.Output(name: head.backend.name, width: mode.width, height: mode.height, rate: mode.refreshRate, scale: head.entry?.scale ?? 1)
+            return WaylandServer.Output(name: head.name, width: mode.width, height: mode.height, rate: mode.refreshRate, scale: head.entry?.scale ?? 1)
         }
         let server = try WaylandServer(listening: fd, outputs: outputs, loop: loop, logger: logger)
         coordinator.serve(server)

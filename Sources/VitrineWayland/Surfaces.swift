@@ -6,7 +6,7 @@ import VitrineRaster
 /// `wl_compositor`: makes surfaces and regions.
 final class Compositor: ServerObject {
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32) {
-        super.init(server: server, client: client, interface: vitrine_wl_compositor_interface(), version: version, id: id)
+        super.init(server: server, client: client, interface: Self.interface, version: version, id: id)
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
@@ -163,8 +163,14 @@ final class SurfaceObject: ServerObject {
     var pendingFeedback: [PresentationFeedback] = []
     var feedback: [PresentationFeedback] = []
 
+    /// The preferred scale last told (`wl_surface.preferred_buffer_scale` from version 6,
+    /// `wp_fractional_scale_v1`): 1 until told otherwise.
+    var preferredScale = 1.0
+    /// Its `wp_fractional_scale_v1`, if it has one.
+    weak var fractionalScale: FractionalScaleObject?
+
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32) {
-        super.init(server: server, client: client, interface: vitrine_wl_surface_interface(), version: version, id: id)
+        super.init(server: server, client: client, interface: Self.interface, version: version, id: id)
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
@@ -290,6 +296,7 @@ final class SurfaceObject: ServerObject {
     /// `wl_surface.commit`: applies the pending state, with what was cached, unless the
     /// surface is effectively synchronized (then it waits in the cache).
     private func commit() {
+        if preferredScale != windowScale { prefer(scale: windowScale) }
         pending.feedback = pendingFeedback
         pendingFeedback.removeAll()
         var state = cached ?? State()

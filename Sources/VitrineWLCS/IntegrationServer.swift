@@ -86,6 +86,7 @@ final class IntegrationServer: @unchecked Sendable {  // state below the lock is
         guard let daemon, let thread else { return }
         daemon.stop()
         pthread_join(thread, nil)
+        host.detach()
         self.daemon = nil
         self.thread = nil
         for name in ["vitrine.sock", "wayland-0", "wayland-0.lock"] { unlink(directory + "/" + name) }

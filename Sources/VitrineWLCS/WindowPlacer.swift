@@ -44,6 +44,16 @@ final class WindowPlacer: ClientConnection, @unchecked Sendable {  // touched on
         run(#"{"cmd":"subscribe","events":["surface.mapped","surface.unmapped"]}"#)
     }
 
+    /// Lets go of the stopped daemon: its coordinator (which holds this placer as a
+    /// client) and the loop `later` runs on, so that neither is kept alive by the other.
+    func detach() {
+        coordinator = nil
+        later = { $0() }
+        clients = [:]
+        layers = [:]
+        roots = [:]
+    }
+
     /// An event line from the coordinator: windows mapped and unmapped are placed on the
     /// loop's next turn (the line comes within a client's request).
     func send(_ line: String) {

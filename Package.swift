@@ -54,6 +54,7 @@ let package = Package(
         .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
         .library(name: "VitrineConfig", targets: ["VitrineConfig"]),
         .library(name: "VitrineInput", targets: ["VitrineInput"]),
+        .library(name: "VitrineKeyboard", targets: ["VitrineKeyboard"]),
         .library(name: "VitrineWayland", targets: ["VitrineWayland"]),
         .library(name: "VitrineWindowHost", targets: ["VitrineWindowHost"]),
         .library(name: "VitrineXWayland", targets: ["VitrineXWayland"]),
@@ -190,6 +191,7 @@ let package = Package(
                 "VitrineWayland",
                 "VitrineWindowHost",
                 "VitrineXWayland",
+                "VitrineKeyboard",
                 "VitrineOutputSet",
                 "VitrineSceneHost",
                 "CLinuxEvents",
@@ -401,6 +403,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [frameRelease()]),
+        // The screen keyboard: layouts from xkeyboard-config, keys, touches, its layers.
+        .target(name: "VitrineKeyboard", dependencies: ["VitrineCore", "VitrineSystem", "CXKBCommon"]),
         .testTarget(
             name: "VitrineInputTests",
             dependencies: ["VitrineInput", "VitrineCore", "VitrineSystem", "VitrineTestSupport", .product(name: "Logging", package: "swift-log")]),
@@ -427,7 +431,8 @@ let package = Package(
         .target(
             name: "VitrineConfig",
             dependencies: [
-                "VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", "VitrineSystem", .product(name: "TOMLKit", package: "TOMLKit"),
+                "VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem",
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig"]),
     ]

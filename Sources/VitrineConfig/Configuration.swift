@@ -49,6 +49,8 @@ public struct Configuration: Sendable, Equatable {
     public var clients: [ClientEntry] = []
     /// `[launcher]`: what `client.start` may run besides them.
     public var launcher = Launcher()
+    /// `[osk]`: the on-screen keyboard.
+    public var osk = ScreenKeyboard()
 
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()
@@ -415,6 +417,8 @@ extension Configuration {
         // The Wayland server's limits are set when it starts.
         ("compositor.max_objects_per_client", { $0.compositor.maxObjectsPerClient }),
         ("compositor.max_shm_pools_per_client", { $0.compositor.maxShmPoolsPerClient }),
+        // The screen keyboard is made once, at start.
+        ("osk", { $0.osk }),
         // The X11 display is opened (or not) once, at start.
         ("compositor.xwayland", { $0.compositor.xwayland }),
         // The configured clients are started once, at start.

@@ -81,6 +81,10 @@ public enum Event: Sendable, Equatable {
     case surfaceResponsive(Window)
     /// A window moved to another surface layer or to none; `previous` is the layer it was on.
     case surfaceAssigned(Window, previous: String?)
+    /// The screen keyboard typed text (a key, a repeat, an accent).
+    case oskText(text: String, time: Double)
+    /// The screen keyboard's backspace, enter or an arrow was pressed (or repeated).
+    case oskKey(key: String, time: Double)
 
     /// The events' names on the wire, in the order `hello` lists them.
     public enum Name: String, CaseIterable, Sendable {
@@ -97,6 +101,7 @@ public enum Event: Sendable, Equatable {
         case clientStarted = "client.started", clientExited = "client.exited", clientFailed = "client.failed"
         case outputAdded = "output.added", outputRemoved = "output.removed"
         case surfaceUnresponsive = "surface.unresponsive", surfaceResponsive = "surface.responsive", surfaceAssigned = "surface.assigned"
+        case oskText = "osk.text", oskKey = "osk.key"
     }
 
     /// A touch's phase (`input.touch`).
@@ -308,6 +313,8 @@ extension Event {
         case .surfaceUnresponsive: .surfaceUnresponsive
         case .surfaceResponsive: .surfaceResponsive
         case .surfaceAssigned: .surfaceAssigned
+        case .oskText: .oskText
+        case .oskKey: .oskKey
         }
     }
 
@@ -425,6 +432,10 @@ extension Event {
             var fields = window.fields
             fields["previous"] = previous.map(JSON.string) ?? .null
             return fields
+        case .oskText(let text, let time):
+            return ["text": .string(text), "time": .number(time)]
+        case .oskKey(let key, let time):
+            return ["key": .string(key), "time": .number(time)]
         }
     }
 

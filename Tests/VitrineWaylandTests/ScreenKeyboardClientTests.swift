@@ -33,7 +33,7 @@ import VitrineProtocol
         #expect(throws: (any Error).self) { try inner.waitForEvent("input.touch", timeout: 1) }
         // A capital through Shift: the window hears Shift held, then the letter.
         try setup.control.ok(#"{"cmd": "osk.layout", "layout": "us"}"#)
-        for label in ["⇧", "a"] {
+        for label in ["⇧", "A"] {
             let index = try (0..<80).first { i in
                 try setup.control.request(#"{"cmd": "layer.get", "layer": "osk:label:\#(i)", "keys": ["string"]}"#)["result"]?["properties"]?["string"]
                     == .string(label)

@@ -39,6 +39,8 @@ final class ScreenKeyboard {
     private var layoutIndex = 0
     private enum Phase { case hidden, shown, hiding(until: Double) }
     private var phase = Phase.hidden
+    /// The layer moved or shortened to keep a text field in sight, while shown.
+    private var avoidance: KeyboardAvoidance?
     /// The loop timer armed for the next deadline, and that deadline.
     private var timer: (ticket: UInt64, deadline: Double)?
     /// The touch id a held pointer button plays.
@@ -80,9 +82,12 @@ final class ScreenKeyboard {
     /// Runs `osk.show`, `osk.hide` and `osk.layout`; the reply says what is shown.
     func execute(_ command: Command) throws(ProtocolError) -> JSON {
         switch command {
-        case .oskShow(let layout):
-            if let layout { layoutIndex = try index(of: layout) }
-            try show()
+        case .oskShow(let layout, let field):
+            if let layout {
+                layoutIndex = try index(of: layout)
+                model?.select(layout: layoutIndex)
+            }
+            try show(keeping: field.map { Rect(origin: outputSet.primary.rootPoint($0.origin), size: $0.size) })
         case .oskHide:
             try hide()
         case .oskLayout(let layout):
@@ -115,10 +120,15 @@ final class ScreenKeyboard {
         return index
     }
 
-    /// Slides the keyboard in (its layers made first when hidden).
-    func show() throws(ProtocolError) {
+    /// Slides the keyboard in (its layers made first when hidden). A text `field` (the
+    /// root's coordinates) the keyboard would cover is kept in sight as `[osk] avoid` says:
+    /// the text-input seam (a client's cursor rectangle) and `osk.show`'s `field` give it.
+    func show(keeping field: Rect? = nil) throws(ProtocolError) {
         let now = sceneHost.now
-        if case .shown = phase, sceneHost.scene.contains(root) { return }
+        if case .shown = phase, sceneHost.scene.contains(root), field == nil {
+            try redraw()
+            return
+        }
         if !sceneHost.scene.contains(root) {
             let size = Size(width: output.width, height: settings.theme.height(onOutputOfHeight: output.height))
             let model = KeyboardModel(layouts: layouts, size: size, spacing: settings.theme.spacing, timing: timing)
@@ -127,8 +137,17 @@ final class ScreenKeyboard {
             try sceneHost.commit(view.build(model, under: outputSet.root, output: output), owner: nil, at: now)
         }
         guard let model else { return }
+        try redraw()
         phase = .shown
-        try sceneHost.commit(view.slide(shown: true, size: model.geometry.size, output: output), owner: nil, at: now)
+        var tx = view.slide(shown: true, size: model.geometry.size, output: output)
+        avoidance?.restore(in: sceneHost.scene, into: &tx)
+        avoidance = field.flatMap { field in
+            let top = outputSet.primary.rootPoint(Point(x: 0, y: output.height - model.geometry.size.height)).y
+            return KeyboardAvoidance.make(
+                keeping: field, above: top, margin: settings.theme.spacing, mode: settings.avoid, in: sceneHost.scene, root: outputSet.root,
+                skipping: root, at: now, into: &tx)
+        }
+        try sceneHost.commit(tx, owner: nil, at: now)
         arm()
     }
 
@@ -138,7 +157,10 @@ final class ScreenKeyboard {
         model.reset()
         try redraw()
         let now = sceneHost.now
-        try sceneHost.commit(view.slide(shown: false, size: model.geometry.size, output: output), owner: nil, at: now)
+        var tx = view.slide(shown: false, size: model.geometry.size, output: output)
+        avoidance?.restore(in: sceneHost.scene, into: &tx)
+        avoidance = nil
+        try sceneHost.commit(tx, owner: nil, at: now)
         phase = .hiding(until: now + settings.theme.duration)
         arm()
     }

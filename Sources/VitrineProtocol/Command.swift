@@ -98,8 +98,9 @@ public enum Command: Sendable {
     case clientStop(name: String)
     /// The clients: name, pid, state, restarts, last exit.
     case clientList
-    /// Slides the screen keyboard in, with `layout` (a name of `[osk] layouts`) if given.
-    case oskShow(layout: String?)
+    /// Slides the screen keyboard in, with `layout` (a name of `[osk] layouts`) if given;
+    /// `field` (output pixels) is a text field to keep in sight (`[osk] avoid`).
+    case oskShow(layout: String?, field: Rect?)
     /// Slides the screen keyboard out.
     case oskHide
     /// Shows another layout of `[osk] layouts` (nil: the next one).

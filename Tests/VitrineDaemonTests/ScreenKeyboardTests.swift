@@ -173,6 +173,31 @@ import VitrineRaster
         #expect(daemon.isRunning)
     }
 
+    /// The page's field (y 330…390) would be under the keyboard (from y 288): the page moves
+    /// up, or gets shorter, by 108 pixels (to 6 above the keyboard) with the slide, and back.
+    /// (Shorter bounds resize a window shown in a surface layer, which lays itself out again;
+    /// this page's sublayers stay where they are.)
+    @Test(arguments: [("move", [400.0, 132.0], [0.0, 0.0, 800.0, 480.0]), ("resize", [400.0, 186.0], [0.0, 0.0, 800.0, 372.0])])
+    func aTextFieldTheKeyboardWouldCoverIsKeptInSight(avoid: String, position: [Double], bounds: [Double]) throws {
+        let (daemon, c) = try Self.start("avoid = \"\(avoid)\"\nduration = 0.5\n")
+        try c.ok(#"{"cmd": "osk.show", "field": [100, 330, 600, 60]}"#)
+        try c.ok(#"{"cmd": "clock.advance", "seconds": 0.5}"#)
+        let page = try c.request(#"{"cmd": "layer.get", "layer": "page", "keys": ["position", "bounds"], "presentation": true}"#)
+        #expect(page["result"]?["properties"]?["position"] == .array(position.map(JSON.number)), "\(page)")
+        #expect(page["result"]?["properties"]?["bounds"] == .array(bounds.map(JSON.number)), "\(page)")
+        if avoid == "move" {
+            let shot = try c.screenshot("osk-avoid-move")
+            ScreenshotTests.expectPixel(shot, 400, 330 - 108, [48, 96, 192, 255], "the field's top border, moved up")
+            ScreenshotTests.expectPixel(shot, 400, 330 - 108 + 30, [255, 255, 255, 255], "the field, above the keyboard")
+        }
+        try c.ok(#"{"cmd": "osk.hide"}"#)
+        try c.ok(#"{"cmd": "clock.advance", "seconds": 0.5}"#)
+        let back = try c.request(#"{"cmd": "layer.get", "layer": "page", "keys": ["position", "bounds"], "presentation": true}"#)
+        #expect(back["result"]?["properties"]?["position"] == .array([.number(400), .number(240)]), "\(back)")
+        #expect(back["result"]?["properties"]?["bounds"] == .array([.number(0), .number(0), .number(800), .number(480)]), "\(back)")
+        #expect(daemon.isRunning)
+    }
+
     @Test func theCommandsNeedTheKeyboardEnabled() throws {
         let daemon = try DaemonProcess(arguments: ["--size", "320x200"])
         let c = try daemon.connect()

@@ -81,6 +81,7 @@ final class ScreenKeyboard {
 
     /// Runs `osk.show`, `osk.hide` and `osk.layout`; the reply says what is shown.
     func execute(_ command: Command) throws(ProtocolError) -> JSON {
+        forgetRemovedLayers()
         switch command {
         case .oskShow(let layout, let field):
             if let layout {
@@ -118,6 +119,26 @@ final class ScreenKeyboard {
             throw ProtocolError(.invalidValue, "the screen keyboard has no layout '\(name)'; [osk] layouts has \(layouts.map(\.name).joined(separator: ", "))")
         }
         return index
+    }
+
+    /// The Wayland server's seam (text-input-v3, once it is offered): a client's text input
+    /// was enabled, with its cursor rectangle in the root's coordinates, or disabled.
+    func textInput(enabled: Bool, cursor: Rect?) throws(ProtocolError) {
+        forgetRemovedLayers()
+        if enabled { try show(keeping: cursor) } else { try hide() }
+    }
+
+    /// Its layers were removed by someone else (`scene.reset`), or left by a restored
+    /// journal: it is hidden, and such layers go.
+    private func forgetRemovedLayers() {
+        let present = sceneHost.scene.contains(root)
+        if model == nil, present {
+            do { try sceneHost.commit(view.remove(), owner: nil, at: sceneHost.now) } catch {
+                logger.warning("osk: cannot remove stale layers: \(error.message)")
+            }
+        } else if model != nil, !present {
+            (phase, model, avoidance) = (.hidden, nil, nil)
+        }
     }
 
     /// Slides the keyboard in (its layers made first when hidden). A text `field` (the
@@ -173,7 +194,7 @@ final class ScreenKeyboard {
     func take(_ event: InputEvent, at time: Double) -> Bool {
         guard case .shown = phase, let model else { return false }
         if !sceneHost.scene.contains(root) {
-            phase = .hidden
+            forgetRemovedLayers()
             return false
         }
         var typed: [Typed] = []
@@ -227,7 +248,9 @@ final class ScreenKeyboard {
             }
             return
         }
-        guard case .shown = phase, let model else { return }
+        guard case .shown = phase else { return }
+        forgetRemovedLayers()
+        guard let model else { return }
         settle(model.advance(to: time), at: time)
     }
 

@@ -3,11 +3,11 @@ import VitrineCore
 /// How a screen keyboard looks and moves: `[osk]`'s theme keys.
 public struct KeyboardTheme: Sendable, Hashable {
     /// Behind the keys.
-    public var background = Color(red: 0.11, green: 0.12, blue: 0.14)
+    public var background = Color(red: 28 / 255, green: 31 / 255, blue: 36 / 255)
     /// A character key, a special key (Shift, Enter, ⌫, the layout key), a key held down.
-    public var key = Color(red: 0.27, green: 0.29, blue: 0.33)
-    public var specialKey = Color(red: 0.18, green: 0.2, blue: 0.23)
-    public var pressedKey = Color(red: 0.35, green: 0.55, blue: 0.9)
+    public var key = Color(red: 69 / 255, green: 74 / 255, blue: 84 / 255)
+    public var specialKey = Color(red: 46 / 255, green: 51 / 255, blue: 57 / 255)
+    public var pressedKey = Color(red: 89 / 255, green: 140 / 255, blue: 230 / 255)
     /// The labels.
     public var label = Color.white
     /// The labels' font family (fontconfig's name); the size follows the key height.

@@ -125,6 +125,22 @@ import VitrineRaster
         #expect(daemon.isRunning)
     }
 
+    @Test func aClickTypesAndSceneResetTakesTheKeyboardAway() throws {
+        let (daemon, c) = try Self.shown()
+        let k = try Self.key("k", c)
+        try c.ok(#"{"cmd": "input.inject", "type": "pointer", "point": [\#(k.x), \#(k.y)]}"#)
+        try c.ok(#"{"cmd": "input.inject", "type": "pointer", "action": "button", "button": "left", "pressed": true}"#)
+        try c.ok(#"{"cmd": "input.inject", "type": "pointer", "action": "button", "button": "left", "pressed": false}"#)
+        #expect(try Self.typed(c) == ["k"])
+        try c.ok(#"{"cmd": "scene.reset"}"#)
+        #expect(try c.request(#"{"cmd": "osk.hide"}"#)["result"]?["state"] == .string("hidden"))
+        try c.ok(#"{"cmd": "osk.show"}"#)
+        try c.ok(#"{"cmd": "clock.advance", "seconds": 1}"#)
+        try Self.tap(try Self.key("k", c), c)
+        #expect(try Self.typed(c) == ["k"])
+        #expect(daemon.isRunning)
+    }
+
     @Test func aHeldKeyRepeatsUntilItLifts() throws {
         let (daemon, c) = try Self.shown()
         try Self.down(try Self.key("⌫", c), c)

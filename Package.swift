@@ -405,6 +405,7 @@ let package = Package(
             swiftSettings: [frameRelease()]),
         // The screen keyboard: layouts from xkeyboard-config, keys, touches, its layers.
         .target(name: "VitrineKeyboard", dependencies: ["VitrineCore", "VitrineSystem", "CXKBCommon"]),
+        .testTarget(name: "VitrineKeyboardTests", dependencies: ["VitrineKeyboard", "VitrineCore"]),
         .testTarget(
             name: "VitrineInputTests",
             dependencies: ["VitrineInput", "VitrineCore", "VitrineSystem", "VitrineTestSupport", .product(name: "Logging", package: "swift-log")]),

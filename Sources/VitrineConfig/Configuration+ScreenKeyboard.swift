@@ -47,7 +47,8 @@ extension Configuration.ScreenKeyboard {
             let names = items.compactMap(\.string)
             return names.count == items.count ? names : nil
         }
-        for name in layouts {
+        // Read only for a keyboard that is on: xkbcommon is not loaded for one that is off.
+        for name in layouts where enabled {
             do { _ = try KeyboardLayout(named: name) } catch { throw r.error("layouts", "\(error.message)") }
         }
         avoid = try r.choice("avoid", avoid)

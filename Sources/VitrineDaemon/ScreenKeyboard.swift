@@ -142,8 +142,9 @@ final class ScreenKeyboard {
     }
 
     /// Slides the keyboard in (its layers made first when hidden). A text `field` (the
-    /// root's coordinates) the keyboard would cover is kept in sight as `[osk] avoid` says:
-    /// the text-input seam (a client's cursor rectangle) and `osk.show`'s `field` give it.
+    /// root's coordinates, as laid out without the keyboard: a layer moved for an earlier
+    /// field is put back first) the keyboard would cover is kept in sight as `[osk] avoid`
+    /// says: the text-input seam (a client's cursor rectangle) and `osk.show`'s `field` give it.
     func show(keeping field: Rect? = nil) throws(ProtocolError) {
         let now = sceneHost.now
         if case .shown = phase, sceneHost.scene.contains(root), field == nil {
@@ -160,8 +161,14 @@ final class ScreenKeyboard {
         guard let model else { return }
         try redraw()
         phase = .shown
+        if let previous = avoidance {
+            // Put back first: the next field's layer may be the same one.
+            var back = Transaction(animationDuration: settings.theme.duration, timingFunction: settings.theme.timing, isAnimated: true)
+            previous.restore(in: sceneHost.scene, into: &back)
+            try sceneHost.commit(back, owner: nil, at: now)
+            avoidance = nil
+        }
         var tx = view.slide(shown: true, size: model.geometry.size, output: output)
-        avoidance?.restore(in: sceneHost.scene, into: &tx)
         avoidance = field.flatMap { field in
             let top = outputSet.primary.rootPoint(Point(x: 0, y: output.height - model.geometry.size.height)).y
             return KeyboardAvoidance.make(

@@ -206,6 +206,11 @@ import VitrineRaster
             ScreenshotTests.expectPixel(shot, 400, 330 - 108, [48, 96, 192, 255], "the field's top border, moved up")
             ScreenshotTests.expectPixel(shot, 400, 330 - 108 + 30, [255, 255, 255, 255], "the field, above the keyboard")
         }
+        // The same field again (the next text field focused): the page is where it was.
+        try c.ok(#"{"cmd": "osk.show", "field": [100, 330, 600, 60]}"#)
+        try c.ok(#"{"cmd": "clock.advance", "seconds": 0.5}"#)
+        let again = try c.request(#"{"cmd": "layer.get", "layer": "page", "keys": ["position"], "presentation": true}"#)
+        #expect(again["result"]?["properties"]?["position"] == .array(position.map(JSON.number)), "\(again)")
         try c.ok(#"{"cmd": "osk.hide"}"#)
         try c.ok(#"{"cmd": "clock.advance", "seconds": 0.5}"#)
         let back = try c.request(#"{"cmd": "layer.get", "layer": "page", "keys": ["position", "bounds"], "presentation": true}"#)

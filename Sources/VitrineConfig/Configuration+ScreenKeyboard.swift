@@ -34,6 +34,16 @@ extension Configuration {
 }
 
 extension Configuration.ScreenKeyboard {
+    /// Every key, each read once, when the daemon makes the keyboard at start.
+    static let startKeys: [(key: String, value: @Sendable (Configuration) -> AnyHashable)] = [
+        ("osk.enabled", { $0.osk.enabled }), ("osk.layouts", { $0.osk.layouts }), ("osk.avoid", { $0.osk.avoid }),
+        ("osk.background", { $0.osk.theme.background }), ("osk.key_color", { $0.osk.theme.key }),
+        ("osk.special_key_color", { $0.osk.theme.specialKey }), ("osk.pressed_color", { $0.osk.theme.pressedKey }),
+        ("osk.label_color", { $0.osk.theme.label }), ("osk.font", { $0.osk.theme.font }), ("osk.corner_radius", { $0.osk.theme.cornerRadius }),
+        ("osk.key_spacing", { $0.osk.theme.spacing }), ("osk.height", { $0.osk.theme.height }), ("osk.duration", { $0.osk.theme.duration }),
+        ("osk.curve", { $0.osk.theme.timing }),
+    ]
+
     static let keys = [
         "enabled", "layouts", "avoid", "background", "key_color", "special_key_color", "pressed_color", "label_color", "font", "corner_radius",
         "key_spacing", "height", "duration", "curve",

@@ -381,7 +381,10 @@ extension Configuration {
 
 extension Configuration {
     /// The keys a running daemon takes only when it starts, each with what it reads.
-    private static let startKeys: [(key: String, value: @Sendable (Configuration) -> AnyHashable)] = [
+    private static let startKeys: [(key: String, value: @Sendable (Configuration) -> AnyHashable)] = sectionStartKeys + ScreenKeyboard.startKeys
+
+    /// The start keys of the sections other than `[osk]` (whose own list is beside it).
+    private static let sectionStartKeys: [(key: String, value: @Sendable (Configuration) -> AnyHashable)] = [
         ("output.backend", { $0.output.backend }), ("output.device", { $0.output.device }),
         ("output.connector", { $0.output.connector }), ("output.mode", { $0.output.mode }),
         ("output.rotation", { $0.output.rotation }), ("output.buffers", { $0.output.buffers }),
@@ -417,8 +420,6 @@ extension Configuration {
         // The Wayland server's limits are set when it starts.
         ("compositor.max_objects_per_client", { $0.compositor.maxObjectsPerClient }),
         ("compositor.max_shm_pools_per_client", { $0.compositor.maxShmPoolsPerClient }),
-        // The screen keyboard is made once, at start.
-        ("osk", { $0.osk }),
         // The X11 display is opened (or not) once, at start.
         ("compositor.xwayland", { $0.compositor.xwayland }),
         // The configured clients are started once, at start.

@@ -8,7 +8,9 @@ import VitrineSystem
 /// what it types goes.
 extension Coordinator {
     /// The keyboard `[osk]` describes, wired to the input router and to scripts; nil when
-    /// it is not enabled.
+    /// it is not enabled. What it types goes to scripts and, as key strokes, to the window
+    /// that has the keys; once the Wayland server offers text-input-v3, `.text` is to go to
+    /// a client that enabled it as `commit_string` instead of key strokes.
     func makeScreenKeyboard(loop: EventLoop?) throws(SystemError) -> ScreenKeyboard? {
         guard settings.osk.enabled else { return nil }
         let keyboard = try ScreenKeyboard(settings: settings.osk, input: settings.input, sceneHost: sceneHost, outputSet: outputSet, loop: loop, logger: logger)
@@ -19,6 +21,7 @@ extension Coordinator {
         }
         keyboard.changed = { [unowned self] in flush() }
         input.screenKeyboard = keyboard
+        keyboard.forgetRemovedLayers()
         return keyboard
     }
 

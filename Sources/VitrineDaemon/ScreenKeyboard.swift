@@ -130,7 +130,7 @@ final class ScreenKeyboard {
 
     /// Its layers were removed by someone else (`scene.reset`), or left by a restored
     /// journal: it is hidden, and such layers go.
-    private func forgetRemovedLayers() {
+    func forgetRemovedLayers() {
         let present = sceneHost.scene.contains(root)
         if model == nil, present {
             do { try sceneHost.commit(view.remove(), owner: nil, at: sceneHost.now) } catch {

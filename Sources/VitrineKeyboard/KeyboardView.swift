@@ -9,6 +9,7 @@ import VitrineCore
 /// ├─ osk:key:0 … N       a key: its colour and corners
 /// │  └─ osk:label:0 … N  its label (a text layer)
 /// └─ osk:popup           the accents popup, while one is open
+///    ├─ osk:popup:panel  its background
 ///    └─ osk:accent:0 …   a choice, with its label osk:accent:0:label
 /// ```
 public struct KeyboardView {

@@ -219,6 +219,28 @@ import VitrineRaster
         #expect(daemon.isRunning)
     }
 
+    @Test func aKeyboardLeftInTheSceneJournalIsNotRestored() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-osk-\(UUID().uuidString.prefix(8))")
+        let state = directory.appendingPathComponent("state").path
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("vitrine.toml").path
+        try "[osk]\nenabled = true\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let arguments = ["--size", "320x200", "--state-dir", state, "--config", config]
+        let first = try DaemonProcess(arguments: arguments)
+        let c = try first.connect()
+        try c.ok(#"{"cmd": "osk.show"}"#)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, !(try SceneJournalTests.journal(in: state)?.text.contains("osk:key:0") ?? false) { usleep(20_000) }
+        kill(first.pid, SIGKILL)
+        _ = first.waitForExit()
+        let second = try DaemonProcess(arguments: arguments)
+        let d = try second.connect()
+        #expect(try d.request(#"{"cmd": "layer.get", "layer": "osk"}"#)["ok"] == .bool(false), "no keyboard without its state")
+        #expect(try d.request(#"{"cmd": "osk.show"}"#)["result"]?["state"] == .string("shown"))
+        #expect(try d.request(#"{"cmd": "layer.get", "layer": "osk:key:0"}"#)["ok"] == .bool(true))
+    }
+
     @Test func theCommandsNeedTheKeyboardEnabled() throws {
         let daemon = try DaemonProcess(arguments: ["--size", "320x200"])
         let c = try daemon.connect()

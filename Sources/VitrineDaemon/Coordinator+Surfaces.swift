@@ -7,10 +7,12 @@ import VitrineXWayland
 /// host places them.
 extension Coordinator {
     /// Serves Wayland clients with `server`: its pictures count in `limits.memory_mb` with
-    /// the images and videos, and the window host places its windows.
+    /// the images and videos, and the window host places its windows; the cursor a client
+    /// sets is drawn while the pointer is over it.
     public func serve(_ server: WaylandServer) {
         content.serve(server)
         windows?.serve(server)
+        server.cursorChanged = { [unowned self] cursor in input.presence.use(cursor) }
     }
 
     /// Serves X11 programs' windows through `x11`: the window host places them as it places

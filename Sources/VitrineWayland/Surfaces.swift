@@ -92,6 +92,8 @@ final class SurfaceObject: ServerObject {
         case subsurface(SubsurfaceObject)
         /// Xwayland's surface of an X11 window, given by the X window manager.
         case xwayland(XWaylandSurface)
+        /// The pointer's cursor (`wl_pointer.set_cursor`).
+        case cursor
     }
 
     /// The state a commit applies.
@@ -217,6 +219,7 @@ final class SurfaceObject: ServerObject {
     override func destroyed() {
         isGone = true
         server.liftTouches(on: self)
+        if server.seat.pointerFocus === self { server.seat.pointerFocusChanged() }
         pending.callbacks.removeAll()
         for item in cached?.feedback ?? [] { item.discard() }
         cached = nil
@@ -226,6 +229,7 @@ final class SurfaceObject: ServerObject {
         case .xdg(let xdg): xdg.surfaceGone()
         case .subsurface(let sub): sub.surfaceGone()
         case .xwayland(let x): x.surfaceGone()
+        case .cursor: server.seat.cursorGone(self)
         case nil: break
         }
         buffer?.drop()
@@ -376,6 +380,7 @@ final class SurfaceObject: ServerObject {
             case .xdg(let xdg): xdg.committed(changed: changed)
             case .subsurface(let sub): sub.committed(changed: changed)
             case .xwayland(let x): x.committed(changed: changed)
+            case .cursor: cursorCommitted()
             case nil: break
             }
             if !feedback.isEmpty {
@@ -435,7 +440,7 @@ final class SurfaceObject: ServerObject {
         switch role {
         case .xdg(let xdg): xdg.window
         case .subsurface(let sub): sub.parent?.toplevel
-        case .xwayland, nil: nil
+        case .xwayland, .cursor, nil: nil
         }
     }
 
@@ -444,7 +449,7 @@ final class SurfaceObject: ServerObject {
         switch role {
         case .xwayland(let x): x
         case .subsurface(let sub): sub.parent?.xwayland
-        case .xdg, nil: nil
+        case .xdg, .cursor, nil: nil
         }
     }
 }

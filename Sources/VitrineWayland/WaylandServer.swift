@@ -36,6 +36,9 @@ public final class WaylandServer {
     let logger: Logger
     /// Hears of the xdg toplevels' lives.
     public weak var delegate: WindowDelegate?
+    /// Told what the pointer's cursor is when the pointer moves onto another client's
+    /// surface and when that client sets or changes its cursor.
+    public var cursorChanged: ((PointerCursor) -> Void)?
     /// The mapped and unmapped toplevels, by id.
     public private(set) var toplevels: [Int: Toplevel] = [:]
     /// The last window id given (to a toplevel or an X11 window).

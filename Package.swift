@@ -54,6 +54,7 @@ let package = Package(
         .executable(name: "vitrine-bench", targets: ["vitrine-bench"]),
         .library(name: "VitrineConfig", targets: ["VitrineConfig"]),
         .library(name: "VitrineInput", targets: ["VitrineInput"]),
+        .library(name: "VitrineKeyboard", targets: ["VitrineKeyboard"]),
         .library(name: "VitrineWayland", targets: ["VitrineWayland"]),
         .library(name: "VitrineWindowHost", targets: ["VitrineWindowHost"]),
         .library(name: "VitrineXWayland", targets: ["VitrineXWayland"]),
@@ -190,6 +191,7 @@ let package = Package(
                 "VitrineWayland",
                 "VitrineWindowHost",
                 "VitrineXWayland",
+                "VitrineKeyboard",
                 "VitrineOutputSet",
                 "VitrineSceneHost",
                 "CLinuxEvents",
@@ -263,7 +265,7 @@ let package = Package(
             name: "vitrine-bench",
             dependencies: [
                 "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineProtocol", "CPixman", "VitrineDaemon",
-                "VitrineSystem",
+                "VitrineSystem", "VitrineKeyboard",
                 "VitrineImage", "VitrineCodecs", "CJPEG", "CairoReference", "vitrined", "vitrine-decoder", "vitrine-fleet", "CWaylandClient",
                 "WaylandDescription",
                 .product(name: "Logging", package: "swift-log"),
@@ -401,6 +403,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [frameRelease()]),
+        // The screen keyboard: layouts from xkeyboard-config, keys, touches, its layers.
+        .target(name: "VitrineKeyboard", dependencies: ["VitrineCore", "VitrineSystem", "CXKBCommon"]),
+        .testTarget(name: "VitrineKeyboardTests", dependencies: ["VitrineKeyboard", "VitrineCore"]),
         .testTarget(
             name: "VitrineInputTests",
             dependencies: ["VitrineInput", "VitrineCore", "VitrineSystem", "VitrineTestSupport", .product(name: "Logging", package: "swift-log")]),
@@ -427,7 +432,8 @@ let package = Package(
         .target(
             name: "VitrineConfig",
             dependencies: [
-                "VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", "VitrineSystem", .product(name: "TOMLKit", package: "TOMLKit"),
+                "VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem",
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig"]),
     ]

@@ -30,3 +30,10 @@ F(xkb_layout_index_t, xkb_state_serialize_layout, (struct xkb_state *state, enum
 F(xkb_mod_mask_t, xkb_state_serialize_mods, (struct xkb_state *state, enum xkb_state_component components), (state, components))
 P(xkb_state_unref, (struct xkb_state *state), (state))
 F(enum xkb_state_component, xkb_state_update_key, (struct xkb_state *state, xkb_keycode_t key, enum xkb_key_direction direction), (state, key, direction))
+
+/* The screen keyboard's layouts (VitrineKeyboard): the symbols on each key and level. */
+F(int, xkb_keymap_key_get_syms_by_level, (struct xkb_keymap *keymap, xkb_keycode_t key, xkb_layout_index_t layout, xkb_level_index_t level, const xkb_keysym_t **syms_out), (keymap, key, layout, level, syms_out))
+F(xkb_level_index_t, xkb_keymap_num_levels_for_key, (struct xkb_keymap *keymap, xkb_keycode_t key, xkb_layout_index_t layout), (keymap, key, layout))
+F(xkb_keycode_t, xkb_keymap_max_keycode, (struct xkb_keymap *keymap), (keymap))
+F(int, xkb_keysym_to_utf8, (xkb_keysym_t keysym, char *buffer, size_t size), (keysym, buffer, size))
+F(xkb_keysym_t, xkb_utf32_to_keysym, (uint32_t ucs), (ucs))

@@ -93,6 +93,7 @@ extension Configuration {
         metrics = try Metrics(reading: top.table("metrics"))
         compositor = try Compositor(reading: top.table("compositor"))
         launcher = try Launcher(reading: top.table("launcher"))
+        osk = try ScreenKeyboard(reading: top.table("osk"))
         scene = try InitialScene(reading: top.table("scene"), source: source)
         try scene.tryOut(kinds: kinds, size: output.headlessSize, reader: top.table("scene"))
         outputs = try OutputEntry.readAll(top, source: source)
@@ -110,6 +111,7 @@ extension Configuration {
         "rolling_number": RollingNumber.keys, "fonts": Fonts.keys, "limits": Limits.keys, "content": Content.keys,
         "logging": Logging.keys, "scene": InitialScene.keys, "state": State.keys, "input": Input.keys,
         "fleet": Fleet.keys, "wall": Wall.keys, "metrics": Metrics.keys, "compositor": Compositor.keys, "launcher": Launcher.keys,
+        "osk": ScreenKeyboard.keys,
     ]
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {

@@ -49,6 +49,8 @@ public struct Configuration: Sendable, Equatable {
     public var clients: [ClientEntry] = []
     /// `[launcher]`: what `client.start` may run besides them.
     public var launcher = Launcher()
+    /// `[osk]`: the on-screen keyboard.
+    public var osk = ScreenKeyboard()
 
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()
@@ -380,7 +382,10 @@ extension Configuration {
 
 extension Configuration {
     /// The keys a running daemon takes only when it starts, each with what it reads.
-    private static let startKeys: [(key: String, value: @Sendable (Configuration) -> AnyHashable)] = [
+    private static let startKeys: [(key: String, value: @Sendable (Configuration) -> AnyHashable)] = sectionStartKeys + ScreenKeyboard.startKeys
+
+    /// The start keys of the sections other than `[osk]` (whose own list is beside it).
+    private static let sectionStartKeys: [(key: String, value: @Sendable (Configuration) -> AnyHashable)] = [
         ("output.backend", { $0.output.backend }), ("output.device", { $0.output.device }),
         ("output.connector", { $0.output.connector }), ("output.mode", { $0.output.mode }),
         ("output.rotation", { $0.output.rotation }), ("output.buffers", { $0.output.buffers }),

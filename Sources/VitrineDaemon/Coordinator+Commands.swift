@@ -34,10 +34,12 @@ extension Coordinator {
         case .clockSet(let time):
             try setClock(time)
             input.clockMoved()
+            screenKeyboard?.advance(to: now)
             return .object(["time": .number(now)])
         case .clockAdvance(let seconds):
             try setClock(now + seconds)
             input.clockMoved()
+            screenKeyboard?.advance(to: now)
             return .object(["time": .number(now)])
         case .screenshot:
             throw ProtocolError(.internalError, "screenshot is handled before execute")
@@ -72,6 +74,8 @@ extension Coordinator {
             return windows?.clientList() ?? .object(["clients": .array([])])
         case .clientStop:
             throw ProtocolError(.internalError, "client.stop is handled before execute")
+        case .oskShow, .oskHide, .oskLayout:
+            return try executeKeyboard(command)
         }
     }
 

@@ -62,6 +62,8 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
     /// The window policy and the programs the daemon runs (`surface.*`, `client.*`); nil in
     /// a coordinator without a loop.
     public private(set) var windows: WindowHost?
+    /// The on-screen keyboard, when `[osk]` enables it.
+    private(set) var screenKeyboard: ScreenKeyboard?
 
     /// What a request leaves for after its reply (`flush`): events, and a frame.
     struct AfterReply {
@@ -110,6 +112,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
                 openJournal(directory: $0, mustExist: settings.stateDirectoryIsDefault, fresh: settings.freshStart, loop: loop)
             } ?? false
         if !restored { try showInitialScene() }
+        screenKeyboard = try makeScreenKeyboard(loop: loop)
         renderer.animations.clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) }
         if let loop {
             windows = WindowHost(scene: scene, surfaces: content.surfaces, settings: settings.windowHost, loop: loop, logger: logger) {

@@ -76,6 +76,8 @@ public struct DaemonSettings: Sendable {
     public var fleet: Configuration.Fleet
     /// `[wall]`: the canvas the outputs with a viewport show their rectangles of.
     public var wall = Configuration.Wall()
+    /// `[osk]`: the on-screen keyboard.
+    public var osk: Configuration.ScreenKeyboard
     /// `[metrics]`: the Prometheus endpoint on a Unix socket, when `enabled`.
     public var metrics: Configuration.Metrics
     /// `[compositor]`: the Wayland server, when `enabled`.
@@ -132,6 +134,7 @@ public struct DaemonSettings: Sendable {
         fleet = c.fleet
         wall = c.wall
         metrics = c.metrics
+        osk = c.osk
         compositor = c.compositor
         clients = c.clients
         launcher = c.launcher

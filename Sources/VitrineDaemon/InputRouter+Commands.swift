@@ -50,6 +50,16 @@ extension InputRouter {
         if !removed.isEmpty { logger.debug("bindings removed with their layers: \(removed.joined(separator: ", "))") }
     }
 
+    /// The device name the screen keyboard's key events carry.
+    static let screenKeyboardDevice = "osk"
+
+    /// Presses or releases the evdev key `code` for the screen keyboard: a key event read
+    /// through the keymap, to the window that has the keys, scripts and key bindings.
+    func typeKey(_ code: UInt32, pressed: Bool) {
+        guard let keyboard = try? keyboardForInjection() else { return }
+        handle(.key(keyboard.key(code, pressed: pressed, time: EventLoop.monotonicSeconds, device: Self.screenKeyboardDevice)), measured: false)
+    }
+
     /// Feeds an injected event to the input pipeline; the reply gives the media time it
     /// happened at.
     private func inject(_ injected: InjectedInput) throws(ProtocolError) -> JSON {

@@ -30,6 +30,8 @@ final class InputRouter {
     /// Called after a timer's gestures and motion have been handled: their events and
     /// changes are due (the coordinator's `flush`).
     private let changed: () -> Void
+    /// The screen keyboard, which takes the touches and clicks on its keys before windows do.
+    weak var screenKeyboard: ScreenKeyboard?
     /// The window host, whose windows take the events over them first.
     weak var windows: WindowHost?
     /// The bindings in force.
@@ -130,6 +132,10 @@ final class InputRouter {
         measuredTime = measured && sceneHost.clock.mode == .realtime ? event.time : nil
         defer { measuredTime = nil }
         let time = mediaTime(ofKernelTime: event.time)
+        if let screenKeyboard, screenKeyboard.isVisible, screenKeyboard.take(event, at: time) {
+            if case .touch(let touch) = event { track(touch) } else if case .pointer(let motion) = event { pointer = motion.point }
+            return time
+        }
         windows?.handle(event, at: time, on: InputPlacement(root: outputSet.root, origin: outputSet.primary.origin))
         let event = event.at(time)
         switch event {

@@ -98,6 +98,13 @@ public enum Command: Sendable {
     case clientStop(name: String)
     /// The clients: name, pid, state, restarts, last exit.
     case clientList
+    /// Slides the screen keyboard in, with `layout` (a name of `[osk] layouts`) if given;
+    /// `field` (output pixels) is a text field to keep in sight (`[osk] avoid`).
+    case oskShow(layout: String?, field: Rect?)
+    /// Slides the screen keyboard out.
+    case oskHide
+    /// Shows another layout of `[osk] layouts` (nil: the next one).
+    case oskLayout(layout: String?)
 
     /// The command's wire name.
     public var name: String {
@@ -140,6 +147,9 @@ public enum Command: Sendable {
         case .clientStart: "client.start"
         case .clientStop: "client.stop"
         case .clientList: "client.list"
+        case .oskShow: "osk.show"
+        case .oskHide: "osk.hide"
+        case .oskLayout: "osk.layout"
         }
     }
 

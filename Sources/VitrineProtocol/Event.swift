@@ -85,6 +85,10 @@ public enum Event: Sendable, Equatable {
     case inputIdle(time: Double, since: Double)
     /// Input came after `inputIdle`, `idleSeconds` after the last before it.
     case inputActive(time: Double, idleSeconds: Double)
+    /// The screen keyboard typed text (a key, a repeat, an accent).
+    case oskText(text: String, time: Double)
+    /// The screen keyboard's backspace, enter or an arrow was pressed (or repeated).
+    case oskKey(key: String, time: Double)
 
     /// The events' names on the wire, in the order `hello` lists them.
     public enum Name: String, CaseIterable, Sendable {
@@ -102,6 +106,7 @@ public enum Event: Sendable, Equatable {
         case outputAdded = "output.added", outputRemoved = "output.removed"
         case surfaceUnresponsive = "surface.unresponsive", surfaceResponsive = "surface.responsive", surfaceAssigned = "surface.assigned"
         case inputIdle = "input.idle", inputActive = "input.active"
+        case oskText = "osk.text", oskKey = "osk.key"
     }
 
     /// A touch's phase (`input.touch`).
@@ -316,6 +321,8 @@ extension Event {
         case .surfaceAssigned: .surfaceAssigned
         case .inputIdle: .inputIdle
         case .inputActive: .inputActive
+        case .oskText: .oskText
+        case .oskKey: .oskKey
         }
     }
 
@@ -437,6 +444,10 @@ extension Event {
             var fields = window.fields
             fields["previous"] = previous.map(JSON.string) ?? .null
             return fields
+        case .oskText(let text, let time):
+            return ["text": .string(text), "time": .number(time)]
+        case .oskKey(let key, let time):
+            return ["key": .string(key), "time": .number(time)]
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import VitrineCore
 import VitrineDaemon
+import VitrineKeyboard
 import VitrineOutput
 import VitrineOutputSet
 import VitrineProtocol
@@ -10,10 +11,11 @@ import VitrineRender
 /// `vitrine-bench frame`: whole frames of a reference kiosk scene at 1080p — a full
 /// repaint, a frame in which only a large number's digits change, frames with a loading
 /// spinner (a replicator) turning and a progress ring filling, frames of a card flipping in
-/// perspective, and frames of a full-screen push transition — each beside a memcpy of one frame (the
-/// bandwidth floor of any frame), as JSON lines.
+/// perspective, frames of a full-screen push transition and frames of the on-screen keyboard
+/// sliding in over the page — each beside a memcpy of one frame (the bandwidth floor of any
+/// frame), as JSON lines.
 ///
-///     vitrine-bench frame [--quick] [--cold] [--repetitions N] [--write-frames DIR] [full|digits|spinner|flip|push]
+///     vitrine-bench frame [--quick] [--cold] [--repetitions N] [--write-frames DIR] [full|digits|spinner|flip|push|osk]
 ///
 /// `--cold` adds `frame.full_repaint_cold`: full repaints with the renderer's shadow and
 /// gradient caches emptied before each.
@@ -77,6 +79,10 @@ func runFrameBenchmarks(_ options: [String]) {
         progressRing(scene, pipeline, &time, memcpy, repetitions)
         if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.spinner_ring.png") }
     }
+    if runs("frame.osk_slide") {
+        keyboardSlide(scene, pipeline, &time, memcpy, repetitions)
+        if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.osk_slide.png") }
+    }
     if runs("frame.push") {
         push(scene, pipeline, &time, memcpy, repetitions)
         if let frames { try! output.frontBuffer!.writePNG(to: "\(frames)/frame.push.png") }
@@ -95,6 +101,24 @@ private func push(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout Doubl
     try! scene.commit(tx, at: time)
     let frames = animatedFrames(scene, pipeline, &time, repetitions, maximumPixels: 1920 * 1080)
     report("frame.push", frames, memcpy)
+}
+
+/// Frames of the on-screen keyboard (the "us" layout, the default theme, 432 pixels high)
+/// sliding in over the kiosk, as the daemon builds it, over as many frames as are timed:
+/// each repaints the keyboard where it is now and the page it uncovers.
+private func keyboardSlide(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout Double, _ memcpy: Double, _ repetitions: Int) {
+    var theme = KeyboardTheme()
+    theme.duration = Double(repetitions + 1) / 60
+    theme.timing = .linear
+    let output = Size(width: 1920, height: 1080)
+    let size = Size(width: 1920, height: theme.height(onOutputOfHeight: 1080))
+    let model = KeyboardModel(layouts: [try! KeyboardLayout(named: "us")], size: size, spacing: theme.spacing, timing: KeyboardTiming())
+    var view = KeyboardView(theme: theme)
+    try! scene.commit(view.build(model, under: "root", output: output), at: time)
+    try! scene.commit(view.slide(shown: true, size: size, output: output), at: time)
+    let frames = animatedFrames(scene, pipeline, &time, repetitions, maximumPixels: 1920 * 1080)
+    report("frame.osk_slide", frames, memcpy)
+    try! scene.commit(view.remove(), at: time)
 }
 
 /// Frames of a card flipping in the kiosk's top right corner: two one-sided faces (360×200,

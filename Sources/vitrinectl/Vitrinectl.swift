@@ -20,7 +20,7 @@ struct Vitrinectl: ParsableCommand {
             AnimateCommand.self, AnimationsCommand.self, StopCommand.self, NumberCommand.self,
             PauseCommand.self, ResumeCommand.self, SpeedCommand.self, TimeCommand.self, ClockCommand.self,
             ScreenshotCommand.self, ReloadCommand.self, ResetCommand.self,
-            SendCommand.self, WatchCommand.self,
+            SendCommand.self, WatchCommand.self, KeyboardCommand.self,
         ])
 
     /// The connection options, which may also come before the subcommand: argument-parser

@@ -158,6 +158,22 @@ import VitrineCore
         [launcher]
         allow_commands = true
 
+        [osk]
+        enabled = true
+        layouts = ["de", "numeric"]
+        avoid = "resize"
+        background = "#01020380"
+        key_color = "#04050680"
+        special_key_color = "#07080980"
+        pressed_color = "#0a0b0c80"
+        label_color = "#0d0e0f80"
+        font = "DejaVu Sans Mono"
+        corner_radius = 2
+        key_spacing = 4
+        height = 300
+        duration = 0.5
+        curve = [0.1, 0.2, 0.3, 0.9]
+
         [[clients]]
         name = "player"
         command = ["mpv", "/srv/loop.mp4"]
@@ -250,6 +266,12 @@ import VitrineCore
         expected.compositor.xwayland = .onDemand
         expected.compositor.rules = [.init(appID: "chromium", layer: "browser"), .init(title: "Player", layer: "video")]
         expected.launcher.allowCommands = true
+        (expected.osk.enabled, expected.osk.layouts, expected.osk.avoid) = (true, ["de", "numeric"], .resize)
+        let grey = { (n: Double) in Color(red: n / 255, green: (n + 1) / 255, blue: (n + 2) / 255, alpha: 128 / 255) }
+        (expected.osk.theme.background, expected.osk.theme.key, expected.osk.theme.specialKey) = (grey(1), grey(4), grey(7))
+        (expected.osk.theme.pressedKey, expected.osk.theme.label, expected.osk.theme.font) = (grey(10), grey(13), "DejaVu Sans Mono")
+        (expected.osk.theme.cornerRadius, expected.osk.theme.spacing, expected.osk.theme.height) = (2, 4, 300)
+        (expected.osk.theme.duration, expected.osk.theme.timing) = (0.5, try TimingFunction(controlPoints: 0.1, 0.2, 0.3, 0.9))
         var player = Configuration.ClientEntry(name: "player", command: ["mpv", "/srv/loop.mp4"])
         (player.program.environment, player.program.directory, player.program.restart) = (["LANG": "C.UTF-8"], "/srv", .always)
         (player.program.restartMaxSeconds, player.program.restartsPerMinute, player.program.stopSeconds) = (10, 3, 1)

@@ -14,6 +14,7 @@ struct WaylandGlue: BuildToolPlugin {
         "VitrineOutput": ["stable/xdg-shell/xdg-shell.xml"],
         "VitrineWayland": [
             "wayland.xml", "stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml", "stable/viewporter/viewporter.xml",
+            "unstable/text-input/text-input-unstable-v3.xml",
         ],
         // The tests' and the compositor bench's own clients.
         "vitrine-bench": ["stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml"],

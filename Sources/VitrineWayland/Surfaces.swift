@@ -92,6 +92,8 @@ final class SurfaceObject: ServerObject {
         case subsurface(SubsurfaceObject)
         /// Xwayland's surface of an X11 window, given by the X window manager.
         case xwayland(XWaylandSurface)
+        /// A layer shell surface (`zwlr_layer_surface_v1`).
+        case layer(LayerSurface)
     }
 
     /// The state a commit applies.
@@ -226,6 +228,7 @@ final class SurfaceObject: ServerObject {
         case .xdg(let xdg): xdg.surfaceGone()
         case .subsurface(let sub): sub.surfaceGone()
         case .xwayland(let x): x.surfaceGone()
+        case .layer(let layer): layer.surfaceGone()
         case nil: break
         }
         buffer?.drop()
@@ -376,12 +379,15 @@ final class SurfaceObject: ServerObject {
             case .xdg(let xdg): xdg.committed(changed: changed)
             case .subsurface(let sub): sub.committed(changed: changed)
             case .xwayland(let x): x.committed(changed: changed)
+            case .layer(let layer): layer.committed(changed: changed)
             case nil: break
             }
             if !feedback.isEmpty {
                 // Shown only as part of a mapped window; the daemon decides whether a frame shows it.
                 if let toplevel, toplevel.isMapped {
                     server.changed(toplevel)
+                } else if let layer = layerSurface, layer.isMapped {
+                    server.layerShellDelegate?.layerSurfaceChanged(layer)
                 } else if let shown = xwayland, shown.isShown {
                     shown.commitWaits()
                 } else {
@@ -435,7 +441,7 @@ final class SurfaceObject: ServerObject {
         switch role {
         case .xdg(let xdg): xdg.window
         case .subsurface(let sub): sub.parent?.toplevel
-        case .xwayland, nil: nil
+        case .xwayland, .layer, nil: nil
         }
     }
 
@@ -444,7 +450,7 @@ final class SurfaceObject: ServerObject {
         switch role {
         case .xwayland(let x): x
         case .subsurface(let sub): sub.parent?.xwayland
-        case .xdg, nil: nil
+        case .xdg, .layer, nil: nil
         }
     }
 }

@@ -11,7 +11,7 @@ extension WaylandProtocol {
 
     /// `zwp_input_method_manager_v2`, `zwp_input_method_v2`, `zwp_input_popup_surface_v2`,
     /// `zwp_input_method_keyboard_grab_v2`.
-    static let inputMethodV2 = WaylandProtocol(interfaces: [
+    public static let inputMethodV2 = WaylandProtocol(interfaces: [
         I(
             name: "zwp_input_method_v2", version: 1,
             requests: [
@@ -52,7 +52,7 @@ extension WaylandProtocol {
     ])
 
     /// `zwp_virtual_keyboard_manager_v1`, `zwp_virtual_keyboard_v1`.
-    static let virtualKeyboardV1 = WaylandProtocol(interfaces: [
+    public static let virtualKeyboardV1 = WaylandProtocol(interfaces: [
         I(
             name: "zwp_virtual_keyboard_v1", version: 1,
             requests: [
@@ -67,7 +67,7 @@ extension WaylandProtocol {
     ])
 
     /// `zwlr_layer_shell_v1` and `zwlr_layer_surface_v1`, version 4.
-    static let layerShellV1 = WaylandProtocol(interfaces: [
+    public static let layerShellV1 = WaylandProtocol(interfaces: [
         I(
             name: "zwlr_layer_shell_v1", version: 4,
             requests: [

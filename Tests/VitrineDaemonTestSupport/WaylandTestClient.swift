@@ -60,9 +60,10 @@ open class TestWaylandClient {
     /// The first global of `name` bound.
     public func global(_ name: String) -> OpaquePointer? { bound[name]?.first }
 
-    /// Binds the global `name` the compositor told at connection.
-    public func bind(_ name: String, version: UInt32) throws -> OpaquePointer {
-        guard let id = told[name], let interface = Self.interface(name),
+    /// Binds the global `name` the compositor told at connection (`interface`: its table,
+    /// for a protocol this client does not know).
+    public func bind(_ name: String, version: UInt32, interface given: UnsafePointer<wl_interface>? = nil) throws -> OpaquePointer {
+        guard let id = told[name], let interface = given ?? Self.interface(name),
             let proxy = wlRegistryBind(registry, id, interface, version)
         else { throw DaemonError("the compositor has no \(name)") }
         bound[name, default: []].append(proxy)

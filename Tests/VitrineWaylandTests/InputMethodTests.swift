@@ -131,4 +131,63 @@ import VitrineTestSupport
         let text = setup.read(typed, count: 2)
         #expect(text == "qe", "foot read '\(text)'")
     }
+
+    @Test(.enabled(if: installed("/usr/bin/foot"), "apt-get install foot"))
+    func anInputMethodIsActivatedForFootsTextInputAndItsTextArrives() throws {
+        let setup = try Setup(extra: "input_method_clients = \"all\"")
+        let (foot, typed) = try setup.startFoot()
+        defer { _ = foot.terminate() }
+        let method = try InputMethodClient(setup.environment["WAYLAND_DISPLAY"]!)
+        #expect(!method.active)
+        try setup.tap(320, 100)
+        try method.dispatch(until: { method.active }, what: "activate for foot's text input", timeout: 10)
+        #expect(method.purpose == 13, "foot's content purpose is terminal (13), got \(method.purpose)")
+        method.commit("héllo")
+        let text = setup.read(typed, count: "héllo".utf8.count)
+        #expect(text == "héllo", "foot's shell read '\(text)': \(Self.log(setup.directory + "/foot.stderr"))")
+        let second = try InputMethodClient(setup.environment["WAYLAND_DISPLAY"]!)
+        try second.dispatch(until: { second.unavailable }, what: "unavailable for a second input method")
+        #expect(second.events == ["unavailable"])
+        _ = foot.terminate()
+        try method.dispatch(until: { !method.active }, what: "deactivate once foot is gone", timeout: 10)
+    }
+
+    @Test(.enabled(if: installed("/usr/bin/chromium"), "apt-get install chromium"))
+    func chromiumsFocusedFieldActivatesTheInputMethodAndTakesItsText() throws {
+        let setup = try Setup(extra: "input_method_clients = \"all\"")
+        let page = setup.directory + "/form.html"
+        try """
+        <html><body style="margin:0;background:#fff">
+        <input id="f" style="position:absolute;left:20px;top:20px;width:400px;height:60px;font-size:30px"
+          oninput="document.title='typed:'+this.value">
+        <script>document.title='ready'</script></body></html>
+        """.write(toFile: page, atomically: true, encoding: .utf8)
+        let chromium = try ChildProcess(
+            "/usr/bin/chromium",
+            [
+                "--ozone-platform=wayland", "--enable-wayland-ime", "--wayland-text-input-version=3", "--disable-gpu", "--no-sandbox", "--test-type",
+                "--user-data-dir=\(setup.directory)/profile", "--no-first-run", "--disable-features=Translate", "--app=file://\(page)",
+            ], stderrPath: setup.directory + "/chromium.stderr", environment: setup.environment)
+        defer { _ = chromium.terminate() }
+        let mapped = try setup.control.waitForEvent("surface.mapped", timeout: 60)
+        guard case .number(let id) = mapped["surface"] else { throw DaemonError("no surface id in \(mapped.text)") }
+        try setup.control.ok(#"{"cmd": "surface.assign", "surface": \#(Int(id)), "layer": "app"}"#)
+        let method = try InputMethodClient(setup.environment["WAYLAND_DISPLAY"]!)
+        let deadline = Date().addingTimeInterval(30)
+        while !method.active, Date() < deadline {
+            try setup.tap(100, 80)
+            try? method.dispatch(until: { method.active }, what: "activate", timeout: 2)
+        }
+        #expect(method.active, "Chromium's text field did not enable its text input: \(Self.log(setup.directory + "/chromium.stderr"))")
+        method.commit("kiosk")
+        var title = ""
+        let typedBy = Date().addingTimeInterval(15)
+        repeat {
+            let list = try setup.control.request(#"{"cmd": "surface.list"}"#)
+            if case .array(let surfaces) = list["result"]?["surfaces"], case .string(let t) = surfaces.first?["title"] { title = t }
+            if title == "typed:kiosk" { break }
+            usleep(200_000)
+        } while Date() < typedBy
+        #expect(title == "typed:kiosk", "the page's title is '\(title)'")
+    }
 }

@@ -15,6 +15,9 @@ final class InputGlobals {
     var mayUseInputMethods: (_ pid: Int) -> Bool = { _ in false }
     /// Hears of layer surfaces.
     weak var layerShellDelegate: LayerShellDelegate?
+    /// The layer shell's global, which `hidesLayerShell` hides from every client.
+    private var layerShell: OpaquePointer?
+    var hidesLayerShell = false
 
     init(server: WaylandServer) { self.server = server }
 
@@ -37,14 +40,18 @@ final class InputGlobals {
         ]
         bindings += restricted
         privileged = Set(restricted.compactMap(\.global))
+        layerShell = restricted.last?.global
         wl_display_set_global_filter(server.display, globalFilter, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// The globals offered, by interface name, with their versions.
-    var offered: [(name: String, version: Int)] { bindings.map(\.offered) }
+    var offered: [(name: String, version: Int)] {
+        bindings.filter { !hidesLayerShell || $0.global != layerShell }.map(\.offered)
+    }
 
     fileprivate func shows(_ global: OpaquePointer, to client: OpaquePointer) -> Bool {
         guard privileged.contains(global) else { return true }
+        if hidesLayerShell, global == layerShell { return false }
         if let xwayland = server.xwayland, xwayland.client == client { return false }
         return mayUseInputMethods(WaylandServer.pid(of: client))
     }
@@ -68,6 +75,13 @@ extension WaylandServer {
 }
 
 extension WaylandServer {
+    /// Whether `zwlr_layer_shell_v1` is hidden from every client. Only for the WLCS
+    /// integration, whose layer shell results are not in CI yet (docs/COMPOSITOR.md).
+    public var hidesLayerShell: Bool {
+        get { inputGlobals.hidesLayerShell }
+        set { inputGlobals.hidesLayerShell = newValue }
+    }
+
     /// Hears of layer surfaces (`zwlr_layer_surface_v1`): the window host, which arranges
     /// and shows them.
     public weak var layerShellDelegate: LayerShellDelegate? {

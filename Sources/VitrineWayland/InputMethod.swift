@@ -72,9 +72,9 @@ final class InputMethodObject: ServerObject {
         if isSeats { server.textInputs.inputMethod = nil }
     }
 
-    /// The active text input's state, then `done`; `fresh`: an `activate` first (a newly
-    /// enabled text input).
-    func activate(with state: TextInputState, fresh: Bool) {
+    /// The active text input's state and why its text changed (`cause`), then `done`;
+    /// `fresh`: an `activate` first (a newly enabled text input).
+    func activate(with state: TextInputState, cause: UInt32, fresh: Bool) {
         guard isSeats else { return }
         if fresh || !isActive { post(ZwpInputMethodV2Event.activate.rawValue) }
         isActive = true
@@ -85,7 +85,7 @@ final class InputMethodObject: ServerObject {
                     [wl_argument(s: $0), wl_argument(u: UInt32(clamping: surrounding.cursor)), wl_argument(u: UInt32(clamping: surrounding.anchor))])
             }
         }
-        post(ZwpInputMethodV2Event.text_change_cause.rawValue, [wl_argument(u: 0)])
+        post(ZwpInputMethodV2Event.text_change_cause.rawValue, [wl_argument(u: cause)])
         post(ZwpInputMethodV2Event.content_type.rawValue, [wl_argument(u: state.hints.rawValue), wl_argument(u: state.purpose.rawValue)])
         sendDone()
     }

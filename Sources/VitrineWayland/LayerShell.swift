@@ -139,6 +139,10 @@ public final class LayerSurface: ServerObject, HostedWindow {
     /// Whether touching or clicking it gives it the keys (keyboard interactivity other than none).
     public var takesKeyboardFocus: Bool { settings.keyboard != .none }
 
+    /// Whether it takes the keys as it shows and keeps them (mapped, exclusive interactivity,
+    /// on the top or overlay layer).
+    public var holdsKeyboardExclusively: Bool { isMapped && settings.keyboard == .exclusive && settings.layer >= .top }
+
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
         switch ZwlrLayerSurfaceV1Request(rawValue: opcode) {
         case .set_size:
@@ -207,13 +211,16 @@ public final class LayerSurface: ServerObject, HostedWindow {
         if surface.buffer == nil {
             unmap()
             if !wantsConfigure {
-                wantsConfigure = true
-                server.layerShellDelegate?.layerSurfaceChanged(self)
-                if sentSize == nil { arrange(width: settings.width, height: settings.height) }
+                askConfigure()
             } else if settingsChanged {
                 server.layerShellDelegate?.layerSurfaceChanged(self)
             }
             return
+        }
+        // (WLCS 1.5's helpers attach a buffer before the first configure: see acceptsUnacknowledgedBuffers)
+        if !wantsConfigure, server.acceptsUnacknowledgedBuffers {
+            askConfigure()
+            acked = true
         }
         guard acked else {
             postError(ZwlrLayerSurfaceV1Error.invalid_surface_state, "a buffer was committed before the first configure was acknowledged")
@@ -229,6 +236,13 @@ public final class LayerSurface: ServerObject, HostedWindow {
         } else if surface.awaitsFrame {
             server.layerShellDelegate?.layerSurfaceChanged(self)
         }
+    }
+
+    /// The initial commit: the window host arranges the surface, which sends its configure.
+    private func askConfigure() {
+        wantsConfigure = true
+        server.layerShellDelegate?.layerSurfaceChanged(self)
+        if sentSize == nil { arrange(width: settings.width, height: settings.height) }
     }
 
     private func unmap() {

@@ -63,6 +63,9 @@ final class TextInputObject: ServerObject {
     /// The state being built, and whether it enables (true), disables (false) or leaves it.
     private(set) var pending = TextInputState()
     private var pendingEnabled: Bool?
+    /// `set_text_change_cause` (0: the input method, 1: something else), as built and as committed.
+    private var pendingCause: UInt32 = 0
+    private(set) var cause: UInt32 = 0
     /// The state committed, and whether the field is enabled.
     private(set) var current = TextInputState()
     private(set) var enabled = false
@@ -80,12 +83,13 @@ final class TextInputObject: ServerObject {
         case .destroy: destroy()
         case .enable:
             pending = TextInputState()
+            pendingCause = 0
             pendingEnabled = true
         case .disable: pendingEnabled = false
         case .set_surrounding_text:
             guard a[1].i >= 0, a[2].i >= 0 else { return }
             pending.surrounding = (String(a[0].text.utf8.prefix(4000)) ?? "", Int(a[1].i), Int(a[2].i))
-        case .set_text_change_cause: break
+        case .set_text_change_cause: pendingCause = a[0].u
         case .set_content_type:
             pending.hints = TextInputState.Hints(rawValue: a[0].u)
             pending.purpose = TextInputState.Purpose(rawValue: a[1].u) ?? .normal
@@ -97,6 +101,8 @@ final class TextInputObject: ServerObject {
             if let pendingEnabled { enabled = pendingEnabled }
             pendingEnabled = nil
             current = pending
+            cause = pendingCause
+            pendingCause = 0
             server.textInputs.committed(self, wasEnabled: wasEnabled)
         case nil: break
         }

@@ -53,7 +53,7 @@ final class TextInputRelay {
         if input.enabled {
             let isNew = active !== input || !wasEnabled
             active = input
-            inputMethod?.activate(with: input.current, fresh: isNew)
+            inputMethod?.activate(with: input.current, cause: input.cause, fresh: isNew)
             delegate?.textInput(of: window(of: focus), changed: windowState(input.current, on: focus))
         } else if active === input {
             deactivate()
@@ -69,7 +69,7 @@ final class TextInputRelay {
     /// A new input method: activated at once when a text input is.
     func inputMethodArrived(_ method: InputMethodObject) {
         inputMethod = method
-        if let active { method.activate(with: active.current, fresh: true) }
+        if let active { method.activate(with: active.current, cause: active.cause, fresh: true) }
     }
 
     /// The window `surface` belongs to.

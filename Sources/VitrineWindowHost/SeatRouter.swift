@@ -140,12 +140,21 @@ final class SeatRouter {
     /// keyboard interactivity): the window that had them is told it lost them.
     func focus(_ window: any HostedWindow) {
         guard window.takesKeyboardFocus else { return }
+        if let holder = focused as? LayerSurface, holder !== window, holder.holdsKeyboardExclusively { return }
         if focused !== window {
             focused?.focus(false)
             focused = window
             window.focus(true)
         }
         server?.focusKeyboard(on: window.picture)
+    }
+
+    /// `window` (a layer surface whose keyboard interactivity became none) gives the keys up.
+    func unfocus(_ window: any HostedWindow) {
+        guard focused === window else { return }
+        window.focus(false)
+        focused = nil
+        server?.focusKeyboard(on: nil)
     }
 
     /// `window` is going: it has neither the keys nor the pointer any more.

@@ -95,10 +95,16 @@ extension WindowHost: TextInputDelegate {
 extension WindowHost: LayerShellDelegate {
     public func layerSurfaceChanged(_ surface: LayerSurface) {
         layerShell?.changed(surface, at: now())
-        if surface.isMapped, surface.settings.keyboard == .exclusive, surface.settings.layer >= .top {
+        if surface.holdsKeyboardExclusively {
             seat?.focus(surface)
+        } else if !surface.isMapped || !surface.takesKeyboardFocus {
+            seat?.unfocus(surface)
         }
-        notify(.redraw(afterReply: false))
+        if surface.isMapped {
+            windowChanged(surface)
+        } else {
+            notify(.redraw(afterReply: false))
+        }
     }
 
     public func layerSurfaceGone(_ surface: LayerSurface) {

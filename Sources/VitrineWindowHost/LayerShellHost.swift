@@ -81,7 +81,7 @@ final class LayerShellHost {
                     "zPosition": .number(Self.depth[surface.settings.layer] ?? 0),
                 ]
                 if scene.contains(id), (try? scene.parent(of: id)) == root {
-                    for (key, value) in properties { tx.set(id, key, value) }
+                    for (key, value) in properties where (try? scene.modelValue(key, of: id)) != value { tx.set(id, key, value) }
                 } else {
                     if scene.contains(id) { tx.remove(layer: id) }
                     tx.add(
@@ -96,8 +96,14 @@ final class LayerShellHost {
             surfaces.assignments[id] = nil
         }
         layers = placed
+        guard !tx.operations.isEmpty else { return assign(placed) }
         do { _ = try scene.commit(tx, at: time) } catch { logger.warning("layer surfaces cannot be placed: \(error.message)") }
-        for surface in known where placed[ObjectIdentifier(surface)] != nil { surfaces.assignments[placed[ObjectIdentifier(surface)]!] = surface }
+        assign(placed)
+    }
+
+    /// Each placed surface shown by its layer.
+    private func assign(_ placed: [ObjectIdentifier: String]) {
+        for surface in known { if let id = placed[ObjectIdentifier(surface)] { surfaces.assignments[id] = surface } }
     }
 }
 

@@ -161,7 +161,8 @@ enum LayerArrangement {
     static func place(_ surfaces: [LayerSurface], in output: Rect) -> [(LayerSurface, Frame)] {
         var usable = output
         var result: [(LayerSurface, Frame)] = []
-        let ordered = surfaces.filter(\.wantsConfigure).sorted { $0.settings.layer > $1.settings.layer }
+        let ordered = surfaces.filter(\.wantsConfigure).enumerated()
+            .sorted { ($0.element.settings.layer, -$0.offset) > ($1.element.settings.layer, -$1.offset) }.map(\.element)
         for exclusive in [true, false] {
             for surface in ordered where (surface.settings.exclusiveZone > 0) == exclusive {
                 let s = surface.settings

@@ -190,4 +190,33 @@ import VitrineTestSupport
         } while Date() < typedBy
         #expect(title == "typed:kiosk", "the page's title is '\(title)'")
     }
+
+    /// Two wvkbd, each anchored to the bottom edge with an exclusive zone of its height: the
+    /// second is placed above the first, not over it.
+    @Test(.enabled(if: installed("/usr/bin/wvkbd-mobintl"), "apt-get install wvkbd"))
+    func exclusiveZonesStackTwoKeyboardsAtTheBottom() throws {
+        func keyboard(_ name: String, _ height: Int, _ colour: String) -> String {
+            let colours = ["--bg", "--fg", "--fg-sp", "--text", "--text-sp"].map { "\"\($0)\", \"\(colour)\"" }.joined(separator: ", ")
+            return "[[clients]]\nname = \"\(name)\"\ncommand = [\"wvkbd-mobintl\", \"-L\", \"\(height)\", \"-H\", \"\(height)\", \(colours)]\n"
+        }
+        let setup = try Setup(extra: keyboard("red", 100, "ff0000") + keyboard("green", 60, "00ff00"))
+        let background: UInt32 = 0x20_3040
+        var shot = try setup.control.screenshot("wvkbd-zones")
+        func rgb(_ y: Int) -> UInt32 { shot.pixels[y * shot.stride + 1] & 0xFF_FFFF }
+        // (wvkbd shades its colours a little: red and green are the channel that dominates)
+        let red = { (c: UInt32) in c >> 16 > 0xA0 && (c >> 8) & 0xFF < 0x40 }
+        let green = { (c: UInt32) in (c >> 8) & 0xFF > 0xA0 && c >> 16 < 0x40 }
+        func rows(_ matches: (UInt32) -> Bool) -> [Int] { (0..<Self.screenHeight).filter { matches(rgb($0)) } }
+        let deadline = Date().addingTimeInterval(15)
+        while rows(red).count + rows(green).count < 160, Date() < deadline {
+            usleep(200_000)
+            shot = try setup.control.screenshot("wvkbd-zones")
+        }
+        try shot.writePNG(to: GoldenImage.failuresDirectory.appendingPathComponent("wvkbd-zones.png").path)
+        let (r, g) = (rows(red), rows(green))
+        #expect(r.count == 100 && g.count == 60, "red rows \(r.count), green rows \(g.count)")
+        let bands = [(r.first ?? 0, r.last ?? 0), (g.first ?? 0, g.last ?? 0)].sorted { $0.0 < $1.0 }
+        #expect(bands[0].0 == 240 && bands[0].1 + 1 == bands[1].0 && bands[1].1 == 399, "the two keyboards' rows: \(bands)")
+        #expect(rgb(239) == background)
+    }
 }

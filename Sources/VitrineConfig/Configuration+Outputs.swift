@@ -41,12 +41,17 @@ extension Configuration {
         /// `viewport`: the output's rectangle of the wall's canvas (`[wall]`), `[x, y,
         /// width, height]`; nil (`[]`, the default) when it shows its own root.
         public var viewport: Viewport?
+        /// `scale`: how many output pixels make one of a Wayland client's logical pixels
+        /// (1, 1.25, 1.5, 2, …; 1…4 in 120ths, as `wp_fractional_scale_v1` tells it). Its
+        /// windows are configured at their layers' sizes divided by it, and draw their
+        /// buffers at it: sharp, their interface that much larger. Default 1.
+        public var scale = 1.0
 
         public init(connector: String) { self.connector = connector }
 
         public static func == (a: OutputEntry, b: OutputEntry) -> Bool {
             (a.connector, a.mode, a.rotation, a.root, a.sceneFile, a.schedule) == (b.connector, b.mode, b.rotation, b.root, b.sceneFile, b.schedule)
-                && a.viewport == b.viewport
+                && a.viewport == b.viewport && a.scale == b.scale
         }
 
         public func hash(into hasher: inout Hasher) {
@@ -127,7 +132,7 @@ extension Configuration {
 }
 
 extension Configuration.OutputEntry {
-    static let keys = ["connector", "mode", "rotation", "root", "scene", "power_off", "power_on", "viewport"]
+    static let keys = ["connector", "mode", "rotation", "root", "scene", "power_off", "power_on", "viewport", "scale"]
 
     /// Reads every `[[outputs]]` table; connectors and roots must each be unique.
     static func readAll(_ top: TableReader, source: String) throws(ConfigError) -> [Configuration.OutputEntry] {
@@ -168,6 +173,9 @@ extension Configuration.OutputEntry {
         }
         viewport = try r.value("viewport", viewport, expected: Configuration.Wall.viewportForm) {
             $0.array?.isEmpty == true ? .some(nil) : Configuration.Viewport.reading($0).map { .some($0) }
+        }
+        scale = try r.number("scale", scale, expected: "a scale 1…4 in steps of 1/120, such as 1, 1.25, 1.5 or 2") {
+            (1...4).contains($0) && abs(($0 * 120).rounded() - $0 * 120) < 1e-6
         }
         let times = try ["power_off", "power_on"].map { key throws(ConfigError) in
             try r.value(key, nil as Int?, expected: "a local time \"HH:MM\", such as \"22:00\"") {

@@ -306,6 +306,7 @@ extension Configuration.Input {
     static let keys = [
         "enabled", "seat", "xkb_rules", "xkb_model", "xkb_layout", "xkb_variant", "xkb_options",
         "repeat_delay_ms", "repeat_rate", "calibration", "vt_switching", "tap_slop", "long_press_seconds",
+        "cursor", "cursor_hide_after", "idle_after",
     ]
 
     init(reading r: TableReader) throws(ConfigError) {
@@ -343,6 +344,9 @@ extension Configuration.Input {
         vtSwitching = try r.boolean("vt_switching", vtSwitching)
         tapSlop = try r.number("tap_slop", tapSlop, expected: "pixels, 0…1000") { (0...1000).contains($0) }
         longPressSeconds = try r.number("long_press_seconds", longPressSeconds, expected: "seconds, 0.05…60") { (0.05...60).contains($0) }
+        cursor = try r.choice("cursor", cursor)
+        cursorHideAfter = try r.number("cursor_hide_after", cursorHideAfter, expected: "seconds, 0.1…3600") { (0.1...3600).contains($0) }
+        idleAfter = try r.number("idle_after", idleAfter, expected: "seconds, 0 (never idle) or 1…86400") { $0 == 0 || (1...86_400).contains($0) }
     }
 }
 

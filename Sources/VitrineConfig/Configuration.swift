@@ -210,8 +210,9 @@ extension Configuration {
     /// for the system's default), key repeat (`repeat_delay_ms`, 0…10000, and
     /// `repeat_rate`, 0…1000 a second, 0 for none), a touchscreen's `calibration` (six
     /// numbers, [] for the device's own), `vt_switching` (Ctrl+Alt+F1…F12), `tap_slop`
-    /// (pixels, 0…1000) and `long_press_seconds` (0.05…60); the defaults are
-    /// `InputSettings()`'s.
+    /// (pixels, 0…1000), `long_press_seconds` (0.05…60), the pointer's `cursor` ("hidden",
+    /// "auto", "always") and `cursor_hide_after` (0.1…3600 s), and `idle_after` (seconds, 0
+    /// for never, else 1…86400); the defaults are `InputSettings()`'s.
     public typealias Input = InputSettings
 
     /// `[rolling_number]`: defaults of rolling-number layers (digits that roll like an
@@ -399,6 +400,9 @@ extension Configuration {
         ("input.repeat_rate", { $0.input.repeatRate }), ("input.calibration", { $0.input.calibration }),
         ("input.vt_switching", { $0.input.vtSwitching }), ("input.tap_slop", { $0.input.tapSlop }),
         ("input.long_press_seconds", { $0.input.longPressSeconds }),
+        // The cursor and the idle watch are set up once, at start.
+        ("input.cursor", { $0.input.cursor }), ("input.cursor_hide_after", { $0.input.cursorHideAfter }),
+        ("input.idle_after", { $0.input.idleAfter }),
         // The broker connection is made once, at start.
         ("fleet.enabled", { $0.fleet.enabled }), ("fleet.host", { $0.fleet.host }), ("fleet.port", { $0.fleet.port }),
         ("fleet.device", { $0.fleet.device }), ("fleet.groups", { $0.fleet.groups }), ("fleet.client_id", { $0.fleet.clientID }),

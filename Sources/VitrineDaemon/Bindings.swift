@@ -97,6 +97,11 @@ struct BindingTable {
         return entries.filter { $0.spec.trigger == trigger && $0.spec.layer == layer }
     }
 
+    /// The bindings `trigger` fires wherever they are (`idle`, `active`).
+    func matching(_ trigger: BindingSpec.Trigger) -> [Entry] {
+        entries.filter { $0.spec.trigger == trigger }
+    }
+
     /// The key bindings of the keysym `name`.
     func matching(key name: String) -> [Entry] {
         guard keyCount > 0 else { return [] }

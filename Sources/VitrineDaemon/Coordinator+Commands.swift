@@ -99,7 +99,8 @@ extension Coordinator {
 
     /// Draws the screen now and encodes (and writes) it on a worker: the reply, or nil
     /// when it follows once the worker is done (`ClientConnection.resume`).
-    func screenshot(id: JSON, path: String?, output name: String?, for client: ClientConnection) -> String? {
+    /// With `cursor`, the pointer's cursor is drawn over it where the output shows it.
+    func screenshot(id: JSON, path: String?, output name: String?, cursor: Bool = false, for client: ClientConnection) -> String? {
         let target: String?
         let surface: Surface
         do throws(ProtocolError) {
@@ -108,6 +109,7 @@ extension Coordinator {
             do { surface = try renderer.snapshot(scene, root: head.root, at: now, viewport: head.viewport) } catch {
                 throw ProtocolError(.internalError, "the screenshot could not be drawn: \(error)")
             }
+            if cursor { head.pipeline.cursor?.draw(into: surface, region: [surface.bounds]) }
         } catch {
             return Wire.failure(id: id, error)
         }

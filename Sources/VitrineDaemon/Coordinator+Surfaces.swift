@@ -7,10 +7,24 @@ import VitrineXWayland
 /// host places them.
 extension Coordinator {
     /// Serves Wayland clients with `server`: its pictures count in `limits.memory_mb` with
-    /// the images and videos, and the window host places its windows.
+    /// the images and videos, and the window host places its windows, at their outputs'
+    /// scales where an `[[outputs]]` table gives one; the cursor a client sets is drawn
+    /// while the pointer is over it.
     public func serve(_ server: WaylandServer) {
         content.serve(server)
         windows?.serve(server)
+        server.cursorChanged = { [unowned self] cursor in input.presence.use(cursor) }
+        if settings.outputs.contains(where: { $0.scale != 1 }) {
+            content.surfaces.scaleOfLayer = { [unowned self] layer in outputScale(of: layer) }
+        }
+    }
+
+    /// The scale of the output whose root holds `layer` (`[[outputs]] scale`); 1 for a
+    /// layer under no output's root.
+    func outputScale(of layer: String) -> Double {
+        var id = layer
+        while let parent = (try? scene.parent(of: id)) ?? nil { id = parent }
+        return outputSet.heads.first { $0.root == id }?.entry?.scale ?? 1
     }
 
     /// Serves X11 programs' windows through `x11`: the window host places them as it places

@@ -118,6 +118,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
             windows?.now = { [unowned sceneHost] in sceneHost.now }
             input.windows = windows
         }
+        takeIdleActions()
     }
 
     /// The renderer every output's pipeline draws with (one image store, one font library).
@@ -203,8 +204,8 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
                     }
                 }
             }
-            if case .screenshot(let path, let output) = request.command {
-                return screenshot(id: request.id, path: path, output: output, for: client)
+            if case .screenshot(let path, let output, let cursor) = request.command {
+                return screenshot(id: request.id, path: path, output: output, cursor: cursor, for: client)
             }
             if case .configReload = request.command {
                 return deferredReply(to: client) { finish in

@@ -183,7 +183,10 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// Serves Wayland clients on a socket at `path`, with the control socket's permissions.
     private func serveWayland(at path: String) throws {
         let fd = try SocketFile.listen(path, mode: settings.socketMode, group: settings.socketGroup, key: "compositor.socket")
-        let outputs = coordinator.outputs.map { WaylandServer.Output(name: $0.name, width: $0.mode.width, height: $0.mode.height, rate: $0.mode.refreshRate) }
+        let outputs = coordinator.outputSet.heads.map { head in
+            let mode = head.backend.mode
+            return WaylandServer.Output(name: head.name, width: mode.width, height: mode.height, rate: mode.refreshRate, scale: head.entry?.scale ?? 1)
+        }
         let server = try WaylandServer(listening: fd, outputs: outputs, loop: loop, logger: logger)
         coordinator.serve(server)
         wayland = server

@@ -34,6 +34,11 @@ final class InputRouter {
     weak var windows: WindowHost?
     /// The bindings in force.
     var bindings = BindingTable()
+    /// The cursor, idleness and the waking touch: it sees every event first.
+    private(set) var presence: InputPresence!
+    /// Resets the scene or restarts a client for an `idle` or `active` binding (the
+    /// coordinator's), before its commands are applied.
+    var idleActions: (BindingSpec) -> Void = { _ in }
     let recognizer: GestureRecognizer
     /// The long-press timer: its ticket and the deadline (media time) it is armed for.
     private var longPressTimer: (ticket: UInt64, deadline: Double)?
@@ -85,6 +90,14 @@ final class InputRouter {
         let size = outputSet.primary.backend.mode
         pointer = Point(x: Double(size.width) / 2, y: Double(size.height) / 2)
         recognizer.area = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
+        presence = InputPresence(settings: settings, sceneHost: sceneHost, outputSet: outputSet, loop: loop, logger: logger, pointer: pointer)
+        presence.post = { [unowned self] event in post(event, layer: nil) }
+        presence.fire = { [unowned self] trigger, time in
+            let matching = bindings.isEmpty ? [] : bindings.matching(trigger)
+            for entry in matching where entry.spec.resetsScene || entry.spec.restartsClient != nil { idleActions(entry.spec) }
+            _ = fire(matching.filter { !$0.spec.transaction.commands.isEmpty }, at: time, on: nil, what: trigger.rawValue)
+        }
+        presence.changed = changed
     }
 
     private func arm(_ seconds: Double, _ body: @escaping () -> Void) -> UInt64 {
@@ -110,6 +123,10 @@ final class InputRouter {
     @discardableResult
     func handle(_ event: InputEvent, measured: Bool = true) -> Double {
         counts.events += 1
+        guard presence.admit(event) else {
+            if case .touch(let touch) = event { track(touch) }
+            return sceneHost.now
+        }
         measuredTime = measured && sceneHost.clock.mode == .realtime ? event.time : nil
         defer { measuredTime = nil }
         let time = mediaTime(ofKernelTime: event.time)
@@ -193,6 +210,7 @@ final class InputRouter {
         lastTime = min(lastTime, now)
         for gesture in recognizer.advance(to: now) { deliver(gesture) }
         releaseHeldMotion()
+        presence.clockMoved()
     }
 
     // MARK: Events out

@@ -21,6 +21,23 @@ public struct InputSettings: Sendable, Hashable {
     public var tapSlop = 12.0
     /// Seconds a touch must be held, without moving beyond `tapSlop`, to be a long press.
     public var longPressSeconds = 0.5
+    /// When a pointer's cursor is drawn (`cursor`).
+    public var cursor = CursorPolicy.auto
+    /// Seconds without pointer motion after which `auto` hides the cursor (`cursor_hide_after`).
+    public var cursorHideAfter = 3.0
+    /// Seconds without any input after which the daemon is idle (`idle_after`); 0: never.
+    public var idleAfter = 0.0
+
+    /// When the pointer's cursor is drawn.
+    public enum CursorPolicy: String, Sendable, Hashable, CaseIterable {
+        /// Never: nothing is drawn and nothing is followed.
+        case hidden
+        /// While a pointer moves: shown at its motion, hidden after `cursorHideAfter` seconds
+        /// without motion and at a touch.
+        case auto
+        /// Always, where the pointer is.
+        case always
+    }
 
     /// xkb's names of a keymap.
     public struct Keymap: Sendable, Hashable {

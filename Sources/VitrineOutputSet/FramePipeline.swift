@@ -30,6 +30,8 @@ public final class FramePipeline {
     /// content that changes by itself (animated pictures, videos), which the renderer
     /// reports once, to the first that asks, is handed to the others too.
     public var shared: SharedDamage?
+    /// Drawn over everything, last (the pointer's cursor): nil costs nothing.
+    public var cursor: CursorOverlay?
 
     public init(renderer: Renderer, output: OutputBackend) {
         self.renderer = renderer
@@ -67,6 +69,9 @@ public final class FramePipeline {
             let pixels = PixelRect(covering: rect).offsetBy(dx: dx, dy: dy).intersection(screen)
             if !pixels.isEmpty { damage.append(pixels) }
         }
+        if let cursor {
+            for rect in cursor.takeDamage() where !rect.intersection(screen).isEmpty { damage.append(rect.intersection(screen)) }
+        }
         guard !damage.isEmpty else {
             forgotten = damage
             return Report(presented: false, repaintedPixels: 0, damage: [])
@@ -82,6 +87,7 @@ public final class FramePipeline {
             default: disjoint(history.prefix(buffer.age).flatMap { $0 })
             }
         renderer.render(tree, into: buffer.surface, region: region, viewport: viewport)
+        cursor?.draw(into: buffer.surface, region: region)
         try output.present(damage: damage)
         previous = tree
         return Report(presented: true, repaintedPixels: region.reduce(0) { $0 + $1.width * $1.height }, damage: damage)

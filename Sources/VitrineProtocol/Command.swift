@@ -65,7 +65,7 @@ public enum Command: Sendable {
     case time(layer: String?, convert: TimeConversion?)
     case clockSet(time: Double)
     case clockAdvance(seconds: Double)
-    case screenshot(path: String?, output: String?)
+    case screenshot(path: String?, output: String?, cursor: Bool)
     /// Every output: name, root, size, rate, whether it is powered.
     case outputList
     /// Blanks (`on` false: DPMS off, no frames drawn) or wakes an output.

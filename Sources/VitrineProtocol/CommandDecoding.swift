@@ -94,8 +94,8 @@ extension Command {
             }
             self = .clockAdvance(seconds: s)
         case "screenshot":
-            try r.only(["path", "output"])
-            self = .screenshot(path: try r.string("path"), output: try r.string("output"))
+            try r.only(["path", "output", "cursor"])
+            self = .screenshot(path: try r.string("path"), output: try r.string("output"), cursor: try r.bool("cursor") ?? false)
         case "output.power":
             try r.only(["output", "on"])
             let output = try r.requiredString("output")

@@ -81,6 +81,10 @@ public enum Event: Sendable, Equatable {
     case surfaceResponsive(Window)
     /// A window moved to another surface layer or to none; `previous` is the layer it was on.
     case surfaceAssigned(Window, previous: String?)
+    /// No input came for `[input] idle_after` seconds since the last, at media time `since`.
+    case inputIdle(time: Double, since: Double)
+    /// Input came after `inputIdle`, `idleSeconds` after the last before it.
+    case inputActive(time: Double, idleSeconds: Double)
 
     /// The events' names on the wire, in the order `hello` lists them.
     public enum Name: String, CaseIterable, Sendable {
@@ -97,6 +101,7 @@ public enum Event: Sendable, Equatable {
         case clientStarted = "client.started", clientExited = "client.exited", clientFailed = "client.failed"
         case outputAdded = "output.added", outputRemoved = "output.removed"
         case surfaceUnresponsive = "surface.unresponsive", surfaceResponsive = "surface.responsive", surfaceAssigned = "surface.assigned"
+        case inputIdle = "input.idle", inputActive = "input.active"
     }
 
     /// A touch's phase (`input.touch`).
@@ -109,9 +114,10 @@ public enum Event: Sendable, Equatable {
         case began, changed, ended
     }
 
-    /// Why an output's power changed: `output.power`, or its `[[outputs]]` schedule.
+    /// Why an output's power changed: `output.power`, its `[[outputs]]` schedule, or
+    /// `touch`: a touch or click woke a blanked output (and was not delivered).
     public enum PowerReason: String, Sendable, CaseIterable {
-        case command, schedule
+        case command, schedule, touch
     }
 
     /// How a client's process ended.
@@ -308,6 +314,8 @@ extension Event {
         case .surfaceUnresponsive: .surfaceUnresponsive
         case .surfaceResponsive: .surfaceResponsive
         case .surfaceAssigned: .surfaceAssigned
+        case .inputIdle: .inputIdle
+        case .inputActive: .inputActive
         }
     }
 
@@ -390,6 +398,10 @@ extension Event {
             return ["layer": .string(layer), "src": .string(src)]
         case .videoError(let layer, let src, let message, let debug):
             return ["layer": .string(layer), "src": .string(src), "message": .string(message), "debug": .string(debug)]
+        case .inputIdle(let time, let since):
+            return ["time": .number(time), "since": .number(since)]
+        case .inputActive(let time, let idleSeconds):
+            return ["time": .number(time), "idleSeconds": .number(idleSeconds)]
         case .outputPower(let output, let root, let on, let reason):
             return ["output": .string(output), "root": .string(root), "on": .bool(on), "reason": .string(reason.rawValue)]
         case .outputResized(let output, let root, let size):

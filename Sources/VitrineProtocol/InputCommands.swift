@@ -16,6 +16,13 @@ public struct BindingSpec: Sendable {
         case longPress
         /// A key was pressed (not its repeats, not its release).
         case key
+        /// No input came for `[input] idle_after` seconds (`input.idle`).
+        case idle
+        /// Input came again after `idle` (`input.active`).
+        case active
+
+        /// Whether it fires on no layer: its `layer`, if any, only ties its life to that layer.
+        public var isLayerless: Bool { self == .key || self == .idle || self == .active }
     }
 
     /// The binding's id; nil: the daemon makes one (`binding-N`).
@@ -25,14 +32,23 @@ public struct BindingSpec: Sendable {
     public var trigger: Trigger
     /// For `key`: the keysym's name as xkbcommon writes it ("Return", "a", "F5").
     public var key: String?
-    /// The commands and the settings of the transaction it applies.
+    /// The commands and the settings of the transaction it applies (none for an `idle` or
+    /// `active` binding that only resets or restarts).
     public var transaction: TransactionSpec
+    /// For `idle` and `active`: the scene is reset first (`scene.reset`: the configured
+    /// initial scene again).
+    public var resetsScene = false
+    /// For `idle` and `active`: the `[[clients]]` entry restarted (stopped and started
+    /// again, or started when it is not running).
+    public var restartsClient: String?
     /// The binding in `binding.add`'s vocabulary, without `cmd`, `id` and `binding`: what
     /// `binding.list` shows and the scene journal keeps.
     public var json: [String: JSON]
 
     /// The fields of a binding besides `cmd` and `id`.
-    static let fields: Set<String> = ["binding", "layer", "on", "key", "commands", "duration", "timing", "disableActions", "animated"]
+    static let fields: Set<String> = [
+        "binding", "layer", "on", "key", "commands", "duration", "timing", "disableActions", "animated", "reset", "client",
+    ]
     static let transactionFields: Set<String> = ["commands", "duration", "timing", "disableActions", "animated"]
 
     /// Decodes a binding object: `binding.add`'s fields, or an entry of a scene's `bindings`
@@ -56,8 +72,25 @@ public struct BindingSpec: Sendable {
                 throw ProtocolError(.missingField, "\(context) on \"key\" needs \"key\": a keysym's name such as \"Return\", \"a\" or \"F5\"")
             }
         } else {
-            guard layer != nil else { throw ProtocolError(.missingField, "\(context) on \"\(on)\" needs \"layer\": the layer whose \(on) fires it") }
+            guard layer != nil || trigger.isLayerless else {
+                throw ProtocolError(.missingField, "\(context) on \"\(on)\" needs \"layer\": the layer whose \(on) fires it")
+            }
             guard key == nil else { throw ProtocolError(.invalidValue, "\(context): \"key\" goes with \"on\": \"key\", not \"\(on)\"") }
+        }
+        resetsScene = try r.bool("reset") ?? false
+        restartsClient = try r.string("client")
+        if resetsScene || restartsClient != nil {
+            guard trigger == .idle || trigger == .active else {
+                throw ProtocolError(.invalidValue, "\(context): \"reset\" and \"client\" go with \"on\": \"idle\" or \"active\", not \"\(on)\"")
+            }
+            if let name = restartsClient, name.isEmpty || name.utf8.count > 128 {
+                throw ProtocolError(.invalidValue, "\(context): \"client\" names a [[clients]] entry (1–128 bytes), not '\(name)'")
+            }
+            if o["commands"] == nil {
+                transaction = TransactionSpec(commands: [])
+                json = o.filter { Self.fields.contains($0.key) && $0.key != "binding" }
+                return
+            }
         }
         guard let commands = o["commands"]?.array, !commands.isEmpty else {
             throw ProtocolError(

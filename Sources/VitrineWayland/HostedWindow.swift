@@ -49,6 +49,10 @@ public protocol HostedWindow: AnyObject {
     /// Asks the client for a `width` × `height` window, the size of the layer showing it
     /// (each new size once).
     func configure(width: Int, height: Int)
+    /// Asks the client for a window of `width` × `height` output pixels on an output of
+    /// `scale` (`[[outputs]] scale`): an xdg toplevel is told the scale and configured at
+    /// the size divided by it; an X11 window, which knows no scale, at the size.
+    func configure(width: Int, height: Int, scale: Double)
     /// Asks the client to close the window, as a close button would.
     func close()
     /// The keyboard focus came to the window (`true`) or left it.
@@ -72,10 +76,14 @@ public protocol WindowDelegate: AnyObject {
     /// A mapped window's picture changed (its picture's `damage` says where), its title or
     /// app id changed, or it asks for a frame callback.
     func windowChanged(_ window: any HostedWindow)
-    /// The size a new window is first configured with (its layer's), before it maps; nil
-    /// lets the client choose.
-    func initialSize(of window: any HostedWindow) -> (width: Int, height: Int)?
+    /// The size a new window is first configured with (its layer's, in output pixels) and
+    /// its output's scale, before it maps; nil lets the client choose.
+    func initialSize(of window: any HostedWindow) -> (width: Int, height: Int, scale: Double)?
     /// A client's mapped `windows` stopped answering pings (`responsive` false: `seconds`
     /// without an answer) or answered again (after `seconds`).
     func windows(_ windows: [any HostedWindow], responsive: Bool, seconds: Double)
+}
+
+extension HostedWindow {
+    public func configure(width: Int, height: Int, scale: Double) { configure(width: width, height: height) }
 }

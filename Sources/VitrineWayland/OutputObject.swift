@@ -1,6 +1,7 @@
 import CWaylandServer
 
-/// `wl_output`: one output's mode, at scale 1, told once when bound.
+/// `wl_output`: one output's mode and scale (`[[outputs]] scale` rounded up), told once
+/// when bound.
 final class OutputObject: ServerObject {
     /// The output's name (its connector's).
     let name: String
@@ -23,7 +24,7 @@ final class OutputObject: ServerObject {
                         wl_argument(u: WL_OUTPUT_MODE_CURRENT.rawValue | WL_OUTPUT_MODE_PREFERRED.rawValue), wl_argument(i: Int32(output.width)),
                         wl_argument(i: Int32(output.height)), wl_argument(i: Int32((output.rate * 1000).rounded())),
                     ])
-                if version >= 2 { post(WlOutputEvent.scale.rawValue, [wl_argument(i: 1)]) }
+                if version >= 2 { post(WlOutputEvent.scale.rawValue, [wl_argument(i: Int32(output.scale.rounded(.up)))]) }
                 if version >= 4 {
                     post(WlOutputEvent.name.rawValue, [wl_argument(s: name)])
                     post(WlOutputEvent.description.rawValue, [wl_argument(s: name)])

@@ -39,7 +39,7 @@ final class SeatObject: ServerObject {
 }
 
 /// A client's `wl_pointer`, `wl_keyboard` or `wl_touch`: the seat sends through it; its
-/// requests are release (and the pointer's cursor, which a kiosk does not show).
+/// requests are release and the pointer's `set_cursor`.
 final class InputDeviceObject: ServerObject {
     private let isPointer: Bool
     /// The keymap last sent to a keyboard: 0 the seat's, else a virtual keyboard's.
@@ -51,6 +51,9 @@ final class InputDeviceObject: ServerObject {
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
+        if isPointer, opcode == WlPointerRequest.set_cursor.rawValue {
+            return setCursor(a[1].resource, hotspot: (Int(a[2].i), Int(a[3].i)))
+        }
         // (wl_touch's release is wl_keyboard's opcode too)
         if opcode == (isPointer ? WlPointerRequest.release.rawValue : WlKeyboardRequest.release.rawValue) { destroy() }
     }
@@ -84,6 +87,9 @@ final class SeatState {
     var pointerPlace: (x: wl_fixed_t, y: wl_fixed_t) = (0, 0)
     var pointerOrigin = (x: 0.0, y: 0.0)
     weak var keyboardFocus: SurfaceObject?
+    /// The cursor surface the client under the pointer set, and its hotspot.
+    weak var cursorSurface: SurfaceObject?
+    var cursorHotspot = (x: 0, y: 0)
     var touchFocus: [Int32: WeakSurface] = [:]
     /// The serials of the latest presses (button, touch down, key) and their clients:
     /// what a popup grab may name.
@@ -102,6 +108,19 @@ final class SeatState {
     }
 
     init(server: WaylandServer) { self.server = server }
+
+    /// The pointer's focus changed: the compositor's cursor until its client sets one.
+    func pointerFocusChanged() {
+        cursorSurface = nil
+        server.cursorChanged?(.standard)
+    }
+
+    /// A cursor surface was destroyed: no cursor while the pointer stays on its client.
+    func cursorGone(_ surface: SurfaceObject) {
+        guard cursorSurface === surface else { return }
+        cursorSurface = nil
+        server.cursorChanged?(pointerFocus.map { $0.isGone } ?? true ? .standard : .hidden)
+    }
 
     func forget(_ device: InputDeviceObject) {
         pointers.removeAll { $0 === device }
@@ -192,6 +211,7 @@ extension WaylandServer {
                 seat.pointerFrame(old)
             }
             seat.pointerFocus = target
+            seat.pointerFocusChanged()
             if let target {
                 for pointer in seat.devices(seat.pointers, of: target) {
                     pointer.post(
@@ -304,6 +324,7 @@ extension WaylandServer {
         }
         seat.pointerFrame(surface)
         seat.pointerFocus = nil
+        seat.pointerFocusChanged()
     }
 
     /// Where keys go: the window `picture` shows (its surface, or its topmost grabbing

@@ -17,6 +17,9 @@ public enum SurfaceLayer {
 public final class SurfaceRenderer: ContentRenderer {
     /// The window each layer shows, by layer id.
     public var assignments: [String: any HostedWindow] = [:]
+    /// The scale of the output showing a layer (`[[outputs]] scale`), by layer id; nil
+    /// while every output is at scale 1.
+    public var scaleOfLayer: ((String) -> Double)?
     /// The pictures on screen in the trees damaged since `takeShown`: their frame
     /// callbacks are done when that frame is presented.
     private var shown: [ObjectIdentifier: WindowPicture] = [:]
@@ -32,6 +35,9 @@ public final class SurfaceRenderer: ContentRenderer {
     private var entries: [AnyHashable: [String: Entry]] = [:]
 
     public init() {}
+
+    /// The scale of the output showing `layer`.
+    public func scale(of layer: String) -> Double { scaleOfLayer?(layer) ?? 1 }
 
     /// The picture a layer shows: its window's, while the window is mapped.
     private func picture(of layer: String) -> WindowPicture? {
@@ -71,7 +77,8 @@ public final class SurfaceRenderer: ContentRenderer {
         for node in tree.nodes where node.kind == SurfaceLayer.kindName {
             seen.insert(node.id)
             let bounds = node.values.rect(.bounds)
-            assignments[node.id]?.configure(width: max(1, Int(bounds.size.width.rounded())), height: max(1, Int(bounds.size.height.rounded())))
+            assignments[node.id]?.configure(
+                width: max(1, Int(bounds.size.width.rounded())), height: max(1, Int(bounds.size.height.rounded())), scale: scale(of: node.id))
             let picture = picture(of: node.id)
             if let picture { shown[ObjectIdentifier(picture)] = picture }
             var entry = entries[node.id] ?? Entry()

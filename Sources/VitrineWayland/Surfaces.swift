@@ -6,7 +6,7 @@ import VitrineRaster
 /// `wl_compositor`: makes surfaces and regions.
 final class Compositor: ServerObject {
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32) {
-        super.init(server: server, client: client, interface: vitrine_wl_compositor_interface(), version: version, id: id)
+        super.init(server: server, client: client, interface: Self.interface, version: version, id: id)
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
@@ -94,6 +94,8 @@ final class SurfaceObject: ServerObject {
         case xwayland(XWaylandSurface)
         /// A layer shell surface (`zwlr_layer_surface_v1`).
         case layer(LayerSurface)
+        /// The pointer's cursor (`wl_pointer.set_cursor`).
+        case cursor
     }
 
     /// The state a commit applies.
@@ -163,8 +165,14 @@ final class SurfaceObject: ServerObject {
     var pendingFeedback: [PresentationFeedback] = []
     var feedback: [PresentationFeedback] = []
 
+    /// The preferred scale last told (`wl_surface.preferred_buffer_scale` from version 6,
+    /// `wp_fractional_scale_v1`): 1 until told otherwise.
+    var preferredScale = 1.0
+    /// Its `wp_fractional_scale_v1`, if it has one.
+    weak var fractionalScale: FractionalScaleObject?
+
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32) {
-        super.init(server: server, client: client, interface: vitrine_wl_surface_interface(), version: version, id: id)
+        super.init(server: server, client: client, interface: Self.interface, version: version, id: id)
     }
 
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
@@ -219,6 +227,7 @@ final class SurfaceObject: ServerObject {
     override func destroyed() {
         isGone = true
         server.liftTouches(on: self)
+        if server.seat.pointerFocus === self { server.seat.pointerFocusChanged() }
         pending.callbacks.removeAll()
         for item in cached?.feedback ?? [] { item.discard() }
         cached = nil
@@ -229,6 +238,7 @@ final class SurfaceObject: ServerObject {
         case .subsurface(let sub): sub.surfaceGone()
         case .xwayland(let x): x.surfaceGone()
         case .layer(let layer): layer.surfaceGone()
+        case .cursor: server.seat.cursorGone(self)
         case nil: break
         }
         buffer?.drop()
@@ -289,6 +299,7 @@ final class SurfaceObject: ServerObject {
     /// `wl_surface.commit`: applies the pending state, with what was cached, unless the
     /// surface is effectively synchronized (then it waits in the cache).
     private func commit() {
+        if preferredScale != windowScale { prefer(scale: windowScale) }
         pending.feedback = pendingFeedback
         pendingFeedback.removeAll()
         var state = cached ?? State()
@@ -380,6 +391,7 @@ final class SurfaceObject: ServerObject {
             case .subsurface(let sub): sub.committed(changed: changed)
             case .xwayland(let x): x.committed(changed: changed)
             case .layer(let layer): layer.committed(changed: changed)
+            case .cursor: cursorCommitted()
             case nil: break
             }
             if !feedback.isEmpty {
@@ -441,7 +453,7 @@ final class SurfaceObject: ServerObject {
         switch role {
         case .xdg(let xdg): xdg.window
         case .subsurface(let sub): sub.parent?.toplevel
-        case .xwayland, .layer, nil: nil
+        case .xwayland, .layer, .cursor, nil: nil
         }
     }
 
@@ -450,7 +462,7 @@ final class SurfaceObject: ServerObject {
         switch role {
         case .xwayland(let x): x
         case .subsurface(let sub): sub.parent?.xwayland
-        case .xdg, .layer, nil: nil
+        case .xdg, .layer, .cursor, nil: nil
         }
     }
 }

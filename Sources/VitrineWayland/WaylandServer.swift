@@ -5,7 +5,8 @@ import VitrineSystem
 
 /// The daemon's Wayland server: libwayland-server on the daemon's event loop, serving
 /// `wl_compositor`, `wl_subcompositor`, `wl_shm`, `xdg_wm_base`, `wl_seat`, `wp_presentation`,
-/// `wp_viewporter` and a `wl_output` per output on a listening socket the daemon made.
+/// `wp_viewporter`, `wp_fractional_scale_manager_v1`, `zxdg_decoration_manager_v1` and a
+/// `wl_output` per output on a listening socket the daemon made.
 ///
 /// ```swift
 /// let server = try WaylandServer(listening: fd, outputs: [.init(name: "HEADLESS-1", width: 1280, height: 800, rate: 60)], loop: loop, logger: logger)
@@ -24,9 +25,12 @@ public final class WaylandServer {
         public var height: Int
         /// Frames per second.
         public var rate: Double
+        /// Output pixels to a client's logical pixel (`[[outputs]] scale`); `wl_output.scale`
+        /// tells it rounded up.
+        public var scale: Double
 
-        public init(name: String, width: Int, height: Int, rate: Double) {
-            (self.name, self.width, self.height, self.rate) = (name, width, height, rate)
+        public init(name: String, width: Int, height: Int, rate: Double, scale: Double = 1) {
+            (self.name, self.width, self.height, self.rate, self.scale) = (name, width, height, rate, scale)
         }
     }
 
@@ -36,6 +40,9 @@ public final class WaylandServer {
     let logger: Logger
     /// Hears of the xdg toplevels' lives.
     public weak var delegate: WindowDelegate?
+    /// Told what the pointer's cursor is when the pointer moves onto another client's
+    /// surface and when that client sets or changes its cursor.
+    public var cursorChanged: ((PointerCursor) -> Void)?
     /// The mapped and unmapped toplevels, by id.
     public private(set) var toplevels: [Int: Toplevel] = [:]
     /// The last window id given (to a toplevel or an X11 window).
@@ -112,7 +119,7 @@ public final class WaylandServer {
             wl_display_destroy(display)
             throw SystemError("cannot serve wl_shm (out of memory)")
         }
-        globals.append(GlobalBinding(self, vitrine_wl_compositor_interface(), version: 5) { Compositor(server: $0, client: $1, version: $2, id: $3) })
+        globals.append(GlobalBinding(self, Compositor.interface, version: 6) { Compositor(server: $0, client: $1, version: $2, id: $3) })
         globals.append(
             GlobalBinding(self, vitrine_wl_subcompositor_interface(), version: 1) { SubcompositorObject(server: $0, client: $1, version: $2, id: $3) })
         globals.append(GlobalBinding(self, ServerInterfaceTable.xdgShell["xdg_wm_base"], version: 5) { WMBase(server: $0, client: $1, version: $2, id: $3) })
@@ -124,6 +131,12 @@ public final class WaylandServer {
             })
         globals.append(GlobalBinding(self, vitrine_wl_seat_interface(), version: 7) { SeatObject(server: $0, client: $1, version: $2, id: $3) })
         globals.append(GlobalBinding(self, PresentationObject.interface, version: 1) { PresentationObject(server: $0, client: $1, version: $2, id: $3) })
+        globals.append(
+            GlobalBinding(self, FractionalScaleManagerObject.interface, version: 1) {
+                FractionalScaleManagerObject(server: $0, client: $1, version: $2, id: $3)
+            })
+        globals.append(
+            GlobalBinding(self, DecorationManagerObject.interface, version: 1) { DecorationManagerObject(server: $0, client: $1, version: $2, id: $3) })
         for output in outputs {
             globals.append(
                 GlobalBinding(self, vitrine_wl_output_interface(), version: 4) { OutputObject(server: $0, client: $1, version: $2, id: $3, output: output) })

@@ -151,7 +151,7 @@ final class XDGSurfaceObject: ServerObject {
         if !initialCommit {
             initialCommit = true
             if let size = server.delegate?.initialSize(of: toplevel), size.width > 0, size.height > 0 {
-                toplevel.configure(width: size.width, height: size.height)
+                toplevel.configure(width: size.width, height: size.height, scale: size.scale)
             } else {
                 toplevel.sendConfigure()
             }
@@ -193,6 +193,11 @@ public final class Toplevel: ServerObject, HostedWindow {
     private var placedSize: (width: Int, height: Int)?
     /// What a layer draws of the window.
     private(set) var windowPicture: WindowPicture!
+    /// Output pixels to one of its logical pixels: its layer's output's scale, told to its
+    /// surfaces (SurfaceScale.swift).
+    public private(set) var scale = 1.0
+    /// Its `zxdg_toplevel_decoration_v1`, if it has one.
+    weak var decoration: ToplevelDecorationObject?
 
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32, xdg: XDGSurfaceObject) {
         self.xdg = xdg
@@ -220,6 +225,10 @@ public final class Toplevel: ServerObject, HostedWindow {
     override func request(_ opcode: UInt32, _ a: UnsafeMutablePointer<wl_argument>) {
         switch XdgToplevelRequest(rawValue: opcode) {
         case .destroy:
+            if let decoration {
+                decoration.postError(ZxdgToplevelDecorationV1Error.orphaned, "the xdg_toplevel was destroyed before its zxdg_toplevel_decoration_v1")
+                return
+            }
             destroy()
         case .set_title:
             title = String(a[0].text.prefix(1024))
@@ -256,6 +265,23 @@ public final class Toplevel: ServerObject, HostedWindow {
         guard isAlive, (width, height) != configuredSize else { return }
         configuredSize = (width, height)
         sendConfigure()
+    }
+
+    /// Asks for a `width` × `height` window of output pixels on an output of `scale`: a
+    /// window of that size divided by `scale` (its logical pixels), its surfaces told the
+    /// scale first.
+    public func configure(width: Int, height: Int, scale: Double) {
+        guard isAlive else { return }
+        if scale != self.scale {
+            self.scale = scale
+            for surface in [root].compactMap({ $0 }) + windowPicture.stack().map(\.surface) { surface.prefer(scale: scale) }
+        }
+        configure(width: max(1, Int((Double(width) / scale).rounded())), height: max(1, Int((Double(height) / scale).rounded())))
+    }
+
+    /// Sends the configure again (the decoration mode was asked), once the window had its first.
+    func configureAgain() {
+        if xdg?.initialCommit == true { sendConfigure() }
     }
 
     func sendConfigure() {

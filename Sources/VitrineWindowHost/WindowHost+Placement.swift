@@ -127,7 +127,8 @@ extension WindowHost {
         if let old = assignedLayer(of: window) { surfaces.assignments[old] = nil }
         surfaces.assignments[layer] = window
         if let bounds = try? scene.modelValues(of: layer).rect(.bounds) {
-            window.configure(width: max(1, Int(bounds.size.width.rounded())), height: max(1, Int(bounds.size.height.rounded())))
+            window.configure(
+                width: max(1, Int(bounds.size.width.rounded())), height: max(1, Int(bounds.size.height.rounded())), scale: surfaces.scale(of: layer))
         }
     }
 

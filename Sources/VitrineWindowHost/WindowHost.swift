@@ -259,9 +259,9 @@ extension WindowHost: WindowDelegate {
         seat?.refreshPointer(at: now(), flush: false)
     }
 
-    public func initialSize(of window: any HostedWindow) -> (width: Int, height: Int)? {
+    public func initialSize(of window: any HostedWindow) -> (width: Int, height: Int, scale: Double)? {
         guard let rule = rule(for: window), let bounds = try? scene.modelValues(of: rule.layer).rect(.bounds) else { return nil }
-        return (Int(bounds.size.width.rounded()), Int(bounds.size.height.rounded()))
+        return (Int(bounds.size.width.rounded()), Int(bounds.size.height.rounded()), surfaces.scale(of: rule.layer))
     }
 
     public func windows(_ windows: [any HostedWindow], responsive: Bool, seconds: Double) {

@@ -303,7 +303,7 @@ public final class XWindowManager {
         let c = connection.connection
         let atoms = connection.atoms
         if window.configuredSize.width == 0, let size = delegate?.initialSize(of: window), size.width > 0, size.height > 0 {
-            window.configuredSize = size
+            window.configuredSize = (size.width, size.height)
         }
         place(window)
         var state: [UInt32] = [1, 0]  // NormalState, no icon window

@@ -104,6 +104,9 @@ import VitrineCore
         vt_switching = false
         tap_slop = 20.5
         long_press_seconds = 1
+        cursor = "hidden"
+        cursor_hide_after = 10
+        idle_after = 120
 
         [[outputs]]
         connector = "DP-1"
@@ -224,6 +227,7 @@ import VitrineCore
         expected.input.vtSwitching = false
         expected.input.tapSlop = 20.5
         expected.input.longPressSeconds = 1
+        (expected.input.cursor, expected.input.cursorHideAfter, expected.input.idleAfter) = (.hidden, 10, 120)
         var entry = Configuration.OutputEntry(connector: "DP-1")
         entry.mode = .fixed(PixelSize(width: 1080, height: 1920), refreshRate: 30)
         entry.rotation = .threeQuarters

@@ -26,6 +26,9 @@ import VitrineInput
         ("repeat_rate = -1", "input.repeat_rate: must be repeats a second, 0…1000 (0: keys do not repeat), got -1"),
         ("tap_slop = 1001", "input.tap_slop: must be pixels, 0…1000, got 1001"),
         ("long_press_seconds = 0.01", "input.long_press_seconds: must be seconds, 0.05…60, got 0.01"),
+        ("cursor = \"sometimes\"", "input.cursor: must be one of \"hidden\", \"auto\" or \"always\", got \"sometimes\""),
+        ("cursor_hide_after = 0", "input.cursor_hide_after: must be seconds, 0.1…3600, got 0"),
+        ("idle_after = 0.5", "input.idle_after: must be seconds, 0 (never idle) or 1…86400, got 0.5"),
         ("enabled = \"yes\"", "input.enabled: must be true or false, got \"yes\""),
         ("vt_switching = 1", "input.vt_switching: must be true or false, got 1"),
         ("seat = \"seat 0\"", "input.seat: must be a seat name such as \"seat0\" (letters, digits, - and _), got \"seat 0\""),
@@ -53,7 +56,7 @@ import VitrineInput
 
     @Test func everyInputKeyTakesEffectAtRestartAndAChangeSaysSo() throws {
         let keys = Configuration.allKeys.filter { $0.hasPrefix("input.") }
-        #expect(keys.count == 13)
+        #expect(keys.count == 16)
         #expect(Set(keys).isSubset(of: Set(Configuration.restartKeys)))
         let changed = try parse(ConfigurationTests.everyKeyChanged)
         #expect(

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import VitrineConfig
 
-@Suite struct OutputsConfigTests {
+/// Serialized: two tests set the process's time zone (`TZ`).
+@Suite(.serialized) struct OutputsConfigTests {
     @Test func outputsTablesAreRead() throws {
         let c = try parse(
             """
@@ -16,12 +17,15 @@ import Testing
             root = "menu"
             power_off = "22:00"
             power_on = "07:30"
+            scale = 1.5
             """)
         #expect(c.outputs.map(\.connector) == ["HDMI-A-1", "HDMI-A-2"])
         #expect(c.outputs[0].mode == .preferred && c.outputs[0].root.isEmpty && c.outputs[0].schedule == nil)
         #expect(c.outputs[1].mode == .fixed(PixelSize(width: 1080, height: 1920), refreshRate: 60))
         #expect(c.outputs[1].rotation == .quarter && c.outputs[1].root == "menu")
         #expect(c.outputs[1].schedule == Configuration.PowerSchedule(off: 22 * 60, on: 7 * 60 + 30))
+        #expect(c.outputs[0].scale == 1 && c.outputs[1].scale == 1.5)
+        #expect(try parse("[[outputs]]\nconnector = \"A\"\nscale = 2").outputs[0].scale == 2)
         #expect(try parse("").outputs.isEmpty)
     }
 
@@ -36,6 +40,10 @@ import Testing
             ("[[outputs]]\nconnector = \"A\"\npower_off = \"08:00\"\npower_on = \"08:00\"", "outputs[0].power_on", "never sleep"),
             ("[[outputs]]\nconnector = \"A\"\nrotation = 45", "outputs[0].rotation", "0, 90, 180 or 270"),
             ("[[outputs]]\nconnector = \"A\"\nroot = \"a b\"", "outputs[0].root", "layer id"),
+            ("[[outputs]]\nconnector = \"A\"\nscale = 0.5", "outputs[0].scale", "a scale 1…4"),
+            ("[[outputs]]\nconnector = \"A\"\nscale = 5", "outputs[0].scale", "a scale 1…4"),
+            ("[[outputs]]\nconnector = \"A\"\nscale = 1.333", "outputs[0].scale", "steps of 1/120"),
+            ("[[outputs]]\nconnector = \"A\"\nscale = \"2\"", "outputs[0].scale", "such as 1, 1.25, 1.5 or 2"),
             ("[[outputs]]\nconnector = \"A\"\nscene = \"/nonexistent/s.json\"", "outputs[0].scene", "cannot read the scene file"),
             ("[[outputs]]\nconnector = \"A\"\nconector = \"B\"", "outputs[0].conector", "did you mean 'connector'"),
             ("outputs = 3", "outputs", "[[outputs]] tables"),

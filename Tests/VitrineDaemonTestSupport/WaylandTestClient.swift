@@ -10,6 +10,8 @@ open class TestWaylandClient {
     public static let xdg = WaylandInterfaceTable(WaylandProtocol.xdgShell)
     public static let timing = WaylandInterfaceTable(WaylandProtocol.presentationTime)
     public static let viewporter = WaylandInterfaceTable(WaylandProtocol.viewporter)
+    public static let fractionalScale = WaylandInterfaceTable(WaylandProtocol.fractionalScaleV1)
+    public static let decoration = WaylandInterfaceTable(WaylandProtocol.xdgDecorationUnstableV1)
     public let display: OpaquePointer
     public let registry: OpaquePointer
     /// The globals bound, each interface's in the order the compositor told them.
@@ -30,6 +32,8 @@ open class TestWaylandClient {
         case "xdg_wm_base": xdg[name]
         case "wp_presentation": timing[name]
         case "wp_viewporter": viewporter[name]
+        case "wp_fractional_scale_manager_v1": fractionalScale[name]
+        case "zxdg_decoration_manager_v1": decoration[name]
         default: nil
         }
     }
@@ -60,10 +64,10 @@ open class TestWaylandClient {
     /// The first global of `name` bound.
     public func global(_ name: String) -> OpaquePointer? { bound[name]?.first }
 
-    /// Binds the global `name` the compositor told at connection (`interface`: its table,
-    /// for a protocol this client does not know).
-    public func bind(_ name: String, version: UInt32, interface given: UnsafePointer<wl_interface>? = nil) throws -> OpaquePointer {
-        guard let id = told[name], let interface = given ?? Self.interface(name),
+    /// Binds the global `name` the compositor told at connection (with `interface`, when
+    /// the client library's own table is older than `version`).
+    public func bind(_ name: String, version: UInt32, interface: UnsafePointer<wl_interface>? = nil) throws -> OpaquePointer {
+        guard let id = told[name], let interface = interface ?? Self.interface(name),
             let proxy = wlRegistryBind(registry, id, interface, version)
         else { throw DaemonError("the compositor has no \(name)") }
         bound[name, default: []].append(proxy)

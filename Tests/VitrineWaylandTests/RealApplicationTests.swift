@@ -20,12 +20,13 @@ import VitrineRaster
         let control: SocketClient
         let environment: [String: String]
 
-        init(appID: String?) throws {
+        /// `outputs`: `[[outputs]]` tables for the one headless output (its scale).
+        init(appID: String?, outputs: String = "") throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-apps-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let config = directory.appendingPathComponent("vitrine.toml").path
             let rule = appID.map { "[[compositor.rules]]\napp_id = \"\($0)\"\nlayer = \"app\"\n" } ?? ""
-            try "[output]\nheadless_size = \"640x400\"\nbackground = \"#203040\"\n[compositor]\nenabled = true\nsocket = \"wl\"\n\(rule)"
+            try "[output]\nheadless_size = \"640x400\"\nbackground = \"#203040\"\n\(outputs)[compositor]\nenabled = true\nsocket = \"wl\"\n\(rule)"
                 .write(toFile: config, atomically: true, encoding: .utf8)
             daemon = try DaemonProcess(arguments: ["--config", config, "--log-level", "info"])
             control = try daemon.connect()
@@ -48,13 +49,14 @@ import VitrineRaster
             return (try ChildProcess(executable, arguments, stderrPath: log, environment: environment), log)
         }
 
-        /// Chromium showing the file `page` as an app window (a profile of its own in the directory).
+        /// Chromium showing the file `page` as an app window (a profile of its own in the
+        /// directory; `--test-type` leaves out the bar over the page that `--no-sandbox` brings).
         func startChromium(_ page: String) throws -> (ChildProcess, String) {
             try start(
                 "/usr/bin/chromium",
                 [
                     "--ozone-platform=wayland", "--disable-gpu", "--no-sandbox", "--user-data-dir=\(directory)/profile", "--no-first-run",
-                    "--disable-features=Translate", "--app=file://\(page)",
+                    "--disable-features=Translate", "--test-type", "--app=file://\(page)",
                 ])
         }
 

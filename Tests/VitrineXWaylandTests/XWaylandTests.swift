@@ -184,6 +184,53 @@ struct XWaylandTests {
         #expect(typed == "hi\n", "xterm's shell read '\(typed)': \(setup.daemon.standardError.suffix(1500))")
     }
 
+    /// Chromium as an X11 program (`--ozone-platform=x11`, software rendering) showing a
+    /// local page in a 300 × 180 layer: its two blocks where the page puts them, and keys
+    /// typed on the daemon's seat into the page's focused field, which copies its value
+    /// into the title that `surface.list` shows.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium is not installed: apt-get install chromium"))
+    func chromiumOnX11ShowsALocalPageAndTakesKeys() throws {
+        let setup = try XWaylandSetup(
+            rules: "[[compositor.rules]]\napp_id = \"Chromium\"\nlayer = \"x11\"\n", layer: #"{"bounds": [0, 0, 300, 180], "position": [160, 100]}"#)
+        let directory = setup.daemon.directory.path
+        let page = directory + "/page.html"
+        try #"""
+        <!doctype html><html><head><title>start</title></head><body style="margin:0;background:#10a040">
+        <div style="position:fixed;left:0;top:0;width:50%;height:50%;background:#e02020"></div>
+        <input id="f" autofocus style="position:fixed;left:160px;top:130px;width:120px" oninput="document.title = 'typed ' + this.value">
+        </body></html>
+        """#.write(toFile: page, atomically: true, encoding: .utf8)
+        let log = directory + "/chromium.stderr"
+        let chromium = try ChildProcess(
+            "/usr/bin/chromium",
+            [
+                "--ozone-platform=x11", "--disable-gpu", "--no-sandbox", "--test-type", "--user-data-dir=\(directory)/profile", "--no-first-run",
+                "--disable-features=Translate", "--app=file://\(page)",
+            ], stderrPath: log, environment: ["DISPLAY": setup.display, "WAYLAND_DISPLAY": "", "HOME": directory])
+        defer { _ = chromium.terminate() }
+        let chromiumLog = { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(1500) }
+        let mapped = try setup.control.waitForEvent("surface.mapped", timeout: 40)
+        #expect(mapped["kind"] == .string("x11") && mapped["layer"] == .string("x11"), "\(mapped.text)")
+        // The layer's (0, 0) is the screen's (10, 10). Probed away from the block's edges.
+        let probes: [(Int, Int, UInt32)] = [(40, 40, 0xE0_2020), (130, 70, 0xE0_2020), (250, 40, 0x10_A040), (40, 160, 0x10_A040)]
+        let shows: (Surface) -> Bool = { shot in probes.allSatisfy { close(rgb(shot, 10 + $0.0, 10 + $0.1), $0.2) } }
+        let shot = try setup.screenshot("chromium-x11", pumping: nil, timeout: 40, until: shows)
+        #expect(shows(shot), "the page's blocks are not where they should be: \(chromiumLog())")
+        try setup.click(10 + 200, 10 + 140)
+        for code in [35, 23] {  // h, i
+            try setup.ok(#"{"cmd": "input.inject", "type": "key", "keycode": \#(code), "pressed": true}"#)
+            try setup.ok(#"{"cmd": "input.inject", "type": "key", "keycode": \#(code), "pressed": false}"#)
+        }
+        let deadline = Date().addingTimeInterval(20)
+        var title = ""
+        repeat {
+            title = (try setup.control.request(#"{"cmd": "surface.list"}"#))["result"]?["surfaces"]?.array?.first?["title"]?.string ?? ""
+            if title != "typed hi" { usleep(100_000) }
+        } while title != "typed hi" && Date() < deadline
+        #expect(title == "typed hi", "the page's title is '\(title)': \(chromiumLog())")
+        #expect(chromium.isRunning, "chromium stopped: \(chromiumLog())")
+    }
+
     /// `surface.close`: WM_DELETE_WINDOW to a window that takes it (which closes itself);
     /// a window that does not take it has its client killed.
     @Test func surfaceCloseAsksOrKills() throws {
@@ -300,5 +347,13 @@ struct XWaylandTests {
         let second = try #require(setup.xwaylandPID)
         #expect(second != first)
         #expect(setup.daemon.isRunning)
+    }
+}
+
+/// Whether the colours `a` and `b` (0xRRGGBB) are within 4 of each other in every channel.
+func close(_ a: UInt32, _ b: UInt32) -> Bool {
+    (0..<3).allSatisfy { channel in
+        let shift = UInt32(channel * 8)
+        return abs(Int((a >> shift) & 0xFF) - Int((b >> shift) & 0xFF)) <= 4
     }
 }

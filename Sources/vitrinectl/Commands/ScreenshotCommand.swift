@@ -25,6 +25,9 @@ struct ScreenshotCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The output to capture (default: the first).", valueName: "name"))
     var output: String?
 
+    @Flag(help: "Draw the pointer's cursor over it where the screen shows one.")
+    var cursor = false
+
     func validate() throws {
         switch (file, onDaemon) {
         case (nil, nil): throw ValidationError("give a FILE to write, or --on-daemon PATH")
@@ -36,6 +39,7 @@ struct ScreenshotCommand: ParsableCommand {
     func run() throws {
         var fields: [String: JSON] = [:]
         if let output { fields["output"] = .string(output) }
+        if cursor { fields["cursor"] = .bool(true) }
         if let onDaemon {
             fields["path"] = .string(onDaemon)
             try connection.send("screenshot", fields) { $0["path"]?.string }

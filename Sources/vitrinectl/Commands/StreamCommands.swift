@@ -75,7 +75,7 @@ struct WatchCommand: ParsableCommand {
         "input.key", "input.touch", "input.pointer", "layer.press", "layer.release", "layer.tap", "layer.longPress", "layer.drag",
         "layer.cancel", "binding.failed", "video.started", "video.ended", "video.error", "output.power",
         "output.resized", "surface.mapped", "surface.unmapped", "client.started", "client.exited", "client.failed",
-        "output.added", "output.removed", "surface.unresponsive", "surface.responsive", "surface.assigned",
+        "output.added", "output.removed", "surface.unresponsive", "surface.responsive", "surface.assigned", "input.idle", "input.active",
     ]
 
     @OptionGroup var connection: ConnectionOptions

@@ -1,0 +1,29 @@
+import VitrineProtocol
+
+/// What `idle` and `active` bindings do besides their commands.
+extension Coordinator {
+    /// Lets the input router reset the scene and restart clients for `idle` and `active`
+    /// bindings (`reset`, `client`); a failure is logged, as a binding's is.
+    func takeIdleActions() {
+        input.idleActions = { [unowned self] spec in
+            if spec.resetsScene {
+                do throws(ProtocolError) { _ = try resetScene() } catch {
+                    logger.warning("binding on \(spec.trigger.rawValue): the scene cannot be reset: \(error.message)")
+                }
+            }
+            if let name = spec.restartsClient { restartClient(name, for: spec.trigger) }
+        }
+    }
+
+    /// Stops the client `name` and starts it again (starts it when it is not running).
+    private func restartClient(_ name: String, for trigger: BindingSpec.Trigger) {
+        guard let windows else { return logger.warning("binding on \(trigger.rawValue): no client '\(name)' can run here (no window host)") }
+        windows.stopClient(name) { [unowned self, weak windows] result in
+            if case .failure(let error) = result { return logger.warning("binding on \(trigger.rawValue): \(error.message)") }
+            do throws(ProtocolError) { _ = try windows?.startClient(name, program: nil) } catch {
+                logger.warning("binding on \(trigger.rawValue): client '\(name)' cannot start again: \(error.message)")
+            }
+            flush()
+        }
+    }
+}

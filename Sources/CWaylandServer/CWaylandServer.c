@@ -32,6 +32,7 @@ F(int, wl_display_add_socket_fd, (struct wl_display *display, int sock_fd), (dis
 F(struct wl_display *, wl_display_create, (void), ())
 P(wl_display_destroy, (struct wl_display *display), (display))
 P(wl_display_destroy_clients, (struct wl_display *display), (display))
+P(wl_display_set_global_filter, (struct wl_display *display, wl_display_global_filter_func_t filter, void *data), (display, filter, data))
 P(wl_display_flush_clients, (struct wl_display *display), (display))
 F(struct wl_list *, wl_display_get_client_list, (struct wl_display *display), (display))
 F(struct wl_event_loop *, wl_display_get_event_loop, (struct wl_display *display), (display))

@@ -26,6 +26,22 @@ extension Configuration {
         /// `xwayland`: whether X11 programs are served, through an Xwayland the daemon starts.
         /// Default `.off`. Read at start.
         public var xwayland = XWaylandMode.off
+        /// `input_method_clients`: which clients may be an input method, a virtual keyboard
+        /// or a layer surface (`zwp_input_method_manager_v2`, `zwp_virtual_keyboard_manager_v1`,
+        /// `zwlr_layer_shell_v1`): those the daemon started (`[[clients]]`, `client.start`),
+        /// all, or none. Default `.launched`. Changed on reload (for clients that connect
+        /// afterwards).
+        public var inputMethodClients = InputMethodClients.launched
+
+        /// Who may bind the input method, virtual keyboard and layer shell globals.
+        public enum InputMethodClients: String, Sendable, Hashable, CaseIterable {
+            /// The programs the daemon started, and what they started (by process group).
+            case launched
+            /// Every client that can connect to the socket.
+            case all
+            /// No client.
+            case none
+        }
 
         /// When Xwayland runs.
         public enum XWaylandMode: String, Sendable, Hashable, CaseIterable {
@@ -75,7 +91,7 @@ extension Configuration {
 }
 
 extension Configuration.Compositor {
-    static let keys = ["enabled", "socket", "rules", "ping_timeout", "max_objects_per_client", "max_shm_pools_per_client", "xwayland"]
+    static let keys = ["enabled", "socket", "rules", "ping_timeout", "max_objects_per_client", "max_shm_pools_per_client", "xwayland", "input_method_clients"]
 
     /// The timeouts `ping_timeout` takes besides 0.
     public static let pingTimeoutRange = 0.5...600.0
@@ -101,6 +117,7 @@ extension Configuration.Compositor {
         maxShmPoolsPerClient = try r.integer(
             "max_shm_pools_per_client", maxShmPoolsPerClient, in: 4...10_000, expected: "a number of pools, 4…10000, such as 256")
         xwayland = try r.choice("xwayland", xwayland)
+        inputMethodClients = try r.choice("input_method_clients", inputMethodClients)
         guard let node = r.entries["rules"] else { return }
         guard let items = node.array, items.allSatisfy({ $0.table != nil }) else {
             throw r.error("rules", "must be [[compositor.rules]] tables, each with a layer and an app_id, a title or an instance, got \(node.written)")

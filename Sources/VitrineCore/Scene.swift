@@ -158,6 +158,8 @@ public final class Scene {
 
     /// The ids of the output root layers, in the order added.
     public var rootIDs: [String] { roots.map(\.id) }
+    /// The output whose root layer `id` is; nil when it is none's.
+    public func output(ofRoot id: String) -> String? { layers[id]?.rootOfOutput }
     public var layerCount: Int { layers.count }
     public func contains(_ id: String) -> Bool { layers[id] != nil }
     /// True while any layer has an animation attached.

@@ -41,6 +41,7 @@ extension Coordinator {
         case .event(let event, afterReply: false): broadcast(event)
         case .redraw(afterReply: true): afterReply.frame = true
         case .redraw(afterReply: false): requestFrame()
+        case .textInput: break
         }
     }
 }

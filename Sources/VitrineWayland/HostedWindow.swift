@@ -4,6 +4,8 @@ public enum WindowKind: String, Sendable {
     case xdg
     /// An X11 window of a client of Xwayland, managed by the daemon's X window manager.
     case x11
+    /// A layer shell surface (`zwlr_layer_surface_v1`: a panel, an on-screen keyboard).
+    case layer
 }
 
 /// A window a `surface` layer can show, whatever protocol its client speaks: what the window
@@ -40,6 +42,9 @@ public protocol HostedWindow: AnyObject {
     var isResponsive: Bool { get }
     /// What a layer draws of it and where in it input goes; nil while it has no surface.
     var picture: WindowPicture? { get }
+    /// Whether a touch or click on it gives it the keys (false: a layer surface without
+    /// keyboard interactivity, an on-screen keyboard).
+    var takesKeyboardFocus: Bool { get }
 
     /// Asks the client for a `width` × `height` window, the size of the layer showing it
     /// (each new size once).
@@ -55,6 +60,10 @@ public protocol HostedWindow: AnyObject {
     /// Pointer or touch input is about to reach the window: where its protocol picks the
     /// window under a point by its own stacking (X11), it is put over the others.
     func raise()
+}
+
+extension HostedWindow {
+    public var takesKeyboardFocus: Bool { true }
 }
 
 /// What the daemon hears of hosted windows, on its loop: from the Wayland server for xdg

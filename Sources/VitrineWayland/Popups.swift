@@ -192,7 +192,7 @@ extension Toplevel {
             switch this.role {
             case .xdg(let xdg): return xdg.popup != nil
             case .subsurface(let sub): current = sub.parent
-            case .xwayland, .cursor, nil: return false
+            case .xwayland, .layer, .cursor, nil: return false
             }
         }
         return false

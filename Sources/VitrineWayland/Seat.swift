@@ -42,6 +42,8 @@ final class SeatObject: ServerObject {
 /// requests are release and the pointer's `set_cursor`.
 final class InputDeviceObject: ServerObject {
     private let isPointer: Bool
+    /// The keymap last sent to a keyboard: 0 the seat's, else a virtual keyboard's.
+    var keymapID = 0
 
     override init?(server: WaylandServer, client: OpaquePointer, interface: UnsafePointer<wl_interface>, version: UInt32, id: UInt32) {
         isPointer = interface == vitrine_wl_pointer_interface()
@@ -95,6 +97,8 @@ final class SeatState {
     /// The sealed memfd of the keymap and its size (with the final NUL).
     var keymap: (fd: OwnedDescriptor, size: UInt32)?
     var modifiers: (depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) = (0, 0, 0, 0)
+    /// The last id given to a virtual keyboard's keymap.
+    var lastKeymapID = 0
     unowned let server: WaylandServer
 
     /// A touch's surface, and that surface's origin in the root surface's coordinates.
@@ -180,7 +184,10 @@ extension WaylandServer {
             return
         }
         seat.keymap = (OwnedDescriptor(fd), UInt32(bytes.count))
-        for keyboard in seat.keyboards { keyboard.sendKeymap(fd: fd, size: UInt32(bytes.count)) }
+        for keyboard in seat.keyboards {
+            keyboard.keymapID = 0
+            keyboard.sendKeymap(fd: fd, size: UInt32(bytes.count))
+        }
     }
 
     /// The pointer is at (`x`, `y`) of the root surface of the window `picture` shows, or
@@ -333,6 +340,7 @@ extension WaylandServer {
         }
         seat.keyboardFocus = target
         if let target { for keyboard in seat.devices(seat.keyboards, of: target) { seat.enter(keyboard, target) } }
+        textInputs.focusChanged(to: target)
     }
 
     /// A key (evdev's code) pressed or released, to the focused surface, then the
@@ -340,12 +348,19 @@ extension WaylandServer {
     public func key(_ code: UInt32, pressed: Bool, time: UInt32, modifiers: (depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32)) {
         let changed = modifiers != seat.modifiers
         seat.modifiers = modifiers
-        guard let focus = seat.keyboardFocus else { return }
         let state = pressed ? WL_KEYBOARD_KEY_STATE_PRESSED.rawValue : WL_KEYBOARD_KEY_STATE_RELEASED.rawValue
+        if let grab = textInputs.inputMethod?.grab {
+            grab.key(code, state: state, time: time, serial: seat.serial)
+            if changed { grab.modifiers(modifiers, serial: seat.serial) }
+            return
+        }
+        guard let focus = seat.keyboardFocus else { return }
         let serial = seat.pressSerial(to: focus)
         for keyboard in seat.devices(seat.keyboards, of: focus) {
+            let switched = seat.use(nil, on: keyboard)
+            if switched { keyboard.sendModifiers(modifiers, serial: seat.serial) }
             keyboard.post(WlKeyboardEvent.key.rawValue, [wl_argument(u: serial), wl_argument(u: time), wl_argument(u: code), wl_argument(u: state)])
-            if changed { keyboard.sendModifiers(modifiers, serial: seat.serial) }
+            if changed && !switched { keyboard.sendModifiers(modifiers, serial: seat.serial) }
         }
     }
 }

@@ -92,6 +92,8 @@ final class SurfaceObject: ServerObject {
         case subsurface(SubsurfaceObject)
         /// Xwayland's surface of an X11 window, given by the X window manager.
         case xwayland(XWaylandSurface)
+        /// A layer shell surface (`zwlr_layer_surface_v1`).
+        case layer(LayerSurface)
         /// The pointer's cursor (`wl_pointer.set_cursor`).
         case cursor
     }
@@ -235,6 +237,7 @@ final class SurfaceObject: ServerObject {
         case .xdg(let xdg): xdg.surfaceGone()
         case .subsurface(let sub): sub.surfaceGone()
         case .xwayland(let x): x.surfaceGone()
+        case .layer(let layer): layer.surfaceGone()
         case .cursor: server.seat.cursorGone(self)
         case nil: break
         }
@@ -387,6 +390,7 @@ final class SurfaceObject: ServerObject {
             case .xdg(let xdg): xdg.committed(changed: changed)
             case .subsurface(let sub): sub.committed(changed: changed)
             case .xwayland(let x): x.committed(changed: changed)
+            case .layer(let layer): layer.committed(changed: changed)
             case .cursor: cursorCommitted()
             case nil: break
             }
@@ -394,6 +398,8 @@ final class SurfaceObject: ServerObject {
                 // Shown only as part of a mapped window; the daemon decides whether a frame shows it.
                 if let toplevel, toplevel.isMapped {
                     server.changed(toplevel)
+                } else if let layer = layerSurface, layer.isMapped {
+                    server.layerShellDelegate?.layerSurfaceChanged(layer)
                 } else if let shown = xwayland, shown.isShown {
                     shown.commitWaits()
                 } else {
@@ -447,7 +453,7 @@ final class SurfaceObject: ServerObject {
         switch role {
         case .xdg(let xdg): xdg.window
         case .subsurface(let sub): sub.parent?.toplevel
-        case .xwayland, .cursor, nil: nil
+        case .xwayland, .layer, .cursor, nil: nil
         }
     }
 
@@ -456,7 +462,7 @@ final class SurfaceObject: ServerObject {
         switch role {
         case .xwayland(let x): x
         case .subsurface(let sub): sub.parent?.xwayland
-        case .xdg, .cursor, nil: nil
+        case .xdg, .layer, .cursor, nil: nil
         }
     }
 }

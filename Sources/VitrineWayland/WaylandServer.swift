@@ -88,6 +88,10 @@ public final class WaylandServer {
     private(set) lazy var seat = SeatState(server: self)
     /// Pings of the clients that show windows.
     private(set) lazy var pings = PingWatch(server: self)
+    /// Text inputs and the input method (TextInputRelay.swift).
+    private(set) lazy var textInputs = TextInputRelay(server: self)
+    /// The globals of keyboards and input methods, and who may bind them (InputGlobals.swift).
+    private(set) lazy var inputGlobals = InputGlobals(server: self)
 
     /// Serves the Wayland protocol on `listening` (a bound, listening, non-blocking,
     /// close-on-exec Unix socket, which the server closes when it goes).
@@ -137,6 +141,7 @@ public final class WaylandServer {
             globals.append(
                 GlobalBinding(self, vitrine_wl_output_interface(), version: 4) { OutputObject(server: $0, client: $1, version: $2, id: $3, output: output) })
         }
+        inputGlobals.offer()
         do {
             try loop.watch(loopFD, for: .readable) { [unowned self] _ in dispatch() }
         } catch {
@@ -192,7 +197,7 @@ public final class WaylandServer {
     /// The globals this server offers clients, by interface name, with their versions
     /// (`wl_shm` is libwayland's own, version 1 in the libwayland this is built for).
     public var offeredGlobals: [(name: String, version: Int)] {
-        [("wl_shm", 1)] + globals.map(\.offered)
+        [("wl_shm", 1)] + globals.map(\.offered) + inputGlobals.offered
     }
 
     /// Sends the events queued for clients (call after each frame), but those of held

@@ -127,14 +127,34 @@ final class SeatRouter {
         if flush { server.flush() }
     }
 
-    /// Keys go to `window` from now on: the window that had them is told it lost them.
-    private func focus(_ window: any HostedWindow) {
+    /// A key (evdev's code) of the daemon's own keyboard: as a device's key, through the keymap.
+    func key(_ code: UInt32, pressed: Bool) {
+        guard let server, let keyboard, code != 0 else { return }
+        let time = Double(WindowHost.milliseconds()) / 1000
+        _ = keyboard.key(code, pressed: pressed, time: time)
+        server.key(code, pressed: pressed, time: WindowHost.milliseconds(), modifiers: keyboard.serializedModifiers)
+        server.flush()
+    }
+
+    /// Keys go to `window` from now on (unless it takes none: a layer surface without
+    /// keyboard interactivity): the window that had them is told it lost them.
+    func focus(_ window: any HostedWindow) {
+        guard window.takesKeyboardFocus else { return }
+        if let holder = focused as? LayerSurface, holder !== window, holder.holdsKeyboardExclusively { return }
         if focused !== window {
             focused?.focus(false)
             focused = window
             window.focus(true)
         }
         server?.focusKeyboard(on: window.picture)
+    }
+
+    /// `window` (a layer surface whose keyboard interactivity became none) gives the keys up.
+    func unfocus(_ window: any HostedWindow) {
+        guard focused === window else { return }
+        window.focus(false)
+        focused = nil
+        server?.focusKeyboard(on: nil)
     }
 
     /// `window` is going: it has neither the keys nor the pointer any more.

@@ -99,6 +99,7 @@ extension WindowHost {
             for layer in surfaces.assignments.keys where !scene.contains(layer) { surfaces.assignments[layer] = nil }
         }
         if added { placeWaitingWindows() }
+        if removed { layerShell?.arrange(at: now()) }
         reportAssignments()
     }
 

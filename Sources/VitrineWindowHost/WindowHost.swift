@@ -76,6 +76,10 @@ public final class WindowHost {
     public var outputsPowered = true
     /// The scene's media time now, at which a window's change under the pointer is hit-tested.
     public var now: () -> Double = { 0 }
+    /// Layer surfaces on the scene, once serving (LayerShellHost.swift).
+    var layerShell: LayerShellHost?
+    /// The focused window's enabled text field, as last told (WindowHost+TextInput.swift).
+    var currentTextInput: TextInputFocus?
 
     /// A host placing windows in `scene`'s surface layers, drawn by `surfaces`; with a
     /// `loop` it runs programs and answers frame callbacks of commits that show nothing.
@@ -101,6 +105,10 @@ public final class WindowHost {
         self.server = server
         server.delegate = self
         seat = SeatRouter(scene: scene, surfaces: surfaces, server: server, keymap: keymap, logger: logger)
+        layerShell = LayerShellHost(scene: scene, surfaces: surfaces, logger: logger)
+        server.layerShellDelegate = self
+        server.textInputDelegate = self
+        server.mayUseInputMethods = { [weak self] pid in self?.mayUseInputMethods(pid: pid) ?? false }
         server.pingTimeout = compositor.pingTimeout
         server.maximumObjectsPerClient = compositor.maxObjectsPerClient
         server.maximumPoolsPerClient = compositor.maxShmPoolsPerClient
@@ -140,6 +148,7 @@ public final class WindowHost {
     public func apply(reloaded fresh: Configuration.Compositor, allowCommands: Bool) {
         launcher?.settings.allowCommands = allowCommands
         compositor.pingTimeout = fresh.pingTimeout
+        compositor.inputMethodClients = fresh.inputMethodClients
         server?.pingTimeout = fresh.pingTimeout
         x11?.pingTimeout = fresh.pingTimeout
         guard fresh.rules != compositor.rules else { return }

@@ -10,6 +10,9 @@ public enum WindowNotice: Sendable, Equatable {
     /// What the screen shows changed (a window mapped, drew, moved to another layer): a
     /// frame is due at once, or after the reply to the command that caused it.
     case redraw(afterReply: Bool)
+    /// The focused window's text field was enabled or changed (its focus), or none is
+    /// enabled any more (nil): for the daemon's own on-screen keyboard (WindowHost+TextInput.swift).
+    case textInput(TextInputFocus?)
 }
 
 /// Where input lands: the root layer the primary output shows and the output's origin in

@@ -67,6 +67,18 @@ import Testing
         }
     }
 
+    @Test func inputMethodClientsAreLaunchedAllOrNoneAndChangeOnReload() throws {
+        #expect(Configuration.default.compositor.inputMethodClients == .launched)
+        let all = try parse("[compositor]\ninput_method_clients = \"all\"")
+        #expect(all.compositor.inputMethodClients == .all)
+        #expect(all.keysNeedingRestart(comparedWith: .default).isEmpty)
+        #expect(try parse("[compositor]\ninput_method_clients = \"none\"").compositor.inputMethodClients == .none)
+        for bad in ["\"yes\"", "true", "\"Launched\""] {
+            let error = try #require(failure("[compositor]\ninput_method_clients = \(bad)"), "\(bad)")
+            #expect(error.key == "compositor.input_method_clients" && error.message.contains("\"launched\""), "\(bad): \(error)")
+        }
+    }
+
     /// An X11 window's WM_CLASS is its app id (the class) and its instance; a rule naming an
     /// instance never matches a Wayland window, which has none.
     @Test func rulesMatchX11WindowsByClassAndInstance() throws {

@@ -148,6 +148,7 @@ import VitrineCore
         max_objects_per_client = 5000
         max_shm_pools_per_client = 64
         xwayland = "on-demand"
+        input_method_clients = "all"
         [[compositor.rules]]
         app_id = "chromium"
         layer = "browser"
@@ -264,6 +265,7 @@ import VitrineCore
         (expected.compositor.enabled, expected.compositor.socket, expected.compositor.pingTimeout) = (true, "wayland-kiosk", 2.5)
         (expected.compositor.maxObjectsPerClient, expected.compositor.maxShmPoolsPerClient) = (5000, 64)
         expected.compositor.xwayland = .onDemand
+        expected.compositor.inputMethodClients = .all
         expected.compositor.rules = [.init(appID: "chromium", layer: "browser"), .init(title: "Player", layer: "video")]
         expected.launcher.allowCommands = true
         (expected.osk.enabled, expected.osk.layouts, expected.osk.avoid) = (true, ["de", "numeric"], .resize)

@@ -8,15 +8,17 @@ import VitrineSystem
 /// what it types goes.
 extension Coordinator {
     /// The keyboard `[osk]` describes, wired to the input router and to scripts; nil when
-    /// it is not enabled. What it types goes to scripts and, as key strokes, to the window
-    /// that has the keys; once the Wayland server offers text-input-v3, `.text` is to go to
-    /// a client that enabled it as `commit_string` instead of key strokes.
+    /// it is not enabled. What it types goes to scripts and to the window that has the
+    /// keys: text as text-input-v3's `commit_string` where the window's field enabled it
+    /// (any character, whatever the seat's keymap), else as key strokes; the other keys
+    /// (backspace, enter, arrows) as key strokes.
     func makeScreenKeyboard(loop: EventLoop?) throws(SystemError) -> ScreenKeyboard? {
         guard settings.osk.enabled else { return nil }
         let keyboard = try ScreenKeyboard(settings: settings.osk, input: settings.input, sceneHost: sceneHost, outputSet: outputSet, loop: loop, logger: logger)
         let typing = KeyTyping(keymap: settings.input.keymap)
         keyboard.typed = { [unowned self] typed, time in
             afterReply.events.append(typed.keyName.map { .oskKey(key: $0, time: time) } ?? .oskText(text: typed.text, time: time))
+            if case .text(let text) = typed, windows?.commitText(text) == true { return }
             for stroke in typing.strokes(typed) { input.typeKey(stroke.code, pressed: stroke.pressed) }
         }
         keyboard.changed = { [unowned self] in flush() }
@@ -41,8 +43,8 @@ extension Typed {
 
 /// What the screen keyboard typed as the key strokes that type it with the seat's keymap
 /// (`[input]`'s layout and variant): the key, with Shift and/or AltGr held for its level.
-/// A character no key of that keymap types makes none (scripts still get `osk.text`;
-/// text-input-v3 will carry it to clients that enable it).
+/// A character no key of that keymap types makes none (scripts still get `osk.text`, and
+/// text-input-v3 carries it to fields that enable it).
 struct KeyTyping {
     private let keymap: XKBKeymap?
 

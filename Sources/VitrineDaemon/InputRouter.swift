@@ -56,6 +56,9 @@ final class InputRouter {
     private static let pointerKey = Int.min
     /// Touches down and where they were last, in the output's pixels.
     private(set) var touches: [Int: Point] = [:]
+    /// Where the last touch or button went down that the screen keyboard did not take, in
+    /// the root's coordinates: where a text field that took the keys was tapped.
+    private(set) var lastPress: Point?
     /// Where the pointer is, in the output's pixels.
     private(set) var pointer: Point
     /// The media time of the last event: events never go back in time.
@@ -135,6 +138,11 @@ final class InputRouter {
         if let screenKeyboard, screenKeyboard.isVisible, screenKeyboard.take(event, at: time) {
             if case .touch(let touch) = event { track(touch) } else if case .pointer(let motion) = event { pointer = motion.point }
             return time
+        }
+        if case .touch(let touch) = event, touch.phase == .down {
+            lastPress = outputSet.primary.rootPoint(touch.point)
+        } else if case .pointer(let motion) = event, case .button(_, pressed: true) = motion.kind {
+            lastPress = outputSet.primary.rootPoint(motion.point)
         }
         windows?.handle(event, at: time, on: InputPlacement(root: outputSet.root, origin: outputSet.primary.origin))
         let event = event.at(time)

@@ -9,8 +9,8 @@ import VitrineSceneHost
 import VitrineSystem
 
 /// Vitrine's own on-screen keyboard (`[osk]`): layers on top of the primary output's
-/// root that slide in on `osk.show` (or a client's text input, once the Wayland side says
-/// so) and out on `osk.hide`, take the touches and clicks that go down on them before
+/// root that slide in on `osk.show` or when a client's text field takes the keys
+/// (`textInput`) and out on `osk.hide` or when it lets them go, take the touches and clicks that go down on them before
 /// windows and bindings do, and say what was typed (`typed`).
 ///
 /// While hidden its layers are gone from the scene and it takes no event: the frame loop
@@ -39,6 +39,10 @@ final class ScreenKeyboard {
     private var layoutIndex = 0
     private enum Phase { case hidden, shown, hiding(until: Double) }
     private var phase = Phase.hidden
+    /// The window whose text field showed the keyboard (`textInput`), while it has the keys,
+    /// and whether the window was kept clear of the keyboard for its field's cursor (a
+    /// client may tell the cursor only in a commit after the one that enables its field).
+    private var textSurface: (id: Int, placed: Bool)?
     /// The layer moved or shortened to keep a text field in sight, while shown.
     private var avoidance: KeyboardAvoidance?
     /// The loop timer armed for the next deadline, and that deadline.
@@ -121,11 +125,32 @@ final class ScreenKeyboard {
         return index
     }
 
-    /// The Wayland server's seam (text-input-v3, once it is offered): a client's text input
-    /// was enabled, with its cursor rectangle in the root's coordinates, or disabled.
-    func textInput(enabled: Bool, cursor: Rect?) throws(ProtocolError) {
+    /// A client's text field took the keys (text-input-v3 enabled on the focused window;
+    /// `cursor` in the root's coordinates), or none has them (nil): the keyboard slides in,
+    /// on the `numeric` layout for a field of digits, numbers, a phone number or a PIN when
+    /// `[osk] layouts` has it (back on a text layout for other fields), or slides out.
+    /// Another field of the window already served keeps it up as it is: the window stays
+    /// where the first cursor the window told put it.
+    func textInput(surface: Int?, digits: Bool = false, cursor: Rect? = nil) throws(ProtocolError) {
         forgetRemovedLayers()
-        if enabled { try show(keeping: cursor) } else { try hide() }
+        guard let surface else {
+            textSurface = nil
+            return try hide()
+        }
+        let numeric = layouts.firstIndex { $0.name == "numeric" }
+        let wanted =
+            digits ? numeric : layoutIndex == numeric ? layouts.firstIndex { $0.name != "numeric" } : nil
+        let relayout = wanted.map { $0 != layoutIndex } ?? false
+        if let wanted, relayout {
+            layoutIndex = wanted
+            model?.select(layout: wanted)
+        }
+        if case .shown = phase, textSurface?.id == surface, textSurface?.placed == true || cursor == nil {
+            if relayout { try redraw() }
+            return
+        }
+        textSurface = (surface, cursor != nil)
+        try show(keeping: cursor)
     }
 
     /// Its layers were removed by someone else (`scene.reset`), or left by a restored

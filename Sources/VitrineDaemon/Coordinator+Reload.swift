@@ -20,6 +20,7 @@ extension Coordinator {
         settings.launcher = fresh.launcher
         settings.compositor.pingTimeout = fresh.compositor.pingTimeout
         settings.compositor.rules = fresh.compositor.rules
+        settings.compositor.inputMethodClients = fresh.compositor.inputMethodClients
         settings.limits = fresh.limits
         settings.hotplugGrace = fresh.hotplugGrace
         settings.restartNeeded = fresh.restartNeeded

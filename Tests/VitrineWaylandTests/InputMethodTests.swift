@@ -102,6 +102,24 @@ import VitrineTestSupport
         #expect(Self.log(setup.directory + "/wtype.stderr").contains("virtual keyboard"), "\(Self.log(setup.directory + "/wtype.stderr"))")
     }
 
+    /// `input_method_clients` is taken by `config.reload`: a client the daemon did not start
+    /// is refused the virtual keyboard, then given it once the policy says "all".
+    @Test(.enabled(if: installed("/usr/bin/wtype"), "apt-get install wtype"))
+    func theInputMethodPolicyChangesOnReload() throws {
+        let setup = try Setup()
+        let refused = try ChildProcess("/usr/bin/wtype", ["x"], stderrPath: setup.directory + "/refused.stderr", environment: setup.environment)
+        let before = refused.wait(timeout: 10)
+        #expect(before != nil && before != 0, "wtype was not refused")
+        let config = setup.directory + "/vitrine.toml"
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+        try text.replacingOccurrences(of: "socket = \"wl\"\n", with: "socket = \"wl\"\ninput_method_clients = \"all\"\n")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let reloaded = try setup.control.request(#"{"cmd": "config.reload"}"#)
+        #expect(reloaded["ok"] == .bool(true) && reloaded["result"]?["restartNeeded"] == .array([]), "\(reloaded.text)")
+        let allowed = try ChildProcess("/usr/bin/wtype", ["x"], stderrPath: setup.directory + "/allowed.stderr", environment: setup.environment)
+        #expect(allowed.wait(timeout: 10) == 0, "\(Self.log(setup.directory + "/allowed.stderr"))")
+    }
+
     @Test(.enabled(if: installed("/usr/bin/wvkbd-mobintl") && installed("/usr/bin/foot"), "apt-get install wvkbd foot"))
     func wvkbdStartedByTheDaemonIsAtTheBottomAndTypesIntoFoot() throws {
         let setup = try Setup(

@@ -150,6 +150,39 @@ import VitrineTestSupport
         #expect(text == "qe", "foot read '\(text)'")
     }
 
+    /// squeekboard (Phosh's keyboard, an input method over input-method-v2, virtual keyboard
+    /// and layer shell) started by the daemon in a D-Bus session of its own with GNOME's
+    /// screen-keyboard setting on: it comes up when foot's text input is enabled (its
+    /// terminal layout) and its keys type into foot.
+    @Test(.enabled(if: installed("/usr/bin/squeekboard") && installed("/usr/bin/foot"), "apt-get install squeekboard foot"))
+    func squeekboardStartedByTheDaemonComesUpForFootAndTypesIntoIt() throws {
+        let setup = try Setup(
+            extra: """
+                [[clients]]
+                name = "keyboard"
+                command = ["dbus-run-session", "--", "sh", "-c", "gsettings set org.gnome.desktop.a11y.applications screen-keyboard-enabled true && exec squeekboard"]
+                """)
+        let (foot, typed) = try setup.startFoot()
+        defer { _ = foot.terminate() }
+        let background: UInt32 = 0x20_3040
+        var shot = try setup.control.screenshot("squeekboard")
+        func rgb(_ x: Int, _ y: Int) -> UInt32 { shot.pixels[y * shot.stride + x] & 0xFF_FFFF }
+        let deadline = Date().addingTimeInterval(30)
+        while rgb(320, 390) == background, Date() < deadline {
+            try setup.tap(320, 100)
+            usleep(500_000)
+            shot = try setup.control.screenshot("squeekboard")
+        }
+        try shot.writePNG(to: GoldenImage.failuresDirectory.appendingPathComponent("squeekboard.png").path)
+        #expect(rgb(5, 395) != background && rgb(635, 205) != background, "squeekboard is not drawn in the bottom half")
+        // Its terminal layout on 640 × 200: q … p from y 230 to 265, a … l at y 292 (k at
+        // x 512, s at 128).
+        try setup.tap(512, 292)
+        try setup.tap(128, 292)
+        let text = setup.read(typed, count: 2)
+        #expect(text == "ks", "foot read '\(text)'")
+    }
+
     @Test(.enabled(if: installed("/usr/bin/foot"), "apt-get install foot"))
     func anInputMethodIsActivatedForFootsTextInputAndItsTextArrives() throws {
         let setup = try Setup(extra: "input_method_clients = \"all\"")

@@ -404,7 +404,7 @@ let package = Package(
             ],
             swiftSettings: [frameRelease()]),
         // The screen keyboard: layouts from xkeyboard-config, keys, touches, its layers.
-        .target(name: "VitrineKeyboard", dependencies: ["VitrineCore", "VitrineSystem", "CXKBCommon"]),
+        .target(name: "VitrineKeyboard", dependencies: ["VitrineCore", "VitrineSystem", "VitrineInput"]),
         .testTarget(name: "VitrineKeyboardTests", dependencies: ["VitrineKeyboard", "VitrineCore"]),
         .testTarget(
             name: "VitrineInputTests",

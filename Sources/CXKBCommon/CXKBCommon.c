@@ -31,7 +31,7 @@ F(xkb_mod_mask_t, xkb_state_serialize_mods, (struct xkb_state *state, enum xkb_s
 P(xkb_state_unref, (struct xkb_state *state), (state))
 F(enum xkb_state_component, xkb_state_update_key, (struct xkb_state *state, xkb_keycode_t key, enum xkb_key_direction direction), (state, key, direction))
 
-/* The screen keyboard's layouts (VitrineKeyboard): the symbols on each key and level. */
+/* What a keymap's keys show and type (VitrineInput's Keyboard+Symbols, for the screen keyboard). */
 F(int, xkb_keymap_key_get_syms_by_level, (struct xkb_keymap *keymap, xkb_keycode_t key, xkb_layout_index_t layout, xkb_level_index_t level, const xkb_keysym_t **syms_out), (keymap, key, layout, level, syms_out))
 F(xkb_level_index_t, xkb_keymap_num_levels_for_key, (struct xkb_keymap *keymap, xkb_keycode_t key, xkb_layout_index_t layout), (keymap, key, layout))
 F(xkb_keycode_t, xkb_keymap_max_keycode, (struct xkb_keymap *keymap), (keymap))

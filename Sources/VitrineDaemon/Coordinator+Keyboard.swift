@@ -42,16 +42,14 @@ extension Typed {
 }
 
 /// What the screen keyboard typed as the key strokes that type it with the seat's keymap
-/// (`[input]`'s layout and variant): the key, with Shift and/or AltGr held for its level.
+/// (`[input]`'s, its first layout): the key, with Shift and/or AltGr held for its level.
 /// A character no key of that keymap types makes none (scripts still get `osk.text`, and
 /// text-input-v3 carries it to fields that enable it).
 struct KeyTyping {
-    private let keymap: XKBKeymap?
+    private let keymap: Keyboard?
 
     init(keymap names: InputSettings.Keymap) {
-        let layout = names.layout.isEmpty ? "us" : names.layout.split(separator: ",").first.map(String.init) ?? "us"
-        let variant = names.variant.split(separator: ",").first.map { "(\($0))" } ?? ""
-        keymap = try? XKBKeymap(layout: layout + variant)
+        keymap = try? Keyboard(keymap: names)
     }
 
     /// evdev codes: Shift, AltGr, Backspace, Enter, Left, Right.

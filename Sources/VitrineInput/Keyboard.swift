@@ -18,8 +18,10 @@ public final class Keyboard {
     /// The names it was compiled from.
     public let names: InputSettings.Keymap
     private let context: OpaquePointer
-    private let keymap: OpaquePointer
+    let keymap: OpaquePointer
     private var state: OpaquePointer
+    /// Where each keysym is first found (Keyboard+Symbols), made when first asked.
+    var places: [UInt32: (code: UInt32, level: Int)]?
     /// xkb's eight real modifiers with their indices in the keymap.
     private let modifierIndices: [(name: String, index: xkb_mod_index_t)]
 

@@ -1,3 +1,5 @@
+import VitrineInput
+
 /// One key of a screen keyboard: what it does and how wide it is.
 public struct Key: Sendable, Hashable {
     /// What pressing the key does.
@@ -76,12 +78,34 @@ public struct KeyboardLayout: Sendable, Hashable {
     /// - Throws: `KeyboardError` when there is no such layout or xkbcommon is missing.
     public init(named name: String) throws(KeyboardError) {
         if name == "numeric" {
-            let keymap = try XKBKeymap(layout: "us")
-            self.init(name: name, rows: Self.numericRows(keymap))
+            self.init(name: name, rows: Self.numericRows(try Self.keymap("us")))
             return
         }
-        let keymap = try XKBKeymap(layout: name)
-        self.init(name: name, rows: Self.alphanumericRows(keymap))
+        self.init(name: name, rows: Self.alphanumericRows(try Self.keymap(name)))
+    }
+
+    /// The keymap of `name` ("de", "de(nodeadkeys)") with xkeyboard-config's rules.
+    public static func keymap(_ name: String) throws(KeyboardError) -> Keyboard {
+        let (layout, variant) = try split(name)
+        do { return try Keyboard(keymap: .init(rules: "evdev", model: "pc105", layout: layout, variant: variant)) } catch {
+            throw KeyboardError(error.message)
+        }
+    }
+
+    /// "de(nodeadkeys)" as ("de", "nodeadkeys"); a name of letters, digits, '_' and '-'.
+    private static func split(_ name: String) throws(KeyboardError) -> (String, String) {
+        var layout = Substring(name), variant = Substring("")
+        if let open = name.firstIndex(of: "("), name.hasSuffix(")") {
+            layout = name[..<open]
+            variant = name[name.index(after: open)..<name.index(before: name.endIndex)]
+        }
+        let word = { (s: Substring) in
+            s.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }
+        }
+        guard !layout.isEmpty, layout.count <= 64, variant.count <= 64, word(layout), word(variant) else {
+            throw KeyboardError("'\(name)' is not a layout name: give one such as \"us\", \"de\" or \"de(nodeadkeys)\"")
+        }
+        return (String(layout), String(variant))
     }
 
     /// evdev codes of a PC keyboard's rows: digits, QWERTY, home row, bottom row (KEY_102ND,
@@ -90,7 +114,7 @@ public struct KeyboardLayout: Sendable, Hashable {
         [41] + Array(2...13), Array(16...27), Array(30...40) + [43], Array(44...53),
     ]
 
-    private static func alphanumericRows(_ keymap: XKBKeymap) -> [[Key]] {
+    private static func alphanumericRows(_ keymap: Keyboard) -> [[Key]] {
         var rows: [[Key]] = codeRows.map { codes in codes.compactMap { key(keymap, $0) } }
         // The key left of Z (LSGT) is shown where it types something no other key does.
         let typed = Set(rows.joined().flatMap { key -> [String] in if case .character(let p, let s) = key.action { [p, s] } else { [] } })
@@ -105,21 +129,21 @@ public struct KeyboardLayout: Sendable, Hashable {
 
     /// The character key `code` is in `keymap`: level 1 plain, level 2 shifted; nil when it
     /// types nothing.
-    private static func key(_ keymap: XKBKeymap, _ code: UInt32) -> Key? {
+    private static func key(_ keymap: Keyboard, _ code: UInt32) -> Key? {
         let syms = keymap.symbols(code: code)
-        let plain = syms.first.map(XKBKeymap.text(of:)) ?? ""
+        let plain = syms.first.map(Keyboard.text(ofKeysym:)) ?? ""
         guard !plain.isEmpty else { return nil }
-        let shifted = syms.count > 1 ? XKBKeymap.text(of: syms[1]) : ""
+        let shifted = syms.count > 1 ? Keyboard.text(ofKeysym: syms[1]) : ""
         return Key(.character(plain: plain, shifted: shifted.isEmpty ? plain.uppercased() : shifted))
     }
 
-    private static func numericRows(_ keymap: XKBKeymap) -> [[Key]] {
+    private static func numericRows(_ keymap: Keyboard) -> [[Key]] {
         // The keypad with Num Lock on: the symbols of its keys' second level.
         let rows: [[UInt32]] = [[71, 72, 73], [75, 76, 77], [79, 80, 81], [82, 83]]
         var keys: [[Key]] = rows.map { codes in
             codes.compactMap { code in
                 let syms = keymap.symbols(code: code)
-                let text = syms.count > 1 ? XKBKeymap.text(of: syms[1]) : ""
+                let text = syms.count > 1 ? Keyboard.text(ofKeysym: syms[1]) : ""
                 return text.isEmpty ? nil : Key(.character(plain: text, shifted: text), width: code == 82 ? 2 : 1)
             }
         }

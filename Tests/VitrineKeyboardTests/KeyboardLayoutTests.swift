@@ -32,7 +32,7 @@ import VitrineKeyboard
     }
 
     @Test func theKeyAndLevelThatTypeACharacter() throws {
-        let de = try XKBKeymap(layout: "de")
+        let de = try KeyboardLayout.keymap("de")
         #expect(de.place(of: "z")! == (21, 0), "KEY_Y")
         #expect(de.place(of: "Z")! == (21, 1), "with Shift")
         #expect(de.place(of: "@")! == (16, 2), "AltGr+Q")

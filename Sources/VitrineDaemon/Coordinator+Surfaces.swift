@@ -1,4 +1,3 @@
-import VitrineCore
 import VitrineProtocol
 import VitrineWayland
 import VitrineWindowHost
@@ -44,12 +43,7 @@ extension Coordinator {
         case .redraw(afterReply: false): requestFrame()
         case .textInput(let focus):
             guard let screenKeyboard else { return }
-            let digits = focus.map { [.digits, .number, .phone, .pin].contains($0.state.purpose) } ?? false
-            // A client that tells no cursor (Chromium) has its field where it was tapped.
-            let cursor = focus?.cursor ?? input.lastPress.map { Rect(x: $0.x - 1, y: $0.y - 20, width: 2, height: 40) }
-            do { try screenKeyboard.textInput(surface: focus?.surface, digits: digits, cursor: cursor) } catch {
-                logger.warning("osk: \(error.message)")
-            }
+            do { try screenKeyboard.textInput(focus, pressed: input.lastPress) } catch { logger.warning("osk: \(error.message)") }
             if afterReply.frame { requestFrame() }
         }
     }

@@ -7,6 +7,7 @@ import VitrineOutputSet
 import VitrineProtocol
 import VitrineSceneHost
 import VitrineSystem
+import VitrineWindowHost
 
 /// Vitrine's own on-screen keyboard (`[osk]`): layers on top of the primary output's
 /// root that slide in on `osk.show` or when a client's text field takes the keys
@@ -125,18 +126,23 @@ final class ScreenKeyboard {
         return index
     }
 
-    /// A client's text field took the keys (text-input-v3 enabled on the focused window;
-    /// `cursor` in the root's coordinates), or none has them (nil): the keyboard slides in,
-    /// on the `numeric` layout for a field of digits, numbers, a phone number or a PIN when
-    /// `[osk] layouts` has it (back on a text layout for other fields), or slides out.
-    /// Another field of the window already served keeps it up as it is: the window stays
-    /// where the first cursor the window told put it.
-    func textInput(surface: Int?, digits: Bool = false, cursor: Rect? = nil) throws(ProtocolError) {
+    /// A client's text field took the keys (`focus`: text-input-v3 enabled on the focused
+    /// window), or none has them (nil): the keyboard slides in, on the `numeric` layout for
+    /// a field of digits, numbers, a phone number or a PIN when `[osk] layouts` has it (back
+    /// on a text layout for other fields), or slides out. The field is kept in sight by its
+    /// cursor; a client that tells none (Chromium) has its field taken to be 40 pixels tall
+    /// around `pressed`, where the touch or click that focused it went down (the root's
+    /// coordinates). Another field of the window already served keeps it up as it is: the
+    /// window stays where the first cursor the window told put it.
+    func textInput(_ focus: TextInputFocus?, pressed: Point?) throws(ProtocolError) {
         forgetRemovedLayers()
-        guard let surface else {
+        guard let focus else {
             textSurface = nil
             return try hide()
         }
+        let surface = focus.surface
+        let digits = [.digits, .number, .phone, .pin].contains(focus.state.purpose)
+        let cursor = focus.cursor ?? pressed.map { Rect(x: $0.x - 1, y: $0.y - 20, width: 2, height: 40) }
         let numeric = layouts.firstIndex { $0.name == "numeric" }
         let wanted =
             digits ? numeric : layoutIndex == numeric ? layouts.firstIndex { $0.name != "numeric" } : nil

@@ -32,6 +32,9 @@ public final class FramePipeline {
     public var shared: SharedDamage?
     /// Drawn over everything, last (the pointer's cursor): nil costs nothing.
     public var cursor: CursorOverlay?
+    /// Those that see each presented frame (remote viewers, screen capture): none costs
+    /// nothing.
+    public private(set) var taps: [FrameTap] = []
 
     public init(renderer: Renderer, output: OutputBackend) {
         self.renderer = renderer
@@ -88,9 +91,23 @@ public final class FramePipeline {
             }
         renderer.render(tree, into: buffer.surface, region: region, viewport: viewport)
         cursor?.draw(into: buffer.surface, region: region)
+        for tap in taps { tap.frame(buffer.surface, damage: damage) }
         try output.present(damage: damage)
         previous = tree
         return Report(presented: true, repaintedPixels: region.reduce(0) { $0 + $1.width * $1.height }, damage: damage)
+    }
+
+    /// Shows `tap` every frame from the next one, which is drawn whole so that it sees all
+    /// of the picture first (its owner asks for that frame).
+    public func add(_ tap: FrameTap) {
+        guard !taps.contains(where: { $0 === tap }) else { return }
+        taps.append(tap)
+        invalidate()
+    }
+
+    /// Stops showing frames to `tap`.
+    public func remove(_ tap: FrameTap) {
+        taps.removeAll { $0 === tap }
     }
 
     /// Forgets the last frame, so that the next one is drawn whole (after a mode change,
@@ -99,6 +116,15 @@ public final class FramePipeline {
         previous = nil
         history.removeAll()
     }
+}
+
+/// Sees each frame an output presents, before it goes to the screen.
+public protocol FrameTap: AnyObject {
+    /// `surface` is the whole frame about to be presented (readable only during the call);
+    /// `damage` the pixels that changed since the frame before it (all of them the first
+    /// time, after `FramePipeline.add`), disjoint or not. Runs on the frame loop: copy
+    /// what is needed and return.
+    func frame(_ surface: Surface, damage: [PixelRect])
 }
 
 /// Damage that several pipelines showing one root must all see: what one of them took

@@ -171,6 +171,14 @@ public final class Surface: @unchecked Sendable {
         return out
     }
 
+    /// Copies the pixels of `rect` in `source` to the same place here (both clipped): a
+    /// shadow copy of a frame kept up to date from its damage.
+    public func copyPixels(_ rect: PixelRect, from source: Surface) {
+        let r = rect.intersection(bounds).intersection(source.bounds)
+        guard !r.isEmpty else { return }
+        for y in r.y..<r.maxY { (row(y) + r.x).update(from: source.row(y) + r.x, count: r.width) }
+    }
+
     /// True when both surfaces have the same size and pixels.
     public func hasSamePixels(as other: Surface) -> Bool {
         guard width == other.width, height == other.height else { return false }

@@ -95,6 +95,39 @@ import VitrineTestSupport
         }
     }
 
+    /// A tap added after the first frame sees the whole picture, then each frame's
+    /// damage: a copy kept from what it saw equals what the screen shows.
+    @Test func frameTapKeepsAnExactCopy() throws {
+        final class Shadow: FrameTap {
+            let copy = Surface(width: 320, height: 200)
+            var frames = 0
+            func frame(_ surface: Surface, damage: [PixelRect]) {
+                frames += 1
+                for rect in damage { copy.copyPixels(rect, from: surface) }
+            }
+        }
+        let scene = try makeScene()
+        let output = try HeadlessOutput(width: 320, height: 200, bufferCount: 2)
+        let pipeline = FramePipeline(renderer: StandardKinds.renderer(), output: output)
+        try pipeline.render(scene.renderTree(root: "root", at: 0))
+        let shadow = Shadow()
+        pipeline.add(shadow)
+        var time = 0.0
+        for (name, change) in Self.changes.prefix(5) {
+            let report = try pipeline.render(scene.renderTree(root: "root", at: time))
+            #expect(report.presented || time > 0, "\(name)")
+            #expect(output.frontBuffer.map(shadow.copy.hasSamePixels) == true, "\(name): the tap's copy")
+            time += 1
+            var tx = Transaction(disableActions: true)
+            change(&tx)
+            try scene.commit(tx, at: time)
+        }
+        pipeline.remove(shadow)
+        let seen = shadow.frames
+        try pipeline.render(scene.renderTree(root: "root", at: time))
+        #expect(shadow.frames == seen)
+    }
+
     @Test func unchangedSceneIsNotPresented() throws {
         let scene = try makeScene()
         let output = try HeadlessOutput(width: 320, height: 200)

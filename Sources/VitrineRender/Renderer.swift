@@ -108,11 +108,29 @@ public final class Renderer {
             guard !area.isEmpty else { continue }
             let seen = area.offsetBy(dx: x, dy: y)
             let occluder = opaqueOccluder(of: seen, in: tree)
-            if occluder == nil { surface.fill(area, clearColor, mode: .source) }
-            var pass = Pass(tree: tree, reach: reach, contents: contents, area: seen.rect, planes: planes)
-            pass.occluder = occluder ?? -1
-            drawSubtree(pass, 0, on: surface, offset: toSurface, clip: Clip(rect: area), opacity: 1)
+            guard let (panel, covered) = partialOccluder(of: seen, above: occluder ?? -1, in: tree) else {
+                repaint(area, seen: seen, occluder: occluder, tree, reach, contents, planes, on: surface, offset: toSurface)
+                continue
+            }
+            repaint(covered.offsetBy(dx: -x, dy: -y), seen: covered, occluder: panel, tree, reach, contents, planes, on: surface, offset: toSurface)
+            var rest: [PixelRect] = []
+            seen.subtracting(covered, into: &rest)
+            for piece in rest {
+                repaint(piece.offsetBy(dx: -x, dy: -y), seen: piece, occluder: occluder, tree, reach, contents, planes, on: surface, offset: toSurface)
+            }
         }
+    }
+
+    /// Repaints `area` of `surface` (`seen` in the tree's screen space), over the node
+    /// that paints all of it opaquely, if any, or over the clear colour.
+    private func repaint(
+        _ area: PixelRect, seen: PixelRect, occluder: Int?, _ tree: RenderTree, _ reach: [Rect], _ contents: [ContentRenderer?], _ planes: [Int: Rect],
+        on surface: Surface, offset: AffineTransform
+    ) {
+        if occluder == nil { surface.fill(area, clearColor, mode: .source) }
+        var pass = Pass(tree: tree, reach: reach, contents: contents, area: seen.rect, planes: planes)
+        pass.occluder = occluder ?? -1
+        drawSubtree(pass, 0, on: surface, offset: offset, clip: Clip(rect: area), opacity: 1)
     }
 
     /// What one repaint of one damage rectangle needs to know.

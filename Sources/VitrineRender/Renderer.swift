@@ -52,6 +52,8 @@ public final class Renderer {
     private(set) var contentRenderers: [String: ContentRenderer] = [:]
     /// The old renderings of the transitions on screen, by animation id.
     var outgoingSnapshots: [UInt64: OutgoingSnapshot] = [:]
+    /// The bitmaps of rasterized layers (`shouldRasterize`) on screen, by layer id.
+    var rasterized: [String: RasterizedLayer] = [:]
     /// How many times `render` has run.
     var renders: UInt64 = 0
     /// Memory for the masks of masked layers, kept between frames that draw masks.
@@ -101,6 +103,7 @@ public final class Renderer {
         renders &+= 1
         defer { maskScratch.endFrame() }
         if !outgoingSnapshots.isEmpty { forgetEndedTransitions() }
+        if !rasterized.isEmpty { forgetUnusedRasterizations() }
         let x = viewport?.x ?? 0, y = viewport?.y ?? 0
         let toSurface = AffineTransform(translationX: Double(-x), y: Double(-y))
         for rect in region {
@@ -184,7 +187,9 @@ public final class Renderer {
             }
             own *= tint.alpha
         }
-        if node.hasMask {
+        if node.values.bool(.shouldRasterize), drawRasterized(pass, i, on: surface, offset: offset, clip: clip, opacity: opacity * own) {
+            return
+        } else if node.hasMask {
             drawMasked(pass, i, on: surface, offset: offset, clip: clip, opacity: opacity * own)
         } else if own < 1, node.subtreeEnd > i + 1, node.values.bool(.allowsGroupOpacity) {
             let bounds = PixelRect(covering: pass.reach[i].intersection(pass.area).offsetBy(dx: offset.tx, dy: offset.ty))

@@ -21,7 +21,7 @@ extension InputRouter: VirtualPointerDelegate {
             let head = name.flatMap { name in outputSet.heads.first { $0.name == name } } ?? primary
             let mode = head.backend.mode
             point = Point(
-                x: head.origin.x - primary.origin.x + x * Double(mode.width - 1), y: head.origin.y - primary.origin.y + y * Double(mode.height - 1))
+                x: head.origin.x - primary.origin.x + x * Double(mode.width), y: head.origin.y - primary.origin.y + y * Double(mode.height))
         case .button(let code, let pressed): kind = .button(code, pressed: pressed)
         case .axis(let dx, let dy): kind = .axis(dx: dx, dy: dy)
         }

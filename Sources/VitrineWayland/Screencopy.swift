@@ -44,8 +44,8 @@ final class ScreencopyManagerObject: ServerObject {
 /// kind, format, size or stride is the protocol error `invalid_buffer`; a second copy
 /// `already_used`.
 final class ScreencopyFrameObject: ServerObject {
-    /// The manager it came from, for its damage since the last copy (nil once it went).
-    private(set) var manager: ObjectIdentifier?
+    /// The manager it came from, for its damage since the last copy.
+    private weak var source: ScreencopyManagerObject?
     private let capture: OutputCapture?
     /// The pixels captured, in the output's pixels.
     let region: PixelRect
@@ -57,7 +57,7 @@ final class ScreencopyFrameObject: ServerObject {
     private var finished = false
 
     init?(manager: ScreencopyManagerObject, id: UInt32, capture: OutputCapture?, region: PixelRect) {
-        self.manager = ObjectIdentifier(manager)
+        source = manager
         self.capture = capture
         self.region = region
         super.init(
@@ -67,6 +67,9 @@ final class ScreencopyFrameObject: ServerObject {
     }
 
     var stride: Int { region.width * 4 }
+
+    /// Its manager's identity while the manager is there (nil once it went).
+    var manager: ObjectIdentifier? { source.map(ObjectIdentifier.init) }
 
     /// Tells the buffer wanted, or fails at once (an output that cannot be captured, an empty region).
     func announce() {

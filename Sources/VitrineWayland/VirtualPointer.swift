@@ -41,11 +41,14 @@ final class VirtualPointerManagerObject: ServerObject {
 }
 
 /// `zwlr_virtual_pointer_v1`: motion, absolute motion (onto its output), buttons and
-/// scrolling, each passed to `WaylandServer.virtualPointerDelegate` as it comes (`frame`
-/// groups nothing more). Buttons it holds are released when it goes.
+/// scrolling, passed to `WaylandServer.virtualPointerDelegate` on `frame` (at most
+/// `maximumPending` wait for one; more are passed at once). Buttons it holds are released
+/// when it goes.
 final class VirtualPointerObject: ServerObject {
+    static let maximumPending = 64
     private let output: String?
     private var down: Set<UInt32> = []
+    private var pending: [VirtualPointerEvent] = []
 
     init?(manager: VirtualPointerManagerObject, id: UInt32, output: String?) {
         self.output = output
@@ -75,7 +78,7 @@ final class VirtualPointerObject: ServerObject {
             guard a[0].u <= WL_POINTER_AXIS_SOURCE_WHEEL_TILT.rawValue else {
                 return postError(ZwlrVirtualPointerV1Error.invalid_axis_source, "axis source \(a[0].u) is not one of wl_pointer.axis_source's")
             }
-        case .frame: break
+        case .frame: deliver()
         case .destroy: destroy()
         case nil: break
         }
@@ -92,9 +95,19 @@ final class VirtualPointerObject: ServerObject {
         }
     }
 
-    private func send(_ event: VirtualPointerEvent) { server.virtualPointerDelegate?.virtualPointer(event) }
+    private func send(_ event: VirtualPointerEvent) {
+        pending.append(event)
+        if pending.count > Self.maximumPending { deliver() }
+    }
+
+    private func deliver() {
+        let events = pending
+        pending.removeAll()
+        for event in events { server.virtualPointerDelegate?.virtualPointer(event) }
+    }
 
     override func destroyed() {
         for button in down.sorted() { send(.button(button, pressed: false)) }
+        deliver()
     }
 }

@@ -77,6 +77,33 @@ import VitrineTestSupport
         #expect(try GoldenImage.mismatch(try Surface(contentsOfPNG: part), expected: expected, name: "grim-region", tolerance: 2) == nil)
     }
 
+    /// Two outputs side by side (`zxdg_output_v1` places them): grim's picture holds each
+    /// output's screenshot where xdg-output puts it, and `-o` captures one.
+    @Test(.enabled(if: installed("/usr/bin/grim"), "apt-get install grim"))
+    func grimCapturesTwoOutputsWhereXDGOutputPlacesThem() throws {
+        let (daemon, directory) = try DaemonProcess.twoOutputs(extra: "\n[compositor]\nenabled = true\nsocket = \"wl\"\nscreencopy_clients = \"all\"\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let control = try daemon.connect()
+        func screenshot(_ output: String) throws -> Surface {
+            let reply = try control.request(#"{"cmd": "screenshot", "output": "\#(output)", "path": "\#(output).png"}"#)
+            return try Surface(contentsOfPNG: try #require(reply["result"]?["path"]?.string, "\(reply)"))
+        }
+        let (left, right) = (try screenshot("HDMI-A-1"), try screenshot("HDMI-A-2"))
+        let environment = ["WAYLAND_DISPLAY": daemon.directory.appendingPathComponent("wl").path, "XDG_RUNTIME_DIR": directory.path]
+        let both = directory.appendingPathComponent("both.png").path
+        let run = try ChildProcess.runToExit("/usr/bin/grim", [both], environment: environment)
+        try #require(run.status == 0, "grim: \(run.stderr)")
+        let picture = try Surface(contentsOfPNG: both)
+        try #require(picture.width == 520 && picture.height == 320, "\(picture.width)×\(picture.height)")
+        #expect(try GoldenImage.mismatch(picture.copy(PixelRect(x: 0, y: 0, width: 320, height: 200)), expected: left, name: "grim-left", tolerance: 2) == nil)
+        #expect(
+            try GoldenImage.mismatch(picture.copy(PixelRect(x: 320, y: 0, width: 200, height: 320)), expected: right, name: "grim-right", tolerance: 2) == nil)
+        let one = directory.appendingPathComponent("one.png").path
+        let only = try ChildProcess.runToExit("/usr/bin/grim", ["-o", "HDMI-A-2", one], environment: environment)
+        try #require(only.status == 0, "grim -o: \(only.stderr)")
+        #expect(try GoldenImage.mismatch(try Surface(contentsOfPNG: one), expected: right, name: "grim-output", tolerance: 2) == nil)
+    }
+
     @Test(.enabled(if: installed("/usr/bin/grim"), "apt-get install grim"))
     func byDefaultNoClientMayCaptureAndTheDaemonCarriesOn() throws {
         let setup = try Setup()

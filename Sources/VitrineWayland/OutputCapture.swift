@@ -107,7 +107,7 @@ public final class OutputCapture {
             damage = [frame.region]
         }
         if !frame.withDamage { damage = [frame.region] }
-        if let key { damageSince[key] = [] }
+        if let key { damageSince[key] = (damageSince[key] ?? [bounds]).flatMap { $0.outside(frame.region) } }
         frame.complete(from: shadow, damage: damage.map { $0.offsetBy(dx: -frame.region.x, dy: -frame.region.y) }, time: shadowTime)
         return true
     }
@@ -118,5 +118,17 @@ public final class OutputCapture {
         let scaled = PixelRect(
             covering: .init(x: Double(x) * scale, y: Double(y) * scale, width: Double(width) * scale, height: Double(height) * scale))
         return scaled.intersection(bounds)
+    }
+}
+
+extension PixelRect {
+    /// The parts of this rectangle outside `cut`: up to four rectangles.
+    func outside(_ cut: PixelRect) -> [PixelRect] {
+        let i = intersection(cut)
+        guard !i.isEmpty else { return [self] }
+        return [
+            PixelRect(x: x, y: y, width: width, height: i.y - y), PixelRect(x: x, y: i.maxY, width: width, height: maxY - i.maxY),
+            PixelRect(x: x, y: i.y, width: i.x - x, height: i.height), PixelRect(x: i.maxX, y: i.y, width: maxX - i.maxX, height: i.height),
+        ].filter { !$0.isEmpty }
     }
 }

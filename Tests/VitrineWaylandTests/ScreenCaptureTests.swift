@@ -163,6 +163,13 @@ import VitrineTestSupport
         try client.copy(region)
         let blue = try #require(region.picture)
         #expect(blue.pixel(x: 20, y: 10).argb == 0xFF00_00FF, "the box's blue: \(String(blue.pixel(x: 20, y: 10).argb, radix: 16))")
+        let unchanged = try client.capture(region: PixelRect(x: 150, y: 90, width: 40, height: 20))
+        try client.copy(unchanged, withDamage: true, wait: false)
+        try setup.control.ok(
+            ##"{"cmd": "transaction", "disableActions": true, "commands": [{"cmd": "layer.set", "layer": "label", "properties": {"foregroundColor": "#ffff00"}}]}"##
+        )
+        client.roundtrip()
+        #expect(!unchanged.ready, "a change outside the region it copied last is no damage to it")
         let wrong = try client.capture()
         try client.copy(wrong, width: 319, wait: false)
         let error = client.protocolError()

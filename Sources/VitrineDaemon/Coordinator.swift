@@ -64,6 +64,8 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
     public private(set) var windows: WindowHost?
     /// The on-screen keyboard, when `[osk]` enables it.
     private(set) var screenKeyboard: ScreenKeyboard?
+    /// Screen capture's frame taps, while the compositor serves.
+    var capture: ScreenCapture?
 
     /// What a request leaves for after its reply (`flush`): events, and a frame.
     struct AfterReply {

@@ -29,6 +29,7 @@ func runOskBenchmarks(_ options: [String]) {
         FileHandle.standardError.write(Data("vitrine-bench osk: squeekboard or dbus-run-session is not installed (apt-get install squeekboard dbus)\n".utf8))
         exit(1)
     }
+    BenchCleanup.shared.installSignalHandlers()
     do {
         let ours = try oskRun(.vitrine, taps: taps)
         let theirs = try oskRun(.squeekboard, taps: taps)
@@ -73,6 +74,8 @@ private struct TapRun {
     let scene: String
     /// Tap → presentation of the frame showing its text, milliseconds, sorted.
     var latencies: [Double] = []
+    /// Tap → the text's arrival at the client, milliseconds, sorted.
+    var deliveries: [Double] = []
     /// Taps, those that typed nothing shown (or another character), those whose text
     /// came after the release, and texts beyond a tap's first.
     var taps = 0, failed = 0, fromRelease = 0, extraTexts = 0
@@ -86,8 +89,10 @@ private struct TapRun {
             latencies.isEmpty
             ? ""
             : String(
-                format: ",\"p50_ms\":%.2f,\"p99_ms\":%.2f,\"max_ms\":%.2f,\"min_ms\":%.2f,\"p50_frames\":%@,\"p99_frames\":%@",
-                percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.last!, latencies.first!, frames(0.5), frames(0.99))
+                format:
+                    ",\"p50_ms\":%.2f,\"p99_ms\":%.2f,\"max_ms\":%.2f,\"min_ms\":%.2f,\"p50_frames\":%@,\"p99_frames\":%@,\"text_p50_ms\":%.2f,\"text_p99_ms\":%.2f",
+                percentile(latencies, 0.5), percentile(latencies, 0.99), latencies.last!, latencies.first!, frames(0.5), frames(0.99),
+                percentile(deliveries, 0.5), percentile(deliveries, 0.99))
         let sample = String(typed.prefix(40)).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         return
             "{\"bench\":\"osk.tap\",\"keyboard\":\"\(keyboard.rawValue)\",\"key\":\"\(key)\",\"scene\":\"\(scene)\",\"taps\":\(taps),\"presented\":\(latencies.count),"
@@ -133,6 +138,7 @@ private func oskRun(_ kind: ScreenKeyboardKind, taps: Int) throws -> [TapRun] {
                     try session.tap(at: point, text: text, run: &run)
                 }
                 run.latencies.sort()
+                run.deliveries.sort()
                 runs.append(run)
             }
         }
@@ -238,6 +244,7 @@ private final class TapSession {
         let from = arrived < up ? down : up
         if from == up { run.fromRelease += 1 }
         run.latencies.append((Double(presented) / 1e9 - from) * 1000)
+        run.deliveries.append((arrived - from) * 1000)
     }
 
     /// Taps the client's window until the keyboard is up, and returns where to tap each

@@ -110,7 +110,7 @@ private func oskRun(_ kind: ScreenKeyboardKind, taps: Int) throws -> [TapRun] {
         defer { compositor.stop() }
         guard let daemon = compositor.daemon else { throw BenchError("no daemon") }
         let ask = try requester(daemon)
-        let client = try BenchWaylandClient(socket: compositor.socket, width: 1920, height: 1080)
+        let client = try connectedClient(compositor.socket)
         let text = try BenchTextInput(client: client)
         guard text.hasTextInput else { throw BenchError("vitrined offers no zwp_text_input_manager_v3") }
         guard client.clock == CLOCK_MONOTONIC else { throw BenchError("the presentation clock is \(client.clock), not CLOCK_MONOTONIC") }
@@ -304,6 +304,18 @@ private final class TapSession {
         let bounds = (properties?["bounds"]?.array ?? []).compactMap(\.number)
         guard position.count == 2, bounds.count == 4 else { throw BenchError("no frame for \(layer): \(reply)") }
         return (position[0] - bounds[2] / 2, position[1] - bounds[3] / 2, bounds[2], bounds[3])
+    }
+}
+
+/// The bench's 1080p client on `socket`, tried for up to 5 s: the socket's file is there
+/// a moment before the daemon listens on it.
+private func connectedClient(_ socket: String) throws -> BenchWaylandClient {
+    let deadline = monotonicSeconds() + 5
+    while true {
+        do { return try BenchWaylandClient(socket: socket, width: 1920, height: 1080) } catch {
+            guard monotonicSeconds() < deadline else { throw error }
+            usleep(50_000)
+        }
     }
 }
 

@@ -20,8 +20,9 @@ import VitrineProtocol
 /// squeekboard (an input method over input-method-v2, its panel a layer-shell surface),
 /// started by the daemon in a D-Bus session of its own with Vitrine's keyboard off.
 /// Weston 10 has neither layer shell nor input-method-v2, so squeekboard cannot run under
-/// it: the anchor runs under vitrined. A tap whose text does not come within a second, or
-/// whose frame is discarded, is a failure, reported beside the figures.
+/// it: the anchor runs under vitrined. A tap whose text does not come within a second, is
+/// another character, or whose frame is discarded, is a failure, reported beside the
+/// figures.
 func runOskBenchmarks(_ options: [String]) {
     let taps = options.contains("--quick") ? 30 : 100
     let squeekboard = "/usr/bin/squeekboard"

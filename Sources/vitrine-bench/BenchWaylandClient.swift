@@ -9,9 +9,16 @@ import WaylandDescription
 /// `wp_presentation_feedback` for each commit: its commit-to-presentation latency as it
 /// sees it (its commit times read on the compositor's presentation clock).
 final class BenchWaylandClient {
-    private let display: OpaquePointer
+    let display: OpaquePointer
+    /// The registry, and the name of each global by interface (the last one told).
+    private(set) var registry: OpaquePointer?
+    private(set) var globalNames: [String: UInt32] = [:]
+    /// The presentation clock the compositor announced (Weston's is CLOCK_MONOTONIC_RAW
+    /// where there is one).
+    private(set) var clock = CLOCK_MONOTONIC
     private var compositor: OpaquePointer?, shm: OpaquePointer?, wmBase: OpaquePointer?, presentation: OpaquePointer?
-    private var surface: OpaquePointer?, xdgSurface: OpaquePointer?, toplevel: OpaquePointer?
+    private(set) var surface: OpaquePointer?
+    private var xdgSurface: OpaquePointer?, toplevel: OpaquePointer?
     private var buffers: [(buffer: OpaquePointer, pixels: UnsafeMutablePointer<UInt32>, busy: Bool)] = []
     private var listeners: [OpaquePointer: WaylandListener] = [:]
     private var configured = false
@@ -32,6 +39,7 @@ final class BenchWaylandClient {
         guard let display = wl_display_connect(socket) else { throw BenchError("cannot connect to the Wayland compositor at \(socket)") }
         self.display = display
         let globals = WaylandListener.globals(of: display) { [unowned self] registry, name, interface in bind(registry, name, interface) }
+        registry = globals?.registry
         listeners[globals?.registry ?? display] = globals?.listener
         guard let compositor, let shm, let wmBase, presentation != nil else {
             throw BenchError("the compositor at \(socket) lacks wl_compositor, wl_shm, xdg_wm_base or wp_presentation")
@@ -77,6 +85,7 @@ final class BenchWaylandClient {
     }
 
     private func bind(_ registry: OpaquePointer, _ name: UInt32, _ interface: String) {
+        globalNames[interface] = name
         let bound = { (table: UnsafePointer<wl_interface>, version: UInt32) in wlRegistryBind(registry, name, table, version) }
         switch interface {
         case "wp_presentation":
@@ -95,7 +104,8 @@ final class BenchWaylandClient {
         }
     }
 
-    private func listen(_ proxy: OpaquePointer, _ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) {
+    /// Routes `proxy`'s events to `handle` while the client lives, or until `forget`.
+    func listen(_ proxy: OpaquePointer, _ handle: @escaping (UInt32, UnsafeMutablePointer<wl_argument>) -> Void) {
         let listener = WaylandListener(handle)
         listeners[proxy] = listener
         listener.listen(to: proxy)
@@ -125,26 +135,44 @@ final class BenchWaylandClient {
     }
 
     private var pendingFeedback = 0
-    /// The compositor's presentation clock (Weston's is CLOCK_MONOTONIC_RAW where there is one).
-    private var clock = CLOCK_MONOTONIC
+
+    /// Stops routing `proxy`'s events.
+    func forget(_ proxy: OpaquePointer) { listeners[proxy] = nil }
 
     /// The next frame: a free buffer filled with the next colour, all of it damaged, a
     /// frame callback and (while measuring) feedback, committed.
     private func draw() {
+        var committed: UInt64 = 0
+        let drawn = commitNextColour(frameCallback: true) { [unowned self] presented in
+            guard let presented else { return run.discarded += 1 }
+            run.latencies.append(Double(Int64(bitPattern: presented &- committed)) / 1e6)
+            if let lastPresented, presented > lastPresented { run.intervals.append(Double(presented - lastPresented) / 1e6) }
+            lastPresented = presented
+        }
+        if let drawn { committed = drawn }
+    }
+
+    /// Fills a free buffer with the next colour, damages all of it, asks for a frame
+    /// callback (which draws the next frame) when `frameCallback`, and for feedback while
+    /// measuring or when `always` (`presented` gets the presentation time, or nil when the
+    /// commit was discarded), and commits. Returns the commit's time on the presentation
+    /// clock; nil when every buffer is held (then, with `frameCallback`, the next callback draws).
+    @discardableResult
+    func commitNextColour(frameCallback: Bool, always: Bool = false, presented: @escaping (UInt64?) -> Void) -> UInt64? {
         guard let index = buffers.firstIndex(where: { !$0.busy }) else {
-            // Every buffer is held: the next release or callback draws.
-            requestFrame()
-            wlSurfaceCommit(surface)
-            return
+            if frameCallback {
+                requestFrame()
+                wlSurfaceCommit(surface)
+            }
+            return nil
         }
         colour = (colour &+ 0x0003_0201) | 0xFF00_0000
         buffers[index].pixels.update(repeating: colour, count: width * height)
         buffers[index].busy = true
         wlSurfaceAttach(surface, buffers[index].buffer, 0, 0)
         wlSurfaceDamageBuffer(surface, 0, 0, Int32(width), Int32(height))
-        requestFrame()
-        var committed: UInt64 = 0
-        if measuring, let presentation,
+        if frameCallback { requestFrame() }
+        if measuring || always, let presentation,
             let feedback = waylandRequest(
                 presentation, WpPresentationRequest.feedback.rawValue, [wl_argument(o: surface), wl_argument(n: 0)],
                 creating: Self.timing["wp_presentation_feedback"])
@@ -152,23 +180,18 @@ final class BenchWaylandClient {
             pendingFeedback += 1
             listen(feedback) { [unowned self] opcode, a in
                 switch WpPresentationFeedbackEvent(rawValue: opcode) {
-                case .presented:
-                    let time = (UInt64(a[0].u) << 32 | UInt64(a[1].u)) * 1_000_000_000 + UInt64(a[2].u)
-                    run.latencies.append(Double(Int64(bitPattern: time &- committed)) / 1e6)
-                    if let lastPresented, time > lastPresented { run.intervals.append(Double(time - lastPresented) / 1e6) }
-                    lastPresented = time
-                case .discarded:
-                    run.discarded += 1
-                default:
-                    return
+                case .presented: presented((UInt64(a[0].u) << 32 | UInt64(a[1].u)) * 1_000_000_000 + UInt64(a[2].u))
+                case .discarded: presented(nil)
+                default: return
                 }
                 pendingFeedback -= 1
                 listeners[feedback] = nil
                 wl_proxy_destroy(feedback)
             }
         }
-        committed = now()
+        let committed = now()
         wlSurfaceCommit(surface)
+        return committed
     }
 
     private func requestFrame() {
@@ -181,7 +204,7 @@ final class BenchWaylandClient {
     }
 
     /// The presentation clock's nanoseconds.
-    private func now() -> UInt64 {
+    func now() -> UInt64 {
         var time = timespec()
         clock_gettime(clock, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)

@@ -118,7 +118,8 @@ private func compositorRun(seconds: Double, weston: String?) throws -> Composito
 /// A compositor for a run, on a Wayland socket in `directory`: Weston
 /// (`--backend=headless-backend.so --use-pixman`, desktop shell without panel, 1920×1080)
 /// or the release vitrined (headless 1920×1080, `[compositor]`, a surface layer `app`
-/// filling the root that the toplevels `rule` matches go to).
+/// filling the root that the toplevels `rule` matches go to; `extra` configuration after
+/// the rule).
 final class BenchCompositor {
     let pid: Int32
     let socket: String
@@ -126,7 +127,7 @@ final class BenchCompositor {
     let daemon: DaemonChild?
     private let weston: Process?
 
-    init(in directory: String, weston path: String?, rule: String) throws {
+    init(in directory: String, weston path: String?, rule: String, extra: String = "") throws {
         if let path {
             socket = directory + "/weston-0"
             let ini = directory + "/weston.ini"
@@ -147,7 +148,7 @@ final class BenchCompositor {
             pid = process.processIdentifier
         } else {
             let config = directory + "/vitrine.toml", root = directory + "/root.json"
-            try Data("[compositor]\nenabled = true\nsocket = \"wl\"\n[[compositor.rules]]\n\(rule)\nlayer = \"app\"\n".utf8)
+            try Data("[compositor]\nenabled = true\nsocket = \"wl\"\n[[compositor.rules]]\n\(rule)\nlayer = \"app\"\n\(extra)".utf8)
                 .write(to: URL(fileURLWithPath: config))
             try Data(
                 #"{"size": [1920, 1080], "layers": [{"id": "app", "kind": "surface", "properties": {"bounds": [0, 0, 1920, 1080], "position": [960, 540]}}]}"#

@@ -47,6 +47,8 @@ public struct Configuration: Sendable, Equatable {
     public var compositor = Compositor()
     /// `[[clients]]`: the programs the daemon starts and restarts.
     public var clients: [ClientEntry] = []
+    /// `[[watch]]`: pictures that must keep changing, and what is done when they stop.
+    public var watches: [Watch] = []
     /// `[launcher]`: what `client.start` may run besides them.
     public var launcher = Launcher()
     /// `[osk]`: the on-screen keyboard.
@@ -428,6 +430,8 @@ extension Configuration {
         ("compositor.xwayland", { $0.compositor.xwayland }),
         // The configured clients are started once, at start.
         ("clients", { $0.clients }),
+        // The content watchdog is set up once, at start.
+        ("watch", { $0.watches }),
     ]
 
     /// The keys read only when the daemon starts; a reload applies every other key.

@@ -436,6 +436,6 @@ let package = Package(
                 "VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
-        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig"]),
+        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig", "VitrineJSON"]),
     ]
 )

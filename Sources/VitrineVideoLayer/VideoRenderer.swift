@@ -202,7 +202,10 @@ public final class VideoRenderer: ContentRenderer {
         let previous = entry.player
         entry.held = previous?.surface ?? entry.held
         entry.player = makePlayer(node, src: src, key: entry.key, transform: transform, replacing: previous)
-        entry.player?.seek(to: entry.position)
+        // A looping video's position counts its loops; the new decoder seeks within it.
+        var position = entry.position
+        if let previous, previous.loops, let duration = previous.duration, duration > 0 { position = position.truncatingRemainder(dividingBy: duration) }
+        entry.player?.seek(to: position)
         countBytes()
     }
 

@@ -181,7 +181,7 @@ struct ContentWatchdogTests {
     @Test func aVideoWhoseDecoderFreezesStallsAndIsReloaded() throws {
         let (daemon, client) = try Self.videoDaemon(watch: "reload = true", properties: #""loop": true"#)
         for step in 1...10 {
-            try client.ok(#"{"cmd": "clock.set", "time": \#(Double(step) * 0.05)}"#)
+            try client.ok(#"{"cmd": "clock.set", "time": \#(Double(step) * 0.3)}"#)
             usleep(150_000)
         }
         #expect(try Self.events(client, "content.stalled").isEmpty, "a playing video is not stalled")
@@ -191,13 +191,13 @@ struct ContentWatchdogTests {
             kill(helper, SIGCONT)
             kill(helper, SIGKILL)
         }
-        try client.ok(#"{"cmd": "clock.advance", "seconds": 1.2}"#)
+        try client.ok(#"{"cmd": "clock.advance", "seconds": 3}"#)
         let stalled = try client.waitForEvent("content.stalled", timeout: 8)
         #expect(stalled["layer"] == .string("clip") && stalled["actions"] == .array([.string("reload")]), "\(stalled)")
-        // Reloaded: a new helper plays on from where the layer's time has got to.
+        // Reloaded: a new helper plays on from where the layer's time has got to (in its third loop).
         var resumed: JSON?
         for step in 1...20 where resumed == nil {
-            try client.ok(#"{"cmd": "clock.advance", "seconds": 0.02}"#)
+            try client.ok(#"{"cmd": "clock.advance", "seconds": 0.1}"#)
             resumed = try Self.events(client, "content.resumed").first
             if resumed == nil { usleep(100_000 * UInt32(min(step, 3))) }
         }

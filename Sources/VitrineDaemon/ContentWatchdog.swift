@@ -59,7 +59,7 @@ final class ContentWatchdog {
 
     /// Sees each output's presented frames' damage.
     private final class Tap: FrameTap {
-        unowned let watchdog: ContentWatchdog
+        weak var watchdog: ContentWatchdog?
         unowned let head: OutputHead
 
         init(_ watchdog: ContentWatchdog, _ head: OutputHead) {
@@ -67,7 +67,7 @@ final class ContentWatchdog {
             self.head = head
         }
 
-        func frame(_ surface: Surface, damage: [PixelRect]) { watchdog.damaged(damage, on: head) }
+        func frame(_ surface: Surface, damage: [PixelRect]) { watchdog?.damaged(damage, on: head) }
     }
 
     private let watched: [Watched]
@@ -78,8 +78,6 @@ final class ContentWatchdog {
     private let notify: (Notice) -> Void
     /// What a layer's picture is expected to do now.
     private let expected: (String) -> Expectation
-    private var taps: [ObjectIdentifier: Tap] = [:]
-    private var timer: UInt64?
     /// Seconds between checks.
     let period: Double
 
@@ -108,19 +106,10 @@ final class ContentWatchdog {
         scheduleCheck()
     }
 
-    func stop() {
-        if let timer { loop.cancel(timer) }
-        timer = nil
-        for head in outputSet.heads { taps[ObjectIdentifier(head)].map(head.pipeline.remove) }
-        taps.removeAll()
-    }
-
     /// Taps the outputs not tapped yet (one plugged in since).
     private func attachTaps() {
-        for head in outputSet.heads where taps[ObjectIdentifier(head)] == nil {
-            let tap = Tap(self, head)
-            taps[ObjectIdentifier(head)] = tap
-            head.pipeline.add(tap)
+        for head in outputSet.heads where !head.pipeline.taps.contains(where: { ($0 as? Tap)?.watchdog === self }) {
+            head.pipeline.add(Tap(self, head))
         }
     }
 
@@ -154,7 +143,7 @@ final class ContentWatchdog {
     }
 
     private func scheduleCheck() {
-        timer = loop.schedule(after: period) { [weak self] in
+        loop.schedule(after: period) { [weak self] in
             guard let self else { return }
             check()
             scheduleCheck()

@@ -210,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "VitrineFleetTests",
             dependencies: [
-                "VitrineFleet", "VitrineMetrics", "VitrineSystem", "VitrineTestSupport", .product(name: "Logging", package: "swift-log"),
+                "VitrineFleet", "VitrineMetrics", "VitrineSystem", "VitrineTestSupport", "VitrineRaster", .product(name: "Logging", package: "swift-log"),
             ]),
         // The metrics' HTTP endpoint: the daemon's on its Unix socket, the bridge's on TCP.
         .target(

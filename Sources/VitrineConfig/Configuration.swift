@@ -416,6 +416,9 @@ extension Configuration {
         ("fleet.username", { $0.fleet.username }), ("fleet.password", { $0.fleet.password }), ("fleet.password_file", { $0.fleet.passwordFile }),
         ("fleet.ca_file", { $0.fleet.caFile }), ("fleet.cert_file", { $0.fleet.certFile }), ("fleet.key_file", { $0.fleet.keyFile }),
         ("fleet.keepalive", { $0.fleet.keepalive }), ("fleet.reconnect_max_seconds", { $0.fleet.reconnectMaxSeconds }),
+        ("fleet.thumbnail_every", { $0.fleet.thumbnailEvery }), ("fleet.thumbnail_width", { $0.fleet.thumbnailWidth }),
+        ("fleet.thumbnail_height", { $0.fleet.thumbnailHeight }), ("fleet.thumbnail_format", { $0.fleet.thumbnailFormat }),
+        ("fleet.thumbnail_max_bytes", { $0.fleet.thumbnailMaxBytes }), ("fleet.screenshot_interval", { $0.fleet.screenshotInterval }),
         // The roots and outputs are laid out once, at start.
         ("wall.canvas", { $0.wall.canvas }), ("wall.viewport", { $0.wall.viewport }),
         // The metrics' listening sockets are made once, at start.

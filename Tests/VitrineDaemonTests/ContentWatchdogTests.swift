@@ -55,7 +55,7 @@ struct ContentWatchdogTests {
 
             [[watch]]
             layer = "app"
-            must_change_every = 1
+            must_change_every = 2
             \(watch)
 
             [[scene.layers]]
@@ -124,15 +124,15 @@ struct ContentWatchdogTests {
         // Animating, it never stalls however far the clock goes.
         usleep(300_000)
         try client.ok(#"{"cmd": "clock.advance", "seconds": 3}"#)
-        usleep(1_500_000)
+        usleep(2_500_000)
         #expect(try Self.events(client, "content.stalled").isEmpty, "\(daemon.standardError)")
 
         #expect(kill(pid, SIGSTOP) == 0)
         usleep(200_000)
         try client.ok(#"{"cmd": "clock.advance", "seconds": 3}"#)
-        let stalled = try client.waitForEvent("content.stalled", timeout: 5)
+        let stalled = try client.waitForEvent("content.stalled", timeout: 8)
         #expect(stalled["layer"] == .string("app") && stalled["actions"] == .array([.string("restart"), .string("commands")]), "\(stalled)")
-        #expect((stalled["duration"]?.number ?? 0) >= 1, "\(stalled)")
+        #expect((stalled["duration"]?.number ?? 0) >= 2, "\(stalled)")
         #expect(try Self.sorryHidden(client) == false, "the fallback shows while it is stalled")
 
         // The client is stopped (SIGKILL after stop_seconds: it cannot take SIGTERM while
@@ -161,15 +161,15 @@ struct ContentWatchdogTests {
         #expect(kill(pid, SIGSTOP) == 0)
         usleep(200_000)
         // The media clock alone has not moved: real time passing is not enough.
-        usleep(1_500_000)
+        usleep(2_500_000)
         #expect(try Self.events(client, "content.stalled").isEmpty)
-        try client.ok(#"{"cmd": "clock.advance", "seconds": 2}"#)
-        let stalled = try client.waitForEvent("content.stalled", timeout: 5)
+        try client.ok(#"{"cmd": "clock.advance", "seconds": 3}"#)
+        let stalled = try client.waitForEvent("content.stalled", timeout: 8)
         #expect(stalled["layer"] == .string("app") && stalled["actions"] == .array([.string("commands")]), "\(stalled)")
         #expect(try Self.sorryHidden(client) == false)
         let frozen = try Self.pixels(client, (60, 60, 130, 130))
         #expect(kill(pid, SIGCONT) == 0)
-        let resumed = try client.waitForEvent("content.resumed", timeout: 5)
+        let resumed = try client.waitForEvent("content.resumed", timeout: 8)
         #expect(resumed["layer"] == .string("app") && resumed["reason"] == .string("changed"), "\(resumed)")
         #expect((resumed["stalledSeconds"]?.number ?? 0) > 0, "\(resumed)")
         #expect(try Self.sorryHidden(client) == true)

@@ -48,6 +48,8 @@ final class ContentWatchdog {
         var lastChange: Instant
         /// When it stalled, while it is stalled.
         var stalledAt: Instant?
+        /// Stalls so far.
+        var stalls = 0
         /// Its rectangle on each output it lies on (by the head's identity).
         var rects: [ObjectIdentifier: PixelRect] = [:]
 
@@ -104,6 +106,23 @@ final class ContentWatchdog {
         attachTaps()
         outputSet.requestFrame()
         scheduleCheck()
+    }
+
+    /// A watched picture's figures, for the metrics.
+    struct Figures {
+        /// `layer` or `output`, and its id or name.
+        let kind: String
+        let name: String
+        let stalled: Bool
+        let stalls: Int
+    }
+
+    /// Every watched picture's figures.
+    var figures: [Figures] {
+        watched.map { item in
+            let kind = if case .layer = item.watch.target { "layer" } else { "output" }
+            return Figures(kind: kind, name: item.watch.name, stalled: item.stalledAt != nil, stalls: item.stalls)
+        }
     }
 
     /// Taps the outputs not tapped yet (one plugged in since).
@@ -167,6 +186,7 @@ final class ContentWatchdog {
             let unchanged = min(now.media - item.lastChange.media, now.monotonic - item.lastChange.monotonic)
             guard item.stalledAt == nil, unchanged >= item.watch.mustChangeEvery else { continue }
             item.stalledAt = now
+            item.stalls += 1
             notify(.stalled(item.watch, since: item.lastChange.media, duration: now.media - item.lastChange.media))
         }
     }

@@ -93,6 +93,13 @@ struct ContentWatchdogTests {
         return (daemon, client)
     }
 
+    /// The daemon's metrics from its socket.
+    static func metrics(_ socket: String) throws -> Exposition {
+        let connection = try HTTPConnection(path: socket)
+        connection.write("GET /metrics HTTP/1.1\r\nHost: screen\r\n\r\n")
+        return try Exposition(try #require(connection.answer()).body)
+    }
+
     /// Events read until `done` holds of all read so far (within `timeout` seconds); all of them.
     static func collect(_ client: SocketClient, timeout: Double = 10, until done: ([JSON]) -> Bool) throws -> [JSON] {
         var seen = client.takeEvents()
@@ -228,10 +235,15 @@ struct ContentWatchdogTests {
         #expect(try Self.events(still, "content.stalled").isEmpty, "\(stillDaemon.standardError)")
 
         // An output that must change, and does not: stalled, and resumed by a change.
+        let metricsSocket = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-watch-metrics-\(UUID().uuidString.prefix(8)).sock").path
         let (daemon, client) = try Self.daemon(
             """
             [output]
             headless_size = "320x260"
+
+            [metrics]
+            enabled = true
+            socket = "\(metricsSocket)"
 
             [[watch]]
             output = "headless"
@@ -243,10 +255,14 @@ struct ContentWatchdogTests {
         usleep(1_200_000)
         let stalled = try client.waitForEvent("content.stalled", timeout: 5)
         #expect(stalled["output"] == .string("headless") && stalled["layer"] == nil, "\(stalled)")
+        let labels = ["kind": "output", "name": "headless"]
+        let whileStalled = try Self.metrics(metricsSocket)
+        #expect(whileStalled["vitrine_content_stalled", labels] == 1 && whileStalled["vitrine_content_stalls_total", labels] == 1)
         try client.ok(#"{"cmd": "layer.set", "layer": "sorry", "properties": {"hidden": false}}"#)
         try client.ok(#"{"cmd": "clock.advance", "seconds": 0.5}"#)
         let resumed = try client.waitForEvent("content.resumed", timeout: 5)
         #expect(resumed["output"] == .string("headless") && resumed["reason"] == .string("changed"), "\(resumed)")
+        #expect(try Self.metrics(metricsSocket)["vitrine_content_stalled", labels] == 0)
         #expect(daemon.isRunning && !daemon.standardError.contains("failed"), "\(daemon.standardError)")
     }
 }

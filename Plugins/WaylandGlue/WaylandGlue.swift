@@ -15,7 +15,7 @@ struct WaylandGlue: BuildToolPlugin {
         "VitrineWayland": [
             "wayland.xml", "stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml", "stable/viewporter/viewporter.xml",
             "staging/fractional-scale/fractional-scale-v1.xml", "unstable/xdg-decoration/xdg-decoration-unstable-v1.xml",
-            "unstable/text-input/text-input-unstable-v3.xml",
+            "unstable/text-input/text-input-unstable-v3.xml", "unstable/xdg-output/xdg-output-unstable-v1.xml",
         ],
         // The tests' and the compositor bench's own clients.
         "vitrine-bench": ["stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml"],

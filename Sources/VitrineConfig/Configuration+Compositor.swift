@@ -32,8 +32,13 @@ extension Configuration {
         /// all, or none. Default `.launched`. Changed on reload (for clients that connect
         /// afterwards).
         public var inputMethodClients = InputMethodClients.launched
+        /// `screencopy_clients`: which clients may capture the screen
+        /// (`zwlr_screencopy_manager_v1`: grim, wayvnc): those the daemon started, all, or
+        /// none. Default `.none`. Changed on reload (for clients that connect afterwards).
+        public var screencopyClients = InputMethodClients.none
 
-        /// Who may bind the input method, virtual keyboard and layer shell globals.
+        /// Who may bind the input method, virtual keyboard, virtual pointer and layer shell
+        /// globals (`input_method_clients`), or the screen capture one (`screencopy_clients`).
         public enum InputMethodClients: String, Sendable, Hashable, CaseIterable {
             /// The programs the daemon started, and what they started (by process group).
             case launched
@@ -91,7 +96,10 @@ extension Configuration {
 }
 
 extension Configuration.Compositor {
-    static let keys = ["enabled", "socket", "rules", "ping_timeout", "max_objects_per_client", "max_shm_pools_per_client", "xwayland", "input_method_clients"]
+    static let keys = [
+        "enabled", "socket", "rules", "ping_timeout", "max_objects_per_client", "max_shm_pools_per_client", "xwayland", "input_method_clients",
+        "screencopy_clients",
+    ]
 
     /// The timeouts `ping_timeout` takes besides 0.
     public static let pingTimeoutRange = 0.5...600.0
@@ -118,6 +126,7 @@ extension Configuration.Compositor {
             "max_shm_pools_per_client", maxShmPoolsPerClient, in: 4...10_000, expected: "a number of pools, 4…10000, such as 256")
         xwayland = try r.choice("xwayland", xwayland)
         inputMethodClients = try r.choice("input_method_clients", inputMethodClients)
+        screencopyClients = try r.choice("screencopy_clients", screencopyClients)
         guard let node = r.entries["rules"] else { return }
         guard let items = node.array, items.allSatisfy({ $0.table != nil }) else {
             throw r.error("rules", "must be [[compositor.rules]] tables, each with a layer and an app_id, a title or an instance, got \(node.written)")

@@ -162,10 +162,21 @@ extension RenderTree {
 }
 
 /// Merges overlapping rectangles, and rectangles whose union wastes little, so that the
-/// rasterizer visits few of them; past 16 the list collapses into one bounding box.
+/// rasterizer visits few of them; past 16 the list collapses into one bounding box. Of
+/// more than 64, those inside another go first.
 /// Works in the array it is given (`consume` it), which it returns.
 func mergeDamage(_ rects: consuming [Rect]) -> [Rect] {
-    guard rects.count <= 64 else { return [bounds(of: rects)] }
+    if rects.count > 64 {
+        // Most of many lie inside others (the sublayers of a layer that moved, inside its
+        // old and new boxes): those that do not are kept, largest first.
+        rects.sort { $0.width * $0.height > $1.width * $1.height }
+        var kept: [Rect] = []
+        for k in rects.indices where !kept.contains(where: { $0.contains(rects[k]) }) {
+            kept.append(rects[k])
+            if kept.count > 64 { return [bounds(of: rects)] }
+        }
+        rects = kept
+    }
     var merged = true
     while merged {
         merged = false

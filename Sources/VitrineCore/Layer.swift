@@ -403,6 +403,9 @@ struct LayerGeometry {
     var sublayer3D: Transform3D? { placement3D?.sublayer }
     /// `doubleSided`: drawn (and hit) when it faces away from its parent's plane.
     let isDoubleSided: Bool
+    /// `shouldRasterize`: placed on whole pixels while its transform to the screen is a
+    /// translation.
+    let rasterizes: Bool
     private(set) var opacity: Double
     let isHidden: Bool
     let masksToBounds: Bool
@@ -452,7 +455,7 @@ struct LayerGeometry {
     /// The slots the geometry is decoded from, one bit each.
     private static let slots: UInt64 = [
         BaseProperty.bounds, .position, .anchorPoint, .zPosition, .transform, .sublayerTransform, .opacity, .hidden,
-        .masksToBounds, .doubleSided, .shadowColor, .shadowOpacity, .shadowOffset, .shadowRadius, .shadowPath,
+        .masksToBounds, .doubleSided, .shouldRasterize, .shadowColor, .shadowOpacity, .shadowOffset, .shadowRadius, .shadowPath,
     ].reduce(0) { $0 | 1 << UInt64($1.slot) }
 
     /// Whether the geometry is decoded from slot `slot`.
@@ -469,6 +472,7 @@ struct LayerGeometry {
         sublayerMatrix = Scene.sublayerMatrix(v)
         placement3D = Scene.placement3D(v)
         isDoubleSided = v.bool(.doubleSided)
+        rasterizes = v.bool(.shouldRasterize)
         opacity = v.number(.opacity)
         isHidden = v.bool(.hidden)
         masksToBounds = v.bool(.masksToBounds)

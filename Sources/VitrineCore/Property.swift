@@ -203,6 +203,11 @@ public enum BaseProperty: Int, CaseIterable, Sendable {
     /// CALayer.doubleSided: false leaves the layer and its sublayers out while it faces
     /// away from its parent's plane (its bounds appear mirrored there, turned past 90°).
     case doubleSided
+    /// CALayer.shouldRasterize: true draws the layer and its sublayers once into a bitmap
+    /// that is composited while only their place or opacity changes (a panel that slides).
+    /// The bitmap is placed on whole pixels while the layer's transform to the screen
+    /// is a translation; otherwise the layer is drawn as usual.
+    case shouldRasterize
     case beginTime, speed, timeOffset, duration, repeatCount, repeatDuration, autoreverses, fillMode
 
     /// The slot index.
@@ -243,6 +248,7 @@ public enum BaseProperty: Int, CaseIterable, Sendable {
         case .allowsGroupOpacity: return .init(name, .bool(true), animatable: false)
         case .userInteractionEnabled: return .init(name, .bool(true), animatable: false)
         case .doubleSided: return .init(name, .bool(true), animatable: false)
+        case .shouldRasterize: return .init(name, .bool(false), animatable: false)
         case .beginTime, .timeOffset: return .init(name, .number(0), animatable: false)
         case .speed: return .init(name, .number(1), animatable: false, range: -1000...1000)
         case .duration, .repeatDuration: return .init(name, .number(0), animatable: false, range: 0...maximumMagnitude)

@@ -416,6 +416,9 @@ struct TreeBuilder {
                 if let s = frames[f].sublayerTransform { toScreen = toScreen.concatenating(s) }
                 toScreen = toScreen.concatenating(frames[f].transform)
             }
+            if g.pointee.rasterizes, toScreen.a == 1, toScreen.d == 1, toScreen.isAxisAligned {
+                (toScreen.tx, toScreen.ty) = (toScreen.tx.rounded(), toScreen.ty.rounded())
+            }
         } else {
             (toScreen, projection) = Self.place(g.pointee, under: hasParent ? frames[f] : nil)
         }

@@ -21,6 +21,7 @@ extension Coordinator {
         settings.compositor.pingTimeout = fresh.compositor.pingTimeout
         settings.compositor.rules = fresh.compositor.rules
         settings.compositor.inputMethodClients = fresh.compositor.inputMethodClients
+        settings.compositor.screencopyClients = fresh.compositor.screencopyClients
         settings.limits = fresh.limits
         settings.hotplugGrace = fresh.hotplugGrace
         settings.restartNeeded = fresh.restartNeeded

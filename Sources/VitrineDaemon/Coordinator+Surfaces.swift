@@ -14,6 +14,8 @@ extension Coordinator {
         content.serve(server)
         windows?.serve(server)
         server.cursorChanged = { [unowned self] cursor in input.presence.use(cursor) }
+        capture = ScreenCapture(server: server, outputSet: outputSet)
+        server.virtualPointerDelegate = input
         if settings.outputs.contains(where: { $0.scale != 1 }) {
             content.surfaces.scaleOfLayer = { [unowned self] layer in outputScale(of: layer) }
         }

@@ -66,6 +66,8 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
     private(set) var screenKeyboard: ScreenKeyboard?
     /// The content watchdog, when `[[watch]]` tables ask for one.
     private(set) var watchdog: ContentWatchdog?
+    /// Screen capture's frame taps, while the compositor serves.
+    var capture: ScreenCapture?
 
     /// What a request leaves for after its reply (`flush`): events, and a frame.
     struct AfterReply {

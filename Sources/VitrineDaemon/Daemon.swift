@@ -183,9 +183,14 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// Serves Wayland clients on a socket at `path`, with the control socket's permissions.
     private func serveWayland(at path: String) throws {
         let fd = try SocketFile.listen(path, mode: settings.socketMode, group: settings.socketGroup, key: "compositor.socket")
+        var right = 0
         let outputs = coordinator.outputSet.heads.map { head in
             let mode = head.backend.mode
-            return WaylandServer.Output(name: head.name, width: mode.width, height: mode.height, rate: mode.refreshRate, scale: head.entry?.scale ?? 1)
+            // A wall's screens where they are on it; separate outputs side by side.
+            let (x, y) = head.viewport.map { ($0.x, $0.y) } ?? (right, 0)
+            right = max(right, x + mode.width)
+            return WaylandServer.Output(
+                name: head.name, width: mode.width, height: mode.height, rate: mode.refreshRate, scale: head.entry?.scale ?? 1, x: x, y: y)
         }
         let server = try WaylandServer(listening: fd, outputs: outputs, loop: loop, logger: logger)
         coordinator.serve(server)

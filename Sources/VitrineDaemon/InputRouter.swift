@@ -21,7 +21,7 @@ import VitrineWindowHost
 /// nobody subscribed to.
 final class InputRouter {
     let sceneHost: SceneHost
-    private let outputSet: OutputSet
+    let outputSet: OutputSet
     private let subscribers: Subscribers
     private let loop: EventLoop?
     let logger: Logger
@@ -29,7 +29,7 @@ final class InputRouter {
     private let keymap: InputSettings.Keymap
     /// Called after a timer's gestures and motion have been handled: their events and
     /// changes are due (the coordinator's `flush`).
-    private let changed: () -> Void
+    let changed: () -> Void
     /// The screen keyboard, which takes the touches and clicks on its keys before windows do.
     weak var screenKeyboard: ScreenKeyboard?
     /// The window host, whose windows take the events over them first.

@@ -43,7 +43,7 @@ public struct KeyboardView {
             layer: prefix, parent: parent,
             properties: [
                 "bounds": .rect(Rect(x: 0, y: 0, width: size.width, height: size.height)), "position": .point(at),
-                "backgroundColor": .color(theme.background),
+                "backgroundColor": .color(theme.background), "shouldRasterize": .bool(true),
             ])
         addKeys(model, to: &tx)
         shown = ([], model.revision, nil)

@@ -180,7 +180,7 @@ func disjoint(_ rects: [PixelRect]) -> [PixelRect] {
         pieces.append(r)
         for existing in result.indices {
             cut.removeAll(keepingCapacity: true)
-            for piece in pieces { subtract(result[existing], from: piece, into: &cut) }
+            for piece in pieces { piece.subtracting(result[existing], into: &cut) }
             swap(&pieces, &cut)
             if pieces.isEmpty { break }
         }
@@ -198,14 +198,4 @@ private func isDisjoint(_ rects: [PixelRect]) -> Bool {
         }
     }
     return true
-}
-
-/// Appends the parts of `r` outside `cut` to `parts`: up to four rectangles.
-func subtract(_ cut: PixelRect, from r: PixelRect, into parts: inout [PixelRect]) {
-    let i = r.intersection(cut)
-    guard !i.isEmpty else { parts.append(r); return }
-    if i.y > r.y { parts.append(PixelRect(x: r.x, y: r.y, width: r.width, height: i.y - r.y)) }
-    if i.maxY < r.maxY { parts.append(PixelRect(x: r.x, y: i.maxY, width: r.width, height: r.maxY - i.maxY)) }
-    if i.x > r.x { parts.append(PixelRect(x: r.x, y: i.y, width: i.x - r.x, height: i.height)) }
-    if i.maxX < r.maxX { parts.append(PixelRect(x: i.maxX, y: i.y, width: r.maxX - i.maxX, height: i.height)) }
 }

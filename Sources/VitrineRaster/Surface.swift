@@ -46,6 +46,28 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
         self.init(x: x0, y: y0, width: c(rect.maxX.rounded(.up)) - x0, height: c(rect.maxY.rounded(.up)) - y0)
     }
 
+    /// The largest pixel rectangle inside `rect`: the pixels it covers whole (null and
+    /// non-finite rects give `.empty`).
+    public init(inside rect: Rect) {
+        guard !rect.isNull, rect.minX.isFinite, rect.minY.isFinite, rect.maxX.isFinite,
+            rect.maxY.isFinite
+        else { self = .empty; return }
+        let limit = Double(1 << 30)
+        func c(_ v: Double) -> Int { Int(min(limit, max(-limit, v))) }
+        let x0 = c(rect.minX.rounded(.up)), y0 = c(rect.minY.rounded(.up))
+        self.init(x: x0, y: y0, width: max(0, c(rect.maxX.rounded(.down)) - x0), height: max(0, c(rect.maxY.rounded(.down)) - y0))
+    }
+
+    /// Appends the parts of `self` outside `cut` to `parts`: up to four rectangles.
+    public func subtracting(_ cut: PixelRect, into parts: inout [PixelRect]) {
+        let i = intersection(cut)
+        guard !i.isEmpty else { parts.append(self); return }
+        if i.y > y { parts.append(PixelRect(x: x, y: y, width: width, height: i.y - y)) }
+        if i.maxY < maxY { parts.append(PixelRect(x: x, y: i.maxY, width: width, height: maxY - i.maxY)) }
+        if i.x > x { parts.append(PixelRect(x: x, y: i.y, width: i.x - x, height: i.height)) }
+        if i.maxX < maxX { parts.append(PixelRect(x: i.maxX, y: i.y, width: maxX - i.maxX, height: i.height)) }
+    }
+
     /// The same rectangle in floating point.
     public var rect: Rect { Rect(x: Double(x), y: Double(y), width: Double(width), height: Double(height)) }
 

@@ -14,6 +14,23 @@ extension Renderer {
         return tree.nodes.indices.reversed().first { coversOpaquely($0, rect, tree) }
     }
 
+    /// A node after `above` (the one that paints all of `area`, or -1) that paints most of
+    /// `area` (at least half, and no small area) opaquely though not all of it, and the
+    /// pixels of `area` it paints whole: a panel sliding over a page, whose damage is its
+    /// old and new place together. Repainting those pixels apart skips the page under them.
+    func partialOccluder(of area: PixelRect, above: Int, in tree: RenderTree) -> (node: Int, pixels: PixelRect)? {
+        guard area.width * area.height >= 128 * 128 else { return nil }
+        for i in tree.nodes.indices.reversed() where i > above {
+            let node = tree.nodes[i]
+            guard node.visualBounds.intersects(area.rect) else { continue }
+            let painted = node.transform.boundingBox(of: node.values.rect(.bounds)).intersection(node.clip).intersection(node.visualBounds)
+            let inner = PixelRect(inside: painted).intersection(area)
+            guard inner.width * inner.height * 2 >= area.width * area.height, inner != area else { continue }
+            if coversOpaquely(i, inner.rect, tree) { return (i, inner) }
+        }
+        return nil
+    }
+
     /// Node `i`'s background, gradient or content (a video frame) fills `rect` (screen
     /// space) with opaque colours:
     /// at full opacity, with square corners, through an axis-aligned transform, and not

@@ -114,7 +114,7 @@ extension Renderer {
     /// generation when they show pictures, the frame each animated picture is at, the
     /// time while a picture fades in, and what content renderers say (a video's frame).
     /// Empty for most.
-    private func contentVersions(_ pass: Pass, _ i: Int) -> [AnyHashable] {
+    func contentVersions(_ pass: Pass, _ i: Int) -> [AnyHashable] {
         var versions: [AnyHashable] = []
         for j in i..<pass.tree.nodes[i].subtreeEnd {
             let node = pass.tree.nodes[j], reference = node.values.string(.contents)

@@ -52,6 +52,8 @@ public final class Renderer {
     private(set) var contentRenderers: [String: ContentRenderer] = [:]
     /// The old renderings of the transitions on screen, by animation id.
     var outgoingSnapshots: [UInt64: OutgoingSnapshot] = [:]
+    /// The bitmaps of rasterized layers (`shouldRasterize`) on screen, by layer id.
+    var rasterized: [String: RasterizedLayer] = [:]
     /// How many times `render` has run.
     var renders: UInt64 = 0
     /// Memory for the masks of masked layers, kept between frames that draw masks.
@@ -101,6 +103,7 @@ public final class Renderer {
         renders &+= 1
         defer { maskScratch.endFrame() }
         if !outgoingSnapshots.isEmpty { forgetEndedTransitions() }
+        if !rasterized.isEmpty { forgetUnusedRasterizations() }
         let x = viewport?.x ?? 0, y = viewport?.y ?? 0
         let toSurface = AffineTransform(translationX: Double(-x), y: Double(-y))
         for rect in region {
@@ -108,11 +111,29 @@ public final class Renderer {
             guard !area.isEmpty else { continue }
             let seen = area.offsetBy(dx: x, dy: y)
             let occluder = opaqueOccluder(of: seen, in: tree)
-            if occluder == nil { surface.fill(area, clearColor, mode: .source) }
-            var pass = Pass(tree: tree, reach: reach, contents: contents, area: seen.rect, planes: planes)
-            pass.occluder = occluder ?? -1
-            drawSubtree(pass, 0, on: surface, offset: toSurface, clip: Clip(rect: area), opacity: 1)
+            guard let (panel, covered) = partialOccluder(of: seen, above: occluder ?? -1, in: tree) else {
+                repaint(area, seen: seen, occluder: occluder, tree, reach, contents, planes, on: surface, offset: toSurface)
+                continue
+            }
+            repaint(covered.offsetBy(dx: -x, dy: -y), seen: covered, occluder: panel, tree, reach, contents, planes, on: surface, offset: toSurface)
+            var rest: [PixelRect] = []
+            seen.subtracting(covered, into: &rest)
+            for piece in rest {
+                repaint(piece.offsetBy(dx: -x, dy: -y), seen: piece, occluder: occluder, tree, reach, contents, planes, on: surface, offset: toSurface)
+            }
         }
+    }
+
+    /// Repaints `area` of `surface` (`seen` in the tree's screen space), over the node
+    /// that paints all of it opaquely, if any, or over the clear colour.
+    private func repaint(
+        _ area: PixelRect, seen: PixelRect, occluder: Int?, _ tree: RenderTree, _ reach: [Rect], _ contents: [ContentRenderer?], _ planes: [Int: Rect],
+        on surface: Surface, offset: AffineTransform
+    ) {
+        if occluder == nil { surface.fill(area, clearColor, mode: .source) }
+        var pass = Pass(tree: tree, reach: reach, contents: contents, area: seen.rect, planes: planes)
+        pass.occluder = occluder ?? -1
+        drawSubtree(pass, 0, on: surface, offset: offset, clip: Clip(rect: area), opacity: 1)
     }
 
     /// What one repaint of one damage rectangle needs to know.
@@ -166,7 +187,9 @@ public final class Renderer {
             }
             own *= tint.alpha
         }
-        if node.hasMask {
+        if node.values.bool(.shouldRasterize), drawRasterized(pass, i, on: surface, offset: offset, clip: clip, opacity: opacity * own) {
+            return
+        } else if node.hasMask {
             drawMasked(pass, i, on: surface, offset: offset, clip: clip, opacity: opacity * own)
         } else if own < 1, node.subtreeEnd > i + 1, node.values.bool(.allowsGroupOpacity) {
             let bounds = PixelRect(covering: pass.reach[i].intersection(pass.area).offsetBy(dx: offset.tx, dy: offset.ty))

@@ -4,10 +4,11 @@ import CWaylandServer
 /// when bound.
 final class OutputObject: ServerObject {
     /// The output's name (its connector's).
-    let name: String
+    var name: String { output.name }
+    let output: WaylandServer.Output
 
     init?(server: WaylandServer, client: OpaquePointer, version: UInt32, id: UInt32, output: WaylandServer.Output) {
-        name = output.name
+        self.output = output
         super.init(server: server, client: client, interface: vitrine_wl_output_interface(), version: version, id: id)
         server.outputObjects.append(self)
         output.name.withCString { name in

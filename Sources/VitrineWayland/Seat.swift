@@ -228,10 +228,12 @@ extension WaylandServer {
 
     /// The pointer moved to (`x`, `y`) of the root surface of the window it is on while a
     /// button pressed there is held: motion on the surface it was pressed on, wherever the
-    /// pointer is (wl_pointer's implicit grab), then a frame.
-    public func pointerGrabbed(x: Double, y: Double, time: UInt32) {
+    /// pointer is (wl_pointer's implicit grab), then a frame. `unlessUnchanged`: nothing
+    /// when that is the place last sent (a button or scroll where the pointer is).
+    public func pointerGrabbed(x: Double, y: Double, time: UInt32, unlessUnchanged: Bool = false) {
         guard let focus = seat.pointerFocus else { return }
         let (fx, fy) = (wl_fixed_from_double(x - seat.pointerOrigin.x), wl_fixed_from_double(y - seat.pointerOrigin.y))
+        if unlessUnchanged, seat.pointerPlace == (fx, fy) { return }
         seat.pointerPlace = (fx, fy)
         for pointer in seat.devices(seat.pointers, of: focus) {
             pointer.post(WlPointerEvent.motion.rawValue, [wl_argument(u: time), wl_argument(f: fx), wl_argument(f: fy)])

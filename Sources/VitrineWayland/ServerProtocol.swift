@@ -11,6 +11,9 @@ final class ServerInterfaceTable: @unchecked Sendable {  // written in init only
     static let textInputV3 = ServerInterfaceTable(WaylandProtocol.textInputUnstableV3)
     static let inputMethodV2 = ServerInterfaceTable(WaylandProtocol.inputMethodV2)
     static let virtualKeyboardV1 = ServerInterfaceTable(WaylandProtocol.virtualKeyboardV1)
+    static let screencopyV1 = ServerInterfaceTable(WaylandProtocol.screencopyV1)
+    static let virtualPointerV1 = ServerInterfaceTable(WaylandProtocol.virtualPointerV1)
+    static let xdgOutput = ServerInterfaceTable(WaylandProtocol.xdgOutputUnstableV1)
     static let layerShellV1 = ServerInterfaceTable(WaylandProtocol.layerShellV1, also: ["xdg_popup": xdgShell["xdg_popup"]])
 
     /// The tables of `description`'s interfaces; its messages may name the core interfaces

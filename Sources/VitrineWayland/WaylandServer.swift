@@ -28,9 +28,13 @@ public final class WaylandServer {
         /// Output pixels to a client's logical pixel (`[[outputs]] scale`); `wl_output.scale`
         /// tells it rounded up.
         public var scale: Double
+        /// Where the output's top-left is on the wall, in output pixels (`zxdg_output_v1`
+        /// tells it in logical pixels).
+        public var x: Int
+        public var y: Int
 
-        public init(name: String, width: Int, height: Int, rate: Double, scale: Double = 1) {
-            (self.name, self.width, self.height, self.rate, self.scale) = (name, width, height, rate, scale)
+        public init(name: String, width: Int, height: Int, rate: Double, scale: Double = 1, x: Int = 0, y: Int = 0) {
+            (self.name, self.width, self.height, self.rate, self.scale, self.x, self.y) = (name, width, height, rate, scale, x, y)
         }
     }
 
@@ -92,6 +96,10 @@ public final class WaylandServer {
     private(set) lazy var textInputs = TextInputRelay(server: self)
     /// The globals of keyboards and input methods, and who may bind them (InputGlobals.swift).
     private(set) lazy var inputGlobals = InputGlobals(server: self)
+    /// Each output's capture, by name (Screencopy.swift).
+    private(set) var captures: [String: OutputCapture] = [:]
+    /// Screen capture managers and frames the clients hold.
+    var captureClients = 0
 
     /// Serves the Wayland protocol on `listening` (a bound, listening, non-blocking,
     /// close-on-exec Unix socket, which the server closes when it goes).
@@ -141,6 +149,7 @@ public final class WaylandServer {
             globals.append(
                 GlobalBinding(self, vitrine_wl_output_interface(), version: 4) { OutputObject(server: $0, client: $1, version: $2, id: $3, output: output) })
         }
+        for output in outputs { captures[output.name] = OutputCapture(output: output, loop: loop) }
         inputGlobals.offer()
         do {
             try loop.watch(loopFD, for: .readable) { [unowned self] _ in dispatch() }

@@ -77,11 +77,12 @@ final class SeatRouter {
         case .pointer(let pointer):
             self.pointer = (pointer.point, placement)
             let hit = window(at: pointer.point, time: time, on: placement)
+            let moved = pointer.kind == .motion
             if let grab = pointerGrab, let held = mapped(pointer.point, into: grab.layer, time: time, on: placement) {
-                server.pointerGrabbed(x: held.x, y: held.y, time: milliseconds)
+                server.pointerGrabbed(x: held.x, y: held.y, time: milliseconds, unlessUnchanged: !moved)
             } else {
                 pointerGrab = nil
-                pointerMoved(onto: hit, time: milliseconds)
+                pointerMoved(onto: hit, time: milliseconds, unlessUnchanged: !moved)
             }
             switch pointer.kind {
             case .motion:
@@ -99,7 +100,7 @@ final class SeatRouter {
                 } else if pointerGrab?.buttons.remove(code) != nil, pointerGrab?.buttons.isEmpty == true {
                     // Released: the surface under the pointer now has it.
                     pointerGrab = nil
-                    pointerMoved(onto: hit, time: milliseconds)
+                    pointerMoved(onto: hit, time: milliseconds, unlessUnchanged: true)
                 }
             case .axis(let dx, let dy):
                 server.pointerAxis(dx: dx, dy: dy, time: milliseconds)
@@ -109,10 +110,11 @@ final class SeatRouter {
 
     /// The pointer is on `hit` (or on no window): the window is raised as the pointer comes
     /// onto it, and hears enter, leave or motion.
-    private func pointerMoved(onto hit: Hit?, time milliseconds: UInt32) {
+    /// A button or scroll where the pointer already is (`unlessUnchanged`) sends no motion.
+    private func pointerMoved(onto hit: Hit?, time milliseconds: UInt32, unlessUnchanged: Bool = false) {
         if let hit, hit.window !== pointerWindow { hit.window.raise() }
         pointerWindow = hit?.window
-        server?.pointer(on: hit?.picture, x: hit?.x ?? 0, y: hit?.y ?? 0, time: milliseconds)
+        server?.pointer(on: hit?.picture, x: hit?.x ?? 0, y: hit?.y ?? 0, time: milliseconds, unlessUnchanged: unlessUnchanged)
     }
 
     /// The scene changed under a pointer that stayed put (a window moved, resized,

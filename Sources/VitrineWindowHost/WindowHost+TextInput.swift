@@ -58,8 +58,14 @@ extension WindowHost {
 
     /// The policy `[compositor] input_method_clients` sets: whether the client of process
     /// `pid` may be an input method, a virtual keyboard or a layer surface.
-    func mayUseInputMethods(pid: Int) -> Bool {
-        switch compositor.inputMethodClients {
+    func mayUseInputMethods(pid: Int) -> Bool { allows(compositor.inputMethodClients, pid: pid) }
+
+    /// The policy `[compositor] screencopy_clients` sets: whether the client of process
+    /// `pid` may capture the screen.
+    func mayCaptureScreen(pid: Int) -> Bool { allows(compositor.screencopyClients, pid: pid) }
+
+    private func allows(_ policy: Configuration.Compositor.InputMethodClients, pid: Int) -> Bool {
+        switch policy {
         case .all: true
         case .none: false
         case .launched: launcher?.client(owning: pid) != nil

@@ -109,6 +109,7 @@ public final class WindowHost {
         server.layerShellDelegate = self
         server.textInputDelegate = self
         server.mayUseInputMethods = { [weak self] pid in self?.mayUseInputMethods(pid: pid) ?? false }
+        server.mayCaptureScreen = { [weak self] pid in self?.mayCaptureScreen(pid: pid) ?? false }
         server.pingTimeout = compositor.pingTimeout
         server.maximumObjectsPerClient = compositor.maxObjectsPerClient
         server.maximumPoolsPerClient = compositor.maxShmPoolsPerClient
@@ -149,6 +150,7 @@ public final class WindowHost {
         launcher?.settings.allowCommands = allowCommands
         compositor.pingTimeout = fresh.pingTimeout
         compositor.inputMethodClients = fresh.inputMethodClients
+        compositor.screencopyClients = fresh.screencopyClients
         server?.pingTimeout = fresh.pingTimeout
         x11?.pingTimeout = fresh.pingTimeout
         guard fresh.rules != compositor.rules else { return }

@@ -79,6 +79,16 @@ import Testing
         }
     }
 
+    @Test func screencopyClientsAreNoneByDefaultLaunchedOrAllAndChangeOnReload() throws {
+        #expect(Configuration.default.compositor.screencopyClients == .none)
+        let launched = try parse("[compositor]\nscreencopy_clients = \"launched\"")
+        #expect(launched.compositor.screencopyClients == .launched && launched.compositor.inputMethodClients == .launched)
+        #expect(launched.keysNeedingRestart(comparedWith: .default).isEmpty)
+        #expect(try parse("[compositor]\nscreencopy_clients = \"all\"").compositor.screencopyClients == .all)
+        let error = try #require(failure("[compositor]\nscreencopy_clients = \"grim\""))
+        #expect(error.key == "compositor.screencopy_clients" && error.message.contains("\"none\""), "\(error)")
+    }
+
     /// An X11 window's WM_CLASS is its app id (the class) and its instance; a rule naming an
     /// instance never matches a Wayland window, which has none.
     @Test func rulesMatchX11WindowsByClassAndInstance() throws {

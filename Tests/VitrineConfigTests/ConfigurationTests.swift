@@ -156,6 +156,7 @@ import VitrineJSON
         max_shm_pools_per_client = 64
         xwayland = "on-demand"
         input_method_clients = "all"
+        screencopy_clients = "launched"
         [[compositor.rules]]
         app_id = "chromium"
         layer = "browser"
@@ -281,6 +282,7 @@ import VitrineJSON
         (expected.compositor.maxObjectsPerClient, expected.compositor.maxShmPoolsPerClient) = (5000, 64)
         expected.compositor.xwayland = .onDemand
         expected.compositor.inputMethodClients = .all
+        expected.compositor.screencopyClients = .launched
         expected.compositor.rules = [.init(appID: "chromium", layer: "browser"), .init(title: "Player", layer: "video")]
         expected.launcher.allowCommands = true
         (expected.osk.enabled, expected.osk.layouts, expected.osk.avoid) = (true, ["de", "numeric"], .resize)

@@ -19,9 +19,11 @@ import VitrineRaster
         "limits.outbound_bytes", "limits.idle_seconds", "limits.memory_mb", "limits.scene_mb", "scene.background", "scene.layers",
         "scene.bindings", "launcher.allow_commands", "output.hotplug_grace",
     ]
-    /// The run-time keys CompositorLifecycleTests and InputMethodTests change by reload,
-    /// with Wayland clients.
-    static let changedWithWindows: Set<String> = ["compositor.rules", "compositor.ping_timeout", "compositor.input_method_clients"]
+    /// The run-time keys CompositorLifecycleTests, InputMethodTests and ScreenCaptureTests
+    /// change by reload, with Wayland clients.
+    static let changedWithWindows: Set<String> = [
+        "compositor.rules", "compositor.ping_timeout", "compositor.input_method_clients", "compositor.screencopy_clients",
+    ]
 
     static func before(_ shots: String) -> String {
         """

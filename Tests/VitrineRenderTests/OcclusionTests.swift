@@ -97,4 +97,50 @@ import VitrineTestSupport
         #expect(pixel(40, 50) == 0xFF00_00FF && pixel(10, 10) == 0xFF00_00FF, "the cover")
         #expect(pixel(80, 50) == 0xFFFF_FFFF, "the layer over the cover")
     }
+
+    /// A panel over most of a repaint (a keyboard sliding in over a page, at fractional
+    /// places) is drawn apart from the rest of the repaint: drawn over stale pixels, the
+    /// frame equals a fresh one, whatever the panel is like.
+    @Test(arguments: [
+        ("opaque", "#1c1f24", 0.0), ("opaque-half-pixel", "#1c1f24", 0.5), ("opaque-third", "#1c1f24", 0.33), ("translucent", "#1c1f2480", 0.25),
+        ("rounded", "#1c1f24", 0.75),
+    ])
+    func panelOverMostOfARepaintIsDrawnApart(name: String, colour: String, fraction: Double) throws {
+        let scene = Scene()
+        StandardKinds.register(in: scene)
+        let size = Size(width: 400, height: 300)
+        try scene.addRoot(id: "root", output: "test", size: size)
+        var tx = Transaction(disableActions: true)
+        tx.add(
+            layer: "page", kind: "gradient", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(origin: .zero, size: size)), "position": .point(Point(x: 200, y: 150)),
+                "colors": .array([.color(Color(css: "#0f2027")!), .color(Color(css: "#2c5364")!)]),
+            ])
+        tx.add(
+            layer: "card", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 200, height: 160)), "position": .point(Point(x: 200, y: 180)),
+                "backgroundColor": .color(Color(css: "#f0e0c0")!), "cornerRadius": .number(10), "shadowOpacity": .number(0.6), "shadowRadius": .number(8),
+            ])
+        tx.add(
+            layer: "panel", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 400, height: 200)), "position": .point(Point(x: 200, y: 230 + fraction)),
+                "backgroundColor": .color(Color(css: colour)!), "cornerRadius": .number(name == "rounded" ? 16 : 0),
+            ])
+        tx.add(
+            layer: "key", parent: "panel",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 60, height: 50)), "position": .point(Point(x: 50.5, y: 40)),
+                "backgroundColor": .color(Color(css: "#50555e")!), "cornerRadius": .number(6),
+            ])
+        try scene.commit(tx, at: 0)
+        let stale = Surface(width: 400, height: 300)
+        stale.clear(PremultipliedColor(Color(css: "magenta")!))
+        StandardKinds.renderer().render(try scene.renderTree(root: "root", at: 0), into: stale, region: [PixelRect(x: 0, y: 100, width: 400, height: 200)])
+        let fresh = try StandardKinds.renderer().snapshot(scene, root: "root", at: 0)
+        for y in 0..<100 { for x in 0..<400 { fresh.setPixel(x: x, y: y, PremultipliedColor(Color(css: "magenta")!)) } }
+        try GoldenImage.expectSamePixels(stale, as: fresh, name: "occlusion-panel-\(name)", "a \(name) panel over most of the repaint")
+    }
 }

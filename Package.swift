@@ -204,13 +204,13 @@ let package = Package(
         .target(
             name: "VitrineFleet",
             dependencies: [
-                "VitrineSystem", "CMosquitto", "CLinuxEvents", .product(name: "Logging", package: "swift-log"),
+                "VitrineSystem", "CMosquitto", "CLinuxEvents", "VitrineRaster", "CJPEG", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(
             name: "VitrineFleetTests",
             dependencies: [
-                "VitrineFleet", "VitrineMetrics", "VitrineSystem", "VitrineTestSupport", .product(name: "Logging", package: "swift-log"),
+                "VitrineFleet", "VitrineMetrics", "VitrineSystem", "VitrineTestSupport", "VitrineRaster", .product(name: "Logging", package: "swift-log"),
             ]),
         // The metrics' HTTP endpoint: the daemon's on its Unix socket, the bridge's on TCP.
         .target(
@@ -226,7 +226,7 @@ let package = Package(
         .executableTarget(
             name: "vitrine-fleet",
             dependencies: [
-                "VitrineFleet", "VitrineMetrics", "VitrineConfig", "VitrineProtocol", "VitrineSystem", "VitrineJSON", "VitrineLog",
+                "VitrineFleet", "VitrineMetrics", "VitrineConfig", "VitrineProtocol", "VitrineSystem", "VitrineJSON", "VitrineLog", "VitrineRaster",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -238,7 +238,8 @@ let package = Package(
             name: "VitrineDaemonTests",
             dependencies: [
                 "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster", "VitrineTestSupport",
-                "VitrineDaemonTestSupport", "vitrined", "vitrine-decoder", "vitrine-fleet", "CX11", "CSandbox", .product(name: "Logging", package: "swift-log"),
+                "VitrineDaemonTestSupport", "vitrined", "vitrine-decoder", "vitrine-fleet", "CX11", "CSandbox", "VitrineFleet", "VitrineCodecs",
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["References"]),
         // What the tests that start the real `vitrined` share (the test targets that use it
@@ -435,6 +436,6 @@ let package = Package(
                 "VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
-        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig"]),
+        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig", "VitrineJSON"]),
     ]
 )

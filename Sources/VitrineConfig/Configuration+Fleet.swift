@@ -37,6 +37,21 @@ extension Configuration {
         /// `reconnect_max_seconds`: the longest wait between reconnection attempts, which
         /// start at 1 s and double, 1…3600. Default 60.
         public var reconnectMaxSeconds = 60
+        /// `thumbnail_every`: seconds between the thumbnails of each output published
+        /// (retained) on `vitrine/<device>/thumbnail/<output>`, 0 or 1…86400. Default 0: none.
+        public var thumbnailEvery = 0
+        /// `thumbnail_width`, `thumbnail_height`: the box thumbnails and `screenshot` replies
+        /// are fitted into (keeping the aspect), 16…4096. Default 320×180.
+        public var thumbnailWidth = 320
+        public var thumbnailHeight = 180
+        /// `thumbnail_format`: "jpeg" or "png". Default "jpeg".
+        public var thumbnailFormat = "jpeg"
+        /// `thumbnail_max_bytes`: the most bytes a thumbnail or an MQTT screenshot may have,
+        /// 1024…16777216. Default 65536.
+        public var thumbnailMaxBytes = 65536
+        /// `screenshot_interval`: the least seconds between two `screenshot` requests taken
+        /// from the broker (a sooner one is refused), 0…3600. Default 1.
+        public var screenshotInterval = 1.0
 
         /// Every key at its default.
         public init() {}
@@ -55,7 +70,8 @@ extension Configuration {
 extension Configuration.Fleet {
     static let keys = [
         "enabled", "host", "port", "device", "groups", "client_id", "username", "password", "password_file",
-        "ca_file", "cert_file", "key_file", "keepalive", "reconnect_max_seconds",
+        "ca_file", "cert_file", "key_file", "keepalive", "reconnect_max_seconds", "thumbnail_every", "thumbnail_width", "thumbnail_height",
+        "thumbnail_format", "thumbnail_max_bytes", "screenshot_interval",
     ]
 
     /// Whether `name` may be one level of a topic: no wildcards, no separators.
@@ -102,5 +118,11 @@ extension Configuration.Fleet {
         }
         keepalive = try r.integer("keepalive", keepalive, in: 5...3600)
         reconnectMaxSeconds = try r.integer("reconnect_max_seconds", reconnectMaxSeconds, in: 1...3600)
+        thumbnailEvery = try r.integer("thumbnail_every", thumbnailEvery, in: 0...86400)
+        thumbnailWidth = try r.integer("thumbnail_width", thumbnailWidth, in: 16...4096)
+        thumbnailHeight = try r.integer("thumbnail_height", thumbnailHeight, in: 16...4096)
+        thumbnailFormat = try r.string("thumbnail_format", thumbnailFormat, expected: "\"jpeg\" or \"png\"") { $0 == "jpeg" || $0 == "png" }
+        thumbnailMaxBytes = try r.integer("thumbnail_max_bytes", thumbnailMaxBytes, in: 1024...16_777_216)
+        screenshotInterval = try r.number("screenshot_interval", screenshotInterval, expected: "seconds within 0…3600") { (0...3600).contains($0) }
     }
 }

@@ -98,6 +98,7 @@ extension Configuration {
         try scene.tryOut(kinds: kinds, size: output.headlessSize, reader: top.table("scene"))
         outputs = try OutputEntry.readAll(top, source: source)
         clients = try ClientEntry.readAll(top)
+        watches = try Watch.readAll(top, clients: clients)
         wall = try Wall(reading: top.table("wall"))
         try checkWall(top)
         if scene.content != nil, let first = outputs.first, first.scene != nil, first.root.isEmpty || first.root == "root" {
@@ -116,7 +117,7 @@ extension Configuration {
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {
         let names = sections.keys.sorted()
-        for name in top.keysInFileOrder where sections[name] == nil && name != "outputs" && name != "clients" {
+        for name in top.keysInFileOrder where sections[name] == nil && name != "outputs" && name != "clients" && name != "watch" {
             if top.entries[name]?.table != nil {
                 let all = TableReader.list(names.map { "[\($0)]" })
                 let guess =

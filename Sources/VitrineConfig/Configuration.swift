@@ -47,6 +47,8 @@ public struct Configuration: Sendable, Equatable {
     public var compositor = Compositor()
     /// `[[clients]]`: the programs the daemon starts and restarts.
     public var clients: [ClientEntry] = []
+    /// `[[watch]]`: pictures that must keep changing, and what is done when they stop.
+    public var watches: [Watch] = []
     /// `[launcher]`: what `client.start` may run besides them.
     public var launcher = Launcher()
     /// `[osk]`: the on-screen keyboard.
@@ -414,6 +416,9 @@ extension Configuration {
         ("fleet.username", { $0.fleet.username }), ("fleet.password", { $0.fleet.password }), ("fleet.password_file", { $0.fleet.passwordFile }),
         ("fleet.ca_file", { $0.fleet.caFile }), ("fleet.cert_file", { $0.fleet.certFile }), ("fleet.key_file", { $0.fleet.keyFile }),
         ("fleet.keepalive", { $0.fleet.keepalive }), ("fleet.reconnect_max_seconds", { $0.fleet.reconnectMaxSeconds }),
+        ("fleet.thumbnail_every", { $0.fleet.thumbnailEvery }), ("fleet.thumbnail_width", { $0.fleet.thumbnailWidth }),
+        ("fleet.thumbnail_height", { $0.fleet.thumbnailHeight }), ("fleet.thumbnail_format", { $0.fleet.thumbnailFormat }),
+        ("fleet.thumbnail_max_bytes", { $0.fleet.thumbnailMaxBytes }), ("fleet.screenshot_interval", { $0.fleet.screenshotInterval }),
         // The roots and outputs are laid out once, at start.
         ("wall.canvas", { $0.wall.canvas }), ("wall.viewport", { $0.wall.viewport }),
         // The metrics' listening sockets are made once, at start.
@@ -428,6 +433,8 @@ extension Configuration {
         ("compositor.xwayland", { $0.compositor.xwayland }),
         // The configured clients are started once, at start.
         ("clients", { $0.clients }),
+        // The content watchdog is set up once, at start.
+        ("watch", { $0.watches }),
     ]
 
     /// The keys read only when the daemon starts; a reload applies every other key.

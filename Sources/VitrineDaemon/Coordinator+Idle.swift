@@ -11,17 +11,18 @@ extension Coordinator {
                     logger.warning("binding on \(spec.trigger.rawValue): the scene cannot be reset: \(error.message)")
                 }
             }
-            if let name = spec.restartsClient { restartClient(name, for: spec.trigger) }
+            if let name = spec.restartsClient { restartClient(name, for: "binding on \(spec.trigger.rawValue)") }
         }
     }
 
-    /// Stops the client `name` and starts it again (starts it when it is not running).
-    private func restartClient(_ name: String, for trigger: BindingSpec.Trigger) {
-        guard let windows else { return logger.warning("binding on \(trigger.rawValue): no client '\(name)' can run here (no window host)") }
+    /// Stops the client `name` and starts it again (starts it when it is not running);
+    /// `what` is what log lines say asked for it.
+    func restartClient(_ name: String, for what: String) {
+        guard let windows else { return logger.warning("\(what): no client '\(name)' can run here (no window host)") }
         windows.stopClient(name) { [unowned self, weak windows] result in
-            if case .failure(let error) = result { return logger.warning("binding on \(trigger.rawValue): \(error.message)") }
+            if case .failure(let error) = result { return logger.warning("\(what): \(error.message)") }
             do throws(ProtocolError) { _ = try windows?.startClient(name, program: nil) } catch {
-                logger.warning("binding on \(trigger.rawValue): client '\(name)' cannot start again: \(error.message)")
+                logger.warning("\(what): client '\(name)' cannot start again: \(error.message)")
             }
             flush()
         }

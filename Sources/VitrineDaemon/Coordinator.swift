@@ -64,6 +64,8 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
     public private(set) var windows: WindowHost?
     /// The on-screen keyboard, when `[osk]` enables it.
     private(set) var screenKeyboard: ScreenKeyboard?
+    /// The content watchdog, when `[[watch]]` tables ask for one.
+    private(set) var watchdog: ContentWatchdog?
     /// Screen capture's frame taps, while the compositor serves.
     var capture: ScreenCapture?
 
@@ -122,6 +124,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
             }
             windows?.now = { [unowned sceneHost] in sceneHost.now }
             input.windows = windows
+            watchdog = makeWatchdog(loop: loop)
         }
         takeIdleActions()
     }

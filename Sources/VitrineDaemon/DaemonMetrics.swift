@@ -72,6 +72,11 @@ final class DaemonMetrics {
                 "launched_client_failures_total", "Times the daemon gave up on a launched client (restarts_per_minute, or it could not start).",
                 client.failures, labels)
         }
+        for watched in c.watchdog?.figures ?? [] {
+            let labels = [("kind", watched.kind), ("name", watched.name)]
+            families.gauge("content_stalled", "1 while a [[watch]] picture is stalled (content.stalled), 0 otherwise.", watched.stalled ? 1 : 0, labels)
+            families.counter("content_stalls_total", "Times a [[watch]] picture stalled.", watched.stalls, labels)
+        }
         if let clock = reading.clock {
             families.gauge("clock_synchronized", "1 while the kernel says the system clock is synchronized (chrony, ntpd, PTP).", clock.synchronized ? 1 : 0)
             families.gauge(

@@ -84,6 +84,8 @@ public struct DaemonSettings: Sendable {
     public var compositor: Configuration.Compositor
     /// `[[clients]]`: the programs started with the daemon and by name with `client.start`.
     public var clients: [Configuration.ClientEntry] = []
+    /// `[[watch]]`: pictures that must keep changing (the content watchdog).
+    public var watches: [Configuration.Watch] = []
     /// `[launcher]`: whether `client.start` may run a command given in the request.
     public var launcher = Configuration.Launcher()
 
@@ -137,6 +139,7 @@ public struct DaemonSettings: Sendable {
         osk = c.osk
         compositor = c.compositor
         clients = c.clients
+        watches = c.watches
         launcher = c.launcher
     }
 

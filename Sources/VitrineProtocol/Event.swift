@@ -89,6 +89,14 @@ public enum Event: Sendable, Equatable {
     case oskText(text: String, time: Double)
     /// The screen keyboard's backspace, enter or an arrow was pressed (or repeated).
     case oskKey(key: String, time: Double)
+    /// A watched picture (`[[watch]]`: a `layer` or an `output`) stopped changing while it
+    /// was expected to: unchanged since media time `since`, for `duration` seconds; `actions`
+    /// are what the daemon does about it (`restart`, `reload`, `commands`).
+    case contentStalled(WatchedPicture, since: Double, duration: Double, actions: [String])
+    /// The stalled picture changed again (`reason` `changed`), or is no longer expected to
+    /// (`idle`: a video paused or ended, the layer gone, the output blanked), at `time`,
+    /// `stalledSeconds` after it stalled.
+    case contentResumed(WatchedPicture, time: Double, stalledSeconds: Double, reason: String)
 
     /// The events' names on the wire, in the order `hello` lists them.
     public enum Name: String, CaseIterable, Sendable {
@@ -107,6 +115,20 @@ public enum Event: Sendable, Equatable {
         case surfaceUnresponsive = "surface.unresponsive", surfaceResponsive = "surface.responsive", surfaceAssigned = "surface.assigned"
         case inputIdle = "input.idle", inputActive = "input.active"
         case oskText = "osk.text", oskKey = "osk.key"
+        case contentStalled = "content.stalled", contentResumed = "content.resumed"
+    }
+
+    /// What the content watchdog watches: a layer's rectangle or a whole output.
+    public enum WatchedPicture: Sendable, Equatable {
+        case layer(String)
+        case output(String)
+
+        var fields: [String: JSON] {
+            switch self {
+            case .layer(let id): ["layer": .string(id)]
+            case .output(let name): ["output": .string(name)]
+            }
+        }
     }
 
     /// A touch's phase (`input.touch`).
@@ -323,6 +345,8 @@ extension Event {
         case .inputActive: .inputActive
         case .oskText: .oskText
         case .oskKey: .oskKey
+        case .contentStalled: .contentStalled
+        case .contentResumed: .contentResumed
         }
     }
 
@@ -448,6 +472,10 @@ extension Event {
             return ["text": .string(text), "time": .number(time)]
         case .oskKey(let key, let time):
             return ["key": .string(key), "time": .number(time)]
+        case .contentStalled(let picture, let since, let duration, let actions):
+            return picture.fields.merging(["since": .number(since), "duration": .number(duration), "actions": .array(actions.map(JSON.string))]) { $1 }
+        case .contentResumed(let picture, let time, let stalledSeconds, let reason):
+            return picture.fields.merging(["time": .number(time), "stalledSeconds": .number(stalledSeconds), "reason": .string(reason)]) { $1 }
         }
     }
 

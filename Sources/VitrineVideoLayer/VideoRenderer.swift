@@ -118,6 +118,23 @@ public final class VideoRenderer: ContentRenderer {
     /// Players alive (for tests and stats).
     public var players: Int { entries.values.count { $0.player != nil } }
 
+    /// Whether `layer` is playing a video: on screen, at a rate other than 0, its player
+    /// neither ended nor failed (the content watchdog expects its picture to change).
+    public func isPlaying(_ layer: String) -> Bool {
+        guard let entry = entries[layer], let player = entry.player else { return false }
+        return entry.rate != 0 && !player.ended && !player.failed
+    }
+
+    /// Has `layer`'s player made anew at the next frame, at the position it had got to (its
+    /// source opened again by a new decoder), its last frame shown meanwhile. False when
+    /// the layer plays no video.
+    @discardableResult
+    public func reload(_ layer: String) -> Bool {
+        guard let entry = entries[layer] else { return false }
+        entry.restartAt = EventLoop.monotonicSeconds
+        return true
+    }
+
     /// The serial of the video frame the layer shows: a shadow drawn from it is made again
     /// when it changes.
     public func contentVersion(of node: RenderTree.Node) -> AnyHashable? { entries[node.id]?.player?.frame?.serial }
@@ -185,7 +202,10 @@ public final class VideoRenderer: ContentRenderer {
         let previous = entry.player
         entry.held = previous?.surface ?? entry.held
         entry.player = makePlayer(node, src: src, key: entry.key, transform: transform, replacing: previous)
-        entry.player?.seek(to: entry.position)
+        // A looping video's position counts its loops; the new decoder seeks within it.
+        var position = entry.position
+        if let previous, previous.loops, let duration = previous.duration, duration > 0 { position = position.truncatingRemainder(dividingBy: duration) }
+        entry.player?.seek(to: position)
         countBytes()
     }
 

@@ -22,6 +22,8 @@ final class DaemonLink {
         case hello
         /// `ping` to stay out of the idle limit.
         case keepalive
+        /// A picture for the broker (`Screenshots`).
+        case screenshot(Screenshots.Job)
     }
 
     /// What happened, on the loop.
@@ -177,7 +179,7 @@ final class DaemonLink {
             onNotice(.ready(hello: hello))
         case .keepalive:
             break
-        case .broker:
+        case .broker, .screenshot:
             onNotice(.reply(line: line, purpose: purpose))
         }
         if waiting == nil { onNotice(.idle) }

@@ -23,6 +23,8 @@ final class FleetBridge {
     let groups: [String]
     let session: MQTTSession
     let link: DaemonLink
+    /// Screenshots and thumbnails for the broker.
+    let screenshots: Screenshots
     private let limits: Configuration.Limits
     private let loop: EventLoop
     private let logger: Logger
@@ -67,6 +69,7 @@ final class FleetBridge {
         settings.outboundBytes = limits.outboundBytes
         settings.will = ("vitrine/\(device)/status", Self.status("offline", device: device))
         session = try MQTTSession(settings: settings, loop: loop, workers: workers, logger: logger)
+        screenshots = Screenshots(device: device, fleet: fleet, session: session, loop: loop, workers: workers, logger: logger)
         link = DaemonLink(path: controlSocket, idleSeconds: limits.idleSeconds, outputLimit: limits.outboundBytes, loop: loop, logger: logger)
         session.onConnect = { [unowned self] in brokerConnected() }
         session.onMessage = { [unowned self] topic, payload, _ in arrived(topic: topic, payload) }
@@ -83,10 +86,18 @@ final class FleetBridge {
     func start() {
         link.start()
         session.start()
+        screenshots.startThumbnails(outputs: { [unowned self] in
+            guard link.isReady, session.state == .connected else { return [] }
+            return (hello?["outputs"]?.array ?? []).compactMap { $0["name"]?.string }
+        }) { [unowned self] job in
+            queue.append(.thumbnail(job))
+            sendNext()
+        }
     }
 
     /// Marks the device offline (retained) and disconnects from both.
     func stop() {
+        screenshots.stop()
         publishStatus(online: false)
         session.stop()
         link.stop()
@@ -133,6 +144,8 @@ final class FleetBridge {
             guard session.state == .connected else { return }
             session.subscribe(commandTopics)
             publishStatus(online: true)
+        case .reply(let line, .screenshot(let job)):
+            screenshots.finish(job, daemonReply: line) { [unowned self] text in reply(text) }
         case .reply(let line, let purpose):
             reply(line, to: purpose)
         case .event(let line):
@@ -140,10 +153,15 @@ final class FleetBridge {
         case .lost(_, let unanswered):
             hello = nil
             if case .broker(let id, _) = unanswered { reply(Wire.failure(id: id, Self.away)) }
+            if case .screenshot(let job) = unanswered {
+                screenshots.abandon(job)
+                if !job.periodic { reply(Wire.failure(id: job.id, Self.away)) }
+            }
             while let waiting = nextQueued() {
                 switch waiting {
                 case .line(let line): reply(Wire.failure(id: Self.id(of: line), Self.away))
                 case .answer(let text): reply(text)
+                case .thumbnail(let job): screenshots.abandon(job)
                 }
             }
             if session.state == .connected { publishStatus(online: false) }
@@ -187,6 +205,8 @@ final class FleetBridge {
     private enum Queued {
         case line([UInt8])
         case answer(String)
+        /// A periodic thumbnail's turn.
+        case thumbnail(Screenshots.Job)
     }
 
     /// Sends `text`, the answer to a message refused here, after the replies to the
@@ -245,15 +265,28 @@ final class FleetBridge {
     /// Hands the next request to the daemon once the one before it is answered.
     private func sendNext() {
         guard link.isReady, !link.isBusy, let entry = nextQueued() else { return }
-        guard case .line(let line) = entry else {
-            if case .answer(let text) = entry { reply(text) }
+        let line: [UInt8]
+        switch entry {
+        case .line(let request): line = request
+        case .answer(let text):
+            reply(text)
             return sendNext()
+        case .thumbnail(let job):
+            return link.send(Screenshots.daemonLine(for: job, cursor: false), for: .screenshot(job))
         }
         if Request.isBlank(line) {
             reply(Wire.failure(id: nil, ProtocolError(.notAnObject, "the message holds no request; send one JSON request object")))
             return sendNext()
         }
         let request = try? JSON(parsing: String(decoding: line, as: UTF8.self))
+        if let request, Screenshots.handles(request) {
+            switch screenshots.take(request) {
+            case .send(let daemonLine, let job): return link.send(daemonLine, for: .screenshot(job))
+            case .refuse(let text):
+                reply(text)
+                return sendNext()
+            }
+        }
         link.send(line, for: .broker(id: request?["id"], stats: request?["cmd"] == .string("stats")))
     }
 
@@ -290,6 +323,7 @@ final class FleetBridge {
             "connections": .number(Double(session.connections)), "received": .number(Double(session.received)),
             "dropped": .number(Double(session.dropped)), "queuedBytes": .number(Double(session.queuedBytes)),
             "daemon": .string(link.isReady ? "connected" : "disconnected"), "daemonConnections": .number(Double(link.connections)),
+            "pictures": .number(Double(screenshots.published)), "picturesRefused": .number(Double(screenshots.refused)),
         ])
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VitrineCore
 @testable import VitrineConfig
+import VitrineJSON
 
 @Suite struct ConfigurationTests {
     static let shippedFile = repositoryRoot.appendingPathComponent("config/vitrine.toml").path
@@ -130,6 +131,12 @@ import VitrineCore
         key_file = "/etc/vitrine/lobby-1.key"
         keepalive = 10
         reconnect_max_seconds = 5
+        thumbnail_every = 60
+        thumbnail_width = 640
+        thumbnail_height = 360
+        thumbnail_format = "png"
+        thumbnail_max_bytes = 200000
+        screenshot_interval = 2.5
 
         [wall]
         canvas = [3840, 1080]
@@ -187,6 +194,14 @@ import VitrineCore
         stop_seconds = 1
         start = false
         restart_unresponsive_after = 30
+
+        [[watch]]
+        layer = "video"
+        must_change_every = 5
+        restart = "player"
+        reload = true
+        commands = [{ cmd = "layer.set", layer = "sorry", properties = { hidden = false } }]
+        resume_commands = [{ cmd = "layer.set", layer = "sorry", properties = { hidden = true } }]
         """
 
     @Test func everyKeyReadsANonDefaultValue() throws {
@@ -282,6 +297,15 @@ import VitrineCore
         player.program.restartUnresponsiveAfter = 30
         player.start = false
         expected.clients = [player]
+        (expected.fleet.thumbnailEvery, expected.fleet.thumbnailWidth, expected.fleet.thumbnailHeight) = (60, 640, 360)
+        (expected.fleet.thumbnailFormat, expected.fleet.thumbnailMaxBytes, expected.fleet.screenshotInterval) = ("png", 200000, 2.5)
+        var watch = Configuration.Watch(target: .layer("video"), mustChangeEvery: 5)
+        (watch.restart, watch.reload) = ("player", true)
+        let sorry = { (hidden: Bool) -> JSON in
+            .object(["cmd": .string("layer.set"), "layer": .string("sorry"), "properties": .object(["hidden": .bool(hidden)])])
+        }
+        (watch.commands, watch.resumeCommands) = ([sorry(false)], [sorry(true)])
+        expected.watches = [watch]
 
         let parsed = try parse(Self.everyKeyChanged)
         #expect(parsed == expected)

@@ -118,6 +118,13 @@ import Testing
                     "docs/CONFIG.md's default of clients.\(key), \(value), is not the default")
                 continue
             }
+            if section == "watch" {
+                let parsed = try Configuration(toml: "[[watch]]\nlayer = \"a\"\nmust_change_every = 1\n\(key) = \(value)\n", source: "CONFIG.md")
+                #expect(
+                    parsed.watches == [Configuration.Watch(target: .layer("a"), mustChangeEvery: 1)],
+                    "docs/CONFIG.md's default of watch.\(key), \(value), is not the default")
+                continue
+            }
             let toml = "[\(section)]\n\(key) = \(value)\n"
             let parsed: Configuration
             do { parsed = try Configuration(toml: toml, source: "CONFIG.md") } catch {

@@ -16,12 +16,13 @@ struct FleetTests {
         properties = { bounds = [0, 0, 600, 140], position = [320, 120], value = 0, textColor = "#ffd166" }
         """
 
-    /// Starts a screen of `broker` as `device` in `groups`: its daemon and its bridge.
-    static func daemon(_ broker: MosquittoBroker, device: String, groups: [String] = ["wall"], extra: String = "") throws -> Screen {
+    /// Starts a screen of `broker` as `device` in `groups`: its daemon and its bridge;
+    /// `extra` goes before `[fleet]`, `fleetKeys` in it.
+    static func daemon(_ broker: MosquittoBroker, device: String, groups: [String] = ["wall"], extra: String = "", fleetKeys: String = "") throws -> Screen {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-fleet-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("state"), withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("vitrine.toml").path
-        let text = "[output]\nheadless_size = \"640x240\"\n\n" + extra + broker.fleetSection(device: device, groups: groups) + "\n" + scene + "\n"
+        let text = "[output]\nheadless_size = \"640x240\"\n\n" + extra + broker.fleetSection(device: device, groups: groups) + fleetKeys + "\n" + scene + "\n"
         try text.write(toFile: config, atomically: true, encoding: .utf8)
         return try Screen(config: config, state: directory.appendingPathComponent("state").path)
     }

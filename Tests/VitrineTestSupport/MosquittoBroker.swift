@@ -126,7 +126,8 @@ public final class MQTTSubscriber {
 
     /// The messages so far, as (topic, payload).
     public var messages: [(topic: String, payload: String)] {
-        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        // (lossy: a binary payload, such as a thumbnail's, spoils no other message)
+        let text = FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } ?? ""
         return text.split(separator: "\n").map { line in
             let space = line.firstIndex(of: " ") ?? line.endIndex
             return (String(line[..<space]), String(line[space...].dropFirst()))

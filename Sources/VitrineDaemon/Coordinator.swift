@@ -64,6 +64,8 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
     public private(set) var windows: WindowHost?
     /// The on-screen keyboard, when `[osk]` enables it.
     private(set) var screenKeyboard: ScreenKeyboard?
+    /// The VNC listeners, when `[remote]` configures some.
+    var remote: RemoteView?
 
     /// What a request leaves for after its reply (`flush`): events, and a frame.
     struct AfterReply {

@@ -443,6 +443,6 @@ let package = Package(
                 "VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem", "VitrineRemote",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
-        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig"]),
+        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig", "VitrineRemote"]),
     ]
 )

@@ -5,7 +5,7 @@ import VitrineRemote
 ///
 /// ```toml
 /// [remote]
-/// vnc = "127.0.0.1:5900"            # one listener: the keys below are its own
+/// vnc = "127.0.0.1:5900"            # one listener ("": none); the keys below are its own
 /// output = "HDMI-A-1"               # default: the primary output
 /// view_only = false
 ///
@@ -24,13 +24,21 @@ extension RemoteSettings {
         self.init()
         try r.refuseUnknownKeys(Self.keys)
         guard let node = r.entries["vnc"] else {
-            if let other = r.keysInFileOrder.first {
+            _ = try Self.listener(r, addressKey: "vnc")
+            let configured = r.keysInFileOrder.first { key in
+                switch r.entries[key] {
+                case .string(let text)?: !text.isEmpty
+                case .bool(let on)?: on
+                default: true
+                }
+            }
+            if let other = configured {
                 throw r.error(other, "applies to a VNC listener, and [remote] has none: add vnc = \"127.0.0.1:5900\" (or a Unix socket's path)")
             }
             return
         }
         if node.string != nil {
-            listeners = [try Self.listener(r, addressKey: "vnc")]
+            listeners = [try Self.listener(r, addressKey: "vnc")].compactMap { $0 }
         } else if let items = node.array, !items.isEmpty, items.allSatisfy({ $0.table != nil }) {
             if let shared = r.keysInFileOrder.first(where: { $0 != "vnc" }) {
                 throw r.error(shared, "with [[remote.vnc]] tables, write it in each table")
@@ -38,7 +46,9 @@ extension RemoteSettings {
             for (i, item) in items.enumerated() {
                 let reader = TableReader(path: "remote.vnc[\(i)]", entries: item.table!, context: r.context)
                 try reader.refuseUnknownKeys(Self.listenerKeys)
-                let entry = try Self.listener(reader, addressKey: "listen")
+                guard let entry = try Self.listener(reader, addressKey: "listen") else {
+                    throw reader.error("listen", "is missing: give the address to listen on, such as \"127.0.0.1:5900\"")
+                }
                 if listeners.contains(where: { $0.address == entry.address }) {
                     throw reader.error("listen", "\(entry.address) is an earlier listener's address; give each its own")
                 }
@@ -49,16 +59,17 @@ extension RemoteSettings {
         }
     }
 
-    private static func listener(_ r: TableReader, addressKey: String) throws(ConfigError) -> Listener {
+    /// The listener `r` describes; nil when its address is "" (the shipped file's: no
+    /// listener), after its other keys are checked all the same.
+    private static func listener(_ r: TableReader, addressKey: String) throws(ConfigError) -> Listener? {
         let address = try r.value(
             addressKey, Address.unix(path: ""),
             expected:
                 "\"host:port\" with a numeric address (\"127.0.0.1:5900\", \"[::1]:5900\", \"0.0.0.0:5900\") or a Unix socket's absolute path (at most 107 bytes)"
-        ) { $0.string.flatMap(Address.init) }
-        if case .unix(let path) = address, path.isEmpty { throw r.error(addressKey, "is missing: give the address to listen on, such as \"127.0.0.1:5900\"") }
+        ) { $0.string == "" ? Address.unix(path: "") : $0.string.flatMap(Address.init) }
         var entry = Listener(address: address)
-        entry.output = try r.string("output", "", expected: "an output's connector name such as \"HDMI-A-1\"") { !$0.isEmpty }
-        if entry.output == "" { entry.output = nil }
+        let output = try r.string("output", "")
+        entry.output = output.isEmpty ? nil : output
         entry.viewOnly = try r.boolean("view_only", false)
         entry.certificate = try r.absolutePath("tls_certificate", "", allowEmpty: true)
         entry.key = try r.absolutePath("tls_key", "", allowEmpty: true)
@@ -68,9 +79,7 @@ extension RemoteSettings {
             let missing = [("tls_certificate", entry.certificate), ("tls_key", entry.key), ("password_file", entry.passwordFile)].first { $0.1.isEmpty }!.0
             throw r.error(missing, "is missing: authentication (VeNCrypt with TLS and a password) needs tls_certificate, tls_key and password_file")
         }
-        for (key, path) in [("tls_certificate", entry.certificate), ("tls_key", entry.key), ("password_file", entry.passwordFile)] where !path.isEmpty {
-            if access(path, R_OK) != 0 { throw r.error(key, "\(path) cannot be read: \(String(cString: strerror(errno)))") }
-        }
+        if case .unix(let path) = address, path.isEmpty { return nil }
         if given == 0, !address.isLocal {
             throw r.error(
                 addressKey,

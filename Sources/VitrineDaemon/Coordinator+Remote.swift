@@ -58,8 +58,16 @@ extension Coordinator {
                 pointRemotely(.axis(dx: dx, dy: dy), at: Point(x: Double(x), y: Double(y)))
             case .key(let keysym, let pressed):
                 guard let keyboard = try? input.keyboardForInjection(), let place = keyboard.place(ofKeysym: keysym) else { return }
+                // A keysym of a shifted level sent without Shift held (viewers that send
+                // "V" alone): Shift, or AltGr, is held around the press.
+                let held = remote.held[session] ?? []
+                let shift = place.level & 1 != 0 && held.isDisjoint(with: [42, 54]) ? [UInt32(42)] : []
+                let altGr = place.level & 2 != 0 && !held.contains(100) ? [UInt32(100)] : []
+                let around = pressed ? shift + altGr : []
+                for code in around { typeRemoteKey(code: code, pressed: true) }
                 remote.note(place.code, pressed: pressed, session: session)
                 typeRemoteKey(code: place.code, pressed: pressed)
+                for code in around.reversed() { typeRemoteKey(code: code, pressed: false) }
             }
             flush()
         }

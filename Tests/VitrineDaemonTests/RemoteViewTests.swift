@@ -14,11 +14,12 @@ import VitrineRaster
         ##"{"cmd": "binding.add", "layer": "button", "on": "tap", "disableActions": true, "commands": [{"cmd": "layer.set", "layer": "button", "properties": {"backgroundColor": "#00ff00"}}]}"##,
     ]
 
-    /// A daemon of 320×200 serving VNC on a free loopback port, with `extra` in `[remote]`.
-    static func daemon(_ extra: String = "") throws -> (daemon: DaemonProcess, port: Int) {
+    /// A daemon of 320×200 serving VNC on a free loopback port, with `extra` in `[remote]`
+    /// and `sections` after it.
+    static func daemon(_ extra: String = "", sections: String = "") throws -> (daemon: DaemonProcess, port: Int) {
         let port = try freePort()
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-vnc-\(UUID().uuidString.prefix(8)).toml").path
-        try "[remote]\nvnc = \"127.0.0.1:\(port)\"\n\(extra)".write(toFile: config, atomically: true, encoding: .utf8)
+        try "[remote]\nvnc = \"127.0.0.1:\(port)\"\n\(extra)\n\(sections)".write(toFile: config, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: config) }
         let daemon = try DaemonProcess(arguments: ["--size", "320x200", "--config", config])
         return (daemon, port)
@@ -88,6 +89,33 @@ import VitrineRaster
         let keys = events.filter { $0["event"] == .string("input.key") && $0["device"] == .string("vnc") }
         let typed = keys.filter { $0["pressed"] == .bool(true) }.compactMap { $0["keysym"]?.string }
         #expect(typed == ["h", "i"], "\(typed)")
+    }
+
+    /// foot, a hosted Wayland window, reads a line typed through VNC after a click into it.
+    @Test(
+        .enabled(
+            if: hasVncdo && FileManager.default.isExecutableFile(atPath: "/usr/bin/foot"),
+            "vncdotool or foot is not installed: pip install vncdotool, apt-get install foot (CI installs them)"))
+    func keysTypedThroughVNCReachAHostedWindow() throws {
+        let (daemon, port) = try Self.daemon(
+            sections: "[compositor]\nenabled = true\nsocket = \"wl\"\n[[compositor.rules]]\napp_id = \"foot\"\nlayer = \"app\"\n")
+        let c = try daemon.connect()
+        try c.ok(#"{"cmd": "subscribe", "events": ["surface.mapped"]}"#)
+        try c.ok(#"{"cmd": "layer.add", "layer": "app", "kind": "surface", "properties": {"bounds": [0, 0, 300, 180], "position": [160, 100]}}"#)
+        let runtime = daemon.directory.appendingPathComponent("runtime").path
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let typed = daemon.directory.appendingPathComponent("typed").path
+        let foot = try ChildProcess(
+            "/usr/bin/foot", ["/bin/sh", "-c", "IFS= read -r line; printf '%s' \"$line\" > \(typed).part && mv \(typed).part \(typed); exec sleep 30"],
+            stderrPath: runtime + "/foot.stderr",
+            environment: ["WAYLAND_DISPLAY": daemon.directory.appendingPathComponent("wl").path, "XDG_RUNTIME_DIR": runtime, "HOME": runtime, "DISPLAY": ""])
+        defer { _ = foot.terminate() }
+        _ = try c.waitForEvent("surface.mapped", timeout: 20)
+        try Self.vncdo(port, ["move", "160", "100", "click", "1", "type", "Vitrine", "key", "enter"])
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: typed), Date() < deadline { usleep(50_000) }
+        let line = try? String(contentsOfFile: typed, encoding: .utf8)
+        #expect(line == "Vitrine", "\(String(describing: line)); foot: \((try? String(contentsOfFile: runtime + "/foot.stderr", encoding: .utf8)) ?? "")")
     }
 
     @Test(.enabled(if: hasVncdo, "vncdotool is not installed: pip install vncdotool (CI installs it)"))

@@ -40,9 +40,13 @@ extension Coordinator {
     private func take(_ notice: RemoteNotice) {
         guard let remote else { return }
         switch notice {
-        case .connected:
+        case .connected(let s):
             remote.total += 1
+            afterReply.events.append(
+                .remoteConnected(session: s.id, listener: s.listener, output: s.output, peer: s.peer, user: s.user, viewOnly: s.viewOnly))
+            flush()
         case .disconnected(let session):
+            afterReply.events.append(.remoteDisconnected(session: session.id, listener: session.listener, peer: session.peer, user: session.user))
             for code in remote.held.removeValue(forKey: session.id) ?? [] {
                 if code >= 0x110 { pointRemotely(.button(code, pressed: false), at: input.pointer) } else { typeRemoteKey(code: code, pressed: false) }
             }

@@ -89,6 +89,11 @@ public enum Event: Sendable, Equatable {
     case oskText(text: String, time: Double)
     /// The screen keyboard's backspace, enter or an arrow was pressed (or repeated).
     case oskKey(key: String, time: Double)
+    /// A VNC viewer connected (`[remote]`): `session` numbers it; `peer` is where it
+    /// connects from ("" when unknown), `user` the name it authenticated with ("" for none).
+    case remoteConnected(session: Int, listener: String, output: String, peer: String, user: String, viewOnly: Bool)
+    /// The VNC viewer `session` left.
+    case remoteDisconnected(session: Int, listener: String, peer: String, user: String)
 
     /// The events' names on the wire, in the order `hello` lists them.
     public enum Name: String, CaseIterable, Sendable {
@@ -107,6 +112,7 @@ public enum Event: Sendable, Equatable {
         case surfaceUnresponsive = "surface.unresponsive", surfaceResponsive = "surface.responsive", surfaceAssigned = "surface.assigned"
         case inputIdle = "input.idle", inputActive = "input.active"
         case oskText = "osk.text", oskKey = "osk.key"
+        case remoteConnected = "remote.connected", remoteDisconnected = "remote.disconnected"
     }
 
     /// A touch's phase (`input.touch`).
@@ -323,6 +329,8 @@ extension Event {
         case .inputActive: .inputActive
         case .oskText: .oskText
         case .oskKey: .oskKey
+        case .remoteConnected: .remoteConnected
+        case .remoteDisconnected: .remoteDisconnected
         }
     }
 
@@ -448,6 +456,13 @@ extension Event {
             return ["text": .string(text), "time": .number(time)]
         case .oskKey(let key, let time):
             return ["key": .string(key), "time": .number(time)]
+        case .remoteConnected(let session, let listener, let output, let peer, let user, let viewOnly):
+            return [
+                "session": .number(Double(session)), "listener": .string(listener), "output": .string(output), "peer": .string(peer),
+                "user": .string(user), "viewOnly": .bool(viewOnly),
+            ]
+        case .remoteDisconnected(let session, let listener, let peer, let user):
+            return ["session": .number(Double(session)), "listener": .string(listener), "peer": .string(peer), "user": .string(user)]
         }
     }
 

@@ -55,8 +55,14 @@ import VitrineRaster
         let (daemon, port) = try Self.daemon()
         let c = try daemon.connect()
         for line in Self.scene { try c.ok(line) }
+        try c.ok(#"{"cmd": "subscribe", "events": ["remote.*"]}"#)
         let captured = daemon.directory.appendingPathComponent("vnc.png").path
         try Self.vncdo(port, ["capture", captured])
+        let connected = try c.waitForEvent("remote.connected")
+        let peer = connected["peer"]?.string ?? ""
+        #expect(connected["output"] == .string("headless") && connected["viewOnly"] == .bool(false) && peer.hasPrefix("127.0.0.1:"), "\(connected.text)")
+        let left = try c.waitForEvent("remote.disconnected")
+        #expect(left["session"] == connected["session"] && left["peer"] == .string(peer), "\(left.text)")
         let viewer = try Surface(contentsOfPNG: captured)
         let screen = try c.screenshot("screen")
         let difference = GoldenImage.difference(viewer, screen, tolerance: 2)

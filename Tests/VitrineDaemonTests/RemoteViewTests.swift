@@ -139,6 +139,23 @@ import VitrineRaster
         #expect(color == .string("#ff0000"))
     }
 
+    @Test(.enabled(if: hasVncdo, "vncdotool is not installed: pip install vncdotool (CI installs it)"))
+    func sessionsAreCountedInTheMetrics() throws {
+        let metrics = try MetricsTests()
+        defer { try? FileManager.default.removeItem(at: metrics.directory) }
+        let port = try Self.freePort()
+        let (screen, _) = try metrics.start(extra: "[remote]\nvnc = \"127.0.0.1:\(port)\"\n")
+        let c = try screen.connect()
+        try c.ok(#"{"cmd": "subscribe", "events": ["remote.disconnected"]}"#)
+        try Self.vncdo(port, ["capture", metrics.directory.appendingPathComponent("vnc.png").path])
+        _ = try c.waitForEvent("remote.disconnected")
+        let (_, exposition) = try metrics.scrape(path: metrics.socketPath)
+        #expect(
+            exposition.samples[.init(name: "vitrine_remote_sessions_total", labels: [:])] == 1,
+            "\(exposition.samples.keys.filter { $0.name.contains("remote") })")
+        #expect(exposition.samples[.init(name: "vitrine_remote_sessions", labels: [:])] == 0)
+    }
+
     @Test func aListenerOpenToOtherMachinesNeedsAuthentication() throws {
         let cases: [(String, String)] = [
             ("vnc = \"0.0.0.0:5900\"", "reachable from other machines"),

@@ -55,7 +55,7 @@ extension RemoteSettings {
                 listeners.append(entry)
             }
         } else {
-            throw r.error("vnc", "must be an address such as \"127.0.0.1:5900\" or \"/run/vitrine/vnc.sock\", or [[remote.vnc]] tables; got \(node.written)")
+            throw r.error("vnc", "must be an address such as \"127.0.0.1:5900\", or [[remote.vnc]] tables; got \(node.written)")
         }
     }
 
@@ -65,8 +65,14 @@ extension RemoteSettings {
         let address = try r.value(
             addressKey, Address.unix(path: ""),
             expected:
-                "\"host:port\" with a numeric address (\"127.0.0.1:5900\", \"[::1]:5900\", \"0.0.0.0:5900\") or a Unix socket's absolute path (at most 107 bytes)"
+                "\"host:port\" with a numeric address (\"127.0.0.1:5900\", \"[::1]:5900\", \"0.0.0.0:5900\")"
         ) { $0.string == "" ? Address.unix(path: "") : $0.string.flatMap(Address.init) }
+        if case .unix(let path) = address, !path.isEmpty {
+            throw r.error(
+                addressKey,
+                "is a Unix socket (\(path)): VNC listens on TCP only, because Debian's Neat VNC (0.5.4) frees a viewer that hangs up on a Unix socket before its handshake and then uses it, which would crash the daemon; use \"127.0.0.1:5900\" (under the service with the vnc.conf drop-in, docs/REMOTE.md)"
+            )
+        }
         var entry = Listener(address: address)
         let output = try r.string("output", "")
         entry.output = output.isEmpty ? nil : output

@@ -428,7 +428,8 @@ extension Configuration {
         ("metrics.enabled", { $0.metrics.enabled }), ("metrics.address", { $0.metrics.address }), ("metrics.port", { $0.metrics.port }),
         ("metrics.socket", { $0.metrics.socket }), ("metrics.connections", { $0.metrics.connections }),
         // The VNC listeners are opened once, at start.
-        ("remote.vnc", { $0.remote }),
+        ("remote.vnc", { $0.remote }), ("remote.output", { $0.remote }), ("remote.view_only", { $0.remote }),
+        ("remote.tls_certificate", { $0.remote }), ("remote.tls_key", { $0.remote }), ("remote.password_file", { $0.remote }),
         // The Wayland socket is made once, at start.
         ("compositor.enabled", { $0.compositor.enabled }), ("compositor.socket", { $0.compositor.socket }),
         // The Wayland server's limits are set when it starts.

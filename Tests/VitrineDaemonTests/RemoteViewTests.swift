@@ -50,6 +50,34 @@ import VitrineRaster
         (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/vncdo") }
     }
 
+    /// Connections that hang up at once, before the greeting is read, or reset, leave
+    /// the daemon serving: a viewer still sees the screen.
+    @Test(.enabled(if: hasVncdo, "vncdotool is not installed: pip install vncdotool (CI installs it)"))
+    func connectionsThatHangUpAtOnceLeaveTheServerServing() throws {
+        let (daemon, port) = try Self.daemon()
+        let c = try daemon.connect()
+        for line in Self.scene { try c.ok(line) }
+        for k in 0..<300 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in(
+                sin_family: sa_family_t(AF_INET), sin_port: UInt16(port).bigEndian, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")),
+                sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+            let connected = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            #expect(connected == 0)
+            if k % 3 == 0 {
+                var reset = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+            }
+            close(fd)
+        }
+        let captured = daemon.directory.appendingPathComponent("vnc.png").path
+        try Self.vncdo(port, ["capture", captured])
+        let difference = GoldenImage.difference(try Surface(contentsOfPNG: captured), try c.screenshot("screen"), tolerance: 2)
+        #expect(difference.differing == 0 && daemon.isRunning)
+    }
+
     @Test(.enabled(if: hasVncdo, "vncdotool is not installed: pip install vncdotool (CI installs it)"))
     func aViewerCapturesWhatTheScreenshotShows() throws {
         let (daemon, port) = try Self.daemon()
@@ -161,6 +189,7 @@ import VitrineRaster
             ("vnc = \"0.0.0.0:5900\"", "reachable from other machines"),
             ("vnc = \"127.0.0.1:5900\"\ntls_certificate = \"/etc/hostname\"", "remote.tls_key: is missing"),
             ("vnc = \"localhost\"", "must be \"host:port\""),
+            ("vnc = \"/run/vitrine/vnc.sock\"", "VNC listens on TCP only"),
             ("output = \"HDMI-A-1\"", "add vnc ="),
         ]
         for (remote, expected) in cases {

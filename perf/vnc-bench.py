@@ -5,17 +5,24 @@ script's own connected to its built-in server (`[remote] vnc`) and to wayvnc ser
 same daemon through wlr-screencopy (a `[[clients]]` entry), the anchor.
 
     python3 perf/vnc-bench.py [--vitrined .build/release/vitrined] [--window 6] [--rounds 3]
-                              [--changes 100] [--servers builtin,wayvnc]
+                              [--changes 100] [--servers builtin,wayvnc,wayvnc60]
+                              [--only cpu,latency,throttled]
 
+`builtin` is `[remote] vnc` on loopback; `wayvnc` is wayvnc 0.5 as Debian ships it (its
+default rate limit, 30 updates a second); `wayvnc60` is wayvnc with `--max-fps=60`. Each
+server is measured in a daemon of its own serving it alone (the compositor enabled in all).
 Prints one JSON object per line:
-- `vnc.cpu`: per round, the daemon's CPU (utime + stime, /proc/PID/stat) per second over
-  `--window` s with no viewer, then with the viewer on each server, interleaved (A B B A);
-  for wayvnc the daemon's and wayvnc's CPU together. Also bytes and updates per second the
-  viewer received. Medians over rounds and the ratios built-in / wayvnc.
+- `vnc.cpu`: per round, a daemon serving nothing (the floor), then one per server in turn,
+  A B … B A: its CPU (utime + stime, /proc/PID/stat, all threads) per second over
+  `--window` s with no viewer, then with the viewer connected; for wayvnc the daemon's and
+  wayvnc's CPU together. `added_cpu_percent` is with minus without, `viewer_over_floor`
+  with a viewer minus the floor (what serving a viewer costs in all). Also bytes and
+  updates per second the viewer received. Medians over rounds; the ratios built-in / each
+  wayvnc.
 - `vnc.latency`: a 40x40 square's colour set over the socket (`actions: false`), 150-250 ms
   apart, `--changes` times, the counter rolling meanwhile: the time from just before the
-  request is sent to the end of the first FramebufferUpdate with a rectangle covering the
-  square, p50 / p99 per server.
+  request is sent to the end of the FramebufferUpdate whose rectangles, with those of the
+  updates before it since the change, cover the square, p50 / p99 per server.
 - `vnc.throttled`: the viewer reading at most 1 Mbit/s (a 64 KiB receive buffer, reads
   paced by sleeping), the daemon's frames per second from `stats` over `--window` s.
 
@@ -58,18 +65,19 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def child_named(parent, name):
+def child_with(parent, argument):
+    """The child of `parent` with `argument` on its command line."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat") as f:
-                text = f.read()
-        except OSError:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                arguments = f.read().split(b"\0")
+        except (OSError, ValueError):
             continue
-        comm = text[text.index("(") + 1:text.rindex(")")]
-        ppid = int(text.rsplit(")", 1)[1].split()[1])
-        if ppid == parent and comm == name:
+        if ppid == parent and argument.encode() in arguments:
             return int(entry)
     return None
 
@@ -196,10 +204,24 @@ class Viewer:
         self.sock.close()
 
 
-def covers(rect, square):
-    x, y, w, h = rect
-    sx, sy, sw, sh = square
-    return x <= sx and y <= sy and x + w >= sx + sw and y + h >= sy + sh
+def points(square):
+    """The square's pixels, every 4th in each direction, and its far edges."""
+    x, y, w, h = square
+    xs = sorted({*range(x, x + w, 4), x + w - 1})
+    ys = sorted({*range(y, y + h, 4), y + h - 1})
+    return {(px, py) for px in xs for py in ys}
+
+
+def shown(log, after, square):
+    """When the updates completed after `after` have, together, covered all of `square`."""
+    left = points(square)
+    for done, rects in log:
+        if done <= after:
+            continue
+        left = {(px, py) for px, py in left if not any(x <= px < x + w and y <= py < y + h for x, y, w, h in rects)}
+        if not left:
+            return done
+    return None
 
 
 class Kiosk:
@@ -213,9 +235,12 @@ class Kiosk:
                     "[compositor]\nenabled = true\nsocket = \"wl\""]
         if "builtin" in servers:
             sections.append(f"[remote]\nvnc = \"127.0.0.1:{self.ports['builtin']}\"")
-        if "wayvnc" in servers:
+        wayvncs = [name for name in servers if name.startswith("wayvnc")]
+        if wayvncs:
             sections[1] += "\nscreencopy_clients = \"launched\""
-            sections.append(f"[[clients]]\nname = \"wayvnc\"\ncommand = [\"wayvnc\", \"127.0.0.1\", \"{self.ports['wayvnc']}\"]\nrestart = \"never\"")
+        for name in wayvncs:
+            rate = f"\"--max-fps={name[6:]}\", " if name[6:] else ""
+            sections.append(f"[[clients]]\nname = \"{name}\"\ncommand = [\"wayvnc\", {rate}\"127.0.0.1\", \"{self.ports[name]}\"]\nrestart = \"never\"")
         config = os.path.join(self.directory, "vitrine.toml")
         with open(config, "w") as f:
             f.write("\n".join(sections) + "\n")
@@ -241,11 +266,13 @@ class Kiosk:
         self.counter = self.connect(path)
         self.running = True
         threading.Thread(target=self.roll, daemon=True).start()
-        self.wayvnc = None
-        if "wayvnc" in servers:
+        self.helpers = {}
+        for name in wayvncs:
             deadline = time.time() + 20
-            while self.wayvnc is None and time.time() < deadline:
-                self.wayvnc = child_named(self.process.pid, "wayvnc")
+            while name not in self.helpers and time.time() < deadline:
+                pid = child_with(self.process.pid, str(self.ports[name]))
+                if pid:
+                    self.helpers[name] = pid
                 time.sleep(0.1)
         self.wait_listening(servers)
 
@@ -274,9 +301,10 @@ class Kiosk:
                     time.sleep(0.2)
 
     def cpu(self, server):
+        """The daemon's CPU seconds, and those of the wayvnc serving `server` if one does."""
         total = cpu_seconds(self.process.pid)
-        if server == "wayvnc" or (server is None and self.wayvnc):
-            total += cpu_seconds(self.wayvnc)
+        if server in self.helpers:
+            total += cpu_seconds(self.helpers[server])
         return total
 
     def frames(self):
@@ -292,15 +320,15 @@ class Kiosk:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def measure(kiosk, server, window, wayvnc_too):
-    """CPU per second (daemon, plus wayvnc when `wayvnc_too`), frames per second, and, with a
-    viewer on `server`, bytes and updates per second, over `window` seconds."""
-    viewer = Viewer(kiosk.ports[server]) if server else None
+def measure(kiosk, server, window, viewing):
+    """CPU per second of `server` (the daemon, and its wayvnc if it is one), frames per
+    second, and, when `viewing`, a viewer's bytes and updates per second, over `window` s."""
+    viewer = Viewer(kiosk.ports[server]) if viewing else None
     time.sleep(1.5)
-    cpu0, frames0, t0 = kiosk.cpu("wayvnc" if wayvnc_too else "builtin"), kiosk.frames(), time.monotonic()
+    cpu0, frames0, t0 = kiosk.cpu(server), kiosk.frames(), time.monotonic()
     b0, u0 = viewer.counts() if viewer else (0, 0)
     time.sleep(window)
-    cpu1, frames1, t1 = kiosk.cpu("wayvnc" if wayvnc_too else "builtin"), kiosk.frames(), time.monotonic()
+    cpu1, frames1, t1 = kiosk.cpu(server), kiosk.frames(), time.monotonic()
     b1, u1 = viewer.counts() if viewer else (0, 0)
     if viewer:
         viewer.close()
@@ -310,29 +338,43 @@ def measure(kiosk, server, window, wayvnc_too):
             "bytes_per_s": (b1 - b0) / seconds, "updates_per_s": (u1 - u0) / seconds}
 
 
-def cpu_rounds(kiosk, servers, window, rounds):
+def cpu_rounds(vitrined, servers, window, rounds):
+    """Per round, for each server in turn (A B … then … B A), a daemon serving it alone:
+    CPU without a viewer, then with one; and a daemon serving none, the floor."""
     results = {name: [] for name in servers}
+    floors = []
     for r in range(rounds):
-        order = servers if r % 2 == 0 else list(reversed(servers))
+        order = [None, *servers] if r % 2 == 0 else [*reversed(servers), None]
         for name in order:
-            wayvnc_too = name == "wayvnc"
-            base = measure(kiosk, None, window, wayvnc_too)
-            on = measure(kiosk, name, window, wayvnc_too)
-            added = on["cpu_percent"] - base["cpu_percent"]
+            kiosk = Kiosk(vitrined, [name] if name else [])
+            try:
+                time.sleep(2)
+                base = measure(kiosk, name, window, False)
+                if name is None:
+                    floors.append(base["cpu_percent"])
+                    print(json.dumps({"bench": "vnc.cpu.round", "round": r + 1, "server": "none",
+                                      "base_cpu_percent": round(base["cpu_percent"], 2), "base_fps": round(base["fps"], 1)}), flush=True)
+                    continue
+                on = measure(kiosk, name, window, True)
+            finally:
+                kiosk.stop()
             row = {"round": r + 1, "server": name, "base_cpu_percent": round(base["cpu_percent"], 2),
-                   "viewer_cpu_percent": round(on["cpu_percent"], 2), "added_cpu_percent": round(added, 2),
+                   "viewer_cpu_percent": round(on["cpu_percent"], 2), "added_cpu_percent": round(on["cpu_percent"] - base["cpu_percent"], 2),
                    "bytes_per_s": round(on["bytes_per_s"]), "updates_per_s": round(on["updates_per_s"], 1),
                    "fps": round(on["fps"], 1), "base_fps": round(base["fps"], 1)}
             print(json.dumps({"bench": "vnc.cpu.round", **row}), flush=True)
             results[name].append(row)
-    summary = {"bench": "vnc.cpu", "window_s": window, "rounds": rounds}
+    floor = statistics.median(floors)
+    summary = {"bench": "vnc.cpu", "window_s": window, "rounds": rounds, "floor_cpu_percent": round(floor, 2)}
     for name, rows in results.items():
         summary[name] = {key: round(statistics.median(row[key] for row in rows), 2)
-                         for key in ("added_cpu_percent", "bytes_per_s", "updates_per_s", "fps", "base_cpu_percent")}
-    if "builtin" in results and "wayvnc" in results:
-        a, b = summary["builtin"], summary["wayvnc"]
-        summary["cpu_ratio"] = round(a["added_cpu_percent"] / b["added_cpu_percent"], 2) if b["added_cpu_percent"] > 0 else None
-        summary["bytes_ratio"] = round(a["bytes_per_s"] / b["bytes_per_s"], 2) if b["bytes_per_s"] > 0 else None
+                         for key in ("added_cpu_percent", "bytes_per_s", "updates_per_s", "fps", "base_cpu_percent", "viewer_cpu_percent")}
+        summary[name]["idle_over_floor"] = round(summary[name]["base_cpu_percent"] - floor, 2)
+        summary[name]["viewer_over_floor"] = round(summary[name]["viewer_cpu_percent"] - floor, 2)
+    for anchor in [name for name in results if name.startswith("wayvnc") and "builtin" in results]:
+        a, b = summary["builtin"], summary[anchor]
+        for key in ("added_cpu_percent", "viewer_over_floor", "bytes_per_s"):
+            summary[f"ratio_{key}_{anchor}"] = round(a[key] / b[key], 2) if b[key] > 0 else None
     print(json.dumps(summary), flush=True)
 
 
@@ -353,7 +395,7 @@ def latency(kiosk, server, changes):
         log = list(viewer.log)
     delays, missed = [], 0
     for t in sent:
-        seen = next((done for done, rects in log if done > t and any(covers(r, SQUARE) for r in rects)), None)
+        seen = shown(log, t, SQUARE)
         if seen is None:
             missed += 1
         else:
@@ -396,19 +438,19 @@ def main():
     args = p.parse_args()
     servers = args.servers.split(",")
     parts = args.only.split(",")
-    kiosk = Kiosk(args.vitrined, servers)
-    try:
-        time.sleep(2)
-        if "cpu" in parts:
-            cpu_rounds(kiosk, servers, args.window, args.rounds)
-        if "latency" in parts:
-            for name in servers:
-                latency(kiosk, name, args.changes)
-        if "throttled" in parts:
-            for name in servers:
-                throttled(kiosk, name, args.window, 125_000)
-    finally:
-        kiosk.stop()
+    if "cpu" in parts:
+        cpu_rounds(args.vitrined, servers, args.window, args.rounds)
+    for part, run in (("latency", lambda kiosk, name: latency(kiosk, name, args.changes)),
+                      ("throttled", lambda kiosk, name: throttled(kiosk, name, args.window, 125_000))):
+        if part not in parts:
+            continue
+        for name in servers:
+            kiosk = Kiosk(args.vitrined, [name])
+            try:
+                time.sleep(2)
+                run(kiosk, name)
+            finally:
+                kiosk.stop()
 
 
 if __name__ == "__main__":

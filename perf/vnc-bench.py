@@ -416,13 +416,18 @@ def throttled(kiosk, server, window, rate):
     time.sleep(2)
     frames0, t0 = kiosk.frames(), time.monotonic()
     b0, u0 = viewer.counts()
-    time.sleep(window)
+    per_second, last = [], frames0
+    for _ in range(int(window)):
+        time.sleep(1)
+        now = kiosk.frames()
+        per_second.append(now - last)
+        last = now
     frames1, t1 = kiosk.frames(), time.monotonic()
     b1, u1 = viewer.counts()
     viewer.close()
     seconds = t1 - t0
     row = {"bench": "vnc.throttled", "server": server, "link_bits_per_s": rate * 8, "fps": round((frames1 - frames0) / seconds, 1),
-           "bytes_per_s": round((b1 - b0) / seconds), "updates_per_s": round((u1 - u0) / seconds, 1)}
+           "fps_each_second": per_second, "bytes_per_s": round((b1 - b0) / seconds), "updates_per_s": round((u1 - u0) / seconds, 1)}
     print(json.dumps(row), flush=True)
     return row
 

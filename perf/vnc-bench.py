@@ -338,7 +338,7 @@ def measure(kiosk, server, window, viewing):
             "bytes_per_s": (b1 - b0) / seconds, "updates_per_s": (u1 - u0) / seconds}
 
 
-def cpu_rounds(vitrined, servers, window, rounds):
+def cpu_rounds(binaries, servers, window, rounds):
     """Per round, for each server in turn (A B … then … B A), a daemon serving it alone:
     CPU without a viewer, then with one; and a daemon serving none, the floor."""
     results = {name: [] for name in servers}
@@ -346,7 +346,7 @@ def cpu_rounds(vitrined, servers, window, rounds):
     for r in range(rounds):
         order = [None, *servers] if r % 2 == 0 else [*reversed(servers), None]
         for name in order:
-            kiosk = Kiosk(vitrined, [name] if name else [])
+            kiosk = Kiosk(binaries[name], [name] if name else [])
             try:
                 time.sleep(2)
                 base = measure(kiosk, name, window, False)
@@ -435,22 +435,26 @@ def throttled(kiosk, server, window, rate):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--vitrined", default=os.path.join(os.path.dirname(__file__), "../.build/release/vitrined"))
-    p.add_argument("--servers", default="builtin,wayvnc")
+    p.add_argument("--wayvnc-vitrined", help="the vitrined wayvnc serves (default: --vitrined)")
+    p.add_argument("--servers", default="builtin,wayvnc,wayvnc60")
     p.add_argument("--window", type=float, default=6)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--changes", type=int, default=100)
     p.add_argument("--only", default="cpu,latency,throttled")
     args = p.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     servers = args.servers.split(",")
+    binaries = {name: (args.wayvnc_vitrined or args.vitrined) if name and name.startswith("wayvnc") else args.vitrined
+                for name in [None, *servers]}
     parts = args.only.split(",")
     if "cpu" in parts:
-        cpu_rounds(args.vitrined, servers, args.window, args.rounds)
+        cpu_rounds(binaries, servers, args.window, args.rounds)
     for part, run in (("latency", lambda kiosk, name: latency(kiosk, name, args.changes)),
                       ("throttled", lambda kiosk, name: throttled(kiosk, name, args.window, 125_000))):
         if part not in parts:
             continue
         for name in servers:
-            kiosk = Kiosk(args.vitrined, [name])
+            kiosk = Kiosk(binaries[name], [name])
             try:
                 time.sleep(2)
                 run(kiosk, name)

@@ -194,6 +194,7 @@ let package = Package(
                 "VitrineKeyboard",
                 "VitrineOutputSet",
                 "VitrineSceneHost",
+                "VitrineRemote",
                 "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -414,6 +415,13 @@ let package = Package(
         .target(name: "CLibInput", dependencies: ["CLazyLibrary", "CUDev"]),
         .target(name: "CXKBCommon", dependencies: ["CLazyLibrary"]),
         .target(name: "CLibSeat", dependencies: ["CLazyLibrary"]),
+        // Remote view: the VNC server (Neat VNC on the daemon's loop, its encoders on aml's
+        // workers). Its libraries (libneatvnc-dev, libaml-dev; libpixman-1-dev for the
+        // damage's regions) are bound when a listener starts, like input's.
+        .target(
+            name: "VitrineRemote",
+            dependencies: ["VitrineSystem", "VitrineRaster", "CNeatVNC", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "CNeatVNC", dependencies: ["CLazyLibrary"], cSettings: [.unsafeFlags(["-I/usr/include/pixman-1"])]),
         .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling", "VitrineFormat"]),
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineImage", "VitrineText", "VitrineRolling"],
@@ -433,9 +441,9 @@ let package = Package(
         .target(
             name: "VitrineConfig",
             dependencies: [
-                "VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem",
+                "VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem", "VitrineRemote",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
-        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig", "VitrineJSON"]),
+        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig", "VitrineJSON", "VitrineRemote"]),
     ]
 )

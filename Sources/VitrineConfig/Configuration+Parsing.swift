@@ -1,3 +1,4 @@
+import VitrineRemote
 import FoundationEssentials
 import Glibc
 import TOMLKit
@@ -91,6 +92,7 @@ extension Configuration {
         input = try Input(reading: top.table("input"))
         fleet = try Fleet(reading: top.table("fleet"))
         metrics = try Metrics(reading: top.table("metrics"))
+        remote = try RemoteSettings(reading: top.table("remote"))
         compositor = try Compositor(reading: top.table("compositor"))
         launcher = try Launcher(reading: top.table("launcher"))
         osk = try ScreenKeyboard(reading: top.table("osk"))
@@ -112,7 +114,7 @@ extension Configuration {
         "rolling_number": RollingNumber.keys, "fonts": Fonts.keys, "limits": Limits.keys, "content": Content.keys,
         "logging": Logging.keys, "scene": InitialScene.keys, "state": State.keys, "input": Input.keys,
         "fleet": Fleet.keys, "wall": Wall.keys, "metrics": Metrics.keys, "compositor": Compositor.keys, "launcher": Launcher.keys,
-        "osk": ScreenKeyboard.keys,
+        "osk": ScreenKeyboard.keys, "remote": RemoteSettings.keys,
     ]
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {

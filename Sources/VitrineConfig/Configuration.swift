@@ -1,3 +1,4 @@
+import VitrineRemote
 import VitrineCore
 import VitrineInput
 import VitrineRolling
@@ -43,6 +44,8 @@ public struct Configuration: Sendable, Equatable {
     public var wall = Wall()
     /// `[metrics]`: the Prometheus metrics endpoint.
     public var metrics = Metrics()
+    /// `[remote]`: VNC listeners.
+    public var remote = RemoteSettings()
     /// `[compositor]`: the Wayland server whose clients `surface` layers show.
     public var compositor = Compositor()
     /// `[[clients]]`: the programs the daemon starts and restarts.
@@ -424,6 +427,8 @@ extension Configuration {
         // The metrics' listening sockets are made once, at start.
         ("metrics.enabled", { $0.metrics.enabled }), ("metrics.address", { $0.metrics.address }), ("metrics.port", { $0.metrics.port }),
         ("metrics.socket", { $0.metrics.socket }), ("metrics.connections", { $0.metrics.connections }),
+        // The VNC listeners are opened once, at start.
+        ("remote.vnc", { $0.remote }),
         // The Wayland socket is made once, at start.
         ("compositor.enabled", { $0.compositor.enabled }), ("compositor.socket", { $0.compositor.socket }),
         // The Wayland server's limits are set when it starts.

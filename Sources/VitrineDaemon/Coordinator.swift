@@ -68,6 +68,8 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
     private(set) var watchdog: ContentWatchdog?
     /// Screen capture's frame taps, while the compositor serves.
     var capture: ScreenCapture?
+    /// The VNC listeners, when `[remote]` configures some.
+    var remote: RemoteView?
 
     /// What a request leaves for after its reply (`flush`): events, and a frame.
     struct AfterReply {

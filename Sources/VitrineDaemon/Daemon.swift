@@ -146,6 +146,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             do { try hotplug.watchHotplug(on: loop) } catch { logger.error("outputs plugged in or unplugged will not be noticed: \(error)") }
         }
         let devices = coordinator.openInputDevices(loop: loop)
+        coordinator.startRemote(loop: loop)
         noteFleet()
         // After the sockets: a client may connect as soon as it runs.
         coordinator.windows?.startConfiguredClients()
@@ -160,6 +161,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         }
         loop.run()
         coordinator.windows?.stopClients()
+        coordinator.stopRemote()
         devices?.stop()
         metricsServer?.stop()
         if metricsServer != nil, let path = settings.metricsSocketPath { unlink(path) }

@@ -51,6 +51,15 @@ final class DaemonMetrics {
         families.counter(
             "frames_dropped_total", "Refresh intervals outputs passed without a frame while something animated.",
             c.outputSet.heads.reduce(0) { $0 + $1.dropped.count })
+        if let remote = c.remote {
+            families.gauge("remote_sessions", "VNC viewers connected now.", Double(remote.current))
+            families.counter("remote_sessions_total", "VNC sessions since the daemon started.", remote.total)
+            for listener in remote.server.listeners {
+                families.counter(
+                    "remote_frames_skipped_total", "Frames a VNC listener did not feed because its viewers still held every buffer.", listener.framesSkipped,
+                    [("listener", listener.settings.address.description)])
+            }
+        }
         families.gauge("clients", "Connected clients of the socket (vitrine-fleet, the broker's bridge, among them).", Double(c.subscribers.count))
         families.gauge("layers", "Layers in the scene.", Double(c.scene.layerCount))
         families.gauge("animating", "1 while anything animates (frames are drawn), 0 while the screen is still.", c.scene.isAnimating ? 1 : 0)

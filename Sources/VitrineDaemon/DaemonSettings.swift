@@ -1,4 +1,5 @@
 import VitrineConfig
+import VitrineRemote
 import VitrineCore
 import VitrineDecoderHelper
 import VitrineInput
@@ -80,6 +81,8 @@ public struct DaemonSettings: Sendable {
     public var osk: Configuration.ScreenKeyboard
     /// `[metrics]`: the Prometheus endpoint on a Unix socket, when `enabled`.
     public var metrics: Configuration.Metrics
+    /// `[remote]`: the VNC listeners.
+    public var remote = RemoteSettings()
     /// `[compositor]`: the Wayland server, when `enabled`.
     public var compositor: Configuration.Compositor
     /// `[[clients]]`: the programs started with the daemon and by name with `client.start`.
@@ -136,6 +139,7 @@ public struct DaemonSettings: Sendable {
         fleet = c.fleet
         wall = c.wall
         metrics = c.metrics
+        remote = c.remote
         osk = c.osk
         compositor = c.compositor
         clients = c.clients

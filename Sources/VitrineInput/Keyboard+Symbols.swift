@@ -26,8 +26,14 @@ extension Keyboard {
     /// with this keymap; nil when none does.
     public func place(of character: Character) -> (code: UInt32, level: Int)? {
         guard character.unicodeScalars.count == 1, let scalar = character.unicodeScalars.first else { return nil }
+        return place(ofKeysym: xkb_utf32_to_keysym(scalar.value))
+    }
+
+    /// The key and level that type the keysym `keysym` (`XK_A` is 0x41, `XK_Return`
+    /// 0xff0d) with this keymap; nil when none does.
+    public func place(ofKeysym keysym: UInt32) -> (code: UInt32, level: Int)? {
         if places == nil { places = indexPlaces() }
-        return places?[xkb_utf32_to_keysym(scalar.value)]
+        return places?[keysym]
     }
 
     private func indexPlaces() -> [UInt32: (code: UInt32, level: Int)] {

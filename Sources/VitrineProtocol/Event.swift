@@ -97,6 +97,11 @@ public enum Event: Sendable, Equatable {
     /// (`idle`: a video paused or ended, the layer gone, the output blanked), at `time`,
     /// `stalledSeconds` after it stalled.
     case contentResumed(WatchedPicture, time: Double, stalledSeconds: Double, reason: String)
+    /// A VNC viewer connected (`[remote]`): `session` numbers it; `peer` is where it
+    /// connects from ("" when unknown), `user` the name it authenticated with ("" for none).
+    case remoteConnected(session: Int, listener: String, output: String, peer: String, user: String, viewOnly: Bool)
+    /// The VNC viewer `session` left.
+    case remoteDisconnected(session: Int, listener: String, peer: String, user: String)
 
     /// The events' names on the wire, in the order `hello` lists them.
     public enum Name: String, CaseIterable, Sendable {
@@ -116,6 +121,7 @@ public enum Event: Sendable, Equatable {
         case inputIdle = "input.idle", inputActive = "input.active"
         case oskText = "osk.text", oskKey = "osk.key"
         case contentStalled = "content.stalled", contentResumed = "content.resumed"
+        case remoteConnected = "remote.connected", remoteDisconnected = "remote.disconnected"
     }
 
     /// What the content watchdog watches: a layer's rectangle or a whole output.
@@ -347,6 +353,8 @@ extension Event {
         case .oskKey: .oskKey
         case .contentStalled: .contentStalled
         case .contentResumed: .contentResumed
+        case .remoteConnected: .remoteConnected
+        case .remoteDisconnected: .remoteDisconnected
         }
     }
 
@@ -476,6 +484,13 @@ extension Event {
             return picture.fields.merging(["since": .number(since), "duration": .number(duration), "actions": .array(actions.map(JSON.string))]) { $1 }
         case .contentResumed(let picture, let time, let stalledSeconds, let reason):
             return picture.fields.merging(["time": .number(time), "stalledSeconds": .number(stalledSeconds), "reason": .string(reason)]) { $1 }
+        case .remoteConnected(let session, let listener, let output, let peer, let user, let viewOnly):
+            return [
+                "session": .number(Double(session)), "listener": .string(listener), "output": .string(output), "peer": .string(peer),
+                "user": .string(user), "viewOnly": .bool(viewOnly),
+            ]
+        case .remoteDisconnected(let session, let listener, let peer, let user):
+            return ["session": .number(Double(session)), "listener": .string(listener), "peer": .string(peer), "user": .string(user)]
         }
     }
 

@@ -3,6 +3,7 @@ import Testing
 import VitrineCore
 @testable import VitrineConfig
 import VitrineJSON
+import VitrineRemote
 
 @Suite struct ConfigurationTests {
     static let shippedFile = repositoryRoot.appendingPathComponent("config/vitrine.toml").path
@@ -141,6 +142,14 @@ import VitrineJSON
         [wall]
         canvas = [3840, 1080]
         viewport = [1920, 0, 1920, 1080]
+        [remote]
+        vnc = "0.0.0.0:5901"
+        output = "HDMI-A-1"
+        view_only = true
+        tls_certificate = "/etc/vitrine/vnc.crt"
+        tls_key = "/etc/vitrine/vnc.key"
+        password_file = "/etc/vitrine/vnc.passwords"
+
         [metrics]
         enabled = true
         address = "::1"
@@ -285,6 +294,10 @@ import VitrineJSON
         expected.compositor.screencopyClients = .launched
         expected.compositor.rules = [.init(appID: "chromium", layer: "browser"), .init(title: "Player", layer: "video")]
         expected.launcher.allowCommands = true
+        var vnc = RemoteSettings.Listener(address: .tcp(host: "0.0.0.0", port: 5901))
+        (vnc.output, vnc.viewOnly, vnc.certificate) = ("HDMI-A-1", true, "/etc/vitrine/vnc.crt")
+        (vnc.key, vnc.passwordFile) = ("/etc/vitrine/vnc.key", "/etc/vitrine/vnc.passwords")
+        expected.remote.listeners = [vnc]
         (expected.osk.enabled, expected.osk.layouts, expected.osk.avoid) = (true, ["de", "numeric"], .resize)
         let grey = { (n: Double) in Color(red: n / 255, green: (n + 1) / 255, blue: (n + 2) / 255, alpha: 128 / 255) }
         (expected.osk.theme.background, expected.osk.theme.key, expected.osk.theme.specialKey) = (grey(1), grey(4), grey(7))

@@ -8,7 +8,7 @@ import VitrineDaemonTestSupport
 @Suite struct FeatureLibraryTests {
     static let libraries: Set<String> = [
         "libinput.so.10", "libudev.so.1", "libseat.so.1", "libxkbcommon.so.0", "libxkbcommon-x11.so.0", "libxcb.so.1", "libxcb-shm.so.0",
-        "libxcb-composite.so.0", "libxcb-res.so.0", "libwayland-client.so.0", "libwayland-server.so.0",
+        "libxcb-composite.so.0", "libxcb-res.so.0", "libwayland-client.so.0", "libwayland-server.so.0", "libneatvnc.so.0", "libaml.so.0",
     ]
 
     /// Those of `libraries` that the daemon maps (a file of the name, or of the name and a
@@ -37,6 +37,16 @@ import VitrineDaemonTestSupport
         #expect(mapped.contains("libwayland-server.so.0"), "\(mapped.sorted())")
         // The server's seat compiles the keymap; no client, X11 or input device library comes with them.
         #expect(mapped.isSubset(of: ["libwayland-server.so.0", "libxkbcommon.so.0"]), "\(mapped.sorted())")
+    }
+
+    @Test func remoteViewMapsNeatVNCWhenAListenerStarts() throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-lazy-\(UUID().uuidString.prefix(8)).toml").path
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-lazy-\(UUID().uuidString.prefix(8)).vnc").path
+        try "[remote]\nvnc = \"\(socket)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let daemon = try DaemonProcess(arguments: ["--config", config])
+        let mapped = try Self.mapped(by: daemon)
+        #expect(mapped == ["libneatvnc.so.0", "libaml.so.0"], "\(mapped.sorted())")
     }
 
     @Test(.enabled(if: XServer.executable != nil, "Xvfb is not installed: apt-get install xvfb (CI installs it)"))

@@ -77,6 +77,7 @@ struct WatchCommand: ParsableCommand {
         "output.resized", "surface.mapped", "surface.unmapped", "client.started", "client.exited", "client.failed",
         "output.added", "output.removed", "surface.unresponsive", "surface.responsive", "surface.assigned", "input.idle", "input.active",
         "osk.text", "osk.key", "content.stalled", "content.resumed",
+        "osk.text", "osk.key", "remote.connected", "remote.disconnected",
     ]
 
     @OptionGroup var connection: ConnectionOptions

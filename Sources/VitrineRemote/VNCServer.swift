@@ -1,0 +1,74 @@
+import CNeatVNC
+import Glibc
+import Logging
+import VitrineRaster
+import VitrineSystem
+
+/// The daemon's VNC servers (`[remote]`): Neat VNC on the daemon's event loop, one
+/// listener per configured address.
+///
+/// ```swift
+/// let vnc = try VNCServer(settings: settings.remote, outputs: ["HDMI-A-1"], loop: loop, logger: logger) { notice in … }
+/// vnc.listeners[0].show(frame, damage: damage)   // from the output's frame tap
+/// ```
+///
+/// Neat VNC runs on aml, its main loop, whose descriptor the event loop watches: when it is
+/// ready, aml's events are taken (`aml_poll` without waiting) and dispatched, on the loop's
+/// thread. Encoding runs on aml's worker threads, never on the loop; a viewer that falls
+/// behind gets fewer updates, and the screen does not wait for it. The libraries are opened
+/// here, when the first listener starts: a daemon without `[remote]` never maps them.
+public final class VNCServer {
+    /// The listeners, in the configuration's order.
+    public private(set) var listeners: [VNCListener] = []
+    private let aml: OpaquePointer
+    private let loop: EventLoop
+    private let amlDescriptor: CInt
+
+    static let libraries = FeatureLibraries("the VNC server ([remote])", vitrine_vnc_load)
+
+    /// Starts every listener of `settings`; `outputs` are the names of the outputs a
+    /// listener may show, the primary first. `notify` hears of sessions and their input,
+    /// on the loop.
+    ///
+    /// - Throws: `SystemError` when the libraries are missing, a listener names an unknown
+    ///   output, its files cannot be read, or its address cannot be bound; nothing listens
+    ///   then.
+    public init(
+        settings: RemoteSettings, outputs: [String], loop: EventLoop, logger: Logger, notify: @escaping (RemoteNotice) -> Void
+    ) throws(SystemError) {
+        try Self.libraries.load()
+        guard let aml = aml_new() else { throw SystemError("the VNC server cannot make its main loop (aml_new failed)") }
+        self.aml = aml
+        self.loop = loop
+        aml_set_default(aml)
+        _ = aml_require_workers(aml, 2)
+        nvnc_set_log_level(NVNC_LOG_WARNING)
+        amlDescriptor = aml_get_fd(UnsafeRawPointer(aml))
+        do throws(SystemError) {
+            for entry in settings.listeners {
+                let output = entry.output ?? outputs.first ?? ""
+                guard outputs.contains(output) else {
+                    throw SystemError("[remote] \(entry.address): there is no output \(output); the outputs are \(outputs.joined(separator: ", "))")
+                }
+                listeners.append(try VNCListener(settings: entry, output: output, logger: logger, notify: notify))
+            }
+            try loop.watch(amlDescriptor, for: .readable) { [aml] _ in
+                _ = aml_poll(aml, 0)
+                aml_dispatch(aml)
+            }
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Closes every listener and session.
+    public func stop() {
+        for listener in listeners { listener.close() }
+        listeners = []
+        loop.unwatch(amlDescriptor)
+    }
+
+    /// The listeners showing `output`.
+    public func listeners(showing output: String) -> [VNCListener] { listeners.filter { $0.output == output } }
+}

@@ -41,8 +41,8 @@ import VitrineDaemonTestSupport
 
     @Test func remoteViewMapsNeatVNCWhenAListenerStarts() throws {
         let config = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-lazy-\(UUID().uuidString.prefix(8)).toml").path
-        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-lazy-\(UUID().uuidString.prefix(8)).vnc").path
-        try "[remote]\nvnc = \"\(socket)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let port = try RemoteViewTests.freePort()
+        try "[remote]\nvnc = \"127.0.0.1:\(port)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: config) }
         let daemon = try DaemonProcess(arguments: ["--config", config])
         let mapped = try Self.mapped(by: daemon)

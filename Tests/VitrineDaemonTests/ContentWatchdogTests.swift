@@ -65,9 +65,15 @@ struct ContentWatchdogTests {
 
             \(sorryLayer)
             """)
-        let mapped = try client.waitForEvent("surface.mapped")
-        let pid = try #require(mapped["pid"]?.number.map { Int32($0) }, "\(mapped)")
-        return (daemon, client, pid)
+        // The client may map before the subscription: its window in `app` is waited for.
+        let deadline = Date().addingTimeInterval(20)
+        var pid: Int32?
+        while pid == nil, Date() < deadline {
+            let surfaces = try client.request(#"{"cmd": "surface.list"}"#)["result"]?["surfaces"]?.array ?? []
+            if let shown = surfaces.first(where: { $0["layer"] == .string("app") }) { pid = shown["pid"]?.number.map { Int32($0) } }
+            if pid == nil { usleep(100_000) }
+        }
+        return (daemon, client, try #require(pid, "weston-simple-shm's window never showed in the layer app: \(daemon.standardError)"))
     }
 
     /// A 64×48 daemon showing the test video (`VideoTests`) in the layer `clip` with the

@@ -41,11 +41,11 @@ wait_power() {
 # Waits up to 10 s until the TV (cec-follower --show-msgs) received opcode $1 from vitrined.
 wait_received() {
     i=0
-    until grep -q "Received from Playback Device.*$1" /tmp/follower.log; do
+    until grep -q "Playback Device.*$1" /tmp/follower.log; do
         [ $i -lt 100 ] || fail "the TV did not receive $1 in 10 s"
         usleep 100000; i=$((i + 1))
     done
-    echo "VITRINE-INFO the TV received $(grep "Received from Playback Device.*$1" /tmp/follower.log | tail -n 1 | sed 's/^[^A-Za-z]*//')"
+    echo "VITRINE-INFO the TV received $(grep "Playback Device.*$1" /tmp/follower.log | tail -n 1 | sed 's/^[^A-Za-z]*//')"
 }
 
 tv=
@@ -66,6 +66,8 @@ cat >/etc/vitrine-cec.toml <<EOF
 backend = "drm"
 [state]
 journal = false
+[input]
+enabled = false
 [[outputs]]
 connector = "Virtual-1"
 cec = "auto"
@@ -93,7 +95,6 @@ vitrinectl send '{"cmd":"output.power","output":"Virtual-1","on":false}' >/dev/n
 wait_received STANDBY
 wait_power standby
 grep -q '"tvPower":"standby"' /tmp/events.log || fail "no cec.power event with \"standby\": $(cat /tmp/events.log)"
-echo "VITRINE-INFO TV states (cec-follower): $(grep -i 'power status' /tmp/follower.log | tr -s ' \t' ' ' | tail -n 4 | tr '\n' ';')"
 n=$(grep -c IMAGE_VIEW_ON /tmp/follower.log)
 vitrinectl send '{"cmd":"output.power","output":"Virtual-1","on":true}' >/dev/null || fail "output.power on"
 i=0

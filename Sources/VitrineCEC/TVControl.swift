@@ -185,27 +185,30 @@ public final class TVControl {
             return
         }
         let fromTV = message.initiator == CECMessage.tv
+        let toUs = !message.isBroadcast && message.destination == logicalAddress
         switch opcode {
-        case .reportPowerStatus where fromTV:
-            if let status = message.powerStatus { update(.known(status)) }
-        case .standby where fromTV:
-            isActiveSource = false
-            update(.known(.standby))
+        case .reportPowerStatus:
+            if fromTV, let status = message.powerStatus { update(.known(status)) }
+        case .standby:
+            if fromTV {
+                isActiveSource = false
+                update(.known(.standby))
+            }
         case .activeSource, .routingChange:
             if message.initiator != logicalAddress { isActiveSource = false }
-        case .setStreamPath where message.physicalAddress == physicalAddress:
-            becomeActiveSource()
-        case .requestActiveSource where isActiveSource:
-            transmit(.activeSource(from: logicalAddress, address: physicalAddress))
-        case .giveDevicePowerStatus where !message.isBroadcast:
-            transmit(.reportPowerStatus(from: logicalAddress, to: message.initiator, wantsOn == false ? .standby : .on))
-        case .giveOSDName where !message.isBroadcast:
-            transmit(.setOSDName(from: logicalAddress, to: message.initiator, settings.osdName))
+        case .setStreamPath:
+            if message.physicalAddress == physicalAddress { becomeActiveSource() }
+        case .requestActiveSource:
+            if isActiveSource { transmit(.activeSource(from: logicalAddress, address: physicalAddress)) }
+        case .giveDevicePowerStatus:
+            if toUs { transmit(.reportPowerStatus(from: logicalAddress, to: message.initiator, wantsOn == false ? .standby : .on)) }
+        case .giveOSDName:
+            if toUs { transmit(.setOSDName(from: logicalAddress, to: message.initiator, settings.osdName)) }
         case .featureAbort, .userControlPressed, .userControlReleased, .imageViewOn, .textViewOn, .inactiveSource, .reportPhysicalAddress,
             .deviceVendorID, .setOSDName, .cecVersion:
             break
-        default:
-            if !message.isBroadcast, message.destination == logicalAddress { transmit(.featureAbort(of: message)) }
+        case .menuRequest, .givePhysicalAddress, .giveDeviceVendorID, .getCECVersion, .abort:
+            if toUs { transmit(.featureAbort(of: message)) }
         }
     }
 

@@ -3,7 +3,8 @@
 # CEC guest). vivid emulates an HDMI input and an HDMI output whose CEC adapters share one
 # bus: the input's plays the TV (cec-ctl --tv, then cec-follower answering as a TV does),
 # the output's is vitrined's ([[outputs]] cec = "auto": the one adapter that is not a TV's).
-#  1. vitrined claims a playback address and wakes the TV: the TV receives <Image View On>
+#  1. vitrined replaces the recording device cec-ctl configured on its adapter with a
+#     playback device's address, and wakes the TV: the TV receives <Image View On>
 #     and <Active Source>; output.list says tvPower "on".
 #  2. output.power off: the TV receives <Standby>, goes to standby; output.list and a
 #     cec.power event say "standby". output.power on: <Image View On>, "on" again.
@@ -53,13 +54,15 @@ for d in /dev/cec*; do
     info=$(cec-ctl -d $d)
     name=$(echo "$info" | sed -n 's/.*Adapter Name *: *//p' | head -n 1)
     echo "VITRINE-INFO $d: $name, physical address $(echo "$info" | sed -n 's/.*Physical Address *: *//p' | head -n 1)"
-    case $name in *vid-cap*) tv=$d ;; esac
+    case $name in *vid-cap*) tv=$d ;; *vid-out*) source=$d ;; esac
 done
-[ -n "$tv" ] || fail "no vivid CEC adapter of an HDMI input: $(ls /dev/cec* 2>&1)"
+[ -n "$tv" ] && [ -n "$source" ] || fail "no vivid CEC adapters of an HDMI input and output: $(ls /dev/cec* 2>&1)"
 
 cec-ctl -d $tv --tv --osd-name TV >/tmp/tv.log 2>&1 || fail "cec-ctl --tv: $(tail -n 3 /tmp/tv.log)"
 cec-follower -d $tv --show-msgs --show-state >/tmp/follower.log 2>&1 &
 follower=$!
+# another program's claim on vitrined's adapter, which vitrined replaces with its own
+cec-ctl -d $source --record --osd-name Other >/dev/null 2>&1 || fail "cec-ctl --record on $source"
 
 cat >/etc/vitrine-cec.toml <<EOF
 [output]
@@ -88,7 +91,9 @@ watcher=$!
 wait_received IMAGE_VIEW_ON
 wait_received ACTIVE_SOURCE
 wait_power on
-echo "VITRINE-INFO output.list: $(vitrinectl send '{"cmd":"output.list"}' | sed -n 's/.*\("cec":{[^}]*}\).*/\1/p')"
+listed=$(vitrinectl send '{"cmd":"output.list"}' | sed -n 's/.*\("cec":{[^}]*}\).*/\1/p')
+echo "VITRINE-INFO output.list: $listed"
+echo "$listed" | grep -q "\"device\":\"$source\"" && echo "$listed" | grep -q '"logicalAddress":4' || fail "cec = auto: not $source at logical address 4: $listed"
 
 # 2. standby with the output, woken with it
 vitrinectl send '{"cmd":"output.power","output":"Virtual-1","on":false}' >/dev/null || fail "output.power off"
@@ -118,7 +123,7 @@ reply=$(vitrinectl send '{"cmd":"cec.send","opcode":"no-such-thing"}')
 echo "$reply" | grep -q '"ok":false' || fail "cec.send of an unknown opcode: $reply"
 kill $follower; wait $follower 2>/dev/null; follower=
 answer=$(cec-ctl -d $tv --to 4 --give-device-power-status 2>&1 | tr -s ' \t\n' ' ')
-echo "VITRINE-INFO the TV asks vitrined's power status: $answer"
+echo "VITRINE-INFO the TV asks vitrined's power status: $(echo "$answer" | sed -n 's/.*\(Received from .*pwr-state: [a-z ]*\).*/\1/p')"
 echo "$answer" | grep -qi "pwr-state: on" || fail "vitrined did not report its power status: $answer"
 answer=$(cec-ctl -d $tv --to 4 --give-osd-name 2>&1 | tr -s ' \t\n' ' ')
 echo "$answer" | grep -q "Vitrine" || fail "vitrined did not report its OSD name: $answer"

@@ -94,7 +94,7 @@ extension Coordinator {
     private func hello() -> JSON {
         .object([
             "protocol": .number(1), "version": .string(vitrineVersion),
-            "outputs": .array(outputSet.heads.map(\.description)),
+            "outputs": .array(outputSet.heads.map(outputSet.description(of:))),
             "clock": .string(clock.mode.rawValue), "time": .number(now), "wallOffset": .number(clock.wallOffset),
             "commands": .array(Command.names.map(JSON.string)), "events": .array(Wire.eventNames.map(JSON.string)),
             "kinds": .array(scene.kinds.keys.sorted().map(JSON.string)),

@@ -170,6 +170,36 @@ import VitrineRaster
         #expect(try Self.string(c, "identify:root:host") == Self.hostName(), "scene.reset shows it again")
     }
 
+    @Test func eachOutputHasItsOwnUntilALayerGoesUnderItsRoot() throws {
+        let outputs = """
+            [scene]
+            identify = true
+            [[outputs]]
+            connector = "HDMI-A-1"
+            mode = "640x360@60"
+            [[outputs]]
+            connector = "HDMI-A-2"
+            mode = "360x640@50"
+            root = "right"
+
+            """
+        let (daemon, c, directory) = try Self.start(outputs)
+        defer { withExtendedLifetime(daemon) { try? FileManager.default.removeItem(at: directory) } }
+        #expect(try Self.string(c, "identify:root:output") == "HDMI-A-1 · 640×360 at 60 Hz")
+        #expect(try Self.string(c, "identify:right:output") == "HDMI-A-2 · 360×640 at 50 Hz")
+        #expect(try Self.frame(c, "identify:right") == PixelRect(x: 0, y: 0, width: 360, height: 640))
+        try c.ok(#"{"cmd": "layer.add", "layer": "mine", "parent": "right", "properties": {"bounds": [0, 0, 10, 10]}}"#)
+        #expect(try Self.string(c, "identify:right:host") == nil, "the layer's root lost its screen")
+        #expect(try Self.string(c, "identify:root:host") != nil, "the other root kept its")
+
+        // A screen plugged in (an emulated output's table added by a reload) gets its own.
+        let config = directory.appendingPathComponent("vitrine.toml")
+        try ("[output]\nheadless_size = \"1280x720\"\n" + outputs + "[[outputs]]\nconnector = \"HDMI-A-3\"\nmode = \"320x200@60\"\n")
+            .write(to: config, atomically: true, encoding: .utf8)
+        try c.ok(#"{"cmd": "config.reload"}"#)
+        #expect(try Self.string(c, "identify:HDMI-A-3:output") == "HDMI-A-3 · 320×200 at 60 Hz")
+    }
+
     @Test func aConfiguredSceneOrIdentifyFalseOrAHeadlessAutoShowsNone() throws {
         for toml in [
             "[scene]\nidentify = true\n[[scene.layers]]\nid = \"menu\"\nproperties = { bounds = [0, 0, 10, 10] }\n",

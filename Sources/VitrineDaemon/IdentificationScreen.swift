@@ -42,6 +42,8 @@ final class IdentificationScreen {
     private var code: (text: String, code: QRCode?)?
     private var watch: AddressWatch?
     private var reading = false
+    /// Blank roots wait for the facts being read (a plug-in or reset before any were known).
+    private var waiting = false
 
     init(settings: Settings, sceneHost: SceneHost, outputSet: OutputSet, loop: EventLoop?, workers: WorkerPool?, logger: Logger) {
         self.settings = settings
@@ -67,6 +69,7 @@ final class IdentificationScreen {
             if readNow || workers == nil {
                 facts = DeviceFacts.read()
             } else {
+                waiting = true
                 return refresh()
             }
         }
@@ -186,7 +189,10 @@ final class IdentificationScreen {
             let changed = fresh != facts
             facts = fresh
             if changed, !shown.isEmpty { redraw() }
-            showWhereBlank()
+            if waiting {
+                waiting = false
+                showWhereBlank()
+            }
             self.changed()
         }
         if !queued { reading = false }

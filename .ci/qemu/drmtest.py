@@ -326,10 +326,12 @@ class Cpio:
 
 
 # What vitrined opens with dlopen when a feature starts (input, the seat manager, keyboards,
-# udev's hotplug monitor, the window backends, the Wayland server): not in its ELF NEEDED
-# list, so not in what ldd lists (Package.swift, CLazyLibrary).
+# udev's hotplug monitor, the window backends, the Wayland server, the identification
+# screen's QR code): not in its ELF NEEDED list, so not in what ldd lists (Package.swift,
+# CLazyLibrary).
 VITRINED_LAZY_LIBRARIES = ["libinput.so.10", "libudev.so.1", "libseat.so.1", "libxkbcommon.so.0", "libxkbcommon-x11.so.0",
-                           "libxcb.so.1", "libxcb-shm.so.0", "libwayland-client.so.0", "libwayland-server.so.0"]
+                           "libxcb.so.1", "libxcb-shm.so.0", "libwayland-client.so.0", "libwayland-server.so.0",
+                           "libqrencode.so.4"]
 
 
 def shared_libraries(binary):

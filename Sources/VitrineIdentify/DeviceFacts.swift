@@ -6,7 +6,7 @@ import VitrineSystem
 ///
 /// `read()` reads files and asks the kernel for the addresses: call it off the loop.
 public struct DeviceFacts: Sendable, Equatable {
-    /// The host name (`gethostname`).
+    /// The host name (`gethostname`); "" when none is set (the kernel's "(none)").
     public var hostName: String
     /// The addresses of the interfaces that are up, loopback and IPv6 link-local ones
     /// left out, each with its interface: "192.168.1.20 (eth0)". IPv4 first.
@@ -26,7 +26,8 @@ public struct DeviceFacts: Sendable, Equatable {
     static func hostName() -> String {
         var name = [CChar](repeating: 0, count: 256)
         guard gethostname(&name, name.count - 1) == 0 else { return "" }
-        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let host = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return host == "(none)" ? "" : host
     }
 
     static func machineID(path: String = "/etc/machine-id") -> String? {

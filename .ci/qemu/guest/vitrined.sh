@@ -18,7 +18,8 @@
 #  0. (drm) the boot splash handover: drm-pattern --hold shows pattern 1 and lets go of DRM
 #     master keeping its picture up, as Plymouth does on `plymouth deactivate`; between
 #     VITRINE-HANDOVER begin and end the host takes screendumps as fast as it can while
-#     vitrined starts on the scene: each must be pattern 1 or vitrined's frame, never black.
+#     vitrined starts with no scene, showing its identification screen (`[scene] identify`
+#     "auto": on on DRM): each must be pattern 1 or vitrined's frame, never black.
 # /etc/vitrine-test.env sets SCENE, TIME, BACKEND, COUNTER and VITRINE_DRM_ATOMIC
 # (drmtest.py writes it).
 . /etc/vitrine-test.env
@@ -89,8 +90,11 @@ if [ "$BACKEND" = drm ]; then
     kill -0 $holder 2>/dev/null || fail "drm-pattern --hold ended"
     echo "VITRINE-HANDOVER begin"
     read -r _
-    start manual --scene "$SCENE"
+    start manual
     sleep 2
+    host=$(vitrinectl send '{"cmd":"layer.get","layer":"identify:root:host","keys":["string"]}')
+    echo "$host" | grep -q '"ok":true' || fail "no identification screen on a DRM screen with no scene: $host"
+    echo "VITRINE-INFO identification screen: $(echo "$host" | sed -n 's/.*"string":\("[^"]*"\).*/host \1/p')"
     echo "VITRINE-HANDOVER end"
     read -r _
     stop

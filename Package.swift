@@ -195,11 +195,17 @@ let package = Package(
                 "VitrineOutputSet",
                 "VitrineSceneHost",
                 "VitrineRemote",
+                "VitrineIdentify",
                 "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: [frameRelease()]),
+        // The identification screen shown where no scene is (host name, addresses, fleet id,
+        // socket, output, a QR code of the device's id), and the facts it shows.
+        .target(name: "VitrineIdentify", dependencies: ["VitrineCore", "VitrineSystem", "CQREncode"]),
+        // libqrencode (libqrencode-dev's header), bound when the first code is made.
+        .target(name: "CQREncode", dependencies: ["CLazyLibrary"]),
         // Fleets, in the bridge process `vitrine-fleet`: the MQTT connection (libmosquitto on
         // the bridge's event loop) and the connections to the daemon's Unix sockets.
         .target(

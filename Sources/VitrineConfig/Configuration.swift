@@ -344,13 +344,27 @@ extension Configuration {
         /// The scene read from `file` or built from `layers`, with `background` applied;
         /// nil when there is neither.
         public var content: SceneDescription?
+        /// `identify`: whether an output with nothing to show shows the identification
+        /// screen (host name, addresses, fleet id, socket, a QR code of the device's id).
+        /// Default "auto": on screens (`drm`, `fbdev`), not in windows or headless.
+        public var identify = Identify.auto
+
+        /// When the identification screen is shown (`identify`: true, false or "auto").
+        public enum Identify: String, Sendable, Equatable {
+            /// On every output with nothing to show (`true`).
+            case always
+            /// Never (`false`).
+            case never
+            /// On the outputs of the screen backends (`drm`, `fbdev`) with nothing to show.
+            case auto
+        }
 
         /// Every key at its default.
         public init() {}
 
         /// Equal sources and equal scene content.
         public static func == (a: InitialScene, b: InitialScene) -> Bool {
-            a.file == b.file && a.background == b.background && a.layers == b.layers && a.bindings == b.bindings
+            a.file == b.file && a.background == b.background && a.layers == b.layers && a.bindings == b.bindings && a.identify == b.identify
                 && SceneDescription.sameContent(a.content, b.content)
         }
     }

@@ -62,6 +62,7 @@ extension Coordinator {
         case .unsubscribe(let patterns):
             return subscribers.unsubscribe(client, patterns)
         case .sceneReset:
+            defer { identification?.showWhereBlank() }
             return try resetScene()
         case .configReload:
             throw ProtocolError(.internalError, "config.reload is handled before execute")

@@ -33,8 +33,10 @@ extension Coordinator {
             if !head.restored {
                 do { try showScene(of: head) } catch { logger.error("\(error.message)") }
             }
+            identification?.showWhereBlank()
             journal?.noteChanges()
         case .sceneChanged:
+            identification?.committed(addsLayers: false, removesLayers: true)
             sceneHost.advance(to: now)
             journal?.noteChanges()
         case .powered(let any):

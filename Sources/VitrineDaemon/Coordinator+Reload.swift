@@ -32,6 +32,7 @@ extension Coordinator {
             (settings.initialScene, settings.initialSceneOrigin) = (fresh.initialScene, fresh.initialSceneOrigin)
         }
         settings.background = fresh.background
+        settings.identify = fresh.identify
         settings.sceneConfiguration = fresh.sceneConfiguration
 
         windows?.apply(reloaded: settings.compositor, allowCommands: settings.launcher.allowCommands)
@@ -40,6 +41,7 @@ extension Coordinator {
         content.settings = settings.content
         content.rebudgetImages()
         content.loader.retryFailures()
+        followIdentification()
         StandardKinds.register(in: scene, rolling: settings.rolling, fontFamily: settings.defaultFontFamily)
         scene.configuration = settings.sceneConfiguration
         var setup = Transaction(disableActions: true)

@@ -70,6 +70,8 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
     var capture: ScreenCapture?
     /// The VNC listeners, when `[remote]` configures some.
     var remote: RemoteView?
+    /// The identification screen on outputs with nothing to show (`[scene] identify`).
+    var identification: IdentificationScreen!
 
     /// What a request leaves for after its reply (`flush`): events, and a frame.
     struct AfterReply {
@@ -118,6 +120,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
                 openJournal(directory: $0, mustExist: settings.stateDirectoryIsDefault, fresh: settings.freshStart, loop: loop)
             } ?? false
         if !restored { try showInitialScene() }
+        startIdentification(loop: loop)
         screenKeyboard = try makeScreenKeyboard(loop: loop)
         renderer.animations.clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) }
         if let loop {

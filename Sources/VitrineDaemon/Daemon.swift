@@ -62,6 +62,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// Where outputs are plugged in and unplugged while running (DRM connectors, the
     /// emulated outputs of `[[outputs]]`), when the backend reports it; set before `run`.
     public var hotplug: HotplugSource?
+    /// Plymouth, deactivated before the screen was opened: it quits after the first frame.
+    public var plymouth: PlymouthHandover?
 
     /// A daemon drawing one output.
     public convenience init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
@@ -142,6 +144,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         coordinator.outputSet.startPowerSchedules()
         coordinator.outputSet.startTVControl()
         coordinator.renderFrame()
+        plymouth?.quit(on: loop)
         if let hotplug {
             hotplug.hotplug = self
             do { try hotplug.watchHotplug(on: loop) } catch { logger.error("outputs plugged in or unplugged will not be noticed: \(error)") }

@@ -34,6 +34,8 @@ public struct DaemonSettings: Sendable {
     public var initialScene: SceneDescription?
     /// Where `initialScene` came from, for the error when it cannot be shown.
     public var initialSceneOrigin = "the configuration's [scene]"
+    /// `[scene] identify`: where the identification screen shows (`IdentificationScreen`).
+    public var identify: Configuration.InitialScene.Identify
     /// Where relative image paths in scenes start.
     public var imageDirectory = "."
     /// The directories layers' `contents` may be read from (`imageDirectory` is one too).
@@ -122,6 +124,7 @@ public struct DaemonSettings: Sendable {
         background = c.scene.background ?? c.output.background
         sceneConfiguration = c.sceneConfiguration
         initialScene = c.scene.content
+        identify = c.scene.identify
         if !c.scene.file.isEmpty {
             initialSceneOrigin = "the scene \(c.scene.file) ([scene] file)"
             imageDirectory = String(c.scene.file.prefix(upTo: c.scene.file.lastIndex(of: "/") ?? c.scene.file.endIndex))

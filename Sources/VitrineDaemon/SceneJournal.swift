@@ -104,6 +104,8 @@ public final class SceneJournal {
     /// The highest sequence number on disk: a write that finds a newer one there skips.
     private let onDisk = Shared()
     private var failing = false
+    /// The layers left out of the journal with their trees (the identification screen's).
+    var leftOut: () -> Set<String> = { [] }
     /// Journal files written, for tests and `stats`.
     public private(set) var writes = 0
 
@@ -260,7 +262,7 @@ public final class SceneJournal {
             return spec
         }
         return Record(
-            scene: sceneHost.scene.snapshot(), mediaTime: sceneHost.now,
+            scene: sceneHost.scene.snapshot().leavingOut(leftOut()), mediaTime: sceneHost.now,
             wallClock: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, animationKeys: sceneHost.animationKeys, bindings: bindings)
     }
 
@@ -302,7 +304,7 @@ extension Coordinator {
             journal.moveAside("fresh", because: "is not restored (--fresh)")
             return false
         }
-        guard let record = journal.load() else { return false }
+        guard let record = journal.load(), !record.holdsNothing else { return false }
         do {
             try restore(record)
         } catch {

@@ -103,11 +103,13 @@ struct RunCommand: ParsableCommand {
         let chosen = backend.flatMap { Configuration.Output.Backend(rawValue: $0.rawValue) } ?? screen.backend
         let outputs: [OutputBackend]
         var hotplug: HotplugSource?
+        var plymouth: PlymouthHandover?
         do {
             if chosen == .headless {
                 let emulated = try EmulatedOutputs(configuration.outputs, settings: settings.emulatedOutputs)
                 (outputs, hotplug) = (emulated.outputs, emulated)
             } else {
+                if [.auto, .drm, .fbdev].contains(chosen) { plymouth = PlymouthHandover.deactivate(logger: logger) }
                 outputs = try OutputChoice.open(chosen, output: screen, entries: configuration.outputs, settings: settings, logger: logger)
                 hotplug = OutputChoice.drmHotplug(outputs, output: screen, entries: configuration.outputs)
             }
@@ -128,6 +130,7 @@ struct RunCommand: ParsableCommand {
             let daemon = try Daemon(settings: settings, outputs: outputs, logger: logger)
             daemon.releasesStartupMemory = true
             daemon.hotplug = hotplug
+            daemon.plymouth = plymouth
             var isDirectory = false
             let configured = configuration.output.snapshotDirectory
             daemon.snapshotDirectory =

@@ -76,6 +76,8 @@ extension Coordinator {
             throw ProtocolError(.internalError, "client.stop is handled before execute")
         case .oskShow, .oskHide, .oskLayout:
             return try executeKeyboard(command)
+        case .playlogQuery:
+            throw ProtocolError(.internalError, "playlog.query is handled before execute")
         }
     }
 

@@ -105,6 +105,8 @@ public enum Command: Sendable {
     case oskHide
     /// Shows another layout of `[osk] layouts` (nil: the next one).
     case oskLayout(layout: String?)
+    /// The play log's entries in a time range (docs/PLAYLOG.md).
+    case playlogQuery(PlayLogQuery)
 
     /// The command's wire name.
     public var name: String {
@@ -150,6 +152,7 @@ public enum Command: Sendable {
         case .oskShow: "osk.show"
         case .oskHide: "osk.hide"
         case .oskLayout: "osk.layout"
+        case .playlogQuery: "playlog.query"
         }
     }
 

@@ -102,6 +102,8 @@ public enum Event: Sendable, Equatable {
     case remoteConnected(session: Int, listener: String, output: String, peer: String, user: String, viewOnly: Bool)
     /// The VNC viewer `session` left.
     case remoteDisconnected(session: Int, listener: String, peer: String, user: String)
+    /// An item of a playlist ended: its proof-of-play entry (docs/PLAYLOG.md).
+    case playlogEntry(PlayEntry)
 
     /// The events' names on the wire, in the order `hello` lists them.
     public enum Name: String, CaseIterable, Sendable {
@@ -122,6 +124,7 @@ public enum Event: Sendable, Equatable {
         case oskText = "osk.text", oskKey = "osk.key"
         case contentStalled = "content.stalled", contentResumed = "content.resumed"
         case remoteConnected = "remote.connected", remoteDisconnected = "remote.disconnected"
+        case playlogEntry = "playlog.entry"
     }
 
     /// What the content watchdog watches: a layer's rectangle or a whole output.
@@ -355,6 +358,7 @@ extension Event {
         case .contentResumed: .contentResumed
         case .remoteConnected: .remoteConnected
         case .remoteDisconnected: .remoteDisconnected
+        case .playlogEntry: .playlogEntry
         }
     }
 
@@ -491,6 +495,8 @@ extension Event {
             ]
         case .remoteDisconnected(let session, let listener, let peer, let user):
             return ["session": .number(Double(session)), "listener": .string(listener), "peer": .string(peer), "user": .string(user)]
+        case .playlogEntry(let entry):
+            return entry.fields
         }
     }
 

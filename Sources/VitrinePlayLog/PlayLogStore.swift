@@ -104,10 +104,16 @@ public final class PlayLogStore: Sendable {
             if state.current == nil { try startSegment(state.highest + 1, &state) }
             guard let current = state.current else { return }
             do { try current.file.descriptor.writeAll(bytes) } catch {
+                // A part may have been written: opened again, the file gets its line ended.
                 let code = Errno(thrown: error)
+                (state.current, state.segments) = (nil, nil)
                 throw SystemError.errno("write", path(current.number), code, advice: code == .noSpace ? "the disk is full" : "")
             }
-            guard fdatasync(current.file.rawValue) == 0 else { throw SystemError.errno("flush to disk", path(current.number)) }
+            guard fdatasync(current.file.rawValue) == 0 else {
+                let failure = SystemError.errno("flush to disk", path(current.number))
+                (state.current, state.segments) = (nil, nil)
+                throw failure
+            }
             state.current!.size += bytes.count
             state.segments![state.segments!.count - 1].size = state.current!.size
         }
@@ -135,7 +141,8 @@ public final class PlayLogStore: Sendable {
         var byte: UInt8 = 10
         if size > 0, pread(fd, &byte, 1, off_t(size - 1)) == 1, byte != 10 {
             logger.warning(
-                "the play log's last line in \(path(last.number)) was cut short (the daemon stopped while writing it); it is ended here and skipped when read")
+                "the play log's last line in \(path(last.number)) was cut short (the daemon stopped, or a write failed, in the middle of it); it is ended here and skipped when read"
+            )
             guard write(fd, [10], 1) == 1 else { throw .errno("end the cut line of", path(last.number)) }
             size += 1
         }

@@ -219,45 +219,124 @@ public final class PlayLogStore: Sendable {
 
     /// The entries `query` asks for, with the lines of one item merged; blocking. Files
     /// are read without holding up writers: each up to the size its last whole write left.
+    ///
+    /// The files are read twice: first only the starts of the lines that match, to find
+    /// the start by which `limit` entries have begun, then parsing the lines up to it, so
+    /// that a query for the first few of a large log parses no more than those.
     public func read(_ query: PlayLogQuery) throws(SystemError) -> Answer {
         let snapshot = state.withLock { state in
             state.segments.map { segments in segments.map { ($0.number, $0.size) } } ?? Self.list(directory).map { ($0.number, $0.size) }
         }
+        let needles = Self.needles(query)
+        var starts: [Double] = []
+        try scan(snapshot) { line, _ in
+            if let start = Self.start(of: line), start >= query.from, start < query.to, needles.allSatisfy({ Self.find($0, in: line) }) {
+                starts.append(start)
+            }
+            return true
+        }
+        var bounded = query
+        let distinct = Set(starts).sorted()
+        if distinct.count > query.limit { bounded.to = distinct[query.limit - 1].nextUp }
         var merged: [String: PlayEntry] = [:]
         var skipped = 0
+        try scan(snapshot) { line, number in
+            if let start = Self.start(of: line),
+                start < bounded.from || start >= bounded.to || !needles.allSatisfy({ Self.find($0, in: line) })
+            {
+                return true
+            }
+            guard let entry = (try? JSONText.parse(line)).flatMap(PlayEntry.init(json:)) else {
+                skipped += 1
+                return false
+            }
+            merged[entry.id] = merged[entry.id].map { $0.merged(with: entry) } ?? entry
+            return true
+        }
+        var entries = merged.values.filter(bounded.matches).sorted { ($0.start, $0.id) < ($1.start, $1.id) }
+        let more = entries.count > query.limit || bounded.to < query.to
+        if entries.count > query.limit { entries.removeSubrange(query.limit...) }
+        return Answer(entries: entries, more: more, skipped: skipped)
+    }
+
+    /// Calls `body` with every line of the segments in `snapshot` (up to each one's size)
+    /// and its number; a line for which it returns false is warned of as no entry.
+    private func scan(_ snapshot: [(Int, Int)], _ body: (UnsafeBufferPointer<UInt8>, Int) -> Bool) throws(SystemError) {
         for (number, size) in snapshot where size > 0 {
             let bytes: [UInt8]
             do { bytes = try SafeFile.read(path(number), limit: max(size, limits.segmentBytes) + (16 << 20)).bytes } catch {
                 if error.code == .noSuchFileOrDirectory { continue }
                 throw error
             }
-            let lines = Self.lines(bytes.prefix(size))
             var bad: [Int] = []
-            for (index, line) in lines.enumerated() {
-                guard let entry = Self.entry(line) else {
-                    bad.append(index + 1)
-                    continue
+            bytes.withUnsafeBufferPointer { all in
+                Self.forEachLine(UnsafeBufferPointer(rebasing: all.prefix(size))) { line, index in
+                    if !body(line, index) { bad.append(index) }
                 }
-                merged[entry.id] = merged[entry.id].map { $0.merged(with: entry) } ?? entry
             }
-            skipped += bad.count
             if !bad.isEmpty { warn(about: bad, in: path(number)) }
         }
-        var entries = merged.values.filter(query.matches).sorted { ($0.start, $0.id) < ($1.start, $1.id) }
-        let more = entries.count > query.limit
-        if more { entries.removeSubrange(query.limit...) }
-        return Answer(entries: entries, more: more, skipped: skipped)
     }
 
-    /// The lines of `bytes`, the last one too when it has no newline.
-    static func lines(_ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
-        bytes.split(separator: 10, omittingEmptySubsequences: true)
+    /// Calls `body` with each line of `bytes` that is not empty (without its newline; the
+    /// last one too when it has none) and its number, counted from 1.
+    static func forEachLine(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void) {
+        guard let base = bytes.baseAddress else { return }
+        var start = 0
+        var number = 0
+        while start < bytes.count {
+            let end =
+                memchr(base + start, 10, bytes.count - start).map { $0.assumingMemoryBound(to: UInt8.self) - UnsafeMutablePointer(mutating: base) }
+                ?? bytes.count
+            number += 1
+            if end > start { body(UnsafeBufferPointer(rebasing: bytes[start..<end]), number) }
+            start = end + 1
+        }
     }
 
-    /// The entry a line holds; nil for one that is none.
-    static func entry(_ line: ArraySlice<UInt8>) -> PlayEntry? {
-        let json = line.withContiguousStorageIfAvailable { try? JSONText.parse($0) } ?? Array(line).withUnsafeBufferPointer { try? JSONText.parse($0) }
-        return json.flatMap(PlayEntry.init(json:))
+    /// Whether `line` holds the bytes of `needle`.
+    static func find(_ needle: [UInt8], in line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = needle.first, let base = line.baseAddress, needle.count <= line.count else { return needle.isEmpty }
+        var at = 0
+        while at + needle.count <= line.count, let hit = memchr(base + at, Int32(first), line.count - needle.count + 1 - at) {
+            at = hit.assumingMemoryBound(to: UInt8.self) - UnsafeMutablePointer(mutating: base)
+            if memcmp(base + at, needle, needle.count) == 0 { return true }
+            at += 1
+        }
+        return false
+    }
+
+    /// The `start` a line written by `append` ends with (`…,"start":1796299200.5}`: keys
+    /// are sorted), read without parsing the line; nil when it does not end so.
+    static func start(of line: UnsafeBufferPointer<UInt8>) -> Double? {
+        let key: StaticString = #""start":"#
+        let count = line.count
+        guard count > key.utf8CodeUnitCount + 1, line[count - 1] == UInt8(ascii: "}") else { return nil }
+        var colon = count - 2
+        while colon > 0, count - colon < 40, line[colon] != UInt8(ascii: ":") { colon -= 1 }
+        let keyStart = colon + 1 - key.utf8CodeUnitCount
+        guard line[colon] == UInt8(ascii: ":"), colon < count - 2, keyStart >= 0,
+            memcmp(line.baseAddress! + keyStart, key.utf8Start, key.utf8CodeUnitCount) == 0
+        else { return nil }
+        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &digits) { buffer -> Double? in
+            let text = buffer.baseAddress!.assumingMemoryBound(to: CChar.self)
+            memcpy(text, line.baseAddress! + colon + 1, count - 2 - colon)
+            var end: UnsafeMutablePointer<CChar>?
+            let value = strtod(text, &end)
+            return end == text + (count - 2 - colon) ? value : nil
+        }
+    }
+
+    /// What a line of an entry the query asks for must hold: `"item":"menu"` and so on,
+    /// as `append` writes them.
+    static func needles(_ query: PlayLogQuery) -> [[UInt8]] {
+        [("output", query.output), ("playlist", query.playlist), ("item", query.item)].compactMap { key, value in
+            guard let value else { return nil }
+            var bytes = Array("\"\(key)\":".utf8)
+            JSONText.write(.string(value), to: &bytes)
+            return bytes
+        }
     }
 
     private func warn(about lines: [Int], in file: String) {

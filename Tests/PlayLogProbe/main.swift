@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import VitrinePlayLog
+import VitrineProtocol
 import VitrineSystem
 
 // playlog-probe DIRECTORY [ITEM_SECONDS]: plays items of ITEM_SECONDS (default 0.05) one
@@ -8,6 +9,9 @@ import VitrineSystem
 // daemon does, until it is killed. Each call is written to standard error as it is made
 // ("run ID", "began TOKEN WALL", "frame TOKEN WALL", "ended TOKEN WALL"), for the test
 // to compare with what the log holds after SIGKILL.
+//
+// playlog-probe DIRECTORY query: times three queries of the log in DIRECTORY (an item, an
+// hour, the first ten from a time on), the figures docs/PLAYLOG.md gives.
 
 /// The player's side: one item after the other, each call said on standard error.
 final class Probe {
@@ -59,6 +63,15 @@ final class Probe {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[2] == "query" {
+    let store = PlayLogStore(directory: arguments[1], limits: .init(maxBytes: 64 << 20, keepSeconds: 3650 * 86_400), logger: Logger(label: "q"))
+    for query in [PlayLogQuery(item: "item-3", limit: 10), PlayLogQuery(from: 1_796_300_000, to: 1_796_303_600), PlayLogQuery(from: 1_796_300_000, limit: 10)] {
+        let t = EventLoop.monotonicSeconds
+        let answer = try store.read(query)
+        Probe.say("query \(query): \(answer.entries.count) entries in \(EventLoop.monotonicSeconds - t) s")
+    }
+    exit(0)
+}
 guard arguments.count >= 2 else {
     Probe.say("usage: playlog-probe DIRECTORY [ITEM_SECONDS]")
     exit(2)

@@ -56,6 +56,10 @@ import VitrineTestSupport
         #expect(try store.read(PlayLogQuery(item: "promo")).entries.map(\.completed) == [false])
         #expect(try store.read(PlayLogQuery(output: "HDMI-A-2")).entries.map(\.hash) == ["cc33"])
         #expect(try store.read(PlayLogQuery(output: "HDMI-A-1", item: "menu")).entries.count == 1)
+        let quoted = log.began(output: "HDMI-A-1", playlist: "lunch", item: #"Café "Spécial" / 2\n"#, start: t0 + 40)
+        log.ended(quoted, end: t0 + 50, completed: true)
+        #expect(try store.read(PlayLogQuery(item: #"Café "Spécial" / 2\n"#)).entries.map(\.start) == [t0 + 40])
+        #expect(try store.read(PlayLogQuery(item: "Café")).entries.isEmpty)
         let limited = try store.read(PlayLogQuery(limit: 2))
         #expect(limited.entries.count == 2 && limited.more)
     }
@@ -72,6 +76,31 @@ import VitrineTestSupport
         #expect(lines.count == 2 && text.hasSuffix("\n"))
         for line in lines { #expect(PlayEntry(json: try JSON(parsing: String(line))) != nil) }
         #expect(try Self.everything(store).entries == [Self.entry(1, start: 100, end: 110)])
+    }
+
+    /// A limit cuts where reading everything would: entries sharing a start, lines
+    /// written out of order, an item's lines far apart.
+    @Test func aLimitGivesTheFirstEntriesOfTheWholeLog() throws {
+        let (directory, store) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let entries = (0..<40).map { Self.entry($0, start: Double(100 - $0 / 3), output: $0 % 2 == 0 ? "A" : "B", end: Double(200 + $0)) }
+        var started = entries.map { entry -> PlayEntry in
+            var begun = entry
+            (begun.end, begun.completed, begun.hash) = (nil, nil, nil)
+            return begun
+        }
+        started.shuffle()
+        try store.append(started)
+        try store.append(entries.reversed())
+        let all = try Self.everything(store).entries
+        #expect(all.count == 40 && all.allSatisfy { $0.end != nil && $0.hash != nil })
+        for limit in [1, 2, 3, 4, 5, 7, 39, 40] {
+            let answer = try store.read(PlayLogQuery(limit: limit))
+            #expect(answer.entries == Array(all.prefix(limit)) && answer.more == (limit < 40), "limit \(limit)")
+            let onB = try store.read(PlayLogQuery(from: 90, output: "B", limit: limit))
+            let expected = all.filter { $0.output == "B" && $0.start >= 90 }
+            #expect(onB.entries == Array(expected.prefix(limit)) && onB.more == (limit < expected.count), "B, limit \(limit)")
+        }
     }
 
     @Test func theFilesStayWithinTheirSize() throws {

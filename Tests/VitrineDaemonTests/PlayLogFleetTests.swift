@@ -5,11 +5,11 @@ import VitrineDaemon
 import VitrinePlayLog
 import VitrineProtocol
 
-/// Proof of play over MQTT: a daemon whose play log records items (the test makes the
-/// player's calls on the daemon's loop, as the signage player will) and the real
-/// `vitrine-fleet` on the real Mosquitto: each item's entry is published on
-/// `vitrine/<device>/playlog` as it ends, not on `…/events`, and `playlog.query` through the
-/// broker reads the log back.
+/// Proof of play as items play: a daemon whose play log records items (the test makes the
+/// player's calls on the daemon's loop, as the signage player will), its `playlog.entry`
+/// events and metrics; and with the real `vitrine-fleet` on the real Mosquitto, each
+/// item's entry published on `vitrine/<device>/playlog` as it ends, not on `…/events`, and
+/// `playlog.query` through the broker reading the log back.
 @Suite(.serialized, .enabled(if: MosquittoBroker.isAvailable, "needs mosquitto, mosquitto-clients and openssl"))
 struct PlayLogFleetTests {
     /// Plays one item on the daemon's loop: began, its first frame, ended.
@@ -21,6 +21,49 @@ struct PlayLogFleetTests {
             log.firstFrame(token, hash: "f\(n)")
             log.ended(token, end: start + 10, completed: completed)
         }
+    }
+
+    /// On the socket: `playlog.entry` as an item ends; the item still playing is in the
+    /// query's answer before anything is written; the metrics count both.
+    @Test func theEventComesAsTheItemEndsAndThePlayingItemIsQueried() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-playlog-event-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let metrics = state + "/m.sock"
+        let daemon = try InProcessDaemon { settings in
+            settings.playLogState = (state, false)
+            (settings.metrics.enabled, settings.metrics.port, settings.metrics.socket) = (true, 0, metrics)
+        }
+        let c = try daemon.connect()
+        _ = try c.request(#"{"id": 1, "cmd": "subscribe", "events": ["playlog.*"]}"#)
+        daemon.onLoop { coordinator in
+            guard let log = coordinator.playLog else { return }
+            let first = log.began(output: "headless", playlist: "cafe", item: "breakfast", start: 1_796_299_200)
+            log.firstFrame(first, hash: "b1")
+            log.ended(first, end: 1_796_299_230, completed: true)
+            _ = log.began(output: "headless", playlist: "cafe", item: "promo", start: 1_796_299_230)
+        }
+        let event = try c.waitForEvent("playlog.entry")
+        #expect(event["item"] == .string("breakfast") && event["end"] == .number(1_796_299_230) && event["completed"] == .bool(true))
+        #expect(event["hash"] == .string("b1") && event["output"] == .string("headless"))
+        let reply = try c.request(#"{"id": 2, "cmd": "playlog.query", "from": 1796299200}"#)
+        let entries = reply["result"]?["entries"]?.array ?? []
+        #expect(entries.map(\.["item"]) == [.string("breakfast"), .string("promo")], "\(reply)")
+        #expect(entries.last?["end"] == .null && entries.last?["completed"] == .null && entries.last?["hash"] == .null)
+        let connection = try HTTPConnection(path: metrics)
+        connection.write("GET /metrics HTTP/1.1\r\nHost: screen\r\n\r\n")
+        let scrape = try Exposition(try #require(connection.answer()).body)
+        #expect(scrape["vitrine_playlog_items_started_total"] == 2 && scrape["vitrine_playlog_items_ended_total", ["result": "completed"]] == 1)
+        #expect(scrape["vitrine_playlog_items_ended_total", ["result": "cut_short"]] == 0)
+        // Written by the workers within a second: the files hold both items.
+        let deadline = Date().addingTimeInterval(5)
+        var written = 0
+        while written < 2, Date() < deadline {
+            usleep(100_000)
+            let text = (try? String(contentsOfFile: state + "/playlog/playlog-000001.jsonl", encoding: .utf8)) ?? ""
+            written = Set(text.split(separator: "\n").compactMap { try? JSON(parsing: String($0)) }.compactMap(\.["item"])).count
+        }
+        #expect(written == 2)
     }
 
     @Test func eachEndedItemIsPublishedOnThePlaylogTopic() throws {

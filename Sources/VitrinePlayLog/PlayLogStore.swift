@@ -66,7 +66,8 @@ public final class PlayLogStore: Sendable {
         var warned: Set<String> = []
     }
 
-    /// A store in `directory` (made, mode 0700, at the first append when missing).
+    /// A store in `directory` (made, mode 0700, with the directory it is in, at the first
+    /// append when missing).
     public init(directory: String, limits: Limits, logger: Logger) {
         self.directory = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         self.limits = limits
@@ -121,9 +122,11 @@ public final class PlayLogStore: Sendable {
 
     private func path(_ number: Int) -> String { directory + "/" + Self.name(number) }
 
-    /// Makes the directory when missing, lists the segments, opens the last for appending
+    /// Makes the directory (and the one it is in) when missing, lists the segments, opens the last for appending
     /// (ending a line a crash cut short) and prunes.
     private func open(_ state: inout State) throws(SystemError) {
+        let parent = String(directory[..<(directory.lastIndex(of: "/") ?? directory.startIndex)])
+        if !parent.isEmpty, mkdir(parent, 0o700) != 0, Errno.last != .fileExists { throw .errno("create the state directory", parent) }
         if mkdir(directory, 0o700) != 0, Errno.last != .fileExists { throw .errno("create the play log's directory", directory) }
         try SafeFile.checkDirectory(directory)
         state.segments = Self.list(directory)

@@ -119,6 +119,19 @@ import VitrineTestSupport
         #expect(kept.last?.id == "t-3999" && kept.count < 3000 && kept.count > 1500, "\(kept.count)")
     }
 
+    @Test func theDirectoriesAreMadeAtTheFirstWriteOnly() throws {
+        let (directory, _) = try Self.store()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = PlayLogStore(directory: directory + "/state/playlog", limits: .init(maxBytes: 1 << 20, keepSeconds: 86_400), logger: Logger(label: "test"))
+        #expect(try store.read(PlayLogQuery()).entries.isEmpty && !FileManager.default.fileExists(atPath: directory + "/state"))
+        try store.append([Self.entry(1, start: 1)])
+        for path in ["/state", "/state/playlog"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: directory + path)[.posixPermissions] as? Int
+            #expect(mode == 0o700, "\(path)")
+        }
+        #expect(try store.read(PlayLogQuery()).entries.map(\.id) == ["t-1"])
+    }
+
     @Test func filesOlderThanKeepDaysAreRemoved() throws {
         let (directory, store) = try Self.store(keepDays: 90)
         defer { try? FileManager.default.removeItem(atPath: directory) }

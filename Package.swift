@@ -373,13 +373,22 @@ let package = Package(
         .testTarget(
             name: "VitrineSceneHostTests",
             dependencies: ["VitrineSceneHost", "VitrineCore", "VitrineJSON", "VitrineProtocol", "VitrineRolling", "VitrineRender", "VitrineSystem"]),
-        // The screens: heads, hotplug, frame pacing, the frame pipeline, power, presentation
-        // feedback.
+        // TVs over HDMI-CEC: the kernel's CEC API (/dev/cecN, linux/cec.h), messages, and the
+        // TV behind an output driven as a playback device; below the output set.
+        .systemLibrary(name: "CLinuxCEC", path: "Sources/CLinuxCEC"),
+        .target(
+            name: "VitrineCEC",
+            dependencies: [
+                "CLinuxCEC", "VitrineSystem", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .testTarget(name: "VitrineCECTests", dependencies: ["VitrineCEC", "VitrineProtocol", "VitrineJSON"]),
+        // The screens: heads, hotplug, frame pacing, the frame pipeline, power (and TVs over
+        // CEC), presentation feedback.
         .target(
             name: "VitrineOutputSet",
             dependencies: [
                 "VitrineCore", "VitrineConfig", "VitrineJSON", "VitrineProtocol", "VitrineSystem", "VitrineOutput", "VitrineRaster", "VitrineRender",
-                "VitrineWayland", .product(name: "Logging", package: "swift-log"),
+                "VitrineWayland", "VitrineCEC", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [frameRelease()]),
         .testTarget(

@@ -55,6 +55,12 @@ GPUS = {
 MODULES = ["virtio_pci", "virtio_gpu", "bochs"]
 # The input guest's too: evdev (/dev/input/event*) and uinput are modules in Debian's kernel.
 INPUT_MODULES = ["evdev", "uinput"]
+# The CEC guest's: vivid, the kernel's virtual video test driver, whose HDMI input and
+# output each have an emulated CEC adapter on one bus (CONFIG_VIDEO_VIVID_CEC=y in Debian).
+CEC_MODULES = ["vivid"]
+# The CEC guest's vivid: one HDMI input (the TV's adapter) and one HDMI output (vitrined's).
+# node_types 0x101: video capture and output nodes only (no framebuffer, radio, VBI…).
+CEC_VIVID = "n_devs=1 node_types=0x101 num_inputs=1 input_types=3 num_outputs=1 output_types=1 no_error_inj=1"
 # Debian's udev rules the input guest's systemd-udevd runs: what tags input devices
 # (input_id: ID_INPUT, ID_INPUT_TOUCHSCREEN, ID_INPUT_KEYBOARD…) and names them.
 UDEV_RULES = ["50-udev-default.rules", "60-input-id.rules", "60-persistent-input.rules"]
@@ -852,6 +858,25 @@ def input_guest(args, cache, tools):
     return programs, files, links
 
 
+def cec_guest(args):
+    """(programs, files) of the CEC guest: vitrined and vitrinectl, and v4l-utils' cec-ctl
+    and cec-follower (the TV), with the libraries they link."""
+    programs = [os.path.join(args.bin, "vitrined"), os.path.join(args.bin, "vitrinectl")]
+    for b in programs:
+        if not os.access(b, os.X_OK):
+            raise SystemExit(f"drm-test: {b} missing: swift build -c release --toolset config/release-toolset.json")
+    for tool in ("cec-ctl", "cec-follower"):
+        path = shutil.which(tool)
+        if not path:
+            raise SystemExit(f"drm-test: no {tool} (apt-get install v4l-utils)")
+        programs.append(path)
+    files = [("/etc/fonts", "/etc/fonts")] + [(d, d) for d in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fontconfig") if os.path.isdir(d)]
+    module_args = os.path.join(args.out, "module-args")
+    open(module_args, "w").write(f"vivid {CEC_VIVID}\n")
+    files.append((module_args, "/etc/vitrine-module-args"))
+    return programs, files
+
+
 # ---------------------------------------------------------------- main
 
 def compile_c(out, sources, flags):
@@ -869,7 +894,7 @@ def compile_c(out, sources, flags):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--guest", choices=["pattern", "vitrined", "input"], default="pattern")
+    p.add_argument("--guest", choices=["pattern", "vitrined", "input", "cec"], default="pattern")
     p.add_argument("--gpu", help="comma-separated: virtio, vga (default both; the input guest: virtio)")
     p.add_argument("--cache", default=os.environ.get("VITRINE_QEMU_CACHE", os.path.expanduser("~/.cache/vitrine-qemu")))
     p.add_argument("--out", help="screendumps, console logs (default .build/drm-test/GUEST)")
@@ -895,7 +920,7 @@ def main():
     p.add_argument("-v", "--verbose", action="store_true", help="echo the serial console")
     args = p.parse_args()
     if args.gpu is None:
-        args.gpu = "virtio" if args.guest == "input" else "virtio,vga"
+        args.gpu = "virtio" if args.guest in ("input", "cec") else "virtio,vga"
     if args.heads is None:
         args.heads = 2 if args.guest == "vitrined" else 1
     gpus = [g.strip() for g in args.gpu.split(",") if g.strip()]
@@ -981,6 +1006,13 @@ def main():
                 scene, at = (args.scene, args.time) if n == 1 else (final_scene, "0")
                 run([vitrined, "render", "--scene", scene, "--time", at, "--size", size, "--out", png])
             return ["--expected", png]
+    elif args.guest == "cec":
+        modules = MODULES + CEC_MODULES
+        script = os.path.join(HERE, "guest/cec.sh")
+        programs, files = cec_guest(args)
+
+        def expected_for(n, size):
+            return None
     else:
         modules = MODULES + INPUT_MODULES
         script = os.path.join(HERE, "guest/input.sh")

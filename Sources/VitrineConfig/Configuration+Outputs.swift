@@ -46,12 +46,17 @@ extension Configuration {
         /// windows are configured at their layers' sizes divided by it, and draw their
         /// buffers at it: sharp, their interface that much larger. Default 1.
         public var scale = 1.0
+        /// `cec`: the HDMI-CEC adapter of the TV this output shows on, through which it is
+        /// woken and put in standby with the output ("/dev/cec0"); "auto" for the adapter
+        /// whose connector information names this output (else the one adapter of a
+        /// source, not a TV); "" (the default) for none.
+        public var cec = ""
 
         public init(connector: String) { self.connector = connector }
 
         public static func == (a: OutputEntry, b: OutputEntry) -> Bool {
             (a.connector, a.mode, a.rotation, a.root, a.sceneFile, a.schedule) == (b.connector, b.mode, b.rotation, b.root, b.sceneFile, b.schedule)
-                && a.viewport == b.viewport && a.scale == b.scale
+                && a.viewport == b.viewport && a.scale == b.scale && a.cec == b.cec
         }
 
         public func hash(into hasher: inout Hasher) {
@@ -132,7 +137,7 @@ extension Configuration {
 }
 
 extension Configuration.OutputEntry {
-    static let keys = ["connector", "mode", "rotation", "root", "scene", "power_off", "power_on", "viewport", "scale"]
+    static let keys = ["connector", "mode", "rotation", "root", "scene", "power_off", "power_on", "viewport", "scale", "cec"]
 
     /// Reads every `[[outputs]]` table; connectors and roots must each be unique.
     static func readAll(_ top: TableReader, source: String) throws(ConfigError) -> [Configuration.OutputEntry] {
@@ -176,6 +181,9 @@ extension Configuration.OutputEntry {
         }
         scale = try r.number("scale", scale, expected: "a scale 1…4 in steps of 1/120, such as 1, 1.25, 1.5 or 2") {
             (1...4).contains($0) && abs(($0 * 120).rounded() - $0 * 120) < 1e-6
+        }
+        cec = try r.string("cec", "", expected: "a CEC adapter such as \"/dev/cec0\", \"auto\", or \"\" for none") {
+            $0.isEmpty || $0 == "auto" || ($0.hasPrefix("/dev/") && $0.count <= 256)
         }
         let times = try ["power_off", "power_on"].map { key throws(ConfigError) in
             try r.value(key, nil as Int?, expected: "a local time \"HH:MM\", such as \"22:00\"") {

@@ -56,7 +56,7 @@ extension Coordinator {
         case .outputPower(let name, let on):
             let head = try outputSet.head(named: name)
             try outputSet.setPower(head, on: on, reason: .command)
-            return head.description
+            return outputSet.description(of: head)
         case .subscribe(let patterns, let layers):
             return try subscribers.subscribe(client, patterns, layers: layers, limit: settings.limits.subscriptionsPerClient)
         case .unsubscribe(let patterns):
@@ -76,6 +76,8 @@ extension Coordinator {
             throw ProtocolError(.internalError, "client.stop is handled before execute")
         case .oskShow, .oskHide, .oskLayout:
             return try executeKeyboard(command)
+        case .cecSend:
+            throw ProtocolError(.internalError, "cec.send is handled before execute")
         case .playlogQuery:
             throw ProtocolError(.internalError, "playlog.query is handled before execute")
         }
@@ -94,7 +96,7 @@ extension Coordinator {
     private func hello() -> JSON {
         .object([
             "protocol": .number(1), "version": .string(vitrineVersion),
-            "outputs": .array(outputSet.heads.map(\.description)),
+            "outputs": .array(outputSet.heads.map(outputSet.description(of:))),
             "clock": .string(clock.mode.rawValue), "time": .number(now), "wallOffset": .number(clock.wallOffset),
             "commands": .array(Command.names.map(JSON.string)), "events": .array(Wire.eventNames.map(JSON.string)),
             "kinds": .array(scene.kinds.keys.sorted().map(JSON.string)),

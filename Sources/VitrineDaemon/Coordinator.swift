@@ -201,7 +201,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
             return Wire.failure(id: failure.id, failure.error)
         case .success(let request):
             switch (request.at, request.command) {
-            case (.some, .screenshot), (.some, .configReload), (.some, .clientStop), (.some, .playlogQuery):
+            case (.some, .screenshot), (.some, .configReload), (.some, .clientStop), (.some, .cecSend), (.some, .playlogQuery):
                 return Wire.failure(
                     id: request.id,
                     ProtocolError(.invalidValue, "\(request.command.name) takes no \"at\"; send it when it is due (with the manual clock, after clock.set)"))
@@ -215,6 +215,20 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
                         case .success(let description): finish(Wire.reply(id: request.id, result: description))
                         case .failure(let error): finish(Wire.failure(id: request.id, error))
                         }
+                    }
+                }
+            }
+            if case .cecSend(let message) = request.command {
+                return deferredReply(to: client) { finish in
+                    do throws(ProtocolError) {
+                        try outputSet.sendCEC(message) { result in
+                            switch result {
+                            case .success(let answer): finish(Wire.reply(id: request.id, result: answer))
+                            case .failure(let error): finish(Wire.failure(id: request.id, error))
+                            }
+                        }
+                    } catch {
+                        finish(Wire.failure(id: request.id, error))
                     }
                 }
             }

@@ -141,6 +141,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             throw error
         }
         coordinator.outputSet.startPowerSchedules()
+        coordinator.outputSet.startTVControl()
         coordinator.renderFrame()
         if let hotplug {
             hotplug.hotplug = self

@@ -12,6 +12,7 @@ extension OutputSet {
             throw ProtocolError(.internalError, "\(head.name) could not be \(on ? "woken" : "blanked"): \(error)")
         }
         head.powered = on
+        followPowerOnTV(head, on: on)
         notify(.powered(heads.contains(where: \.powered)))
         head.dropped.forget()
         if !on { presentationBlanked(head) }

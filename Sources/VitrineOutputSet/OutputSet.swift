@@ -66,6 +66,8 @@ public final class OutputSet {
     var hotplugSerial = 0
     /// What the frames cost.
     public internal(set) var statistics = Statistics()
+    /// The outputs' TVs over HDMI-CEC, by connector (none without `[[outputs]] cec`).
+    var televisions: [String: OutputTV] = [:]
     /// When the frame asked for an animated picture's next frame is due (media time).
     var pictureFrameDue: Double?
     let scene: Scene
@@ -130,7 +132,7 @@ public final class OutputSet {
 
     /// `output.list`: every output, primary first.
     public func list() -> JSON {
-        .object(["outputs": .array(heads.map(\.description))])
+        .object(["outputs": .array(heads.map(description(of:)))])
     }
 
     /// Refresh intervals outputs passed without a frame while something animated.

@@ -105,6 +105,9 @@ public enum Command: Sendable {
     case oskHide
     /// Shows another layout of `[osk] layouts` (nil: the next one).
     case oskLayout(layout: String?)
+    /// Sends a message on an output's HDMI-CEC bus; the reply carries its outcome and the
+    /// answer when one is awaited.
+    case cecSend(CECSendRequest)
     /// The play log's entries in a time range (docs/PLAYLOG.md).
     case playlogQuery(PlayLogQuery)
 
@@ -152,6 +155,7 @@ public enum Command: Sendable {
         case .oskShow: "osk.show"
         case .oskHide: "osk.hide"
         case .oskLayout: "osk.layout"
+        case .cecSend: "cec.send"
         case .playlogQuery: "playlog.query"
         }
     }

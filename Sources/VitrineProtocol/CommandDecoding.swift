@@ -148,6 +148,10 @@ extension Command {
                 self = command
                 return
             }
+            if let command = try Self.decodeCEC(name, r) {
+                self = command
+                return
+            }
             if let command = try Self.decodePlayLog(name, r) {
                 self = command
                 return
@@ -274,7 +278,7 @@ extension Command {
         "layer.resume", "layer.speed", "time", "clock.set", "clock.advance", "screenshot", "subscribe",
         "unsubscribe", "config.reload", "scene.reset", "binding.add", "binding.remove", "binding.list", "input.inject", "output.list", "output.power",
         "surface.list", "surface.assign", "surface.close",
-        "client.start", "client.stop", "client.list", "osk.show", "osk.hide", "osk.layout",
+        "client.start", "client.stop", "client.list", "osk.show", "osk.hide", "osk.layout", "cec.send",
         "playlog.query",
     ]
 }

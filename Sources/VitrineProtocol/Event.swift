@@ -102,6 +102,9 @@ public enum Event: Sendable, Equatable {
     case remoteConnected(session: Int, listener: String, output: String, peer: String, user: String, viewOnly: Bool)
     /// The VNC viewer `session` left.
     case remoteDisconnected(session: Int, listener: String, peer: String, user: String)
+    /// The TV behind an output's HDMI-CEC adapter reported a new power state ("on",
+    /// "standby", "to on", "to standby", or "unknown" when it stopped answering).
+    case cecPower(output: String, tvPower: String)
     /// An item of a playlist ended: its proof-of-play entry (docs/PLAYLOG.md).
     case playlogEntry(PlayEntry)
 
@@ -124,6 +127,7 @@ public enum Event: Sendable, Equatable {
         case oskText = "osk.text", oskKey = "osk.key"
         case contentStalled = "content.stalled", contentResumed = "content.resumed"
         case remoteConnected = "remote.connected", remoteDisconnected = "remote.disconnected"
+        case cecPower = "cec.power"
         case playlogEntry = "playlog.entry"
     }
 
@@ -358,6 +362,7 @@ extension Event {
         case .contentResumed: .contentResumed
         case .remoteConnected: .remoteConnected
         case .remoteDisconnected: .remoteDisconnected
+        case .cecPower: .cecPower
         case .playlogEntry: .playlogEntry
         }
     }
@@ -495,6 +500,8 @@ extension Event {
             ]
         case .remoteDisconnected(let session, let listener, let peer, let user):
             return ["session": .number(Double(session)), "listener": .string(listener), "peer": .string(peer), "user": .string(user)]
+        case .cecPower(let output, let tvPower):
+            return ["output": .string(output), "tvPower": .string(tvPower)]
         case .playlogEntry(let entry):
             return entry.fields
         }

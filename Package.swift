@@ -48,6 +48,7 @@ let package = Package(
         .library(name: "VitrineOutput", targets: ["VitrineOutput"]),
         .library(name: "VitrineRolling", targets: ["VitrineRolling"]),
         .library(name: "VitrineDaemon", targets: ["VitrineDaemon"]),
+        .library(name: "VitrinePlayLog", targets: ["VitrinePlayLog"]),
         .executable(name: "vitrined", targets: ["vitrined"]),
         .executable(name: "vitrine-decoder", targets: ["vitrine-decoder"]),
         .library(name: "VitrineText", targets: ["VitrineText"]),
@@ -196,6 +197,7 @@ let package = Package(
                 "VitrineSceneHost",
                 "VitrineRemote",
                 "VitrineIdentify",
+                "VitrinePlayLog",
                 "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -206,6 +208,23 @@ let package = Package(
         .target(name: "VitrineIdentify", dependencies: ["VitrineCore", "VitrineSystem", "CQREncode"]),
         // libqrencode (libqrencode-dev's header), bound when the first code is made.
         .target(name: "CQREncode", dependencies: ["CLazyLibrary"]),
+        // Proof of play: the items shown, recorded in append-only JSON Lines files in the
+        // state directory by workers, and read back for playlog.query.
+        .target(
+            name: "VitrinePlayLog",
+            dependencies: [
+                "VitrineSystem", "VitrineJSON", "VitrineProtocol", .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .testTarget(
+            name: "VitrinePlayLogTests",
+            dependencies: [
+                "VitrinePlayLog", "VitrineProtocol", "VitrineSystem", "VitrineTestSupport", "playlog-probe", .product(name: "Logging", package: "swift-log"),
+            ]),
+        // A process that records items into a play log until it is killed, for the tests.
+        .executableTarget(
+            name: "playlog-probe", dependencies: ["VitrinePlayLog", "VitrineSystem", "VitrineProtocol", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/PlayLogProbe"),
         // Fleets, in the bridge process `vitrine-fleet`: the MQTT connection (libmosquitto on
         // the bridge's event loop) and the connections to the daemon's Unix sockets.
         .target(
@@ -246,6 +265,7 @@ let package = Package(
             dependencies: [
                 "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster", "VitrineTestSupport",
                 "VitrineDaemonTestSupport", "vitrined", "vitrine-decoder", "vitrine-fleet", "CX11", "CSandbox", "VitrineFleet", "VitrineCodecs",
+                "VitrinePlayLog",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["References"]),

@@ -92,6 +92,7 @@ extension Configuration {
         input = try Input(reading: top.table("input"))
         fleet = try Fleet(reading: top.table("fleet"))
         metrics = try Metrics(reading: top.table("metrics"))
+        playLog = try PlayLog(reading: top.table("playlog"))
         remote = try RemoteSettings(reading: top.table("remote"))
         compositor = try Compositor(reading: top.table("compositor"))
         launcher = try Launcher(reading: top.table("launcher"))
@@ -114,7 +115,7 @@ extension Configuration {
         "rolling_number": RollingNumber.keys, "fonts": Fonts.keys, "limits": Limits.keys, "content": Content.keys,
         "logging": Logging.keys, "scene": InitialScene.keys, "state": State.keys, "input": Input.keys,
         "fleet": Fleet.keys, "wall": Wall.keys, "metrics": Metrics.keys, "compositor": Compositor.keys, "launcher": Launcher.keys,
-        "osk": ScreenKeyboard.keys, "remote": RemoteSettings.keys,
+        "osk": ScreenKeyboard.keys, "remote": RemoteSettings.keys, "playlog": PlayLog.keys,
     ]
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {

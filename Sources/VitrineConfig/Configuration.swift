@@ -56,6 +56,8 @@ public struct Configuration: Sendable, Equatable {
     public var launcher = Launcher()
     /// `[osk]`: the on-screen keyboard.
     public var osk = ScreenKeyboard()
+    /// `[playlog]`: proof of play.
+    public var playLog = PlayLog()
 
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()
@@ -455,6 +457,8 @@ extension Configuration {
         ("clients", { $0.clients }),
         // The content watchdog is set up once, at start.
         ("watch", { $0.watches }),
+        // The play log is opened once, at start.
+        ("playlog.enabled", { $0.playLog.enabled }), ("playlog.max_mb", { $0.playLog.maxMB }), ("playlog.keep_days", { $0.playLog.keepDays }),
     ]
 
     /// The keys read only when the daemon starts; a reload applies every other key.

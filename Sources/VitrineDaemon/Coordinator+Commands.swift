@@ -79,6 +79,8 @@ extension Coordinator {
             return try executeKeyboard(command)
         case .cecSend:
             throw ProtocolError(.internalError, "cec.send is handled before execute")
+        case .playlogQuery:
+            throw ProtocolError(.internalError, "playlog.query is handled before execute")
         }
     }
 

@@ -5,6 +5,7 @@ import VitrineCore
 import VitrineDecoderHelper
 import VitrineOutput
 import VitrineOutputSet
+import VitrinePlayLog
 import VitrineProtocol
 import VitrineSceneHost
 import VitrineSystem
@@ -72,6 +73,8 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
     var remote: RemoteView?
     /// The identification screen on outputs with nothing to show (`[scene] identify`).
     var identification: IdentificationScreen!
+    /// Proof of play, when `[playlog]` is on and there is a state directory.
+    public private(set) var playLog: PlayLog?
 
     /// What a request leaves for after its reply (`flush`): events, and a frame.
     struct AfterReply {
@@ -121,6 +124,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
             } ?? false
         if !restored { try showInitialScene() }
         startIdentification(loop: loop)
+        playLog = makePlayLog(loop: loop)
         screenKeyboard = try makeScreenKeyboard(loop: loop)
         renderer.animations.clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) }
         if let loop {
@@ -200,7 +204,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
             return Wire.failure(id: failure.id, failure.error)
         case .success(let request):
             switch (request.at, request.command) {
-            case (.some, .screenshot), (.some, .configReload), (.some, .clientStop), (.some, .cecSend):
+            case (.some, .screenshot), (.some, .configReload), (.some, .clientStop), (.some, .cecSend), (.some, .playlogQuery):
                 return Wire.failure(
                     id: request.id,
                     ProtocolError(.invalidValue, "\(request.command.name) takes no \"at\"; send it when it is due (with the manual clock, after clock.set)"))
@@ -231,6 +235,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
                     }
                 }
             }
+            if case .playlogQuery(let query) = request.command { return queryPlayLog(id: request.id, query, for: client) }
             if case .screenshot(let path, let output, let cursor) = request.command {
                 return screenshot(id: request.id, path: path, output: output, cursor: cursor, for: client)
             }

@@ -99,7 +99,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             let metrics = DaemonMetrics()
             metricsServer = MetricsServer(loop: loop, connections: settings.metrics.connections, logger: logger) { [unowned coordinator] answer in
                 // The resident set is read from /proc and the clock from the kernel on a worker; the rest here.
-                let queued = workers.submit({ DaemonMetrics.Reading.now() }) { reading in answer(metrics.exposition(reading, of: coordinator)) }
+                let playLog = coordinator.playLog?.store.directory
+                let queued = workers.submit({ DaemonMetrics.Reading.now(playLog: playLog) }) { reading in answer(metrics.exposition(reading, of: coordinator)) }
                 if !queued { answer(nil) }
             }
         }
@@ -172,6 +173,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         systemd.notify("STOPPING=1\nSTATUS=stopping")
         // The scene as it is now, whatever the coalesced writes have got to.
         coordinator.journal?.writeFinal()
+        coordinator.playLog?.writeFinal()
         workers.stop()
         server.stop()
         x11?.stop()

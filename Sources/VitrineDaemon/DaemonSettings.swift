@@ -63,6 +63,11 @@ public struct DaemonSettings: Sendable {
     /// `stateDirectory` is the default one, used only when it exists; a directory given
     /// explicitly is created when missing.
     public var stateDirectoryIsDefault = false
+    /// `[playlog]`: proof of play's size and age limits, and whether it is on.
+    public var playLog = Configuration.PlayLog()
+    /// The state directory the play log goes in (`playlog/` under it), whether or not the
+    /// scene is journaled; `isDefault` as for `stateDirectory`. Nil keeps no play log.
+    public var playLogState: (directory: String, isDefault: Bool)?
     /// Start with the initial scene instead of the journal's, which is moved aside.
     public var freshStart = false
     /// `[input]`: the devices' settings, the keymap injected key codes are read through,
@@ -142,6 +147,7 @@ public struct DaemonSettings: Sendable {
         fleet = c.fleet
         wall = c.wall
         metrics = c.metrics
+        playLog = c.playLog
         remote = c.remote
         osk = c.osk
         compositor = c.compositor

@@ -108,6 +108,8 @@ public enum Command: Sendable {
     /// Sends a message on an output's HDMI-CEC bus; the reply carries its outcome and the
     /// answer when one is awaited.
     case cecSend(CECSendRequest)
+    /// The play log's entries in a time range (docs/PLAYLOG.md).
+    case playlogQuery(PlayLogQuery)
 
     /// The command's wire name.
     public var name: String {
@@ -154,6 +156,7 @@ public enum Command: Sendable {
         case .oskHide: "osk.hide"
         case .oskLayout: "osk.layout"
         case .cecSend: "cec.send"
+        case .playlogQuery: "playlog.query"
         }
     }
 

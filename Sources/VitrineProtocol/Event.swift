@@ -105,6 +105,8 @@ public enum Event: Sendable, Equatable {
     /// The TV behind an output's HDMI-CEC adapter reported a new power state ("on",
     /// "standby", "to on", "to standby", or "unknown" when it stopped answering).
     case cecPower(output: String, tvPower: String)
+    /// An item of a playlist ended: its proof-of-play entry (docs/PLAYLOG.md).
+    case playlogEntry(PlayEntry)
 
     /// The events' names on the wire, in the order `hello` lists them.
     public enum Name: String, CaseIterable, Sendable {
@@ -126,6 +128,7 @@ public enum Event: Sendable, Equatable {
         case contentStalled = "content.stalled", contentResumed = "content.resumed"
         case remoteConnected = "remote.connected", remoteDisconnected = "remote.disconnected"
         case cecPower = "cec.power"
+        case playlogEntry = "playlog.entry"
     }
 
     /// What the content watchdog watches: a layer's rectangle or a whole output.
@@ -360,6 +363,7 @@ extension Event {
         case .remoteConnected: .remoteConnected
         case .remoteDisconnected: .remoteDisconnected
         case .cecPower: .cecPower
+        case .playlogEntry: .playlogEntry
         }
     }
 
@@ -498,6 +502,8 @@ extension Event {
             return ["session": .number(Double(session)), "listener": .string(listener), "peer": .string(peer), "user": .string(user)]
         case .cecPower(let output, let tvPower):
             return ["output": .string(output), "tvPower": .string(tvPower)]
+        case .playlogEntry(let entry):
+            return entry.fields
         }
     }
 

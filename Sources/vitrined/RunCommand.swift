@@ -55,7 +55,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Scene to show at start (JSON), instead of the configuration's scene; a journaled scene is restored instead unless --fresh.")
     var scene: String?
 
-    @Option(help: "Directory of the scene journal, scene.json (overrides state.directory; made when missing).")
+    @Option(help: "Directory of the scene journal, scene.json, and of the play log, playlog/ (overrides state.directory; made when missing).")
     var stateDir: String?
 
     @Flag(help: "Start with the initial scene: the scene journal is moved aside, not restored.")
@@ -166,6 +166,7 @@ struct RunCommand: ParsableCommand {
         var settings = DaemonSettings(configuration)
         settings.clock = clock
         if let stateDir { (settings.stateDirectory, settings.stateDirectoryIsDefault) = (stateDir, false) }
+        if let stateDir, settings.playLog.enabled { settings.playLogState = (stateDir, false) }
         settings.freshStart = fresh
         if let socket { settings.socketPath = socket }
         if let screenshotDir { settings.screenshotDirectory = screenshotDir }

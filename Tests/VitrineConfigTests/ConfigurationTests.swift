@@ -157,6 +157,11 @@ import VitrineRemote
         socket = "/run/vitrine/metrics.sock"
         connections = 2
 
+        [playlog]
+        enabled = false
+        max_mb = 8
+        keep_days = 400
+
         [compositor]
         enabled = true
         socket = "wayland-kiosk"
@@ -287,6 +292,7 @@ import VitrineRemote
         expected.wall.viewport = Configuration.Viewport(x: 1920, y: 0, width: 1920, height: 1080)
         (expected.metrics.enabled, expected.metrics.address, expected.metrics.port) = (true, "::1", 9100)
         (expected.metrics.socket, expected.metrics.connections) = ("/run/vitrine/metrics.sock", 2)
+        (expected.playLog.enabled, expected.playLog.maxMB, expected.playLog.keepDays) = (false, 8, 400)
         (expected.compositor.enabled, expected.compositor.socket, expected.compositor.pingTimeout) = (true, "wayland-kiosk", 2.5)
         (expected.compositor.maxObjectsPerClient, expected.compositor.maxShmPoolsPerClient) = (5000, 64)
         expected.compositor.xwayland = .onDemand

@@ -205,9 +205,11 @@ let package = Package(
             swiftSettings: [frameRelease()]),
         // The identification screen shown where no scene is (host name, addresses, fleet id,
         // socket, output, a QR code of the device's id), and the facts it shows.
-        .target(name: "VitrineIdentify", dependencies: ["VitrineCore", "VitrineSystem", "CQREncode"]),
+        .target(name: "VitrineIdentify", dependencies: ["VitrineCore", "VitrineSystem", "CQREncode", "CSystemdID"]),
         // libqrencode (libqrencode-dev's header), bound when the first code is made.
         .target(name: "CQREncode", dependencies: ["CLazyLibrary"]),
+        // libsystemd's sd-id128 (libsystemd-dev's header), bound when the device's id is read.
+        .target(name: "CSystemdID", dependencies: ["CLazyLibrary"]),
         // Proof of play: the items shown, recorded in append-only JSON Lines files in the
         // state directory by workers, and read back for playlog.query.
         .target(

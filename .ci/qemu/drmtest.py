@@ -337,7 +337,7 @@ class Cpio:
 # CLazyLibrary).
 VITRINED_LAZY_LIBRARIES = ["libinput.so.10", "libudev.so.1", "libseat.so.1", "libxkbcommon.so.0", "libxkbcommon-x11.so.0",
                            "libxcb.so.1", "libxcb-shm.so.0", "libwayland-client.so.0", "libwayland-server.so.0",
-                           "libqrencode.so.4"]
+                           "libqrencode.so.4", "libsystemd.so.0"]
 
 
 def shared_libraries(binary):

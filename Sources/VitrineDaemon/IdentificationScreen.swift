@@ -130,7 +130,7 @@ final class IdentificationScreen {
     }
 
     private func makeView(for head: OutputHead) -> IdentificationView {
-        let facts = facts ?? DeviceFacts(hostName: "", addresses: [], machineID: nil)
+        let facts = facts ?? DeviceFacts(hostName: "", addresses: [], deviceID: nil)
         let id = deviceID(facts)
         if code?.text != id {
             do { code = (id, try QRCode(encoding: id)) } catch {
@@ -158,7 +158,7 @@ final class IdentificationScreen {
     /// the host name.
     private func deviceID(_ facts: DeviceFacts) -> String {
         if !settings.fleet.device.isEmpty { return settings.fleet.device }
-        return facts.machineID ?? (facts.hostName.isEmpty ? "vitrine" : facts.hostName)
+        return facts.deviceID ?? (facts.hostName.isEmpty ? "vitrine" : facts.hostName)
     }
 
     // MARK: Keeping it current

@@ -1,8 +1,9 @@
+import CSystemdID
 import Glibc
 import VitrineSystem
 
 /// What a device says of itself on its identification screen: its host name, its IP
-/// addresses and its machine id.
+/// addresses and its id.
 ///
 /// `read()` reads files and asks the kernel for the addresses: call it off the loop.
 public struct DeviceFacts: Sendable, Equatable {
@@ -11,17 +12,26 @@ public struct DeviceFacts: Sendable, Equatable {
     /// The addresses of the interfaces that are up, loopback and IPv6 link-local ones
     /// left out, each with its interface: "192.168.1.20 (eth0)". IPv4 first.
     public var addresses: [String]
-    /// `/etc/machine-id`'s 32 hex digits; nil when there is none.
-    public var machineID: String?
+    /// The machine's id as Vitrine shows it: 32 hex digits derived from `/etc/machine-id`
+    /// for this application (`sd_id128_get_machine_app_specific`), so that the machine id
+    /// itself, which systemd asks to keep confidential, is never shown; nil when there is
+    /// none or libsystemd cannot be opened.
+    public var deviceID: String?
 
-    public init(hostName: String, addresses: [String], machineID: String?) {
-        (self.hostName, self.addresses, self.machineID) = (hostName, addresses, machineID)
+    public init(hostName: String, addresses: [String], deviceID: String?) {
+        (self.hostName, self.addresses, self.deviceID) = (hostName, addresses, deviceID)
     }
 
     /// The facts now.
     public static func read() -> DeviceFacts {
-        DeviceFacts(hostName: hostName(), addresses: addresses(), machineID: machineID())
+        DeviceFacts(hostName: hostName(), addresses: addresses(), deviceID: deviceID())
     }
+
+    /// The application id the machine id is keyed with (`systemd-id128 machine-id
+    /// --app-specific=9fbbcedf7a844a418b81619349459624` prints the same id).
+    static let application: [UInt8] = [
+        0x9f, 0xbb, 0xce, 0xdf, 0x7a, 0x84, 0x4a, 0x41, 0x8b, 0x81, 0x61, 0x93, 0x49, 0x45, 0x96, 0x24,
+    ]
 
     static func hostName() -> String {
         var name = [CChar](repeating: 0, count: 256)
@@ -30,11 +40,16 @@ public struct DeviceFacts: Sendable, Equatable {
         return host == "(none)" ? "" : host
     }
 
-    static func machineID(path: String = "/etc/machine-id") -> String? {
-        guard let bytes = try? SafeFile.read(path, limit: 4096).bytes else { return nil }
-        let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
-        guard text.utf8.count == 32, text.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
-        return text
+    static func deviceID() -> String? {
+        guard vitrine_systemd_id_load() == nil else { return nil }
+        var app = sd_id128_t()
+        withUnsafeMutableBytes(of: &app) { $0.copyBytes(from: application) }
+        var id = sd_id128_t()
+        guard sd_id128_get_machine_app_specific(app, &id) == 0 else { return nil }
+        let digits = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: &id) { bytes in
+            String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+        }
     }
 
     static func addresses() -> [String] {

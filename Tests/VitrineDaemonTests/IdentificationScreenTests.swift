@@ -26,10 +26,20 @@ import VitrineRaster
         return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// /etc/machine-id's id, nil when there is none (some containers have none).
-    static func machineID() -> String? {
-        let id = (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-        return id?.count == 32 ? id : nil
+    /// The device's id as systemd derives it for Vitrine from /etc/machine-id, nil when
+    /// there is none (some containers have none).
+    static func deviceID() -> String? {
+        let tool = Process()
+        tool.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-id128")
+        tool.arguments = ["machine-id", "--app-specific=9fbbcedf7a844a418b81619349459624"]
+        let out = Pipe()
+        tool.standardOutput = out
+        tool.standardError = FileHandle.nullDevice
+        guard (try? tool.run()) != nil else { return nil }
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        tool.waitUntilExit()
+        let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return tool.terminationStatus == 0 && id.count == 32 ? id : nil
     }
 
     /// The string of text layer `id`, nil when there is no such layer.
@@ -109,7 +119,7 @@ import VitrineRaster
     @Test func withNoSceneTheScreenSaysWhoItIs() throws {
         let daemon = try IsolatedDaemon()
         let c = try SocketClient(path: daemon.socketPath)
-        let id = Self.machineID() ?? "vitrine-test"
+        let id = Self.deviceID() ?? "vitrine-test"
         #expect(try Self.string(c, "identify:root:host") == "vitrine-test")
         #expect(try Self.string(c, "identify:root:addresses") == "no network address yet")
         #expect(try Self.string(c, "identify:root:device-id") == id)

@@ -8,8 +8,9 @@ import VitrineSystem
 /// listener per configured address.
 ///
 /// ```swift
-/// let vnc = try VNCServer(settings: settings.remote, outputs: ["HDMI-A-1"], loop: loop, logger: logger) { notice in … }
-/// vnc.listeners[0].show(frame, damage: damage)   // from the output's frame tap
+/// let screens = [RemoteScreen(output: "HDMI-A-1", width: 1920, height: 1080)]
+/// let vnc = try VNCServer(settings: settings.remote, screens: screens, loop: loop, logger: logger) { notice in … }
+/// vnc.listeners[0].show(frame, damage: damage, of: "HDMI-A-1")   // from the output's frame tap
 /// ```
 ///
 /// Neat VNC runs on aml, its main loop, whose descriptor the event loop watches: when it is
@@ -26,15 +27,15 @@ public final class VNCServer {
 
     static let libraries = FeatureLibraries("the VNC server ([remote])", vitrine_vnc_load)
 
-    /// Starts every listener of `settings`; `outputs` are the names of the outputs a
-    /// listener may show, the primary first. `notify` hears of sessions and their input,
-    /// on the loop.
+    /// Starts every listener of `settings`; `screens` are what a listener may show: the
+    /// outputs, the primary first, and the wall if there is one. `notify` hears of
+    /// sessions and their input, on the loop.
     ///
     /// - Throws: `SystemError` when the libraries are missing, a listener names an unknown
     ///   output, its files cannot be read, or its address cannot be bound; nothing listens
     ///   then.
     public init(
-        settings: RemoteSettings, outputs: [String], loop: EventLoop, logger: Logger, notify: @escaping (RemoteNotice) -> Void
+        settings: RemoteSettings, screens: [RemoteScreen], loop: EventLoop, logger: Logger, notify: @escaping (RemoteNotice) -> Void
     ) throws(SystemError) {
         try Self.libraries.load()
         guard let aml = aml_new() else { throw SystemError("the VNC server cannot make its main loop (aml_new failed)") }
@@ -46,11 +47,15 @@ public final class VNCServer {
         amlDescriptor = aml_get_fd(UnsafeRawPointer(aml))
         do throws(SystemError) {
             for entry in settings.listeners {
-                let output = entry.output ?? outputs.first ?? ""
-                guard outputs.contains(output) else {
-                    throw SystemError("[remote] \(entry.address): there is no output \(output); the outputs are \(outputs.joined(separator: ", "))")
+                let name = entry.output ?? screens.first?.name ?? ""
+                guard let screen = screens.first(where: { $0.name == name }) else {
+                    let outputs = screens.map(\.name).filter { $0 != RemoteSettings.wall }.joined(separator: ", ")
+                    throw SystemError(
+                        name == RemoteSettings.wall
+                            ? "[remote] \(entry.address): output = \"*\" shows the wall, and there is none: give [wall] a canvas and the outputs viewports (docs/CONFIG.md)"
+                            : "[remote] \(entry.address): there is no output \(name); the outputs are \(outputs)")
                 }
-                listeners.append(try VNCListener(settings: entry, output: output, logger: logger, notify: notify))
+                listeners.append(try VNCListener(settings: entry, screen: screen, loop: loop, logger: logger, notify: notify))
             }
             try loop.watch(amlDescriptor, for: .readable) { [aml] _ in
                 _ = aml_poll(aml, 0)
@@ -69,6 +74,6 @@ public final class VNCServer {
         loop.unwatch(amlDescriptor)
     }
 
-    /// The listeners showing `output`.
-    public func listeners(showing output: String) -> [VNCListener] { listeners.filter { $0.output == output } }
+    /// The listeners showing the output `output` (by itself or in the wall).
+    public func listeners(showing output: String) -> [VNCListener] { listeners.filter { $0.screen.parts[output] != nil } }
 }

@@ -24,6 +24,7 @@ public final class VNCListener {
     public private(set) var updatesSent = 0
     private let logger: Logger
     private let loop: EventLoop
+    private let aml: AMLWatch
     private let notify: (RemoteNotice) -> Void
     private let users: Users?
     private var server: OpaquePointer?
@@ -34,6 +35,12 @@ public final class VNCListener {
     /// changes gathered since once the rate limit allows.
     private var lastSent = -Double.infinity
     private var flushTimer: UInt64?
+    /// The outputs whose first frame the picture waits for since its first viewer came,
+    /// the timer that stops waiting (an output blanked draws none), and whether aml is held
+    /// meanwhile.
+    private var awaiting: Set<String> = []
+    private var awaitTimer: UInt64?
+    private var holding = false
     /// The clients that finished their handshake, by their Neat VNC pointer.
     private var clients: [OpaquePointer: Client] = [:]
     /// Session ids, counted on the event loop across listeners.
@@ -54,11 +61,13 @@ public final class VNCListener {
     }
 
     init(
-        settings: RemoteSettings.Listener, screen: RemoteScreen, loop: EventLoop, logger: Logger, notify: @escaping (RemoteNotice) -> Void
+        settings: RemoteSettings.Listener, screen: RemoteScreen, loop: EventLoop, aml: AMLWatch, logger: Logger,
+        notify: @escaping (RemoteNotice) -> Void
     ) throws(SystemError) {
         self.settings = settings
         self.screen = screen
         self.loop = loop
+        self.aml = aml
         self.logger = logger
         self.notify = notify
         let name = "[remote] \(settings.address)"
@@ -130,6 +139,7 @@ public final class VNCListener {
     func close() {
         if let flushTimer { loop.cancel(flushTimer) }
         flushTimer = nil
+        stopAwaiting()
         if let server {
             nvnc_close(server)
             self.server = nil
@@ -157,13 +167,26 @@ public final class VNCListener {
             return inside.isEmpty ? nil : inside
         }
         if !framebuffers.write(surface, damage: clipped, at: part.x, y: part.y) { framesSkipped += 1 }
+        awaiting.remove(output)
         schedule()
+    }
+
+    /// Sends what the picture has, whether or not every output drew its first frame.
+    private func stopAwaiting() {
+        if let awaitTimer { loop.cancel(awaitTimer) }
+        awaitTimer = nil
+        awaiting = []
+        schedule()
+        if holding {
+            holding = false
+            aml.release()
+        }
     }
 
     /// Sends the gathered changes now if the rate limit allows, else arms the timer that
     /// does; with every buffer held, a released buffer sends them (`released`).
     private func schedule() {
-        guard let framebuffers, !framebuffers.unsent.isEmpty, flushTimer == nil else { return }
+        guard awaiting.isEmpty, let framebuffers, !framebuffers.unsent.isEmpty, flushTimer == nil else { return }
         let now = EventLoop.monotonicSeconds
         let due = lastSent + 1 / Double(max(1, settings.maxRate))
         if now >= due - 0.0005 {
@@ -187,6 +210,7 @@ public final class VNCListener {
         vitrine_vnc_feed(display, slot.fb, rects, Int32(damage.count))
         lastSent = EventLoop.monotonicSeconds
         updatesSent += 1
+        if awaitTimer != nil { stopAwaiting() }
     }
 
     private func released(_ fb: OpaquePointer) {
@@ -231,9 +255,15 @@ public final class VNCListener {
             id: Self.nextSession, listener: settings.address.description, output: output, peer: descriptor.map(Self.peer) ?? "",
             user: user, viewOnly: settings.viewOnly || userViewOnly, since: Self.wallClock)
         clients[client] = Client(session: session, descriptor: descriptor ?? -1)
-        if sessions.isEmpty {
+        let first = sessions.isEmpty
+        if first {
             framebuffers = VNCFramebuffers(width: screen.width, height: screen.height)
             lastSent = -.infinity
+            awaiting = Set(screen.parts.keys)
+            awaitTimer = loop.schedule(after: 0.25) { [unowned self] in
+                awaitTimer = nil
+                stopAwaiting()
+            }
         }
         sessions.append(session)
         nvnc_set_client_cleanup_fn(client) { client in VNCListener.of(client)?.ended(client!) }
@@ -241,6 +271,12 @@ public final class VNCListener {
             "VNC session \(session.id) on \(session.listener) from \(session.peer.isEmpty ? "?" : session.peer)\(user.isEmpty ? "" : " as \(user)")\(session.viewOnly ? ", view-only" : "")"
         )
         notify(.connected(session))
+        // The outputs draw the first picture at their next frame slot (at once with the
+        // manual clock): until it is sent, the viewer's requests wait unread.
+        if first, awaitTimer != nil, !holding {
+            holding = true
+            aml.hold()
+        }
     }
 
     private func ended(_ client: OpaquePointer) {
@@ -250,6 +286,7 @@ public final class VNCListener {
             framebuffers = nil
             if let flushTimer { loop.cancel(flushTimer) }
             flushTimer = nil
+            stopAwaiting()
         }
         logger.notice("VNC session \(gone.session.id) from \(gone.session.peer.isEmpty ? "?" : gone.session.peer) ended")
         notify(.disconnected(gone.session))

@@ -32,8 +32,10 @@ extension RemoteSettings {
             _ = try Self.listener(r, addressKey: "vnc")
             let configured = r.keysInFileOrder.first { key in
                 switch r.entries[key] {
-                case .string(let text)?: !text.isEmpty
+                case .string(let text)?: !text.isEmpty && text != ["auth": "password", "pam_service": "vitrine-vnc"][key]
                 case .bool(let on)?: on
+                case .integer(let n)?: key != "max_rate" || n != 30
+                case .array(let items)?: !items.isEmpty
                 default: true
                 }
             }
@@ -70,14 +72,8 @@ extension RemoteSettings {
         let address = try r.value(
             addressKey, Address.unix(path: ""),
             expected:
-                "\"host:port\" with a numeric address (\"127.0.0.1:5900\", \"[::1]:5900\", \"0.0.0.0:5900\")"
+                "\"host:port\" with a numeric address (\"127.0.0.1:5900\", \"[::1]:5900\", \"0.0.0.0:5900\") or a Unix socket's absolute path"
         ) { $0.string == "" ? Address.unix(path: "") : $0.string.flatMap(Address.init) }
-        if case .unix(let path) = address, !path.isEmpty {
-            throw r.error(
-                addressKey,
-                "is a Unix socket (\(path)): VNC listens on TCP only, because Debian's Neat VNC (0.5.4) frees a viewer that hangs up on a Unix socket before its handshake and then uses it, which would crash the daemon; use \"127.0.0.1:5900\" (under the service with the vnc.conf drop-in, docs/REMOTE.md)"
-            )
-        }
         var entry = Listener(address: address)
         let output = try r.string("output", "")
         entry.output = output.isEmpty ? nil : output == "wall" ? RemoteSettings.wall : output
@@ -97,7 +93,11 @@ extension RemoteSettings {
             return names.count == items.count && !names.contains("") ? names : nil
         }
         entry.viewOnlyGroup = try r.string("view_only_group", "")
-        if !entry.pam, let pamKey = ["pam_service", "view_only_users", "view_only_group"].first(where: { r.entries[$0] != nil }) {
+        let pamKeys = [
+            ("pam_service", entry.pamService != "vitrine-vnc"), ("view_only_users", !entry.viewOnlyUsers.isEmpty),
+            ("view_only_group", !entry.viewOnlyGroup.isEmpty),
+        ]
+        if !entry.pam, let (pamKey, _) = pamKeys.first(where: \.1) {
             throw r.error(pamKey, "applies to PAM users: set auth = \"pam\" (or, with a password file, mark users user:password:view-only)")
         }
         if entry.pam, !entry.passwordFile.isEmpty {

@@ -29,6 +29,8 @@ public final class VNCListener {
     private let users: Users?
     private var server: OpaquePointer?
     private var display: OpaquePointer?
+    /// A Unix socket listener's relay, in front of Neat VNC's own socket.
+    private var relay: VNCUnixRelay?
     /// The picture's buffers while a viewer is connected.
     private var framebuffers: VNCFramebuffers?
     /// When the last picture was sent (monotonic seconds), and the timer that sends the
@@ -85,10 +87,10 @@ public final class VNCListener {
         case .tcp(let host, let port):
             server = nvnc_open(host, UInt16(port))
         case .unix(let path):
-            var info = stat()
-            if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK { unlink(path) }
-            server = nvnc_open_unix(path)
-            if server != nil { chmod(path, 0o660) }
+            let relay = try VNCUnixRelay(path: path, loop: loop)
+            self.relay = relay
+            server = nvnc_open_unix(relay.inner)
+            if server == nil { relay.close() }
         }
         guard let server else {
             throw SystemError.errno("listen on", "\(name)", advice: " — is another VNC server (or vitrined) listening there?")
@@ -143,8 +145,9 @@ public final class VNCListener {
         if let server {
             nvnc_close(server)
             self.server = nil
-            if case .unix(let path) = settings.address { unlink(path) }
         }
+        relay?.close()
+        relay = nil
         if let display {
             nvnc_display_unref(display)
             self.display = nil
@@ -247,7 +250,7 @@ public final class VNCListener {
     }
 
     private func began(_ client: OpaquePointer) {
-        let descriptor = newestDescriptor(known: Set(clients.values.map(\.descriptor)))
+        let descriptor = newestDescriptor(known: Set(clients.values.map(\.descriptor)), on: relay.map { .unix(path: $0.inner) } ?? settings.address)
         let (user, userViewOnly) = authenticated.isEmpty ? ("", false) : authenticated.removeFirst()
         Self.nextSession += 1
         sessionsTotal += 1

@@ -9,6 +9,7 @@ import VitrineDaemonTestSupport
     static let libraries: Set<String> = [
         "libinput.so.10", "libudev.so.1", "libseat.so.1", "libxkbcommon.so.0", "libxkbcommon-x11.so.0", "libxcb.so.1", "libxcb-shm.so.0",
         "libxcb-composite.so.0", "libxcb-res.so.0", "libwayland-client.so.0", "libwayland-server.so.0", "libneatvnc.so.0", "libaml.so.0",
+        "libpam.so.0",
     ]
 
     /// Those of `libraries` that the daemon maps (a file of the name, or of the name and a

@@ -191,9 +191,12 @@ public final class VNCListener {
     private func schedule() {
         guard awaiting.isEmpty, let framebuffers, !framebuffers.unsent.isEmpty, flushTimer == nil else { return }
         let now = EventLoop.monotonicSeconds
-        let due = lastSent + 1 / Double(max(1, settings.maxRate))
-        if now >= due - 0.0005 {
-            send()
+        let interval = 1 / Double(max(1, settings.maxRate))
+        let due = lastSent + interval
+        // A frame a little before its slot (frames come at the display's rate, not ours)
+        // goes at once, and counts as sent at the slot: on average no more than maxRate.
+        if now >= due - interval / 4 {
+            send(slot: due)
         } else {
             flushTimer = loop.schedule(after: due - now) { [unowned self] in
                 flushTimer = nil
@@ -202,7 +205,8 @@ public final class VNCListener {
         }
     }
 
-    private func send() {
+    /// Hands the draft to Neat VNC; `slot` is when the rate limit let it go.
+    private func send(slot due: Double = -.infinity) {
         guard let display, let (slot, damage) = framebuffers?.send() else { return }
         nvnc_fb_set_release_fn(
             slot.fb,
@@ -211,7 +215,7 @@ public final class VNCListener {
             }, Unmanaged.passUnretained(self).toOpaque())
         let rects = damage.flatMap { [Int32($0.x), Int32($0.y), Int32($0.width), Int32($0.height)] }
         vitrine_vnc_feed(display, slot.fb, rects, Int32(damage.count))
-        lastSent = EventLoop.monotonicSeconds
+        lastSent = max(EventLoop.monotonicSeconds, due)
         updatesSent += 1
         if awaitTimer != nil { stopAwaiting() }
     }

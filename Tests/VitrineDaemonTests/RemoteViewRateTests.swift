@@ -73,4 +73,77 @@ import VitrineTestSupport
         try RemoteViewTests.vncdo(port, ["capture", captured])
         #expect(GoldenImage.difference(try Surface(contentsOfPNG: captured), try c.screenshot("screen2"), tolerance: 2).differing == 0)
     }
+
+    /// With the real-time clock, a viewer that asks for the screen right after the greeting
+    /// (a raw RFB client, faster than vncdotool) sees the screen as it is, not the picture
+    /// the listener sent its previous viewer before the screen changed.
+    @Test func aNewViewerOfARealTimeDaemonSeesTheScreenAsItIs() throws {
+        let port = try RemoteViewTests.freePort()
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-vnc-\(UUID().uuidString.prefix(8)).toml").path
+        try "[remote]\nvnc = \"127.0.0.1:\(port)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let daemon = try DaemonProcess(clock: "realtime", arguments: ["--size", "320x200", "--config", config])
+        let c = try daemon.connect()
+        for line in RemoteViewTests.scene { try c.ok(line) }
+        for colour in ["#0000ff", "#ffff00", "#00ffff"] {
+            try c.ok(##"{"cmd": "layer.set", "layer": "button", "properties": {"backgroundColor": "\##(colour)"}, "actions": false}"##)
+            usleep(200_000)
+            let seen = try Self.firstPixel(port: port, x: 160, y: 100)
+            let shown = try c.screenshot("screen").pixel(x: 160, y: 100).argb & 0xFF_FFFF
+            #expect(seen == shown, "\(colour): the viewer saw \(String(seen, radix: 16)), the screen shows \(String(shown, radix: 16))")
+        }
+    }
+
+    /// Connects to `port` as a raw RFB 3.8 viewer (security None, the server's pixel
+    /// format, raw encoding), asks for the whole screen as soon as it is greeted and
+    /// returns the pixel at (`x`, `y`) of the first update, as 0xRRGGBB.
+    static func firstPixel(port: Int, x: Int, y: Int) throws -> UInt32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in(
+            sin_family: sa_family_t(AF_INET), sin_port: UInt16(port).bigEndian, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")),
+            sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        let connected = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        func read(_ count: Int) throws -> [UInt8] {
+            var bytes = [UInt8](repeating: 0, count: count)
+            var done = 0
+            while done < count {
+                let n = bytes.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + done, count - done, 0) }
+                try #require(n > 0, "the server closed the connection")
+                done += n
+            }
+            return bytes
+        }
+        func number(_ bytes: ArraySlice<UInt8>) -> Int { bytes.reduce(0) { $0 << 8 | Int($1) } }
+        _ = try read(12)
+        sendAll(fd, Array("RFB 003.008\n".utf8))
+        let types = try read(Int(try read(1)[0]))
+        try #require(types.contains(1), "no security None: \(types)")
+        sendAll(fd, [1])
+        try #require(number(try read(4)[...]) == 0)
+        sendAll(fd, [1])
+        let initial = try read(24)
+        _ = try read(number(initial[20..<24]))
+        let (width, height) = (number(initial[0..<2]), number(initial[2..<4]))
+        sendAll(fd, [3, 0, 0, 0, 0, 0, UInt8(width >> 8), UInt8(width & 0xFF), UInt8(height >> 8), UInt8(height & 0xFF)])
+        let header = try read(4)
+        try #require(header[0] == 0, "not a FramebufferUpdate: \(header)")
+        var pixel: UInt32?
+        for _ in 0..<number(header[2..<4]) {
+            let rect = try read(12)
+            let (rx, ry, rw, rh) = (number(rect[0..<2]), number(rect[2..<4]), number(rect[4..<6]), number(rect[6..<8]))
+            try #require(number(rect[8..<12]) == 0, "not raw: \(rect)")
+            let data = try read(rw * rh * 4)
+            if (rx..<rx + rw).contains(x), (ry..<ry + rh).contains(y) {
+                let i = ((y - ry) * rw + (x - rx)) * 4
+                pixel = UInt32(data[i]) | UInt32(data[i + 1]) << 8 | UInt32(data[i + 2]) << 16
+            }
+        }
+        return try #require(pixel, "the first update does not cover (\(x), \(y))")
+    }
 }

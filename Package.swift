@@ -457,8 +457,9 @@ let package = Package(
         // damage's regions) are bound when a listener starts, like input's.
         .target(
             name: "VitrineRemote",
-            dependencies: ["VitrineSystem", "VitrineRaster", "CNeatVNC", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["VitrineSystem", "VitrineRaster", "CNeatVNC", "CPAM", .product(name: "Logging", package: "swift-log")]),
         .target(name: "CNeatVNC", dependencies: ["CLazyLibrary"], cSettings: [.unsafeFlags(["-I/usr/include/pixman-1"])]),
+        .target(name: "CPAM", dependencies: ["CLazyLibrary"]),
         .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling", "VitrineFormat"]),
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineImage", "VitrineText", "VitrineRolling"],

@@ -63,6 +63,9 @@ final class DaemonMetrics {
                 families.counter(
                     "remote_frames_skipped_total", "Frames a VNC listener did not feed because its viewers still held every buffer.", listener.framesSkipped,
                     [("listener", listener.settings.address.description)])
+                families.counter(
+                    "remote_updates_total", "Pictures a VNC listener sent its viewers (at most its max_rate a second).", listener.updatesSent,
+                    [("listener", listener.settings.address.description)])
             }
         }
         families.gauge("clients", "Connected clients of the socket (vitrine-fleet, the broker's bridge, among them).", Double(c.subscribers.count))

@@ -95,6 +95,17 @@ final class InputRouter {
         let size = outputSet.primary.backend.mode
         pointer = Point(x: Double(size.width) / 2, y: Double(size.height) / 2)
         recognizer.area = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
+        // On a wall, input may land on any of its screens (remote viewers of the wall).
+        let primary = outputSet.primary
+        if primary.viewport != nil {
+            for head in outputSet.heads {
+                guard let viewport = head.viewport else { continue }
+                let rect = Rect(
+                    x: Double(viewport.x) - primary.origin.x, y: Double(viewport.y) - primary.origin.y, width: Double(viewport.width),
+                    height: Double(viewport.height))
+                recognizer.area = recognizer.area?.union(rect)
+            }
+        }
         presence = InputPresence(settings: settings, sceneHost: sceneHost, outputSet: outputSet, loop: loop, logger: logger, pointer: pointer)
         presence.post = { [unowned self] event in post(event, layer: nil) }
         presence.fire = { [unowned self] trigger, time in

@@ -146,6 +146,7 @@ import VitrineRemote
         vnc = "0.0.0.0:5901"
         output = "HDMI-A-1"
         view_only = true
+        max_rate = 12
         tls_certificate = "/etc/vitrine/vnc.crt"
         tls_key = "/etc/vitrine/vnc.key"
         password_file = "/etc/vitrine/vnc.passwords"
@@ -302,7 +303,7 @@ import VitrineRemote
         expected.launcher.allowCommands = true
         var vnc = RemoteSettings.Listener(address: .tcp(host: "0.0.0.0", port: 5901))
         (vnc.output, vnc.viewOnly, vnc.certificate) = ("HDMI-A-1", true, "/etc/vitrine/vnc.crt")
-        (vnc.key, vnc.passwordFile) = ("/etc/vitrine/vnc.key", "/etc/vitrine/vnc.passwords")
+        (vnc.key, vnc.passwordFile, vnc.maxRate) = ("/etc/vitrine/vnc.key", "/etc/vitrine/vnc.passwords", 12)
         expected.remote.listeners = [vnc]
         (expected.osk.enabled, expected.osk.layouts, expected.osk.avoid) = (true, ["de", "numeric"], .resize)
         let grey = { (n: Double) in Color(red: n / 255, green: (n + 1) / 255, blue: (n + 2) / 255, alpha: 128 / 255) }

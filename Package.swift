@@ -44,6 +44,7 @@ let package = Package(
         .library(name: "VitrineVideo", targets: ["VitrineVideo"]),
         .library(name: "VitrineVideoLayer", targets: ["VitrineVideoLayer"]),
         .library(name: "VitrineProtocol", targets: ["VitrineProtocol"]),
+        .library(name: "VitrineSignage", targets: ["VitrineSignage"]),
         .library(name: "VitrineRender", targets: ["VitrineRender"]),
         .library(name: "VitrineOutput", targets: ["VitrineOutput"]),
         .library(name: "VitrineRolling", targets: ["VitrineRolling"]),
@@ -193,6 +194,7 @@ let package = Package(
                 "VitrineXWayland",
                 "VitrineKeyboard",
                 "VitrineOutputSet",
+                "VitrineSignage",
                 "VitrineSceneHost",
                 "VitrineRemote",
                 "CLinuxEvents",
@@ -281,6 +283,10 @@ let package = Package(
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster", "VitrineTestSupport", "CairoReference"], exclude: ["Golden"]),
         // cairo drawing on a Surface: the reference for paths and strokes in the raster tests and `vitrine-bench raster`.
         .target(name: "CairoReference", dependencies: ["VitrineRaster", "CCairo"], path: "Tests/CairoReference"),
+        .target(
+            name: "VitrineSignage",
+            dependencies: ["VitrineProtocol", "VitrineSystem"]),
+        .testTarget(name: "VitrineSignageTests", dependencies: ["VitrineSignage", "VitrineProtocol", "VitrineSystem"]),
         .target(
             name: "VitrineProtocol",
             dependencies: ["VitrineCore", "VitrineJSON", "VitrineRolling", "VitrineSystem"]),
@@ -441,7 +447,7 @@ let package = Package(
         .target(
             name: "VitrineConfig",
             dependencies: [
-                "VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem", "VitrineRemote",
+                "VitrineCore", "VitrineProtocol", "VitrineSignage", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem", "VitrineRemote",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig", "VitrineJSON", "VitrineRemote"]),

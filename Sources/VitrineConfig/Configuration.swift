@@ -56,6 +56,8 @@ public struct Configuration: Sendable, Equatable {
     public var launcher = Launcher()
     /// `[osk]`: the on-screen keyboard.
     public var osk = ScreenKeyboard()
+    /// `[scenes.NAME]`, `[[playlists]]`, `[[schedules]]`: signage that runs itself.
+    public var signage = Signage()
 
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()

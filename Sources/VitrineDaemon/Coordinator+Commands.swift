@@ -76,6 +76,10 @@ extension Coordinator {
             throw ProtocolError(.internalError, "client.stop is handled before execute")
         case .oskShow, .oskHide, .oskLayout:
             return try executeKeyboard(command)
+        case .sceneLoad(let load):
+            return try showLoaded(load)
+        case .signage(let command):
+            return try execute(command)
         }
     }
 

@@ -7,6 +7,7 @@ import VitrineOutput
 import VitrineOutputSet
 import VitrineProtocol
 import VitrineSceneHost
+import VitrineSignage
 import VitrineSystem
 import VitrineRaster
 import VitrineRender
@@ -70,6 +71,16 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
     var capture: ScreenCapture?
     /// The VNC listeners, when `[remote]` configures some.
     var remote: RemoteView?
+    /// Gets scenes and playlist items ready and shows them (`scene.load`).
+    private(set) var switcher: SceneSwitcher!
+    /// The playlists and schedules, once one plays.
+    var signage: SignageHost?
+    /// The event loop, when there is one.
+    let loop: EventLoop?
+    /// Receives what the playlists show, for proof of play; nil records nothing.
+    public var playRecorder: (any PlayRecorder)? {
+        didSet { signage?.recorder = playRecorder }
+    }
 
     /// What a request leaves for after its reply (`flush`): events, and a frame.
     struct AfterReply {
@@ -91,6 +102,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
         self.settings = settings
         self.logger = logger
         self.workers = workers
+        self.loop = loop
         let scene = Scene(configuration: settings.sceneConfiguration)
         StandardKinds.register(in: scene, rolling: settings.rolling, fontFamily: settings.defaultFontFamily)
         scene.register(VideoLayer.kind)
@@ -113,6 +125,11 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
             settings: settings.content, roots: settings.contentRoots + [settings.imageDirectory], directory: settings.imageDirectory,
             sceneHost: sceneHost, outputSet: outputSet, subscribers: subscribers,
             decoder: DecoderClient(settings: settings.decoder, loop: loop, logger: logger), workers: workers, loop: loop, logger: logger)
+        switcher = SceneSwitcher(sceneHost: sceneHost, content: content, workers: workers, loop: loop)
+        switcher.scenes = settings.signage.scenes
+        switcher.spring = settings.spring
+        switcher.background = settings.background
+        content.videoEnded = { [unowned self] layer in signage?.videoEnded(layer: layer, at: now) }
         let restored =
             settings.stateDirectory.map {
                 openJournal(directory: $0, mustExist: settings.stateDirectoryIsDefault, fresh: settings.freshStart, loop: loop)
@@ -127,8 +144,10 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
             windows?.now = { [unowned sceneHost] in sceneHost.now }
             input.windows = windows
             watchdog = makeWatchdog(loop: loop)
+            switcher.windows = windows
         }
         takeIdleActions()
+        startSignage()
     }
 
     /// The renderer every output's pipeline draws with (one image store, one font library).
@@ -217,6 +236,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
             if case .screenshot(let path, let output, let cursor) = request.command {
                 return screenshot(id: request.id, path: path, output: output, cursor: cursor, for: client)
             }
+            if case .sceneLoad(let load) = request.command { return sceneLoad(load, request: request, from: client) }
             if case .configReload = request.command {
                 return deferredReply(to: client) { finish in
                     hooks.reloadConfiguration { error in

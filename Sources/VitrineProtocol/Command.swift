@@ -105,6 +105,10 @@ public enum Command: Sendable {
     case oskHide
     /// Shows another layout of `[osk] layouts` (nil: the next one).
     case oskLayout(layout: String?)
+    /// Shows a scene in place of an output's, once its content is ready (docs/SIGNAGE.md).
+    case sceneLoad(SceneLoad)
+    /// Playlists and schedules (`playlist.*`, `schedule.*`).
+    case signage(SignageCommand)
 
     /// The command's wire name.
     public var name: String {
@@ -150,6 +154,8 @@ public enum Command: Sendable {
         case .oskShow: "osk.show"
         case .oskHide: "osk.hide"
         case .oskLayout: "osk.layout"
+        case .sceneLoad: "scene.load"
+        case .signage(let command): command.name
         }
     }
 

@@ -148,6 +148,10 @@ extension Command {
                 self = command
                 return
             }
+            if let command = try Self.decodeSignage(name, r) {
+                self = command
+                return
+            }
             throw ProtocolError(.unknownCommand, "there is no command '\(name)'; \"hello\" lists the commands")
         }
     }
@@ -271,6 +275,7 @@ extension Command {
         "unsubscribe", "config.reload", "scene.reset", "binding.add", "binding.remove", "binding.list", "input.inject", "output.list", "output.power",
         "surface.list", "surface.assign", "surface.close",
         "client.start", "client.stop", "client.list", "osk.show", "osk.hide", "osk.layout",
+        "scene.load", "playlist.set", "playlist.remove", "playlist.list", "playlist.play", "playlist.stop", "schedule.set", "schedule.remove", "schedule.list",
     ]
 }
 

@@ -102,6 +102,12 @@ public enum Event: Sendable, Equatable {
     case remoteConnected(session: Int, listener: String, output: String, peer: String, user: String, viewOnly: Bool)
     /// The VNC viewer `session` left.
     case remoteDisconnected(session: Int, listener: String, peer: String, user: String)
+    /// A scene replaced the output's (`scene.load`, a playlist's item): its transition began.
+    case sceneLoaded(output: String, scene: String, transition: String?)
+    /// A playlist's item began on an output.
+    case playlistItem(PlaylistCue)
+    /// A playlist's item could not be shown and was passed over; `reason` says why.
+    case playlistSkipped(PlaylistCue, reason: String)
 
     /// The events' names on the wire, in the order `hello` lists them.
     public enum Name: String, CaseIterable, Sendable {
@@ -122,6 +128,7 @@ public enum Event: Sendable, Equatable {
         case oskText = "osk.text", oskKey = "osk.key"
         case contentStalled = "content.stalled", contentResumed = "content.resumed"
         case remoteConnected = "remote.connected", remoteDisconnected = "remote.disconnected"
+        case sceneLoaded = "scene.loaded", playlistItem = "playlist.item", playlistSkipped = "playlist.skipped"
     }
 
     /// What the content watchdog watches: a layer's rectangle or a whole output.
@@ -355,6 +362,9 @@ extension Event {
         case .contentResumed: .contentResumed
         case .remoteConnected: .remoteConnected
         case .remoteDisconnected: .remoteDisconnected
+        case .sceneLoaded: .sceneLoaded
+        case .playlistItem: .playlistItem
+        case .playlistSkipped: .playlistSkipped
         }
     }
 
@@ -491,6 +501,12 @@ extension Event {
             ]
         case .remoteDisconnected(let session, let listener, let peer, let user):
             return ["session": .number(Double(session)), "listener": .string(listener), "peer": .string(peer), "user": .string(user)]
+        case .sceneLoaded(let output, let scene, let transition):
+            return ["output": .string(output), "scene": .string(scene), "transition": transition.map(JSON.string) ?? .null]
+        case .playlistItem(let cue):
+            return cue.fields
+        case .playlistSkipped(let cue, let reason):
+            return cue.fields.merging(["reason": .string(reason)]) { $1 }
         }
     }
 
@@ -514,4 +530,21 @@ extension Event.LayerTouch {
         fields["transactions"] = Event.transactions(transactions)
         return fields
     }
+}
+
+/// Which item of which playlist an output shows (`playlist.item`, `playlist.skipped`).
+public struct PlaylistCue: Sendable, Equatable {
+    public var output: String
+    public var playlist: String
+    public var item: String
+    public var index: Int
+
+    public init(output: String, playlist: String, item: String, index: Int) {
+        self.output = output
+        self.playlist = playlist
+        self.item = item
+        self.index = index
+    }
+
+    var fields: [String: JSON] { ["output": .string(output), "playlist": .string(playlist), "item": .string(item), "index": .number(Double(index))] }
 }

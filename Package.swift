@@ -450,6 +450,6 @@ let package = Package(
                 "VitrineCore", "VitrineProtocol", "VitrineSignage", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem", "VitrineRemote",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
-        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig", "VitrineJSON", "VitrineRemote"]),
+        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig", "VitrineJSON", "VitrineRemote", "VitrineSignage", "VitrineProtocol"]),
     ]
 )

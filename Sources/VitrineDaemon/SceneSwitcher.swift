@@ -4,6 +4,7 @@ import VitrineCore
 import VitrineProtocol
 import VitrineSceneHost
 import VitrineSystem
+import VitrineVideo
 import VitrineWindowHost
 
 /// Gets what a scene or a playlist's item shows ready — the scene file read, its images
@@ -39,9 +40,9 @@ final class SceneSwitcher {
     /// The window host, once the compositor serves: where clients' windows come from.
     weak var windows: WindowHost?
     private let sceneHost: SceneHost
-    private let content: ContentHost
+    fileprivate let content: ContentHost
     private let workers: WorkerPool?
-    private let loop: EventLoop?
+    fileprivate let loop: EventLoop?
 
     init(sceneHost: SceneHost, content: ContentHost, workers: WorkerPool?, loop: EventLoop?) {
         self.sceneHost = sceneHost
@@ -52,49 +53,92 @@ final class SceneSwitcher {
 
     // MARK: Getting ready
 
+    /// One item being made ready: answered once, with its content or why not (its
+    /// timeout included); prerolled videos of a failed one are dropped.
+    private final class Preparation {
+        var finished = false
+        var ticket: UInt64?
+        /// The video layers prerolled for it.
+        var videos: [String] = []
+        let done: (Result<Ready, ProtocolError>) -> Void
+        weak var switcher: SceneSwitcher?
+
+        init(switcher: SceneSwitcher, done: @escaping (Result<Ready, ProtocolError>) -> Void) {
+            self.switcher = switcher
+            self.done = done
+        }
+
+        func finish(_ result: Result<Ready, ProtocolError>) {
+            guard !finished else { return }
+            finished = true
+            if let ticket { switcher?.loop?.cancel(ticket) }
+            if case .failure = result { for layer in videos { switcher?.content.videos.cancelPreroll(layer) } }
+            done(result)
+        }
+    }
+
     /// Reads and loads what `item` shows; `done` gets it ready, or why it cannot be shown
     /// (after `timeout` seconds at most), once, on the loop.
     func prepare(_ item: PlaylistItem.Content, timeout: Double, done: @escaping (Result<Ready, ProtocolError>) -> Void) {
-        var finished = false
-        var ticket: UInt64?
-        let finish: (Result<Ready, ProtocolError>) -> Void = { [loop] result in
-            guard !finished else { return }
-            finished = true
-            if let ticket { loop?.cancel(ticket) }
-            done(result)
-        }
-        ticket = loop?.schedule(after: timeout) {
-            finish(.failure(ProtocolError(.contentFailed, "\(item) was not ready within \(timeout) s")))
+        let p = Preparation(switcher: self, done: done)
+        p.ticket = loop?.schedule(after: timeout) { [weak p] in
+            p?.finish(.failure(ProtocolError(.contentFailed, "\(item) was not ready within \(timeout) s")))
         }
         switch item {
         case .scene(let source):
             readScene(source) { [unowned self] result in
                 switch result {
-                case .success(let (scene, name)): load(scene, name: name, finish)
-                case .failure(let error): finish(.failure(error))
+                case .success(let (scene, name)): load(scene, name: name, p)
+                case .failure(let error): p.finish(.failure(error))
                 }
             }
         case .image(let layer, let path):
             content.loader.load([path]) { error in
-                finish(error.map { .failure($0) } ?? .success(.layer(layer, properties: [("contents", .string(path))])))
+                p.finish(error.map { .failure($0) } ?? .success(.layer(layer, properties: [("contents", .string(path))])))
             }
         case .video(let layer, let path):
-            if case .failure(let error) = ContentHost.videoLocation(path, content: content.loader, network: content.settings.networkVideo) {
-                return finish(.failure(ProtocolError(.contentFailed, error.message)))
+            let scene = sceneHost.scene
+            let bounds = (try? scene.modelValues(of: layer))?.rect(.bounds).size ?? Size(width: 2, height: 2)
+            func string(_ key: String) -> String? { (try? KeyPath(parsing: key)).flatMap { try? scene.modelValue($0, of: layer).string } }
+            let gravity = string("videoGravity"), audio = string("audio")
+            do throws(VideoError) {
+                try content.videos.preroll(
+                    layer: layer, src: path, width: Int(bounds.width.rounded(.up)), height: Int(bounds.height.rounded(.up)), letterbox: gravity != "resize",
+                    audio: audio.flatMap(VideoAudio.init(rawValue:)) ?? .off)
+            } catch {
+                return p.finish(.failure(ProtocolError(.contentFailed, error.message)))
             }
-            finish(.success(.layer(layer, properties: [("src", .string(path)), ("start", .number(0))])))
+            p.videos = [layer]
+            waitForVideos(p) { error in
+                p.finish(error.map { .failure($0) } ?? .success(.layer(layer, properties: [("src", .string(path)), ("start", .number(0))])))
+            }
         case .window(let layer, let client):
-            guard let windows else { return finish(.failure(WindowHost.noLauncher)) }
+            guard let windows else { return p.finish(.failure(WindowHost.noLauncher)) }
             if Self.pid(of: client, in: windows) == nil {
-                do { _ = try windows.startClient(client, program: nil) } catch { return finish(.failure(error)) }
+                do { _ = try windows.startClient(client, program: nil) } catch { return p.finish(.failure(error)) }
             }
-            waitForWindow(of: client, in: windows) { surface in finish(.success(.window(layer: layer, surface: surface))) }
+            waitForWindow(of: client, in: windows, p) { surface in p.finish(.success(.window(layer: layer, surface: surface))) }
         }
     }
 
+    /// Calls `ready` once the videos `p` prerolled have decoded their first frames
+    /// (looked at every 10 ms), or with why one cannot play.
+    private func waitForVideos(_ p: Preparation, ready: @escaping (ProtocolError?) -> Void) {
+        guard !p.finished else { return }
+        var waiting = false
+        for layer in p.videos {
+            do { waiting = try !content.videos.isPrerolled(layer) || waiting } catch {
+                return ready(ProtocolError(.contentFailed, "video layer '\(layer)': \(error.message)"))
+            }
+        }
+        guard waiting, let loop else { return ready(nil) }
+        loop.schedule(after: 0.01) { [weak self] in self?.waitForVideos(p, ready: ready) }
+    }
+
     /// Calls `found` with the surface id of `client`'s first mapped window once it has one
-    /// (looked for every 50 ms while `found` is wanted).
-    private func waitForWindow(of client: String, in windows: WindowHost, found: @escaping (Int) -> Void) {
+    /// (looked for every 50 ms while `p` waits).
+    private func waitForWindow(of client: String, in windows: WindowHost, _ p: Preparation, found: @escaping (Int) -> Void) {
+        guard !p.finished else { return }
         if let pid = Self.pid(of: client, in: windows),
             let surface = windows.list()["surfaces"]?.array?.first(where: { $0["pid"]?.number == pid && $0["mapped"] == .bool(true) })?["id"]?.number
         {
@@ -102,7 +146,7 @@ final class SceneSwitcher {
         }
         loop?.schedule(after: 0.05) { [weak self, weak windows] in
             guard let self, let windows else { return }
-            waitForWindow(of: client, in: windows, found: found)
+            waitForWindow(of: client, in: windows, p, found: found)
         }
     }
 
@@ -135,19 +179,35 @@ final class SceneSwitcher {
         }
     }
 
-    /// Loads `scene`'s images and checks its videos' sources.
-    private func load(_ scene: SceneDescription, name: String, _ finish: @escaping (Result<Ready, ProtocolError>) -> Void) {
+    /// Loads `scene`'s images and prerolls its videos (checking every source), both at once.
+    private func load(_ scene: SceneDescription, name: String, _ p: Preparation) {
         let (images, videos) = Self.references(in: scene)
         for src in videos {
             if case .failure(let error) = ContentHost.videoLocation(src, content: content.loader, network: content.settings.networkVideo) {
-                return finish(.failure(ProtocolError(.contentFailed, "scene \(name): \(error.message)")))
+                return p.finish(.failure(ProtocolError(.contentFailed, "scene \(name): \(error.message)")))
             }
         }
-        guard !images.isEmpty else { return finish(.success(.scene(scene, name: name))) }
-        content.loader.load(images) { error in
-            if let error { return finish(.failure(error.prefixed("scene \(name): "))) }
-            finish(.success(.scene(scene, name: name)))
+        for layer in scene.layers where layer.kind == "video" {
+            let properties = Dictionary(layer.properties, uniquingKeysWith: { $1 })
+            guard let src = properties["src"]?.string, !src.isEmpty, (properties["playlist"]?.array ?? []).isEmpty else { continue }
+            let bounds = properties["bounds"]?.array?.compactMap(\.number) ?? []
+            do throws(VideoError) {
+                try content.videos.preroll(
+                    layer: layer.id, src: src, width: Int(bounds.count == 4 ? bounds[2] : 2), height: Int(bounds.count == 4 ? bounds[3] : 2),
+                    letterbox: properties["videoGravity"]?.string != "resize", audio: properties["audio"]?.string.flatMap(VideoAudio.init(rawValue:)) ?? .off)
+            } catch {
+                return p.finish(.failure(ProtocolError(.contentFailed, "scene \(name): video layer '\(layer.id)': \(error.message)")))
+            }
+            p.videos.append(layer.id)
         }
+        var parts = 2
+        let part: (ProtocolError?) -> Void = { error in
+            if let error { return p.finish(.failure(error.prefixed("scene \(name): "))) }
+            parts -= 1
+            if parts == 0 { p.finish(.success(.scene(scene, name: name))) }
+        }
+        if images.isEmpty { part(nil) } else { content.loader.load(images, done: part) }
+        waitForVideos(p, ready: part)
     }
 
     /// The image `contents` and the video sources a scene's layers show.

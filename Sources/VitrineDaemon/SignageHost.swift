@@ -281,6 +281,10 @@ final class SignageHost {
                     o["since"] = .number(showing.start)
                     o["until"] = showing.ends.map(JSON.number) ?? .null
                 }
+                if let next = state.next {
+                    o["next"] = .string(next.cue.item.name)
+                    o["nextReady"] = .bool((try? next.ready?.get()) != nil)
+                }
                 return .object(o)
             })
     }

@@ -208,3 +208,61 @@ import VitrineRaster
         #expect(run.status != 0 && run.stderr.contains("conflict.toml:13: schedules[1]") && run.stderr.contains("overlaps"), "\(run)")
     }
 }
+
+/// Playlists with videos: an item lasting until its video ends, and a scene whose video
+/// cannot play refused before anything changes.
+@Suite(.serialized) struct SignageVideoTests {
+    @Test func aVideoItemLastsUntilItsVideoEnds() throws {
+        let (daemon, c, directory) = try SignageTests.start()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = daemon
+        let made = try VideoTests().makeVideo()
+        let video = directory.appendingPathComponent("count.avi")
+        try FileManager.default.moveItem(at: URL(fileURLWithPath: made), to: video)
+        let tv = directory.appendingPathComponent("tv.json")
+        try ##"{"background": "#ff00ff", "layers": [{"id": "tv", "kind": "video", "properties": {"bounds": [0, 0, 160, 100], "position": [80, 50]}}]}"##
+            .write(to: tv, atomically: true, encoding: .utf8)
+        try c.ok(
+            #"{"id": 1, "cmd": "playlist.set", "playlist": {"name": "tv", "items": [{"file": "\#(tv.path)", "duration": 0.5}, {"name": "clip", "video": "\#(video.path)", "layer": "tv", "duration": "video"}, {"scene": "red", "duration": 1}]}}"#
+        )
+        try c.ok(#"{"id": 2, "cmd": "subscribe", "events": ["video.*"]}"#)
+        try c.ok(#"{"id": 3, "cmd": "playlist.play", "playlist": "tv"}"#)
+        // The video's first frame is decoded before its item is due (prerolled).
+        let deadline = Date().addingTimeInterval(10)
+        while try c.request(#"{"id": 4, "cmd": "playlist.list"}"#)["result"]?["outputs"]?.array?.first?["nextReady"] != .bool(true), Date() < deadline {
+            usleep(10_000)
+        }
+        _ = try SignageTests.screenshot(c, at: 0.25)
+        for (time, frame) in [(0.5, 0), (1.0, 15), (2.0, 45)] {
+            let shot = try SignageTests.screenshot(c, at: time)
+            let shown = VideoTests.frame(ScreenshotTests.rgba(shot, 40, 50))
+            #expect(abs(shown - frame) <= 1, "t=\(time): video frame \(shown), expected \(frame)")
+        }
+        var frame = 60, time = 2.0
+        var events: [JSON] = []
+        while time < 3, !events.contains(where: { $0["event"]?.string == "playlist.item" && $0["item"]?.string == "red" }) {
+            frame += 1
+            time = Double(frame) / 30
+            _ = try SignageTests.screenshot(c, at: time)
+            events += try c.drain()
+        }
+        let ended = try #require(events.first { $0["event"]?.string == "video.ended" }, "\(events)")
+        #expect(ended["layer"]?.string == "tv")
+        #expect(time >= 2.5 - 1e-3 && time < 2.6, "the next item came at \(time), when the two-second video played from 0.5 ended: \(events)")
+        ScreenshotTests.expectPixel(try SignageTests.screenshot(c, at: time + 0.3), 80, 50, SignageTests.red, "the item after the video")
+    }
+
+    @Test func aSceneWhoseVideoCannotPlayIsRefused() throws {
+        let (daemon, c, directory) = try SignageTests.start()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = daemon
+        try c.ok(#"{"id": 0, "cmd": "playlist.play", "playlist": "three", "item": 1}"#)
+        try "not a video".write(to: directory.appendingPathComponent("fake.avi"), atomically: true, encoding: .utf8)
+        let scene = directory.appendingPathComponent("fake.json")
+        try #"{"layers": [{"id": "tv", "kind": "video", "properties": {"bounds": [0, 0, 160, 100], "position": [80, 50], "src": "fake.avi"}}]}"#
+            .write(to: scene, atomically: true, encoding: .utf8)
+        let reply = try c.request(#"{"id": 1, "cmd": "scene.load", "file": "\#(scene.path)"}"#)
+        #expect(reply["error"]?["code"]?.string == "content_failed" && (reply["error"]?["message"]?.string ?? "").contains("'tv'"), "\(reply)")
+        ScreenshotTests.expectPixel(try SignageTests.screenshot(c, at: 0.5), 80, 50, SignageTests.green, "the scene shown before")
+    }
+}

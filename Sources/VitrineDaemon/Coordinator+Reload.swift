@@ -36,7 +36,7 @@ extension Coordinator {
         settings.signage = fresh.signage
         switcher.scenes = fresh.signage.scenes
         switcher.background = fresh.background
-        if let signage { signage.take(fresh.signage.library, at: now) } else { startSignage() }
+        if let signage { signage.take(signageLibrary, at: now) } else { startSignage() }
 
         windows?.apply(reloaded: settings.compositor, allowCommands: settings.launcher.allowCommands)
         outputSet.settings = settings.outputSet

@@ -11,14 +11,21 @@ import VitrineSystem
 extension Coordinator {
     /// Starts playing the configured schedules, if any.
     func startSignage() {
-        guard !settings.signage.library.isEmpty else { return }
+        guard !signageLibrary.isEmpty else { return }
         _ = signageHost()
+    }
+
+    /// The configuration's playlists and schedules with the changes made over the socket.
+    var signageLibrary: SignageLibrary {
+        let (library, dropped) = signageChanges.applied(to: settings.signage.library)
+        for change in dropped { logger.warning("a playlist or schedule set over the socket no longer applies: \(change)") }
+        return library
     }
 
     /// The signage host, made (and started on every output) the first time it is needed.
     func signageHost() -> SignageHost {
         if let signage { return signage }
-        let host = SignageHost(library: settings.signage.library, switcher: switcher, clock: clock, loop: loop) { [unowned self] notice in
+        let host = SignageHost(library: signageLibrary, switcher: switcher, clock: clock, loop: loop) { [unowned self] notice in
             take(notice)
         }
         host.recorder = playRecorder
@@ -109,7 +116,13 @@ extension Coordinator {
     // MARK: playlist.*, schedule.*
 
     func execute(_ command: SignageCommand) throws(ProtocolError) -> JSON {
-        var library = signage?.library ?? settings.signage.library
+        let result = try apply(command)
+        signageChanges.note(command)
+        return result
+    }
+
+    private func apply(_ command: SignageCommand) throws(ProtocolError) -> JSON {
+        var library = signage?.library ?? signageLibrary
         switch command {
         case .playlistSet(let playlist):
             library.set(playlist)

@@ -75,6 +75,8 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
     private(set) var switcher: SceneSwitcher!
     /// The playlists and schedules, once one plays.
     var signage: SignageHost?
+    /// The playlists and schedules set over the socket, journaled.
+    var signageChanges = SignageChanges()
     /// The event loop, when there is one.
     let loop: EventLoop?
     /// Receives what the playlists show, for proof of play; nil records nothing.

@@ -24,8 +24,8 @@ import VitrineRaster
 
     /// A daemon showing the playlist red, green, blue (a second each, pushed in from the
     /// right in a quarter second) on a magenta output, and a client subscribed to signage.
-    static func start(extra: String = "") throws -> (DaemonProcess, SocketClient, URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-signage-\(UUID().uuidString.prefix(8))")
+    static func start(arguments: [String] = [], in existing: URL? = nil) throws -> (DaemonProcess, SocketClient, URL) {
+        let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-signage-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("vitrine.toml")
         try """
@@ -45,9 +45,8 @@ import VitrineRaster
         ]
         [[schedules]]
         playlist = "three"
-        \(extra)
         """.write(to: config, atomically: true, encoding: .utf8)
-        let daemon = try DaemonProcess(arguments: ["--size", "160x100", "--config", config.path])
+        let daemon = try DaemonProcess(arguments: ["--size", "160x100", "--config", config.path] + arguments)
         let c = try daemon.connect()
         try c.ok(#"{"id": "sub", "cmd": "subscribe", "events": ["playlist.*", "scene.loaded"]}"#)
         return (daemon, c, directory)
@@ -178,6 +177,24 @@ import VitrineRaster
         ScreenshotTests.expectPixel(try Self.screenshot(c, at: 0.3), 80, 50, Self.green, "still the item shown before, pushed in")
         try c.ok(#"{"id": 6, "cmd": "scene.load", "scene": "blue"}"#)
         ScreenshotTests.expectPixel(try c.screenshot("cut"), 80, 50, Self.blue, "a named scene, cut in")
+    }
+
+    @Test func playlistsAndSchedulesSetOverTheSocketSurviveARestart() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-signage-state-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let (first, c, directory) = try Self.start(arguments: ["--state-dir", state])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try c.ok(#"{"id": 1, "cmd": "playlist.set", "playlist": {"name": "blues", "items": [{"scene": "blue", "duration": 5}]}}"#)
+        try c.ok(#"{"id": 2, "cmd": "schedule.set", "schedule": {"name": "urgent", "playlist": "blues", "priority": 5}}"#)
+        ScreenshotTests.expectPixel(try c.screenshot("before"), 80, 50, SignageTests.blue, "the schedule set over the socket plays at once")
+        #expect(first.stop() == 0)
+        let (second, d, _) = try Self.start(arguments: ["--state-dir", state], in: directory)
+        _ = second
+        let schedules = try #require(try d.request(#"{"id": 1, "cmd": "schedule.list"}"#)["result"]?["schedules"]?.array)
+        #expect(schedules.map { $0["name"]?.string } == ["three", "urgent"], "\(schedules)")
+        ScreenshotTests.expectPixel(try d.screenshot("after"), 80, 50, SignageTests.blue, "and again after a restart")
+        try d.ok(#"{"id": 2, "cmd": "schedule.remove", "schedule": "urgent"}"#)
+        ScreenshotTests.expectPixel(try SignageTests.screenshot(d, at: 1), 80, 50, SignageTests.red, "the configured schedule once it is removed")
     }
 
     @Test func aConflictingScheduleIsRefusedAtLoadAndOverTheSocket() throws {

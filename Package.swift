@@ -242,6 +242,7 @@ let package = Package(
             dependencies: [
                 "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster", "VitrineTestSupport",
                 "VitrineDaemonTestSupport", "vitrined", "vitrine-decoder", "vitrine-fleet", "CX11", "CSandbox", "VitrineFleet", "VitrineCodecs",
+                "VitrineSignage", "VitrineConfig",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["References"]),

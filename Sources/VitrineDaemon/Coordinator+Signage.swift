@@ -43,15 +43,18 @@ extension Coordinator {
             replaceBindings(of: old, with: bindings, root: root)
         case .firstFrame(let output, let token):
             guard let head = outputSet.heads.first(where: { $0.name == output }) else { return }
+            // (said at the start of a frame, which the tap sees drawn whole)
             _ = FirstFrameTap(head.pipeline, workers: workers) { [weak self] hash in
                 if !hash.isEmpty { self?.playRecorder?.firstFrame(token, hash: hash) }
             }
-            requestFrame()
         case .frame(let at):
             if let at {
                 if clock.mode == .realtime { outputSet.requestFrame(at: at) }
+            } else if let loop {
+                // (not within the frame or the request that said it)
+                loop.schedule(after: 0) { [weak self] in self?.requestFrame() }
             } else {
-                requestFrame()
+                afterReply.frame = true
             }
         }
     }

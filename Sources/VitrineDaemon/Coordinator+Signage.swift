@@ -11,6 +11,11 @@ import VitrineSystem
 extension Coordinator {
     /// Starts playing the configured schedules, if any.
     func startSignage() {
+        input.playActions = { [unowned self] spec in
+            do throws(ProtocolError) { try signageHost().play(spec.playlist ?? "", item: nil, output: nil, at: now) } catch {
+                logger.warning("binding '\(spec.id ?? "")' cannot play its playlist: \(error.message)")
+            }
+        }
         guard !signageLibrary.isEmpty else { return }
         _ = signageHost()
     }

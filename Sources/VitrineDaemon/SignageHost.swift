@@ -178,6 +178,7 @@ final class SignageHost {
     /// Decides again what `state` shows next; with `cut`, ends what it shows now.
     private func replan(_ state: OutputState, at time: Double, cut: Bool = false) {
         state.generation += 1
+        if let next = state.next { state.player.putBack(next.cue) }
         state.next = nil
         if cut || state.showing == nil {
             advance(state, at: time)
@@ -189,6 +190,7 @@ final class SignageHost {
     private func dropNext(_ state: OutputState, at time: Double) {
         guard state.next?.ready == nil || state.showing?.ends == nil else { return }
         state.generation += 1
+        if let next = state.next { state.player.putBack(next.cue) }
         state.next = nil
         prepareNext(state, after: state.showing?.ends ?? time)
     }

@@ -89,6 +89,14 @@ public final class PlaylistPlayer {
         return cue
     }
 
+    /// Takes back `cue`, which `next` gave but was not shown (plans changed): the playlist
+    /// comes to it again next.
+    public func putBack(_ cue: Cue) {
+        guard !cue.triggered else { return }
+        positions[cue.playlist] = cue.index
+        if !cue.interrupt { slots = max(0, slots - 1) }
+    }
+
     /// Counts `seconds` that `cue` was shown, for interrupts by share of time.
     public func played(_ cue: Cue, seconds: Double) {
         guard !cue.triggered, seconds > 0 else { return }

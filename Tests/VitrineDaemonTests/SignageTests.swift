@@ -197,6 +197,23 @@ import VitrineRaster
         ScreenshotTests.expectPixel(try SignageTests.screenshot(d, at: 1), 80, 50, SignageTests.red, "the configured schedule once it is removed")
     }
 
+    @Test func aKeyBindingPlaysAPlaylistThenTheScheduleAgain() throws {
+        let (daemon, c, directory) = try Self.start()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = daemon
+        try c.ok(#"{"id": 1, "cmd": "playlist.set", "playlist": {"name": "offer", "items": [{"scene": "blue", "duration": 0.5}]}}"#)
+        try c.ok(#"{"id": 2, "cmd": "binding.add", "binding": "promo", "on": "key", "key": "p", "playlist": "offer"}"#)
+        try c.ok(#"{"id": 3, "cmd": "clock.set", "time": 0.4}"#)
+        try c.ok(#"{"id": 4, "cmd": "input.inject", "type": "key", "keysym": "p", "pressed": true}"#)
+        ScreenshotTests.expectPixel(try c.screenshot("offer"), 80, 50, Self.blue, "the binding's playlist, at once")
+        let events = try c.drain().filter { $0["event"]?.string == "playlist.item" }
+        #expect(events.last?["playlist"]?.string == "offer", "\(events)")
+        _ = try Self.screenshot(c, at: 0.9)
+        ScreenshotTests.expectPixel(try Self.screenshot(c, at: 1.2), 80, 50, Self.green, "the schedule again once it ended, where it was")
+        let listed = try #require(try c.request(#"{"id": 5, "cmd": "binding.list"}"#)["result"])
+        #expect("\(listed)".contains(#""playlist":"offer""#), "\(listed)")
+    }
+
     @Test func aConflictingScheduleIsRefusedAtLoadAndOverTheSocket() throws {
         let (daemon, c, directory) = try Self.start()
         defer { try? FileManager.default.removeItem(at: directory) }

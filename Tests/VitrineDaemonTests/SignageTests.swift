@@ -214,6 +214,21 @@ import VitrineRaster
         #expect("\(listed)".contains(#""playlist":"offer""#), "\(listed)")
     }
 
+    @Test func sceneLoadWithAtSwitchesAtThatTime() throws {
+        let (daemon, c, directory) = try Self.start()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try c.ok(#"{"id": 0, "cmd": "playlist.play", "playlist": "three", "item": 1}"#)
+        _ = try Self.screenshot(c, at: 0.3)
+        c.send(#"{"id": "later", "cmd": "scene.load", "scene": "blue", "at": 0.5}"#)
+        // (the client that sent it waits for its reply; another moves the clock)
+        let other = try daemon.connect()
+        ScreenshotTests.expectPixel(try Self.screenshot(other, at: 0.45), 80, 50, Self.green, "before its time")
+        ScreenshotTests.expectPixel(try Self.screenshot(other, at: 0.5), 80, 50, Self.blue, "at its time")
+        var reply = ""
+        while !reply.contains(#""id":"later""#), let line = c.readLine() { reply = line }
+        #expect(reply.contains(#""applied":0.5"#) && reply.contains(#""scene":"blue""#), "\(reply)")
+    }
+
     @Test func aConflictingScheduleIsRefusedAtLoadAndOverTheSocket() throws {
         let (daemon, c, directory) = try Self.start()
         defer { try? FileManager.default.removeItem(at: directory) }

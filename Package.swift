@@ -270,7 +270,7 @@ let package = Package(
             name: "vitrine-bench",
             dependencies: [
                 "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineProtocol", "CPixman", "VitrineDaemon",
-                "VitrineSystem", "VitrineKeyboard",
+                "VitrineSystem", "VitrineKeyboard", "VitrineConfig",
                 "VitrineImage", "VitrineCodecs", "CJPEG", "CairoReference", "vitrined", "vitrine-decoder", "vitrine-fleet", "CWaylandClient",
                 "WaylandDescription",
                 .product(name: "Logging", package: "swift-log"),

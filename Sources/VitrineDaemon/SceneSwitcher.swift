@@ -140,7 +140,7 @@ final class SceneSwitcher {
     private func waitForWindow(of client: String, in windows: WindowHost, _ p: Preparation, found: @escaping (Int) -> Void) {
         guard !p.finished else { return }
         if let pid = Self.pid(of: client, in: windows),
-            let surface = windows.list()["surfaces"]?.array?.first(where: { $0["pid"]?.number == pid && $0["mapped"] == .bool(true) })?["id"]?.number
+            let surface = windows.list()["surfaces"]?.array?.first(where: { $0["pid"]?.number == pid && $0["mapped"] == .bool(true) })?["surface"]?.number
         {
             return found(Int(surface))
         }

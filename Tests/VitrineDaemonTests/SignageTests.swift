@@ -24,7 +24,7 @@ import VitrineRaster
 
     /// A daemon showing the playlist red, green, blue (a second each, pushed in from the
     /// right in a quarter second) on a magenta output, and a client subscribed to signage.
-    static func start(arguments: [String] = [], in existing: URL? = nil) throws -> (DaemonProcess, SocketClient, URL) {
+    static func start(arguments: [String] = [], in existing: URL? = nil, extra: String = "") throws -> (DaemonProcess, SocketClient, URL) {
         let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-signage-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("vitrine.toml")
@@ -45,6 +45,7 @@ import VitrineRaster
         ]
         [[schedules]]
         playlist = "three"
+        \(extra)
         """.write(to: config, atomically: true, encoding: .utf8)
         let daemon = try DaemonProcess(arguments: ["--size", "160x100", "--config", config.path] + arguments)
         let c = try daemon.connect()
@@ -227,6 +228,28 @@ import VitrineRaster
         var reply = ""
         while !reply.contains(#""id":"later""#), let line = c.readLine() { reply = line }
         #expect(reply.contains(#""applied":0.5"#) && reply.contains(#""scene":"blue""#), "\(reply)")
+    }
+
+    @Test func aWindowItemStartsItsClientAndShowsItsWindowInItsLayer() throws {
+        let client = "[compositor]\nenabled = true\n[[clients]]\nname = \"shm\"\ncommand = [\"/usr/bin/weston-simple-shm\"]\nstart = false\n"
+        let (daemon, c, directory) = try Self.start(extra: client)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = daemon
+        let scene = directory.appendingPathComponent("app.json")
+        try #"{"layers": [{"id": "app", "kind": "surface", "properties": {"bounds": [0, 0, 160, 100], "position": [80, 50]}}]}"#
+            .write(to: scene, atomically: true, encoding: .utf8)
+        try c.ok(
+            #"{"id": 1, "cmd": "playlist.set", "playlist": {"name": "apps", "items": [{"file": "\#(scene.path)", "duration": 1}, {"client": "shm", "layer": "app", "duration": 5}]}}"#
+        )
+        try c.ok(#"{"id": 2, "cmd": "playlist.play", "playlist": "apps"}"#)
+        // (the scene file is read by a worker: its item begins once it is, at time 0)
+        _ = try c.waitForEvent("playlist.item") { $0["playlist"]?.string == "apps" && $0["index"]?.number == 0 }
+        try c.ok(#"{"id": 3, "cmd": "clock.set", "time": 1}"#)
+        let item = try c.waitForEvent("playlist.item", timeout: 20) { $0["playlist"]?.string == "apps" && $0["index"]?.number == 1 }
+        #expect(item["item"]?.string == "shm")
+        let surfaces = try #require(try c.request(#"{"id": 4, "cmd": "surface.list"}"#)["result"]?["surfaces"]?.array)
+        #expect(surfaces.contains { $0["layer"]?.string == "app" && $0["mapped"] == .bool(true) }, "\(surfaces)")
+        try c.ok(#"{"id": 5, "cmd": "client.stop", "name": "shm"}"#)
     }
 
     @Test func aConflictingScheduleIsRefusedAtLoadAndOverTheSocket() throws {

@@ -44,6 +44,7 @@ let package = Package(
         .library(name: "VitrineVideo", targets: ["VitrineVideo"]),
         .library(name: "VitrineVideoLayer", targets: ["VitrineVideoLayer"]),
         .library(name: "VitrineProtocol", targets: ["VitrineProtocol"]),
+        .library(name: "VitrineSignage", targets: ["VitrineSignage"]),
         .library(name: "VitrineRender", targets: ["VitrineRender"]),
         .library(name: "VitrineOutput", targets: ["VitrineOutput"]),
         .library(name: "VitrineRolling", targets: ["VitrineRolling"]),
@@ -194,6 +195,7 @@ let package = Package(
                 "VitrineXWayland",
                 "VitrineKeyboard",
                 "VitrineOutputSet",
+                "VitrineSignage",
                 "VitrineSceneHost",
                 "VitrineRemote",
                 "VitrineIdentify",
@@ -268,6 +270,7 @@ let package = Package(
                 "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster", "VitrineTestSupport",
                 "VitrineDaemonTestSupport", "vitrined", "vitrine-decoder", "vitrine-fleet", "CX11", "CSandbox", "VitrineFleet", "VitrineCodecs",
                 "VitrinePlayLog",
+                "VitrineSignage", "VitrineConfig",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["References"]),
@@ -295,7 +298,7 @@ let package = Package(
             name: "vitrine-bench",
             dependencies: [
                 "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineProtocol", "CPixman", "VitrineDaemon",
-                "VitrineSystem", "VitrineKeyboard",
+                "VitrineSystem", "VitrineKeyboard", "VitrineConfig",
                 "VitrineImage", "VitrineCodecs", "CJPEG", "CairoReference", "vitrined", "vitrine-decoder", "vitrine-fleet", "CWaylandClient",
                 "WaylandDescription",
                 .product(name: "Logging", package: "swift-log"),
@@ -309,6 +312,10 @@ let package = Package(
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster", "VitrineTestSupport", "CairoReference"], exclude: ["Golden"]),
         // cairo drawing on a Surface: the reference for paths and strokes in the raster tests and `vitrine-bench raster`.
         .target(name: "CairoReference", dependencies: ["VitrineRaster", "CCairo"], path: "Tests/CairoReference"),
+        .target(
+            name: "VitrineSignage",
+            dependencies: ["VitrineProtocol", "VitrineSystem"]),
+        .testTarget(name: "VitrineSignageTests", dependencies: ["VitrineSignage", "VitrineProtocol", "VitrineSystem"]),
         .target(
             name: "VitrineProtocol",
             dependencies: ["VitrineCore", "VitrineJSON", "VitrineRolling", "VitrineSystem"]),
@@ -479,9 +486,9 @@ let package = Package(
         .target(
             name: "VitrineConfig",
             dependencies: [
-                "VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem", "VitrineRemote",
+                "VitrineCore", "VitrineProtocol", "VitrineSignage", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem", "VitrineRemote",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
-        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig", "VitrineJSON", "VitrineRemote"]),
+        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig", "VitrineJSON", "VitrineRemote", "VitrineSignage", "VitrineProtocol"]),
     ]
 )

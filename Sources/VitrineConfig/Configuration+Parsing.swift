@@ -103,6 +103,7 @@ extension Configuration {
         clients = try ClientEntry.readAll(top)
         watches = try Watch.readAll(top, clients: clients)
         wall = try Wall(reading: top.table("wall"))
+        signage = try Signage(reading: top, source: source, roots: content.roots)
         try checkWall(top)
         if scene.content != nil, let first = outputs.first, first.scene != nil, first.root.isEmpty || first.root == "root" {
             throw top.context.error(
@@ -120,7 +121,7 @@ extension Configuration {
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {
         let names = sections.keys.sorted()
-        for name in top.keysInFileOrder where sections[name] == nil && name != "outputs" && name != "clients" && name != "watch" {
+        for name in top.keysInFileOrder where sections[name] == nil && !["outputs", "clients", "watch", "scenes", "playlists", "schedules"].contains(name) {
             if top.entries[name]?.table != nil {
                 let all = TableReader.list(names.map { "[\($0)]" })
                 let guess =

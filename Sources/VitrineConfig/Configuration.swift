@@ -58,6 +58,8 @@ public struct Configuration: Sendable, Equatable {
     public var osk = ScreenKeyboard()
     /// `[playlog]`: proof of play.
     public var playLog = PlayLog()
+    /// `[scenes.NAME]`, `[[playlists]]`, `[[schedules]]`: signage that runs itself.
+    public var signage = Signage()
 
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()
@@ -446,6 +448,8 @@ extension Configuration {
         // The VNC listeners are opened once, at start.
         ("remote.vnc", { $0.remote }), ("remote.output", { $0.remote }), ("remote.view_only", { $0.remote }),
         ("remote.tls_certificate", { $0.remote }), ("remote.tls_key", { $0.remote }), ("remote.password_file", { $0.remote }),
+        ("remote.max_rate", { $0.remote }), ("remote.auth", { $0.remote }), ("remote.pam_service", { $0.remote }),
+        ("remote.view_only_users", { $0.remote }), ("remote.view_only_group", { $0.remote }),
         // The Wayland socket is made once, at start.
         ("compositor.enabled", { $0.compositor.enabled }), ("compositor.socket", { $0.compositor.socket }),
         // The Wayland server's limits are set when it starts.

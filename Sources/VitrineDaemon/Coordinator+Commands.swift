@@ -81,6 +81,10 @@ extension Coordinator {
             throw ProtocolError(.internalError, "cec.send is handled before execute")
         case .playlogQuery:
             throw ProtocolError(.internalError, "playlog.query is handled before execute")
+        case .sceneLoad(let load):
+            return try showLoaded(load)
+        case .signage(let command):
+            return try execute(command)
         }
     }
 

@@ -13,6 +13,7 @@ extension Coordinator {
         switch notice {
         case .frameStarting(let time):
             if clock.mode == .realtime { applyScheduled(upTo: time) }
+            signage?.tick(at: time)
             sceneHost.advance(to: time)
         case .rendering(let head, let frame):
             if head === outputSet.heads.first { input.latency.rendering(frame: frame, at: EventLoop.monotonicSeconds) }

@@ -2,7 +2,11 @@ import Glibc
 import VitrineJSON
 import VitrinePlayLog
 import VitrineProtocol
+import VitrineSignage
 import VitrineSystem
+
+/// The play log records what the playlists show.
+extension PlayLog: PlayRecorder {}
 
 extension Coordinator {
     /// The play log in `playlog/` under the state directory, when `[playlog]` is on and

@@ -34,6 +34,10 @@ extension Coordinator {
         settings.background = fresh.background
         settings.identify = fresh.identify
         settings.sceneConfiguration = fresh.sceneConfiguration
+        settings.signage = fresh.signage
+        switcher.scenes = fresh.signage.scenes
+        switcher.background = fresh.background
+        if let signage { signage.take(signageLibrary, at: now) } else { startSignage() }
 
         windows?.apply(reloaded: settings.compositor, allowCommands: settings.launcher.allowCommands)
         outputSet.settings = settings.outputSet

@@ -32,6 +32,8 @@ public struct DaemonSettings: Sendable {
     public var background: Color
     public var sceneConfiguration: Scene.Configuration
     public var initialScene: SceneDescription?
+    /// `[scenes.NAME]`, `[[playlists]]`, `[[schedules]]`.
+    public var signage = Configuration.Signage()
     /// Where `initialScene` came from, for the error when it cannot be shown.
     public var initialSceneOrigin = "the configuration's [scene]"
     /// `[scene] identify`: where the identification screen shows (`IdentificationScreen`).
@@ -154,6 +156,7 @@ public struct DaemonSettings: Sendable {
         clients = c.clients
         watches = c.watches
         launcher = c.launcher
+        signage = c.signage
     }
 
     /// Bounds on what one client and the whole scene may hold (`[limits]`).

@@ -41,6 +41,8 @@ final class InputRouter {
     /// Resets the scene or restarts a client for an `idle` or `active` binding (the
     /// coordinator's), before its commands are applied.
     var idleActions: (BindingSpec) -> Void = { _ in }
+    /// Plays a binding's `playlist`.
+    var playActions: (BindingSpec) -> Void = { _ in }
     let recognizer: GestureRecognizer
     /// The long-press timer: its ticket and the deadline (media time) it is armed for.
     private var longPressTimer: (ticket: UInt64, deadline: Double)?
@@ -111,7 +113,7 @@ final class InputRouter {
         presence.fire = { [unowned self] trigger, time in
             let matching = bindings.isEmpty ? [] : bindings.matching(trigger)
             for entry in matching where entry.spec.resetsScene || entry.spec.restartsClient != nil { idleActions(entry.spec) }
-            _ = fire(matching.filter { !$0.spec.transaction.commands.isEmpty }, at: time, on: nil, what: trigger.rawValue)
+            _ = fire(matching.filter { !$0.spec.transaction.commands.isEmpty || $0.spec.playlist != nil }, at: time, on: nil, what: trigger.rawValue)
         }
         presence.changed = changed
     }
@@ -404,6 +406,8 @@ final class InputRouter {
         let at = min(now, max(time, now - framePeriod))
         var committed: [UInt64] = []
         for entry in entries {
+            if entry.spec.playlist != nil { playActions(entry.spec) }
+            guard !entry.spec.transaction.commands.isEmpty else { continue }
             do {
                 committed.append(try sceneHost.commit(entry.spec.transaction, owner: nil, at: at))
                 counts.fired += 1

@@ -110,6 +110,10 @@ public enum Command: Sendable {
     case cecSend(CECSendRequest)
     /// The play log's entries in a time range (docs/PLAYLOG.md).
     case playlogQuery(PlayLogQuery)
+    /// Shows a scene in place of an output's, once its content is ready (docs/SIGNAGE.md).
+    case sceneLoad(SceneLoad)
+    /// Playlists and schedules (`playlist.*`, `schedule.*`).
+    case signage(SignageCommand)
 
     /// The command's wire name.
     public var name: String {
@@ -157,6 +161,8 @@ public enum Command: Sendable {
         case .oskLayout: "osk.layout"
         case .cecSend: "cec.send"
         case .playlogQuery: "playlog.query"
+        case .sceneLoad: "scene.load"
+        case .signage(let command): command.name
         }
     }
 

@@ -156,6 +156,10 @@ extension Command {
                 self = command
                 return
             }
+            if let command = try Self.decodeSignage(name, r) {
+                self = command
+                return
+            }
             throw ProtocolError(.unknownCommand, "there is no command '\(name)'; \"hello\" lists the commands")
         }
     }
@@ -280,6 +284,7 @@ extension Command {
         "surface.list", "surface.assign", "surface.close",
         "client.start", "client.stop", "client.list", "osk.show", "osk.hide", "osk.layout", "cec.send",
         "playlog.query",
+        "scene.load", "playlist.set", "playlist.remove", "playlist.list", "playlist.play", "playlist.stop", "schedule.set", "schedule.remove", "schedule.list",
     ]
 }
 

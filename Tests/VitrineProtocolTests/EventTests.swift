@@ -37,7 +37,7 @@ import VitrineJSON
     @Test func wireNamesAreTheEnumsInItsOrder() {
         #expect(Wire.eventNames == Event.Name.allCases.map(\.rawValue))
         #expect(Wire.eventNames.first == "animation.started")
-        #expect(Wire.eventNames.last == "playlog.entry")
+        #expect(Wire.eventNames.last == "playlist.skipped")
     }
 
     @Test func sceneEventsAreWrittenAsDocumented() {

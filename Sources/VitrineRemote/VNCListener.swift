@@ -259,7 +259,7 @@ public final class VNCListener {
         Self.nextSession += 1
         sessionsTotal += 1
         let session = RemoteSession(
-            id: Self.nextSession, listener: settings.address.description, output: output, peer: descriptor.map(Self.peer) ?? "",
+            id: Self.nextSession, listener: settings.address.description, output: output, peer: relay != nil ? "unix" : descriptor.map(Self.peer) ?? "",
             user: user, viewOnly: settings.viewOnly || userViewOnly, since: Self.wallClock)
         clients[client] = Client(session: session, descriptor: descriptor ?? -1)
         let first = sessions.isEmpty

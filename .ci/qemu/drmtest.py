@@ -501,6 +501,15 @@ class HeadSwitch:
         self.daemon.wait()
 
 
+def resume(proc):
+    """Tells the guest's script to go on after the host checked a step."""
+    try:
+        proc.stdin.write(b"go\n")
+        proc.stdin.flush()
+    except BrokenPipeError:
+        pass  # QEMU has ended; the console says why
+
+
 def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
     """Boots one VM; returns (ok, [report lines], {timings})."""
     qmp_path = os.path.join(outdir, f"{gpu}.qmp")
@@ -586,11 +595,7 @@ def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
                     handover_ok, text = sampler.finish()
                     ok &= handover_ok
                     report.append(f"{gpu}: step 0 (boot splash handover): {text}")
-                try:
-                    proc.stdin.write(b"go\n")
-                    proc.stdin.flush()
-                except BrokenPipeError:
-                    pass
+                resume(proc)
             elif kind == "FILE":
                 receiving = (os.path.basename(rest.strip()), [])
             elif kind == "BOOTED":
@@ -612,11 +617,7 @@ def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
                 step_ok, text = check_step(gpu, int(n), what, qmp, outdir, expected_for, imgcmp)
                 ok &= step_ok
                 report.append(f"{gpu}: step {n} ({what}): {text}")
-                try:
-                    proc.stdin.write(b"go\n")
-                    proc.stdin.flush()
-                except BrokenPipeError:
-                    pass  # QEMU has ended; the console says why
+                resume(proc)
     except Failure as e:
         ok = False
         report.append(f"{gpu}: FAIL {e}")

@@ -188,3 +188,12 @@ extension Configuration.OutputEntry {
         }
     }
 }
+
+extension Configuration.OutputEntry {
+    /// The entry but its `cec`, which a reload follows: what needs a restart when it changes.
+    var withoutCEC: Self {
+        var entry = self
+        entry.cec = ""
+        return entry
+    }
+}

@@ -413,7 +413,7 @@ extension Configuration {
         ("output.connector", { $0.output.connector }), ("output.mode", { $0.output.mode }),
         ("output.rotation", { $0.output.rotation }), ("output.buffers", { $0.output.buffers }),
         ("output.headless_size", { $0.output.headlessSize }), ("output.headless_rate", { $0.output.headlessRate }),
-        ("output.snapshot_dir", { $0.output.snapshotDirectory }), ("outputs", { $0.outputs }),
+        ("output.snapshot_dir", { $0.output.snapshotDirectory }), ("outputs", { $0.outputs.map(\.withoutCEC) }),
         ("socket.path", { $0.socket.path }), ("socket.mode", { $0.socket.mode }), ("socket.group", { $0.socket.group }),
         ("fonts.directories", { $0.fonts.directories }),
         ("content.roots", { $0.content.roots }), ("content.network_video", { $0.content.networkVideo }), ("logging.level", { $0.logging.level }),

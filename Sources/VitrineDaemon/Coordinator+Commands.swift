@@ -31,8 +31,9 @@ extension Coordinator {
         case .layerAdd, .layerRemove, .layerMove, .layerActions, .layerPause, .layerResume, .layerSpeed, .layerSet, .animationAdd, .animationRemove,
             .numberSet, .transaction, .layerGet, .layerTree, .animationList, .time:
             return try sceneHost.execute(command, from: client)
-        case .clockSet(let time):
+        case .clockSet(let time, let wall):
             try setClock(time)
+            if let wall { clock.setWall(wall) }
             input.clockMoved()
             screenKeyboard?.advance(to: now)
             return .object(["time": .number(now)])

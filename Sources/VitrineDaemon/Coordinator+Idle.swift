@@ -1,17 +1,23 @@
 import VitrineProtocol
 
-/// What `idle` and `active` bindings do besides their commands.
+/// What bindings do besides their commands.
 extension Coordinator {
     /// Lets the input router reset the scene and restart clients for `idle` and `active`
-    /// bindings (`reset`, `client`); a failure is logged, as a binding's is.
-    func takeIdleActions() {
-        input.idleActions = { [unowned self] spec in
+    /// bindings (`reset`, `client`) and play a binding's `playlist`; a failure is logged,
+    /// as a binding's is.
+    func takeBindingActions() {
+        input.actions = { [unowned self] spec in
             if spec.resetsScene {
                 do throws(ProtocolError) { _ = try resetScene() } catch {
                     logger.warning("binding on \(spec.trigger.rawValue): the scene cannot be reset: \(error.message)")
                 }
             }
             if let name = spec.restartsClient { restartClient(name, for: "binding on \(spec.trigger.rawValue)") }
+            if let playlist = spec.playlist {
+                do throws(ProtocolError) { try signage.play(playlist, item: nil, output: nil, at: now) } catch {
+                    logger.warning("binding '\(spec.id ?? "")' cannot play its playlist: \(error.message)")
+                }
+            }
         }
     }
 

@@ -13,7 +13,7 @@ extension Coordinator {
         switch notice {
         case .frameStarting(let time):
             if clock.mode == .realtime { applyScheduled(upTo: time) }
-            signage?.tick(at: time)
+            signage.tick(at: time)
             sceneHost.advance(to: time)
         case .rendering(let head, let frame):
             if head === outputSet.heads.first { input.latency.rendering(frame: frame, at: EventLoop.monotonicSeconds) }
@@ -35,11 +35,14 @@ extension Coordinator {
                 do { try showScene(of: head) } catch { logger.error("\(error.message)") }
             }
             identification?.showWhereBlank()
+            followSignage()
             journal?.noteChanges()
         case .sceneChanged:
             identification?.committed(addsLayers: false, removesLayers: true)
             sceneHost.advance(to: now)
             journal?.noteChanges()
+        case .headRemoved:
+            followSignage()
         case .powered(let any):
             windows?.outputsPowered = any
         case .event(let event, afterReply: true):

@@ -37,10 +37,12 @@ extension Coordinator {
         settings.signage = fresh.signage
         switcher.scenes = fresh.signage.scenes
         switcher.background = fresh.background
-        if let signage { signage.take(signageLibrary, at: now) } else { startSignage() }
+        signage.configure(fresh.signage.library, at: now)
 
         windows?.apply(reloaded: settings.compositor, allowCommands: settings.launcher.allowCommands)
+        for (i, entry) in settings.outputs.enumerated() { settings.outputs[i].cec = fresh.outputs.first { $0.connector == entry.connector }?.cec ?? "" }
         outputSet.settings = settings.outputSet
+        outputSet.followTVControl()
         sceneHost.settings.spring = settings.spring
         content.settings = settings.content
         content.rebudgetImages()

@@ -5,39 +5,18 @@ import VitrineProtocol
 import VitrineSignage
 import VitrineSystem
 
-/// Scenes as units (`scene.load`) and the playlists and schedules that run on the device
-/// (`playlist.*`, `schedule.*`): the signage host is made when the first playlist plays;
-/// until then nothing of it runs.
+/// Scenes as units (`scene.load`) and the wiring of the signage host (`playlist.*`,
+/// `schedule.*`), which follows the outputs plugged in.
 extension Coordinator {
     /// Starts playing the configured schedules, if any.
     func startSignage() {
-        input.playActions = { [unowned self] spec in
-            do throws(ProtocolError) { try signageHost().play(spec.playlist ?? "", item: nil, output: nil, at: now) } catch {
-                logger.warning("binding '\(spec.id ?? "")' cannot play its playlist: \(error.message)")
-            }
-        }
-        guard !signageLibrary.isEmpty else { return }
-        _ = signageHost()
+        followSignage()
+        signage.startIfScheduled(at: now)
     }
 
-    /// The configuration's playlists and schedules with the changes made over the socket.
-    var signageLibrary: SignageLibrary {
-        let (library, dropped) = signageChanges.applied(to: settings.signage.library)
-        for change in dropped { logger.warning("a playlist or schedule set over the socket no longer applies: \(change)") }
-        return library
-    }
-
-    /// The signage host, made (and started on every output) the first time it is needed.
-    func signageHost() -> SignageHost {
-        if let signage { return signage }
-        let host = SignageHost(library: signageLibrary, switcher: switcher, clock: clock, loop: loop) { [unowned self] notice in
-            take(notice)
-        }
-        host.recorder = playRecorder
-        signage = host
-        let heads = outputSet.heads.map { (name: $0.name, root: $0.root, primary: $0.root == root) }
-        host.start(outputs: heads, at: now)
-        return host
+    /// Tells the signage host which outputs are plugged in.
+    func followSignage() {
+        signage.follow(outputs: outputSet.heads.map { SignageHost.Head(name: $0.name, root: $0.root, primary: $0.root == root) }, at: now)
     }
 
     func take(_ notice: SignageHost.Notice) {
@@ -55,12 +34,11 @@ extension Coordinator {
         case .frame(let at):
             if let at {
                 if clock.mode == .realtime { outputSet.requestFrame(at: at) }
-            } else if let loop {
-                // (not within the frame or the request that said it)
-                loop.schedule(after: 0) { [weak self] in self?.requestFrame() }
             } else {
-                afterReply.frame = true
+                requestFrame()
             }
+        case .frameAfterReply:
+            afterReply.frame = true
         }
     }
 
@@ -124,43 +102,6 @@ extension Coordinator {
     // MARK: playlist.*, schedule.*
 
     func execute(_ command: SignageCommand) throws(ProtocolError) -> JSON {
-        let result = try apply(command)
-        signageChanges.note(command)
-        return result
-    }
-
-    private func apply(_ command: SignageCommand) throws(ProtocolError) -> JSON {
-        var library = signage?.library ?? signageLibrary
-        switch command {
-        case .playlistSet(let playlist):
-            library.set(playlist)
-            signageHost().take(library, at: now)
-            return .object(["playlist": .string(playlist.name), "items": .number(Double(playlist.items.count))])
-        case .playlistRemove(let name):
-            try library.removePlaylist(name)
-            signageHost().take(library, at: now)
-            return .object(["removed": .string(name)])
-        case .playlistList:
-            return .object([
-                "playlists": .array(library.playlists.keys.sorted().map { library.playlists[$0]!.json }),
-                "outputs": signage?.status ?? .array([]),
-            ])
-        case .playlistPlay(let name, let item, let output):
-            try signageHost().play(name, item: item, output: output, at: now)
-            afterReply.frame = true
-            return .object(["playlist": .string(name), "outputs": signageHost().status])
-        case .playlistStop(let output):
-            return .object(["stopped": .bool(try signage?.stop(output: output, at: now) ?? false)])
-        case .scheduleSet(let entry):
-            try library.set(entry)
-            signageHost().take(library, at: now)
-            return .object(["schedule": .string(entry.name)])
-        case .scheduleRemove(let name):
-            try library.removeSchedule(name)
-            signageHost().take(library, at: now)
-            return .object(["removed": .string(name)])
-        case .scheduleList:
-            return .object(["schedules": .array(library.schedules.map(\.json))])
-        }
+        try signage.execute(command, at: now)
     }
 }

@@ -78,15 +78,12 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
     public private(set) var playLog: PlayLog?
     /// Gets scenes and playlist items ready and shows them (`scene.load`).
     private(set) var switcher: SceneSwitcher!
-    /// The playlists and schedules, once one plays.
-    var signage: SignageHost?
-    /// The playlists and schedules set over the socket, journaled.
-    var signageChanges = SignageChanges()
-    /// The event loop, when there is one.
-    let loop: EventLoop?
+    /// The playlists and schedules (`playlist.*`, `schedule.*`, `[[schedules]]`).
+    private(set) var signage: SignageHost!
     /// Receives what the playlists show, for proof of play; nil records nothing.
     public var playRecorder: (any PlayRecorder)? {
-        didSet { signage?.recorder = playRecorder }
+        get { signage.recorder }
+        set { signage.recorder = newValue }
     }
 
     /// What a request leaves for after its reply (`flush`): events, and a frame.
@@ -109,7 +106,6 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
         self.settings = settings
         self.logger = logger
         self.workers = workers
-        self.loop = loop
         let scene = Scene(configuration: settings.sceneConfiguration)
         StandardKinds.register(in: scene, rolling: settings.rolling, fontFamily: settings.defaultFontFamily)
         scene.register(VideoLayer.kind)
@@ -136,7 +132,10 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
         switcher.scenes = settings.signage.scenes
         switcher.spring = settings.spring
         switcher.background = settings.background
-        content.videoEnded = { [unowned self] layer in signage?.videoEnded(layer: layer, at: now) }
+        signage = SignageHost(library: settings.signage.library, switcher: switcher, clock: clock, loop: loop, logger: logger) { [unowned self] notice in
+            take(notice)
+        }
+        content.videoEnded = { [unowned self] layer in signage.videoEnded(layer: layer, at: now) }
         let restored =
             settings.stateDirectory.map {
                 openJournal(directory: $0, mustExist: settings.stateDirectoryIsDefault, fresh: settings.freshStart, loop: loop)
@@ -156,7 +155,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
             watchdog = makeWatchdog(loop: loop)
             switcher.windows = windows
         }
-        takeIdleActions()
+        takeBindingActions()
         startSignage()
     }
 

@@ -38,11 +38,9 @@ final class InputRouter {
     var bindings = BindingTable()
     /// The cursor, idleness and the waking touch: it sees every event first.
     private(set) var presence: InputPresence!
-    /// Resets the scene or restarts a client for an `idle` or `active` binding (the
-    /// coordinator's), before its commands are applied.
-    var idleActions: (BindingSpec) -> Void = { _ in }
-    /// Plays a binding's `playlist`.
-    var playActions: (BindingSpec) -> Void = { _ in }
+    /// Does what a binding asks besides its commands (the coordinator's): resets the
+    /// scene, restarts a client, plays a playlist; before its commands are applied.
+    var actions: (BindingSpec) -> Void = { _ in }
     let recognizer: GestureRecognizer
     /// The long-press timer: its ticket and the deadline (media time) it is armed for.
     private var longPressTimer: (ticket: UInt64, deadline: Double)?
@@ -112,8 +110,7 @@ final class InputRouter {
         presence.post = { [unowned self] event in post(event, layer: nil) }
         presence.fire = { [unowned self] trigger, time in
             let matching = bindings.isEmpty ? [] : bindings.matching(trigger)
-            for entry in matching where entry.spec.resetsScene || entry.spec.restartsClient != nil { idleActions(entry.spec) }
-            _ = fire(matching.filter { !$0.spec.transaction.commands.isEmpty || $0.spec.playlist != nil }, at: time, on: nil, what: trigger.rawValue)
+            _ = fire(matching.filter { !$0.spec.transaction.commands.isEmpty || $0.spec.hasActions }, at: time, on: nil, what: trigger.rawValue)
         }
         presence.changed = changed
     }
@@ -406,7 +403,7 @@ final class InputRouter {
         let at = min(now, max(time, now - framePeriod))
         var committed: [UInt64] = []
         for entry in entries {
-            if entry.spec.playlist != nil { playActions(entry.spec) }
+            if entry.spec.hasActions { actions(entry.spec) }
             guard !entry.spec.transaction.commands.isEmpty else { continue }
             do {
                 committed.append(try sceneHost.commit(entry.spec.transaction, owner: nil, at: at))
@@ -462,4 +459,9 @@ extension InputEvent {
             return .pointer(e)
         }
     }
+}
+
+extension BindingSpec {
+    /// Whether the binding does something besides its commands (`InputRouter.actions`).
+    var hasActions: Bool { resetsScene || restartsClient != nil || playlist != nil }
 }

@@ -313,7 +313,7 @@ extension Coordinator {
             return false
         }
         let journal = SceneJournal(
-            directory: directory, sceneHost: sceneHost, bindings: { [unowned input] in input.bindings }, signage: { [unowned self] in signageChanges },
+            directory: directory, sceneHost: sceneHost, bindings: { [unowned input] in input.bindings }, signage: { [unowned self] in signage.changes },
             loop: loop, workers: workers, logger: logger)
         self.journal = journal
         if fresh {
@@ -341,7 +341,7 @@ extension Coordinator {
             logger.warning("the journal's root '\(root)' has no output now: \(count == 1 ? "1 layer" : "\(count) layers") under it not restored")
         }
         try scene.restore(snapshot)
-        signageChanges = SignageChanges(commands: record.signage)
+        signage.restore(SignageChanges(commands: record.signage))
         sceneHost.animationKeys = max(sceneHost.animationKeys, record.animationKeys)
         input.bindings = BindingTable()
         for binding in record.bindings {

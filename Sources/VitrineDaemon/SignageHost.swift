@@ -1,3 +1,4 @@
+import Logging
 import VitrineCore
 import VitrineProtocol
 import VitrineSignage
@@ -8,23 +9,39 @@ import VitrineSystem
 /// due with its transition, passes over what cannot be shown (`playlist.skipped`) and
 /// keeps the picture meanwhile, and cuts an item short when the schedule changes.
 ///
-/// Driven by frames (`tick`) and, for a schedule's boundaries and a clock step, by a
-/// timer at most a minute apart. Confined to the loop; nothing of it runs while no
-/// playlist plays.
+/// It owns the signage state: the configuration's playlists and schedules, the changes
+/// made over the socket (journaled), the library made of both, the outputs plugged in and
+/// the proof-of-play recorder. Driven by frames (`tick`) and, for a schedule's boundaries
+/// and a clock step, by a timer at most a minute apart; a step of the wall clock (or of
+/// the manual clock) is seen at the next frame and decided again at once. Confined to
+/// the loop; no player runs until a schedule or `playlist.play` needs one.
 final class SignageHost {
     /// What the host says, on the loop.
     enum Notice {
         case event(Event)
         /// A scene was shown: its bindings are to be added in place of the old layers'.
         case sceneShown(root: String, old: [String], bindings: [BindingSpec])
-        /// A frame is wanted at media time `at` (nil: now).
+        /// A frame is wanted at media time `at`; nil: now (said outside any frame or request).
         case frame(at: Double?)
+        /// A frame is wanted after the reply to the request being handled (no loop).
+        case frameAfterReply
         /// The item `token` names shows fully from this frame on `output`: its digest is wanted.
         case firstFrame(output: String, token: Int)
     }
 
-    /// The playlists and schedules.
+    /// An output the host may play on.
+    struct Head: Equatable {
+        var name: String
+        var root: String
+        var primary: Bool
+    }
+
+    /// The playlists and schedules: the configuration's with the socket's changes made over them.
     private(set) var library: SignageLibrary
+    /// The configuration's `[[playlists]]` and `[[schedules]]`.
+    private var configured: SignageLibrary
+    /// The playlists and schedules set over the socket, journaled.
+    private(set) var changes = SignageChanges()
     /// Receives what is shown, for proof of play.
     var recorder: (any PlayRecorder)?
     /// Seconds an item may take to get ready before it is passed over.
@@ -32,9 +49,16 @@ final class SignageHost {
     let switcher: SceneSwitcher
     private let clock: MediaClock
     private let loop: EventLoop?
-    private let notify: (Notice) -> Void
+    private let logger: Logger
+    let notify: (Notice) -> Void
+    /// The outputs plugged in, one per root.
+    private var heads: [Head] = []
+    /// Whether players run (a schedule or a request needed them).
+    private var running = false
     private var outputs: [OutputState] = []
     private var timer: UInt64?
+    /// Media time and wall-clock offset at the last frame, to see a clock step.
+    private var lastFrame: (time: Double, offset: Double)?
 
     /// One output's playback.
     final class OutputState {
@@ -51,6 +75,8 @@ final class SignageHost {
         var retryAt: Double?
 
         init(player: PlaylistPlayer) { self.player = player }
+
+        var head: Head { Head(name: player.output, root: player.root, primary: player.primary) }
     }
 
     /// The item on screen.
@@ -60,6 +86,8 @@ final class SignageHost {
         /// Media time it ends; nil until its video ends.
         var ends: Double?
         var token: Int?
+        /// Wall-clock time it began.
+        var wallStart: Double
         /// Media time its transition ends, while its first full frame is still to be hashed.
         var hashAt: Double?
     }
@@ -70,11 +98,13 @@ final class SignageHost {
         var ready: Result<SceneSwitcher.Ready, ProtocolError>?
     }
 
-    init(library: SignageLibrary, switcher: SceneSwitcher, clock: MediaClock, loop: EventLoop?, notify: @escaping (Notice) -> Void) {
+    init(library: SignageLibrary, switcher: SceneSwitcher, clock: MediaClock, loop: EventLoop?, logger: Logger, notify: @escaping (Notice) -> Void) {
+        self.configured = library
         self.library = library
         self.switcher = switcher
         self.clock = clock
         self.loop = loop
+        self.logger = logger
         self.notify = notify
     }
 
@@ -82,11 +112,39 @@ final class SignageHost {
 
     // MARK: Outputs
 
-    /// Plays on these outputs (name, root, whether primary) from media time `time`.
-    func start(outputs heads: [(name: String, root: String, primary: Bool)], at time: Double) {
-        outputs = heads.map { OutputState(player: PlaylistPlayer(output: $0.name, root: $0.root, primary: $0.primary)) }
-        for state in outputs { replan(state, at: time) }
+    /// Follows the outputs plugged in (name, root, whether primary), one player per root:
+    /// an output plugged in gets one, and one unplugged stops, its item ended as not
+    /// completed.
+    func follow(outputs plugged: [Head], at time: Double) {
+        heads = []
+        for head in plugged where !heads.contains(where: { $0.root == head.root }) { heads.append(head) }
+        guard running else { return }
+        for state in outputs where !heads.contains(state.head) { stop(state, at: time) }
+        outputs.removeAll { !heads.contains($0.head) }
+        for head in heads where !outputs.contains(where: { $0.head == head }) {
+            let state = OutputState(player: PlaylistPlayer(output: head.name, root: head.root, primary: head.primary))
+            outputs.append(state)
+            replan(state, at: time)
+        }
         armTimer()
+    }
+
+    /// Starts the players when the library schedules something.
+    func startIfScheduled(at time: Double) {
+        if !library.isEmpty { run(at: time) }
+    }
+
+    private func run(at time: Double) {
+        guard !running else { return }
+        running = true
+        follow(outputs: heads, at: time)
+    }
+
+    private func stop(_ state: OutputState, at time: Double) {
+        state.generation += 1
+        state.next = nil
+        end(state, at: time, completed: false)
+        logger.info("signage on \(state.player.output) stopped: the output was unplugged")
     }
 
     func state(of output: String?) throws(ProtocolError) -> OutputState {
@@ -97,15 +155,36 @@ final class SignageHost {
 
     // MARK: Changes
 
+    /// Takes the configuration's playlists and schedules (at start, on a reload).
+    func configure(_ configured: SignageLibrary, at time: Double) {
+        self.configured = configured
+        take(madeLibrary(), at: time)
+    }
+
+    /// Takes the changes a journal kept, before anything plays.
+    func restore(_ changes: SignageChanges) {
+        self.changes = changes
+        library = madeLibrary()
+    }
+
+    /// Notes a change made over the socket, for the journal.
+    func note(_ command: SignageCommand) { changes.note(command) }
+
+    private func madeLibrary() -> SignageLibrary {
+        let (library, dropped) = changes.applied(to: configured)
+        for change in dropped { logger.warning("a playlist or schedule set over the socket no longer applies: \(change)") }
+        return library
+    }
+
     /// Takes a new library (`playlist.set`, `schedule.set`, a reload): what plays is
     /// decided again at once where it changes.
     func take(_ library: SignageLibrary, at time: Double) {
         self.library = library
+        guard running else { return startIfScheduled(at: time) }
         for state in outputs {
-            let decision = library.decision(
-                for: library.entries(output: state.player.output, root: state.player.root, primary: state.player.primary), at: time + wallOffset)
+            let decision = library.decision(for: entries(of: state), at: time + wallOffset)
             if state.player.isPlayingRequest { continue }
-            if decision.playlist != state.player.playlist || state.showing == nil { replan(state, at: time, cut: true) } else { dropNext(state, at: time) }
+            if decision.playlist != scheduled(state) || state.showing == nil { replan(state, at: time, cut: true) } else { dropNext(state, at: time) }
         }
         armTimer()
     }
@@ -115,6 +194,7 @@ final class SignageHost {
         guard let playlist = library.playlists[name] else {
             throw ProtocolError(.invalidValue, "there is no playlist '\(name)'; playlist.list lists them")
         }
+        run(at: time)
         let state = try state(of: output)
         try state.player.play(playlist, item: item)
         replan(state, at: time, cut: true)
@@ -122,6 +202,7 @@ final class SignageHost {
 
     /// Ends what `play` plays on `output`; returns whether something was.
     func stop(output: String?, at time: Double) throws(ProtocolError) -> Bool {
+        guard running else { return false }
         let state = try state(of: output)
         guard state.player.stop() else { return false }
         replan(state, at: time, cut: true)
@@ -134,13 +215,17 @@ final class SignageHost {
             guard let showing = state.showing, showing.ends == nil, case .video(let l, _) = showing.cue.item.content, l == layer else { continue }
             state.showing?.ends = time
         }
-        notify(.frame(at: nil))
+        wantFrame()
     }
 
     // MARK: Frames
 
     /// Shows what is due by media time `time`: called at the start of each frame.
     func tick(at time: Double) {
+        guard !outputs.isEmpty else { return }
+        let offset = wallOffset
+        let stepped = lastFrame.map { time < $0.time - 1e-6 || abs(offset - $0.offset) > 1 } ?? false
+        lastFrame = (time, offset)
         for state in outputs {
             if let showing = state.showing, let token = showing.token, let at = showing.hashAt, time >= at {
                 state.showing?.hashAt = nil
@@ -153,15 +238,14 @@ final class SignageHost {
                 }
                 continue
             }
-            if time + wallOffset >= state.boundary, !state.player.isPlayingRequest {
-                let entries = library.entries(output: state.player.output, root: state.player.root, primary: state.player.primary)
-                let decision = library.decision(for: entries, at: time + wallOffset)
-                if decision.playlist != state.player.playlist {
+            if stepped || time + offset >= state.boundary, !state.player.isPlayingRequest {
+                let decision = library.decision(for: entries(of: state), at: time + offset)
+                if decision.playlist != scheduled(state) {
                     replan(state, at: time, cut: true)
                     continue
                 }
-                state.boundary = library.nextBoundary(for: entries, after: time + wallOffset)
-                dropNext(state, at: time)
+                state.boundary = library.nextBoundary(for: entries(of: state), after: time + offset)
+                if stepped { replan(state, at: time) } else { dropNext(state, at: time) }
             }
             guard let showing = state.showing, let ends = showing.ends, time >= ends else { continue }
             advance(state, at: time)
@@ -174,6 +258,24 @@ final class SignageHost {
     }
 
     // MARK: Playing
+
+    /// The schedule's playlist `state` plays now: the item on screen's, unless that is an
+    /// interrupt or was asked for (the next item may be another playlist's already).
+    private func scheduled(_ state: OutputState) -> String? {
+        guard let cue = state.showing?.cue, !cue.interrupt, !cue.triggered else { return state.player.playlist }
+        return cue.playlist
+    }
+
+    private func entries(of state: OutputState) -> [ScheduleEntry] {
+        library.entries(output: state.player.output, root: state.player.root, primary: state.player.primary)
+    }
+
+    /// Asks for a frame now: from the loop when there is one (never within the frame or
+    /// the request that asks), else after the reply.
+    private func wantFrame() {
+        guard let loop else { return notify(.frameAfterReply) }
+        loop.schedule(after: 0) { [weak self] in self?.notify(.frame(at: nil)) }
+    }
 
     /// Decides again what `state` shows next; with `cut`, ends what it shows now.
     private func replan(_ state: OutputState, at time: Double, cut: Bool = false) {
@@ -207,8 +309,7 @@ final class SignageHost {
 
     /// Picks the item after the current one (at wall time of `after`) and gets it ready.
     private func prepareNext(_ state: OutputState, after: Double, showWhenReady: Bool = false) {
-        let entries = library.entries(output: state.player.output, root: state.player.root, primary: state.player.primary)
-        state.boundary = library.nextBoundary(for: entries, after: clock.now + wallOffset)
+        state.boundary = library.nextBoundary(for: entries(of: state), after: clock.now + wallOffset)
         guard let cue = state.player.next(in: library, at: after + wallOffset) else {
             armTimer()
             return
@@ -221,7 +322,7 @@ final class SignageHost {
             let now = clock.now
             if showWhenReady || state.showing.map({ $0.ends.map { now >= $0 } ?? false }) ?? true {
                 advance(state, at: now)
-                notify(.frame(at: nil))
+                wantFrame()
             }
         }
     }
@@ -239,6 +340,7 @@ final class SignageHost {
             }
         } catch {
             notify(.event(.playlistSkipped(event, reason: error.message)))
+            state.player.played(cue, seconds: 0)
             state.skips += 1
             if state.skips >= max(3, library.playlists[cue.playlist]?.items.count ?? 1) {
                 state.skips = 0
@@ -254,20 +356,26 @@ final class SignageHost {
         let wall = time + wallOffset
         let token = recorder?.began(output: state.player.output, playlist: cue.playlist, item: cue.item.name, start: wall)
         let settled = time + (cue.item.transition?.duration ?? 0)
-        state.showing = Showing(cue: cue, start: time, ends: cue.item.duration.map { time + $0 }, token: token, hashAt: token.map { _ in settled })
+        state.showing = Showing(
+            cue: cue, start: time, ends: cue.item.duration.map { time + $0 }, token: token, wallStart: wall, hashAt: token.map { _ in settled })
         notify(.event(.playlistItem(event)))
         if token != nil { notify(.frame(at: settled)) }
         if let ends = state.showing?.ends { notify(.frame(at: ends)) }
         prepareNext(state, after: state.showing?.ends ?? time)
     }
 
-    /// Ends what `state` shows at `time`.
-    private func end(_ state: OutputState, at time: Double) {
+    /// Ends what `state` shows at `time`; it completed when its time was up, unless `completed` says.
+    private func end(_ state: OutputState, at time: Double, completed: Bool? = nil) {
         guard let showing = state.showing else { return }
         state.showing = nil
         state.player.played(showing.cue, seconds: time - showing.start)
         if let token = showing.token {
-            recorder?.ended(token, end: time + wallOffset, completed: showing.ends.map { time >= $0 - 1e-6 } ?? true)
+            let end = time + wallOffset
+            // (a clock step while it showed: its start as the clock reads now)
+            let start = end - (time - showing.start)
+            recorder?.ended(
+                token, end: end, completed: completed ?? showing.ends.map { time >= $0 - 1e-6 } ?? true,
+                start: abs(start - showing.wallStart) > 0.5 ? start : nil)
         }
     }
 

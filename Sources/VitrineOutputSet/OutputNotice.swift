@@ -21,6 +21,8 @@ public enum OutputNotice {
     /// An output was plugged in while running: its head is drawn from now on. A head that
     /// did not find its root kept (`OutputHead.restored`) shows its configured scene.
     case headAdded(OutputHead)
+    /// An output was unplugged: its head is no longer drawn (its root may be kept).
+    case headRemoved(OutputHead)
     /// The output set changed the scene outside a frame (an unplugged output's root went):
     /// its events are due, and the journal notes it.
     case sceneChanged

@@ -8,6 +8,8 @@ import VitrineSystem
 /// An output's TV over HDMI-CEC (`[[outputs]] cec`): the adapter's path, and the TV's
 /// control, or why there is none.
 struct OutputTV {
+    /// The `cec` key it was opened for ("auto" or a path).
+    let key: String
     let device: String
     let control: TVControl?
     let error: String?
@@ -20,12 +22,20 @@ extension OutputSet {
     /// is then woken (and shown this source) or put in standby as its output's power is.
     /// An adapter that cannot be used is logged and reported by `output.list`; nothing
     /// else waits for it. Nothing at all happens without a `cec` key.
-    public func startTVControl() {
+    public func startTVControl() { followTVControl() }
+
+    /// Follows the `cec` keys of `settings.outputs` (after a reload): an adapter no longer
+    /// named is closed, one named anew (or one that could not be used) is opened; one
+    /// whose key stays keeps its TV as it is.
+    public func followTVControl() {
         guard let loop else { return }
         let wanted = settings.outputs.filter { !$0.cec.isEmpty }
-        guard !wanted.isEmpty else { return }
+        for (connector, tv) in televisions where !wanted.contains(where: { $0.connector == connector && $0.cec == tv.key && tv.control != nil }) {
+            televisions[connector] = nil
+            if tv.control != nil { logger.info("\(connector): TV control through \(tv.device) ended") }
+        }
         let explicit = Set(wanted.map(\.cec).filter { $0 != "auto" })
-        for entry in wanted {
+        for entry in wanted where televisions[entry.connector] == nil {
             let head = heads.first { $0.name == entry.connector }
             do {
                 let path = entry.cec == "auto" ? try Self.automaticAdapter(for: head, excluding: explicit) : entry.cec
@@ -34,14 +44,14 @@ extension OutputSet {
                         self?.notify(.event(.cecPower(output: entry.connector, tvPower: power.description), afterReply: false))
                     }
                     try control.start(on: head?.powered ?? true)
-                    televisions[entry.connector] = OutputTV(device: path, control: control, error: nil)
+                    televisions[entry.connector] = OutputTV(key: entry.cec, device: path, control: control, error: nil)
                     logger.info("\(entry.connector): TV control through \(path) (\(control.adapter.driver), \(control.adapter.name))")
                 } catch {
-                    televisions[entry.connector] = OutputTV(device: path, control: nil, error: error.message)
+                    televisions[entry.connector] = OutputTV(key: entry.cec, device: path, control: nil, error: error.message)
                     logger.error("\(entry.connector): no TV control: \(error.message)")
                 }
             } catch {
-                televisions[entry.connector] = OutputTV(device: entry.cec, control: nil, error: error.message)
+                televisions[entry.connector] = OutputTV(key: entry.cec, device: entry.cec, control: nil, error: error.message)
                 logger.error("\(entry.connector): no TV control: \(error.message)")
             }
         }

@@ -62,6 +62,7 @@ extension OutputSet {
         head.pipeline.shared?.leave(head.pipeline)
         let grace = settings.hotplugGrace
         logger.info("\(head.name) unplugged; root '\(head.root)' kept for \(grace) s")
+        notify(.headRemoved(head))
         notify(.event(.outputRemoved(output: head.name, root: head.root, keptSeconds: grace), afterReply: false))
         // A wall's root stays while another of its screens shows it.
         guard !heads.contains(where: { $0.root == head.root }) else { return }

@@ -95,9 +95,11 @@ public final class PlayLog {
         note(token, entry)
     }
 
-    /// The item ended at wall-clock `end`; `completed` is false when it was cut short or failed.
-    public func ended(_ token: Int, end: Double, completed: Bool) {
+    /// The item ended at wall-clock `end`; `completed` is false when it was cut short or
+    /// failed; `start` moves its start (the wall clock was stepped while it showed).
+    public func ended(_ token: Int, end: Double, completed: Bool, start: Double? = nil) {
         guard var entry = playing.removeValue(forKey: token) else { return }
+        if let start { entry.start = start }
         entry.end = end
         entry.completed = completed
         if completed { figures.completed += 1 } else { figures.cutShort += 1 }

@@ -63,7 +63,8 @@ public enum Command: Sendable {
     case layerResume(id: String)
     case layerSpeed(id: String, speed: Double)
     case time(layer: String?, convert: TimeConversion?)
-    case clockSet(time: Double)
+    /// `wall`: the wall clock (Unix seconds) reads this at `time` from now on.
+    case clockSet(time: Double, wall: Double? = nil)
     case clockAdvance(seconds: Double)
     case screenshot(path: String?, output: String?, cursor: Bool)
     /// Every output: name, root, size, rate, whether it is powered.

@@ -80,10 +80,14 @@ extension Command {
             }
             self = .time(layer: try r.string("layer"), convert: conversion)
         case "clock.set":
-            try r.only(["time"])
+            try r.only(["time", "wall"])
             guard let t = try r.number("time") else { throw ProtocolError(.missingField, "clock.set needs \"time\": seconds ≥ 0") }
             guard t >= 0, t <= 1e9 else { throw ProtocolError(.invalidValue, "clock.set: \"time\" must be seconds within 0…1e9, got \(t)") }
-            self = .clockSet(time: t)
+            let wall = try r.number("wall")
+            if let wall, !(0...1e10).contains(wall) {
+                throw ProtocolError(.invalidValue, "clock.set: \"wall\" is the wall clock's Unix seconds within 0…1e10, got \(wall)")
+            }
+            self = .clockSet(time: t, wall: wall)
         case "clock.advance":
             try r.only(["seconds"])
             guard let s = try r.number("seconds") else {

@@ -4,6 +4,8 @@ public protocol PlayRecorder: AnyObject {
     func began(output: String, playlist: String, item: String, start: Double) -> Int
     /// The first frame showing the item fully was presented; `hash` is the hex digest of its pixels.
     func firstFrame(_ token: Int, hash: String)
-    /// The item ended at wall-clock `end`; `completed` is false when it was cut short or failed.
-    func ended(_ token: Int, end: Double, completed: Bool)
+    /// The item ended at wall-clock `end`; `completed` is false when it was cut short or
+    /// failed. `start`, when not nil, is its start on the wall clock as it reads now: the
+    /// clock was stepped while it showed.
+    func ended(_ token: Int, end: Double, completed: Bool, start: Double?)
 }

@@ -30,8 +30,12 @@ public final class PlaylistPlayer {
     private var positions: [String: Int] = [:]
     /// The normal playlist last played.
     public private(set) var playlist: String?
-    /// Normal items shown since the last interrupt.
+    /// Normal items chosen since the last interrupt.
     private var slots = 0
+    /// Where the schedule was before the last item `next` chose, should it be put back.
+    private var beforeLast: (playlist: String?, positions: [String: Int], slots: Int)?
+    /// Seconds of interrupts and of normal items chosen: their durations when chosen,
+    /// corrected by `played`, so that the item chosen while one shows counts it.
     private var interruptSeconds = 0.0
     private var normalSeconds = 0.0
     /// What `play` asked for and is still to come.
@@ -70,6 +74,7 @@ public final class PlaylistPlayer {
     /// keeps what it shows).
     public func next(in library: SignageLibrary, at instant: Double) -> Cue? {
         if let cue = nextRequested(in: library, at: instant) { return cue }
+        beforeLast = (playlist, positions, slots)
         let entries = library.entries(output: output, root: root, primary: primary)
         let decision = library.decision(for: entries, at: instant)
         if let interrupt = decision.interrupt, decision.playlist != nil, isDue(interrupt.role),
@@ -77,6 +82,7 @@ public final class PlaylistPlayer {
         {
             cue.interrupt = true
             slots = 0
+            count(cue, seconds: cue.item.duration ?? 0)
             return cue
         }
         guard let name = decision.playlist else { return nil }
@@ -86,20 +92,31 @@ public final class PlaylistPlayer {
         }
         guard let cue = nextItem(of: name, in: library, at: instant) else { return nil }
         slots += 1
+        count(cue, seconds: cue.item.duration ?? 0)
         return cue
     }
 
-    /// Takes back `cue`, which `next` gave but was not shown (plans changed): the playlist
-    /// comes to it again next.
+    /// Takes back `cue`, the last item `next` gave, which was not shown (plans changed):
+    /// the schedule is where it was before, and comes to it again next.
     public func putBack(_ cue: Cue) {
         guard !cue.triggered else { return }
-        positions[cue.playlist] = cue.index
-        if !cue.interrupt { slots = max(0, slots - 1) }
+        if let beforeLast {
+            (playlist, positions, slots) = beforeLast
+            self.beforeLast = nil
+        } else {
+            positions[cue.playlist] = cue.index
+        }
+        count(cue, seconds: -(cue.item.duration ?? 0))
     }
 
-    /// Counts `seconds` that `cue` was shown, for interrupts by share of time.
+    /// Counts the `seconds` that `cue` was shown (in place of its duration, counted when
+    /// it was chosen), for interrupts by share of time.
     public func played(_ cue: Cue, seconds: Double) {
-        guard !cue.triggered, seconds > 0 else { return }
+        count(cue, seconds: max(0, seconds) - (cue.item.duration ?? 0))
+    }
+
+    private func count(_ cue: Cue, seconds: Double) {
+        guard !cue.triggered else { return }
         if cue.interrupt { interruptSeconds += seconds } else { normalSeconds += seconds }
     }
 

@@ -18,6 +18,8 @@ public final class MediaClock {
     /// How this clock advances.
     public let mode: Mode
     private var manualTime = 0.0
+    /// The manual clock's wall clock minus its media time (`setWall`).
+    private var manualWallOffset = 0.0
     private let start = EventLoop.monotonicNanoseconds()
     /// Media time at start: 0, or a restored scene's.
     private var offset = 0.0
@@ -36,11 +38,15 @@ public final class MediaClock {
     /// Sets the manual clock's time.
     public func set(_ time: Double) { manualTime = time }
 
-    /// Wall-clock (CLOCK_REALTIME) seconds minus media seconds: with the manual clock 0, so
-    /// that media time t is Unix time t.
+    /// Makes the manual clock's wall clock read `wall` (Unix seconds) now, its media time
+    /// running on: a step of the wall clock, as NTP makes one.
+    public func setWall(_ wall: Double) { manualWallOffset = wall - manualTime }
+
+    /// Wall-clock (CLOCK_REALTIME) seconds minus media seconds: with the manual clock 0
+    /// until `setWall` (media time t is Unix time t).
     public var wallOffset: Double {
         switch mode {
-        case .manual: return 0
+        case .manual: return manualWallOffset
         case .realtime:
             var wall = timespec()
             clock_gettime(CLOCK_REALTIME, &wall)

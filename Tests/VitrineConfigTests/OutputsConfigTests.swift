@@ -29,6 +29,13 @@ import Testing
         #expect(try parse("").outputs.isEmpty)
     }
 
+    @Test func aChangedCecKeyNeedsNoRestartButAnotherOutputsKeyDoes() throws {
+        let running = try parse("[[outputs]]\nconnector = \"HDMI-A-1\"\ncec = \"/dev/cec0\"")
+        #expect(try parse("[[outputs]]\nconnector = \"HDMI-A-1\"\ncec = \"/dev/cec1\"").keysNeedingRestart(comparedWith: running) == [])
+        #expect(try parse("[[outputs]]\nconnector = \"HDMI-A-1\"").keysNeedingRestart(comparedWith: running) == [])
+        #expect(try parse("[[outputs]]\nconnector = \"HDMI-A-1\"\nrotation = 90").keysNeedingRestart(comparedWith: running) == ["outputs"])
+    }
+
     @Test func mistakesNameTheTableAndKey() throws {
         let cases: [(String, String, String)] = [
             ("[[outputs]]\nmode = \"preferred\"", "outputs[0]", "needs a connector"),

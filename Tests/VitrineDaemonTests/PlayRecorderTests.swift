@@ -20,7 +20,7 @@ import VitrineSignage
             return began.count
         }
         func firstFrame(_ token: Int, hash: String) { frames[token] = hash }
-        func ended(_ token: Int, end: Double, completed: Bool) { ended[token] = (end, completed) }
+        func ended(_ token: Int, end: Double, completed: Bool, start: Double?) { ended[token] = (end, completed) }
     }
 
     /// 64-bit FNV-1a over a 160 × 100 frame of one ARGB colour, its words' bytes little end first.

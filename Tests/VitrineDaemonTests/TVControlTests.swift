@@ -43,6 +43,30 @@ import VitrineJSON
         #expect(error.contains("/dev/cec-vitrine-missing") && error.contains("ls /dev/cec*"), "\(error)")
     }
 
+    /// A reload follows `cec`: the adapter a changed key names is opened in place of the
+    /// old one, and a removed key ends the TV control.
+    @Test func aReloadFollowsTheCecKeys() throws {
+        let (daemon, directory) = try DaemonProcess.twoOutputs(extra: "cec = \"/dev/null\"\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let c = try daemon.connect()
+        let config = directory.appendingPathComponent("vitrine.toml")
+        let text = try String(contentsOf: config, encoding: .utf8)
+        func cec(after replacement: String) throws -> JSON? {
+            try text.replacingOccurrences(of: "cec = \"/dev/null\"\n", with: replacement).write(to: config, atomically: true, encoding: .utf8)
+            let reply = try c.request(#"{"cmd": "config.reload"}"#)
+            #expect(reply["result"]?["restartNeeded"] == .array([]), "\(reply)")
+            let outputs = try c.request(#"{"cmd": "output.list"}"#)["result"]?["outputs"]?.array ?? []
+            return try #require(outputs.first { $0["name"] == .string("HDMI-A-2") })["cec"]
+        }
+        let moved = try cec(after: "cec = \"/dev/cec-vitrine-missing\"\n")
+        #expect(moved?["device"] == .string("/dev/cec-vitrine-missing"), "\(String(describing: moved))")
+        #expect((moved?["error"]?.string ?? "").contains("/dev/cec-vitrine-missing"), "\(String(describing: moved))")
+        #expect(try cec(after: "") == nil, "no cec key, no TV")
+        let back = try cec(after: "cec = \"/dev/null\"\n")
+        #expect(back?["device"] == .string("/dev/null") && (back?["error"]?.string ?? "").contains("CEC adapter"), "\(String(describing: back))")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func aBadCecKeyIsRefusedAtLoad() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-cec-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -123,6 +123,36 @@ import VitrineSystem
         #expect(abs(promo / all - 0.2) < 0.01, "\(promo / all)")
     }
 
+    /// As the daemon plays: the item after the one on screen is chosen while it shows,
+    /// before it is counted as played.
+    @Test func anInterruptByShareCountsTheItemOnScreen() throws {
+        let library = try Self.library([#"{"playlist": "lunch"}"#, #"{"playlist": "promo", "share": 20}"#])
+        let player = PlaylistPlayer(output: "HDMI-A-1", root: "root", primary: true)
+        var showing = try #require(player.next(in: library, at: 1_796_634_000))
+        var interrupts: [Bool] = [showing.interrupt]
+        for i in 1..<500 {
+            let next = try #require(player.next(in: library, at: 1_796_634_000 + Double(i) * 10))
+            player.played(showing, seconds: 10)
+            showing = next
+            interrupts.append(next.interrupt)
+        }
+        let twice = zip(interrupts, interrupts.dropFirst()).filter { $0 && $1 }.count
+        #expect(twice == 0, "an interrupt of 20 % never follows another: \(interrupts.prefix(20))")
+        let share = Double(interrupts.filter { $0 }.count) / Double(interrupts.count)
+        #expect(abs(share - 0.2) < 0.01, "\(share)")
+    }
+
+    @Test func anInterruptPutBackComesNextAgain() throws {
+        let library = try Self.library([#"{"playlist": "lunch"}"#, #"{"playlist": "promo", "every": 3}"#])
+        let player = PlaylistPlayer(output: "HDMI-A-1", root: "root", primary: true)
+        #expect((0..<2).map { _ in player.next(in: library, at: 1_796_634_000)!.item.name } == ["l1", "l2"])
+        let promo = try #require(player.next(in: library, at: 1_796_634_000))
+        #expect(promo.interrupt && promo.item.name == "p1")
+        player.putBack(promo)
+        let names = (0..<4).map { _ in player.next(in: library, at: 1_796_634_000)!.item.name }
+        #expect(names == ["p1", "l3", "l1", "p2"], "the interrupt put back is still due")
+    }
+
     @Test func itemsOutsideTheirWindowArePassedOver() throws {
         let playlist = Playlist(name: "menu", items: [try Self.item("always"), try Self.item("mornings", when: #"{"from": "06:00", "to": "11:00"}"#)])
         let library = try SignageLibrary(playlists: [playlist], schedules: [try Self.entry(#"{"playlist": "menu"}"#)])

@@ -42,6 +42,14 @@ import VitrineProtocol
         #expect(try daemon.ctl("time").lines == ["1"])
     }
 
+    @Test func clockSetStepsTheWallClock() throws {
+        let daemon = try Daemon()
+        #expect(try daemon.ctl("clock", "set", "5", "--wall", "1796641140").status == 0)
+        #expect(try daemon.ctl("--json", "hello").stdout.contains(#""wallOffset":1796641135"#))
+        let refused = try daemon.ctl("clock", "set", "6", "--wall=-3")
+        #expect(refused.status != 0 && refused.stderr.contains("\"wall\""), "\(refused)")
+    }
+
     /// The example of the issue: `animate box position.y --to 500 --duration 2 --timing easeInEaseOut`.
     @Test func animateAddsAnExplicitAnimation() throws {
         let daemon = try Daemon()

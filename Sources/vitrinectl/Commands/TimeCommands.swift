@@ -114,7 +114,10 @@ struct ClockCommand: ParsableCommand {
         @Argument(help: "The new media time in seconds.")
         var time: Double
 
-        var fields: [String: JSON] { ["time": .number(time)] }
+        @Option(help: "The wall clock's Unix seconds at that time (a step of the wall clock, as NTP makes one).")
+        var wall: Double?
+
+        var fields: [String: JSON] { ["time": .number(time), "wall": wall.map(JSON.number) ?? .null].filter { $0.value != .null } }
     }
 
     struct Advance: RequestCommand {

@@ -82,6 +82,7 @@ public struct BindingSpec: Sendable {
         }
         resetsScene = try r.bool("reset") ?? false
         restartsClient = try r.string("client")
+        playlist = try r.string("playlist")
         if resetsScene || restartsClient != nil {
             guard trigger == .idle || trigger == .active else {
                 throw ProtocolError(.invalidValue, "\(context): \"reset\" and \"client\" go with \"on\": \"idle\" or \"active\", not \"\(on)\"")
@@ -89,14 +90,8 @@ public struct BindingSpec: Sendable {
             if let name = restartsClient, name.isEmpty || name.utf8.count > 128 {
                 throw ProtocolError(.invalidValue, "\(context): \"client\" names a [[clients]] entry (1–128 bytes), not '\(name)'")
             }
-            if o["commands"] == nil {
-                transaction = TransactionSpec(commands: [])
-                json = o.filter { Self.fields.contains($0.key) && $0.key != "binding" }
-                return
-            }
         }
-        playlist = try r.string("playlist")
-        if playlist != nil, o["commands"] == nil {
+        if resetsScene || restartsClient != nil || playlist != nil, o["commands"] == nil {
             transaction = TransactionSpec(commands: [])
             json = o.filter { Self.fields.contains($0.key) && $0.key != "binding" }
             return

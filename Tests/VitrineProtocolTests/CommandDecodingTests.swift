@@ -53,6 +53,13 @@ import VitrineRolling
         #expect(refusal(#"{"id": 5, "cmd": "binding.remove", "binding": "a", "layer": "b"}"#)?.code == "missing_field")
     }
 
+    @Test func anIdleBindingMayResetAndPlayAPlaylist() throws {
+        let c = try command(#"{"id": 1, "cmd": "binding.add", "on": "idle", "reset": true, "playlist": "attract"}"#)
+        guard case .bindingAdd(let spec) = c else { Issue.record("\(c)"); return }
+        #expect(spec.resetsScene && spec.playlist == "attract" && spec.transaction.commands.isEmpty, "\(spec)")
+        #expect(spec.json.keys.sorted() == ["on", "playlist", "reset"])
+    }
+
     @Test func injectedInputIsTyped() throws {
         let touch = try command(#"{"id": 1, "cmd": "input.inject", "type": "touch", "phase": "down", "touch": 4, "point": [10, 20], "time": 12.5}"#)
         guard case .inputInject(let t) = touch else { Issue.record("\(touch)"); return }

@@ -252,6 +252,21 @@ import VitrineRaster
         try c.ok(#"{"id": 5, "cmd": "client.stop", "name": "shm"}"#)
     }
 
+    /// A quarter of the time: the promotion is every 4th item of a second, never twice in
+    /// a row (the item on screen counts when the next is chosen).
+    @Test func anInterruptTakesItsShareOfTheTime() throws {
+        let promo = "[[playlists]]\nname = \"promo\"\nitems = [{ scene = \"blue\", name = \"promo\", duration = 1 }]\n"
+        let (daemon, c, directory) = try Self.start(extra: promo + "[[schedules]]\nplaylist = \"promo\"\nshare = 25\n")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = daemon
+        var shown: [String] = []
+        for time in 1...8 {
+            try c.ok(#"{"cmd": "clock.set", "time": \#(time)}"#)
+            shown += try c.drain().filter { $0["event"]?.string == "playlist.item" }.compactMap { $0["item"]?.string }
+        }
+        #expect(shown == ["promo", "green", "blue", "red", "promo", "green", "blue", "red"], "after red at 0: \(shown)")
+    }
+
     @Test func aConflictingScheduleIsRefusedAtLoadAndOverTheSocket() throws {
         let (daemon, c, directory) = try Self.start()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -93,7 +93,7 @@ import VitrineSystem
         fixture.outputs.unplug(second)
         #expect(fixture.outputs.heads.count == 1)
         #expect(!fixture.scene.contains("DP-1"), "a grace of 0: the root goes at once")
-        #expect(fixture.names == ["powered", "event", "sceneChanged"])
+        #expect(fixture.names == ["powered", "headRemoved", "event", "sceneChanged"])
         fixture.notices = []
         let again = try HeadlessOutput(name: "DP-1", width: 40, height: 30)
         fixture.outputs.plug(again)

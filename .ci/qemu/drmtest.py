@@ -936,9 +936,9 @@ def input_guest(args, cache, tools):
 
 
 def dmabuf_guest(args, tools):
-    """(programs, files) of the dmabuf guest: vitrined and vitrinectl, and dmabuf-client
+    """(programs, files) of the dmabuf guest: vitrined and vitrinectl, dmabuf-client
     (libwayland-client, libdrm; xdg-shell's and linux-dmabuf's client code made by
-    wayland-scanner from wayland-protocols' XML into the tools cache)."""
+    wayland-scanner from wayland-protocols' XML into the tools cache), and scanout-probe."""
     programs = [os.path.join(args.bin, "vitrined"), os.path.join(args.bin, "vitrinectl")]
     for b in programs:
         if not os.access(b, os.X_OK):
@@ -956,6 +956,8 @@ def dmabuf_guest(args, tools):
         run(["wayland-scanner", "private-code", os.path.join(xml_dir, xml), os.path.join(generated, name + "-protocol.c")])
         sources.append(os.path.join(generated, name + "-protocol.c"))
     programs.append(compile_c(os.path.join(tools, "dmabuf-client"), sources, ["-I" + generated] + pc.stdout.split()))
+    programs.append(compile_c(os.path.join(tools, "scanout-probe"), [os.path.join(HERE, "guest/scanout-probe.c")],
+                              ["-I/usr/include/libdrm", "-ldrm"]))
     files = [("/etc/fonts", "/etc/fonts")] + [(d, d) for d in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fontconfig") if os.path.isdir(d)]
     return programs, files
 

@@ -24,6 +24,8 @@ if [ -e /dev/udmabuf ]; then
 else
     echo "VITRINE-INFO no /dev/udmabuf (the kernel has no CONFIG_UDMABUF): dumb buffers exported with PRIME"
 fi
+# what the device allows for direct scan-out of a client's dma-buf (facts only, no failure)
+scanout-probe
 cat >/etc/vitrine-dmabuf.toml <<CONF
 [output]
 backend = "drm"

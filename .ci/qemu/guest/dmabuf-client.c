@@ -6,7 +6,9 @@
  *   dmabuf-client show    an xdg toplevel (app id "dmabuf") of the configured size showing
  *                         pattern 1 (`create`), then pattern 2 (`create_immed`), each
  *                         followed by "VITRINE-STEP n" once a frame showed it; the host
- *                         compares the screendump with the pattern (pattern.h)
+ *                         compares the screendump with the pattern (pattern.h); then
+ *                         pattern 2's wl_buffer destroyed and the surface damaged: still
+ *                         pattern 2, redrawn from the daemon's mapping (step 3)
  *   dmabuf-client errors  the protocol's errors, each on a connection of its own: plane
  *                         index, plane set twice, missing planes, format, modifier,
  *                         dimensions, out of bounds, used twice, and a descriptor that is
@@ -248,10 +250,11 @@ static void step(int n, const char *what)
     if (!fgets(line, sizeof line, stdin)) { /* the host went away: go on */ }
 }
 
+/* Commits `buffer` (NULL: no attach, only damage) and waits for the frame that shows it. */
 static void show_and_wait(struct client *c, struct wl_surface *surface, struct wl_buffer *buffer)
 {
     c->frame_done = 0;
-    wl_surface_attach(surface, buffer, 0, 0);
+    if (buffer) wl_surface_attach(surface, buffer, 0, 0);
     wl_surface_damage_buffer(surface, 0, 0, INT32_MAX, INT32_MAX);
     wl_callback_add_listener(wl_surface_frame(surface), &frame_listener, c);
     wl_surface_commit(surface);
@@ -302,6 +305,12 @@ static int show(void)
     zwp_linux_buffer_params_v1_destroy(p);
     show_and_wait(&c, surface, immediate);
     step(2, "pattern 2 from a dma-buf made with create_immed");
+
+    /* the wl_buffer shown destroyed, then the whole surface damaged without a new buffer:
+       the daemon redraws it from its own mapping of the dma-buf */
+    wl_buffer_destroy(immediate);
+    show_and_wait(&c, surface, NULL);
+    step(3, "pattern 2 redrawn after its wl_buffer was destroyed");
     return 0;
 }
 

@@ -58,6 +58,9 @@ INPUT_MODULES = ["evdev", "uinput"]
 # The CEC guest's: vivid, the kernel's virtual video test driver, whose HDMI input and
 # output each have an emulated CEC adapter on one bus (CONFIG_VIDEO_VIVID_CEC=y in Debian).
 CEC_MODULES = ["vivid"]
+# The dmabuf guest's: udmabuf where the kernel builds it as a module (Debian's 6.1 does not
+# build it at all: CONFIG_UDMABUF is not set; the client then exports virtio-gpu dumb buffers).
+DMABUF_MODULES = ["udmabuf"]
 # The CEC guest's vivid: one HDMI input (the TV's adapter) and one HDMI output (vitrined's).
 # node_types 0x101: video capture and output nodes only (no framebuffer, radio, VBI…).
 CEC_VIVID = "n_devs=1 node_types=0x101 num_inputs=1 input_types=3 num_outputs=1 output_types=1 no_error_inj=1"
@@ -276,6 +279,12 @@ def resolve_modules(kroot, wanted):
     for name in wanted:
         visit(name)
     return os.path.basename(mdir), ordered
+
+
+def kernel_has_module(kroot, name):
+    """Whether the kernel package builds module NAME (as a module, not built in)."""
+    mdir = glob.glob(os.path.join(kroot, "lib/modules/*"))[0]
+    return any(module_name(f) == name for _, _, files in os.walk(os.path.join(mdir, "kernel")) for f in files if ".ko" in f)
 
 
 # ---------------------------------------------------------------- initramfs
@@ -926,6 +935,33 @@ def input_guest(args, cache, tools):
     return programs, files, links
 
 
+def dmabuf_guest(args, tools):
+    """(programs, files) of the dmabuf guest: vitrined and vitrinectl, dmabuf-client
+    (libwayland-client, libdrm; xdg-shell's and linux-dmabuf's client code made by
+    wayland-scanner from wayland-protocols' XML into the tools cache), and scanout-probe."""
+    programs = [os.path.join(args.bin, "vitrined"), os.path.join(args.bin, "vitrinectl")]
+    for b in programs:
+        if not os.access(b, os.X_OK):
+            raise SystemExit(f"drm-test: {b} missing: swift build -c release --toolset config/release-toolset.json")
+    pc = subprocess.run(["pkg-config", "--cflags", "--libs", "wayland-client", "libdrm"], capture_output=True, text=True)
+    xml_dir = subprocess.run(["pkg-config", "--variable=pkgdatadir", "wayland-protocols"], capture_output=True, text=True).stdout.strip()
+    if pc.returncode != 0 or not xml_dir or not shutil.which("wayland-scanner"):
+        raise SystemExit("drm-test: the dmabuf guest needs libwayland-dev, libdrm-dev and wayland-protocols")
+    generated = os.path.join(tools, "wayland-glue")
+    os.makedirs(generated, exist_ok=True)
+    sources = [os.path.join(HERE, "guest/dmabuf-client.c")]
+    for xml in ("stable/xdg-shell/xdg-shell.xml", "unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml"):
+        name = os.path.basename(xml)[:-4]
+        run(["wayland-scanner", "client-header", os.path.join(xml_dir, xml), os.path.join(generated, name + "-client-protocol.h")])
+        run(["wayland-scanner", "private-code", os.path.join(xml_dir, xml), os.path.join(generated, name + "-protocol.c")])
+        sources.append(os.path.join(generated, name + "-protocol.c"))
+    programs.append(compile_c(os.path.join(tools, "dmabuf-client"), sources, ["-I" + generated] + pc.stdout.split()))
+    programs.append(compile_c(os.path.join(tools, "scanout-probe"), [os.path.join(HERE, "guest/scanout-probe.c")],
+                              ["-I/usr/include/libdrm", "-ldrm"]))
+    files = [("/etc/fonts", "/etc/fonts")] + [(d, d) for d in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fontconfig") if os.path.isdir(d)]
+    return programs, files
+
+
 def cec_guest(args):
     """(programs, files) of the CEC guest: vitrined and vitrinectl, and v4l-utils' cec-ctl
     and cec-follower (the TV), with the libraries they link."""
@@ -962,7 +998,7 @@ def compile_c(out, sources, flags):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--guest", choices=["pattern", "vitrined", "input", "cec"], default="pattern")
+    p.add_argument("--guest", choices=["pattern", "vitrined", "input", "cec", "dmabuf"], default="pattern")
     p.add_argument("--gpu", help="comma-separated: virtio, vga (default both; the input guest: virtio)")
     p.add_argument("--cache", default=os.environ.get("VITRINE_QEMU_CACHE", os.path.expanduser("~/.cache/vitrine-qemu")))
     p.add_argument("--out", help="screendumps, console logs (default .build/drm-test/GUEST)")
@@ -988,7 +1024,7 @@ def main():
     p.add_argument("-v", "--verbose", action="store_true", help="echo the serial console")
     args = p.parse_args()
     if args.gpu is None:
-        args.gpu = "virtio" if args.guest in ("input", "cec") else "virtio,vga"
+        args.gpu = "virtio" if args.guest in ("input", "cec", "dmabuf") else "virtio,vga"
     if args.heads is None:
         args.heads = 2 if args.guest == "vitrined" else 1
     gpus = [g.strip() for g in args.gpu.split(",") if g.strip()]
@@ -1077,6 +1113,14 @@ def main():
                 scene, at = (args.scene, args.time) if n == 1 else (final_scene, "0")
                 run([vitrined, "render", "--scene", scene, "--time", at, "--size", size, "--out", png])
             return ["--expected", png]
+    elif args.guest == "dmabuf":
+        modules = MODULES + [m for m in DMABUF_MODULES if kernel_has_module(kroot, m)]
+        script = os.path.join(HERE, "guest/dmabuf.sh")
+        programs, files = dmabuf_guest(args, tools)
+
+        def expected_for(n, size):
+            # step 3: pattern 2 again, redrawn after its wl_buffer was destroyed
+            return ["--pattern", str(min(n, 2))] if n in (1, 2, 3) else None
     elif args.guest == "cec":
         modules = MODULES + CEC_MODULES
         script = os.path.join(HERE, "guest/cec.sh")

@@ -16,6 +16,7 @@ struct WaylandGlue: BuildToolPlugin {
             "wayland.xml", "stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml", "stable/viewporter/viewporter.xml",
             "staging/fractional-scale/fractional-scale-v1.xml", "unstable/xdg-decoration/xdg-decoration-unstable-v1.xml",
             "unstable/text-input/text-input-unstable-v3.xml", "unstable/xdg-output/xdg-output-unstable-v1.xml",
+            "unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml",
         ],
         // The tests' and the compositor bench's own clients.
         "vitrine-bench": [
@@ -25,7 +26,9 @@ struct WaylandGlue: BuildToolPlugin {
             "stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml", "stable/viewporter/viewporter.xml",
             "staging/fractional-scale/fractional-scale-v1.xml", "unstable/xdg-decoration/xdg-decoration-unstable-v1.xml",
         ],
-        "VitrineWaylandTests": ["stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml"],
+        "VitrineWaylandTests": [
+            "stable/xdg-shell/xdg-shell.xml", "stable/presentation-time/presentation-time.xml", "unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml",
+        ],
     ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {

@@ -201,6 +201,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
                 name: head.name, width: mode.width, height: mode.height, rate: mode.refreshRate, scale: head.entry?.scale ?? 1, x: x, y: y)
         }
         let server = try WaylandServer(listening: fd, outputs: outputs, loop: loop, logger: logger)
+        server.offerLinuxDmabuf(mainDevice: DmabufDevice.main(of: coordinator.outputSet.heads.map(\.backend)))
         coordinator.serve(server)
         wayland = server
         logger.info("serving Wayland clients on \(path)")

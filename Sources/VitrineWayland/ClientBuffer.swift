@@ -2,9 +2,9 @@ import CWaylandServer
 import Glibc
 import VitrineRaster
 
-/// A `wl_shm` buffer a surface committed, held while the surface shows it: frames are
-/// drawn straight from the client's memory, which is never copied on a commit and never
-/// written.
+/// A `wl_shm` buffer or a dma-buf (`DmabufImage`) a surface committed, held while the
+/// surface shows it: frames are drawn straight from the client's memory, which is never
+/// copied on a commit and never written.
 ///
 /// The buffer is released (`wl_buffer.release`) by `drop()`, when a newer buffer (or none)
 /// is committed or the surface goes. Frames are drawn and presented on the daemon's loop,
@@ -16,7 +16,8 @@ import VitrineRaster
 /// in `limits.memory_mb` (`count(replacing:)`): the daemon keeps it mapped and reads it
 /// every frame. When the client destroys the `wl_buffer` while it is shown, the picture is
 /// copied into the daemon's memory (counted in its place; dropped when it does not fit)
-/// before libwayland frees the buffer.
+/// before libwayland frees the buffer. A dma-buf's image is the daemon's own mapping: it
+/// stays shown as it is when the client destroys its `wl_buffer`.
 final class ClientBuffer {
     /// The `wl_buffer`; not to be used once `isDestroyed`.
     let resource: OpaquePointer
@@ -28,6 +29,9 @@ final class ClientBuffer {
     private var picture: Surface?
     private var shm: OpaquePointer?
     private var pool: OpaquePointer?
+    private var dmabuf: DmabufImage?
+    /// The client may still be told `release` (it has not destroyed the `wl_buffer`).
+    private var resourceAlive = true
     private var watch: UnsafeMutablePointer<vitrine_watch>?
     /// Bytes of the client's memory the buffer spans.
     let bytes: Int
@@ -45,7 +49,15 @@ final class ClientBuffer {
     /// or XRGB8888, at most 8192 × 8192, rows of whole pixels.
     init(_ buffer: OpaquePointer, server: WaylandServer) throws(Refusal) {
         let invalid = UInt32(WL_DISPLAY_ERROR_INVALID_OBJECT.rawValue)
-        guard let shm = wl_shm_buffer_get(buffer) else { throw Refusal(code: invalid, message: "only wl_shm buffers are shown") }
+        if let image = server.dmabufImages[buffer] {
+            (resource, width, height, isOpaque, bytes) = (buffer, image.width, image.height, image.isOpaque, image.stride * image.height)
+            self.server = server
+            dmabuf = image
+            picture = image.picture
+            watch = vitrine_watch_resource(buffer, Unmanaged.passUnretained(self).toOpaque(), bufferGone)
+            return
+        }
+        guard let shm = wl_shm_buffer_get(buffer) else { throw Refusal(code: invalid, message: "only wl_shm and dma-buf buffers are shown") }
         let width = Int(wl_shm_buffer_get_width(shm)), height = Int(wl_shm_buffer_get_height(shm))
         let stride = Int(wl_shm_buffer_get_stride(shm))
         let format = wl_shm_buffer_get_format(shm)
@@ -79,8 +91,9 @@ final class ClientBuffer {
     /// The buffer's whole area, in buffer pixels.
     var bounds: PixelRect { PixelRect(x: 0, y: 0, width: width, height: height) }
 
-    /// Whether the client destroyed the `wl_buffer` (the picture is the daemon's copy then).
-    var isDestroyed: Bool { shm == nil }
+    /// Whether the client destroyed the `wl_buffer` (the picture is the daemon's copy or
+    /// mapping then).
+    var isDestroyed: Bool { !resourceAlive }
 
     /// Runs `body` on the picture; nil when there is none (dropped). The client's memory is
     /// read inside `wl_shm_buffer_begin_access`/`end_access`, on the calling thread (the
@@ -88,6 +101,7 @@ final class ClientBuffer {
     /// instead of the daemon its SIGBUS. Accesses do not nest: `body` reads this buffer only.
     func read<T>(_ body: (Surface) throws -> T) rethrows -> T? {
         guard let picture else { return nil }
+        if let dmabuf { return try dmabuf.read { try body(picture) } }
         guard let shm else { return try body(picture) }
         wl_shm_buffer_begin_access(shm)
         defer { wl_shm_buffer_end_access(shm) }
@@ -105,11 +119,12 @@ final class ClientBuffer {
 
     /// Lets the buffer go: the client is told it may reuse it (unless it destroyed it).
     func drop() {
-        if shm != nil { postEvent(resource, WlBufferEvent.release.rawValue) }
+        if resourceAlive { postEvent(resource, WlBufferEvent.release.rawValue) }
         forgetClientMemory()
         if counted != 0 { _ = server.reserve(-counted) }
         counted = 0
         picture = nil
+        dmabuf = nil
     }
 
     private func forgetClientMemory() {
@@ -118,10 +133,12 @@ final class ClientBuffer {
         if let pool { wl_shm_pool_unref(pool) }
         pool = nil
         shm = nil
+        resourceAlive = false
     }
 
     /// The client destroyed the `wl_buffer` we show: the picture is kept as a copy.
     fileprivate func destroyedByClient() {
+        guard dmabuf == nil else { return forgetClientMemory() }
         guard let shm, let shown = picture else { return }
         let copy = Surface(width: width, height: height)
         if server.reserve(copy.stride * height * 4 - counted) {

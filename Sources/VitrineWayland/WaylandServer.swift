@@ -100,6 +100,9 @@ public final class WaylandServer {
     private(set) var captures: [String: OutputCapture] = [:]
     /// Screen capture managers and frames the clients hold.
     var captureClients = 0
+    /// `zwp_linux_dmabuf_v1`, once offered (LinuxDmabuf.swift), and its buffers' images.
+    var linuxDmabuf: LinuxDmabufGlobal?
+    var dmabufImages: [OpaquePointer: DmabufImage] = [:]
 
     /// Serves the Wayland protocol on `listening` (a bound, listening, non-blocking,
     /// close-on-exec Unix socket, which the server closes when it goes).
@@ -206,7 +209,8 @@ public final class WaylandServer {
     /// The globals this server offers clients, by interface name, with their versions
     /// (`wl_shm` is libwayland's own, version 1 in the libwayland this is built for).
     public var offeredGlobals: [(name: String, version: Int)] {
-        [("wl_shm", 1)] + globals.map(\.offered) + inputGlobals.offered
+        let dmabuf: [(name: String, version: Int)] = linuxDmabuf?.binding.map { [$0.offered] } ?? []
+        return [("wl_shm", 1)] + globals.map(\.offered) + inputGlobals.offered + dmabuf
     }
 
     /// Sends the events queued for clients (call after each frame), but those of held

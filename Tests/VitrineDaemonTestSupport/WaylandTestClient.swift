@@ -18,6 +18,7 @@ open class TestWaylandClient {
     public private(set) var bound: [String: [OpaquePointer]] = [:]
     /// The globals told (name and version), to bind later.
     private var told: [String: UInt32] = [:]
+    private var toldVersions: [String: UInt32] = [:]
     private var listeners: [WaylandListener] = []
     private var pools: [ShmPool] = []
 
@@ -49,6 +50,7 @@ open class TestWaylandClient {
             guard opcode == 0, let name = args[1].s else { return }
             let interface = String(cString: name)
             told[interface] = args[0].u
+            toldVersions[interface] = args[2].u
             guard let version = versions[interface], let table = Self.interface(interface),
                 let proxy = wlRegistryBind(registry, args[0].u, table, version)
             else { return }
@@ -60,6 +62,9 @@ open class TestWaylandClient {
     }
 
     deinit { wl_display_disconnect(display) }
+
+    /// The version of the global `name` the compositor told, if it told one.
+    public func offeredVersion(of name: String) -> UInt32? { toldVersions[name] }
 
     /// The first global of `name` bound.
     public func global(_ name: String) -> OpaquePointer? { bound[name]?.first }

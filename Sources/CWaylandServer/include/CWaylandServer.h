@@ -38,6 +38,30 @@ static inline int vitrine_sealed_memfd(const char *data, unsigned long size) {
     return fd;
 }
 
+/* linux-dmabuf: whether `fd` is a dma-buf (its file system's magic, fstatfs), its size in
+   bytes (-1 when it cannot be told), whether its writers are done (poll for reading, not
+   waiting: a GPU's implicit fence signalled), and DMA_BUF_IOCTL_SYNC with `flags` around
+   the CPU's reads (0 or -errno). */
+#include <sys/vfs.h>
+#include <sys/ioctl.h>
+#include <poll.h>
+#include <linux/dma-buf.h>
+static inline int vitrine_is_dmabuf(int fd) {
+    struct statfs fs;
+    return fstatfs(fd, &fs) == 0 && (unsigned long)fs.f_type == 0x444d4142UL; /* DMA_BUF_MAGIC */
+}
+static inline long long vitrine_fd_size(int fd) { return (long long)lseek(fd, 0, SEEK_END); }
+static inline int vitrine_dmabuf_readable(int fd) {
+    struct pollfd ready = { .fd = fd, .events = POLLIN };
+    return poll(&ready, 1, 0) == 1 && (ready.revents & POLLIN);
+}
+static inline int vitrine_dmabuf_sync(int fd, unsigned long long flags) {
+    struct dma_buf_sync sync = { .flags = flags };
+    return ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) == 0 ? 0 : -1;
+}
+static inline unsigned long long vitrine_dmabuf_read_start(void) { return DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ; }
+static inline unsigned long long vitrine_dmabuf_read_end(void) { return DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ; }
+
 /* Reads a pixel the compiler may not leave out: touching a client's buffer to find whether
    its memory is still there (inside wl_shm_buffer_begin_access). */
 static inline uint32_t vitrine_touch(const volatile uint32_t *pixel) { return *pixel; }

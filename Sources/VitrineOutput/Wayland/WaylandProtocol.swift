@@ -14,7 +14,7 @@ public final class WaylandInterfaceTable: @unchecked Sendable {  // written in i
         pointers = description.tables(
             core: [
                 "wl_surface": vitrine_wl_surface_interface(), "wl_seat": vitrine_wl_seat_interface(), "wl_output": vitrine_wl_output_interface(),
-                "wl_compositor": vitrine_wl_compositor_interface(), "wl_shm": vitrine_wl_shm_interface(),
+                "wl_compositor": vitrine_wl_compositor_interface(), "wl_shm": vitrine_wl_shm_interface(), "wl_buffer": vitrine_wl_buffer_interface(),
             ],
             message: { wl_message(name: $0, signature: $1, types: $2) },
             interface: { wl_interface(name: $0, version: $1, method_count: $2, methods: $3, event_count: $4, events: $5) })

@@ -1,0 +1,393 @@
+/* dmabuf-client: the DRM test's Wayland client of zwp_linux_dmabuf_v1 (docs/DRM-TEST.md,
+ * the dmabuf guest). Its buffers are linear XRGB8888 dma-bufs: from /dev/udmabuf (a sealed
+ * memfd, UDMABUF_CREATE) where the kernel has it, else dumb buffers of the feedback's main
+ * device exported with PRIME (the same virtio-gpu the daemon drives).
+ *
+ *   dmabuf-client show    an xdg toplevel (app id "dmabuf") of the configured size showing
+ *                         pattern 1 (`create`), then pattern 2 (`create_immed`), each
+ *                         followed by "VITRINE-STEP n" once a frame showed it; the host
+ *                         compares the screendump with the pattern (pattern.h); then
+ *                         pattern 2's wl_buffer destroyed and the surface damaged: still
+ *                         pattern 2, redrawn from the daemon's mapping (step 3)
+ *   dmabuf-client errors  the protocol's errors, each on a connection of its own: plane
+ *                         index, plane set twice, missing planes, format, modifier,
+ *                         dimensions, out of bounds, used twice, and a descriptor that is
+ *                         not a dma-buf (`failed`; `invalid_wl_buffer` from create_immed)
+ *
+ * Build: wayland-scanner client-header/private-code of xdg-shell and linux-dmabuf-unstable-v1
+ * into a directory on the include path (drmtest.py does), then
+ *   cc -O2 -I.. -IGEN dmabuf-client.c GEN/xdg-shell-protocol.c GEN/linux-dmabuf-unstable-v1-protocol.c \
+ *      $(pkg-config --cflags --libs wayland-client libdrm)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <linux/dma-buf.h>
+#include <linux/udmabuf.h>
+#include <xf86drm.h>
+#include <wayland-client.h>
+#include "xdg-shell-client-protocol.h"
+#include "linux-dmabuf-unstable-v1-client-protocol.h"
+#include "pattern.h"
+
+#define XR24 0x34325258u
+#define NV12 0x3231564eu
+
+static void fail(const char *fmt, const char *what)
+{
+    printf("VITRINE-FAIL dmabuf-client: ");
+    printf(fmt, what);
+    printf(" (%s)\n", strerror(errno));
+    fflush(stdout);
+    exit(1);
+}
+
+/* ---------------------------------------------------------------- connection */
+
+struct client {
+    struct wl_display *display;
+    struct wl_compositor *compositor;
+    struct xdg_wm_base *wm;
+    struct zwp_linux_dmabuf_v1 *dmabuf;
+    uint32_t dmabuf_version;
+    dev_t main_device;
+    int got_device, table_size, table_has_linear_xr24, feedback_done;
+    int configured, width, height, frame_done;
+    struct zwp_linux_buffer_params_v1 *params;
+    struct wl_buffer *created;
+    int failed;
+};
+
+static void global(void *data, struct wl_registry *registry, uint32_t name, const char *interface, uint32_t version)
+{
+    struct client *c = data;
+    if (!strcmp(interface, "wl_compositor")) c->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
+    else if (!strcmp(interface, "xdg_wm_base")) c->wm = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
+    else if (!strcmp(interface, "zwp_linux_dmabuf_v1")) {
+        c->dmabuf_version = version < 4 ? version : 4;
+        c->dmabuf = wl_registry_bind(registry, name, &zwp_linux_dmabuf_v1_interface, c->dmabuf_version);
+    }
+}
+static void global_remove(void *data, struct wl_registry *registry, uint32_t name) {}
+static const struct wl_registry_listener registry_listener = { global, global_remove };
+
+static void fb_done(void *data, struct zwp_linux_dmabuf_feedback_v1 *f) { ((struct client *)data)->feedback_done = 1; }
+static void fb_table(void *data, struct zwp_linux_dmabuf_feedback_v1 *f, int32_t fd, uint32_t size)
+{
+    struct client *c = data;
+    c->table_size = (int)size;
+    const uint8_t *table = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (table != MAP_FAILED) {
+        for (uint32_t at = 0; at + 16 <= size; at += 16) {
+            uint32_t format; uint64_t modifier;
+            memcpy(&format, table + at, 4); memcpy(&modifier, table + at + 8, 8);
+            if (format == XR24 && modifier == 0) c->table_has_linear_xr24 = 1;
+        }
+        munmap((void *)table, size);
+    }
+    close(fd);
+}
+static void fb_main_device(void *data, struct zwp_linux_dmabuf_feedback_v1 *f, struct wl_array *device)
+{
+    struct client *c = data;
+    if (device->size == sizeof(dev_t)) { memcpy(&c->main_device, device->data, sizeof(dev_t)); c->got_device = 1; }
+}
+static void fb_tranche_done(void *data, struct zwp_linux_dmabuf_feedback_v1 *f) {}
+static void fb_tranche_device(void *data, struct zwp_linux_dmabuf_feedback_v1 *f, struct wl_array *device) {}
+static void fb_tranche_formats(void *data, struct zwp_linux_dmabuf_feedback_v1 *f, struct wl_array *indices) {}
+static void fb_tranche_flags(void *data, struct zwp_linux_dmabuf_feedback_v1 *f, uint32_t flags) {}
+static const struct zwp_linux_dmabuf_feedback_v1_listener feedback_listener = {
+    fb_done, fb_table, fb_main_device, fb_tranche_done, fb_tranche_device, fb_tranche_formats, fb_tranche_flags,
+};
+
+static void wm_ping(void *data, struct xdg_wm_base *wm, uint32_t serial) { xdg_wm_base_pong(wm, serial); }
+static const struct xdg_wm_base_listener wm_listener = { wm_ping };
+
+static void connect_to(struct client *c)
+{
+    memset(c, 0, sizeof *c);
+    c->display = wl_display_connect(NULL);
+    if (!c->display) fail("cannot connect to the Wayland display %s", getenv("WAYLAND_DISPLAY"));
+    struct wl_registry *registry = wl_display_get_registry(c->display);
+    wl_registry_add_listener(registry, &registry_listener, c);
+    wl_display_roundtrip(c->display);
+    if (!c->compositor || !c->wm || !c->dmabuf) fail("the compositor lacks wl_compositor, xdg_wm_base or %s", "zwp_linux_dmabuf_v1");
+    xdg_wm_base_add_listener(c->wm, &wm_listener, c);
+}
+
+/* The protocol error the connection ended with: "interface code", or "none". */
+static const char *protocol_error(struct client *c)
+{
+    static char text[128];
+    wl_display_roundtrip(c->display);
+    if (wl_display_get_error(c->display) != EPROTO) return "none";
+    const struct wl_interface *interface = NULL;
+    uint32_t id;
+    uint32_t code = wl_display_get_protocol_error(c->display, &interface, &id);
+    snprintf(text, sizeof text, "%s %u", interface ? interface->name : "?", code);
+    return text;
+}
+
+/* ---------------------------------------------------------------- dma-bufs */
+
+struct dmabuf { int fd; uint32_t stride; size_t size; uint32_t *pixels; };
+
+/* The DRM device whose dev_t is `device` (a card node, for dumb buffers). */
+static int open_device(dev_t device)
+{
+    DIR *dir = opendir("/dev/dri");
+    struct dirent *entry;
+    char path[300];
+    while (dir && (entry = readdir(dir))) {
+        struct stat info;
+        snprintf(path, sizeof path, "/dev/dri/%s", entry->d_name);
+        if (strncmp(entry->d_name, "card", 4) || stat(path, &info) || info.st_rdev != device) continue;
+        closedir(dir);
+        return open(path, O_RDWR | O_CLOEXEC);
+    }
+    if (dir) closedir(dir);
+    return open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
+}
+
+static const char *allocator = "";
+
+static struct dmabuf allocate(struct client *c, int w, int h)
+{
+    struct dmabuf b = { .fd = -1, .stride = (uint32_t)w * 4 };
+    int udmabuf = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+    if (udmabuf >= 0) {
+        allocator = "udmabuf";
+        long page = sysconf(_SC_PAGESIZE);
+        b.size = ((size_t)b.stride * h + page - 1) / page * page;
+        int memfd = memfd_create("dmabuf-client", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+        if (memfd < 0 || ftruncate(memfd, b.size) || fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK)) fail("%s", "memfd for udmabuf");
+        struct udmabuf_create create = { .memfd = memfd, .flags = UDMABUF_FLAGS_CLOEXEC, .offset = 0, .size = b.size };
+        b.fd = ioctl(udmabuf, UDMABUF_CREATE, &create);
+        if (b.fd < 0) fail("%s", "UDMABUF_CREATE");
+        close(memfd);
+        close(udmabuf);
+    } else {
+        allocator = "DRM dumb buffer, PRIME";
+        int drm = open_device(c->main_device);
+        if (drm < 0) fail("%s", "no /dev/udmabuf and no DRM device to open");
+        struct drm_mode_create_dumb create = { .width = (uint32_t)w, .height = (uint32_t)h, .bpp = 32 };
+        if (drmIoctl(drm, DRM_IOCTL_MODE_CREATE_DUMB, &create)) fail("%s", "CREATE_DUMB");
+        if (drmPrimeHandleToFD(drm, create.handle, DRM_CLOEXEC | DRM_RDWR, &b.fd)) fail("%s", "PRIME_HANDLE_TO_FD");
+        b.stride = create.pitch;
+        b.size = create.size;
+        /* the dma-buf holds the object: the handle and the device may go */
+        struct drm_mode_destroy_dumb destroy = { .handle = create.handle };
+        drmIoctl(drm, DRM_IOCTL_MODE_DESTROY_DUMB, &destroy);
+        close(drm);
+    }
+    b.pixels = mmap(NULL, b.size, PROT_READ | PROT_WRITE, MAP_SHARED, b.fd, 0);
+    if (b.pixels == MAP_FAILED) fail("%s", "mmap of the dma-buf");
+    return b;
+}
+
+static void fill(struct dmabuf *b, int n, int w, int h)
+{
+    struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE };
+    ioctl(b->fd, DMA_BUF_IOCTL_SYNC, &sync);
+    for (int y = 0; y < h; y++) {
+        uint32_t *row = (uint32_t *)((uint8_t *)b->pixels + (size_t)y * b->stride);
+        for (int x = 0; x < w; x++) row[x] = pattern_pixel(n, x, y, w, h); /* XRGB: the X byte 0, never read */
+    }
+    sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
+    ioctl(b->fd, DMA_BUF_IOCTL_SYNC, &sync);
+}
+
+static void created(void *data, struct zwp_linux_buffer_params_v1 *p, struct wl_buffer *buffer) { ((struct client *)data)->created = buffer; }
+static void failed(void *data, struct zwp_linux_buffer_params_v1 *p) { ((struct client *)data)->failed = 1; }
+static const struct zwp_linux_buffer_params_v1_listener params_listener = { created, failed };
+
+static struct zwp_linux_buffer_params_v1 *params_of(struct client *c)
+{
+    struct zwp_linux_buffer_params_v1 *p = zwp_linux_dmabuf_v1_create_params(c->dmabuf);
+    zwp_linux_buffer_params_v1_add_listener(p, &params_listener, c);
+    c->created = NULL;
+    c->failed = 0;
+    return p;
+}
+
+static void add(struct zwp_linux_buffer_params_v1 *p, int fd, uint32_t plane, uint32_t offset, uint32_t stride, uint64_t modifier)
+{
+    zwp_linux_buffer_params_v1_add(p, fd, plane, offset, stride, (uint32_t)(modifier >> 32), (uint32_t)modifier);
+}
+
+/* ---------------------------------------------------------------- show */
+
+static void xdg_configure(void *data, struct xdg_surface *s, uint32_t serial)
+{
+    xdg_surface_ack_configure(s, serial);
+    ((struct client *)data)->configured = 1;
+}
+static const struct xdg_surface_listener xdg_surface_listener = { xdg_configure };
+static void top_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t h, struct wl_array *states)
+{
+    struct client *c = data;
+    if (w > 0 && h > 0) { c->width = w; c->height = h; }
+}
+static void top_close(void *data, struct xdg_toplevel *t) {}
+static const struct xdg_toplevel_listener toplevel_listener = { top_configure, top_close };
+static void frame_done(void *data, struct wl_callback *cb, uint32_t time) { ((struct client *)data)->frame_done = 1; wl_callback_destroy(cb); }
+static const struct wl_callback_listener frame_listener = { frame_done };
+
+static void step(int n, const char *what)
+{
+    printf("VITRINE-STEP %d %s\n", n, what);
+    fflush(stdout);
+    char line[64];
+    if (!fgets(line, sizeof line, stdin)) { /* the host went away: go on */ }
+}
+
+/* Commits `buffer` (NULL: no attach, only damage) and waits for the frame that shows it. */
+static void show_and_wait(struct client *c, struct wl_surface *surface, struct wl_buffer *buffer)
+{
+    c->frame_done = 0;
+    if (buffer) wl_surface_attach(surface, buffer, 0, 0);
+    wl_surface_damage_buffer(surface, 0, 0, INT32_MAX, INT32_MAX);
+    wl_callback_add_listener(wl_surface_frame(surface), &frame_listener, c);
+    wl_surface_commit(surface);
+    while (!c->frame_done)
+        if (wl_display_dispatch(c->display) < 0) fail("the connection failed while waiting for a frame: %s", protocol_error(c));
+}
+
+static int show(void)
+{
+    struct client c;
+    connect_to(&c);
+    if (c.dmabuf_version >= 4) {
+        struct zwp_linux_dmabuf_feedback_v1 *f = zwp_linux_dmabuf_v1_get_default_feedback(c.dmabuf);
+        zwp_linux_dmabuf_feedback_v1_add_listener(f, &feedback_listener, &c);
+        while (!c.feedback_done && wl_display_dispatch(c.display) >= 0) {}
+        if (!c.got_device || !c.table_has_linear_xr24) fail("the default feedback lacks %s", "a main device or XR24 linear");
+        printf("VITRINE-INFO feedback: main device %u:%u, format table %d bytes with XR24 linear\n", major(c.main_device), minor(c.main_device),
+               c.table_size);
+    }
+    struct wl_surface *surface = wl_compositor_create_surface(c.compositor);
+    struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(c.wm, surface);
+    xdg_surface_add_listener(xs, &xdg_surface_listener, &c);
+    struct xdg_toplevel *top = xdg_surface_get_toplevel(xs);
+    xdg_toplevel_add_listener(top, &toplevel_listener, &c);
+    xdg_toplevel_set_app_id(top, "dmabuf");
+    wl_surface_commit(surface);
+    while (!c.configured && wl_display_dispatch(c.display) >= 0) {}
+    int w = c.width, h = c.height;
+    if (w <= 0 || h <= 0) fail("%s", "the toplevel was configured without a size");
+
+    struct dmabuf one = allocate(&c, w, h);
+    fill(&one, 1, w, h);
+    struct zwp_linux_buffer_params_v1 *p = params_of(&c);
+    add(p, one.fd, 0, 0, one.stride, 0);
+    zwp_linux_buffer_params_v1_create(p, w, h, XR24, 0);
+    while (!c.created && !c.failed && wl_display_dispatch(c.display) >= 0) {}
+    if (!c.created) fail("create of a linear XR24 dma-buf: %s", c.failed ? "failed" : protocol_error(&c));
+    zwp_linux_buffer_params_v1_destroy(p);
+    printf("VITRINE-INFO %dx%d buffers from %s, rows %u bytes apart\n", w, h, allocator, one.stride);
+    show_and_wait(&c, surface, c.created);
+    step(1, "pattern 1 from a dma-buf made with create");
+
+    struct dmabuf two = allocate(&c, w, h);
+    fill(&two, 2, w, h);
+    p = params_of(&c);
+    add(p, two.fd, 0, 0, two.stride, 0);
+    struct wl_buffer *immediate = zwp_linux_buffer_params_v1_create_immed(p, w, h, XR24, 0);
+    zwp_linux_buffer_params_v1_destroy(p);
+    show_and_wait(&c, surface, immediate);
+    step(2, "pattern 2 from a dma-buf made with create_immed");
+
+    /* the wl_buffer shown destroyed, then the whole surface damaged without a new buffer:
+       the daemon redraws it from its own mapping of the dma-buf */
+    wl_buffer_destroy(immediate);
+    show_and_wait(&c, surface, NULL);
+    step(3, "pattern 2 redrawn after its wl_buffer was destroyed");
+    return 0;
+}
+
+/* ---------------------------------------------------------------- errors */
+
+static int failures;
+
+static void expect(struct client *c, const char *what, const char *expected)
+{
+    const char *got = protocol_error(c);
+    if (strcmp(got, expected)) {
+        printf("VITRINE-FAIL %s: the compositor sent %s, not %s\n", what, got, expected);
+        failures++;
+    } else {
+        printf("VITRINE-INFO %s: %s\n", what, got);
+    }
+    fflush(stdout);
+    wl_display_disconnect(c->display);
+}
+
+static int errors(void)
+{
+    const char *params = "zwp_linux_buffer_params_v1";
+    char e[64];
+    struct client c;
+    connect_to(&c);
+    int w = 64, h = 32;
+    struct dmabuf b = allocate(&c, w, h);
+    wl_display_disconnect(c.display);
+#define CASE(what, code, body)                                       \
+    do {                                                             \
+        connect_to(&c);                                              \
+        struct zwp_linux_buffer_params_v1 *p = params_of(&c);        \
+        body;                                                        \
+        snprintf(e, sizeof e, "%s %d", params, code);                \
+        expect(&c, what, e);                                         \
+    } while (0)
+    CASE("plane index 4", 1, add(p, b.fd, 4, 0, b.stride, 0));
+    CASE("plane 0 set twice", 2, (add(p, b.fd, 0, 0, b.stride, 0), add(p, b.fd, 0, 0, b.stride, 0)));
+    CASE("plane 1 without plane 0", 3, (add(p, b.fd, 1, 0, b.stride, 0), zwp_linux_buffer_params_v1_create(p, w, h, XR24, 0)));
+    CASE("two planes of XR24", 3,
+         (add(p, b.fd, 0, 0, b.stride, 0), add(p, b.fd, 1, 0, b.stride, 0), zwp_linux_buffer_params_v1_create(p, w, h, XR24, 0)));
+    CASE("format NV12", 4, (add(p, b.fd, 0, 0, b.stride, 0), zwp_linux_buffer_params_v1_create(p, w, h, NV12, 0)));
+    CASE("an X-tiled modifier", 4,
+         (add(p, b.fd, 0, 0, b.stride, 0x0100000000000001ull), zwp_linux_buffer_params_v1_create(p, w, h, XR24, 0)));
+    CASE("width 0", 5, (add(p, b.fd, 0, 0, b.stride, 0), zwp_linux_buffer_params_v1_create(p, 0, h, XR24, 0)));
+    CASE("rows beyond the buffer", 6, (add(p, b.fd, 0, 0, b.stride, 0), zwp_linux_buffer_params_v1_create(p, w, h * 64, XR24, 0)));
+    CASE("an offset beyond the buffer", 6,
+         (add(p, b.fd, 0, (uint32_t)b.size, b.stride, 0), zwp_linux_buffer_params_v1_create_immed(p, w, h, XR24, 0)));
+    CASE("create twice", 0,
+         (add(p, b.fd, 0, 0, b.stride, 0), zwp_linux_buffer_params_v1_create(p, w, h, XR24, 0),
+          zwp_linux_buffer_params_v1_create(p, w, h, XR24, 0)));
+    int memfd = memfd_create("not-a-dmabuf", MFD_CLOEXEC);
+    if (ftruncate(memfd, (off_t)b.size)) fail("%s", "ftruncate");
+    CASE("create_immed of a memfd", 7, (add(p, memfd, 0, 0, b.stride, 0), zwp_linux_buffer_params_v1_create_immed(p, w, h, XR24, 0)));
+
+    /* not a client's mistake: `failed`, and the connection goes on */
+    connect_to(&c);
+    struct zwp_linux_buffer_params_v1 *p = params_of(&c);
+    add(p, memfd, 0, 0, b.stride, 0);
+    zwp_linux_buffer_params_v1_create(p, w, h, XR24, 0);
+    while (!c.created && !c.failed && wl_display_dispatch(c.display) >= 0) {}
+    if (!c.failed) {
+        printf("VITRINE-FAIL create of a memfd: no failed event (%s)\n", protocol_error(&c));
+        failures++;
+    } else {
+        zwp_linux_buffer_params_v1_destroy(p);
+        expect(&c, "create of a memfd: failed, then", "none");
+    }
+    return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc == 2 && !strcmp(argv[1], "show")) return show();
+    if (argc == 2 && !strcmp(argv[1], "errors")) return errors();
+    fprintf(stderr, "usage: dmabuf-client show|errors\n");
+    return 2;
+}

@@ -267,4 +267,18 @@ private func layout(
         let serbian = try TextLayout("бгдпт", style: TextStyle(fontSize: 20, language: "sr"), library: library)
         #expect(russian.lines[0].glyphs.map(\.glyphID) != serbian.lines[0].glyphs.map(\.glyphID))
     }
+
+    @Test func letterSpacingLeavesArabicJoinsAlone() throws {
+        let library = try fonts()
+        let word = "مرحبا"
+        let plain = try TextLayout(word, style: TextStyle(fontSize: 30), library: library)
+        let spaced = try TextLayout(word, style: TextStyle(fontSize: 30, letterSpacing: 8), library: library)
+        #expect(spaced.lines[0].glyphs.map(\.glyphID) == plain.lines[0].glyphs.map(\.glyphID))
+        #expect(spaced.lines[0].glyphs.map(\.x) == plain.lines[0].glyphs.map(\.x))
+        // Latin around it is spaced: half of 8 px on each side of "a", "b", "c" and the
+        // space, but none before the line's first letter.
+        let mixed = try TextLayout("abc " + word, style: TextStyle(fontSize: 30, letterSpacing: 8), library: library)
+        let mixedPlain = try TextLayout("abc " + word, style: TextStyle(fontSize: 30), library: library)
+        #expect(abs(mixed.lines[0].width - mixedPlain.lines[0].width - 3.5 * 8) < 1e-9)
+    }
 }

@@ -174,7 +174,8 @@ let package = Package(
             name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"])]),
         .target(
-            name: "VitrineText", dependencies: ["VitrineCore", "VitrineFormat", "CFreeType", "CHarfBuzz", "CFontconfig"],
+            name: "VitrineText",
+            dependencies: ["VitrineCore", "VitrineFormat", "CFreeType", "CHarfBuzz", "CFontconfig", "CFriBidi", "CUnibreak", "CThai"],
             swiftSettings: [optimizedInDebug, frameRelease()]),
         .systemLibrary(
             name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
@@ -185,6 +186,19 @@ let package = Package(
         .systemLibrary(
             name: "CFontconfig", path: "Sources/CFontconfig", pkgConfig: "fontconfig",
             providers: [.apt(["libfontconfig-dev"])]),
+        .systemLibrary(
+            name: "CFriBidi", path: "Sources/CFriBidi", pkgConfig: "fribidi",
+            providers: [.apt(["libfribidi-dev"])]),
+        .systemLibrary(
+            name: "CUnibreak", path: "Sources/CUnibreak", pkgConfig: "libunibreak",
+            providers: [.apt(["libunibreak-dev"])]),
+        .systemLibrary(
+            name: "CThai", path: "Sources/CThai", pkgConfig: "libthai",
+            providers: [.apt(["libthai-dev"])]),
+        // The reference for text layout: in the tests and the benchmarks only.
+        .systemLibrary(
+            name: "CPangoCairo", path: "Sources/CPangoCairo", pkgConfig: "pangocairo",
+            providers: [.apt(["libpango1.0-dev"])]),
         .target(
             name: "VitrineDaemon",
             dependencies: [
@@ -299,7 +313,8 @@ let package = Package(
             dependencies: [
                 "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineProtocol", "CPixman", "VitrineDaemon",
                 "VitrineSystem", "VitrineKeyboard", "VitrineConfig",
-                "VitrineImage", "VitrineCodecs", "CJPEG", "CairoReference", "vitrined", "vitrine-decoder", "vitrine-fleet", "CWaylandClient",
+                "VitrineImage", "VitrineCodecs", "CJPEG", "CairoReference", "VitrineText", "CPangoCairo", "CCairo", "vitrined", "vitrine-decoder",
+                "vitrine-fleet", "CWaylandClient",
                 "WaylandDescription",
                 .product(name: "Logging", package: "swift-log"),
             ], plugins: ["WaylandGlue"]),
@@ -482,7 +497,7 @@ let package = Package(
             dependencies: ["VitrineRender", "VitrineCodecs", "VitrineProtocol", "VitrineTestSupport"],
             exclude: ["References", "Scenes"]),
         .testTarget(name: "VitrineProtocolTests", dependencies: ["VitrineProtocol", "VitrineTestSupport"]),
-        .testTarget(name: "VitrineTextTests", dependencies: ["VitrineText"]),
+        .testTarget(name: "VitrineTextTests", dependencies: ["VitrineText", "CPangoCairo", "CCairo"]),
         .target(
             name: "VitrineConfig",
             dependencies: [

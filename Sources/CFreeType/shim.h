@@ -3,6 +3,7 @@
 #include FT_TRUETYPE_TABLES_H
 #include FT_SIZES_H
 #include FT_OUTLINE_H
+#include FT_SYNTHESIS_H
 
 /* Function-like macros that Swift cannot import, as constants. */
 static const FT_Int32 vitrine_ft_load_target_light = FT_LOAD_TARGET_LIGHT;

@@ -116,6 +116,7 @@ public final class TextRenderer: ContentRenderer {
     private func layout(_ content: TextLayerContent, scale: Double) -> TextLayout? {
         var style = content.style
         style.fontSize *= scale
+        style.letterSpacing *= scale
         let box = Size(width: abs(content.boxSize.width) * scale, height: abs(content.boxSize.height) * scale)
         let key = LayoutKey(string: content.string, style: style, box: box)
         if let cached = layouts[key] { return cached }

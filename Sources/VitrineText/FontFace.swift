@@ -23,6 +23,8 @@ public final class FontFace: CustomStringConvertible {
     public let lineGap: Int
     /// A number unique in the process, used in glyph cache keys.
     public let id: Int
+    /// Bold or slant drawn onto the outlines because the family lacks a face for them.
+    public let synthetic: SyntheticStyle
 
     let face: FT_Face
     let shaping: HarfBuzzFont
@@ -30,7 +32,7 @@ public final class FontFace: CustomStringConvertible {
     /// The size FreeType is currently set to, in 1/64 px.
     var currentSize64 = 0
 
-    init(library: FreeTypeLibrary, path: String, index: Int, id: Int) throws(TextError) {
+    init(library: FreeTypeLibrary, path: String, index: Int, id: Int, synthetic: SyntheticStyle = .none) throws(TextError) {
         var face: FT_Face?
         let error = FT_New_Face(library.handle, path, index, &face)
         guard error == 0, let face else {
@@ -51,6 +53,7 @@ public final class FontFace: CustomStringConvertible {
         self.path = path
         self.index = index
         self.id = id
+        self.synthetic = synthetic
         familyName = face.pointee.family_name.map { String(cString: $0) } ?? ""
         styleName = face.pointee.style_name.map { String(cString: $0) } ?? ""
         unitsPerEm = Int(face.pointee.units_per_EM)
@@ -80,7 +83,10 @@ public final class FontFace: CustomStringConvertible {
             lineGap: Double(lineGap) * scale)
     }
 
-    public var description: String { "\(familyName) \(styleName) (\(path)#\(index))" }
+    public var description: String {
+        let extra = (synthetic.embolden ? " synthetic bold" : "") + (synthetic.shear != 0 ? " synthetic oblique" : "")
+        return "\(familyName) \(styleName)\(extra) (\(path)#\(index))"
+    }
 }
 
 /// A face's vertical metrics at one size, in pixels.

@@ -45,9 +45,10 @@ public final class FontLibrary {
         resolved.removeAll()
     }
 
-    /// The face `index` of the font file at `path`, opened once and cached.
-    public func face(path: String, index: Int = 0) throws(TextError) -> FontFace {
-        try store.face(path: path, index: index)
+    /// The face `index` of the font file at `path`, opened once and cached; `synthetic`
+    /// draws it emboldened or slanted.
+    public func face(path: String, index: Int = 0, synthetic: SyntheticStyle = .none) throws(TextError) -> FontFace {
+        try store.face(path: path, index: index, synthetic: synthetic)
     }
 
     /// The number of faces opened so far.
@@ -72,13 +73,14 @@ public final class FontLibrary {
             match = matchPattern(fallback) ?? match
         }
         guard let match, let file = match.file else { throw .noFontFound(family: descriptor.family) }
-        let primary = try face(path: file, index: match.index)
+        let primary = try face(path: file, index: match.index, synthetic: match.synthetic)
         let family = isFallback ? Self.defaultFamily : isGeneric ? primary.familyName : descriptor.family
         let sortPattern = FontconfigPattern(
             family: family, weight: descriptor.weight.rawValue, italic: descriptor.style == .italic)
         let font = ResolvedFont(
             descriptor: descriptor, primary: primary, isFallback: isFallback,
-            fallbacks: fontconfig.sort(sortPattern), store: store)
+            fallbacks: fontconfig.sort(sortPattern), store: store,
+            synthetic: { [fontconfig] entry in fontconfig.synthetic(for: sortPattern, entry) })
         resolved[descriptor] = font
         return font
     }
@@ -101,25 +103,33 @@ public final class ResolvedFont {
     private let fallbackSet: FontconfigFontSet?
     private let fallbacks: [FontconfigEntry]
     private let store: FaceStore
+    private let synthetic: (FontconfigEntry) -> SyntheticStyle
     private var chosen: [UInt32: FontFace] = [:]
 
-    init(descriptor: FontDescriptor, primary: FontFace, isFallback: Bool, fallbacks: FontconfigFontSet?, store: FaceStore) {
+    init(
+        descriptor: FontDescriptor, primary: FontFace, isFallback: Bool, fallbacks: FontconfigFontSet?, store: FaceStore,
+        synthetic: @escaping (FontconfigEntry) -> SyntheticStyle
+    ) {
         self.descriptor = descriptor
         self.primary = primary
         self.isFallback = isFallback
         fallbackSet = fallbacks
         self.fallbacks = fallbacks?.entries ?? []
         self.store = store
+        self.synthetic = synthetic
     }
 
     /// The face to draw `scalar` with: the primary face when it has the character, else
-    /// the first fallback that does, else the primary face (which draws .notdef).
+    /// the first fallback that does, else the primary face (which draws .notdef). A
+    /// fallback lacking the weight or slant asked for is drawn with a synthetic one.
     public func face(for scalar: Unicode.Scalar) -> FontFace {
         if primary.hasGlyph(for: scalar) { return primary }
         if let face = chosen[scalar.value] { return face }
         var face = primary
         for entry in fallbacks where entry.covers(scalar) {
-            if let candidate = try? store.face(path: entry.path, index: entry.index), candidate.hasGlyph(for: scalar) {
+            if let candidate = try? store.face(path: entry.path, index: entry.index, synthetic: synthetic(entry)),
+                candidate.hasGlyph(for: scalar)
+            {
                 face = candidate
                 break
             }
@@ -152,6 +162,7 @@ final class FaceStore {
     private struct Key: Hashable {
         let path: String
         let index: Int
+        let synthetic: SyntheticStyle
     }
 
     init(freeType: FreeTypeLibrary) {
@@ -160,10 +171,10 @@ final class FaceStore {
 
     var count: Int { faces.count }
 
-    func face(path: String, index: Int) throws(TextError) -> FontFace {
-        let key = Key(path: path, index: index)
+    func face(path: String, index: Int, synthetic: SyntheticStyle = .none) throws(TextError) -> FontFace {
+        let key = Key(path: path, index: index, synthetic: synthetic)
         if let face = faces[key] { return face }
-        let face = try FontFace(library: freeType, path: path, index: index, id: FaceIdentity.next())
+        let face = try FontFace(library: freeType, path: path, index: index, id: FaceIdentity.next(), synthetic: synthetic)
         faces[key] = face
         return face
     }

@@ -37,6 +37,13 @@ final class FontconfigConfig {
         return FontconfigFontSet(owning: set)
     }
 
+    /// The synthetic style fontconfig's rules give `entry` (of a sort for `pattern`) when
+    /// it stands for `pattern`.
+    func synthetic(for pattern: FontconfigPattern, _ entry: FontconfigEntry) -> SyntheticStyle {
+        guard let prepared = FcFontRenderPrepare(handle, pattern.handle, entry.pattern) else { return .none }
+        return FontconfigPattern(owning: prepared).synthetic
+    }
+
     private func prepare(_ pattern: FontconfigPattern) {
         guard !pattern.isPrepared else { return }
         FcConfigSubstitute(handle, pattern.handle, FcMatchPattern)
@@ -67,6 +74,16 @@ final class FontconfigPattern {
     var file: String? { string(FC_FILE) }
     var index: Int { integer(FC_INDEX) ?? 0 }
     var families: [String] { fontconfigStrings(handle, FC_FAMILY) }
+
+    /// The bold and slant fontconfig's rules ask to synthesize for this match
+    /// (`embolden`, and the shear of `matrix`).
+    var synthetic: SyntheticStyle {
+        var embolden: FcBool = 0
+        var matrix: UnsafeMutablePointer<FcMatrix>?
+        let bold = FcPatternGetBool(handle, FC_EMBOLDEN, 0, &embolden) == FcResultMatch && embolden != 0
+        let shear = FcPatternGetMatrix(handle, FC_MATRIX, 0, &matrix) == FcResultMatch ? matrix?.pointee.xy ?? 0 : 0
+        return SyntheticStyle(embolden: bold, shear: shear)
+    }
 
     private func string(_ object: String) -> String? { fontconfigStrings(handle, object).first }
 
@@ -100,17 +117,18 @@ final class FontconfigFontSet {
             _ = FcPatternGetCharSet(pattern, FC_CHARSET, 0, &charset)
             return FontconfigEntry(
                 path: String(cString: file), index: Int(index),
-                families: fontconfigStrings(pattern, FC_FAMILY), charset: charset)
+                families: fontconfigStrings(pattern, FC_FAMILY), charset: charset, pattern: pattern)
         }
     }
 }
 
-/// One font of a sorted set. `charset` belongs to the set's pattern: keep the set alive.
+/// One font of a sorted set. `charset` and `pattern` belong to the set: keep it alive.
 struct FontconfigEntry {
     let path: String
     let index: Int
     let families: [String]
     let charset: OpaquePointer?
+    let pattern: OpaquePointer
 
     func covers(_ scalar: Unicode.Scalar) -> Bool {
         guard let charset else { return false }

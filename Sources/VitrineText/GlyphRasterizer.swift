@@ -21,6 +21,7 @@ extension FontFace {
         var flags = vitrine_ft_load_no_bitmap
         flags |= hinting == .light ? vitrine_ft_load_target_light : vitrine_ft_load_no_hinting
         guard FT_Load_Glyph(face, glyph, flags) == 0, let slot = face.pointee.glyph else { return .empty }
+        synthesize(slot)
         if slot.pointee.format == vitrine_ft_glyph_format_outline {
             let shift = FT_Pos(subpixel * 64 / GlyphCache.subpixelSteps)
             if shift != 0 { FT_Outline_Translate(&slot.pointee.outline, shift, 0) }

@@ -1,31 +1,50 @@
-import CHarfBuzz
+import CThai
+import CUnibreak
+import Synchronization
 
 /// Where lines may break, and greedy wrapping to a width.
 ///
-/// A simplified take on UAX #14: a line may break after a run of spaces, after a hyphen or
-/// dash that follows a letter, around Chinese and Japanese characters (which are written
-/// without spaces) and after a zero-width space; never before closing punctuation. Full
-/// UAX #14 adds a pair table over ~40 classes (quotes, numbers with their prefixes and
-/// suffixes, Korean syllable blocks, emoji sequences, …).
+/// Break opportunities are UAX #14's, from libunibreak, with `language` tailoring its
+/// rules (Chinese, Japanese and Korean). Thai is written without spaces between words:
+/// UAX #14 leaves such "complex context" text to a dictionary, and runs of Thai letters
+/// get theirs from libthai, as in Pango. Other such scripts (Lao, Khmer, Myanmar) break
+/// only at spaces.
 enum LineBreaking {
-    /// True when a line may start at scalar `i` of `scalars` (`lower < i < upper`).
-    static func canBreak(before i: Int, in scalars: [Unicode.Scalar], lower: Int) -> Bool {
-        let previous = scalars[i - 1], current = scalars[i]
-        if current.isBreakingWhitespace || current.isClosingPunctuation { return false }
-        if previous.isBreakingWhitespace || previous.value == 0x200B { return true }
-        if previous.isHyphen, i - 2 >= lower, scalars[i - 2].properties.isAlphabetic { return true }
-        if current.properties.generalCategory == .nonspacingMark { return false }
-        return previous.isIdeographic || current.isIdeographic
+    /// For each scalar of `range`, true when a line may start there (never at the first).
+    static func opportunities(_ scalars: [Unicode.Scalar], range: Range<Int>, language: String) -> [Bool] {
+        var result = [Bool](repeating: false, count: range.count)
+        guard range.count > 1 else { return result }
+        _ = unibreakReady
+        let text = scalars[range].map { utf32_t($0.value) }
+        var breaks = [CChar](repeating: 0, count: text.count)
+        language.withCString { lang in
+            text.withUnsafeBufferPointer { set_linebreaks_utf32($0.baseAddress, $0.count, lang, &breaks) }
+        }
+        for k in 0..<(text.count - 1) where breaks[k] == CChar(LINEBREAK_ALLOWBREAK) || breaks[k] == CChar(LINEBREAK_MUSTBREAK) {
+            result[k + 1] = true
+        }
+        var k = 0
+        while k < text.count {
+            guard text[k].isThai else { k += 1; continue }
+            var end = k
+            while end < text.count, text[end].isThai { end += 1 }
+            for position in ThaiBreaker.shared.breaks(Array(text[k..<end])) where position > 0 && position < end - k {
+                result[k + position] = true
+            }
+            k = end
+        }
+        return result
     }
 
     /// The paragraph's lines, each as the scalars it holds (trailing spaces included),
     /// greedily filled so that each line's width without its trailing spaces is at most
-    /// `width`. A word wider than the width is split between clusters.
-    static func wrap(_ p: ShapedParagraph, width: Double) -> [Range<Int>] {
+    /// `width`. A word wider than the width is split between grapheme clusters.
+    static func wrap(_ p: ShapedParagraph, width: Double, language: String) -> [Range<Int>] {
         let r = p.range
         guard !r.isEmpty else { return [r] }
+        let allowed = opportunities(p.scalars, range: r, language: language)
         var candidates = (r.lowerBound + 1..<r.upperBound).filter {
-            p.isClusterBoundary($0) && canBreak(before: $0, in: p.scalars, lower: r.lowerBound)
+            allowed[$0 - r.lowerBound] && p.isClusterBoundary($0)
         }
         candidates.append(r.upperBound)
         let limit = width + 1e-6
@@ -50,12 +69,9 @@ enum LineBreaking {
     /// The end of the longest run of whole clusters from `start` that fits (at least one
     /// cluster, so that wrapping always advances).
     private static func emergencyBreak(_ p: ShapedParagraph, from start: Int, limit: Double) -> Int {
-        var end = start + 1
-        while end < p.range.upperBound, !p.isClusterBoundary(end) { end += 1 }
-        var candidate = end
-        while candidate < p.range.upperBound {
-            candidate += 1
-            while candidate < p.range.upperBound, !p.isClusterBoundary(candidate) { candidate += 1 }
+        var end = p.nextCut(after: start)
+        while end < p.range.upperBound {
+            let candidate = p.nextCut(after: end)
             guard p.width(start..<candidate) <= limit else { break }
             end = candidate
         }
@@ -86,23 +102,51 @@ enum LineBreaking {
         if start < scalars.count { result.append(start..<scalars.count) }
         return result
     }
+
+    /// For each scalar of `range`, true when an extended grapheme cluster (UAX #29, as
+    /// Swift's `Character`) starts there.
+    static func graphemeStarts(_ scalars: [Unicode.Scalar], range: Range<Int>) -> [Bool] {
+        var result = [Bool](repeating: false, count: range.count)
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars[range])
+        var k = 0
+        for character in String(view) {
+            result[k] = true
+            k += character.unicodeScalars.count
+        }
+        return result
+    }
 }
 
-extension Unicode.Scalar {
-    fileprivate var isHyphen: Bool {
-        value == 0x2D || value == 0x2010 || value == 0x2013 || value == 0x2014
+/// libunibreak's tables, set up once.
+private let unibreakReady: Void = init_linebreak()
+
+extension utf32_t {
+    /// Thai letters, vowels, tone marks and digits.
+    fileprivate var isThai: Bool { (0x0E01...0x0E5B).contains(self) }
+}
+
+/// libthai's dictionary word breaker, loaded once (the dictionary is a few megabytes) and
+/// used by one thread at a time.
+private final class ThaiBreaker: Sendable {
+    static let shared = ThaiBreaker()
+
+    private let breaker: Mutex<OpaquePointer?>
+
+    private init() {
+        breaker = Mutex(th_brk_new(nil))
     }
 
-    fileprivate var isClosingPunctuation: Bool {
-        switch properties.generalCategory {
-        case .closePunctuation, .finalPunctuation: return true
-        case .otherPunctuation: return ",.;:!?、。，．：；！？".unicodeScalars.contains(self)
-        default: return false
+    deinit { breaker.withLock { if let b = $0 { th_brk_delete(b) } } }
+
+    /// Where words start within `text` (all Thai), as offsets; empty without a dictionary.
+    func breaks(_ text: [utf32_t]) -> [Int] {
+        breaker.withLock { brk -> [Int] in
+            guard let brk else { return [] }
+            let wide = text.map { wchar_t(bitPattern: $0) } + [0]
+            var positions = [Int32](repeating: 0, count: text.count + 1)
+            let found = th_brk_wc_find_breaks(brk, wide, &positions, positions.count)
+            return positions.prefix(Int(max(0, found))).map(Int.init)
         }
-    }
-
-    fileprivate var isIdeographic: Bool {
-        let s = script(of: self)
-        return s == HB_SCRIPT_HAN || s == HB_SCRIPT_HIRAGANA || s == HB_SCRIPT_KATAKANA
     }
 }

@@ -7,6 +7,7 @@ struct LineSetter {
     let style: TextStyle
     let width: Double?
 
+    private let language: ShapingLanguage
     private var paragraphs: [ShapedParagraph] = []
     private var pending: [Pending] = []
 
@@ -32,15 +33,23 @@ struct LineSetter {
         self.font = font
         self.style = style
         self.width = width
+        language = ShapingLanguage(style.language)
+    }
+
+    private func options(direction: TextDirection?, neutral: TextDirection) -> ParagraphOptions {
+        ParagraphOptions(
+            size: style.fontSize, features: style.features, direction: direction, neutralDirection: neutral,
+            language: language, letterSpacing: style.letterSpacing)
     }
 
     /// Shapes the paragraph `range` and breaks it into lines.
     mutating func add(paragraph range: Range<Int>) {
         let p = ShapedParagraph(
-            scalars: scalars, codepoints: codepoints, range: range, font: font, size: style.fontSize,
-            features: style.features, direction: style.direction)
+            scalars: scalars, codepoints: codepoints, range: range, font: font,
+            options: options(direction: style.direction, neutral: paragraphs.last?.direction ?? .leftToRight))
         paragraphs.append(p)
-        let ranges = style.isWrapped && width != nil ? LineBreaking.wrap(p, width: width!) : [range]
+        let ranges =
+            style.isWrapped && width != nil ? LineBreaking.wrap(p, width: width!, language: language.tag) : [range]
         for (i, r) in ranges.enumerated() {
             pending.append(Pending(paragraph: paragraphs.count - 1, range: r, endsParagraph: i == ranges.count - 1, isCut: false))
         }
@@ -106,9 +115,11 @@ struct LineSetter {
     /// reshaped as a new paragraph so that joining and kerning at the cut are right.
     private func truncate(_ p: ShapedParagraph, _ r: Range<Int>, width: Double) -> SetLine {
         let ellipsis: Unicode.Scalar = "\u{2026}"
-        let ellipsisWidth = Shaper.shape(String(ellipsis), face: font.face(for: ellipsis), size: style.fontSize).advance
+        let ellipsisWidth =
+            Shaper.shape(String(ellipsis), face: font.face(for: ellipsis), size: style.fontSize, language: language.tag).advance
+            + style.letterSpacing
         let budget = width - ellipsisWidth
-        let cuts = r.filter { p.isClusterBoundary($0) } + [r.upperBound]
+        let cuts = r.filter { p.isCut($0) } + [r.upperBound]
 
         // Cuts are indices into `cuts`: the prefix ends at cuts[head], the suffix starts at
         // cuts[tail].
@@ -133,7 +144,7 @@ struct LineSetter {
             let map = Array(prefix) + [cuts[head]] + Array(suffix)
             let q = ShapedParagraph(
                 scalars: synthetic, codepoints: syntheticCodepoints, range: 0..<synthetic.count, font: font,
-                size: style.fontSize, features: style.features, direction: p.direction)
+                options: options(direction: p.direction, neutral: p.direction))
             let (glyphs, w) = q.glyphs(in: q.range)
             let canShrink = head > 0 || tail < cuts.count - 1
             if w <= width + 1e-6 || !canShrink {

@@ -4,6 +4,24 @@ import CHarfBuzz
 struct ParagraphRun {
     let shaped: ShapedRun
     let level: UInt8
+    /// Letter spacing before each glyph (in visual order), in pixels.
+    let padBefore: [Double]
+    /// Letter spacing after each glyph.
+    let padAfter: [Double]
+}
+
+/// How a paragraph is shaped apart from its text and font.
+struct ParagraphOptions {
+    var size: Double
+    var features: [FontFeature]
+    /// The forced base direction, or nil to take it from the text.
+    var direction: TextDirection?
+    /// The base direction of a paragraph without strong characters (that of the one
+    /// before, as in Pango).
+    var neutralDirection: TextDirection = .leftToRight
+    var language: ShapingLanguage
+    /// Extra advance per grapheme cluster, in pixels.
+    var letterSpacing: Double = 0
 }
 
 /// One paragraph (text between hard line breaks) split into runs by font fallback, script
@@ -25,27 +43,40 @@ struct ShapedParagraph {
     private let prefixWidths: [Double]
     /// For each scalar of `range`, true when a cluster starts there.
     let clusterStarts: [Bool]
+    /// For each scalar of `range`, true when a grapheme cluster (UAX #29) starts there.
+    let graphemeStarts: [Bool]
 
-    init(
-        scalars: [Unicode.Scalar], codepoints: [UInt32], range: Range<Int>, font: ResolvedFont,
-        size: Double, features: [FontFeature], direction: TextDirection?
-    ) {
+    init(scalars: [Unicode.Scalar], codepoints: [UInt32], range: Range<Int>, font: ResolvedFont, options: ParagraphOptions) {
         self.scalars = scalars
         self.range = range
-        let bidi = BidiLevels(scalars[range], direction: direction)
+        let bidi = BidiLevels(scalars[range], direction: options.direction, neutral: options.neutralDirection)
         level = bidi.paragraphLevel
+        let graphemes = LineBreaking.graphemeStarts(scalars, range: range)
+        graphemeStarts = graphemes
         let items = Self.itemize(scalars, range: range, levels: bidi.levels, font: font)
+        var features = options.features
+        if options.letterSpacing != 0 { features = Self.ligaturesOff + features }
         runs = items.map { item in
             let shaped = Shaper.shape(
-                codepoints, range: item.range, face: item.face, size: size, features: features,
-                direction: item.level & 1 == 1 ? .rightToLeft : .leftToRight, script: item.script)
-            return ParagraphRun(shaped: shaped, level: item.level)
+                codepoints, range: item.range, face: item.face, size: options.size, features: features,
+                direction: item.level & 1 == 1 ? .rightToLeft : .leftToRight, script: item.script,
+                language: options.language)
+            let spacing = item.script.isCursive ? 0 : options.letterSpacing / 2
+            var before = [Double](repeating: 0, count: shaped.glyphs.count)
+            var after = before
+            if spacing != 0 {
+                for (i, g) in shaped.glyphs.enumerated() where graphemes[g.cluster - range.lowerBound] {
+                    if i == 0 || shaped.glyphs[i - 1].cluster != g.cluster { before[i] = spacing }
+                    if i == shaped.glyphs.count - 1 || shaped.glyphs[i + 1].cluster != g.cluster { after[i] = spacing }
+                }
+            }
+            return ParagraphRun(shaped: shaped, level: item.level, padBefore: before, padAfter: after)
         }
         var advances = [Double](repeating: 0, count: range.count)
         var starts = [Bool](repeating: false, count: range.count)
         for run in runs {
-            for g in run.shaped.glyphs {
-                advances[g.cluster - range.lowerBound] += g.xAdvance
+            for (i, g) in run.shaped.glyphs.enumerated() {
+                advances[g.cluster - range.lowerBound] += g.xAdvance + run.padBefore[i] + run.padAfter[i]
                 starts[g.cluster - range.lowerBound] = true
             }
         }
@@ -55,6 +86,10 @@ struct ShapedParagraph {
         prefixWidths = sums
         clusterStarts = starts
     }
+
+    /// Letter spacing turns off the ligatures that join letters into one glyph, as in
+    /// Pango and CSS (required ligatures, such as Arabic lam-alef, stay).
+    private static let ligaturesOff = [FontFeature("liga", 0), FontFeature("clig", 0), FontFeature("dlig", 0), FontFeature("hlig", 0)]
 
     /// The paragraph's direction.
     var direction: TextDirection { level & 1 == 1 ? .rightToLeft : .leftToRight }
@@ -70,6 +105,20 @@ struct ShapedParagraph {
         i >= range.upperBound || i <= range.lowerBound || clusterStarts[i - range.lowerBound]
     }
 
+    /// True when text may be cut at `i` without splitting a shaped cluster or a grapheme
+    /// cluster: where long words break and where truncation cuts.
+    func isCut(_ i: Int) -> Bool {
+        i >= range.upperBound || i <= range.lowerBound
+            || (clusterStarts[i - range.lowerBound] && graphemeStarts[i - range.lowerBound])
+    }
+
+    /// The first cut after `i`.
+    func nextCut(after i: Int) -> Int {
+        var end = i + 1
+        while !isCut(end) { end += 1 }
+        return end
+    }
+
     /// `r` without whitespace at its end.
     func trimmingTrailingWhitespace(_ r: Range<Int>) -> Range<Int> {
         var end = r.upperBound
@@ -78,29 +127,35 @@ struct ShapedParagraph {
     }
 
     /// The glyphs of the scalars `r`, in visual order, with pen positions starting at 0;
-    /// `extraPerSpace` widens every space (justification). Returns the glyphs and the
-    /// advance width.
+    /// `extraPerSpace` widens every space (justification). Letter spacing goes between
+    /// glyphs, not before the first or after the last (as in Pango). Returns the glyphs
+    /// and the advance width.
     func glyphs(in r: Range<Int>, extraPerSpace: Double = 0) -> (glyphs: [(FontFace, ShapedGlyph, x: Double)], width: Double) {
-        var slices: [(face: FontFace, glyphs: ArraySlice<ShapedGlyph>)] = []
+        var slices: [(run: ParagraphRun, glyphs: ClosedRange<Int>)] = []
         var levels: [UInt8] = []
         for run in runs where run.shaped.range.overlaps(r) {
             let glyphs = run.shaped.glyphs
             guard let first = glyphs.firstIndex(where: { r.contains($0.cluster) }),
                 let last = glyphs.lastIndex(where: { r.contains($0.cluster) })
             else { continue }
-            slices.append((run.shaped.face, glyphs[first...last]))
+            slices.append((run, first...last))
             levels.append(run.level)
         }
         var out: [(FontFace, ShapedGlyph, x: Double)] = []
         var pen = 0.0
+        var lastPad = 0.0
         for i in visualOrder(levels: levels) {
-            for g in slices[i].glyphs {
-                out.append((slices[i].face, g, pen + g.xOffset))
-                pen += g.xAdvance
+            let run = slices[i].run
+            for k in slices[i].glyphs {
+                let g = run.shaped.glyphs[k]
+                if !out.isEmpty { pen += run.padBefore[k] }
+                out.append((run.shaped.face, g, pen + g.xOffset))
+                pen += g.xAdvance + run.padAfter[k]
+                lastPad = run.padAfter[k]
                 if extraPerSpace != 0, scalars[g.cluster] == " " { pen += extraPerSpace }
             }
         }
-        return (out, pen)
+        return (out, pen - lastPad)
     }
 
     private struct Item {
@@ -145,6 +200,15 @@ struct ShapedParagraph {
 extension hb_script_t {
     var isCommonOrInherited: Bool {
         self == HB_SCRIPT_COMMON || self == HB_SCRIPT_INHERITED || self == HB_SCRIPT_UNKNOWN
+    }
+
+    /// Scripts whose letters join (Arabic, Syriac, N'Ko, Mongolian, …): letter spacing
+    /// would tear their joins apart, so it leaves them alone (as CSS asks; Pango spaces
+    /// them).
+    var isCursive: Bool {
+        self == HB_SCRIPT_ARABIC || self == HB_SCRIPT_SYRIAC || self == HB_SCRIPT_NKO || self == HB_SCRIPT_MONGOLIAN
+            || self == HB_SCRIPT_MANDAIC || self == HB_SCRIPT_ADLAM || self == HB_SCRIPT_HANIFI_ROHINGYA
+            || self == HB_SCRIPT_PHAGS_PA || self == HB_SCRIPT_PSALTER_PAHLAVI || self == HB_SCRIPT_SOGDIAN
     }
 }
 

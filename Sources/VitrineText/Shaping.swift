@@ -1,4 +1,5 @@
 import CHarfBuzz
+import Glibc
 
 /// The direction text runs in.
 public enum TextDirection: String, Hashable, Sendable {
@@ -38,6 +39,41 @@ public struct FontFeature: Hashable, Sendable, CustomStringConvertible {
     var harfBuzz: hb_feature_t {
         hb_feature_t(tag: hbTag(tag), value: value, start: 0, end: UInt32.max)
     }
+}
+
+/// A language for shaping and line breaking: a BCP 47 tag ("ar", "sr-Latn", "zh-Hant")
+/// and HarfBuzz's interned language for it.
+struct ShapingLanguage {
+    /// The tag as given, with POSIX locale spellings ("de_CH.UTF-8") made BCP 47 ("de-CH").
+    let tag: String
+    let harfBuzz: hb_language_t?
+
+    /// The language `tag` names; nil or empty takes the process locale (`LC_ALL`,
+    /// `LC_CTYPE`, `LANG`), as Pango does, and "en" without one.
+    init(_ tag: String?) {
+        var text = tag ?? ""
+        if text.isEmpty { text = Self.processLocale }
+        self.tag = Self.bcp47(text)
+        harfBuzz = self.tag.isEmpty ? nil : hb_language_from_string(self.tag, -1)
+    }
+
+    /// A POSIX locale name as a BCP 47 tag: "pt_BR.UTF-8@euro" is "pt-BR"; "C" and
+    /// "POSIX" are "en".
+    static func bcp47(_ locale: String) -> String {
+        let base = locale.prefix { $0 != "." && $0 != "@" }.replacingUnderscores
+        return base.isEmpty || base == "C" || base == "POSIX" ? "en" : base
+    }
+
+    private static let processLocale: String = {
+        for name in ["LC_ALL", "LC_CTYPE", "LANG"] {
+            if let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty { return value }
+        }
+        return "en"
+    }()
+}
+
+extension Substring {
+    fileprivate var replacingUnderscores: String { String(map { $0 == "_" ? "-" : $0 }) }
 }
 
 /// One shaped glyph. Lengths are in pixels; offsets are y-down.
@@ -83,21 +119,22 @@ public enum Shaper {
     /// characters unless `direction` is given. Clusters index `text.unicodeScalars`.
     ///
     /// This does no font fallback and no bidi: `TextLayout` splits text into runs first.
+    /// `language` is a BCP 47 tag (nil: the process locale).
     public static func shape(
         _ text: String, face: FontFace, size: Double, features: [FontFeature] = [],
-        direction: TextDirection? = nil
+        direction: TextDirection? = nil, language: String? = nil
     ) -> ShapedRun {
         let codepoints = text.unicodeScalars.map(\.value)
         return shape(
             codepoints, range: 0..<codepoints.count, face: face, size: size,
-            features: features, direction: direction, script: nil)
+            features: features, direction: direction, script: nil, language: ShapingLanguage(language))
     }
 
     /// Shapes `codepoints[range]`, with the codepoints around it as context (Arabic
     /// joining looks across run boundaries). Clusters index `codepoints`.
     static func shape(
         _ codepoints: [UInt32], range: Range<Int>, face: FontFace, size: Double,
-        features: [FontFeature], direction: TextDirection?, script: hb_script_t?
+        features: [FontFeature], direction: TextDirection?, script: hb_script_t?, language: ShapingLanguage
     ) -> ShapedRun {
         let buffer = HarfBuzzBuffer()
         let b = buffer.handle
@@ -108,6 +145,7 @@ public enum Shaper {
         if let script, script != HB_SCRIPT_COMMON, script != HB_SCRIPT_INHERITED, script != HB_SCRIPT_UNKNOWN {
             hb_buffer_set_script(b, script)
         }
+        if let language = language.harfBuzz { hb_buffer_set_language(b, language) }
         hb_buffer_guess_segment_properties(b)
         let hbFeatures = features.map(\.harfBuzz)
         hb_shape(face.shaping.font, b, hbFeatures, UInt32(hbFeatures.count))

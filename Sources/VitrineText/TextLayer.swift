@@ -9,6 +9,9 @@ public enum TextLayer {
     /// `template`, when not empty, replaces `string`: it is drawn every frame with its
     /// `{key}` placeholders filled from the layer's custom properties' presentation
     /// values (see `TextTemplate`), so animating a custom property animates the text.
+    /// `language` (a BCP 47 tag, empty for the layer's `locale`) guides shaping and line
+    /// breaking; `direction` (`auto`, `ltr`, `rtl`) sets the paragraphs' base direction;
+    /// `letterSpacing` (pixels, animatable) spaces grapheme clusters.
     public static let textLayerKind = kind()
 
     /// The text kind whose layers that name no `font` take `defaultFamily`
@@ -30,6 +33,9 @@ public enum TextLayer {
                     allowed: TruncationMode.allCases.map(\.rawValue)),
                 PropertyDescriptor("template", .string(""), animatable: false, check: lengthProblem),
                 PropertyDescriptor("locale", .string("en_US"), animatable: false, check: Formatting.localeProblem),
+                PropertyDescriptor("language", .string(""), animatable: false, check: languageProblem),
+                PropertyDescriptor("direction", .string("auto"), animatable: false, allowed: ["auto", "ltr", "rtl"]),
+                PropertyDescriptor("letterSpacing", .number(0), range: -maximumFontSize...maximumFontSize),
             ], customPropertiesAffectDisplay: true)
     }
 }
@@ -40,6 +46,20 @@ extension TextLayer {
     /// longer `string` or `template` is refused; a template whose filled-in text grows
     /// longer is cut there, ending in "…".
     public static let maximumLength = 16384
+
+    /// What is wrong with `tag` as a BCP 47 language tag, nil when nothing (empty is fine).
+    @Sendable static func languageProblem(_ tag: String) -> String? {
+        let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
+        let isTag =
+            tag.utf8.count <= 35 && parts.allSatisfy { (1...8).contains($0.utf8.count) && $0.utf8.allSatisfy(isAlphanumeric) }
+            && (2...3).contains(parts[0].utf8.count) && parts[0].utf8.allSatisfy { !(48...57).contains($0) }
+        return tag.isEmpty || isTag
+            ? nil : "'\(tag)' is not a BCP 47 language tag; use one such as \"ar\", \"he\", \"zh-Hant\" or \"sr-Latn\""
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+    }
 
     /// Whether `text` has more than `maximumLength` characters (its UTF-8 length first:
     /// counting characters walks the whole string).
@@ -73,6 +93,7 @@ public struct TextLayerContent: Hashable, Sendable {
     /// on every frame a text layer animates.
     public struct Slots: Sendable {
         public let template, string, locale, font, fontSize, alignment, isWrapped, truncation, foregroundColor: Int?
+        public let language, direction, letterSpacing: Int?
 
         public init(kind: LayerKind) {
             template = kind.slot(of: "template")
@@ -84,6 +105,9 @@ public struct TextLayerContent: Hashable, Sendable {
             isWrapped = kind.slot(of: "isWrapped")
             truncation = kind.slot(of: "truncationMode")
             foregroundColor = kind.slot(of: "foregroundColor")
+            language = kind.slot(of: "language")
+            direction = kind.slot(of: "direction")
+            letterSpacing = kind.slot(of: "letterSpacing")
         }
     }
 
@@ -98,10 +122,8 @@ public struct TextLayerContent: Hashable, Sendable {
     public init(_ values: PropertyValues, slots: Slots) throws(TextError) {
         func value(_ slot: Int?) -> Value? { slot.map { values[slot: $0] } }
         let template = value(slots.template)?.string ?? ""
-        string =
-            template.isEmpty
-            ? value(slots.string)?.string ?? ""
-            : TextTemplate(template).render(values.custom, locale: value(slots.locale)?.string ?? "en_US")
+        let locale = value(slots.locale)?.string ?? "en_US"
+        string = template.isEmpty ? value(slots.string)?.string ?? "" : TextTemplate(template).render(values.custom, locale: locale)
         if TextLayer.isTooLong(string) {
             string = String(string.prefix(TextLayer.maximumLength - 1)) + "…"
         }
@@ -110,9 +132,20 @@ public struct TextLayerContent: Hashable, Sendable {
             font: font, fontSize: min(maximumFontSize, max(0, value(slots.fontSize)?.number ?? 36)),
             alignment: value(slots.alignment)?.string.flatMap(TextAlignment.init(rawValue:)) ?? .natural,
             isWrapped: value(slots.isWrapped)?.bool ?? false,
-            truncation: value(slots.truncation)?.string.flatMap(TruncationMode.init(rawValue:)) ?? TruncationMode.none)
+            truncation: value(slots.truncation)?.string.flatMap(TruncationMode.init(rawValue:)) ?? TruncationMode.none,
+            direction: value(slots.direction)?.string.flatMap(Self.direction),
+            language: (value(slots.language)?.string).flatMap { $0.isEmpty ? nil : $0 } ?? locale,
+            letterSpacing: min(maximumFontSize, max(-maximumFontSize, value(slots.letterSpacing)?.number ?? 0)))
         foregroundColor = value(slots.foregroundColor)?.color ?? .white
         boxSize = values.rect(.bounds).size
+    }
+
+    private static func direction(_ name: String) -> TextDirection? {
+        switch name {
+        case "ltr": .leftToRight
+        case "rtl": .rightToLeft
+        default: nil
+        }
     }
 }
 

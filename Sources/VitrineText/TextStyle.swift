@@ -36,13 +36,22 @@ public struct TextStyle: Hashable, Sendable {
     public var isWrapped: Bool
     public var truncation: TruncationMode
     /// Forces every paragraph's base direction; nil takes it from the paragraph's first
-    /// strong character (Hebrew or Arabic letter: right to left).
+    /// strong character outside isolates (UAX #9 P2–P3), and a paragraph without one
+    /// takes the direction of the paragraph before it (the first: left to right), as in
+    /// Pango.
     public var direction: TextDirection?
+    /// The text's language as a BCP 47 tag ("ar", "zh-Hant", "sr-Latn"): shaping picks the
+    /// language's forms and line breaking its rules. nil takes the process locale.
+    public var language: String?
+    /// Extra space between grapheme clusters, in pixels (negative tightens). Ligatures
+    /// are off when it is not 0; letters of joining scripts (Arabic, Syriac, …) keep
+    /// their joins and take no spacing.
+    public var letterSpacing: Double
 
     public init(
         font: FontDescriptor = FontDescriptor(), fontSize: Double = 36, features: [FontFeature] = [],
         alignment: TextAlignment = .natural, isWrapped: Bool = false, truncation: TruncationMode = .none,
-        direction: TextDirection? = nil
+        direction: TextDirection? = nil, language: String? = nil, letterSpacing: Double = 0
     ) {
         self.font = font
         self.fontSize = fontSize
@@ -51,5 +60,7 @@ public struct TextStyle: Hashable, Sendable {
         self.isWrapped = isWrapped
         self.truncation = truncation
         self.direction = direction
+        self.language = language
+        self.letterSpacing = letterSpacing
     }
 }

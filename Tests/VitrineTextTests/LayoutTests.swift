@@ -231,4 +231,54 @@ private func layout(
         let l = try layout("", width: 100, library: library)
         #expect(l.lines.isEmpty && l.size == .zero)
     }
+
+    @Test func wordsAndGraphemesAreNotSplitAtCuts() throws {
+        let library = try fonts()
+        // A decomposed "é" (e + combining acute) is one grapheme: a long word breaks
+        // around it, never between the letter and its accent.
+        let word = String(repeating: "e\u{301}", count: 30)
+        let l = try layout(word, width: 60, wrapped: true, library: library)
+        #expect(l.lines.count > 1)
+        let scalars = Array(word.unicodeScalars)
+        for line in l.lines {
+            #expect(scalars[line.range.lowerBound] == "e")
+        }
+        let cut = try layout(word, width: 60, truncation: .end, library: library)
+        #expect(cut.lines[0].isTruncated)
+        // The ellipsis, last on the line, stands where the text was cut: before an "e".
+        #expect(try #require(cut.lines[0].glyphs.last).cluster % 2 == 0)
+    }
+
+    @Test func thaiWrapsBetweenWords() throws {
+        let library = try fonts()
+        // สวัสดี | ชาว | โลก: no spaces, libthai's dictionary finds the words.
+        let l = try layout("สวัสดีชาวโลก", width: 60, size: 20, wrapped: true, family: "Garuda", library: library)
+        let scalars = Array("สวัสดีชาวโลก".unicodeScalars)
+        let words = l.lines.map { String(String.UnicodeScalarView(scalars[$0.range])) }
+        #expect(words.count >= 2)
+        #expect(words.allSatisfy { ["สวัสดี", "ชาว", "โลก", "ชาวโลก", "สวัสดีชาว"].contains($0) }, "\(words)")
+    }
+
+    @Test func languageTagsChangeShaping() throws {
+        // Serbian and Macedonian Cyrillic have their own forms of б, г, д, п, т in italic
+        // fonts and in DejaVu's locl feature.
+        let library = try fonts()
+        let russian = try TextLayout("бгдпт", style: TextStyle(fontSize: 20, language: "ru"), library: library)
+        let serbian = try TextLayout("бгдпт", style: TextStyle(fontSize: 20, language: "sr"), library: library)
+        #expect(russian.lines[0].glyphs.map(\.glyphID) != serbian.lines[0].glyphs.map(\.glyphID))
+    }
+
+    @Test func letterSpacingLeavesArabicJoinsAlone() throws {
+        let library = try fonts()
+        let word = "مرحبا"
+        let plain = try TextLayout(word, style: TextStyle(fontSize: 30), library: library)
+        let spaced = try TextLayout(word, style: TextStyle(fontSize: 30, letterSpacing: 8), library: library)
+        #expect(spaced.lines[0].glyphs.map(\.glyphID) == plain.lines[0].glyphs.map(\.glyphID))
+        #expect(spaced.lines[0].glyphs.map(\.x) == plain.lines[0].glyphs.map(\.x))
+        // Latin around it is spaced: half of 8 px on each side of "a", "b", "c" and the
+        // space, but none before the line's first letter.
+        let mixed = try TextLayout("abc " + word, style: TextStyle(fontSize: 30, letterSpacing: 8), library: library)
+        let mixedPlain = try TextLayout("abc " + word, style: TextStyle(fontSize: 30), library: library)
+        #expect(abs(mixed.lines[0].width - mixedPlain.lines[0].width - 3.5 * 8) < 1e-9)
+    }
 }

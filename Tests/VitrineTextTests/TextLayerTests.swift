@@ -60,4 +60,45 @@ import VitrineCore
         wrongChoice.set("title", "alignmentMode", .string("middle"))
         #expect(throws: CoreError.self) { try scene.commit(wrongChoice, at: 2) }
     }
+
+    @Test func languageDirectionAndAnimatedLetterSpacing() throws {
+        let scene = Scene()
+        scene.register(TextLayer.textLayerKind)
+        try scene.addRoot(id: "root", output: "test", size: Size(width: 800, height: 600))
+        var t = Transaction(disableActions: true)
+        t.add(
+            layer: "board", kind: "text", parent: "root",
+            properties: [
+                "bounds": .rect(Rect(x: 0, y: 0, width: 600, height: 100)), "string": .string("Platform 7"),
+                "fontSize": .number(24), "locale": .string("de_CH"),
+            ])
+        _ = try scene.commit(t, at: 0)
+        let library = try fonts()
+        let plain = try TextLayerContent(scene.modelValues(of: "board"))
+        #expect(plain.style.language == "de_CH")
+        #expect(plain.style.direction == nil)
+        #expect(plain.style.letterSpacing == 0)
+        let plainWidth = try TextLayout(layer: scene.modelValues(of: "board"), library: library).lines[0].width
+
+        var change = Transaction(animationDuration: 1)
+        change.set("board", "letterSpacing", .number(10))
+        change.set("board", "language", .string("sr-Latn"))
+        change.set("board", "direction", .string("rtl"))
+        _ = try scene.commit(change, at: 1)
+        let midway = try TextLayerContent(scene.presentationValues(of: "board", at: 1.5))
+        #expect(midway.style.letterSpacing > 0 && midway.style.letterSpacing < 10)
+        #expect(midway.style.language == "sr-Latn")
+        #expect(midway.style.direction == .rightToLeft)
+        let done = try TextLayout(layer: scene.presentationValues(of: "board", at: 3), library: library)
+        // Nine gaps between the ten characters, 10 px each; a right-to-left paragraph aligns right.
+        #expect(abs(done.lines[0].width - plainWidth - 90) < 1e-6)
+        #expect(abs(done.lines[0].x + done.lines[0].width - 600) < 1e-6)
+
+        let bad: [(KeyPath, Value)] = [("language", .string("not a tag!")), ("direction", .string("up")), ("letterSpacing", .string("wide"))]
+        for (key, value) in bad {
+            var refused = Transaction(disableActions: true)
+            refused.set("board", key, value)
+            #expect(throws: CoreError.self) { try scene.commit(refused, at: 4) }
+        }
+    }
 }

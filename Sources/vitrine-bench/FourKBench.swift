@@ -19,19 +19,24 @@ import VitrineRender
 ///
 /// Each line carries both figures, a memcpy of one frame at each size, and the ratio.
 ///
-///     vitrine-bench 4k [--quick]
+///     vitrine-bench 4k [--quick] [full_repaint|digits_only|rolling_frame|rolling_daemon]
+///
+/// A name runs only the benches whose name contains it.
 func runFourKBenchmarks(_ options: [String]) {
     let quick = options.contains("--quick")
+    let only = options.filter { !$0.hasPrefix("--") }
+    func runs(_ name: String) -> Bool { only.isEmpty || only.contains(where: name.contains) }
     let repetitions = quick ? 9 : 31
     let kiosk = [1, 2].map { KioskFrames(scale: $0) }
     let memcpy = kiosk.map { memcpyMilliseconds(bytes: $0.width * $0.height * 4, repetitions: repetitions) }
-    let full = kiosk.map { $0.fullRepaint(repetitions) }
-    print(line("4k.full_repaint", full, memcpy, goal: "<= 4.2"))
-    let digits = kiosk.map { $0.digitsOnly(repetitions) }
-    print(line("4k.digits_only", digits, memcpy, goal: "report"))
+    if runs("4k.full_repaint") { print(line("4k.full_repaint", kiosk.map { $0.fullRepaint(repetitions) }, memcpy, goal: "<= 4.2")) }
+    if runs("4k.digits_only") { print(line("4k.digits_only", kiosk.map { $0.digitsOnly(repetitions) }, memcpy, goal: "report")) }
     do {
-        let rolling = try [1, 2].map { try rollingFrameTimes(scale: $0, frames: quick ? 60 : 200).median }
-        print(line("4k.rolling_frame", rolling, memcpy, goal: "report"))
+        if runs("4k.rolling_frame") {
+            let rolling = try [1, 2].map { try rollingFrameTimes(scale: $0, frames: quick ? 60 : 200) }
+            print(line("4k.rolling_frame", rolling.map(\.median), memcpy, goal: "report", pixels: rolling.map(\.pixelsPerFrame)))
+        }
+        guard runs("4k.rolling_daemon") else { return }
         var cpu: [[Double]] = [[], []]
         for _ in 0..<(quick ? 1 : 3) {
             for (i, k) in [1, 2].enumerated() {
@@ -98,8 +103,10 @@ private final class KioskFrames {
 }
 
 /// A line of both sizes' times and their ratio, with each size's frame memcpy.
-private func line(_ name: String, _ ms: [Double], _ memcpy: [Double], goal: String) -> String {
-    "{\"bench\":\"\(name)\",\"ms_1080p\":\(f3(ms[0])),\"ms_2160p\":\(f3(ms[1])),\"ratio\":\(f2(ms[1] / ms[0])),\"memcpy_ms_1080p\":\(f3(memcpy[0])),\"memcpy_ms_2160p\":\(f3(memcpy[1])),\"goal\":\"\(goal)\"}"
+private func line(_ name: String, _ ms: [Double], _ memcpy: [Double], goal: String, pixels: [Int]? = nil) -> String {
+    let repainted = pixels.map { ",\"pixels_per_frame_1080p\":\($0[0]),\"pixels_per_frame_2160p\":\($0[1])" } ?? ""
+    return
+        "{\"bench\":\"\(name)\",\"ms_1080p\":\(f3(ms[0])),\"ms_2160p\":\(f3(ms[1])),\"ratio\":\(f2(ms[1] / ms[0]))\(repainted),\"memcpy_ms_1080p\":\(f3(memcpy[0])),\"memcpy_ms_2160p\":\(f3(memcpy[1])),\"goal\":\"\(goal)\"}"
 }
 
 private func f3(_ v: Double) -> String { String(format: "%.3f", v) }

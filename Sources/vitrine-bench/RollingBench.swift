@@ -48,8 +48,9 @@ private func rollingFrames(frames: Int) throws {
 
 /// Frame times, in this process on a manual clock stepping 1/60 s for `frames` steps, while
 /// 12 digit columns roll on a gradient at `scale` (1: 1920×1080, 2: 3840×2160, the
-/// number's size doubled): the median and p90 of the steps that presented a frame.
-func rollingFrameTimes(scale k: Int, frames: Int) throws -> (median: Double, p90: Double, frames: Int) {
+/// number's size doubled): the median and p90 of the steps that presented a frame, and
+/// the pixels a frame repainted on average.
+func rollingFrameTimes(scale k: Int, frames: Int) throws -> (median: Double, p90: Double, frames: Int, pixelsPerFrame: Int) {
     let bench = try InProcessCoordinator(width: 1920 * k, height: 1080 * k)
     let coordinator = bench.coordinator, run = bench.run
     run(
@@ -76,7 +77,7 @@ func rollingFrameTimes(scale k: Int, frames: Int) throws -> (median: Double, p90
     }
     precondition(times.count >= max(1, frames / 5), "too few steps presented a frame (\(times.count) of \(frames))")
     let sorted = times.sorted()
-    return (sorted[sorted.count / 2], sorted[sorted.count * 9 / 10], sorted.count)
+    return (sorted[sorted.count / 2], sorted[sorted.count * 9 / 10], sorted.count, coordinator.pixelsRepainted / max(1, coordinator.framesRendered))
 }
 
 /// The share of one core a thread uses that wakes 60 times a second on an `EventLoop` and

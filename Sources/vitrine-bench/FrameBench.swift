@@ -35,7 +35,7 @@ func runFrameBenchmarks(_ options: [String]) {
     let scene = Scene()
     StandardKinds.register(in: scene)
     try! scene.addRoot(id: "root", output: "bench", size: Size(width: 1920, height: 1080))
-    try! SceneDescription(json: JSON(parsing: Data(kioskSceneJSON.utf8))).apply(to: scene, root: "root", at: 0)
+    try! SceneDescription(json: JSON(parsing: Data(kioskSceneJSON().utf8))).apply(to: scene, root: "root", at: 0)
     let output = try! HeadlessOutput(width: 1920, height: 1080, bufferCount: 1)
     let pipeline = FramePipeline(renderer: StandardKinds.renderer(), output: output)
     var time = 0.0
@@ -251,16 +251,16 @@ private func report(_ name: String, _ ms: Double, _ memcpy: Double) {
     )
 }
 
-private func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
 
-private func milliseconds(_ body: () -> Void) -> Double {
+func milliseconds(_ body: () -> Void) -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     body()
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
 }
 
 /// The time to copy one frame between two buffers the size of the screen.
-private func memcpyMilliseconds(bytes: Int, repetitions: Int) -> Double {
+func memcpyMilliseconds(bytes: Int, repetitions: Int) -> Double {
     let a = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
     let b = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
     defer { a.deallocate(); b.deallocate() }
@@ -269,7 +269,7 @@ private func memcpyMilliseconds(bytes: Int, repetitions: Int) -> Double {
     return median((0..<repetitions).map { _ in milliseconds { memcpy(b, a, bytes) } })
 }
 
-private func grouped(_ n: Int) -> String {
+func grouped(_ n: Int) -> String {
     let s = String(n)
     var out = ""
     for (i, c) in s.enumerated() {
@@ -279,27 +279,29 @@ private func grouped(_ n: Int) -> String {
     return out
 }
 
-/// The reference kiosk's six cards, as JSON layer objects.
-private let kioskCards = (0..<6).map { i in
-    let x = 330 + (i % 3) * 630, y = 420 + (i / 3) * 330
-    return ##"{"id": "card\##(i)", "properties": {"bounds": [0, 0, 560, 280], "position": [\##(x), \##(y)], "cornerRadius": 28, "##
-        + ##""backgroundColor": "#ffffff22", "shadowOpacity": 0.45, "shadowRadius": 18, "shadowOffset": [0, 10]}}"##
-}.joined(separator: ",\n  ")
-
-/// The reference kiosk: a background gradient, six rounded cards with shadows, three
-/// text blocks and a large number.
-private let kioskSceneJSON = """
-    {"layers": [
-      {"id": "background", "kind": "gradient", "properties": {"bounds": [0, 0, 1920, 1080], "position": [960, 540],
-         "colors": ["#0f2027", "#203a43", "#2c5364"], "startPoint": [0, 0], "endPoint": [1, 1]}},
-      {"id": "title", "kind": "text", "properties": {"bounds": [0, 0, 1200, 80], "position": [660, 80],
-         "string": "Central Station — Departures", "fontSize": 56, "foregroundColor": "white"}},
-      {"id": "subtitle", "kind": "text", "properties": {"bounds": [0, 0, 1200, 50], "position": [660, 150],
-         "string": "Updated every minute. Platforms may change at short notice.", "fontSize": 28, "foregroundColor": "#b0c4de"}},
-      {"id": "footer", "kind": "text", "properties": {"bounds": [0, 0, 1800, 40], "position": [960, 1040],
-         "string": "Free Wi-Fi: Station-Guest · Lost property: desk 4 · Tickets: hall A", "fontSize": 24, "foregroundColor": "#dddddd"}},
-      \(kioskCards),
-      {"id": "number", "kind": "text", "properties": {"bounds": [0, 0, 560, 160], "position": [960, 420],
-         "string": "245 699", "fontSize": 120, "alignmentMode": "center", "foregroundColor": "#ffd166"}}
-    ]}
-    """
+/// The reference kiosk at `scale` (1: 1920×1080, 2: 3840×2160, every length doubled): a
+/// background gradient, six rounded cards with shadows, three text blocks and a large
+/// number, as JSON layers.
+func kioskSceneJSON(scale: Int = 1) -> String {
+    let k = scale
+    let cards = (0..<6).map { i in
+        let x = (330 + (i % 3) * 630) * k, y = (420 + (i / 3) * 330) * k
+        return ##"{"id": "card\##(i)", "properties": {"bounds": [0, 0, \##(560 * k), \##(280 * k)], "position": [\##(x), \##(y)], "##
+            + ##""cornerRadius": \##(28 * k), "backgroundColor": "#ffffff22", "shadowOpacity": 0.45, "shadowRadius": \##(18 * k), "shadowOffset": [0, \##(10 * k)]}}"##
+    }.joined(separator: ",\n  ")
+    return """
+        {"layers": [
+          {"id": "background", "kind": "gradient", "properties": {"bounds": [0, 0, \(1920 * k), \(1080 * k)], "position": [\(960 * k), \(540 * k)],
+             "colors": ["#0f2027", "#203a43", "#2c5364"], "startPoint": [0, 0], "endPoint": [1, 1]}},
+          {"id": "title", "kind": "text", "properties": {"bounds": [0, 0, \(1200 * k), \(80 * k)], "position": [\(660 * k), \(80 * k)],
+             "string": "Central Station — Departures", "fontSize": \(56 * k), "foregroundColor": "white"}},
+          {"id": "subtitle", "kind": "text", "properties": {"bounds": [0, 0, \(1200 * k), \(50 * k)], "position": [\(660 * k), \(150 * k)],
+             "string": "Updated every minute. Platforms may change at short notice.", "fontSize": \(28 * k), "foregroundColor": "#b0c4de"}},
+          {"id": "footer", "kind": "text", "properties": {"bounds": [0, 0, \(1800 * k), \(40 * k)], "position": [\(960 * k), \(1040 * k)],
+             "string": "Free Wi-Fi: Station-Guest · Lost property: desk 4 · Tickets: hall A", "fontSize": \(24 * k), "foregroundColor": "#dddddd"}},
+          \(cards),
+          {"id": "number", "kind": "text", "properties": {"bounds": [0, 0, \(560 * k), \(160 * k)], "position": [\(960 * k), \(420 * k)],
+             "string": "245 699", "fontSize": \(120 * k), "alignmentMode": "center", "foregroundColor": "#ffd166"}}
+        ]}
+        """
+}

@@ -39,13 +39,25 @@ func runRollingBenchmarks(_ options: [String]) {
 }
 
 private func rollingFrames(frames: Int) throws {
-    let bench = try InProcessCoordinator(width: 1920, height: 1080)
+    let run = try rollingFrameTimes(scale: 1, frames: frames)
+    let memcpy = frameMemcpyMilliseconds()
+    print(
+        "{\"bench\":\"rolling.frame\",\"columns\":12,\"size\":\"1920x1080\",\"steps\":\(frames),\"frames\":\(run.frames),\"vitrine_ms\":\(f3(run.median)),\"p90_ms\":\(f3(run.p90)),\"memcpy_ms\":\(f3(memcpy)),\"ratio\":\(String(format: "%.2f", run.median / memcpy))}"
+    )
+}
+
+/// Frame times, in this process on a manual clock stepping 1/60 s for `frames` steps, while
+/// 12 digit columns roll on a gradient at `scale` (1: 1920×1080, 2: 3840×2160, the
+/// number's size doubled): the median and p90 of the steps that presented a frame, and
+/// the pixels a frame repainted on average.
+func rollingFrameTimes(scale k: Int, frames: Int) throws -> (median: Double, p90: Double, frames: Int, pixelsPerFrame: Int) {
+    let bench = try InProcessCoordinator(width: 1920 * k, height: 1080 * k)
     let coordinator = bench.coordinator, run = bench.run
     run(
-        ##"{"id": 1, "cmd": "layer.add", "layer": "bg", "kind": "gradient", "properties": {"bounds": [0, 0, 1920, 1080], "position": [960, 540], "colors": ["#12324a", "#0b1622"]}}"##
+        ##"{"id": 1, "cmd": "layer.add", "layer": "bg", "kind": "gradient", "properties": {"bounds": [0, 0, \##(1920 * k), \##(1080 * k)], "position": [\##(960 * k), \##(540 * k)], "colors": ["#12324a", "#0b1622"]}}"##
     )
     run(
-        ##"{"id": 2, "cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1800, 200], "position": [960, 540], "fontSize": 160, "alignment": "center", "format": "plain", "value": 123456789012, "textColor": "#ffd166"}}"##
+        ##"{"id": 2, "cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, \##(1800 * k), \##(200 * k)], "position": [\##(960 * k), \##(540 * k)], "fontSize": \##(160 * k), "alignment": "center", "format": "plain", "value": 123456789012, "textColor": "#ffd166"}}"##
     )
     var id = 3
     var times: [Double] = []
@@ -64,11 +76,8 @@ private func rollingFrames(frames: Int) throws {
         id += 1
     }
     precondition(times.count >= max(1, frames / 5), "too few steps presented a frame (\(times.count) of \(frames))")
-    let memcpy = frameMemcpyMilliseconds()
-    let median = times.sorted()[times.count / 2]
-    print(
-        "{\"bench\":\"rolling.frame\",\"columns\":12,\"size\":\"1920x1080\",\"steps\":\(frames),\"frames\":\(times.count),\"vitrine_ms\":\(f3(median)),\"p90_ms\":\(f3(times.sorted()[times.count * 9 / 10])),\"memcpy_ms\":\(f3(memcpy)),\"ratio\":\(String(format: "%.2f", median / memcpy))}"
-    )
+    let sorted = times.sorted()
+    return (sorted[sorted.count / 2], sorted[sorted.count * 9 / 10], sorted.count, coordinator.pixelsRepainted / max(1, coordinator.framesRendered))
 }
 
 /// The share of one core a thread uses that wakes 60 times a second on an `EventLoop` and
@@ -165,14 +174,7 @@ private func rollingDaemon(seconds: Int, idleSeconds: Int, floor: Double) throws
     let child = try DaemonChild(width: 1920, height: 1080)
     defer { child.stop() }
     let request = try requester(child)
-    _ = try request(
-        #"{"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1200, 200], "position": [960, 540], "fontSize": 140, "alignment": "center", "usesGrouping": false, "value": 10000000}}"#
-    )
-    var value = 10_000_000
-    let run = try measure(child, request, seconds: seconds) { _ in
-        value += Int.random(in: 1...999)
-        _ = try request(#"{"cmd": "number.set", "layer": "n", "value": \#(value)}"#)
-    }
+    let run = try countUp(child, request, scale: 1, seconds: seconds)
     let pid = child.processIdentifier
     print(
         "{\"bench\":\"rolling.daemon\",\"digits\":8,\"size\":\"1920x1080\",\"seconds\":\(f3(run.elapsed)),\"frames\":\(run.frames),\"fps\":\(f3(Double(run.frames) / run.elapsed)),\"cpu_percent_of_core\":\(f3(run.percent)),\"cpu_us_per_frame\":\(f1(run.percent / 100 * run.elapsed / Double(max(run.frames, 1)) * 1e6)),\"floor_ratio\":\(ratio(run.percent, floor)),\"pixels_per_frame\":\(run.pixelsPerFrame),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss"))),\"swift_runtime\":\"\(swiftRuntime(pid))\"}"
@@ -188,6 +190,20 @@ private func rollingDaemon(seconds: Int, idleSeconds: Int, floor: Double) throws
         "{\"bench\":\"rolling.idle\",\"seconds\":\(idleSeconds),\"frames\":\(idleFrames),\"cpu_percent_of_core\":\(f3(100 * idleCPU / Double(idleSeconds))),\"pss_mb\":\(f3(memoryMegabytes(pid, "Pss"))),\"rss_mb\":\(f3(memoryMegabytes(pid, "Rss")))}"
     )
     return run
+}
+
+/// The daemon counting: an 8-digit counter (140 px at `scale` 1, centred on 1920×1080;
+/// every length times `scale`) changed once a second by a random step, rolling at 60 fps,
+/// measured over `seconds`.
+func countUp(_ child: DaemonChild, _ request: (String) throws -> String, scale k: Int, seconds: Int) throws -> DaemonRun {
+    _ = try request(
+        #"{"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, \#(1200 * k), \#(200 * k)], "position": [\#(960 * k), \#(540 * k)], "fontSize": \#(140 * k), "alignment": "center", "usesGrouping": false, "value": 10000000}}"#
+    )
+    var value = 10_000_000
+    return try measure(child, request, seconds: seconds) { _ in
+        value += Int.random(in: 1...999)
+        _ = try request(#"{"cmd": "number.set", "layer": "n", "value": \#(value)}"#)
+    }
 }
 
 /// `rolling.label`: the demo's bound label (config/demo.toml) — a 700 × 50 text layer

@@ -2,7 +2,7 @@ import Foundation
 
 // vitrine-bench: release-build benchmarks that print one JSON object per line.
 //
-//     swift run -c release vitrine-bench core|raster|frame|rolling|protocol|flood|restore|shadow|image|video|outputs|fleet|compositor|osk|signage|text [--quick]
+//     swift run -c release vitrine-bench core|raster|frame|rolling|protocol|flood|restore|shadow|image|video|outputs|fleet|compositor|osk|signage|text|4k [--quick]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: ([String]) -> Void] = [
@@ -22,6 +22,7 @@ let suites: [String: ([String]) -> Void] = [
     "osk": runOskBenchmarks,
     "signage": runSignageBenchmarks,
     "text": runTextBenchmarks,
+    "4k": runFourKBenchmarks,
 ]
 guard let name = arguments.first, let suite = suites[name] else {
     let known = suites.keys.sorted().joined(separator: "|")

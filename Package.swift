@@ -116,7 +116,7 @@ let package = Package(
         .target(
             name: "VitrineDecoderHelper",
             dependencies: [
-                "VitrineImage", "VitrineRaster", "VitrineCore", "VitrineSystem", "VitrineJSON", "VitrineProtocol", "VitrineVideo",
+                "VitrineImage", "VitrineRaster", "VitrineCore", "VitrineSystem", "VitrineJSON", "VitrineProtocol", "VitrineVideo", "VitrineYUV",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -146,9 +146,12 @@ let package = Package(
         // Video: players paced by their reader's clock over a decoder (VitrineVideo), the
         // decoder helper's GStreamer decoder (VitrineGStreamer: the helper links it, the
         // daemon does not), and the `video` layer kind drawn by the renderer.
-        .target(name: "VitrineVideo", dependencies: ["VitrineRaster"], swiftSettings: [frameRelease(profiled: false)]),
+        .target(name: "VitrineVideo", dependencies: ["VitrineCore", "VitrineRaster", "VitrineYUV"], swiftSettings: [frameRelease(profiled: false)]),
+        // YUV frames drawn into an output, converted on the way (no BGRA pass of their own).
+        .target(name: "VitrineYUV", dependencies: ["VitrineCore", "VitrineRaster"], swiftSettings: [optimizedInDebug, frameRelease(profiled: false)]),
+        .testTarget(name: "VitrineYUVTests", dependencies: ["VitrineYUV", "VitrineCore", "VitrineRaster", "VitrineTestSupport"]),
         .target(
-            name: "VitrineGStreamer", dependencies: ["VitrineVideo", "VitrineRaster", "VitrineSystem", "CGStreamer"],
+            name: "VitrineGStreamer", dependencies: ["VitrineVideo", "VitrineRaster", "VitrineYUV", "VitrineSystem", "CGStreamer"],
             swiftSettings: [frameRelease(profiled: false)]),
         .target(
             name: "VitrineVideoLayer", dependencies: ["VitrineVideo", "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineSystem"],

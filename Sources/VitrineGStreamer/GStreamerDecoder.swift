@@ -33,8 +33,8 @@ public enum GStreamer {
     }
 }
 
-/// One video decoded by GStreamer: `playbin` into an `appsink` of 4:2:0 frames (I420 or
-/// NV12, converted to BGRA only as they are drawn) at the layer's size, which holds at most `VideoPlayer.queued` frames and blocks the decoder
+/// One video decoded by GStreamer: `playbin` into an `appsink` of BGRA frames (I420 and
+/// NV12 ones are mapped too, as `VideoPicture.yuv`) at the layer's size, which holds at most `VideoPlayer.queued` frames and blocks the decoder
 /// when full, so that the reader paces it. Frames are drawn where GStreamer decoded them,
 /// mapped until the surface that shows them goes.
 ///

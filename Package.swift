@@ -44,10 +44,12 @@ let package = Package(
         .library(name: "VitrineVideo", targets: ["VitrineVideo"]),
         .library(name: "VitrineVideoLayer", targets: ["VitrineVideoLayer"]),
         .library(name: "VitrineProtocol", targets: ["VitrineProtocol"]),
+        .library(name: "VitrineSignage", targets: ["VitrineSignage"]),
         .library(name: "VitrineRender", targets: ["VitrineRender"]),
         .library(name: "VitrineOutput", targets: ["VitrineOutput"]),
         .library(name: "VitrineRolling", targets: ["VitrineRolling"]),
         .library(name: "VitrineDaemon", targets: ["VitrineDaemon"]),
+        .library(name: "VitrinePlayLog", targets: ["VitrinePlayLog"]),
         .executable(name: "vitrined", targets: ["vitrined"]),
         .executable(name: "vitrine-decoder", targets: ["vitrine-decoder"]),
         .library(name: "VitrineText", targets: ["VitrineText"]),
@@ -196,13 +198,40 @@ let package = Package(
                 "VitrineXWayland",
                 "VitrineKeyboard",
                 "VitrineOutputSet",
+                "VitrineSignage",
                 "VitrineSceneHost",
                 "VitrineRemote",
+                "VitrineIdentify",
+                "VitrinePlayLog",
                 "CLinuxEvents",
                 .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: [frameRelease()]),
+        // The identification screen shown where no scene is (host name, addresses, fleet id,
+        // socket, output, a QR code of the device's id), and the facts it shows.
+        .target(name: "VitrineIdentify", dependencies: ["VitrineCore", "VitrineSystem", "CQREncode", "CSystemdID"]),
+        // libqrencode (libqrencode-dev's header), bound when the first code is made.
+        .target(name: "CQREncode", dependencies: ["CLazyLibrary"]),
+        // libsystemd's sd-id128 (libsystemd-dev's header), bound when the device's id is read.
+        .target(name: "CSystemdID", dependencies: ["CLazyLibrary"]),
+        // Proof of play: the items shown, recorded in append-only JSON Lines files in the
+        // state directory by workers, and read back for playlog.query.
+        .target(
+            name: "VitrinePlayLog",
+            dependencies: [
+                "VitrineSystem", "VitrineJSON", "VitrineProtocol", .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .testTarget(
+            name: "VitrinePlayLogTests",
+            dependencies: [
+                "VitrinePlayLog", "VitrineProtocol", "VitrineSystem", "VitrineTestSupport", "playlog-probe", .product(name: "Logging", package: "swift-log"),
+            ]),
+        // A process that records items into a play log until it is killed, for the tests.
+        .executableTarget(
+            name: "playlog-probe", dependencies: ["VitrinePlayLog", "VitrineSystem", "VitrineProtocol", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/PlayLogProbe"),
         // Fleets, in the bridge process `vitrine-fleet`: the MQTT connection (libmosquitto on
         // the bridge's event loop) and the connections to the daemon's Unix sockets.
         .target(
@@ -243,6 +272,8 @@ let package = Package(
             dependencies: [
                 "VitrineDaemon", "VitrineCore", "VitrineProtocol", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineRaster", "VitrineTestSupport",
                 "VitrineDaemonTestSupport", "vitrined", "vitrine-decoder", "vitrine-fleet", "CX11", "CSandbox", "VitrineFleet", "VitrineCodecs",
+                "VitrinePlayLog",
+                "VitrineSignage", "VitrineConfig",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["References"]),
@@ -270,7 +301,7 @@ let package = Package(
             name: "vitrine-bench",
             dependencies: [
                 "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineOutput", "VitrineOutputSet", "VitrineProtocol", "CPixman", "VitrineDaemon",
-                "VitrineSystem", "VitrineKeyboard",
+                "VitrineSystem", "VitrineKeyboard", "VitrineConfig",
                 "VitrineImage", "VitrineCodecs", "CJPEG", "CairoReference", "vitrined", "vitrine-decoder", "vitrine-fleet", "CWaylandClient",
                 "WaylandDescription",
                 .product(name: "Logging", package: "swift-log"),
@@ -284,6 +315,10 @@ let package = Package(
         .testTarget(name: "VitrineRasterTests", dependencies: ["VitrineRaster", "VitrineTestSupport", "CairoReference"], exclude: ["Golden"]),
         // cairo drawing on a Surface: the reference for paths and strokes in the raster tests and `vitrine-bench raster`.
         .target(name: "CairoReference", dependencies: ["VitrineRaster", "CCairo"], path: "Tests/CairoReference"),
+        .target(
+            name: "VitrineSignage",
+            dependencies: ["VitrineProtocol", "VitrineSystem"]),
+        .testTarget(name: "VitrineSignageTests", dependencies: ["VitrineSignage", "VitrineProtocol", "VitrineSystem"]),
         .target(
             name: "VitrineProtocol",
             dependencies: ["VitrineCore", "VitrineJSON", "VitrineRolling", "VitrineSystem"]),
@@ -432,8 +467,9 @@ let package = Package(
         // damage's regions) are bound when a listener starts, like input's.
         .target(
             name: "VitrineRemote",
-            dependencies: ["VitrineSystem", "VitrineRaster", "CNeatVNC", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["VitrineSystem", "VitrineRaster", "CNeatVNC", "CPAM", .product(name: "Logging", package: "swift-log")]),
         .target(name: "CNeatVNC", dependencies: ["CLazyLibrary"], cSettings: [.unsafeFlags(["-I/usr/include/pixman-1"])]),
+        .target(name: "CPAM", dependencies: ["CLazyLibrary"]),
         .testTarget(name: "VitrineRollingTests", dependencies: ["VitrineRolling", "VitrineFormat"]),
         .target(
             name: "VitrineRender", dependencies: ["VitrineCore", "VitrineRaster", "VitrineImage", "VitrineText", "VitrineRolling"],
@@ -453,9 +489,9 @@ let package = Package(
         .target(
             name: "VitrineConfig",
             dependencies: [
-                "VitrineCore", "VitrineProtocol", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem", "VitrineRemote",
+                "VitrineCore", "VitrineProtocol", "VitrineSignage", "VitrineRolling", "VitrineInput", "VitrineKeyboard", "VitrineSystem", "VitrineRemote",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
-        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig", "VitrineJSON", "VitrineRemote"]),
+        .testTarget(name: "VitrineConfigTests", dependencies: ["VitrineConfig", "VitrineJSON", "VitrineRemote", "VitrineSignage", "VitrineProtocol"]),
     ]
 )

@@ -8,7 +8,8 @@ same daemon through wlr-screencopy (a `[[clients]]` entry), the anchor.
                               [--changes 100] [--servers builtin,wayvnc,wayvnc60]
                               [--only cpu,latency,throttled]
 
-`builtin` is `[remote] vnc` on loopback; `wayvnc` is wayvnc 0.5 as Debian ships it (its
+`builtin` is `[remote] vnc` on loopback (its default `max_rate`, 30 updates a second);
+`builtin60` the same with `max_rate = 60`; `wayvnc` is wayvnc 0.5 as Debian ships it (its
 default rate limit, 30 updates a second); `wayvnc60` is wayvnc with `--max-fps=60`. Each
 server is measured in a daemon of its own serving it alone (the compositor enabled in all).
 Prints one JSON object per line:
@@ -17,8 +18,8 @@ Prints one JSON object per line:
   `--window` s with no viewer, then with the viewer connected; for wayvnc the daemon's and
   wayvnc's CPU together. `added_cpu_percent` is with minus without, `viewer_over_floor`
   with a viewer minus the floor (what serving a viewer costs in all). Also bytes and
-  updates per second the viewer received. Medians over rounds; the ratios built-in / each
-  wayvnc.
+  updates per second the viewer received. Medians over rounds; the ratios of each built-in
+  to each wayvnc.
 - `vnc.latency`: a 40x40 square's colour set over the socket (`actions: false`), 150-250 ms
   apart, `--changes` times, the counter rolling meanwhile: the time from just before the
   request is sent to the end of the FramebufferUpdate whose rectangles, with those of the
@@ -233,8 +234,11 @@ class Kiosk:
         self.ports = {name: free_port() for name in servers}
         sections = ["[output]\nheadless_size = \"1920x1080\"\n[input]\ncursor = \"hidden\"",
                     "[compositor]\nenabled = true\nsocket = \"wl\""]
-        if "builtin" in servers:
-            sections.append(f"[remote]\nvnc = \"127.0.0.1:{self.ports['builtin']}\"")
+        builtins = [name for name in servers if name.startswith("builtin")]
+        if builtins:
+            tables = [f"[[remote.vnc]]\nlisten = \"127.0.0.1:{self.ports[name]}\"" + (f"\nmax_rate = {name[7:]}" if name[7:] else "")
+                      for name in builtins]
+            sections.append("\n".join(tables))
         wayvncs = [name for name in servers if name.startswith("wayvnc")]
         if wayvncs:
             sections[1] += "\nscreencopy_clients = \"launched\""
@@ -371,10 +375,11 @@ def cpu_rounds(binaries, servers, window, rounds):
                          for key in ("added_cpu_percent", "bytes_per_s", "updates_per_s", "fps", "base_cpu_percent", "viewer_cpu_percent")}
         summary[name]["idle_over_floor"] = round(summary[name]["base_cpu_percent"] - floor, 2)
         summary[name]["viewer_over_floor"] = round(summary[name]["viewer_cpu_percent"] - floor, 2)
-    for anchor in [name for name in results if name.startswith("wayvnc") and "builtin" in results]:
-        a, b = summary["builtin"], summary[anchor]
-        for key in ("added_cpu_percent", "viewer_over_floor", "bytes_per_s"):
-            summary[f"ratio_{key}_{anchor}"] = round(a[key] / b[key], 2) if b[key] > 0 else None
+    for built in [name for name in results if name.startswith("builtin")]:
+        for anchor in [name for name in results if name.startswith("wayvnc")]:
+            a, b = summary[built], summary[anchor]
+            for key in ("added_cpu_percent", "viewer_over_floor", "bytes_per_s"):
+                summary[f"ratio_{key}_{built}_{anchor}"] = round(a[key] / b[key], 2) if b[key] > 0 else None
     print(json.dumps(summary), flush=True)
 
 

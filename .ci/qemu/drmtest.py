@@ -332,10 +332,12 @@ class Cpio:
 
 
 # What vitrined opens with dlopen when a feature starts (input, the seat manager, keyboards,
-# udev's hotplug monitor, the window backends, the Wayland server): not in its ELF NEEDED
-# list, so not in what ldd lists (Package.swift, CLazyLibrary).
+# udev's hotplug monitor, the window backends, the Wayland server, the identification
+# screen's QR code): not in its ELF NEEDED list, so not in what ldd lists (Package.swift,
+# CLazyLibrary).
 VITRINED_LAZY_LIBRARIES = ["libinput.so.10", "libudev.so.1", "libseat.so.1", "libxkbcommon.so.0", "libxkbcommon-x11.so.0",
-                           "libxcb.so.1", "libxcb-shm.so.0", "libwayland-client.so.0", "libwayland-server.so.0"]
+                           "libxcb.so.1", "libxcb-shm.so.0", "libwayland-client.so.0", "libwayland-server.so.0",
+                           "libqrencode.so.4", "libsystemd.so.0"]
 
 
 def shared_libraries(binary):
@@ -499,6 +501,15 @@ class HeadSwitch:
         self.daemon.wait()
 
 
+def resume(proc):
+    """Tells the guest's script to go on after the host checked a step."""
+    try:
+        proc.stdin.write(b"go\n")
+        proc.stdin.flush()
+    except BrokenPipeError:
+        pass  # QEMU has ended; the console says why
+
+
 def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
     """Boots one VM; returns (ok, [report lines], {timings})."""
     qmp_path = os.path.join(outdir, f"{gpu}.qmp")
@@ -533,6 +544,7 @@ def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
     deadline = t0 + args.timeout
     done = False
     receiving = None  # (name, base64 lines) between VITRINE-FILE and VITRINE-FILE-END
+    sampler = None  # the boot splash handover's screendumps, between its begin and end
     try:
         qmp = QMP(qmp_path)
         while True:
@@ -554,7 +566,7 @@ def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
                 else:
                     receiving[1].append(line.strip())
                 continue
-            m = re.search(r"VITRINE-(BOOTED|STEP|INFO|FAIL|DONE|FILE|HEAD)\s*(.*)", line)
+            m = re.search(r"VITRINE-(BOOTED|STEP|INFO|FAIL|DONE|FILE|HEAD|HANDOVER)\s*(.*)", line)
             if not m:
                 continue
             kind, rest = m.groups()
@@ -574,6 +586,16 @@ def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
                     proc.stdin.flush()
                 except BrokenPipeError:
                     pass
+            elif kind == "HANDOVER":
+                # The boot splash handover (vitrined guest, step 0): screendumps as fast as
+                # QMP takes them from "begin" to "end", then checked (handover_check).
+                if rest.strip() == "begin":
+                    sampler = HandoverSampler(qmp, outdir, gpu)
+                else:
+                    handover_ok, text = sampler.finish()
+                    ok &= handover_ok
+                    report.append(f"{gpu}: step 0 (boot splash handover): {text}")
+                resume(proc)
             elif kind == "FILE":
                 receiving = (os.path.basename(rest.strip()), [])
             elif kind == "BOOTED":
@@ -595,11 +617,7 @@ def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
                 step_ok, text = check_step(gpu, int(n), what, qmp, outdir, expected_for, imgcmp)
                 ok &= step_ok
                 report.append(f"{gpu}: step {n} ({what}): {text}")
-                try:
-                    proc.stdin.write(b"go\n")
-                    proc.stdin.flush()
-                except BrokenPipeError:
-                    pass  # QEMU has ended; the console says why
+                resume(proc)
     except Failure as e:
         ok = False
         report.append(f"{gpu}: FAIL {e}")
@@ -621,6 +639,56 @@ def boot(gpu, args, vmlinux, initramfs, outdir, expected_for, imgcmp):
             switch.close()
     timings["total"] = time.time() - t0
     return ok, report, timings
+
+
+class HandoverSampler:
+    """Screendumps taken one after another on a thread until finish(): the screen while a
+    holder's picture (pattern 1) is handed over to vitrined's first frame. Each is
+    classified as it comes (pattern 1, black: more than half the pixels exactly #000000,
+    or vitrined's); the first vitrined ones and every black one are kept as PNG. finish()
+    says whether the first was pattern 1, the last vitrined's and none black."""
+
+    def __init__(self, qmp, outdir, gpu):
+        self.qmp, self.base = qmp, os.path.join(outdir, f"{gpu}-handover")
+        self.stop = threading.Event()
+        self.kinds = []
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        ppm = self.base + ".ppm"
+        while not self.stop.is_set() and len(self.kinds) < 5000:
+            self.qmp.command("screendump", filename=ppm)
+            w, h, rgb = read_ppm(ppm)
+            pattern = all(rgb[(y * w + x) * 3:(y * w + x) * 3 + 3] == handover_pattern(x, y, w, h).to_bytes(3, "big")
+                          for x, y in ((w // 3, h // 3), (w // 2, h // 2), (2 * w // 3, 3 * h // 4), (0, 0)))
+            black = not pattern and colour_counts(ppm, {"#000000"})["#000000"] > w * h // 2
+            kind = "pattern" if pattern else "black" if black else "vitrined"
+            if black or (kind == "vitrined" and self.kinds.count("vitrined") < 3):
+                write_png(f"{self.base}-{len(self.kinds):04d}-{kind}.png", w, h, rgb)
+            self.kinds.append(kind)
+        if os.path.exists(ppm):
+            os.unlink(ppm)
+
+    def finish(self):
+        self.stop.set()
+        self.thread.join()
+        runs = []
+        for kind in self.kinds:
+            if runs and runs[-1][0] == kind:
+                runs[-1][1] += 1
+            else:
+                runs.append([kind, 1])
+        text = f"{len(self.kinds)} screendumps: " + ", then ".join(f"{n} {k}" for k, n in runs)
+        ok = bool(self.kinds) and self.kinds[0] == "pattern" and self.kinds[-1] == "vitrined" and "black" not in self.kinds
+        return ok, ("" if ok else "FAIL ") + text
+
+
+def handover_pattern(x, y, w, h):
+    """pattern.h's pattern 1 (what drm-pattern --hold shows) at (x, y)."""
+    if x == 0 or y == 0 or x == w - 1 or y == h - 1:
+        return 0xffffff
+    return (x * 255 // (w - 1)) << 16 | (y * 255 // (h - 1)) << 8 | (0xc0 if (x // 32 + y // 32) & 1 else 0x20)
 
 
 def ppm_size(path):
@@ -964,6 +1032,9 @@ def main():
             if not os.access(b, os.X_OK):
                 raise SystemExit(f"drm-test: {b} missing: swift build -c release --toolset config/release-toolset.json")
         programs += [vitrined, vitrinectl]
+        # drm-pattern --hold: the picture handed over at step 0 (a boot splash's stand-in)
+        programs.append(compile_c(os.path.join(tools, "drm-pattern"), [os.path.join(HERE, "guest/drm-pattern.c")],
+                                  ["-I/usr/include/libdrm", "-ldrm"]))
         scene_dir = os.path.dirname(os.path.abspath(args.scene))
         files += [(scene_dir, "/scene"), ("/etc/fonts", "/etc/fonts")]
         for d in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fontconfig"):

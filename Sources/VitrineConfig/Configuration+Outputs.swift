@@ -96,37 +96,13 @@ extension Configuration {
         /// Whether the output is awake at `instant` (seconds since the epoch), read on the
         /// local clock (the process's time zone, `TZ`).
         public func isOn(at instant: Int) -> Bool {
-            let parts = Self.localParts(instant)
-            return isOn(atMinute: Int(parts.tm_hour) * 60 + Int(parts.tm_min))
+            isOn(atMinute: LocalCalendar.reading(at: instant).minute)
         }
 
         /// The first instant after `instant` (seconds since the epoch) at which the local
-        /// clock reads `off` or `on`. Counted on the calendar, not in seconds of a day, so
-        /// that a day of 23 or 25 hours (a daylight-saving change) moves no change.
+        /// clock reads `off` or `on` (`LocalCalendar`: a daylight-saving change moves no change).
         public func nextChange(after instant: Int) -> Int {
-            let today = Self.localParts(instant)
-            var next = Int.max
-            for day in 0...2 {
-                for minute in [off, on] {
-                    var parts = tm()
-                    parts.tm_year = today.tm_year
-                    parts.tm_mon = today.tm_mon
-                    parts.tm_mday = today.tm_mday + Int32(day)
-                    parts.tm_hour = Int32(minute / 60)
-                    parts.tm_min = Int32(minute % 60)
-                    parts.tm_isdst = -1
-                    let at = Int(mktime(&parts))
-                    if at > instant { next = min(next, at) }
-                }
-            }
-            return next
-        }
-
-        private static func localParts(_ instant: Int) -> tm {
-            var seconds = time_t(instant)
-            var parts = tm()
-            localtime_r(&seconds, &parts)
-            return parts
+            LocalCalendar.next(after: instant, readingAnyOf: [off, on])
         }
 
         public var description: String {

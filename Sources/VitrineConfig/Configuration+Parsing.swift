@@ -92,6 +92,7 @@ extension Configuration {
         input = try Input(reading: top.table("input"))
         fleet = try Fleet(reading: top.table("fleet"))
         metrics = try Metrics(reading: top.table("metrics"))
+        playLog = try PlayLog(reading: top.table("playlog"))
         remote = try RemoteSettings(reading: top.table("remote"))
         compositor = try Compositor(reading: top.table("compositor"))
         launcher = try Launcher(reading: top.table("launcher"))
@@ -102,6 +103,7 @@ extension Configuration {
         clients = try ClientEntry.readAll(top)
         watches = try Watch.readAll(top, clients: clients)
         wall = try Wall(reading: top.table("wall"))
+        signage = try Signage(reading: top, source: source, roots: content.roots)
         try checkWall(top)
         if scene.content != nil, let first = outputs.first, first.scene != nil, first.root.isEmpty || first.root == "root" {
             throw top.context.error(
@@ -114,12 +116,12 @@ extension Configuration {
         "rolling_number": RollingNumber.keys, "fonts": Fonts.keys, "limits": Limits.keys, "content": Content.keys,
         "logging": Logging.keys, "scene": InitialScene.keys, "state": State.keys, "input": Input.keys,
         "fleet": Fleet.keys, "wall": Wall.keys, "metrics": Metrics.keys, "compositor": Compositor.keys, "launcher": Launcher.keys,
-        "osk": ScreenKeyboard.keys, "remote": RemoteSettings.keys,
+        "osk": ScreenKeyboard.keys, "remote": RemoteSettings.keys, "playlog": PlayLog.keys,
     ]
 
     private static func refuseUnknownSections(_ top: TableReader) throws(ConfigError) {
         let names = sections.keys.sorted()
-        for name in top.keysInFileOrder where sections[name] == nil && name != "outputs" && name != "clients" && name != "watch" {
+        for name in top.keysInFileOrder where sections[name] == nil && !["outputs", "clients", "watch", "scenes", "playlists", "schedules"].contains(name) {
             if top.entries[name]?.table != nil {
                 let all = TableReader.list(names.map { "[\($0)]" })
                 let guess =

@@ -5,7 +5,7 @@ import VitrineProtocol
 import VitrineSystem
 
 extension Configuration.InitialScene {
-    static let keys = ["file", "background", "layers", "bindings"]
+    static let keys = ["file", "background", "layers", "bindings", "identify"]
 
     /// Reads `[scene]`: a scene file (relative paths are relative to the configuration's
     /// directory) or inline `[[scene.layers]]`, each layer checked as `SceneDescription`
@@ -17,6 +17,13 @@ extension Configuration.InitialScene {
         background = try r.value("background", nil, expected: colourForm) { readColour($0).map { Optional($0) } }
         layers = try Self.inlineLayers(r)
         bindings = try Self.inlineBindings(r)
+        identify = try r.value("identify", identify, expected: "true, false or \"auto\"") { node in
+            switch node {
+            case .bool(let on): on ? .always : .never
+            case .string("auto"): .auto
+            default: nil
+            }
+        }
         if !written.isEmpty && !layers.isEmpty {
             throw r.error("file", "give either file (a JSON scene) or [[scene.layers]] tables, not both")
         }

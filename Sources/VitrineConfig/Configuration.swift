@@ -56,6 +56,10 @@ public struct Configuration: Sendable, Equatable {
     public var launcher = Launcher()
     /// `[osk]`: the on-screen keyboard.
     public var osk = ScreenKeyboard()
+    /// `[playlog]`: proof of play.
+    public var playLog = PlayLog()
+    /// `[scenes.NAME]`, `[[playlists]]`, `[[schedules]]`: signage that runs itself.
+    public var signage = Signage()
 
     /// Every setting at its default: what an empty file gives.
     public static let `default` = Configuration()
@@ -344,13 +348,27 @@ extension Configuration {
         /// The scene read from `file` or built from `layers`, with `background` applied;
         /// nil when there is neither.
         public var content: SceneDescription?
+        /// `identify`: whether an output with nothing to show shows the identification
+        /// screen (host name, addresses, fleet id, socket, a QR code of the device's id).
+        /// Default "auto": on screens (`drm`, `fbdev`), not in windows or headless.
+        public var identify = Identify.auto
+
+        /// When the identification screen is shown (`identify`: true, false or "auto").
+        public enum Identify: String, Sendable, Equatable {
+            /// On every output with nothing to show (`true`).
+            case always
+            /// Never (`false`).
+            case never
+            /// On the outputs of the screen backends (`drm`, `fbdev`) with nothing to show.
+            case auto
+        }
 
         /// Every key at its default.
         public init() {}
 
         /// Equal sources and equal scene content.
         public static func == (a: InitialScene, b: InitialScene) -> Bool {
-            a.file == b.file && a.background == b.background && a.layers == b.layers && a.bindings == b.bindings
+            a.file == b.file && a.background == b.background && a.layers == b.layers && a.bindings == b.bindings && a.identify == b.identify
                 && SceneDescription.sameContent(a.content, b.content)
         }
     }
@@ -430,6 +448,8 @@ extension Configuration {
         // The VNC listeners are opened once, at start.
         ("remote.vnc", { $0.remote }), ("remote.output", { $0.remote }), ("remote.view_only", { $0.remote }),
         ("remote.tls_certificate", { $0.remote }), ("remote.tls_key", { $0.remote }), ("remote.password_file", { $0.remote }),
+        ("remote.max_rate", { $0.remote }), ("remote.auth", { $0.remote }), ("remote.pam_service", { $0.remote }),
+        ("remote.view_only_users", { $0.remote }), ("remote.view_only_group", { $0.remote }),
         // The Wayland socket is made once, at start.
         ("compositor.enabled", { $0.compositor.enabled }), ("compositor.socket", { $0.compositor.socket }),
         // The Wayland server's limits are set when it starts.
@@ -441,6 +461,8 @@ extension Configuration {
         ("clients", { $0.clients }),
         // The content watchdog is set up once, at start.
         ("watch", { $0.watches }),
+        // The play log is opened once, at start.
+        ("playlog.enabled", { $0.playLog.enabled }), ("playlog.max_mb", { $0.playLog.maxMB }), ("playlog.keep_days", { $0.playLog.keepDays }),
     ]
 
     /// The keys read only when the daemon starts; a reload applies every other key.

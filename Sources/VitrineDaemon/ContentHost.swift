@@ -34,6 +34,8 @@ final class ContentHost {
     let videos: VideoRenderer
     /// Surface layers' windows.
     let surfaces: SurfaceRenderer
+    /// Told when a video layer's video ended (a playlist's item may end with it).
+    var videoEnded: ((String) -> Void)?
     /// `content.failed` and `video.error` events sent.
     private(set) var errors = (images: 0, videos: 0)
     let renderer: Renderer
@@ -137,6 +139,7 @@ final class ContentHost {
                 subscribers.send(.videoStarted(layer: layer, src: src, duration: duration))
             case .ended:
                 subscribers.send(.videoEnded(layer: layer, src: src))
+                videoEnded?(layer)
             case .error(let message, let debug):
                 errors.videos += 1
                 subscribers.send(.videoError(layer: layer, src: src, message: message, debug: debug))

@@ -62,6 +62,7 @@ extension Coordinator {
         case .unsubscribe(let patterns):
             return subscribers.unsubscribe(client, patterns)
         case .sceneReset:
+            defer { identification?.showWhereBlank() }
             return try resetScene()
         case .configReload:
             throw ProtocolError(.internalError, "config.reload is handled before execute")
@@ -78,6 +79,12 @@ extension Coordinator {
             return try executeKeyboard(command)
         case .cecSend:
             throw ProtocolError(.internalError, "cec.send is handled before execute")
+        case .playlogQuery:
+            throw ProtocolError(.internalError, "playlog.query is handled before execute")
+        case .sceneLoad(let load):
+            return try showLoaded(load)
+        case .signage(let command):
+            return try execute(command)
         }
     }
 

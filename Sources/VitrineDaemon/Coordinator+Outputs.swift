@@ -13,6 +13,7 @@ extension Coordinator {
         switch notice {
         case .frameStarting(let time):
             if clock.mode == .realtime { applyScheduled(upTo: time) }
+            signage?.tick(at: time)
             sceneHost.advance(to: time)
         case .rendering(let head, let frame):
             if head === outputSet.heads.first { input.latency.rendering(frame: frame, at: EventLoop.monotonicSeconds) }
@@ -33,8 +34,10 @@ extension Coordinator {
             if !head.restored {
                 do { try showScene(of: head) } catch { logger.error("\(error.message)") }
             }
+            identification?.showWhereBlank()
             journal?.noteChanges()
         case .sceneChanged:
+            identification?.committed(addsLayers: false, removesLayers: true)
             sceneHost.advance(to: now)
             journal?.noteChanges()
         case .powered(let any):

@@ -32,7 +32,12 @@ extension Coordinator {
             (settings.initialScene, settings.initialSceneOrigin) = (fresh.initialScene, fresh.initialSceneOrigin)
         }
         settings.background = fresh.background
+        settings.identify = fresh.identify
         settings.sceneConfiguration = fresh.sceneConfiguration
+        settings.signage = fresh.signage
+        switcher.scenes = fresh.signage.scenes
+        switcher.background = fresh.background
+        if let signage { signage.take(signageLibrary, at: now) } else { startSignage() }
 
         windows?.apply(reloaded: settings.compositor, allowCommands: settings.launcher.allowCommands)
         outputSet.settings = settings.outputSet
@@ -40,6 +45,7 @@ extension Coordinator {
         content.settings = settings.content
         content.rebudgetImages()
         content.loader.retryFailures()
+        followIdentification()
         StandardKinds.register(in: scene, rolling: settings.rolling, fontFamily: settings.defaultFontFamily)
         scene.configuration = settings.sceneConfiguration
         var setup = Transaction(disableActions: true)

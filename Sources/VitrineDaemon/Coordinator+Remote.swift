@@ -5,24 +5,27 @@ import VitrineRaster
 import VitrineRemote
 import VitrineSystem
 
-/// Remote view (`[remote]`): the VNC listeners fed by their outputs' frame taps, their
-/// viewers' input going through the input router as a local device's would.
+/// Remote view (`[remote]`): the VNC listeners fed by their outputs' frame taps while a
+/// viewer is connected, their viewers' input going through the input router as a local
+/// device's would.
 extension Coordinator {
     /// Starts the listeners `[remote]` configures; nothing (no library loaded, no tap) when
     /// it configures none. A listener that cannot start is logged and the daemon runs on
     /// without remote view.
     func startRemote(loop: EventLoop) {
         guard !settings.remote.listeners.isEmpty else { return }
+        var screens = outputSet.heads.map { head in
+            RemoteScreen(
+                output: head.name, width: head.backend.mode.width, height: head.backend.mode.height, originX: head.viewport?.x ?? 0,
+                originY: head.viewport?.y ?? 0)
+        }
+        let viewports = outputSet.heads.compactMap { head in head.viewport.map { (head.name, $0) } }
+        if let wall = RemoteScreen(wall: Dictionary(viewports) { first, _ in first }) { screens.append(wall) }
         do {
-            let server = try VNCServer(settings: settings.remote, outputs: outputSet.heads.map(\.name), loop: loop, logger: logger) {
+            let server = try VNCServer(settings: settings.remote, screens: screens, loop: loop, logger: logger) {
                 [unowned self] notice in take(notice)
             }
-            for head in outputSet.heads {
-                let listeners = server.listeners(showing: head.name)
-                if !listeners.isEmpty { head.pipeline.add(RemoteTap(listeners)) }
-            }
             remote = RemoteView(server: server)
-            outputSet.requestFrame()
         } catch {
             logger.error("remote view: \(error.message); the daemon runs on without it")
         }
@@ -42,13 +45,19 @@ extension Coordinator {
         switch notice {
         case .connected(let s):
             remote.total += 1
+            feedRemote(listener: s.listener)
             afterReply.events.append(
                 .remoteConnected(session: s.id, listener: s.listener, output: s.output, peer: s.peer, user: s.user, viewOnly: s.viewOnly))
             flush()
         case .disconnected(let session):
             afterReply.events.append(.remoteDisconnected(session: session.id, listener: session.listener, peer: session.peer, user: session.user))
+            feedRemote(listener: nil)
             for code in remote.held.removeValue(forKey: session.id) ?? [] {
-                if code >= 0x110 { pointRemotely(.button(code, pressed: false), at: input.pointer) } else { typeRemoteKey(code: code, pressed: false) }
+                if code >= 0x110 {
+                    pointRemotely(.button(code, pressed: false), at: outputSet.primary.rootPoint(input.pointer))
+                } else {
+                    typeRemoteKey(code: code, pressed: false)
+                }
             }
             flush()
         case .input(let event, _, let session):
@@ -77,7 +86,34 @@ extension Coordinator {
         }
     }
 
+    /// Puts a frame tap on each output a viewer watches and takes it off the others; the
+    /// outputs of the listener (its address) whose first viewer just came draw a whole
+    /// frame for it.
+    private func feedRemote(listener address: String?) {
+        guard let remote else { return }
+        let starting = remote.server.listeners.first { $0.settings.address.description == address && $0.sessions.count == 1 }
+        var drawn = false
+        for head in outputSet.heads {
+            let listeners = remote.server.listeners(showing: head.name)
+            let watched = listeners.contains { !$0.sessions.isEmpty }
+            let tap = head.pipeline.taps.first { $0 is RemoteTap }
+            if watched, tap == nil {
+                head.pipeline.add(RemoteTap(head: head.name, listeners))
+                drawn = true
+            } else if !watched, let tap {
+                head.pipeline.remove(tap)
+            } else if let starting, starting.screen.parts[head.name] != nil {
+                head.pipeline.invalidate()
+                drawn = true
+            }
+        }
+        if drawn { outputSet.requestFrame() }
+    }
+
+    /// `point` (the root's space) in the primary output's pixels, where input happens.
     private func pointRemotely(_ kind: PointerEvent.Kind, at point: Point) {
+        let origin = outputSet.primary.origin
+        let point = Point(x: point.x - origin.x, y: point.y - origin.y)
         input.handle(.pointer(PointerEvent(time: EventLoop.monotonicSeconds, kind: kind, point: point, device: RemoteView.device)), measured: false)
     }
 
@@ -107,13 +143,15 @@ final class RemoteView {
     }
 }
 
-/// An output's frames, handed to the listeners that show it.
+/// An output's frames, handed to the listeners that show it (those without a viewer
+/// ignore them).
 final class RemoteTap: FrameTap {
+    private let head: String
     private let listeners: [VNCListener]
 
-    init(_ listeners: [VNCListener]) { self.listeners = listeners }
+    init(head: String, _ listeners: [VNCListener]) { (self.head, self.listeners) = (head, listeners) }
 
     func frame(_ surface: Surface, damage: [PixelRect]) {
-        for listener in listeners { listener.show(surface, damage: damage) }
+        for listener in listeners { listener.show(surface, damage: damage, of: head) }
     }
 }

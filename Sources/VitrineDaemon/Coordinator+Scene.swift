@@ -10,6 +10,7 @@ extension Coordinator {
             subscribers.send(event, owner: owner)
         case .committed(let addsLayers, let removesLayers):
             if !input.bindings.isEmpty, removesLayers { input.pruneBindings() }
+            identification?.committed(addsLayers: addsLayers, removesLayers: removesLayers)
             windows?.layersChanged(added: addsLayers, removed: removesLayers)
             afterReply.frame = true
         }

@@ -5,8 +5,10 @@ import VitrineCore
 import VitrineDecoderHelper
 import VitrineOutput
 import VitrineOutputSet
+import VitrinePlayLog
 import VitrineProtocol
 import VitrineSceneHost
+import VitrineSignage
 import VitrineSystem
 import VitrineRaster
 import VitrineRender
@@ -70,6 +72,22 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
     var capture: ScreenCapture?
     /// The VNC listeners, when `[remote]` configures some.
     var remote: RemoteView?
+    /// The identification screen on outputs with nothing to show (`[scene] identify`).
+    var identification: IdentificationScreen!
+    /// Proof of play, when `[playlog]` is on and there is a state directory.
+    public private(set) var playLog: PlayLog?
+    /// Gets scenes and playlist items ready and shows them (`scene.load`).
+    private(set) var switcher: SceneSwitcher!
+    /// The playlists and schedules, once one plays.
+    var signage: SignageHost?
+    /// The playlists and schedules set over the socket, journaled.
+    var signageChanges = SignageChanges()
+    /// The event loop, when there is one.
+    let loop: EventLoop?
+    /// Receives what the playlists show, for proof of play; nil records nothing.
+    public var playRecorder: (any PlayRecorder)? {
+        didSet { signage?.recorder = playRecorder }
+    }
 
     /// What a request leaves for after its reply (`flush`): events, and a frame.
     struct AfterReply {
@@ -91,6 +109,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
         self.settings = settings
         self.logger = logger
         self.workers = workers
+        self.loop = loop
         let scene = Scene(configuration: settings.sceneConfiguration)
         StandardKinds.register(in: scene, rolling: settings.rolling, fontFamily: settings.defaultFontFamily)
         scene.register(VideoLayer.kind)
@@ -113,11 +132,19 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
             settings: settings.content, roots: settings.contentRoots + [settings.imageDirectory], directory: settings.imageDirectory,
             sceneHost: sceneHost, outputSet: outputSet, subscribers: subscribers,
             decoder: DecoderClient(settings: settings.decoder, loop: loop, logger: logger), workers: workers, loop: loop, logger: logger)
+        switcher = SceneSwitcher(sceneHost: sceneHost, content: content, workers: workers, loop: loop)
+        switcher.scenes = settings.signage.scenes
+        switcher.spring = settings.spring
+        switcher.background = settings.background
+        content.videoEnded = { [unowned self] layer in signage?.videoEnded(layer: layer, at: now) }
         let restored =
             settings.stateDirectory.map {
                 openJournal(directory: $0, mustExist: settings.stateDirectoryIsDefault, fresh: settings.freshStart, loop: loop)
             } ?? false
         if !restored { try showInitialScene() }
+        startIdentification(loop: loop)
+        playLog = makePlayLog(loop: loop)
+        playRecorder = playLog
         screenKeyboard = try makeScreenKeyboard(loop: loop)
         renderer.animations.clock = { [unowned scene] in scene.pictureClock(of: $0, at: $1) }
         if let loop {
@@ -127,8 +154,10 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
             windows?.now = { [unowned sceneHost] in sceneHost.now }
             input.windows = windows
             watchdog = makeWatchdog(loop: loop)
+            switcher.windows = windows
         }
         takeIdleActions()
+        startSignage()
     }
 
     /// The renderer every output's pipeline draws with (one image store, one font library).
@@ -197,7 +226,7 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
             return Wire.failure(id: failure.id, failure.error)
         case .success(let request):
             switch (request.at, request.command) {
-            case (.some, .screenshot), (.some, .configReload), (.some, .clientStop), (.some, .cecSend):
+            case (.some, .screenshot), (.some, .configReload), (.some, .clientStop), (.some, .cecSend), (.some, .playlogQuery):
                 return Wire.failure(
                     id: request.id,
                     ProtocolError(.invalidValue, "\(request.command.name) takes no \"at\"; send it when it is due (with the manual clock, after clock.set)"))
@@ -228,9 +257,11 @@ public final class Coordinator: @unchecked Sendable {  // confined to the daemon
                     }
                 }
             }
+            if case .playlogQuery(let query) = request.command { return queryPlayLog(id: request.id, query, for: client) }
             if case .screenshot(let path, let output, let cursor) = request.command {
                 return screenshot(id: request.id, path: path, output: output, cursor: cursor, for: client)
             }
+            if case .sceneLoad(let load) = request.command { return sceneLoad(load, request: request, from: client) }
             if case .configReload = request.command {
                 return deferredReply(to: client) { finish in
                     hooks.reloadConfiguration { error in

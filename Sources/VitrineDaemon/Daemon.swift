@@ -62,6 +62,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
     /// Where outputs are plugged in and unplugged while running (DRM connectors, the
     /// emulated outputs of `[[outputs]]`), when the backend reports it; set before `run`.
     public var hotplug: HotplugSource?
+    /// Plymouth, deactivated before the screen was opened: it quits after the first frame.
+    public var plymouth: PlymouthHandover?
 
     /// A daemon drawing one output.
     public convenience init(settings: DaemonSettings, output: OutputBackend, logger: Logger) throws {
@@ -97,7 +99,8 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
             let metrics = DaemonMetrics()
             metricsServer = MetricsServer(loop: loop, connections: settings.metrics.connections, logger: logger) { [unowned coordinator] answer in
                 // The resident set is read from /proc and the clock from the kernel on a worker; the rest here.
-                let queued = workers.submit({ DaemonMetrics.Reading.now() }) { reading in answer(metrics.exposition(reading, of: coordinator)) }
+                let playLog = coordinator.playLog?.store.directory
+                let queued = workers.submit({ DaemonMetrics.Reading.now(playLog: playLog) }) { reading in answer(metrics.exposition(reading, of: coordinator)) }
                 if !queued { answer(nil) }
             }
         }
@@ -142,6 +145,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         coordinator.outputSet.startPowerSchedules()
         coordinator.outputSet.startTVControl()
         coordinator.renderFrame()
+        plymouth?.quit(on: loop)
         if let hotplug {
             hotplug.hotplug = self
             do { try hotplug.watchHotplug(on: loop) } catch { logger.error("outputs plugged in or unplugged will not be noticed: \(error)") }
@@ -169,6 +173,7 @@ public final class Daemon: @unchecked Sendable {  // its state is touched on its
         systemd.notify("STOPPING=1\nSTATUS=stopping")
         // The scene as it is now, whatever the coalesced writes have got to.
         coordinator.journal?.writeFinal()
+        coordinator.playLog?.writeFinal()
         workers.stop()
         server.stop()
         x11?.stop()

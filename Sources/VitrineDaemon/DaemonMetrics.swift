@@ -1,6 +1,7 @@
 import Glibc
 import VitrineMetrics
 import VitrineOutputSet
+import VitrinePlayLog
 import VitrineSystem
 
 /// The daemon's health as Prometheus metrics (`[metrics]`, docs/FLEET.md "Health"),
@@ -20,10 +21,14 @@ final class DaemonMetrics {
     struct Reading: Sendable {
         var residentBytes: Int
         var clock: ClockSync?
+        /// The play log's files' bytes, when there is a play log.
+        var playLogBytes: Int?
 
-        /// Reads the resident set (/proc/self/statm) and the kernel's clock sync; blocking.
-        static func now() -> Reading {
-            Reading(residentBytes: StartupMemory.residentKilobytes() * 1024, clock: ClockSync.read())
+        /// Reads the resident set (/proc/self/statm), the kernel's clock sync and the size
+        /// of the play log in `playLog`; blocking.
+        static func now(playLog: String? = nil) -> Reading {
+            Reading(
+                residentBytes: StartupMemory.residentKilobytes() * 1024, clock: ClockSync.read(), playLogBytes: playLog.map(PlayLogStore.bytes(in:)))
         }
     }
 
@@ -58,6 +63,9 @@ final class DaemonMetrics {
                 families.counter(
                     "remote_frames_skipped_total", "Frames a VNC listener did not feed because its viewers still held every buffer.", listener.framesSkipped,
                     [("listener", listener.settings.address.description)])
+                families.counter(
+                    "remote_updates_total", "Pictures a VNC listener sent its viewers (at most its max_rate a second).", listener.updatesSent,
+                    [("listener", listener.settings.address.description)])
             }
         }
         families.gauge("clients", "Connected clients of the socket (vitrine-fleet, the broker's bridge, among them).", Double(c.subscribers.count))
@@ -85,6 +93,16 @@ final class DaemonMetrics {
             let labels = [("kind", watched.kind), ("name", watched.name)]
             families.gauge("content_stalled", "1 while a [[watch]] picture is stalled (content.stalled), 0 otherwise.", watched.stalled ? 1 : 0, labels)
             families.counter("content_stalls_total", "Times a [[watch]] picture stalled.", watched.stalls, labels)
+        }
+        if let log = c.playLog {
+            families.counter("playlog_items_started_total", "Playlist items begun, as the play log recorded them.", log.figures.started)
+            let ended = "Playlist items ended, by whether they ran their whole time (completed) or were cut short or failed (cut_short)."
+            families.counter("playlog_items_ended_total", ended, log.figures.completed, [("result", "completed")])
+            families.counter("playlog_items_ended_total", ended, log.figures.cutShort, [("result", "cut_short")])
+            families.counter(
+                "playlog_write_failures_total", "Batches of the play log that could not be written (each is tried again).", log.figures.writeFailures)
+            families.counter("playlog_entries_lost_total", "Play log entries dropped unwritten while writes kept failing.", log.figures.lost)
+            families.gauge("playlog_bytes", "Bytes the play log's files hold.", Double(reading.playLogBytes ?? 0))
         }
         if let clock = reading.clock {
             families.gauge("clock_synchronized", "1 while the kernel says the system clock is synchronized (chrony, ntpd, PTP).", clock.synchronized ? 1 : 0)

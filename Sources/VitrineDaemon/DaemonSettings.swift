@@ -32,8 +32,12 @@ public struct DaemonSettings: Sendable {
     public var background: Color
     public var sceneConfiguration: Scene.Configuration
     public var initialScene: SceneDescription?
+    /// `[scenes.NAME]`, `[[playlists]]`, `[[schedules]]`.
+    public var signage = Configuration.Signage()
     /// Where `initialScene` came from, for the error when it cannot be shown.
     public var initialSceneOrigin = "the configuration's [scene]"
+    /// `[scene] identify`: where the identification screen shows (`IdentificationScreen`).
+    public var identify: Configuration.InitialScene.Identify
     /// Where relative image paths in scenes start.
     public var imageDirectory = "."
     /// The directories layers' `contents` may be read from (`imageDirectory` is one too).
@@ -61,6 +65,11 @@ public struct DaemonSettings: Sendable {
     /// `stateDirectory` is the default one, used only when it exists; a directory given
     /// explicitly is created when missing.
     public var stateDirectoryIsDefault = false
+    /// `[playlog]`: proof of play's size and age limits, and whether it is on.
+    public var playLog = Configuration.PlayLog()
+    /// The state directory the play log goes in (`playlog/` under it), whether or not the
+    /// scene is journaled; `isDefault` as for `stateDirectory`. Nil keeps no play log.
+    public var playLogState: (directory: String, isDefault: Bool)?
     /// Start with the initial scene instead of the journal's, which is moved aside.
     public var freshStart = false
     /// `[input]`: the devices' settings, the keymap injected key codes are read through,
@@ -122,6 +131,7 @@ public struct DaemonSettings: Sendable {
         background = c.scene.background ?? c.output.background
         sceneConfiguration = c.sceneConfiguration
         initialScene = c.scene.content
+        identify = c.scene.identify
         if !c.scene.file.isEmpty {
             initialSceneOrigin = "the scene \(c.scene.file) ([scene] file)"
             imageDirectory = String(c.scene.file.prefix(upTo: c.scene.file.lastIndex(of: "/") ?? c.scene.file.endIndex))
@@ -139,12 +149,14 @@ public struct DaemonSettings: Sendable {
         fleet = c.fleet
         wall = c.wall
         metrics = c.metrics
+        playLog = c.playLog
         remote = c.remote
         osk = c.osk
         compositor = c.compositor
         clients = c.clients
         watches = c.watches
         launcher = c.launcher
+        signage = c.signage
     }
 
     /// Bounds on what one client and the whole scene may hold (`[limits]`).

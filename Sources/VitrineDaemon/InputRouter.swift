@@ -41,6 +41,8 @@ final class InputRouter {
     /// Resets the scene or restarts a client for an `idle` or `active` binding (the
     /// coordinator's), before its commands are applied.
     var idleActions: (BindingSpec) -> Void = { _ in }
+    /// Plays a binding's `playlist`.
+    var playActions: (BindingSpec) -> Void = { _ in }
     let recognizer: GestureRecognizer
     /// The long-press timer: its ticket and the deadline (media time) it is armed for.
     private var longPressTimer: (ticket: UInt64, deadline: Double)?
@@ -95,12 +97,23 @@ final class InputRouter {
         let size = outputSet.primary.backend.mode
         pointer = Point(x: Double(size.width) / 2, y: Double(size.height) / 2)
         recognizer.area = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
+        // On a wall, input may land on any of its screens (remote viewers of the wall).
+        let primary = outputSet.primary
+        if primary.viewport != nil {
+            for head in outputSet.heads {
+                guard let viewport = head.viewport else { continue }
+                let rect = Rect(
+                    x: Double(viewport.x) - primary.origin.x, y: Double(viewport.y) - primary.origin.y, width: Double(viewport.width),
+                    height: Double(viewport.height))
+                recognizer.area = recognizer.area?.union(rect)
+            }
+        }
         presence = InputPresence(settings: settings, sceneHost: sceneHost, outputSet: outputSet, loop: loop, logger: logger, pointer: pointer)
         presence.post = { [unowned self] event in post(event, layer: nil) }
         presence.fire = { [unowned self] trigger, time in
             let matching = bindings.isEmpty ? [] : bindings.matching(trigger)
             for entry in matching where entry.spec.resetsScene || entry.spec.restartsClient != nil { idleActions(entry.spec) }
-            _ = fire(matching.filter { !$0.spec.transaction.commands.isEmpty }, at: time, on: nil, what: trigger.rawValue)
+            _ = fire(matching.filter { !$0.spec.transaction.commands.isEmpty || $0.spec.playlist != nil }, at: time, on: nil, what: trigger.rawValue)
         }
         presence.changed = changed
     }
@@ -393,6 +406,8 @@ final class InputRouter {
         let at = min(now, max(time, now - framePeriod))
         var committed: [UInt64] = []
         for entry in entries {
+            if entry.spec.playlist != nil { playActions(entry.spec) }
+            guard !entry.spec.transaction.commands.isEmpty else { continue }
             do {
                 committed.append(try sceneHost.commit(entry.spec.transaction, owner: nil, at: at))
                 counts.fired += 1

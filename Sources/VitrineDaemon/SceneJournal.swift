@@ -7,6 +7,7 @@ import VitrineOutputSet
 import VitrineCore
 import VitrineProtocol
 import VitrineSceneHost
+import VitrineSignage
 import VitrineSystem
 
 /// The scene journal: the whole scene in `scene.json` in the state directory, so that a
@@ -30,10 +31,13 @@ public final class SceneJournal {
         public var animationKeys: Int
         /// The bindings, in the order they were added, each with its id.
         public var bindings: [BindingSpec]
+        /// The playlists and schedules set over the socket (`SignageChanges.commands`).
+        public var signage: [JSON] = []
 
-        public init(scene: Scene.Snapshot, mediaTime: Double, wallClock: Double, animationKeys: Int, bindings: [BindingSpec] = []) {
+        public init(scene: Scene.Snapshot, mediaTime: Double, wallClock: Double, animationKeys: Int, bindings: [BindingSpec] = [], signage: [JSON] = []) {
             (self.scene, self.mediaTime, self.wallClock, self.animationKeys) = (scene, mediaTime, wallClock, animationKeys)
             self.bindings = bindings
+            self.signage = signage
         }
 
         /// The file's bytes: one JSON object, `{"format": 1, "mediaTime": …, "wallClock":
@@ -45,6 +49,7 @@ public final class SceneJournal {
                 "wallClock": .number(wallClock), "animationKeys": .number(Double(animationKeys)), "scene": scene.json,
             ]
             if !bindings.isEmpty { object["bindings"] = .array(bindings.map { $0.described(id: $0.id ?? "") }) }
+            if !signage.isEmpty { object["signage"] = .array(signage) }
             return Array(JSON.object(object).text.utf8) + [10]
         }
 
@@ -52,7 +57,7 @@ public final class SceneJournal {
         public init(decoding bytes: [UInt8]) throws(ProtocolError) {
             let json = try JSON(parsing: Data(bytes))
             guard let o = json.object else { throw ProtocolError(.wrongType, "the journal is a JSON object, not \(json.kindName)") }
-            let known: Set = ["format", "vitrine", "mediaTime", "wallClock", "animationKeys", "scene", "bindings"]
+            let known: Set = ["format", "vitrine", "mediaTime", "wallClock", "animationKeys", "scene", "bindings", "signage"]
             if let extra = o.keys.sorted().first(where: { !known.contains($0) }) { throw ProtocolError(.unknownField, "the journal has no field '\(extra)'") }
             guard o["format"] == .number(Double(SceneJournal.format)) else {
                 throw ProtocolError(
@@ -73,7 +78,12 @@ public final class SceneJournal {
                 }
                 bindings.append(try BindingSpec(object: object, context: "the journal's bindings[\(i)]"))
             }
-            self.init(scene: try Scene.Snapshot(json: scene), mediaTime: media, wallClock: wall, animationKeys: Int(keys), bindings: bindings)
+            guard o["signage"] == nil || o["signage"]?.array?.allSatisfy({ $0.object != nil }) == true else {
+                throw ProtocolError(.wrongType, "the journal's signage is a list of playlist and schedule commands")
+            }
+            self.init(
+                scene: try Scene.Snapshot(json: scene), mediaTime: media, wallClock: wall, animationKeys: Int(keys), bindings: bindings,
+                signage: o["signage"]?.array ?? [])
         }
     }
 
@@ -92,10 +102,12 @@ public final class SceneJournal {
     private let sceneHost: SceneHost
     /// The bindings in force, journaled with the scene.
     private let bindings: () -> BindingTable
+    /// The playlists and schedules set over the socket, journaled with the scene.
+    private let signage: () -> SignageChanges
     private let loop: EventLoop?
     private let workers: WorkerPool?
     /// The scene's and the bindings' revisions and the manual time the last snapshot saw.
-    private var captured: (revision: UInt64, bindings: UInt64, time: Double)?
+    private var captured: (revision: UInt64, bindings: UInt64, time: Double, signage: Int)?
     private var dirty = false
     private var writing = false
     private var scheduled = false
@@ -104,6 +116,8 @@ public final class SceneJournal {
     /// The highest sequence number on disk: a write that finds a newer one there skips.
     private let onDisk = Shared()
     private var failing = false
+    /// The layers left out of the journal with their trees (the identification screen's).
+    var leftOut: () -> Set<String> = { [] }
     /// Journal files written, for tests and `stats`.
     public private(set) var writes = 0
 
@@ -115,8 +129,10 @@ public final class SceneJournal {
     /// written by `workers` (in place without) at most every `interval` seconds on `loop`
     /// (only by `writeFinal` without one).
     init(
-        directory: String, sceneHost: SceneHost, bindings: @escaping () -> BindingTable, loop: EventLoop?, workers: WorkerPool?, logger: Logger
+        directory: String, sceneHost: SceneHost, bindings: @escaping () -> BindingTable, signage: @escaping () -> SignageChanges = { SignageChanges() },
+        loop: EventLoop?, workers: WorkerPool?, logger: Logger
     ) {
+        self.signage = signage
         path = (directory.hasSuffix("/") ? String(directory.dropLast()) : directory) + "/" + Self.fileName
         self.sceneHost = sceneHost
         self.bindings = bindings
@@ -209,8 +225,8 @@ public final class SceneJournal {
     }
 
     /// The scene's and the bindings' revisions, and the time when the clock is manual.
-    private var stamp: (revision: UInt64, bindings: UInt64, time: Double) {
-        (sceneHost.scene.revision, bindings().revision, sceneHost.clock.mode == .manual ? sceneHost.now : 0)
+    private var stamp: (revision: UInt64, bindings: UInt64, time: Double, signage: Int) {
+        (sceneHost.scene.revision, bindings().revision, sceneHost.clock.mode == .manual ? sceneHost.now : 0, signage().revision)
     }
 
     private func scheduleWrite() {
@@ -260,8 +276,9 @@ public final class SceneJournal {
             return spec
         }
         return Record(
-            scene: sceneHost.scene.snapshot(), mediaTime: sceneHost.now,
-            wallClock: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, animationKeys: sceneHost.animationKeys, bindings: bindings)
+            scene: sceneHost.scene.snapshot().leavingOut(leftOut()), mediaTime: sceneHost.now,
+            wallClock: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, animationKeys: sceneHost.animationKeys, bindings: bindings,
+            signage: signage().commands)
     }
 
     private func report(_ failure: String?) {
@@ -296,13 +313,14 @@ extension Coordinator {
             return false
         }
         let journal = SceneJournal(
-            directory: directory, sceneHost: sceneHost, bindings: { [unowned input] in input.bindings }, loop: loop, workers: workers, logger: logger)
+            directory: directory, sceneHost: sceneHost, bindings: { [unowned input] in input.bindings }, signage: { [unowned self] in signageChanges },
+            loop: loop, workers: workers, logger: logger)
         self.journal = journal
         if fresh {
             journal.moveAside("fresh", because: "is not restored (--fresh)")
             return false
         }
-        guard let record = journal.load() else { return false }
+        guard let record = journal.load(), !record.holdsNothing else { return false }
         do {
             try restore(record)
         } catch {
@@ -323,6 +341,7 @@ extension Coordinator {
             logger.warning("the journal's root '\(root)' has no output now: \(count == 1 ? "1 layer" : "\(count) layers") under it not restored")
         }
         try scene.restore(snapshot)
+        signageChanges = SignageChanges(commands: record.signage)
         sceneHost.animationKeys = max(sceneHost.animationKeys, record.animationKeys)
         input.bindings = BindingTable()
         for binding in record.bindings {

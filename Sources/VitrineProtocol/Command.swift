@@ -108,6 +108,12 @@ public enum Command: Sendable {
     /// Sends a message on an output's HDMI-CEC bus; the reply carries its outcome and the
     /// answer when one is awaited.
     case cecSend(CECSendRequest)
+    /// The play log's entries in a time range (docs/PLAYLOG.md).
+    case playlogQuery(PlayLogQuery)
+    /// Shows a scene in place of an output's, once its content is ready (docs/SIGNAGE.md).
+    case sceneLoad(SceneLoad)
+    /// Playlists and schedules (`playlist.*`, `schedule.*`).
+    case signage(SignageCommand)
 
     /// The command's wire name.
     public var name: String {
@@ -154,6 +160,9 @@ public enum Command: Sendable {
         case .oskHide: "osk.hide"
         case .oskLayout: "osk.layout"
         case .cecSend: "cec.send"
+        case .playlogQuery: "playlog.query"
+        case .sceneLoad: "scene.load"
+        case .signage(let command): command.name
         }
     }
 

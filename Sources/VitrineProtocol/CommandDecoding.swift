@@ -152,6 +152,14 @@ extension Command {
                 self = command
                 return
             }
+            if let command = try Self.decodePlayLog(name, r) {
+                self = command
+                return
+            }
+            if let command = try Self.decodeSignage(name, r) {
+                self = command
+                return
+            }
             throw ProtocolError(.unknownCommand, "there is no command '\(name)'; \"hello\" lists the commands")
         }
     }
@@ -275,6 +283,8 @@ extension Command {
         "unsubscribe", "config.reload", "scene.reset", "binding.add", "binding.remove", "binding.list", "input.inject", "output.list", "output.power",
         "surface.list", "surface.assign", "surface.close",
         "client.start", "client.stop", "client.list", "osk.show", "osk.hide", "osk.layout", "cec.send",
+        "playlog.query",
+        "scene.load", "playlist.set", "playlist.remove", "playlist.list", "playlist.play", "playlist.stop", "schedule.set", "schedule.remove", "schedule.list",
     ]
 }
 

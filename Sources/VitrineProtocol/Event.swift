@@ -105,6 +105,14 @@ public enum Event: Sendable, Equatable {
     /// The TV behind an output's HDMI-CEC adapter reported a new power state ("on",
     /// "standby", "to on", "to standby", or "unknown" when it stopped answering).
     case cecPower(output: String, tvPower: String)
+    /// An item of a playlist ended: its proof-of-play entry (docs/PLAYLOG.md).
+    case playlogEntry(PlayEntry)
+    /// A scene replaced the output's (`scene.load`, a playlist's item): its transition began.
+    case sceneLoaded(output: String, scene: String, transition: String?)
+    /// A playlist's item began on an output.
+    case playlistItem(PlaylistCue)
+    /// A playlist's item could not be shown and was passed over; `reason` says why.
+    case playlistSkipped(PlaylistCue, reason: String)
 
     /// The events' names on the wire, in the order `hello` lists them.
     public enum Name: String, CaseIterable, Sendable {
@@ -126,6 +134,8 @@ public enum Event: Sendable, Equatable {
         case contentStalled = "content.stalled", contentResumed = "content.resumed"
         case remoteConnected = "remote.connected", remoteDisconnected = "remote.disconnected"
         case cecPower = "cec.power"
+        case playlogEntry = "playlog.entry"
+        case sceneLoaded = "scene.loaded", playlistItem = "playlist.item", playlistSkipped = "playlist.skipped"
     }
 
     /// What the content watchdog watches: a layer's rectangle or a whole output.
@@ -360,6 +370,10 @@ extension Event {
         case .remoteConnected: .remoteConnected
         case .remoteDisconnected: .remoteDisconnected
         case .cecPower: .cecPower
+        case .playlogEntry: .playlogEntry
+        case .sceneLoaded: .sceneLoaded
+        case .playlistItem: .playlistItem
+        case .playlistSkipped: .playlistSkipped
         }
     }
 
@@ -498,6 +512,14 @@ extension Event {
             return ["session": .number(Double(session)), "listener": .string(listener), "peer": .string(peer), "user": .string(user)]
         case .cecPower(let output, let tvPower):
             return ["output": .string(output), "tvPower": .string(tvPower)]
+        case .playlogEntry(let entry):
+            return entry.fields
+        case .sceneLoaded(let output, let scene, let transition):
+            return ["output": .string(output), "scene": .string(scene), "transition": transition.map(JSON.string) ?? .null]
+        case .playlistItem(let cue):
+            return cue.fields
+        case .playlistSkipped(let cue, let reason):
+            return cue.fields.merging(["reason": .string(reason)]) { $1 }
         }
     }
 
@@ -521,4 +543,21 @@ extension Event.LayerTouch {
         fields["transactions"] = Event.transactions(transactions)
         return fields
     }
+}
+
+/// Which item of which playlist an output shows (`playlist.item`, `playlist.skipped`).
+public struct PlaylistCue: Sendable, Equatable {
+    public var output: String
+    public var playlist: String
+    public var item: String
+    public var index: Int
+
+    public init(output: String, playlist: String, item: String, index: Int) {
+        self.output = output
+        self.playlist = playlist
+        self.item = item
+        self.index = index
+    }
+
+    var fields: [String: JSON] { ["output": .string(output), "playlist": .string(playlist), "item": .string(item), "index": .number(Double(index))] }
 }

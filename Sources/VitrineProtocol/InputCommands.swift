@@ -41,13 +41,16 @@ public struct BindingSpec: Sendable {
     /// For `idle` and `active`: the `[[clients]]` entry restarted (stopped and started
     /// again, or started when it is not running).
     public var restartsClient: String?
+    /// The playlist played at once (`playlist.play`) when it fires, before the schedule
+    /// takes over again.
+    public var playlist: String?
     /// The binding in `binding.add`'s vocabulary, without `cmd`, `id` and `binding`: what
     /// `binding.list` shows and the scene journal keeps.
     public var json: [String: JSON]
 
     /// The fields of a binding besides `cmd` and `id`.
     static let fields: Set<String> = [
-        "binding", "layer", "on", "key", "commands", "duration", "timing", "disableActions", "animated", "reset", "client",
+        "binding", "layer", "on", "key", "commands", "duration", "timing", "disableActions", "animated", "reset", "client", "playlist",
     ]
     static let transactionFields: Set<String> = ["commands", "duration", "timing", "disableActions", "animated"]
 
@@ -91,6 +94,12 @@ public struct BindingSpec: Sendable {
                 json = o.filter { Self.fields.contains($0.key) && $0.key != "binding" }
                 return
             }
+        }
+        playlist = try r.string("playlist")
+        if playlist != nil, o["commands"] == nil {
+            transaction = TransactionSpec(commands: [])
+            json = o.filter { Self.fields.contains($0.key) && $0.key != "binding" }
+            return
         }
         guard let commands = o["commands"]?.array, !commands.isEmpty else {
             throw ProtocolError(

@@ -109,6 +109,25 @@ public struct SceneDescription: Sendable {
     /// Adds the scene's layers under `root` and starts their animations at media time
     /// `time`, in two transactions without implicit actions. On error nothing is added.
     public func apply(to scene: Scene, root: String, at time: Double, springDefaults: Spring = .coreAnimation) throws(ProtocolError) {
+        let (setup, animate) = try transactions(for: scene, root: root, at: time, springDefaults: springDefaults)
+        do throws(CoreError) {
+            try scene.commit(setup, at: time)
+        } catch { throw ProtocolError(error) }
+        do throws(CoreError) {
+            try scene.commit(animate, at: time)
+        } catch {
+            var undo = Transaction(disableActions: true)
+            for layer in layers where layer.parent == nil { undo.remove(layer: layer.id) }
+            _ = try? scene.commit(undo, at: time)
+            throw ProtocolError(error)
+        }
+    }
+
+    /// The two transactions `apply` commits: the layers (with the root's background), and
+    /// their animations beginning at `time`.
+    public func transactions(for scene: Scene, root: String, at time: Double, springDefaults: Spring = .coreAnimation) throws(ProtocolError) -> (
+        setup: Transaction, animate: Transaction
+    ) {
         var setup = Transaction(disableActions: true)
         if let background { setup.set(root, "backgroundColor", .color(background)) }
         var customValues: [String: [String: Value]] = [:]
@@ -149,16 +168,6 @@ public struct SceneDescription: Sendable {
                 animate.addAnimation(animation, forKey: description.key, to: layer.id)
             }
         }
-        do throws(CoreError) {
-            try scene.commit(setup, at: time)
-        } catch { throw ProtocolError(error) }
-        do throws(CoreError) {
-            try scene.commit(animate, at: time)
-        } catch {
-            var undo = Transaction(disableActions: true)
-            for layer in layers where layer.parent == nil { undo.remove(layer: layer.id) }
-            _ = try? scene.commit(undo, at: time)
-            throw ProtocolError(error)
-        }
+        return (setup, animate)
     }
 }

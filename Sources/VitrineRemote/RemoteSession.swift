@@ -4,7 +4,7 @@ public struct RemoteSession: Sendable, Equatable {
     public let id: Int
     /// The listener's address, as configured.
     public let listener: String
-    /// The output the listener shows.
+    /// The output the listener shows (`RemoteSettings.wall`: the wall).
     public let output: String
     /// Where the viewer connects from ("127.0.0.1:40122", "unix"), when known.
     public let peer: String
@@ -16,8 +16,9 @@ public struct RemoteSession: Sendable, Equatable {
     public let since: Double
 }
 
-/// What a viewer does with its pointer and keyboard, in the pixels of the output its
-/// listener shows.
+/// What a viewer does with its pointer and keyboard, its points in the root's space: the
+/// pixels of the output its listener shows moved by the output's place on the wall's
+/// canvas (none without a wall).
 public enum RemoteInput: Sendable, Equatable {
     /// The pointer moved to (`x`, `y`).
     case motion(x: Int, y: Int)
@@ -34,6 +35,6 @@ public enum RemoteInput: Sendable, Equatable {
 public enum RemoteNotice: Sendable, Equatable {
     case connected(RemoteSession)
     case disconnected(RemoteSession)
-    /// Input from a session that is not view-only, for the output `output`.
+    /// Input from a session that is not view-only, from a listener showing `output`.
     case input(RemoteInput, output: String, session: Int)
 }

@@ -9,21 +9,38 @@ public struct RemoteSettings: Sendable, Hashable {
     /// No listener.
     public init() {}
 
+    /// A listener's `output` that shows the wall: its outputs with viewports, where they lie
+    /// on the canvas.
+    public static let wall = "*"
+
     /// One VNC server.
     public struct Listener: Sendable, Hashable {
         /// Where it listens.
         public var address: Address
-        /// The output (connector) it shows; nil: the primary output.
+        /// The output (connector) it shows, or `RemoteSettings.wall`; nil: the primary
+        /// output.
         public var output: String?
         /// Viewers see the screen and send no input.
         public var viewOnly = false
+        /// The most updates a second sent to viewers: changes between them are gathered
+        /// into the next.
+        public var maxRate = 30
         /// The TLS certificate (PEM) for VeNCrypt; "" for none. With `key` and
         /// `passwordFile`, viewers authenticate.
         public var certificate = ""
         /// The certificate's private key (PEM).
         public var key = ""
-        /// Lines `user:password` that may connect.
+        /// Lines `user:password[:view-only]` that may connect.
         public var passwordFile = ""
+        /// User names and passwords are checked by PAM (service `pamService`) instead of a
+        /// password file.
+        public var pam = false
+        /// The PAM service.
+        public var pamService = "vitrine-vnc"
+        /// PAM users who may only watch.
+        public var viewOnlyUsers: [String] = []
+        /// PAM users in this group (primary or supplementary) may only watch; "" for none.
+        public var viewOnlyGroup = ""
 
         public init(address: Address) { self.address = address }
 

@@ -4,14 +4,14 @@ import Glibc
 /// itself, so the listener finds the one a new viewer came on among the process's
 /// descriptors: a connected socket on the listener's own address that no session has.
 extension VNCListener {
-    /// The descriptor of the connection that just finished its handshake; nil when none,
-    /// or more than one, fits.
-    func newestDescriptor(known: Set<CInt>) -> CInt? {
+    /// The descriptor of the connection to `address` (where Neat VNC listens) that just
+    /// finished its handshake; nil when none, or more than one, fits.
+    func newestDescriptor(known: Set<CInt>, on address: RemoteSettings.Address) -> CInt? {
         var limit = rlimit()
         getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
         let last = CInt(min(limit.rlim_cur, 4096))
         var found: [CInt] = []
-        for fd in 3..<max(3, last) where !known.contains(fd) && Self.isConnection(fd, to: settings.address) {
+        for fd in 3..<max(3, last) where !known.contains(fd) && Self.isConnection(fd, to: address) {
             found.append(fd)
             if found.count > 1 { return nil }
         }

@@ -106,6 +106,12 @@ public final class VideoRenderer: ContentRenderer {
     }
 
     private var entries: [String: Entry] = [:]
+    /// Players made before their layers are drawn (`preroll`), by layer, with the
+    /// monotonic time they were made: taken by the layer's first frame, dropped after
+    /// `prerollLifetime` seconds unused.
+    private var prerolled: [String: (entry: Entry, made: Double)] = [:]
+    /// Seconds a prerolled player waits for its layer.
+    public static let prerollLifetime = 60.0
 
     public init(animations: PictureAnimations, kind: LayerKind = VideoLayer.kind) {
         self.animations = animations
@@ -172,6 +178,7 @@ public final class VideoRenderer: ContentRenderer {
             }
             note(entry)
         }
+        if !prerolled.isEmpty { dropStalePrerolls() }
         if seen < entries.count {
             let ids = Set(tree.nodes.lazy.filter { $0.kind == VideoLayer.kindName }.map(\.id))
             entries = entries.filter { ids.contains($0.key) }
@@ -245,6 +252,12 @@ public final class VideoRenderer: ContentRenderer {
         let clock = animations.clock?(node.id, time)
         var entry = entries[node.id]
         if let existing = entry, existing.key != key { entry = nil }
+        if entry == nil, let ready = prerolled[node.id], ready.entry.key == key {
+            prerolled[node.id] = nil
+            ready.entry.origin = clock?.time ?? 0
+            entries[node.id] = ready.entry
+            entry = ready.entry
+        }
         if entry == nil {
             let made = Entry(key: key, origin: clock?.time ?? 0, start: start)
             entries[node.id] = made
@@ -310,7 +323,7 @@ public final class VideoRenderer: ContentRenderer {
 
     /// Sums the players' bytes, and tells `onMemory` when the sum changed.
     private func countBytes() {
-        let total = entries.values.reduce(0) { $0 + ($1.player?.bytes ?? 0) }
+        let total = (entries.values.map(\.player) + prerolled.values.map(\.entry.player)).reduce(0) { $0 + ($1?.bytes ?? 0) }
         guard total != bytes else { return }
         bytes = total
         onMemory?(total)
@@ -319,27 +332,73 @@ public final class VideoRenderer: ContentRenderer {
     /// A player of `src` for `node`; `replacing` is the one it takes over from (a
     /// playlist's previous item), whose frames no longer count.
     private func makePlayer(_ node: RenderTree.Node, src: String, key: Key, transform: AffineTransform, replacing: VideoPlayer? = nil) -> VideoPlayer? {
-        let location: VideoSource.Location
-        switch resolve(src) {
-        case .success(let resolved): location = resolved
+        switch makePlayer(src: src, key: key, size: Self.pixelSize(node, transform: transform), replacing: replacing) {
+        case .success(let player): return player
         case .failure(let error):
             onEvent?(node.id, src, .error(message: error.message, debug: error.debug))
             return nil
         }
-        let size = Self.pixelSize(node, transform: transform)
+    }
+
+    private func makePlayer(src: String, key: Key, size: (width: Int, height: Int), replacing: VideoPlayer? = nil) -> Result<VideoPlayer, VideoError> {
+        let location: VideoSource.Location
+        switch resolve(src) {
+        case .success(let resolved): location = resolved
+        case .failure(let error): return .failure(error)
+        }
         let source = VideoSource(location, width: size.width, height: size.height, letterbox: key.letterbox, audio: key.audio)
         let needed = VideoPlayer.bytes(of: source), available = memoryAvailable() + (replacing?.bytes ?? 0)
         guard needed <= available else {
             let message =
                 "\(source.width)×\(source.height) frames take \(needed >> 20) MB; limits.memory_mb leaves \(max(0, available) >> 20) MB beside the images and videos held"
-            onEvent?(node.id, src, .error(message: message, debug: ""))
-            return nil
+            return .failure(VideoError(message: message, debug: ""))
         }
         do {
-            return VideoPlayer(source, decoder: try makeDecoder(source))
+            return .success(VideoPlayer(source, decoder: try makeDecoder(source)))
         } catch {
-            onEvent?(node.id, src, .error(message: error.message, debug: error.debug))
-            return nil
+            return .failure(error)
         }
+    }
+
+    // MARK: Preroll
+
+    /// Makes the player of `layer` before the layer shows `src`, decoding at `width` ×
+    /// `height` (its bounds on screen), so that its first frame is there when the layer is
+    /// first drawn (`isPrerolled`): a scene or a playlist's item switches to a video
+    /// without a blank frame. The layer's first frame with those `src`, `audio` and
+    /// `videoGravity` takes the player, from the video's start. Throws when it cannot be played.
+    public func preroll(layer: String, src: String, width: Int, height: Int, letterbox: Bool = true, audio: VideoAudio = .off) throws(VideoError) {
+        dropStalePrerolls()
+        let key = Key(items: [src], audio: audio, letterbox: letterbox)
+        if let ready = prerolled[layer], ready.entry.key == key { return }
+        let entry = Entry(key: key, origin: 0, start: 0)
+        switch makePlayer(src: src, key: key, size: (max(2, min(4096, width)), max(2, min(4096, height)))) {
+        case .success(let player): entry.player = player
+        case .failure(let error): throw error
+        }
+        prerolled[layer] = (entry, EventLoop.monotonicSeconds)
+        countBytes()
+    }
+
+    /// Whether `layer`'s prerolled player has decoded its first frame (true), is still
+    /// starting (false), or failed (throws); true when none waits (already taken).
+    public func isPrerolled(_ layer: String) throws(VideoError) -> Bool {
+        guard let player = prerolled[layer]?.entry.player else { return true }
+        if player.frame == nil { player.advance(to: 0) }
+        if let failure = player.failure { throw failure }
+        return player.frame != nil
+    }
+
+    /// Drops `layer`'s prerolled player, if it was not taken.
+    public func cancelPreroll(_ layer: String) {
+        guard prerolled.removeValue(forKey: layer) != nil else { return }
+        countBytes()
+    }
+
+    private func dropStalePrerolls() {
+        let now = EventLoop.monotonicSeconds
+        let before = prerolled.count
+        prerolled = prerolled.filter { now - $0.value.made < Self.prerollLifetime }
+        if prerolled.count != before { countBytes() }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 // vitrine-bench: release-build benchmarks that print one JSON object per line.
 //
-//     swift run -c release vitrine-bench core|raster|frame|rolling|protocol|flood|restore|shadow|image|video|outputs|fleet|compositor|osk [--quick]
+//     swift run -c release vitrine-bench core|raster|frame|rolling|protocol|flood|restore|shadow|image|video|outputs|fleet|compositor|osk|signage [--quick]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: ([String]) -> Void] = [
@@ -20,6 +20,7 @@ let suites: [String: ([String]) -> Void] = [
     "fleet": runFleetBenchmarks,
     "compositor": runCompositorBenchmarks,
     "osk": runOskBenchmarks,
+    "signage": runSignageBenchmarks,
 ]
 guard let name = arguments.first, let suite = suites[name] else {
     let known = suites.keys.sorted().joined(separator: "|")

@@ -25,6 +25,8 @@ final class FleetBridge {
     let link: DaemonLink
     /// Screenshots and thumbnails for the broker.
     let screenshots: Screenshots
+    /// Proof of play's entries for the broker.
+    let playLog: PlayLogRelay
     private let limits: Configuration.Limits
     private let loop: EventLoop
     private let logger: Logger
@@ -71,6 +73,9 @@ final class FleetBridge {
         session = try MQTTSession(settings: settings, loop: loop, workers: workers, logger: logger)
         screenshots = Screenshots(device: device, fleet: fleet, session: session, loop: loop, workers: workers, logger: logger)
         link = DaemonLink(path: controlSocket, idleSeconds: limits.idleSeconds, outputLimit: limits.outboundBytes, loop: loop, logger: logger)
+        playLog = PlayLogRelay(
+            device: device, session: session, controlSocket: controlSocket, idleSeconds: limits.idleSeconds, outputLimit: limits.outboundBytes, loop: loop,
+            logger: logger)
         session.onConnect = { [unowned self] in brokerConnected() }
         session.onMessage = { [unowned self] topic, payload, _ in arrived(topic: topic, payload) }
         link.onNotice = { [unowned self] notice in daemon(notice) }
@@ -85,6 +90,7 @@ final class FleetBridge {
 
     func start() {
         link.start()
+        playLog.start()
         session.start()
         screenshots.startThumbnails(outputs: { [unowned self] in
             guard link.isReady, session.state == .connected else { return [] }
@@ -101,6 +107,7 @@ final class FleetBridge {
         publishStatus(online: false)
         session.stop()
         link.stop()
+        playLog.stop()
     }
 
     private static func status(_ state: String, device: String, more: [String: JSON] = [:]) -> String {
@@ -324,6 +331,7 @@ final class FleetBridge {
             "dropped": .number(Double(session.dropped)), "queuedBytes": .number(Double(session.queuedBytes)),
             "daemon": .string(link.isReady ? "connected" : "disconnected"), "daemonConnections": .number(Double(link.connections)),
             "pictures": .number(Double(screenshots.published)), "picturesRefused": .number(Double(screenshots.refused)),
+            "playlogPublished": .number(Double(playLog.published)), "playlogDropped": .number(Double(playLog.dropped)),
         ])
     }
 }

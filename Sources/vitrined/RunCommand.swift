@@ -55,7 +55,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Scene to show at start (JSON), instead of the configuration's scene; a journaled scene is restored instead unless --fresh.")
     var scene: String?
 
-    @Option(help: "Directory of the scene journal, scene.json (overrides state.directory; made when missing).")
+    @Option(help: "Directory of the scene journal, scene.json, and of the play log, playlog/ (overrides state.directory; made when missing).")
     var stateDir: String?
 
     @Flag(help: "Start with the initial scene: the scene journal is moved aside, not restored.")
@@ -103,11 +103,13 @@ struct RunCommand: ParsableCommand {
         let chosen = backend.flatMap { Configuration.Output.Backend(rawValue: $0.rawValue) } ?? screen.backend
         let outputs: [OutputBackend]
         var hotplug: HotplugSource?
+        var plymouth: PlymouthHandover?
         do {
             if chosen == .headless {
                 let emulated = try EmulatedOutputs(configuration.outputs, settings: settings.emulatedOutputs)
                 (outputs, hotplug) = (emulated.outputs, emulated)
             } else {
+                if [.auto, .drm, .fbdev].contains(chosen) { plymouth = PlymouthHandover.deactivate(logger: logger) }
                 outputs = try OutputChoice.open(chosen, output: screen, entries: configuration.outputs, settings: settings, logger: logger)
                 hotplug = OutputChoice.drmHotplug(outputs, output: screen, entries: configuration.outputs)
             }
@@ -128,6 +130,7 @@ struct RunCommand: ParsableCommand {
             let daemon = try Daemon(settings: settings, outputs: outputs, logger: logger)
             daemon.releasesStartupMemory = true
             daemon.hotplug = hotplug
+            daemon.plymouth = plymouth
             var isDirectory = false
             let configured = configuration.output.snapshotDirectory
             daemon.snapshotDirectory =
@@ -163,6 +166,7 @@ struct RunCommand: ParsableCommand {
         var settings = DaemonSettings(configuration)
         settings.clock = clock
         if let stateDir { (settings.stateDirectory, settings.stateDirectoryIsDefault) = (stateDir, false) }
+        if let stateDir, settings.playLog.enabled { settings.playLogState = (stateDir, false) }
         settings.freshStart = fresh
         if let socket { settings.socketPath = socket }
         if let screenshotDir { settings.screenshotDirectory = screenshotDir }

@@ -13,11 +13,12 @@ extension DaemonSettings {
     /// the environment systemd gives.
     init(_ c: Configuration) {
         self.init(configuration: c)
-        if c.state.journal {
-            let systemd = ProcessInfo.processInfo.environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
-            stateDirectory = c.state.directory.isEmpty ? systemd ?? "/var/lib/vitrine" : c.state.directory
-            stateDirectoryIsDefault = c.state.directory.isEmpty && systemd == nil
-        }
+        let systemd = ProcessInfo.processInfo.environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
+        let state = (
+            directory: c.state.directory.isEmpty ? systemd ?? "/var/lib/vitrine" : c.state.directory, isDefault: c.state.directory.isEmpty && systemd == nil
+        )
+        if c.state.journal { (stateDirectory, stateDirectoryIsDefault) = state }
+        if c.playLog.enabled { playLogState = state }
     }
 }
 

@@ -146,6 +146,7 @@ import VitrineRemote
         vnc = "0.0.0.0:5901"
         output = "HDMI-A-1"
         view_only = true
+        max_rate = 12
         tls_certificate = "/etc/vitrine/vnc.crt"
         tls_key = "/etc/vitrine/vnc.key"
         password_file = "/etc/vitrine/vnc.passwords"
@@ -156,6 +157,11 @@ import VitrineRemote
         port = 9100
         socket = "/run/vitrine/metrics.sock"
         connections = 2
+
+        [playlog]
+        enabled = false
+        max_mb = 8
+        keep_days = 400
 
         [compositor]
         enabled = true
@@ -287,6 +293,7 @@ import VitrineRemote
         expected.wall.viewport = Configuration.Viewport(x: 1920, y: 0, width: 1920, height: 1080)
         (expected.metrics.enabled, expected.metrics.address, expected.metrics.port) = (true, "::1", 9100)
         (expected.metrics.socket, expected.metrics.connections) = ("/run/vitrine/metrics.sock", 2)
+        (expected.playLog.enabled, expected.playLog.maxMB, expected.playLog.keepDays) = (false, 8, 400)
         (expected.compositor.enabled, expected.compositor.socket, expected.compositor.pingTimeout) = (true, "wayland-kiosk", 2.5)
         (expected.compositor.maxObjectsPerClient, expected.compositor.maxShmPoolsPerClient) = (5000, 64)
         expected.compositor.xwayland = .onDemand
@@ -296,7 +303,7 @@ import VitrineRemote
         expected.launcher.allowCommands = true
         var vnc = RemoteSettings.Listener(address: .tcp(host: "0.0.0.0", port: 5901))
         (vnc.output, vnc.viewOnly, vnc.certificate) = ("HDMI-A-1", true, "/etc/vitrine/vnc.crt")
-        (vnc.key, vnc.passwordFile) = ("/etc/vitrine/vnc.key", "/etc/vitrine/vnc.passwords")
+        (vnc.key, vnc.passwordFile, vnc.maxRate) = ("/etc/vitrine/vnc.key", "/etc/vitrine/vnc.passwords", 12)
         expected.remote.listeners = [vnc]
         (expected.osk.enabled, expected.osk.layouts, expected.osk.avoid) = (true, ["de", "numeric"], .resize)
         let grey = { (n: Double) in Color(red: n / 255, green: (n + 1) / 255, blue: (n + 2) / 255, alpha: 128 / 255) }
@@ -324,8 +331,9 @@ import VitrineRemote
         #expect(parsed == expected)
         let changed = leaves(parsed), defaults = leaves(Configuration.default)
         #expect(changed.count > 35)
-        // (password and password_file exclude each other: the text sets the file; FleetConfigTests reads password)
-        for (path, value) in changed where !path.hasPrefix("scene") && path != "fleet.password" {
+        // (password and password_file exclude each other: the text sets the file; FleetConfigTests reads password;
+        // SignageConfigTests reads [scenes.NAME], [[playlists]] and [[schedules]])
+        for (path, value) in changed where !path.hasPrefix("scene") && !path.hasPrefix("signage") && path != "fleet.password" {
             #expect(value != defaults[path], "\(path) is not changed by the test text")
         }
     }

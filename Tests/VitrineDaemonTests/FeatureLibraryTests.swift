@@ -4,11 +4,13 @@ import VitrineDaemonTestSupport
 
 /// What isn't used isn't loaded: the C libraries of the features a daemon may go without —
 /// input devices, keyboards, the seat manager, udev, the X11 and Wayland windows, the
-/// Wayland server — are not in the process until the feature starts.
+/// Wayland server, the identification screen's QR code — are not in the process until the feature starts.
 @Suite struct FeatureLibraryTests {
     static let libraries: Set<String> = [
         "libinput.so.10", "libudev.so.1", "libseat.so.1", "libxkbcommon.so.0", "libxkbcommon-x11.so.0", "libxcb.so.1", "libxcb-shm.so.0",
         "libxcb-composite.so.0", "libxcb-res.so.0", "libwayland-client.so.0", "libwayland-server.so.0", "libneatvnc.so.0", "libaml.so.0",
+        "libqrencode.so.4", "libsystemd.so.0",
+        "libpam.so.0",
     ]
 
     /// Those of `libraries` that the daemon maps (a file of the name, or of the name and a
@@ -47,6 +49,14 @@ import VitrineDaemonTestSupport
         let daemon = try DaemonProcess(arguments: ["--config", config])
         let mapped = try Self.mapped(by: daemon)
         #expect(mapped == ["libneatvnc.so.0", "libaml.so.0"], "\(mapped.sorted())")
+    }
+
+    @Test func theIdentificationScreenMapsLibqrencodeAndLibsystemdWhenItShows() throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-lazy-\(UUID().uuidString.prefix(8)).toml").path
+        try "[scene]\nidentify = true\n".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let daemon = try DaemonProcess(arguments: ["--config", config])
+        #expect(try Self.mapped(by: daemon) == ["libqrencode.so.4", "libsystemd.so.0"])
     }
 
     @Test(.enabled(if: XServer.executable != nil, "Xvfb is not installed: apt-get install xvfb (CI installs it)"))

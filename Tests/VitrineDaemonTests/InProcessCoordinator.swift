@@ -15,8 +15,8 @@ final class InProcessCoordinator: ClientConnection {
     private(set) var lines: [String] = []
     private var nextID = 0
 
-    init(width: Int = 400, height: Int = 120) throws {
-        var settings = DaemonSettings()
+    init(width: Int = 400, height: Int = 120, settings: DaemonSettings = DaemonSettings()) throws {
+        var settings = settings
         settings.clock = .manual
         output = try HeadlessOutput(width: width, height: height)
         coordinator = try Coordinator(settings: settings, output: output, logger: Logger(label: "test"))

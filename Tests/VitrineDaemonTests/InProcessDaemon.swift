@@ -47,4 +47,7 @@ final class InProcessDaemon {
     }
 
     func connect() throws -> SocketClient { try SocketClient(path: socketPath) }
+
+    /// Runs `body` on the daemon's loop, as its own parts do.
+    func onLoop(_ body: @escaping @Sendable (Coordinator) -> Void) { daemon.onLoop { coordinator, _ in body(coordinator) } }
 }

@@ -189,7 +189,9 @@ import VitrineRaster
             ("vnc = \"0.0.0.0:5900\"", "reachable from other machines"),
             ("vnc = \"127.0.0.1:5900\"\ntls_certificate = \"/etc/hostname\"", "remote.tls_key: is missing"),
             ("vnc = \"localhost\"", "must be \"host:port\""),
-            ("vnc = \"/run/vitrine/vnc.sock\"", "VNC listens on TCP only"),
+            ("vnc = \"127.0.0.1:5900\"\nauth = \"pam\"", "remote.tls_certificate: is missing: auth = \"pam\""),
+            ("vnc = \"127.0.0.1:5900\"\nview_only_users = [\"lobby\"]", "applies to PAM users"),
+            ("vnc = \"127.0.0.1:5900\"\nmax_rate = 0", "remote.max_rate"),
             ("output = \"HDMI-A-1\"", "add vnc ="),
         ]
         for (remote, expected) in cases {

@@ -37,7 +37,7 @@ import VitrineJSON
     @Test func wireNamesAreTheEnumsInItsOrder() {
         #expect(Wire.eventNames == Event.Name.allCases.map(\.rawValue))
         #expect(Wire.eventNames.first == "animation.started")
-        #expect(Wire.eventNames.last == "cec.power")
+        #expect(Wire.eventNames.last == "playlist.skipped")
     }
 
     @Test func sceneEventsAreWrittenAsDocumented() {
@@ -123,6 +123,22 @@ import VitrineJSON
                     error: ProtocolError(CoreError.unknownLayer("menu")), time: 0.5))
                 == #"{"binding":"secret","code":"unknown_layer","event":"binding.failed","layer":"logo","message":"there is no layer 'menu'; layer.tree lists the layers","on":"longPress","time":0.5}"#
         )
+    }
+
+    /// `playlog.entry` carries the entry's fields, with `null` for what is not known; a
+    /// line in the log's form reads back as the same entry.
+    @Test func playlogEntryIsWrittenAsTheLogsLines() throws {
+        let entry = PlayEntry(id: "m1-3", output: "HDMI-A-1", playlist: "lunch", item: "menu", start: 1_796_299_200.5, end: 1_796_299_220, completed: false)
+        let line = Wire.event(.playlogEntry(entry))
+        #expect(
+            line
+                == #"{"completed":false,"end":1796299220,"event":"playlog.entry","hash":null,"id":"m1-3","item":"menu","output":"HDMI-A-1","playlist":"lunch","start":1796299200.5}"#
+        )
+        #expect(PlayEntry(json: try JSON(parsing: line)) == entry)
+        #expect(PlayEntry(json: .object(["id": .string("x")])) == nil)
+        var started = entry.fields
+        started["end"] = .string("soon")
+        #expect(PlayEntry(json: .object(started)) == nil)
     }
 
     /// `surface.unmapped` leaves `layer` out when the window had none; `surface.mapped`

@@ -5,6 +5,11 @@
  * "VITRINE-STEP n ..." on stdout (the serial console) and waits for a line on stdin: the
  * host takes its screendump in between.
  *
+ * With --hold (drm-pattern DEVICE --hold) it stands in for a boot splash handing over, as
+ * Plymouth does on `plymouth deactivate`: pattern 1 via SetCrtc, then DRM master dropped
+ * with the device and its framebuffer kept open, so that the picture stays on the screen
+ * until the next master (vitrined) puts its own there; it waits until it is killed.
+ *
  *   cc -O2 -I/usr/include/libdrm -I.. drm-pattern.c -ldrm -o drm-pattern
  */
 #include <errno.h>
@@ -98,6 +103,12 @@ int main(int argc, char **argv)
     /* A dumb buffer written through a CPU mapping needs a dirty call on GPUs that copy it
      * (virtio-gpu transfers to the host resource on DIRTYFB or a flip). */
     drmModeDirtyFB(fd, a.fb, NULL, 0);
+    if (argc > 2 && strcmp(argv[2], "--hold") == 0) {
+        if (drmDropMaster(fd)) die("DropMaster");
+        printf("VITRINE-INFO drm-pattern: pattern 1 on the screen, DRM master dropped, device kept open\n");
+        fflush(stdout);
+        for (;;) pause();
+    }
     step(1, "pattern 1 via SetCrtc");
 
     drmEventContext ev = { .version = 2, .page_flip_handler = flipped };

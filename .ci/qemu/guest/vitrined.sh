@@ -15,6 +15,11 @@
 #     output.removed, output.added with the kept root; VITRINE-STEP 5: both heads as in 4.
 #  With BENCH_SECONDS > 0 (drmtest.py --bench-seconds): the outputs benchmark on the two
 #  heads (CPU with both heads' counters rolling against one head's).
+#  0. (drm) the boot splash handover: drm-pattern --hold shows pattern 1 and lets go of DRM
+#     master keeping its picture up, as Plymouth does on `plymouth deactivate`; between
+#     VITRINE-HANDOVER begin and end the host takes screendumps as fast as it can while
+#     vitrined starts with no scene, showing its identification screen (`[scene] identify`
+#     "auto": on on DRM): each must be pattern 1 or vitrined's frame, never black.
 # /etc/vitrine-test.env sets SCENE, TIME, BACKEND, COUNTER and VITRINE_DRM_ATOMIC
 # (drmtest.py writes it).
 . /etc/vitrine-test.env
@@ -78,6 +83,23 @@ settle() {
     echo "$last"
 }
 
+if [ "$BACKEND" = drm ]; then
+    drm-pattern /dev/dri/card0 --hold &
+    holder=$!
+    sleep 2
+    kill -0 $holder 2>/dev/null || fail "drm-pattern --hold ended"
+    echo "VITRINE-HANDOVER begin"
+    read -r _
+    start manual
+    sleep 2
+    host=$(vitrinectl send '{"cmd":"layer.get","layer":"identify:root:host","keys":["string"]}')
+    echo "$host" | grep -q '"ok":true' || fail "no identification screen on a DRM screen with no scene: $host"
+    echo "VITRINE-INFO identification screen: $(echo "$host" | sed -n 's/.*"string":\("[^"]*"\).*/host \1/p')"
+    echo "VITRINE-HANDOVER end"
+    read -r _
+    stop
+    kill $holder; wait $holder 2>/dev/null
+fi
 start manual --scene "$SCENE"
 before=$(frames)
 vitrinectl clock set "$TIME" >/dev/null || fail "vitrinectl clock set $TIME"

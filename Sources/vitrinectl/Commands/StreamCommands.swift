@@ -76,7 +76,8 @@ struct WatchCommand: ParsableCommand {
         "layer.cancel", "binding.failed", "video.started", "video.ended", "video.error", "output.power",
         "output.resized", "surface.mapped", "surface.unmapped", "client.started", "client.exited", "client.failed",
         "output.added", "output.removed", "surface.unresponsive", "surface.responsive", "surface.assigned", "input.idle", "input.active",
-        "osk.text", "osk.key", "content.stalled", "content.resumed", "remote.connected", "remote.disconnected",
+        "osk.text", "osk.key", "content.stalled", "content.resumed", "remote.connected", "remote.disconnected", "cec.power",
+        "playlog.entry", "scene.loaded", "playlist.item", "playlist.skipped",
     ]
 
     @OptionGroup var connection: ConnectionOptions

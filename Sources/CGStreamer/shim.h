@@ -48,9 +48,8 @@ static void vitrine_video_element_added(GstBin *bin, GstBin *sub, GstElement *el
 }
 
 /* A playbin playing `uri` into an appsink (returned in `sink`, a new reference) of
- * BGRA frames (premultiplied ARGB32 on a little-endian machine: video is opaque; I420
- * and NV12 frames are mapped too, for when the compositor converts them: not yet, its
- * kernel is too slow) of width × height, letterboxed in black when `letterbox` (else stretched); `size` is the
+ * 4:2:0 Y′CbCr frames (I420, or NV12 where the decoder gives NV12: the compositor
+ * converts them as it draws them) of width × height, letterboxed in black when `letterbox` (else stretched); `size` is the
  * capsfilter that sets that size (a new reference, for vitrine_video_set_size). Audio: 0
  * off (no audio branch), 1 muted (into a fakesink, no device), 2 to the default sink. The appsink keeps at most
  * `queued` frames and blocks the decoder when full (its reader paces it), and does not
@@ -67,7 +66,7 @@ static inline GstElement *vitrine_video_pipeline(const char *uri, int width, int
     if (one) gst_object_unref(one);
     char description[512];
     snprintf(description, sizeof description,
-        "%s add-borders=%s%s ! capsfilter name=vitrine-size caps=\"video/x-raw,format=BGRA,width=%d,height=%d,pixel-aspect-ratio=1/1\" ! "
+        "%s add-borders=%s%s ! capsfilter name=vitrine-size caps=\"video/x-raw,format={I420,NV12},width=%d,height=%d,pixel-aspect-ratio=1/1\" ! "
         "appsink name=vitrine-frames max-buffers=%d drop=false sync=false enable-last-sample=false",
         one ? "videoconvertscale" : "videoscale", letterbox ? "true" : "false", one ? "" : " ! videoconvert", width, height, queued);
     GstElement *bin = gst_parse_bin_from_description(description, TRUE, error);
@@ -98,7 +97,7 @@ static inline GstElement *vitrine_video_pipeline(const char *uri, int width, int
  * frame (the frames already queued keep their size). */
 static inline void vitrine_video_set_size(GstElement *size, int width, int height) {
     char description[128];
-    snprintf(description, sizeof description, "video/x-raw,format=BGRA,width=%d,height=%d,pixel-aspect-ratio=1/1", width, height);
+    snprintf(description, sizeof description, "video/x-raw,format={I420,NV12},width=%d,height=%d,pixel-aspect-ratio=1/1", width, height);
     GstCaps *caps = gst_caps_from_string(description);
     if (!caps) return;
     g_object_set(size, "caps", caps, NULL);

@@ -33,9 +33,10 @@ public enum GStreamer {
     }
 }
 
-/// One video decoded by GStreamer: `playbin` into an `appsink` of BGRA frames (I420 and
-/// NV12 ones are mapped too, as `VideoPicture.yuv`) at the layer's size, which holds at most `VideoPlayer.queued` frames and blocks the decoder
-/// when full, so that the reader paces it. Frames are drawn where GStreamer decoded them,
+/// One video decoded by GStreamer: `playbin` into an `appsink` of I420 or NV12 frames
+/// (`VideoPicture.yuv`, converted to BGRA by whoever draws them; BGRA frames are mapped
+/// too) at the layer's size, which holds at most `VideoPlayer.queued` frames and blocks
+/// the decoder when full, so that the reader paces it. Frames are drawn where GStreamer decoded them,
 /// mapped until the surface that shows them goes.
 ///
 /// `wakeup` becomes readable when a frame, the end of the stream or an error may be

@@ -31,11 +31,12 @@ public enum VideoPicture {
     }
 
     /// Draws the picture into `rect` through `transform` on `surface` (a Y′CbCr frame
-    /// converted on the way, into the clip only).
-    public func draw(on surface: Surface, in rect: Rect, transform: AffineTransform, opacity: Double, clip: Clip?) {
+    /// converted on the way, into the clip only, through the layer's `scratch` where it
+    /// does not land 1:1).
+    public func draw(on surface: Surface, in rect: Rect, transform: AffineTransform, opacity: Double, clip: Clip?, scratch: YUVScratch? = nil) {
         switch self {
         case .bgra(let image): surface.draw(image: image, in: rect, transform: transform, opacity: opacity, clip: clip)
-        case .yuv(let frame): surface.draw(yuv: frame, in: rect, transform: transform, opacity: opacity, clip: clip)
+        case .yuv(let frame): surface.draw(yuv: frame, in: rect, transform: transform, opacity: opacity, clip: clip, scratch: scratch)
         }
     }
 }

@@ -4,6 +4,7 @@ import VitrineRaster
 import VitrineRender
 import VitrineSystem
 import VitrineVideo
+import VitrineYUV
 
 /// The `video` layer kind: a video file or stream played by the layer's time.
 public enum VideoLayer {
@@ -86,6 +87,8 @@ public final class VideoRenderer: ContentRenderer {
         var shownPlayer: ObjectIdentifier?
         /// The last frame of a playlist's previous item, shown until the next one's first.
         var held: VideoPicture?
+        /// Its frames converted where they are drawn scaled or blended (kept between frames).
+        let scratch = YUVScratch()
         /// Its decoder's process ended: when a new one takes over (monotonic seconds).
         var restartAt: Double?
         /// Decoders of it that ended in a row, and when the last did.
@@ -154,7 +157,7 @@ public final class VideoRenderer: ContentRenderer {
 
     public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
         guard let entry = update(node, transform: transform), let picture = entry.player?.picture ?? entry.held, opacity > 0 else { return }
-        picture.draw(on: surface, in: node.values.rect(.bounds), transform: transform, opacity: opacity, clip: clip)
+        picture.draw(on: surface, in: node.values.rect(.bounds), transform: transform, opacity: opacity, clip: clip, scratch: entry.scratch)
     }
 
     /// The screen rectangles of the video layers in `tree` whose frame changed since they

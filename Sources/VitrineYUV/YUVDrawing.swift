@@ -1,22 +1,27 @@
+import CYUV
 import VitrineCore
 import VitrineRaster
 
 extension Surface {
     /// Draws `frame` into `rect` (layer coordinates) through `transform`, converting its
-    /// Y′CbCr to BGRA as it goes: where the frame lands upright (scaled and moved, opaque,
-    /// clipped to a rectangle), each device pixel in the clip is converted and written
-    /// once — 1:1 with the chroma of each pair of pixels shared, scaled with the luma and
-    /// the chroma sampled bilinearly (chroma sited as MPEG-2's 4:2:0: beside the even luma
-    /// column, between two luma rows). Elsewhere the frame is converted whole and drawn as
-    /// an image. Video is opaque: the pixels under it are replaced, not blended.
-    public func draw(yuv frame: YUVFrame, in rect: Rect, transform: AffineTransform = .identity, opacity: Double = 1, clip: Clip? = nil) {
-        guard frame.width > 1, frame.height > 1, !rect.isEmpty else { return }
+    /// Y′CbCr to BGRA as it goes (libyuv), into the clip only. Where the frame lands 1:1 on
+    /// whole pixels, opaque and upright, the clip's pixels are converted straight into
+    /// this surface. Where it lands scaled (upright, opaque), the rows the clip needs are
+    /// converted into `scratch` and scaled from there into the clip, bilinearly. Elsewhere
+    /// (rotated, translucent, masked) the part the clip shows is converted into `scratch`
+    /// and drawn as an image. Video is opaque: the pixels under it are replaced, not
+    /// blended. `scratch` is the layer's, kept between frames (a new one when nil).
+    public func draw(
+        yuv frame: YUVFrame, in rect: Rect, transform: AffineTransform = .identity, opacity: Double = 1, clip: Clip? = nil, scratch: YUVScratch? = nil
+    ) {
+        guard frame.width > 1, frame.height > 1, !rect.isEmpty, opacity > 0 else { return }
         let toDevice = AffineTransform(
             a: rect.width / Double(frame.width), b: 0, c: 0, d: rect.height / Double(frame.height), tx: rect.minX, ty: rect.minY
         ).concatenating(transform)
+        let visible = clip?.rect.intersection(bounds) ?? bounds
         guard toDevice.b == 0, toDevice.c == 0, toDevice.a > 0, toDevice.d > 0, opacity >= 1, clip?.mask == nil else {
-            guard opacity > 0 else { return }
-            draw(image: frame.converted(), in: rect, transform: transform, opacity: opacity, clip: clip)
+            let image = (scratch ?? YUVScratch()).image(frame, rows: frame.rows(under: visible, through: toDevice))
+            draw(image: image, in: rect, transform: transform, opacity: opacity, clip: clip)
             return
         }
         let edges = (
@@ -24,143 +29,138 @@ extension Surface {
             x1: (toDevice.tx + toDevice.a * Double(frame.width)).rounded(), y1: (toDevice.ty + toDevice.d * Double(frame.height)).rounded()
         )
         guard edges.x0 < edges.x1, edges.y0 < edges.y1, abs(edges.x0) < 1e9, abs(edges.y0) < 1e9, edges.x1 < 1e9, edges.y1 < 1e9 else { return }
-        let area = PixelRect(x: Int(edges.x0), y: Int(edges.y0), width: Int(edges.x1 - edges.x0), height: Int(edges.y1 - edges.y0))
-            .intersection(clip?.rect.intersection(bounds) ?? bounds)
+        let placed = PixelRect(x: Int(edges.x0), y: Int(edges.y0), width: Int(edges.x1 - edges.x0), height: Int(edges.y1 - edges.y0))
+        let area = placed.intersection(visible)
         guard !area.isEmpty else { return }
-        if toDevice.a == 1, toDevice.d == 1, toDevice.tx == edges.x0, toDevice.ty == edges.y0 {
-            YUVKernels.copy(frame, into: self, area: area, dx: Int(edges.x0), dy: Int(edges.y0))
+        if placed.width == frame.width, placed.height == frame.height {
+            YUVConversion.convert(frame, area.offsetBy(dx: -placed.x, dy: -placed.y), to: pixels + area.y * stride + area.x, stride: stride)
+            return
+        }
+        guard placed.width < 32768, placed.height < 32768 else { return }
+        let image = (scratch ?? YUVScratch()).image(frame, rows: frame.rows(under: area, through: toDevice))
+        let origin = pixels + placed.y * stride + placed.x
+        let corner = UnsafeMutableRawPointer(origin).assumingMemoryBound(to: UInt8.self)
+        let source = UnsafeRawPointer(image.pixels).assumingMemoryBound(to: UInt8.self)
+        _ = ARGBScaleClip(
+            source, Int32(image.stride * 4), Int32(frame.width), Int32(frame.height), corner, Int32(stride * 4), Int32(placed.width), Int32(placed.height),
+            Int32(area.x - placed.x), Int32(area.y - placed.y), Int32(area.width), Int32(area.height), kFilterBilinear)
+    }
+}
+
+/// What a layer keeps between frames to draw the frames that do not land 1:1 (scaled,
+/// rotated, translucent): the frame shown, converted to BGRA in the rows drawn so far.
+public final class YUVScratch {
+    private var surface: Surface?
+    private weak var frame: YUVFrame?
+    /// The rows of `frame` converted into `surface`.
+    private var converted = 0..<0
+
+    public init() {}
+
+    /// `frame` as BGRA, converted in `rows` at least (other rows may hold an older frame).
+    func image(_ frame: YUVFrame, rows: Range<Int>) -> Surface {
+        let surface: Surface
+        if let kept = self.surface, kept.width == frame.width, kept.height == frame.height {
+            surface = kept
         } else {
-            YUVKernels.scale(frame, into: self, area: area, transform: toDevice)
+            surface = Surface(width: frame.width, height: frame.height)
+            (self.surface, self.frame) = (surface, nil)
+        }
+        if self.frame !== frame { (self.frame, converted) = (frame, 0..<0) }
+        guard !rows.isEmpty, !(converted.contains(rows.lowerBound) && converted.contains(rows.upperBound - 1)) else { return surface }
+        let all = converted.isEmpty ? rows : min(rows.lowerBound, converted.lowerBound)..<max(rows.upperBound, converted.upperBound)
+        let missing = converted.isEmpty ? [all] : [all.lowerBound..<converted.lowerBound, converted.upperBound..<all.upperBound]
+        for part in missing where !part.isEmpty {
+            let area = PixelRect(x: 0, y: part.lowerBound, width: frame.width, height: part.count)
+            YUVConversion.convert(frame, area, to: surface.pixels + area.y * surface.stride, stride: surface.stride)
+        }
+        converted = all
+        return surface
+    }
+}
+
+extension YUVFrame {
+    /// The rows of the frame that drawing `area` (device pixels) through `toDevice` (frame
+    /// pixels to device) reads, with two rows more each side for the filters; all of them
+    /// when `toDevice` cannot be inverted.
+    func rows(under area: PixelRect, through toDevice: AffineTransform) -> Range<Int> {
+        guard !area.isEmpty else { return 0..<0 }
+        guard let back = toDevice.inverted else { return 0..<height }
+        let box = back.boundingBox(of: area.rect)
+        guard box.minY.isFinite, box.maxY.isFinite else { return 0..<height }
+        let first = max(0, Int(max(-1e9, box.minY).rounded(.down)) - 2), last = min(height, Int(min(1e9, box.maxY).rounded(.up)) + 2)
+        return first < last ? first..<last : 0..<0
+    }
+}
+
+/// Y′CbCr to BGRA by libyuv's row functions (SSSE3/AVX2), each chroma sample shared by
+/// the 2 × 2 luma samples it covers.
+enum YUVConversion {
+    /// Converts `area` of `frame` (frame pixels) to opaque BGRA at `out` (its top-left
+    /// pixel), rows `stride` pixels apart. An area that starts on an odd row or column is
+    /// split there, so that each pixel takes its own chroma sample.
+    static func convert(_ frame: YUVFrame, _ area: PixelRect, to out: UnsafeMutablePointer<UInt32>, stride: Int) {
+        guard !area.isEmpty else { return }
+        let constants = YUVConstants.table[frame.matrix, fullRange: frame.fullRange]
+        func split(_ start: Int, _ end: Int) -> [Range<Int>] { start & 1 == 1 && end > start + 1 ? [start..<start + 1, start + 1..<end] : [start..<end] }
+        for rows in split(area.y, area.maxY) {
+            for columns in split(area.x, area.maxX) {
+                let (x, y) = (columns.lowerBound, rows.lowerBound)
+                let target = UnsafeMutableRawPointer(out + (y - area.y) * stride + (x - area.x)).assumingMemoryBound(to: UInt8.self)
+                let luma = frame.luma + y * frame.lumaStride + x
+                let chromaRow = (y >> 1) * frame.uStride
+                switch frame.layout {
+                case .i420:
+                    I420ToARGBMatrix(
+                        luma, Int32(frame.lumaStride), frame.u + chromaRow + (x >> 1), Int32(frame.uStride), frame.v + (y >> 1) * frame.vStride + (x >> 1),
+                        Int32(frame.vStride), target, Int32(stride * 4), constants, Int32(columns.count), Int32(rows.count))
+                case .nv12:
+                    NV12ToARGBMatrix(
+                        luma, Int32(frame.lumaStride), frame.u + chromaRow + (x >> 1) * 2, Int32(frame.uStride), target, Int32(stride * 4), constants,
+                        Int32(columns.count), Int32(rows.count))
+                }
+            }
         }
     }
 }
 
-/// The conversion kernels: eight pixels at a time in `SIMD8<Float>`, so that the matrix is
-/// exact to the rounding of each channel and one formula serves every path.
-enum YUVKernels {
-    typealias F8 = SIMD8<Float>
+/// libyuv's conversion constants for each matrix and range. Its x86 build keeps the blue
+/// gain within 2.0 (its other matrices need less), while limited-range BT.601, BT.709 and
+/// BT.2020 need 2.02, 2.11 and 2.14: the gain is an unsigned byte in 1/64ths there, so
+/// the exact one is put back (else a saturated blue is up to 10/255 too dark).
+struct YUVConstants: @unchecked Sendable {
+    private let limited: [YUVMatrix: UnsafePointer<YuvConstants>]
+    private let full: [YUVMatrix: UnsafePointer<YuvConstants>]
 
-    struct Matrix {
-        let y, rv, gu, gv, bu, black: Float
+    static let table = YUVConstants()
 
-        init(_ frame: YUVFrame) { (y, rv, gu, gv, bu, black) = frame.matrix.factors(fullRange: frame.fullRange) }
+    subscript(matrix: YUVMatrix, fullRange fullRange: Bool) -> UnsafePointer<YuvConstants> { (fullRange ? full : limited)[matrix]! }
 
-        /// Eight opaque BGRA pixels from luma and centred chroma (U − 128, V − 128).
-        @inline(__always)
-        func pixels(_ luma: F8, _ u: F8, _ v: F8) -> SIMD8<UInt32> {
-            let l = (luma - black) * y
-            let r = channel(l + v * rv), g = channel(l + u * gu + v * gv), b = channel(l + u * bu)
-            return 0xFF00_0000 | (r &<< 16) | (g &<< 8) | b
-        }
-
-        @inline(__always)
-        func channel(_ x: F8) -> SIMD8<UInt32> {
-            SIMD8<UInt32>(truncatingIfNeeded: SIMD8<Int32>(x.clamped(lowerBound: F8(repeating: 0), upperBound: F8(repeating: 255)) + 0.5))
-        }
-    }
-
-    @inline(__always)
-    static func floats(_ bytes: SIMD8<UInt8>) -> F8 { F8(SIMD8<Int32>(truncatingIfNeeded: bytes)) }
-
-    /// The frame drawn 1:1 with its top-left corner at (`dx`, `dy`), into `area` (inside both).
-    static func copy(_ frame: YUVFrame, into surface: Surface, area: PixelRect, dx: Int, dy: Int) {
-        let m = Matrix(frame)
-        let step = frame.chromaStep
-        for y in area.y..<area.maxY {
-            let sy = y - dy
-            let lumaRow = frame.luma + sy * frame.lumaStride
-            let uRow = frame.u + (sy >> 1) * frame.uStride, vRow = frame.v + (sy >> 1) * frame.vStride
-            let out = surface.pixels + y * surface.stride
-            var x = area.x
-            func one(_ x: Int) {
-                let sx = x - dx, c = (sx >> 1) * step
-                out[x] = m.pixels(F8(repeating: Float(lumaRow[sx])), F8(repeating: Float(uRow[c]) - 128), F8(repeating: Float(vRow[c]) - 128))[0]
-            }
-            if (x - dx) & 1 == 1 {
-                one(x)
-                x += 1
-            }
-            while x + 8 <= area.maxX {
-                let sx = x - dx, c = sx >> 1
-                let luma = floats(UnsafeRawPointer(lumaRow + sx).loadUnaligned(as: SIMD8<UInt8>.self))
-                var u4: SIMD4<UInt8>, v4: SIMD4<UInt8>
-                if step == 2 {
-                    let both = UnsafeRawPointer(uRow + 2 * c).loadUnaligned(as: SIMD8<UInt8>.self)
-                    (u4, v4) = (both.evenHalf, both.oddHalf)
-                } else {
-                    u4 = UnsafeRawPointer(uRow + c).loadUnaligned(as: SIMD4<UInt8>.self)
-                    v4 = UnsafeRawPointer(vRow + c).loadUnaligned(as: SIMD4<UInt8>.self)
+    private init() {
+        func copy(_ matrix: YUVMatrix, _ fullRange: Bool) -> UnsafePointer<YuvConstants> {
+            let library: YuvConstants =
+                switch (matrix, fullRange) {
+                case (.bt601, false): kYuvI601Constants
+                case (.bt601, true): kYuvJPEGConstants
+                case (.bt709, false): kYuvH709Constants
+                case (.bt709, true): kYuvF709Constants
+                case (.bt2020, false): kYuv2020Constants
+                case (.bt2020, true): kYuvV2020Constants
                 }
-                let u = floats(SIMD8(u4[0], u4[0], u4[1], u4[1], u4[2], u4[2], u4[3], u4[3])) - 128
-                let v = floats(SIMD8(v4[0], v4[0], v4[1], v4[1], v4[2], v4[2], v4[3], v4[3])) - 128
-                UnsafeMutableRawPointer(out + x).storeBytes(of: m.pixels(luma, u, v), as: SIMD8<UInt32>.self)
-                x += 8
-            }
-            while x < area.maxX {
-                one(x)
-                x += 1
-            }
-        }
-    }
-
-    /// Where one device pixel's centre falls between two samples of a plane: the first
-    /// sample, the second (clamped to the plane) and the second's weight.
-    struct Tap {
-        var first: Int32, second: Int32, weight: Float
-
-        /// `position` in samples of a plane `count` long, clamped to its first and last.
-        init(_ position: Double, count: Int) {
-            let p = min(max(position, 0), Double(count - 1))
-            let f = p.rounded(.down)
-            (first, second, weight) = (Int32(f), Int32(min(Int(f) + 1, count - 1)), Float(p - f))
-        }
-    }
-
-    /// The frame drawn scaled by `transform` (a positive scale and a move), into `area`.
-    static func scale(_ frame: YUVFrame, into surface: Surface, area: PixelRect, transform t: AffineTransform) {
-        let m = Matrix(frame)
-        let step = Int32(frame.chromaStep)
-        let (cw, ch) = ((frame.width + 1) / 2, (frame.height + 1) / 2)
-        let columns = (area.x..<area.maxX).map { x -> (luma: Tap, chroma: Tap) in
-            let s = (Double(x) + 0.5 - t.tx) / t.a - 0.5
-            return (Tap(s, count: frame.width), Tap(s / 2, count: cw))
-        }
-        let count = area.width
-        let lanes = (count + 7) & ~7
-        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: 3 * lanes)
-        defer { buffer.deallocate() }
-        buffer.initialize(repeating: 128, count: 3 * lanes)
-        let (ys, us, vs) = (buffer, buffer + lanes, buffer + 2 * lanes)
-        for y in area.y..<area.maxY {
-            let s = (Double(y) + 0.5 - t.ty) / t.d - 0.5
-            let ly = Tap(s, count: frame.height), cy = Tap((s + 0.5) / 2 - 0.5, count: ch)
-            let (l0, l1) = (frame.luma + Int(ly.first) * frame.lumaStride, frame.luma + Int(ly.second) * frame.lumaStride)
-            let (u0, u1) = (frame.u + Int(cy.first) * frame.uStride, frame.u + Int(cy.second) * frame.uStride)
-            let (v0, v1) = (frame.v + Int(cy.first) * frame.vStride, frame.v + Int(cy.second) * frame.vStride)
-            for (i, column) in columns.enumerated() {
-                let (a, b, w) = (Int(column.luma.first), Int(column.luma.second), column.luma.weight)
-                ys[i] = lerp(lerp(Float(l0[a]), Float(l0[b]), w), lerp(Float(l1[a]), Float(l1[b]), w), ly.weight)
-                let (ca, cb, cw) = (Int(column.chroma.first * step), Int(column.chroma.second * step), column.chroma.weight)
-                us[i] = lerp(lerp(Float(u0[ca]), Float(u0[cb]), cw), lerp(Float(u1[ca]), Float(u1[cb]), cw), cy.weight) - 128
-                vs[i] = lerp(lerp(Float(v0[ca]), Float(v0[cb]), cw), lerp(Float(v1[ca]), Float(v1[cb]), cw), cy.weight) - 128
-            }
-            let out = surface.pixels + y * surface.stride + area.x
-            var i = 0
-            while i < lanes {
-                let p = m.pixels(load(ys + i), load(us + i), load(vs + i))
-                if i + 8 <= count {
-                    UnsafeMutableRawPointer(out + i).storeBytes(of: p, as: SIMD8<UInt32>.self)
-                } else {
-                    for k in 0..<(count - i) { out[i + k] = p[k] }
+            let memory = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<YuvConstants>.size, alignment: 64)
+            let constants = memory.bindMemory(to: YuvConstants.self, capacity: 1)
+            constants.initialize(to: library)
+            #if arch(x86_64) || arch(i386)
+                let blue = (memory + Int(KUVTOB)).assumingMemoryBound(to: UInt8.self)
+                let exact = (64 * Double(matrix.factors(fullRange: fullRange).bu)).rounded()
+                if blue[0] == 128, blue[1] == 0, exact > 128, exact < 256 {
+                    for i in stride(from: 0, to: 32, by: 2) { blue[i] = UInt8(exact) }
                 }
-                i += 8
-            }
+            #endif
+            return UnsafePointer(constants)
         }
+        let matrices: [YUVMatrix] = [.bt601, .bt709, .bt2020]
+        limited = Dictionary(uniqueKeysWithValues: matrices.map { ($0, copy($0, false)) })
+        full = Dictionary(uniqueKeysWithValues: matrices.map { ($0, copy($0, true)) })
     }
-
-    @inline(__always)
-    static func lerp(_ a: Float, _ b: Float, _ w: Float) -> Float { a + (b - a) * w }
-
-    @inline(__always)
-    static func load(_ p: UnsafePointer<Float>) -> F8 { UnsafeRawPointer(p).loadUnaligned(as: F8.self) }
 }

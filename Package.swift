@@ -118,7 +118,7 @@ let package = Package(
         .target(
             name: "VitrineDecoderHelper",
             dependencies: [
-                "VitrineImage", "VitrineRaster", "VitrineCore", "VitrineSystem", "VitrineJSON", "VitrineProtocol", "VitrineVideo",
+                "VitrineImage", "VitrineRaster", "VitrineCore", "VitrineSystem", "VitrineJSON", "VitrineProtocol", "VitrineVideo", "VitrineYUV",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -142,18 +142,23 @@ let package = Package(
             providers: [.apt(["libwebp-dev"])]),
         // giflib has no pkg-config file on every distribution: its header is in /usr/include.
         .systemLibrary(name: "CGIF", path: "Sources/CGIF", providers: [.apt(["libgif-dev"])]),
+        // libyuv has no pkg-config file: its headers are in /usr/include.
+        .systemLibrary(name: "CYUV", path: "Sources/CYUV", providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(
             name: "CRSVG", path: "Sources/CRSVG", pkgConfig: "librsvg-2.0",
             providers: [.apt(["librsvg2-dev"])]),
         // Video: players paced by their reader's clock over a decoder (VitrineVideo), the
         // decoder helper's GStreamer decoder (VitrineGStreamer: the helper links it, the
         // daemon does not), and the `video` layer kind drawn by the renderer.
-        .target(name: "VitrineVideo", dependencies: ["VitrineRaster"], swiftSettings: [frameRelease(profiled: false)]),
+        .target(name: "VitrineVideo", dependencies: ["VitrineCore", "VitrineRaster", "VitrineYUV"], swiftSettings: [frameRelease(profiled: false)]),
+        // YUV frames drawn into an output, converted on the way (no BGRA pass of their own).
+        .target(name: "VitrineYUV", dependencies: ["VitrineCore", "VitrineRaster", "CYUV"], swiftSettings: [optimizedInDebug, frameRelease(profiled: false)]),
+        .testTarget(name: "VitrineYUVTests", dependencies: ["VitrineYUV", "VitrineCore", "VitrineRaster", "VitrineTestSupport"]),
         .target(
-            name: "VitrineGStreamer", dependencies: ["VitrineVideo", "VitrineRaster", "VitrineSystem", "CGStreamer"],
+            name: "VitrineGStreamer", dependencies: ["VitrineVideo", "VitrineRaster", "VitrineYUV", "VitrineSystem", "CGStreamer"],
             swiftSettings: [frameRelease(profiled: false)]),
         .target(
-            name: "VitrineVideoLayer", dependencies: ["VitrineVideo", "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineSystem"],
+            name: "VitrineVideoLayer", dependencies: ["VitrineVideo", "VitrineYUV", "VitrineCore", "VitrineRaster", "VitrineRender", "VitrineSystem"],
             swiftSettings: [frameRelease(profiled: false)]),
         .testTarget(
             name: "VitrineVideoTests",

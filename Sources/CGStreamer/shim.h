@@ -48,8 +48,8 @@ static void vitrine_video_element_added(GstBin *bin, GstBin *sub, GstElement *el
 }
 
 /* A playbin playing `uri` into an appsink (returned in `sink`, a new reference) of
- * BGRA frames (premultiplied ARGB32 on a little-endian machine: video is opaque) of
- * width × height, letterboxed in black when `letterbox` (else stretched); `size` is the
+ * 4:2:0 Y′CbCr frames (I420, or NV12 where the decoder gives NV12: the compositor
+ * converts them as it draws them) of width × height, letterboxed in black when `letterbox` (else stretched); `size` is the
  * capsfilter that sets that size (a new reference, for vitrine_video_set_size). Audio: 0
  * off (no audio branch), 1 muted (into a fakesink, no device), 2 to the default sink. The appsink keeps at most
  * `queued` frames and blocks the decoder when full (its reader paces it), and does not
@@ -66,7 +66,7 @@ static inline GstElement *vitrine_video_pipeline(const char *uri, int width, int
     if (one) gst_object_unref(one);
     char description[512];
     snprintf(description, sizeof description,
-        "%s add-borders=%s%s ! capsfilter name=vitrine-size caps=\"video/x-raw,format=BGRA,width=%d,height=%d,pixel-aspect-ratio=1/1\" ! "
+        "%s add-borders=%s%s ! capsfilter name=vitrine-size caps=\"video/x-raw,format={I420,NV12},width=%d,height=%d,pixel-aspect-ratio=1/1\" ! "
         "appsink name=vitrine-frames max-buffers=%d drop=false sync=false enable-last-sample=false",
         one ? "videoconvertscale" : "videoscale", letterbox ? "true" : "false", one ? "" : " ! videoconvert", width, height, queued);
     GstElement *bin = gst_parse_bin_from_description(description, TRUE, error);
@@ -96,8 +96,10 @@ static inline GstElement *vitrine_video_pipeline(const char *uri, int width, int
  * vitrine_video_pipeline takes the new caps and the scaler renegotiates at its next
  * frame (the frames already queued keep their size). */
 static inline void vitrine_video_set_size(GstElement *size, int width, int height) {
-    GstCaps *caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "BGRA", "width", G_TYPE_INT, width, "height", G_TYPE_INT, height,
-        "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1, NULL);
+    char description[128];
+    snprintf(description, sizeof description, "video/x-raw,format={I420,NV12},width=%d,height=%d,pixel-aspect-ratio=1/1", width, height);
+    GstCaps *caps = gst_caps_from_string(description);
+    if (!caps) return;
     g_object_set(size, "caps", caps, NULL);
     gst_caps_unref(caps);
 }
@@ -174,34 +176,58 @@ static inline int64_t vitrine_sample_time(GstSample *sample) {
     return (int64_t)pts;
 }
 
-/* A BGRA frame mapped for reading, kept until vitrine_frame_unmap. */
+/* A frame mapped for reading, kept until vitrine_frame_unmap. */
 typedef struct {
     GstVideoFrame frame;
 } VitrineMappedFrame;
 
-/* Maps `sample`'s frame: its first pixel, its stride in pixels and its size; NULL when it
- * cannot be mapped. The mapping holds the frame's buffer, not the sample: appsink reuses
- * the sample it hands out, and sets the caps of a new segment on it (after a loop's seek),
- * which needs it to be held by appsink alone. */
-static inline VitrineMappedFrame *vitrine_sample_map(GstSample *sample, uint32_t **pixels, int *stride, int *width, int *height) {
+/* Where a mapped frame's pixels lie and how to read them. `format`: 0 BGRA (one plane),
+ * 1 I420 (Y, U, V), 2 NV12 (Y, interleaved UV). `matrix`: 0 BT.601, 1 BT.709, 2 BT.2020.
+ * `full_range`: Y′CbCr spans 0…255. */
+typedef struct {
+    uint8_t *data[3];
+    int stride[3];
+    int format, matrix, full_range, width, height;
+} VitrinePlanes;
+
+/* Maps `sample`'s frame into `planes`; NULL when it cannot be mapped or is of another
+ * format. The mapping holds the frame's buffer, not the sample: appsink reuses the sample
+ * it hands out, and sets the caps of a new segment on it (after a loop's seek), which
+ * needs it to be held by appsink alone. */
+static inline VitrineMappedFrame *vitrine_sample_map(GstSample *sample, VitrinePlanes *planes) {
     GstBuffer *buffer = gst_sample_get_buffer(sample);
     GstCaps *caps = gst_sample_get_caps(sample);
     GstVideoInfo info;
     if (!buffer || !caps || !gst_video_info_from_caps(&info, caps)) return NULL;
+    GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&info);
+    if (format != GST_VIDEO_FORMAT_BGRA && format != GST_VIDEO_FORMAT_I420 && format != GST_VIDEO_FORMAT_NV12) return NULL;
     VitrineMappedFrame *mapped = g_new0(VitrineMappedFrame, 1);
     if (!gst_video_frame_map(&mapped->frame, &info, buffer, GST_MAP_READ)) {
         g_free(mapped);
         return NULL;
     }
-    if (GST_VIDEO_FRAME_PLANE_STRIDE(&mapped->frame, 0) % 4 != 0) {
+    if (format == GST_VIDEO_FORMAT_BGRA && GST_VIDEO_FRAME_PLANE_STRIDE(&mapped->frame, 0) % 4 != 0) {
         gst_video_frame_unmap(&mapped->frame);
         g_free(mapped);
         return NULL;
     }
-    *pixels = (uint32_t *)GST_VIDEO_FRAME_PLANE_DATA(&mapped->frame, 0);
-    *stride = GST_VIDEO_FRAME_PLANE_STRIDE(&mapped->frame, 0) / 4;
-    *width = GST_VIDEO_FRAME_WIDTH(&mapped->frame);
-    *height = GST_VIDEO_FRAME_HEIGHT(&mapped->frame);
+    memset(planes, 0, sizeof *planes);
+    for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES(&mapped->frame) && i < 3; i++) {
+        planes->data[i] = (uint8_t *)GST_VIDEO_FRAME_PLANE_DATA(&mapped->frame, i);
+        planes->stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE(&mapped->frame, i);
+    }
+    planes->format = format == GST_VIDEO_FORMAT_BGRA ? 0 : format == GST_VIDEO_FORMAT_I420 ? 1 : 2;
+    switch (info.colorimetry.matrix) {
+    case GST_VIDEO_COLOR_MATRIX_BT709:
+    case GST_VIDEO_COLOR_MATRIX_SMPTE240M: planes->matrix = 1; break;
+    case GST_VIDEO_COLOR_MATRIX_BT2020: planes->matrix = 2; break;
+    case GST_VIDEO_COLOR_MATRIX_BT601:
+    case GST_VIDEO_COLOR_MATRIX_FCC: planes->matrix = 0; break;
+    default: planes->matrix = GST_VIDEO_INFO_HEIGHT(&info) > 576 ? 1 : 0; break;
+    }
+    planes->full_range = info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+    planes->width = GST_VIDEO_FRAME_WIDTH(&mapped->frame);
+    planes->height = GST_VIDEO_FRAME_HEIGHT(&mapped->frame);
     return mapped;
 }
 

@@ -3,6 +3,7 @@ import VitrineJSON
 import VitrineRaster
 import VitrineSystem
 import VitrineVideo
+import VitrineYUV
 
 /// The daemon's side of a video decoded in a helper process (`vitrine-decoder --video`,
 /// one per player): a file or stream that crashes, hangs or floods the decoder takes only
@@ -208,19 +209,30 @@ public final class VideoReports {
                 return .violation("handed over memory that cannot be used (\(error.message))")
             }
             return .none
-        case .frame(let slot, let offset, let width, let height, let stride, let time, let frameGeneration):
-            guard let memory = slots[slot], offset <= memory.size, height * stride * 4 <= memory.size - offset else {
+        case .frame(let slot, let offset, let width, let height, let stride, let time, let frameGeneration, let yuv):
+            let pixelBytes = yuv == nil ? 4 : 1
+            guard let memory = slots[slot], offset <= memory.size, height * stride * pixelBytes <= memory.size - offset,
+                yuv?.chroma.allSatisfy({ $0.offset <= memory.size && ((height + 1) / 2) * $0.stride <= memory.size - $0.offset }) ?? true
+            else {
                 return .violation("sent a frame outside the memory it handed over")
             }
             guard frameGeneration == generation else { return .stale(slot: slot) }
             guard queued < VideoRing.slots else { return .violation("sent more frames than it has slots") }
-            let pixels = (memory.bytes + offset).bindMemory(to: UInt32.self, capacity: height * stride)
             let release = release
-            let surface = Surface(wrapping: pixels, width: width, height: height, stride: stride) {
+            let done = {
                 withExtendedLifetime(memory) {}
                 release(slot)
             }
-            return .frame(DecodedFrame(surface: surface, time: time))
+            guard let yuv else {
+                let pixels = (memory.bytes + offset).bindMemory(to: UInt32.self, capacity: height * stride)
+                return .frame(DecodedFrame(surface: Surface(wrapping: pixels, width: width, height: height, stride: stride, release: done), time: time))
+            }
+            let base = UnsafePointer(memory.bytes.assumingMemoryBound(to: UInt8.self))
+            let (u, v) = (yuv.chroma[0], yuv.chroma.count > 1 ? yuv.chroma[1] : nil)
+            let frame = YUVFrame(
+                width: width, height: height, layout: yuv.layout, matrix: yuv.matrix, fullRange: yuv.fullRange, luma: base + offset, lumaStride: stride,
+                u: base + u.offset, uStride: u.stride, v: v.map { base + $0.offset }, vStride: v?.stride, release: done)
+            return .frame(DecodedFrame(picture: .yuv(frame), time: time))
         case .duration(let seconds): return .duration(seconds)
         case .end(let generation): return .end(generation: generation)
         case .failure(let message, let debug): return .failure(VideoError(message: message, debug: debug))

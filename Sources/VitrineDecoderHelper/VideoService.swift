@@ -2,6 +2,7 @@ import Glibc
 import VitrineJSON
 import VitrineSystem
 import VitrineVideo
+import VitrineYUV
 
 /// The video helper's side (`vitrine-decoder --video`): plays one video for the daemon.
 /// Its first message says what (a stream's URI, or the file passed as descriptor 4); it
@@ -130,8 +131,7 @@ public enum VideoService {
         /// Sends `frame` in a slot: where it lies, when its memfd is one the daemon may map
         /// (bound to a slot the first time it comes); else copied into the helper's own.
         private func place(_ frame: DecodedFrame) -> Bool {
-            let surface = frame.surface
-            var offset = 0
+            var planes: [Int]
             let slot: Int
             if let shared = frame.shared, let memfd = Self.identity(shared.descriptor) {
                 if let bound = slots.indices.first(where: { !slots[$0].inUse && slots[$0].memfd.map { $0 == memfd } == true }) {
@@ -141,35 +141,49 @@ public enum VideoService {
                     slots[slot] = Slot(memfd: memfd)
                     guard send(.slot(slot, bytes: shared.size), descriptors: [shared.descriptor], on: socket) else { return false }
                 }
-                offset = shared.offset
+                planes = shared.planes
                 slots[slot].held = frame
             } else {
-                let bytes = surface.height * surface.stride * 4
-                if let fits = slots.indices.first(where: { !slots[$0].inUse && (slots[$0].memory?.size ?? 0) >= bytes }) {
+                let copy = FrameCopy(frame.picture)
+                if let fits = slots.indices.first(where: { !slots[$0].inUse && (slots[$0].memory?.size ?? 0) >= copy.bytes }) {
                     slot = fits
                 } else {
                     slot = leastRecentlyUsed()
                     slots[slot] = Slot()
                     do {
-                        let memory = try SharedMemory(name: "vitrine-video", size: bytes)
+                        let memory = try SharedMemory(name: "vitrine-video", size: copy.bytes)
                         let shared = try memory.shareSealingSize()
                         slots[slot].memory = memory
-                        let sent = withExtendedLifetime(shared) { VideoService.send(.slot(slot, bytes: bytes), descriptors: [shared.rawValue], on: socket) }
+                        let sent = withExtendedLifetime(shared) {
+                            VideoService.send(.slot(slot, bytes: copy.bytes), descriptors: [shared.rawValue], on: socket)
+                        }
                         guard sent else { return false }
                     } catch {
                         failed = true
                         return send(.failure(message: "a frame cannot be handed over: \(error.message)", debug: ""), on: socket)
                     }
                 }
-                slots[slot].memory!.bytes.copyMemory(from: surface.pixels, byteCount: bytes)
+                planes = copy.write(into: slots[slot].memory!.bytes)
             }
             sent += 1
             (slots[slot].inUse, slots[slot].lastUsed) = (true, sent)
-            return send(
-                .frame(
-                    slot: slot, offset: offset, width: surface.width, height: surface.height, stride: surface.stride, time: frame.time,
-                    generation: generation),
-                on: socket)
+            return send(frameReport(frame, slot: slot, planes: planes), on: socket)
+        }
+
+        /// The report of `frame` in `slot`, its planes at `planes`.
+        private func frameReport(_ frame: DecodedFrame, slot: Int, planes: [Int]) -> VideoReport {
+            switch frame.picture {
+            case .bgra(let surface):
+                return .frame(
+                    slot: slot, offset: planes[0], width: surface.width, height: surface.height, stride: surface.stride, time: frame.time,
+                    generation: generation)
+            case .yuv(let yuv):
+                let strides = yuv.layout == .i420 ? [yuv.uStride, yuv.vStride] : [yuv.uStride]
+                let chroma = zip(planes.dropFirst(), strides).map { YUVPlanes.Plane(offset: $0, stride: $1) }
+                return .frame(
+                    slot: slot, offset: planes[0], width: yuv.width, height: yuv.height, stride: yuv.lumaStride, time: frame.time,
+                    generation: generation, yuv: YUVPlanes(layout: yuv.layout, matrix: yuv.matrix, fullRange: yuv.fullRange, chroma: chroma))
+            }
         }
 
         /// The released slot used longest ago (there is one: fewer than `VideoRing.ahead` are in use).

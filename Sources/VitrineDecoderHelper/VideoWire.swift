@@ -1,5 +1,6 @@
 import VitrineJSON
 import VitrineVideo
+import VitrineYUV
 
 /// What the daemon tells a video helper (`vitrine-decoder --video`), which plays one
 /// video: the file comes as descriptor 4 when it is started, a stream's URI in `open`.
@@ -62,8 +63,10 @@ enum VideoReport: Equatable {
     /// size sealed; the helper writes frames into it, each after the daemon released the last).
     case slot(Int, bytes: Int)
     /// A frame in `slot` at `offset`, of `width` × `height` pixels `stride` apart, due at
-    /// `time` seconds (nil: not stamped), decoded after the seek of `generation`.
-    case frame(slot: Int, offset: Int, width: Int, height: Int, stride: Int, time: Double?, generation: Int)
+    /// `time` seconds (nil: not stamped), decoded after the seek of `generation`. BGRA,
+    /// `stride` pixels; or with `yuv`, its luma plane there (`stride` bytes) and its
+    /// chroma planes where `yuv` says.
+    case frame(slot: Int, offset: Int, width: Int, height: Int, stride: Int, time: Double?, generation: Int, yuv: YUVPlanes? = nil)
     /// The stream's duration in seconds.
     case duration(Double)
     /// The last frame after the seek of `generation` has been sent.
@@ -74,12 +77,13 @@ enum VideoReport: Equatable {
     var json: JSON {
         switch self {
         case .slot(let slot, let bytes): return .object(["slot": .number(Double(slot)), "bytes": .number(Double(bytes))])
-        case .frame(let slot, let offset, let width, let height, let stride, let time, let generation):
+        case .frame(let slot, let offset, let width, let height, let stride, let time, let generation, let yuv):
             var fields: [String: JSON] = [
                 "frame": .number(Double(slot)), "offset": .number(Double(offset)), "width": .number(Double(width)), "height": .number(Double(height)),
                 "stride": .number(Double(stride)), "generation": .number(Double(generation)),
             ]
             if let time { fields["time"] = .number(time) }
+            if let yuv { fields["yuv"] = yuv.json }
             return .object(fields)
         case .duration(let seconds): return .object(["duration": .number(seconds)])
         case .end(let generation): return .object(["end": .number(Double(generation))])
@@ -99,7 +103,9 @@ enum VideoReport: Equatable {
             else { return nil }
             let time = json["time"]?.number
             if json["time"] != nil, time == nil || !time!.isFinite { return nil }
-            self = .frame(slot: slot, offset: offset, width: width, height: height, stride: stride, time: time, generation: generation)
+            let yuv = json["yuv"].map { YUVPlanes($0, width: width) }
+            if case .some(nil) = yuv { return nil }
+            self = .frame(slot: slot, offset: offset, width: width, height: height, stride: stride, time: time, generation: generation, yuv: yuv ?? nil)
         } else if let seconds = json["duration"]?.number {
             guard seconds.isFinite, seconds > 0 else { return nil }
             self = .duration(seconds)
@@ -110,6 +116,54 @@ enum VideoReport: Equatable {
         } else {
             return nil
         }
+    }
+}
+
+/// Where a 4:2:0 frame's chroma lies in its slot, and how its samples read.
+struct YUVPlanes: Equatable {
+    var layout: YUVLayout
+    var matrix: YUVMatrix
+    var fullRange: Bool
+    /// Each chroma plane's first byte in the slot and its bytes from row to row: U and V
+    /// (I420), or the interleaved UV (NV12).
+    var chroma: [Plane]
+
+    struct Plane: Equatable {
+        var offset: Int, stride: Int
+    }
+
+    init(layout: YUVLayout, matrix: YUVMatrix, fullRange: Bool, chroma: [Plane]) {
+        (self.layout, self.matrix, self.fullRange, self.chroma) = (layout, matrix, fullRange, chroma)
+    }
+
+    var json: JSON {
+        .object([
+            "layout": .string(layout == .i420 ? "i420" : "nv12"), "matrix": .string(matrix.rawValue), "full": .bool(fullRange),
+            "chroma": .array(chroma.map { .array([.number(Double($0.offset)), .number(Double($0.stride))]) }),
+        ])
+    }
+
+    /// The planes in `json` of a frame `width` wide, each row long enough and no longer
+    /// than 64 bytes of padding; nil when malformed.
+    init?(_ json: JSON, width: Int) {
+        guard let name = json["layout"]?.string, let matrix = json["matrix"]?.string.flatMap(YUVMatrix.init(rawValue:)), let full = json["full"]?.bool,
+            let planes = json["chroma"]?.array
+        else { return nil }
+        let layout: YUVLayout
+        switch name {
+        case "i420": layout = .i420
+        case "nv12": layout = .nv12
+        default: return nil
+        }
+        let row = (width + 1) / 2 * (layout == .nv12 ? 2 : 1)
+        let chroma = planes.compactMap { plane -> Plane? in
+            guard let pair = plane.array, pair.count == 2, let offset = pair[0].integer, let stride = pair[1].integer, offset >= 0, stride >= row,
+                stride <= row + 64
+            else { return nil }
+            return Plane(offset: offset, stride: stride)
+        }
+        guard chroma.count == planes.count, chroma.count == (layout == .i420 ? 2 : 1) else { return nil }
+        self.init(layout: layout, matrix: matrix, fullRange: full, chroma: chroma)
     }
 }
 

@@ -4,6 +4,7 @@ import Synchronization
 import VitrineRaster
 import VitrineSystem
 import VitrineVideo
+import VitrineYUV
 
 /// GStreamer, initialized once for the process: `gst_init` scans the plugin registry, which
 /// takes a second or more when the registry cache is cold (after an upgrade, on a fresh
@@ -32,9 +33,10 @@ public enum GStreamer {
     }
 }
 
-/// One video decoded by GStreamer: `playbin` into an `appsink` of BGRA frames at the
-/// layer's size, which holds at most `VideoPlayer.queued` frames and blocks the decoder
-/// when full, so that the reader paces it. Frames are drawn where GStreamer decoded them,
+/// One video decoded by GStreamer: `playbin` into an `appsink` of I420 or NV12 frames
+/// (`VideoPicture.yuv`, converted to BGRA by whoever draws them; BGRA frames are mapped
+/// too) at the layer's size, which holds at most `VideoPlayer.queued` frames and blocks
+/// the decoder when full, so that the reader paces it. Frames are drawn where GStreamer decoded them,
 /// mapped until the surface that shows them goes.
 ///
 /// `wakeup` becomes readable when a frame, the end of the stream or an error may be
@@ -122,11 +124,8 @@ public final class GStreamerDecoder: VideoDecoding {
             vitrine_sample_unref(sample)
             // (a frame from before a seek asked for meanwhile is not shown)
             if !ready, becomeReady() { continue }
-            guard let mapped else { continue }
-            let surface = Surface(wrapping: mapped.pixels, width: mapped.width, height: mapped.height, stride: mapped.stride) {
-                withExtendedLifetime(mapped) {}
-            }
-            return DecodedFrame(surface: surface, time: t < 0 ? nil : Double(t) / 1e9, shared: mapped.shared)
+            guard let mapped, let picture = mapped.picture else { continue }
+            return DecodedFrame(picture: picture, time: t < 0 ? nil : Double(t) / 1e9, shared: mapped.shared)
         }
         return nil
     }
@@ -197,31 +196,55 @@ public final class GStreamerDecoder: VideoDecoding {
 /// A decoded frame's buffer mapped for reading (not its sample, which appsink reuses),
 /// unmapped when the last holder lets go.
 final class MappedFrame {
-    let pixels: UnsafeMutablePointer<UInt32>
-    let width: Int, height: Int
-    /// Pixels from one row's start to the next.
-    let stride: Int
+    let planes: VitrinePlanes
     private let mapping: UnsafeMutablePointer<VitrineMappedFrame>
+
+    /// The planes it has (1 for BGRA, 3 for I420, 2 for NV12).
+    private var count: Int { planes.format == 0 ? 1 : planes.format == 1 ? 3 : 2 }
+
+    private func plane(_ i: Int) -> (data: UnsafeMutablePointer<UInt8>?, stride: Int) {
+        switch i {
+        case 0: (planes.data.0, Int(planes.stride.0))
+        case 1: (planes.data.1, Int(planes.stride.1))
+        default: (planes.data.2, Int(planes.stride.2))
+        }
+    }
 
     /// Where the pixels lie when they are in a memfd of the shared pool.
     var shared: SharedPixels? {
         var fd: CInt = -1
         var offset = 0, size = 0
-        guard vitrine_frame_memfd(mapping, &fd, &offset, &size) != 0 else { return nil }
-        return SharedPixels(descriptor: fd, offset: offset, size: size)
+        guard vitrine_frame_memfd(mapping, &fd, &offset, &size) != 0, let first = plane(0).data else { return nil }
+        let offsets = (0..<count).map { i in plane(i).data.map { offset + ($0 - first) } ?? -1 }
+        guard offsets.allSatisfy({ $0 >= 0 && $0 < size }) else { return nil }
+        return SharedPixels(descriptor: fd, offset: offset, size: size, planes: offsets)
     }
 
-    /// `sample`'s frame, mapped; nil when it cannot be (not BGRA, rows not 4-byte aligned).
-    init?(_ sample: OpaquePointer) {
-        var pixels: UnsafeMutablePointer<UInt32>?
-        var stride: Int32 = 0, width: Int32 = 0, height: Int32 = 0
-        guard let mapping = vitrine_sample_map(sample, &pixels, &stride, &width, &height) else { return nil }
-        guard let pixels else {
-            vitrine_frame_unmap(mapping)
-            return nil
+    /// The pixels, drawn from the mapping, which they hold; nil when a plane is missing.
+    var picture: VideoPicture? {
+        let (width, height) = (Int(planes.width), Int(planes.height))
+        guard (0..<count).allSatisfy({ plane($0).data != nil }) else { return nil }
+        switch planes.format {
+        case 0:
+            let pixels = UnsafeMutableRawPointer(plane(0).data!).bindMemory(to: UInt32.self, capacity: height * plane(0).stride / 4)
+            return .bgra(Surface(wrapping: pixels, width: width, height: height, stride: plane(0).stride / 4) { withExtendedLifetime(self) {} })
+        default:
+            let matrix: YUVMatrix = planes.matrix == 2 ? .bt2020 : planes.matrix == 1 ? .bt709 : .bt601
+            let nv12 = planes.format == 2
+            return .yuv(
+                YUVFrame(
+                    width: width, height: height, layout: nv12 ? .nv12 : .i420, matrix: matrix, fullRange: planes.full_range != 0, luma: plane(0).data!,
+                    lumaStride: plane(0).stride, u: plane(1).data!, uStride: plane(1).stride, v: nv12 ? nil : plane(2).data!,
+                    vStride: nv12 ? nil : plane(2).stride
+                ) { withExtendedLifetime(self) {} })
         }
-        (self.mapping, self.pixels) = (mapping, pixels)
-        (self.width, self.height, self.stride) = (Int(width), Int(height), Int(stride))
+    }
+
+    /// `sample`'s frame, mapped; nil when it cannot be (another format, BGRA rows not 4-byte aligned).
+    init?(_ sample: OpaquePointer) {
+        var planes = VitrinePlanes()
+        guard let mapping = vitrine_sample_map(sample, &planes) else { return nil }
+        (self.mapping, self.planes) = (mapping, planes)
     }
 
     deinit { vitrine_frame_unmap(mapping) }

@@ -4,26 +4,35 @@ import VitrineRaster
 /// of the decoder helper, or GStreamer's buffer), and its video time.
 public struct DecodedFrame {
     /// The frame's pixels; drawing them holds them.
-    public let surface: Surface
+    public let picture: VideoPicture
     /// The frame's video time in seconds; nil when the stream stamps none.
     public let time: Double?
     /// The memfd the pixels lie in, when they do (a decoder that writes frames into shared
     /// memory): what a decoder helper hands over instead of copying them.
     public let shared: SharedPixels?
 
-    public init(surface: Surface, time: Double?, shared: SharedPixels? = nil) { (self.surface, self.time, self.shared) = (surface, time, shared) }
+    public init(picture: VideoPicture, time: Double?, shared: SharedPixels? = nil) { (self.picture, self.time, self.shared) = (picture, time, shared) }
+
+    public init(surface: Surface, time: Double?, shared: SharedPixels? = nil) { self.init(picture: .bgra(surface), time: time, shared: shared) }
+
+    /// The pixels as BGRA (Y′CbCr planes converted: for reading them back).
+    public var surface: Surface { picture.surface }
 }
 
 /// Where a frame's pixels lie in a memfd sealed against resizing.
 public struct SharedPixels: Sendable {
     /// The memfd (the frame's, open while its surface lives).
     public let descriptor: CInt
-    /// Bytes from the memfd's start to the first pixel.
+    /// Bytes from the memfd's start to the first pixel (of the first plane).
     public let offset: Int
+    /// Bytes from the memfd's start to each plane's first sample: `offset` alone for BGRA.
+    public let planes: [Int]
     /// The memfd's size in bytes.
     public let size: Int
 
-    public init(descriptor: CInt, offset: Int, size: Int) { (self.descriptor, self.offset, self.size) = (descriptor, offset, size) }
+    public init(descriptor: CInt, offset: Int, size: Int, planes: [Int]? = nil) {
+        (self.descriptor, self.offset, self.size, self.planes) = (descriptor, offset, size, planes ?? [offset])
+    }
 }
 
 /// Where a `VideoPlayer`'s frames come from: a decoder that works ahead of the player by a

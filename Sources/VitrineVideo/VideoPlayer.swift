@@ -60,7 +60,9 @@ public final class VideoPlayer {
     /// The frame shown: its video time in seconds, and a counter that changes with it.
     public private(set) var frame: (time: Double, serial: Int)?
     /// The pixels of the frame shown (nil before the first).
-    public private(set) var surface: Surface?
+    public private(set) var picture: VideoPicture?
+    /// The frame shown as BGRA (Y′CbCr converted anew: for reading pixels back).
+    public var surface: Surface? { picture?.surface }
     /// The stream's duration in seconds, once known.
     public var duration: Double? { decoder.duration }
     /// Why it failed (nothing more is decoded; the last frame stays); nil while playing.
@@ -88,7 +90,7 @@ public final class VideoPlayer {
 
     private let decoder: any VideoDecoding
     /// The frame taken ahead of the position, with its time.
-    private var next: (frame: Surface, time: Double)?
+    private var next: (frame: VideoPicture, time: Double)?
     /// The decoder has given its last frame.
     private var drained = false
     private var serial = 0
@@ -141,12 +143,12 @@ public final class VideoPlayer {
             seek(to: position)
         }
         let deadline = wait > 0 ? monotonic() + wait : 0
-        var taken: Surface?
+        var taken: VideoPicture?
         var takenTime = 0.0
         while true {
             if next == nil, !drained {
                 if let decoded = decoder.takeFrame(waiting: wait > 0 ? max(0, deadline - monotonic()) : 0) {
-                    next = (decoded.surface, decoded.time ?? takenTime)
+                    next = (decoded.picture, decoded.time ?? takenTime)
                 } else if decoder.isDrained {
                     drained = true
                 }
@@ -193,8 +195,8 @@ public final class VideoPlayer {
         decoder.seek(to: max(0, position))
     }
 
-    private func show(_ decoded: Surface, time: Double) {
-        surface = decoded
+    private func show(_ decoded: VideoPicture, time: Double) {
+        picture = decoded
         serial += 1
         seekTarget = nil
         let first = frame == nil

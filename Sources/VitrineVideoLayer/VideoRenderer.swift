@@ -4,6 +4,7 @@ import VitrineRaster
 import VitrineRender
 import VitrineSystem
 import VitrineVideo
+import VitrineYUV
 
 /// The `video` layer kind: a video file or stream played by the layer's time.
 public enum VideoLayer {
@@ -85,7 +86,9 @@ public final class VideoRenderer: ContentRenderer {
         var shownSerial: Int?
         var shownPlayer: ObjectIdentifier?
         /// The last frame of a playlist's previous item, shown until the next one's first.
-        var held: Surface?
+        var held: VideoPicture?
+        /// Its frames converted where they are drawn scaled or blended (kept between frames).
+        let scratch = YUVScratch()
         /// Its decoder's process ended: when a new one takes over (monotonic seconds).
         var restartAt: Double?
         /// Decoders of it that ended in a row, and when the last did.
@@ -149,12 +152,12 @@ public final class VideoRenderer: ContentRenderer {
     /// its letterbox bars opaque.
     public func coversBoundsOpaquely(_ node: RenderTree.Node) -> Bool {
         guard let entry = entries[node.id] else { return false }
-        return entry.player?.surface != nil || entry.held != nil
+        return entry.player?.picture != nil || entry.held != nil
     }
 
     public func draw(_ node: RenderTree.Node, on surface: Surface, transform: AffineTransform, opacity: Double, clip: Clip) {
-        guard let entry = update(node, transform: transform), let image = entry.player?.surface ?? entry.held, opacity > 0 else { return }
-        surface.draw(image: image, in: node.values.rect(.bounds), transform: transform, opacity: opacity, clip: clip)
+        guard let entry = update(node, transform: transform), let picture = entry.player?.picture ?? entry.held, opacity > 0 else { return }
+        picture.draw(on: surface, in: node.values.rect(.bounds), transform: transform, opacity: opacity, clip: clip, scratch: entry.scratch)
     }
 
     /// The screen rectangles of the video layers in `tree` whose frame changed since they
@@ -207,7 +210,7 @@ public final class VideoRenderer: ContentRenderer {
         guard let due = entry.restartAt, EventLoop.monotonicSeconds >= due else { return }
         entry.restartAt = nil
         let previous = entry.player
-        entry.held = previous?.surface ?? entry.held
+        entry.held = previous?.picture ?? entry.held
         entry.player = makePlayer(node, src: src, key: entry.key, transform: transform, replacing: previous)
         // A looping video's position counts its loops; the new decoder seeks within it.
         var position = entry.position
@@ -293,7 +296,7 @@ public final class VideoRenderer: ContentRenderer {
             entry.item = (entry.item + 1) % items.count
             // (the frame shown stays until the next item's first)
             let previous = entry.player
-            entry.held = previous?.surface ?? entry.held
+            entry.held = previous?.picture ?? entry.held
             entry.player = makePlayer(node, src: items[entry.item], key: key, transform: transform, replacing: previous)
             countBytes()
         }

@@ -1,9 +1,9 @@
 import Foundation
 import VitrineSystem
 
-// vitrine-bench video: a 1080p 30 frames/s H.264 video in a full-screen `video` layer with a
-// rolling counter over it, in the release `vitrined` (headless 1920×1080, real-time clock)
-// and the video's decoder helper together,
+// vitrine-bench video: a 1080p (then a 4K) 30 frames/s H.264 video in a full-screen `video`
+// layer with a rolling counter over it, in the release `vitrined` (headless at the video's
+// size, real-time clock) and the video's decoder helper together,
 // beside GStreamer decoding the same file with the same decoder in real time
 // (`gst-launch-1.0 filesrc ! qtdemux ! avdec_h264 ! fakesink sync=true`), both as CPU
 // seconds per wall second, measured in the same run (reference, daemon, reference).
@@ -11,14 +11,18 @@ import VitrineSystem
 // The video is made here by x264 (gstreamer1.0-plugins-ugly): SMPTE bars scrolling under
 // a faint moving noise, so that every macroblock changes and the encoder spends its
 // bitrate (8 Mb/s, as a 1080p signage file is encoded) instead of skipping a still
-// picture. `--seconds N` sets its length (20; 6 with `--quick`).
+// picture. `--seconds N` sets its length (20; 6 with `--quick`); `--1080p` or `--4k` runs
+// one size alone.
 
 func runVideoBenchmarks(_ arguments: [String]) {
     let quick = arguments.contains("--quick")
     var seconds = quick ? 6 : 20
     if let i = arguments.firstIndex(of: "--seconds"), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n >= 2 { seconds = n }
     do {
-        try BenchCleanup.withTemporaryDirectory { directory in try videoPlay(in: directory, seconds: seconds) }
+        let sizes = VideoSize.all.filter { arguments.contains("--" + $0.flag) }
+        for size in sizes.isEmpty ? VideoSize.all : sizes {
+            try BenchCleanup.withTemporaryDirectory { directory in try videoPlay(size, in: directory, seconds: seconds) }
+        }
     } catch {
         FileHandle.standardError.write(Data("vitrine-bench video: \(error)\n".utf8))
         BenchCleanup.shared.runAll()
@@ -26,32 +30,42 @@ func runVideoBenchmarks(_ arguments: [String]) {
     }
 }
 
-private func videoPlay(in directory: String, seconds: Int) throws {
-    let video = directory + "/bench-1080p30.mp4"
-    try makeH264(video, seconds: seconds)
+/// A size the video is made and shown at, and its bitrate.
+struct VideoSize {
+    let name: String, flag: String, width: Int, height: Int, kilobits: Int
+    static let all = [
+        VideoSize(name: "video.play", flag: "1080p", width: 1920, height: 1080, kilobits: 8000),
+        VideoSize(name: "video.play.4k", flag: "4k", width: 3840, height: 2160, kilobits: 25000),
+    ]
+    var pixels: String { "\(width)x\(height)" }
+}
+
+private func videoPlay(_ size: VideoSize, in directory: String, seconds: Int) throws {
+    let video = directory + "/bench-\(size.flag)30.mp4"
+    try makeH264(video, size: size, seconds: seconds)
     let bytes = (try? FileManager.default.attributesOfItem(atPath: video)[.size] as? Int) ?? 0
     let before = try bareDecode(video)
-    let daemon = try daemonPlaying(video, directory: directory, seconds: seconds)
+    let daemon = try daemonPlaying(video, size: size, directory: directory, seconds: seconds)
     let after = try bareDecode(video)
     let reference = (before.percent + after.percent) / 2
     print(
-        "{\"bench\":\"video.play\",\"video\":\"1920x1080 30 fps H.264 (x264 veryfast, 8 Mb/s)\",\"seconds\":\(seconds),\"file_bytes\":\(bytes),\"layer\":\"1920x1080\",\"daemon_cpu_percent\":\(f2(daemon.percent)),\"of_which_helper_cpu_percent\":\(f2(daemon.helperPercent)),\"daemon_fps\":\(f2(daemon.fps)),\"daemon_ms_per_frame\":\(f2(daemon.percent / 100 / daemon.fps * 1000)),\"decode_cpu_percent\":[\(f2(before.percent)),\(f2(after.percent))],\"decode_wall_s\":[\(f2(before.wall)),\(f2(after.wall))],\"ratio\":\(f2(daemon.percent / reference)),\"reference\":\"gst-launch-1.0 filesrc ! qtdemux ! avdec_h264 ! fakesink sync=true\"}"
+        "{\"bench\":\"\(size.name)\",\"video\":\"\(size.pixels) 30 fps H.264 (x264 veryfast, \(size.kilobits / 1000) Mb/s)\",\"seconds\":\(seconds),\"file_bytes\":\(bytes),\"layer\":\"\(size.pixels)\",\"daemon_cpu_percent\":\(f2(daemon.percent)),\"of_which_helper_cpu_percent\":\(f2(daemon.helperPercent)),\"daemon_fps\":\(f2(daemon.fps)),\"daemon_ms_per_frame\":\(f2(daemon.percent / 100 / daemon.fps * 1000)),\"decode_cpu_percent\":[\(f2(before.percent)),\(f2(after.percent))],\"decode_wall_s\":[\(f2(before.wall)),\(f2(after.wall))],\"ratio\":\(f2(daemon.percent / reference)),\"reference\":\"gst-launch-1.0 filesrc ! qtdemux ! avdec_h264 ! fakesink sync=true\"}"
     )
 }
 
 private let gstLaunch = "/usr/bin/gst-launch-1.0"
 
-/// Encodes `seconds` of 1080p at 30 frames/s into the MP4 `path`.
-private func makeH264(_ path: String, seconds: Int) throws {
+/// Encodes `seconds` of `size` at 30 frames/s into the MP4 `path`.
+private func makeH264(_ path: String, size: VideoSize, seconds: Int) throws {
     guard FileManager.default.isExecutableFile(atPath: gstLaunch) else {
         throw BenchError("\(gstLaunch) is missing: apt-get install gstreamer1.0-tools")
     }
     let frames = seconds * 30
     let pipeline =
-        "videotestsrc num-buffers=\(frames) pattern=smpte horizontal-speed=6 ! video/x-raw,width=1920,height=1080,framerate=30/1 ! "
-        + "compositor name=mix sink_1::alpha=0.12 ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast bitrate=8000 key-int-max=60 ! "
+        "videotestsrc num-buffers=\(frames) pattern=smpte horizontal-speed=6 ! video/x-raw,width=\(size.width),height=\(size.height),framerate=30/1 ! "
+        + "compositor name=mix sink_1::alpha=0.12 ! video/x-raw,format=I420 ! x264enc speed-preset=veryfast bitrate=\(size.kilobits) key-int-max=60 ! "
         + "video/x-h264,profile=high ! mp4mux ! filesink location=\(path) "
-        + "videotestsrc num-buffers=\(frames) pattern=snow ! video/x-raw,width=1920,height=1080,framerate=30/1 ! mix."
+        + "videotestsrc num-buffers=\(frames) pattern=snow ! video/x-raw,width=\(size.width),height=\(size.height),framerate=30/1 ! mix."
     let result = try spawnMeasured(gstLaunch, ["-q"] + pipeline.split(separator: " ").map(String.init))
     guard result.status == 0, FileManager.default.fileExists(atPath: path) else {
         throw BenchError(
@@ -71,8 +85,8 @@ private func bareDecode(_ video: String) throws -> (percent: Double, wall: Doubl
 /// The daemon showing the video full screen with an 8-digit counter over it that changes
 /// every second: its CPU and its video helper's over `seconds` from the moment the video
 /// layer is added, and the helper's alone.
-private func daemonPlaying(_ video: String, directory: String, seconds: Int) throws -> (percent: Double, helperPercent: Double, fps: Double) {
-    let child = try DaemonChild(width: 1920, height: 1080, arguments: ["--content-root", directory])
+private func daemonPlaying(_ video: String, size: VideoSize, directory: String, seconds: Int) throws -> (percent: Double, helperPercent: Double, fps: Double) {
+    let child = try DaemonChild(width: size.width, height: size.height, arguments: ["--content-root", directory])
     defer { child.stop() }
     let request = try requester(child)
     func require(_ body: String) throws {
@@ -80,13 +94,13 @@ private func daemonPlaying(_ video: String, directory: String, seconds: Int) thr
         guard reply.contains("\"ok\":true") else { throw BenchError("the daemon refused \(body): \(reply)") }
     }
     try require(
-        ##"{"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1200, 200], "position": [960, 900], "fontSize": 140, "alignment": "center", "usesGrouping": false, "value": 10000000, "textColor": "#ffd166", "zPosition": 1}}"##
+        ##"{"cmd": "layer.add", "layer": "n", "kind": "rolling-number", "properties": {"bounds": [0, 0, 1200, 200], "position": [\##(size.width / 2), \##(size.height * 5 / 6)], "fontSize": 140, "alignment": "center", "usesGrouping": false, "value": 10000000, "textColor": "#ffd166", "zPosition": 1}}"##
     )
     Thread.sleep(forTimeInterval: 0.5)
     let pid = child.processIdentifier
     let frames0 = try counters(request).frames, cpu0 = processCPUSeconds(pid), start = Date()
     try require(
-        #"{"cmd": "layer.add", "layer": "v", "kind": "video", "properties": {"bounds": [0, 0, 1920, 1080], "position": [960, 540], "src": "\#(video)"}}"#
+        #"{"cmd": "layer.add", "layer": "v", "kind": "video", "properties": {"bounds": [0, 0, \#(size.width), \#(size.height)], "position": [\#(size.width / 2), \#(size.height / 2)], "src": "\#(video)"}}"#
     )
     var value = 10_000_000
     for k in 0..<seconds {

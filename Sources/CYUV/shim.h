@@ -1,0 +1,3 @@
+#include <libyuv/convert_argb.h>
+#include <libyuv/row.h>
+#include <libyuv/scale_argb.h>

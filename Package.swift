@@ -174,7 +174,7 @@ let package = Package(
             name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"])]),
         .target(
-            name: "VitrineText", dependencies: ["VitrineCore", "VitrineFormat", "CFreeType", "CHarfBuzz", "CFontconfig"],
+            name: "VitrineText", dependencies: ["VitrineCore", "VitrineFormat", "VitrineRaster", "CFreeType", "CHarfBuzz", "CFontconfig"],
             swiftSettings: [optimizedInDebug, frameRelease()]),
         .systemLibrary(
             name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
@@ -482,7 +482,9 @@ let package = Package(
             dependencies: ["VitrineRender", "VitrineCodecs", "VitrineProtocol", "VitrineTestSupport"],
             exclude: ["References", "Scenes"]),
         .testTarget(name: "VitrineProtocolTests", dependencies: ["VitrineProtocol", "VitrineTestSupport"]),
-        .testTarget(name: "VitrineTextTests", dependencies: ["VitrineText"]),
+        .testTarget(
+            name: "VitrineTextTests", dependencies: ["VitrineText", "VitrineRaster", "VitrineTestSupport"],
+            exclude: ["Fonts", "References"]),
         .target(
             name: "VitrineConfig",
             dependencies: [

@@ -245,22 +245,22 @@ private func animatedFrames(_ scene: Scene, _ pipeline: FramePipeline, _ time: i
         })
 }
 
-private func report(_ name: String, _ ms: Double, _ memcpy: Double) {
+func report(_ name: String, _ ms: Double, _ memcpy: Double) {
     print(
         "{\"bench\":\"\(name)\",\"vitrine_ms\":\(String(format: "%.3f", ms)),\"memcpy_ms\":\(String(format: "%.3f", memcpy)),\"ratio\":\(String(format: "%.2f", ms / memcpy))}"
     )
 }
 
-private func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
 
-private func milliseconds(_ body: () -> Void) -> Double {
+func milliseconds(_ body: () -> Void) -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     body()
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
 }
 
 /// The time to copy one frame between two buffers the size of the screen.
-private func memcpyMilliseconds(bytes: Int, repetitions: Int) -> Double {
+func memcpyMilliseconds(bytes: Int, repetitions: Int) -> Double {
     let a = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
     let b = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
     defer { a.deallocate(); b.deallocate() }

@@ -2,7 +2,7 @@ import Foundation
 
 // vitrine-bench: release-build benchmarks that print one JSON object per line.
 //
-//     swift run -c release vitrine-bench core|raster|frame|rolling|protocol|flood|restore|shadow|image|video|outputs|fleet|compositor|osk|signage [--quick]
+//     swift run -c release vitrine-bench core|raster|frame|rolling|protocol|flood|restore|shadow|image|video|outputs|fleet|compositor|osk|signage|text [--quick]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let suites: [String: ([String]) -> Void] = [
@@ -21,6 +21,7 @@ let suites: [String: ([String]) -> Void] = [
     "compositor": runCompositorBenchmarks,
     "osk": runOskBenchmarks,
     "signage": runSignageBenchmarks,
+    "text": runTextBenchmarks,
 ]
 guard let name = arguments.first, let suite = suites[name] else {
     let known = suites.keys.sorted().joined(separator: "|")

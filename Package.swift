@@ -180,7 +180,7 @@ let package = Package(
             providers: [.apt(["libcairo2-dev"])]),
         .target(
             name: "VitrineText",
-            dependencies: ["VitrineCore", "VitrineFormat", "CFreeType", "CHarfBuzz", "CFontconfig", "CFriBidi", "CUnibreak", "CThai"],
+            dependencies: ["VitrineCore", "VitrineFormat", "VitrineRaster", "CFreeType", "CHarfBuzz", "CFontconfig", "CFriBidi", "CUnibreak", "CThai"],
             swiftSettings: [optimizedInDebug, frameRelease()]),
         .systemLibrary(
             name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",
@@ -502,7 +502,9 @@ let package = Package(
             dependencies: ["VitrineRender", "VitrineCodecs", "VitrineProtocol", "VitrineTestSupport"],
             exclude: ["References", "Scenes"]),
         .testTarget(name: "VitrineProtocolTests", dependencies: ["VitrineProtocol", "VitrineTestSupport"]),
-        .testTarget(name: "VitrineTextTests", dependencies: ["VitrineText", "CPangoCairo", "CCairo"]),
+        .testTarget(
+            name: "VitrineTextTests", dependencies: ["VitrineText", "VitrineRaster", "VitrineTestSupport", "CPangoCairo", "CCairo"],
+            exclude: ["Fonts", "References"]),
         .target(
             name: "VitrineConfig",
             dependencies: [

@@ -3,7 +3,8 @@ import VitrineRaster
 import VitrineText
 
 /// Draws text layers: their string laid out in their bounds (first line at the top, as
-/// CATextLayer), in `foregroundColor`.
+/// CATextLayer), in `foregroundColor`; colour glyphs (emoji) keep their own colours and
+/// take only the opacity, as in Core Text.
 ///
 /// Layouts are cached by string, style and box, so a colour animation or a moving layer
 /// costs no shaping. Under a plain translation glyphs are blitted directly, snapped to
@@ -41,19 +42,20 @@ public final class TextRenderer: ContentRenderer {
             failures[node.id] = "\(error)"
             return
         }
-        guard !content.string.isEmpty, content.foregroundColor.alpha > 0, opacity > 0 else { return }
+        // A transparent text colour still leaves colour glyphs (emoji) to draw.
+        guard !content.string.isEmpty, opacity > 0 else { return }
         let color = premultiplied(content.foregroundColor, opacity)
         let bounds = node.values.rect(.bounds)
         if transform.translatesOnly {
             guard let layout = layout(content, scale: 1) else { return }
             let ox = Int((transform.tx + bounds.minX).rounded()), oy = Int((transform.ty + bounds.minY).rounded())
-            blit(layout, on: surface, x: ox, y: oy, color: color, clip: clip)
+            blit(layout, on: surface, x: ox, y: oy, color: color, opacity: opacity, clip: clip)
             return
         }
         guard let scale = transform.glyphScale, let layout = layout(content, scale: scale),
             let offscreen = ScaledOffscreen(bounds: bounds, scale: scale)
         else { return }
-        blit(layout, on: offscreen.surface, x: 0, y: 0, color: color, clip: nil)
+        blit(layout, on: offscreen.surface, x: 0, y: 0, color: color, opacity: opacity, clip: nil)
         offscreen.draw(on: surface, transform: transform, clip: clip)
     }
 
@@ -102,8 +104,14 @@ public final class TextRenderer: ContentRenderer {
         return text
     }
 
-    private func blit(_ layout: TextLayout, on surface: Surface, x: Int, y: Int, color: PremultipliedColor, clip: Clip?) {
+    /// Draws the glyphs in `color`, colour glyphs in their own colours with `opacity`.
+    private func blit(_ layout: TextLayout, on surface: Surface, x: Int, y: Int, color: PremultipliedColor, opacity: Double, clip: Clip?) {
         layout.forEachGlyph { mask, gx, gy in
+            if let image = mask.image {
+                surface.composite(image, x: x + gx, y: y + gy, opacity: opacity, clip: clip)
+                return
+            }
+            guard color.alpha != 0 else { return }
             mask.bytes.withUnsafeBufferPointer { bytes in
                 surface.drawCoverage(
                     bytes.baseAddress!, width: mask.width, height: mask.height, stride: mask.stride,

@@ -29,8 +29,10 @@ public final class FontFace: CustomStringConvertible {
     let face: FT_Face
     let shaping: HarfBuzzFont
     private let library: FreeTypeLibrary
-    /// The size FreeType is currently set to, in 1/64 px.
+    /// The size FreeType is currently set to, in 1/64 px (0 when unknown).
     var currentSize64 = 0
+    /// What colour glyph data the face has.
+    let color: ColorGlyphSource
 
     init(library: FreeTypeLibrary, path: String, index: Int, id: Int, synthetic: SyntheticStyle = .none) throws(TextError) {
         var face: FT_Face?
@@ -38,9 +40,12 @@ public final class FontFace: CustomStringConvertible {
         guard error == 0, let face else {
             throw .cannotOpenFont(path: path, index: index, reason: freeTypeErrorPhrase(error))
         }
-        guard face.pointee.face_flags & FT_Long(FT_FACE_FLAG_SCALABLE) != 0 else {
+        let flags = face.pointee.face_flags
+        let isScalable = flags & FT_Long(FT_FACE_FLAG_SCALABLE) != 0
+        let hasColorStrikes = flags & FT_Long(FT_FACE_FLAG_COLOR) != 0 && face.pointee.num_fixed_sizes > 0
+        guard isScalable || hasColorStrikes else {
             FT_Done_Face(face)
-            throw .cannotOpenFont(path: path, index: index, reason: "bitmap-only fonts are not supported")
+            throw .cannotOpenFont(path: path, index: index, reason: "bitmap-only fonts are supported only with colour bitmaps (emoji)")
         }
         do {
             shaping = try HarfBuzzFont(path: path, index: index)
@@ -56,10 +61,20 @@ public final class FontFace: CustomStringConvertible {
         self.synthetic = synthetic
         familyName = face.pointee.family_name.map { String(cString: $0) } ?? ""
         styleName = face.pointee.style_name.map { String(cString: $0) } ?? ""
-        unitsPerEm = Int(face.pointee.units_per_EM)
-        ascender = Int(face.pointee.ascender)
-        descender = Int(face.pointee.descender)
-        lineGap = max(0, Int(face.pointee.height) - ascender + descender)
+        color = ColorGlyphSource(face: face)
+        guard !isScalable else {
+            unitsPerEm = Int(face.pointee.units_per_EM)
+            ascender = Int(face.pointee.ascender)
+            descender = Int(face.pointee.descender)
+            lineGap = max(0, Int(face.pointee.height) - ascender + descender)
+            return
+        }
+        // FreeType leaves a bitmap-only face's design metrics at 0: read the tables.
+        unitsPerEm = shaping.unitsPerEm
+        let hhea = FT_Get_Sfnt_Table(face, FT_SFNT_HHEA)?.assumingMemoryBound(to: TT_HoriHeader.self).pointee
+        ascender = Int(hhea?.Ascender ?? 0)
+        descender = Int(hhea?.Descender ?? 0)
+        lineGap = max(0, Int(hhea?.Line_Gap ?? 0))
     }
 
     deinit { FT_Done_Face(face) }

@@ -105,6 +105,7 @@ public final class ResolvedFont {
     private let store: FaceStore
     private let synthetic: (FontconfigEntry) -> SyntheticStyle
     private var chosen: [UInt32: FontFace] = [:]
+    private var chosenForEmoji: [String: FontFace?] = [:]
 
     init(
         descriptor: FontDescriptor, primary: FontFace, isFallback: Bool, fallbacks: FontconfigFontSet?, store: FaceStore,
@@ -136,6 +137,31 @@ public final class ResolvedFont {
         }
         if chosen.count >= 4096 { chosen.removeAll() }
         chosen[scalar.value] = face
+        return face
+    }
+
+    /// The face to draw the emoji sequence `cluster` with, whole: the primary face or the
+    /// first fallback that has colour glyphs and the sequence's first character; nil when
+    /// none has (the sequence is then set character by character, as text).
+    public func emojiFace(for cluster: ArraySlice<Unicode.Scalar>) -> FontFace? {
+        guard let first = cluster.first else { return nil }
+        let key = String(String.UnicodeScalarView(cluster))
+        if let face = chosenForEmoji[key] { return face }
+        var face: FontFace?
+        if primary.hasColorGlyphs, primary.hasGlyph(for: first) {
+            face = primary
+        } else {
+            for entry in fallbacks where entry.covers(first) {
+                if let candidate = try? store.face(path: entry.path, index: entry.index), candidate.hasColorGlyphs,
+                    candidate.hasGlyph(for: first)
+                {
+                    face = candidate
+                    break
+                }
+            }
+        }
+        if chosenForEmoji.count >= 4096 { chosenForEmoji.removeAll() }
+        chosenForEmoji[key] = face
         return face
     }
 

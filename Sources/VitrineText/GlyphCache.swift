@@ -1,5 +1,6 @@
-/// Rasterized glyph masks, kept in least-recently-used order and bounded in count and
-/// in bytes, keyed by (face, size in 1/64 px, glyph, subpixel x offset in 1/4 px).
+/// Rasterized glyph masks (colour glyphs with their premultiplied pixels, counted in the
+/// same byte bound), kept in least-recently-used order and bounded in count and in bytes,
+/// keyed by (face, size in 1/64 px, glyph, subpixel x offset in 1/4 px).
 ///
 /// The same key returns the same `GlyphMask` object while it stays cached.
 public final class GlyphCache {
@@ -66,7 +67,8 @@ public final class GlyphCache {
             return nodes[slot].mask
         }
         misses += 1
-        let mask = face.renderMask(glyph: glyph, size64: size64, subpixel: subpixel, hinting: hinting)
+        let mask = face.renderMask(
+            glyph: glyph, size64: size64, subpixel: subpixel, hinting: hinting, maximumColorBytes: byteLimit / 4)
         insert(key, mask)
         return mask
     }

@@ -12,8 +12,14 @@ public enum GlyphHinting: Sendable, Hashable {
 extension FontFace {
     /// Renders `glyph` at `size64`/64 pixels per em, shifted right by
     /// `subpixel`/`GlyphCache.subpixelSteps` of a pixel, into an antialiased coverage mask.
-    /// Returns `GlyphMask.empty` for glyphs without ink or that FreeType cannot load.
-    func renderMask(glyph: UInt32, size64: Int, subpixel: Int, hinting: GlyphHinting) -> GlyphMask {
+    /// Returns `GlyphMask.empty` for glyphs without ink or that FreeType cannot load. A
+    /// colour glyph comes back in colour, at most `maximumColorBytes` big.
+    func renderMask(glyph: UInt32, size64: Int, subpixel: Int, hinting: GlyphHinting, maximumColorBytes: Int = 8 << 20) -> GlyphMask {
+        if color.hasGlyphs,
+            let mask = renderColorGlyph(glyph, size64: size64, subpixel: subpixel, maximumBytes: maximumColorBytes)
+        {
+            return mask
+        }
         if currentSize64 != size64 {
             guard FT_Set_Char_Size(face, 0, FT_F26Dot6(size64), 72, 72) == 0 else { return .empty }
             currentSize64 = size64

@@ -173,12 +173,15 @@ struct ShapedParagraph {
         var items: [Item] = []
         var currentScript = firstReal
         var previousFace: FontFace?
+        let emoji = EmojiSequences(scalars, range: range)
         for i in range {
             let k = i - range.lowerBound
             let scalar = scalars[i]
             if !scripts[k].isCommonOrInherited { currentScript = scripts[k] }
             let face: FontFace
-            if let previous = previousFace, scripts[k].isCommonOrInherited,
+            if let sequence = emoji.sequence(containing: i), let emojiFace = font.emojiFace(for: scalars[sequence]) {
+                face = emojiFace
+            } else if let previous = previousFace, emoji.sequence(containing: i - 1) == nil, scripts[k].isCommonOrInherited,
                 scripts[k] == HB_SCRIPT_INHERITED || previous.hasGlyph(for: scalar)
             {
                 face = previous

@@ -245,7 +245,7 @@ private func animatedFrames(_ scene: Scene, _ pipeline: FramePipeline, _ time: i
         })
 }
 
-private func report(_ name: String, _ ms: Double, _ memcpy: Double) {
+func report(_ name: String, _ ms: Double, _ memcpy: Double) {
     print(
         "{\"bench\":\"\(name)\",\"vitrine_ms\":\(String(format: "%.3f", ms)),\"memcpy_ms\":\(String(format: "%.3f", memcpy)),\"ratio\":\(String(format: "%.2f", ms / memcpy))}"
     )

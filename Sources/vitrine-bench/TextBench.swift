@@ -16,6 +16,8 @@ import VitrineText
 /// on a 1920×1080 image. Warm: fonts open, glyph masks cached, as on every frame after
 /// the first. Cold (`_cold_ms`): the glyph masks rendered afresh — Vitrine's glyph cache
 /// emptied, Pango given a new font map (its fonts' glyph caches are new).
+///
+/// Then `text.social_wall` (SocialWallBench.swift).
 func runTextBenchmarks(_ options: [String]) {
     let quick = options.contains("--quick")
     do {
@@ -24,6 +26,7 @@ func runTextBenchmarks(_ options: [String]) {
         FileHandle.standardError.write(Data("vitrine-bench text: \(error)\n".utf8))
         exit(1)
     }
+    runSocialWallBenchmarks(options)
 }
 
 private final class TextBench {

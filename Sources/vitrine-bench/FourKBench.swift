@@ -63,7 +63,6 @@ private final class KioskFrames {
     private let scene = Scene()
     private let pipeline: FramePipeline
     private var time = 0.0
-    private var value = 245_699
 
     init(scale: Int) {
         (width, height) = (1920 * scale, 1080 * scale)
@@ -86,19 +85,7 @@ private final class KioskFrames {
     /// The median time of a frame in which the number's last digit changes.
     func digitsOnly(_ repetitions: Int) -> Double {
         _ = try! pipeline.render(scene.renderTree(root: "root", at: time))
-        return median(
-            (0..<repetitions).map { _ in
-                time += 1.0 / 60
-                value += 1
-                var tx = Transaction(disableActions: true)
-                tx.set("number", "string", .string(grouped(value)))
-                try! scene.commit(tx, at: time)
-                return milliseconds {
-                    _ = scene.advance(to: time)
-                    let report = try! pipeline.render(scene.renderTree(root: "root", at: time))
-                    precondition(report.presented && report.repaintedPixels < width * height / 4)
-                }
-            })
+        return digitFrames(scene, pipeline, &time, repetitions, screenPixels: width * height)
     }
 }
 

@@ -163,8 +163,16 @@ private func flip(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout Doubl
 
 /// Frames in which only the large number's last digits change.
 private func digitsOnly(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout Double, _ memcpy: Double, _ repetitions: Int) {
+    let digits = digitFrames(scene, pipeline, &time, repetitions, screenPixels: 1920 * 1080)
+    report("frame.digits_only", digits, memcpy)
+}
+
+/// The median time of `repetitions` frames of the kiosk, 1/60 s apart, in each of which
+/// only the large number's last digit changes (from 245 700 on): each must repaint less
+/// than a quarter of the screen's `screenPixels`.
+func digitFrames(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout Double, _ repetitions: Int, screenPixels: Int) -> Double {
     var value = 245_699
-    let digits = median(
+    return median(
         (0..<repetitions).map { _ in
             time += 1.0 / 60
             value += 1
@@ -174,10 +182,9 @@ private func digitsOnly(_ scene: Scene, _ pipeline: FramePipeline, _ time: inout
             return milliseconds {
                 _ = scene.advance(to: time)
                 let report = try! pipeline.render(scene.renderTree(root: "root", at: time))
-                precondition(report.presented && report.repaintedPixels < 1920 * 1080 / 4)
+                precondition(report.presented && report.repaintedPixels < screenPixels / 4)
             }
         })
-    report("frame.digits_only", digits, memcpy)
 }
 
 /// Frames of the kiosk with a loading spinner turning in its corner: a replicator of 12

@@ -16,14 +16,25 @@ enum LineBreaking {
         guard range.count > 1 else { return result }
         _ = unibreakReady
         let text = scalars[range].map { utf32_t($0.value) }
+        let safe = text.map(\.unibreakSafe)
         var breaks = [CChar](repeating: 0, count: text.count)
         language.withCString { lang in
-            text.withUnsafeBufferPointer { set_linebreaks_utf32($0.baseAddress, $0.count, lang, &breaks) }
+            safe.withUnsafeBufferPointer { set_linebreaks_utf32($0.baseAddress, $0.count, lang, &breaks) }
         }
         for k in 0..<(text.count - 1) where breaks[k] == CChar(LINEBREAK_ALLOWBREAK) || breaks[k] == CChar(LINEBREAK_MUSTBREAK) {
             result[k + 1] = true
         }
+        // UAX #14 LB30a: regional indicators pair up (a flag), and a line never starts
+        // inside a pair.
         var k = 0
+        while k < text.count {
+            guard text[k].isRegionalIndicator else { k += 1; continue }
+            var end = k
+            while end < text.count, text[end].isRegionalIndicator { end += 1 }
+            for inside in stride(from: k + 1, to: end, by: 2) { result[inside] = false }
+            k = end
+        }
+        k = 0
         while k < text.count {
             guard text[k].isThai else { k += 1; continue }
             var end = k
@@ -124,6 +135,18 @@ private let unibreakReady: Void = init_linebreak()
 extension utf32_t {
     /// Thai letters, vowels, tone marks and digits.
     fileprivate var isThai: Bool { (0x0E01...0x0E5B).contains(self) }
+
+    /// The regional indicator letters, two of which make a flag.
+    fileprivate var isRegionalIndicator: Bool { (0x1F1E6...0x1F1FF).contains(self) }
+
+    /// This scalar as given to libunibreak: Debian's libunibreak 1.1 aborts (an assertion
+    /// in `set_linebreaks`) on regional indicators and on U+FFFF. A regional indicator
+    /// breaks as an ideograph (breaks before and after; the pairs are kept together
+    /// afterwards) and U+FFFF as U+FFFD.
+    fileprivate var unibreakSafe: utf32_t {
+        if isRegionalIndicator { return 0x4E00 }
+        return self == 0xFFFF ? 0xFFFD : self
+    }
 }
 
 /// libthai's dictionary word breaker, loaded once (the dictionary is a few megabytes) and

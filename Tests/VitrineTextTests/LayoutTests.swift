@@ -259,6 +259,19 @@ private func layout(
         #expect(words.allSatisfy { ["สวัสดี", "ชาว", "โลก", "ชาวโลก", "สวัสดีชาว"].contains($0) }, "\(words)")
     }
 
+    @Test func flagsWrapInPairsAndNoncharactersDoNotAbort() throws {
+        // libunibreak 1.1 aborts on regional indicators and U+FFFF: they must reach it as
+        // stand-ins, and a line may start between two flags but never inside one.
+        let library = try fonts()
+        let text = "🇫🇷🇧🇷🇩🇪🇯🇵🇺🇸🇬🇧 ok \u{FFFF} end"
+        let l = try layout(text, width: 60, size: 20, wrapped: true, library: library)
+        let scalars = Array(text.unicodeScalars)
+        #expect(l.lines.count > 1)
+        let flagStarts = l.lines.dropFirst().map(\.range.lowerBound).filter { (0x1F1E6...0x1F1FF).contains(scalars[$0].value) }
+        #expect(!flagStarts.isEmpty)
+        #expect(flagStarts.allSatisfy { $0 % 2 == 0 }, "a line starts inside a flag: \(flagStarts)")
+    }
+
     @Test func languageTagsChangeShaping() throws {
         // Serbian and Macedonian Cyrillic have their own forms of б, г, д, п, т in italic
         // fonts and in DejaVu's locl feature.

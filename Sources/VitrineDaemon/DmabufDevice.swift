@@ -6,8 +6,10 @@ import VitrineOutput
 /// one (headless, a window, fbdev), the first render node of `/dev/dri` there is, where
 /// GPU clients render; nil without either (the global is then offered at version 3, with
 /// no device).
-enum DmabufDevice {
-    static func main(of backends: [OutputBackend], renderNodes directory: String = "/dev/dri") -> UInt64? {
+public enum DmabufDevice {
+    /// The main device's number for the DRM outputs among `backends`, else the first
+    /// render node in `directory`; nil without either.
+    public static func main(of backends: [OutputBackend], renderNodes directory: String = "/dev/dri") -> UInt64? {
         for case let head as DRMHead in backends {
             var info = stat()
             if fstat(head.card.device.fd, &info) == 0 { return UInt64(info.st_rdev) }

@@ -22,12 +22,13 @@ final class IntegrationServer: @unchecked Sendable {  // state below the lock is
     /// The output's size: WLCS places windows within about 1000 × 1000 pixels.
     static let outputSize = (width: 1920, height: 1080)
     /// The protocols WLCS may test, with their versions: what the server offers.
+    /// `zwp_linux_dmabuf_v1` is version 4 where the machine has a render node, else 3.
     static let protocols: [(name: String, version: Int)] = [
         ("wl_compositor", 6), ("wl_subcompositor", 1), ("wl_shm", 1), ("xdg_wm_base", 5), ("wp_viewporter", 1),
         ("wl_data_device_manager", 3), ("wl_seat", 7), ("wp_presentation", 1), ("wl_output", 4), ("wp_fractional_scale_manager_v1", 1),
         ("zxdg_decoration_manager_v1", 1), ("zwp_text_input_manager_v3", 1), ("zwp_input_method_manager_v2", 1),
         ("zwp_virtual_keyboard_manager_v1", 1), ("zxdg_output_manager_v1", 3), ("zwlr_screencopy_manager_v1", 3),
-        ("zwlr_virtual_pointer_manager_v1", 2),
+        ("zwlr_virtual_pointer_manager_v1", 2), ("zwp_linux_dmabuf_v1", DmabufDevice.main(of: []) == nil ? 3 : 4),
     ]
 
     private let logger: Logger

@@ -20,6 +20,13 @@ struct RasterSource {
     let contents: [RenderTree.Content]
     let transforms: [AffineTransform]
     let versions: [AnyHashable]
+    /// Per node, where it draws relative to the layer's translation (its shadow included).
+    let boxes: [Rect]
+    /// Per node, its layer's id and the end of its subtree, relative to the layer's node.
+    let ids: [String]
+    let ends: [Int]
+    /// Whether a node casts a shadow drawn from its sublayers' pixels.
+    let shadowsSublayers: Bool
 
     /// The layer's slots that move or fade its bitmap without changing it.
     private static let placementSlots: Set<Int> = Set(
@@ -32,18 +39,44 @@ struct RasterSource {
     /// millionth of a pixel: the same offset added to a new translation and taken off again
     /// may differ in its last bits.
     func shows(_ other: RasterSource) -> Bool {
-        guard contents.count == other.contents.count, versions == other.versions, let x = contents.first, let y = other.contents.first else {
-            return false
-        }
+        guard contents.count == other.contents.count, versions == other.versions, placesOnly(other) else { return false }
         for k in 1..<contents.count where contents[k] !== other.contents[k] { return false }
-        for (a, b) in zip(transforms, other.transforms) {
-            guard abs(a.a - b.a) < 1e-9, abs(a.b - b.b) < 1e-9, abs(a.c - b.c) < 1e-9, abs(a.d - b.d) < 1e-9, abs(a.tx - b.tx) < 1e-6,
-                abs(a.ty - b.ty) < 1e-6
-            else { return false }
+        for (a, b) in zip(transforms, other.transforms) where !Self.same(a, b) { return false }
+        return true
+    }
+
+    /// The rectangles (relative to the layer's translation) where a bitmap drawn from
+    /// `self` differs from one drawn from `other`, when the layer itself and the shape of
+    /// its tree are the same and only sublayers changed; nil when it must be drawn whole.
+    /// A changed sublayer's pixels and its own sublayers', before and after, are redrawn.
+    func changes(to other: RasterSource) -> [Rect]? {
+        guard contents.count == other.contents.count, ends == other.ends, ids == other.ids, versions == other.versions, !shadowsSublayers,
+            !other.shadowsSublayers, placesOnly(other)
+        else { return nil }
+        var rects: [Rect] = []
+        var k = 1
+        while k < contents.count {
+            if contents[k] !== other.contents[k] || !Self.same(transforms[k], other.transforms[k]) {
+                for j in k..<ends[k] { rects += [boxes[j], other.boxes[j]] }
+                k = ends[k]
+            } else {
+                k += 1
+            }
         }
+        return rects
+    }
+
+    /// Whether the layer's own values differ only where they place or fade its bitmap.
+    private func placesOnly(_ other: RasterSource) -> Bool {
+        guard let x = contents.first, let y = other.contents.first else { return false }
         return x === y
             || (x.kind == y.kind && x.values.custom == y.values.custom
                 && x.values.differingSlots(from: y.values).allSatisfy(Self.placementSlots.contains))
+    }
+
+    private static func same(_ a: AffineTransform, _ b: AffineTransform) -> Bool {
+        abs(a.a - b.a) < 1e-9 && abs(a.b - b.b) < 1e-9 && abs(a.c - b.c) < 1e-9 && abs(a.d - b.d) < 1e-9 && abs(a.tx - b.tx) < 1e-6
+            && abs(a.ty - b.ty) < 1e-6
     }
 }
 
@@ -78,7 +111,9 @@ extension Renderer {
         let toLocal = AffineTransform(translationX: -t.tx, y: -t.ty)
         let nodes = pass.tree.nodes[i..<node.subtreeEnd]
         let source = RasterSource(
-            contents: nodes.map(\.content), transforms: nodes.map { $0.transform.concatenating(toLocal) }, versions: contentVersions(pass, i))
+            contents: nodes.map(\.content), transforms: nodes.map { $0.transform.concatenating(toLocal) }, versions: contentVersions(pass, i),
+            boxes: boxes.map { $0.offsetBy(dx: -t.tx, dy: -t.ty) }, ids: nodes.map(\.id), ends: nodes.map { $0.subtreeEnd - i },
+            shadowsSublayers: nodes.contains { $0.shadowsSublayers })
         var entry = rasterized[node.id]
         if entry == nil || entry!.origin != frame || !entry!.source.shows(source) {
             let others = rasterized.reduce(0) { $0 + ($1.key == node.id ? 0 : $1.value.origin.width * $1.value.origin.height) }
@@ -86,20 +121,43 @@ extension Renderer {
                 rasterized[node.id] = nil
                 return false
             }
-            let bitmap = entry.flatMap { $0.origin == frame ? $0.surface : nil } ?? Surface(width: frame.width, height: frame.height)
-            if entry?.origin == frame { bitmap.clear() }
+            let kept = entry.flatMap { $0.origin == frame ? $0 : nil }
+            let bitmap = kept?.surface ?? Surface(width: frame.width, height: frame.height)
             // The whole layer, also where it is off the screen now: where it goes next.
             var reach = pass.reach
             reach.replaceSubrange(i..<node.subtreeEnd, with: boxes)
-            let whole = Pass(tree: pass.tree, reach: reach, contents: pass.contents, area: local, planes: pass.planes)
             let toBitmap = AffineTransform(translationX: -t.tx - Double(frame.x), y: -t.ty - Double(frame.y))
-            drawContents(whole, i, on: bitmap, offset: toBitmap, clip: Clip(rect: bitmap.bounds), opacity: 1)
+            let areas = kept.flatMap { redrawnAreas($0.source.changes(to: source), in: frame) } ?? [bitmap.bounds]
+            for area in areas {
+                if kept != nil { bitmap.clear(clip: area) }
+                let onScreen = Rect(
+                    x: Double(area.x + frame.x) + t.tx, y: Double(area.y + frame.y) + t.ty, width: Double(area.width), height: Double(area.height))
+                let part = Pass(tree: pass.tree, reach: reach, contents: pass.contents, area: onScreen, planes: pass.planes)
+                drawContents(part, i, on: bitmap, offset: toBitmap, clip: Clip(rect: area), opacity: 1)
+            }
             entry = RasterizedLayer(surface: bitmap, origin: frame, source: source, lastUsed: renders)
         }
         entry!.lastUsed = renders
         rasterized[node.id] = entry
         surface.composite(entry!.surface, x: Int(t.tx + offset.tx) + frame.x, y: Int(t.ty + offset.ty) + frame.y, opacity: opacity, clip: clip)
         return true
+    }
+
+    /// The bitmap's pixels to draw again for `changes` (relative to the layer's
+    /// translation; the bitmap's top-left pixel there is `frame`'s): a few rectangles, or
+    /// nil (the whole bitmap) when they would cover most of it.
+    private func redrawnAreas(_ changes: [Rect]?, in frame: PixelRect) -> [PixelRect]? {
+        guard let changes else { return nil }
+        let bitmap = PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
+        var areas: [PixelRect] = []
+        for change in changes {
+            var r = PixelRect(covering: change.offsetBy(dx: Double(-frame.x), dy: Double(-frame.y))).intersection(bitmap)
+            guard !r.isEmpty else { continue }
+            while let k = areas.firstIndex(where: { !$0.intersection(r).isEmpty }) { r = r.union(areas.remove(at: k)) }
+            areas.append(r)
+        }
+        guard areas.count <= 16, areas.reduce(0, { $0 + $1.width * $1.height }) * 2 < frame.width * frame.height else { return nil }
+        return areas
     }
 
     /// Drops the bitmaps of layers the last few renders did not draw.

@@ -12,9 +12,13 @@ import VitrineRender
 ///
 ///     vitrine-bench text [--quick]
 ///
-/// `text.social_wall` is a scrolled frame (every card moved: the screen repainted whole,
-/// layouts and glyphs from their caches); `text.social_wall_first` the first frame, which
-/// lays out the 60 texts and renders every glyph, emoji included.
+/// `text.social_wall_first` is the first frame, which lays out the 60 texts and renders
+/// every glyph, emoji included; `text.social_wall` a scrolled frame (every card moved: the
+/// screen repainted whole, layouts and glyphs from their caches);
+/// `text.social_wall_rasterized` the same with the wall rasterized (`shouldRasterize`, as
+/// a scrolled view is in Core Animation: a frame copies its bitmap);
+/// `text.social_wall_new_post` a rasterized scrolled frame in which one post's text
+/// changes (the bitmap drawn again where that post is).
 func runSocialWallBenchmarks(_ options: [String]) {
     let repetitions = options.contains("--quick") ? 9 : 61
     let scene = Scene()
@@ -28,19 +32,29 @@ func runSocialWallBenchmarks(_ options: [String]) {
     let first = milliseconds { _ = try! pipeline.render(scene.renderTree(root: "root", at: time)) }
     report("text.social_wall_first", first, memcpy)
     var y = 0.0
-    let frames = (0..<repetitions).map { _ in
-        time += 1.0 / 60
-        y -= 4
-        var tx = Transaction(disableActions: true)
-        tx.set("wall", "position", .point(Point(x: 960, y: 1600 + y)))
-        try! scene.commit(tx, at: time)
-        return milliseconds {
-            _ = scene.advance(to: time)
-            let report = try! pipeline.render(scene.renderTree(root: "root", at: time))
-            precondition(report.presented)
+    /// Frames of the wall scrolled by 4 pixels each, with `change` committed beside.
+    func scrolled(_ change: (Int, inout Transaction) -> Void = { _, _ in }) -> [Double] {
+        (0..<repetitions).map { frame in
+            time += 1.0 / 60
+            y -= 4
+            var tx = Transaction(disableActions: true)
+            tx.set("wall", "position", .point(Point(x: 960, y: 1600 + y)))
+            change(frame, &tx)
+            try! scene.commit(tx, at: time)
+            return milliseconds {
+                _ = scene.advance(to: time)
+                let report = try! pipeline.render(scene.renderTree(root: "root", at: time))
+                precondition(report.presented)
+            }
         }
     }
-    report("text.social_wall", median(frames), memcpy)
+    report("text.social_wall", median(scrolled()), memcpy)
+    var rasterize = Transaction(disableActions: true)
+    rasterize.set("wall", "shouldRasterize", .bool(true))
+    try! scene.commit(rasterize, at: time)
+    report("text.social_wall_rasterized", median(Array(scrolled().dropFirst(2))), memcpy)
+    let posted = scrolled { frame, tx in tx.set("post\(frame % 30).text", "string", .string("New post \(frame) 🎉 just in")) }
+    report("text.social_wall_new_post", median(posted), memcpy)
     if let index = options.firstIndex(of: "--write-frame"), index + 1 < options.count {
         try! output.frontBuffer!.writePNG(to: options[index + 1])
     }

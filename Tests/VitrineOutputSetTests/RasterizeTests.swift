@@ -88,6 +88,38 @@ import VitrineTestSupport
         }
     }
 
+    /// A layer at rest whose sublayers change one by one (a label's text, a key moved, a
+    /// key's shadow on and off, a key hidden, a key added): its bitmap, drawn again where
+    /// they changed, equals a bitmap drawn whole, frame after frame.
+    @Test func changingSublayersRedrawTheirPartExactly() throws {
+        let scene = try scene(rasterize: true, panelY: 250)
+        let output = try HeadlessOutput(width: 480, height: 320, bufferCount: 2)
+        let pipeline = FramePipeline(renderer: StandardKinds.renderer(), output: output)
+        let changes: [(String, KeyPath, Value)] = [
+            ("label2", "string", .string("WW")), ("key3", "position", .point(Point(x: 284, y: 46))),
+            ("key1", "shadowOpacity", .number(0.8)), ("key1", "shadowRadius", .number(9)), ("label0", "fontSize", .number(30)),
+            ("key1", "shadowOpacity", .number(0)), ("key4", "hidden", .bool(true)), ("label2", "string", .string("e")),
+        ]
+        try pipeline.render(scene.renderTree(root: "root", at: 0))
+        for (frame, (layer, key, value)) in changes.enumerated() {
+            let t = Double(frame + 1) / 60
+            var tx = Transaction(disableActions: true)
+            tx.set(layer, key, value)
+            if frame == 6 {
+                tx.add(
+                    layer: "key6", parent: "panel",
+                    properties: [
+                        "bounds": .rect(Rect(x: 0, y: 0, width: 40, height: 40)), "position": .point(Point(x: 440, y: 110)), "backgroundColor": .color(.white),
+                    ])
+            }
+            try scene.commit(tx, at: t)
+            _ = scene.advance(to: t)
+            try pipeline.render(scene.renderTree(root: "root", at: t))
+            let whole = try StandardKinds.renderer().snapshot(scene, root: "root", at: t)
+            try GoldenImage.expectSamePixels(#require(output.frontBuffer), as: whole, name: "rasterize-change-\(frame)", "after \(layer).\(key)")
+        }
+    }
+
     /// A rasterized layer larger than the bitmaps' memory bound is drawn directly, as if
     /// it were not rasterized.
     @Test func layerPastTheMemoryBoundIsDrawnDirectly() throws {

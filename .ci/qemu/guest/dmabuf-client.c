@@ -13,8 +13,10 @@
  *                         sync_file imported into the buffer's dma-buf): pattern 1
  *                         committed and held, pattern 2 still shown and no frame callback
  *                         (step 4), until the fence is signalled (step 5); a held buffer
- *                         destroyed: the commit goes on without it (step 6); then the
- *                         client disconnects with a commit held
+ *                         destroyed: the commit goes on without it (step 6); a held
+ *                         commit with two behind it: the second's buffer released unshown,
+ *                         still pattern 1 (step 7), then the last, pattern 2 (step 8);
+ *                         then the client disconnects with a commit held
  *   dmabuf-client errors  the protocol's errors, each on a connection of its own: plane
  *                         index, plane set twice, missing planes, format, modifier,
  *                         dimensions, out of bounds, used twice, and a descriptor that is
@@ -404,6 +406,9 @@ static void dispatch_for(struct client *c, double seconds)
     }
 }
 
+static void buffer_release(void *data, struct wl_buffer *buffer) { *(int *)data = 1; }
+static const struct wl_buffer_listener release_listener = { buffer_release };
+
 /* A linear XR24 wl_buffer of `b` (create_immed). */
 static struct wl_buffer *buffer_of(struct client *c, struct dmabuf *b, int w, int h)
 {
@@ -425,7 +430,7 @@ static void commit(struct client *c, struct wl_surface *surface, struct wl_buffe
     wl_display_roundtrip(c->display);
 }
 
-/* Steps 4-6 (pattern 2 shown), then a disconnection with a commit held. */
+/* Steps 4-8 (pattern 2 shown), then a disconnection with a commit held. */
 static void implicit_sync(struct client *c, struct wl_surface *surface, int w, int h)
 {
     int vgem = open_vgem();
@@ -458,6 +463,27 @@ static void implicit_sync(struct client *c, struct wl_surface *surface, int w, i
     printf("VITRINE-INFO a held commit whose wl_buffer was destroyed went on without it\n");
     signal_fence(f);
     step(6, "pattern 1 still: the held commit's buffer destroyed");
+
+    struct dmabuf six = allocate(c, w, h), seven = allocate(c, w, h), eight = allocate(c, w, h);
+    fill(&six, 2, w, h);
+    fill(&seven, 1, w, h);
+    fill(&eight, 2, w, h);
+    struct wl_buffer *held = buffer_of(c, &six, w, h), *behind = buffer_of(c, &seven, w, h), *last = buffer_of(c, &eight, w, h);
+    int released = 0;
+    wl_buffer_add_listener(behind, &release_listener, &released);
+    f = fence_writes(vgem, &six);
+    commit(c, surface, held);
+    commit(c, surface, behind);
+    commit(c, surface, last);
+    dispatch_for(c, 1.0);
+    if (c->frame_done) fail("%s", "a frame callback came while the first of three commits was held");
+    if (!released) fail("%s", "the buffer of a commit merged away behind a held one was not released");
+    printf("VITRINE-INFO three commits, the first held: the second's buffer released unshown, no frame callback\n");
+    step(7, "pattern 1 still: a held commit and two behind it");
+    signal_fence(f);
+    dispatch_for(c, 5.0);
+    if (!c->frame_done) fail("%s", "no frame callback within 5 s of the first commit's fence signalled");
+    step(8, "pattern 2 of the last commit, once the first's fence was signalled");
 
     struct dmabuf five = allocate(c, w, h);
     fill(&five, 2, w, h);

@@ -9,7 +9,10 @@
 #  3. Pattern 2 redrawn after its wl_buffer was destroyed.
 #  4-6. Implicit sync: pattern 1 committed with an unsignalled write fence (vgem's, imported
 #     into the dma-buf): pattern 2 still shown; the fence signalled: pattern 1; a held
-#     buffer destroyed: pattern 1 still. Then the client disconnects with a commit held.
+#     buffer destroyed: pattern 1 still.
+#  7-8. Three commits, the first held: pattern 1 still, the second's buffer released;
+#     the fence signalled: the last (pattern 2). Then the client disconnects with a
+#     commit held.
 #  Then the protocol's errors, each on a connection of its own (VITRINE-INFO lines), and
 #  vitrined still answering.
 export VITRINE_SOCKET=/run/vitrine.sock WAYLAND_DISPLAY=/run/wayland-0 XDG_RUNTIME_DIR=/run

@@ -314,7 +314,8 @@ final class SurfaceObject: ServerObject {
     /// `wl_surface.commit`: applies the pending state, with what was cached, unless the
     /// surface is effectively synchronized (then it waits in the cache) or a dma-buf it
     /// (or a synchronized subsurface) shows is still being written, or an earlier commit
-    /// waits for that (then it is held, `HeldCommits`).
+    /// waits for that (then it is held, `HeldCommits`; a subsurface made synchronized
+    /// while its commits are held queues behind them, in order).
     private func commit() {
         if preferredScale != windowScale { prefer(scale: windowScale) }
         pending.feedback = pendingFeedback
@@ -322,7 +323,7 @@ final class SurfaceObject: ServerObject {
         var state = cached ?? State()
         state.take(pending)
         pending = pending.settings
-        if isEffectivelySynchronized {
+        if isEffectivelySynchronized, heldCommits?.isHolding != true {
             cached = state
             return
         }

@@ -59,8 +59,10 @@ INPUT_MODULES = ["evdev", "uinput"]
 # output each have an emulated CEC adapter on one bus (CONFIG_VIDEO_VIVID_CEC=y in Debian).
 CEC_MODULES = ["vivid"]
 # The dmabuf guest's: udmabuf where the kernel builds it as a module (Debian's 6.1 does not
-# build it at all: CONFIG_UDMABUF is not set; the client then exports virtio-gpu dumb buffers).
-DMABUF_MODULES = ["udmabuf"]
+# build it at all: CONFIG_UDMABUF is not set; the client then exports virtio-gpu dumb buffers),
+# and vgem, whose fences are the unsignalled write fences of the implicit sync steps (Debian's
+# kernel has no CONFIG_SW_SYNC). Loaded after virtio_gpu, vgem is card1.
+DMABUF_MODULES = ["udmabuf", "vgem"]
 # The CEC guest's vivid: one HDMI input (the TV's adapter) and one HDMI output (vitrined's).
 # node_types 0x101: video capture and output nodes only (no framebuffer, radio, VBI…).
 CEC_VIVID = "n_devs=1 node_types=0x101 num_inputs=1 input_types=3 num_outputs=1 output_types=1 no_error_inj=1"
@@ -1119,8 +1121,10 @@ def main():
         programs, files = dmabuf_guest(args, tools)
 
         def expected_for(n, size):
-            # step 3: pattern 2 again, redrawn after its wl_buffer was destroyed
-            return ["--pattern", str(min(n, 2))] if n in (1, 2, 3) else None
+            # step 3: pattern 2 again, redrawn after its wl_buffer was destroyed; step 4:
+            # still pattern 2 (pattern 1's commit held for its fence); 5, 6 and 7: pattern 1;
+            # 8: pattern 2, the last of three commits behind a held one
+            return ["--pattern", str({1: 1, 2: 2, 3: 2, 4: 2, 5: 1, 6: 1, 7: 1, 8: 2}[n])] if 1 <= n <= 8 else None
     elif args.guest == "cec":
         modules = MODULES + CEC_MODULES
         script = os.path.join(HERE, "guest/cec.sh")

@@ -1,6 +1,7 @@
 import CWaylandServer
 import Glibc
 import VitrineRaster
+import VitrineSystem
 
 /// A client's single-plane linear dma-buf of 32-bit pixels (XRGB8888 or ARGB8888), mapped
 /// for reading: frames are drawn straight from the mapping, in place, as from a `wl_shm`
@@ -9,9 +10,10 @@ import VitrineRaster
 /// The image owns the client's descriptor and the mapping; both go with it. Reads are
 /// bracketed by `DMA_BUF_IOCTL_SYNC` (start and end of a read), which the kernel needs to
 /// make the CPU's view coherent with a device's writes. The start of a sync waits for the
-/// buffer's writers (a GPU's implicit fence): the daemon's loop does not, so a buffer whose
-/// writers are not done yet (`poll` says it is not readable) is read without the sync, as
-/// it is then, rather than waiting for the GPU.
+/// buffer's writers (a GPU's implicit fence): the daemon's loop does not. A commit showing
+/// a buffer whose writers are not done is held until they are (`HeldCommits`), so the
+/// frames read it written; a buffer the client writes again while it is shown (its own
+/// mistake) is read without the sync, as it is then, rather than waiting for the GPU.
 final class DmabufImage {
     /// Why a dma-buf cannot be shown: a protocol error of the params (`code`) or, with
     /// `code` nil, an import failure the client is told of with `failed`.
@@ -77,6 +79,16 @@ final class DmabufImage {
     deinit {
         munmap(mapping, mappedBytes)
         close(fd)
+    }
+
+    /// Whether its writers are done: `poll` finds it readable (its implicit write fences
+    /// signalled), without waiting.
+    var isWritten: Bool { vitrine_dmabuf_readable(fd) != 0 }
+
+    /// A descriptor of the same dma-buf, to wait on for reading (nil when none is left).
+    func duplicateDescriptor() -> OwnedDescriptor? {
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        return copy >= 0 ? OwnedDescriptor(copy) : nil
     }
 
     /// Runs `body`, which reads the pixels, inside a read sync of the dma-buf (when its

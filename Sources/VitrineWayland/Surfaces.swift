@@ -112,6 +112,9 @@ final class SurfaceObject: ServerObject {
         var destination: (width: Int, height: Int)?
         /// The input region set (nil inside: none, everywhere), or nil when it was not set.
         var inputRegion: Region??
+        /// The synchronized subsurfaces' cached states, taken by this commit (a held one
+        /// keeps them while it waits); nil: taken from their caches when it is applied.
+        var children: [ChildState]?
 
         /// `newer` committed over this (cached) state.
         mutating func take(_ newer: State) {
@@ -131,6 +134,12 @@ final class SurfaceObject: ServerObject {
             (kept.scale, kept.transform, kept.source, kept.destination) = (scale, transform, source, destination)
             return kept
         }
+    }
+
+    /// A synchronized subsurface's state a parent's commit took.
+    struct ChildState {
+        weak var surface: SurfaceObject?
+        var state: State
     }
 
     var role: Role?
@@ -160,6 +169,8 @@ final class SurfaceObject: ServerObject {
     private var pending = State()
     /// A synchronized subsurface's committed state, waiting for its parent's commit.
     private var cached: State?
+    /// Commits held until the dma-bufs they show are written (DmabufFences.swift).
+    private var heldCommits: HeldCommits?
     private var callbacks: [CallbackObject] = []
     /// `wp_presentation_feedback` for the next commit, and for the last one until a frame shows it.
     var pendingFeedback: [PresentationFeedback] = []
@@ -231,6 +242,8 @@ final class SurfaceObject: ServerObject {
         pending.callbacks.removeAll()
         for item in cached?.feedback ?? [] { item.discard() }
         cached = nil
+        heldCommits?.drop()
+        heldCommits = nil
         discardFeedback(pending: true)
         viewport?.surfaceGone()
         switch role {
@@ -256,7 +269,9 @@ final class SurfaceObject: ServerObject {
     }
 
     /// Whether a buffer is committed, or attached for the next commit.
-    var hasBuffer: Bool { buffer != nil || pending.attached?.resource != nil || cached?.attached?.resource != nil }
+    var hasBuffer: Bool {
+        buffer != nil || pending.attached?.resource != nil || cached?.attached?.resource != nil || heldCommits?.attachesBuffer == true
+    }
 
     /// The surface's size in surface coordinates; nil without a buffer.
     var size: (width: Int, height: Int)? { mapping.map { ($0.surfaceWidth, $0.surfaceHeight) } }
@@ -297,7 +312,10 @@ final class SurfaceObject: ServerObject {
     }
 
     /// `wl_surface.commit`: applies the pending state, with what was cached, unless the
-    /// surface is effectively synchronized (then it waits in the cache).
+    /// surface is effectively synchronized (then it waits in the cache) or a dma-buf it
+    /// (or a synchronized subsurface) shows is still being written, or an earlier commit
+    /// waits for that (then it is held, `HeldCommits`; a subsurface made synchronized
+    /// while its commits are held queues behind them, in order).
     private func commit() {
         if preferredScale != windowScale { prefer(scale: windowScale) }
         pending.feedback = pendingFeedback
@@ -305,13 +323,37 @@ final class SurfaceObject: ServerObject {
         var state = cached ?? State()
         state.take(pending)
         pending = pending.settings
-        if isEffectivelySynchronized {
+        if isEffectivelySynchronized, heldCommits?.isHolding != true {
             cached = state
             return
         }
         cached = nil
-        apply(state, notify: true)
+        guard heldCommits != nil || !server.dmabufImages.isEmpty else {
+            apply(state, notify: true)
+            return
+        }
+        state.children = takeSynchronizedChildStates()
+        if heldCommits?.isHolding != true, state.unwrittenBuffers(of: client, server: server).isEmpty {
+            apply(state, notify: true)
+            return
+        }
+        let held = heldCommits ?? HeldCommits(surface: self)
+        heldCommits = held
+        held.hold(state)
     }
+
+    /// Takes the states the synchronized subsurfaces cached, with theirs, for a commit.
+    private func takeSynchronizedChildStates() -> [ChildState] {
+        pendingChildren.compactMap { child in
+            guard let surface = child.surface, surface.isEffectivelySynchronized, var state = surface.cached else { return nil }
+            surface.cached = nil
+            state.children = surface.takeSynchronizedChildStates()
+            return ChildState(surface: surface, state: state)
+        }
+    }
+
+    /// Applies a held commit whose dma-bufs are written.
+    func applyHeld(_ state: State) { apply(state, notify: true) }
 
     /// Applies what a synchronized subsurface cached, on its parent's commit.
     func applyCached() -> Bool {
@@ -383,7 +425,12 @@ final class SurfaceObject: ServerObject {
         }
         for child in children {
             if child.applyPosition() { changed = true }
-            if let surface = child.surface, surface.isEffectivelySynchronized, surface.applyCached() { changed = true }
+            guard let surface = child.surface, !surface.isGone else { continue }
+            if let taken = state.children {
+                if let entry = taken.first(where: { $0.surface === surface }), surface.apply(entry.state, notify: false) { changed = true }
+            } else if surface.isEffectivelySynchronized, surface.applyCached() {
+                changed = true
+            }
         }
         if notify {
             switch role {

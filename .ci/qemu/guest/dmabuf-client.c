@@ -8,7 +8,15 @@
  *                         followed by "VITRINE-STEP n" once a frame showed it; the host
  *                         compares the screendump with the pattern (pattern.h); then
  *                         pattern 2's wl_buffer destroyed and the surface damaged: still
- *                         pattern 2, redrawn from the daemon's mapping (step 3)
+ *                         pattern 2, redrawn from the daemon's mapping (step 3); then
+ *                         implicit sync, with an unsignalled write fence (vgem's, a
+ *                         sync_file imported into the buffer's dma-buf): pattern 1
+ *                         committed and held, pattern 2 still shown and no frame callback
+ *                         (step 4), until the fence is signalled (step 5); a held buffer
+ *                         destroyed: the commit goes on without it (step 6); a held
+ *                         commit with two behind it: the second's buffer released unshown,
+ *                         still pattern 1 (step 7), then the last, pattern 2 (step 8);
+ *                         then the client disconnects with a commit held
  *   dmabuf-client errors  the protocol's errors, each on a connection of its own: plane
  *                         index, plane set twice, missing planes, format, modifier,
  *                         dimensions, out of bounds, used twice, and a descriptor that is
@@ -33,6 +41,8 @@
 #include <unistd.h>
 #include <linux/dma-buf.h>
 #include <linux/udmabuf.h>
+#include <poll.h>
+#include <time.h>
 #include <xf86drm.h>
 #include <wayland-client.h>
 #include "xdg-shell-client-protocol.h"
@@ -262,6 +272,8 @@ static void show_and_wait(struct client *c, struct wl_surface *surface, struct w
         if (wl_display_dispatch(c->display) < 0) fail("the connection failed while waiting for a frame: %s", protocol_error(c));
 }
 
+static void implicit_sync(struct client *c, struct wl_surface *surface, int w, int h);
+
 static int show(void)
 {
     struct client c;
@@ -311,7 +323,175 @@ static int show(void)
     wl_buffer_destroy(immediate);
     show_and_wait(&c, surface, NULL);
     step(3, "pattern 2 redrawn after its wl_buffer was destroyed");
+    implicit_sync(&c, surface, w, h);
     return 0;
+}
+
+/* ---------------------------------------------------------------- implicit sync */
+
+/* vgem's fence ioctls (the kernel's include/uapi/drm/vgem_drm.h, which libdrm does not
+   install): an unsignalled fence on a vgem object, signalled when asked (or by itself
+   after 10 s). Debian's kernel has no CONFIG_SW_SYNC, but builds vgem. */
+struct vgem_fence_attach { uint32_t handle, flags, out_fence, pad; };
+struct vgem_fence_signal { uint32_t fence, flags; };
+#define VGEM_FENCE_WRITE 0x1
+#define IOCTL_VGEM_FENCE_ATTACH DRM_IOWR(DRM_COMMAND_BASE + 0x1, struct vgem_fence_attach)
+#define IOCTL_VGEM_FENCE_SIGNAL DRM_IOW(DRM_COMMAND_BASE + 0x2, struct vgem_fence_signal)
+
+struct fence { int vgem; uint32_t id; };
+
+static int open_vgem(void)
+{
+    char path[32];
+    for (int n = 0; n < 8; n++) {
+        snprintf(path, sizeof path, "/dev/dri/card%d", n);
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0) continue;
+        drmVersionPtr version = drmGetVersion(fd);
+        int is_vgem = version && !strcmp(version->name, "vgem");
+        drmFreeVersion(version);
+        if (is_vgem) return fd;
+        close(fd);
+    }
+    fail("%s", "no vgem device (modprobe vgem)");
+    return -1;
+}
+
+/* An unsignalled fence made the write fence of `b` (DMA_BUF_IOCTL_IMPORT_SYNC_FILE of the
+   sync_file exported from a fenced vgem object): `b` does not poll readable until it is
+   signalled. */
+static struct fence fence_writes(int vgem, struct dmabuf *b)
+{
+    struct drm_mode_create_dumb create = { .width = 16, .height = 16, .bpp = 32 };
+    if (drmIoctl(vgem, DRM_IOCTL_MODE_CREATE_DUMB, &create)) fail("%s", "vgem CREATE_DUMB");
+    struct vgem_fence_attach attach = { .handle = create.handle, .flags = VGEM_FENCE_WRITE };
+    if (drmIoctl(vgem, IOCTL_VGEM_FENCE_ATTACH, &attach)) fail("%s", "VGEM_FENCE_ATTACH");
+    int object;
+    if (drmPrimeHandleToFD(vgem, create.handle, DRM_CLOEXEC, &object)) fail("%s", "vgem PRIME_HANDLE_TO_FD");
+    struct dma_buf_export_sync_file exported = { .flags = DMA_BUF_SYNC_READ, .fd = -1 };
+    if (ioctl(object, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &exported)) fail("%s", "DMA_BUF_IOCTL_EXPORT_SYNC_FILE");
+    struct dma_buf_import_sync_file imported = { .flags = DMA_BUF_SYNC_WRITE, .fd = exported.fd };
+    if (ioctl(b->fd, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imported)) fail("%s", "DMA_BUF_IOCTL_IMPORT_SYNC_FILE");
+    close(exported.fd);
+    close(object);
+    struct drm_mode_destroy_dumb destroy = { .handle = create.handle };
+    drmIoctl(vgem, DRM_IOCTL_MODE_DESTROY_DUMB, &destroy);
+    struct pollfd ready = { .fd = b->fd, .events = POLLIN };
+    if (poll(&ready, 1, 0) != 0) fail("%s", "the fenced dma-buf polls readable");
+    return (struct fence){ vgem, attach.out_fence };
+}
+
+static void signal_fence(struct fence f)
+{
+    struct vgem_fence_signal signal = { .fence = f.id };
+    if (drmIoctl(f.vgem, IOCTL_VGEM_FENCE_SIGNAL, &signal)) fail("%s", "VGEM_FENCE_SIGNAL");
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Dispatches the connection's events for `seconds`, or until a frame callback is done. */
+static void dispatch_for(struct client *c, double seconds)
+{
+    double end = now() + seconds;
+    while (!c->frame_done && now() < end) {
+        wl_display_flush(c->display);
+        struct pollfd p = { .fd = wl_display_get_fd(c->display), .events = POLLIN };
+        if (poll(&p, 1, (int)((end - now()) * 1000) + 1) > 0 && wl_display_dispatch(c->display) < 0)
+            fail("the connection failed: %s", protocol_error(c));
+    }
+}
+
+static void buffer_release(void *data, struct wl_buffer *buffer) { *(int *)data = 1; }
+static const struct wl_buffer_listener release_listener = { buffer_release };
+
+/* A linear XR24 wl_buffer of `b` (create_immed). */
+static struct wl_buffer *buffer_of(struct client *c, struct dmabuf *b, int w, int h)
+{
+    struct zwp_linux_buffer_params_v1 *p = params_of(c);
+    add(p, b->fd, 0, 0, b->stride, 0);
+    struct wl_buffer *buffer = zwp_linux_buffer_params_v1_create_immed(p, w, h, XR24, 0);
+    zwp_linux_buffer_params_v1_destroy(p);
+    return buffer;
+}
+
+/* Commits `buffer` with damage and a frame callback, without waiting. */
+static void commit(struct client *c, struct wl_surface *surface, struct wl_buffer *buffer)
+{
+    c->frame_done = 0;
+    wl_surface_attach(surface, buffer, 0, 0);
+    wl_surface_damage_buffer(surface, 0, 0, INT32_MAX, INT32_MAX);
+    wl_callback_add_listener(wl_surface_frame(surface), &frame_listener, c);
+    wl_surface_commit(surface);
+    wl_display_roundtrip(c->display);
+}
+
+/* Steps 4-8 (pattern 2 shown), then a disconnection with a commit held. */
+static void implicit_sync(struct client *c, struct wl_surface *surface, int w, int h)
+{
+    int vgem = open_vgem();
+    struct dmabuf three = allocate(c, w, h);
+    fill(&three, 1, w, h);
+    struct wl_buffer *buffer = buffer_of(c, &three, w, h);
+    struct fence f = fence_writes(vgem, &three);
+    double fenced = now();
+    commit(c, surface, buffer);
+    dispatch_for(c, 1.0);
+    if (c->frame_done) fail("%s", "a frame callback came while the commit's write fence was unsignalled");
+    printf("VITRINE-INFO a commit of a dma-buf with an unsignalled write fence: no frame callback in 1 s\n");
+    step(4, "pattern 2 still shown: pattern 1's commit held for its write fence");
+    if (now() - fenced > 9) printf("VITRINE-INFO step 4 took %.1f s: vgem's fence signals by itself after 10 s\n", now() - fenced);
+    double signalled = now();
+    signal_fence(f);
+    dispatch_for(c, 5.0);
+    if (!c->frame_done) fail("%s", "no frame callback within 5 s of the fence signalled");
+    printf("VITRINE-INFO the held commit shown %.0f ms after its fence was signalled\n", (now() - signalled) * 1000);
+    step(5, "pattern 1 once its write fence was signalled");
+
+    struct dmabuf four = allocate(c, w, h);
+    fill(&four, 2, w, h);
+    buffer = buffer_of(c, &four, w, h);
+    f = fence_writes(vgem, &four);
+    commit(c, surface, buffer);
+    wl_buffer_destroy(buffer);
+    dispatch_for(c, 5.0);
+    if (!c->frame_done) fail("%s", "no frame callback within 5 s of a held buffer destroyed");
+    printf("VITRINE-INFO a held commit whose wl_buffer was destroyed went on without it\n");
+    signal_fence(f);
+    step(6, "pattern 1 still: the held commit's buffer destroyed");
+
+    struct dmabuf six = allocate(c, w, h), seven = allocate(c, w, h), eight = allocate(c, w, h);
+    fill(&six, 2, w, h);
+    fill(&seven, 1, w, h);
+    fill(&eight, 2, w, h);
+    struct wl_buffer *held = buffer_of(c, &six, w, h), *behind = buffer_of(c, &seven, w, h), *last = buffer_of(c, &eight, w, h);
+    int released = 0;
+    wl_buffer_add_listener(behind, &release_listener, &released);
+    f = fence_writes(vgem, &six);
+    commit(c, surface, held);
+    commit(c, surface, behind);
+    commit(c, surface, last);
+    dispatch_for(c, 1.0);
+    if (c->frame_done) fail("%s", "a frame callback came while the first of three commits was held");
+    if (!released) fail("%s", "the buffer of a commit merged away behind a held one was not released");
+    printf("VITRINE-INFO three commits, the first held: the second's buffer released unshown, no frame callback\n");
+    step(7, "pattern 1 still: a held commit and two behind it");
+    signal_fence(f);
+    dispatch_for(c, 5.0);
+    if (!c->frame_done) fail("%s", "no frame callback within 5 s of the first commit's fence signalled");
+    step(8, "pattern 2 of the last commit, once the first's fence was signalled");
+
+    struct dmabuf five = allocate(c, w, h);
+    fill(&five, 2, w, h);
+    buffer = buffer_of(c, &five, w, h);
+    fence_writes(vgem, &five);
+    commit(c, surface, buffer);
+    printf("VITRINE-INFO disconnecting with a commit held (its fence unsignalled)\n");
+    wl_display_disconnect(c->display);
 }
 
 /* ---------------------------------------------------------------- errors */

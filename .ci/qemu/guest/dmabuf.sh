@@ -6,6 +6,13 @@
 #  1. A full-screen toplevel showing pattern 1 from a buffer made with `create`: the
 #     screendump must be the pattern, pixel for pixel.
 #  2. The same toplevel showing pattern 2 from a buffer made with `create_immed`.
+#  3. Pattern 2 redrawn after its wl_buffer was destroyed.
+#  4-6. Implicit sync: pattern 1 committed with an unsignalled write fence (vgem's, imported
+#     into the dma-buf): pattern 2 still shown; the fence signalled: pattern 1; a held
+#     buffer destroyed: pattern 1 still.
+#  7-8. Three commits, the first held: pattern 1 still, the second's buffer released;
+#     the fence signalled: the last (pattern 2). Then the client disconnects with a
+#     commit held.
 #  Then the protocol's errors, each on a connection of its own (VITRINE-INFO lines), and
 #  vitrined still answering.
 export VITRINE_SOCKET=/run/vitrine.sock WAYLAND_DISPLAY=/run/wayland-0 XDG_RUNTIME_DIR=/run
@@ -57,6 +64,7 @@ vitrinectl send "{\"cmd\":\"layer.add\",\"layer\":\"win\",\"kind\":\"surface\",\
     | grep -q '"ok":true' || fail "layer.add win"
 
 dmabuf-client show || fail "dmabuf-client show"
+vitrinectl send '{"cmd":"ping"}' | grep -q '"ok":true' || fail "vitrined does not answer after a client left with a commit held"
 dmabuf-client errors || fail "dmabuf-client errors"
 vitrinectl send '{"cmd":"ping"}' | grep -q '"ok":true' || fail "vitrined does not answer after the protocol errors"
 kill -0 $pid 2>/dev/null || fail "vitrined ended"

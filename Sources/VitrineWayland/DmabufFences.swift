@@ -98,13 +98,12 @@ final class HeldCommits {
         }
     }
 
+    /// Whether a waiting commit attaches `resource`.
+    func attaches(_ resource: OpaquePointer) -> Bool { states.contains { $0.attached?.resource == resource } }
+
     /// Tells the client it may reuse `resource`, a buffer merged away before it was shown,
     /// unless the surface shows it or a waiting commit attaches it.
-    private func releaseUnshown(_ resource: OpaquePointer, id: UInt32) {
-        guard surface.buffer?.resource != resource, !states.contains(where: { $0.attached?.resource == resource }) else { return }
-        guard wl_client_get_object(surface.client, id) == resource else { return }
-        postEvent(resource, WlBufferEvent.release.rawValue)
-    }
+    private func releaseUnshown(_ resource: OpaquePointer, id: UInt32) { surface.releaseUnshown(resource, id: id) }
 
     /// `newer`'s subsurface states merged over `older`'s.
     private static func merged(_ older: [SurfaceObject.ChildState]?, _ newer: [SurfaceObject.ChildState]?) -> [SurfaceObject.ChildState]? {
@@ -114,7 +113,11 @@ final class HeldCommits {
                 result.append(entry)
                 continue
             }
+            let replaced = result[index].state.attached
             result[index].state.take(entry.state)
+            if let (resource, id) = replaced, let resource, resource != result[index].state.attached?.resource {
+                entry.surface?.releaseUnshown(resource, id: id)
+            }
             result[index].state.children = merged(result[index].state.children, entry.state.children)
             result[index].state.capDamage()
         }

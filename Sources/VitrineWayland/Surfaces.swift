@@ -321,8 +321,10 @@ final class SurfaceObject: ServerObject {
         pending.feedback = pendingFeedback
         pendingFeedback.removeAll()
         var state = cached ?? State()
+        let replaced = state.attached
         state.take(pending)
         pending = pending.settings
+        if let (resource, id) = replaced, let resource, resource != state.attached?.resource { releaseUnshown(resource, id: id) }
         if isEffectivelySynchronized, heldCommits?.isHolding != true {
             cached = state
             return
@@ -350,6 +352,14 @@ final class SurfaceObject: ServerObject {
             state.children = surface.takeSynchronizedChildStates()
             return ChildState(surface: surface, state: state)
         }
+    }
+
+    /// Tells the client it may reuse `resource`, a buffer a synchronized subsurface cached
+    /// and replaced before it was shown, unless the surface shows it or a held commit
+    /// attaches it.
+    func releaseUnshown(_ resource: OpaquePointer, id: UInt32) {
+        guard buffer?.resource != resource, heldCommits?.attaches(resource) != true, wl_client_get_object(client, id) == resource else { return }
+        postEvent(resource, WlBufferEvent.release.rawValue)
     }
 
     /// Applies a held commit whose dma-bufs are written.

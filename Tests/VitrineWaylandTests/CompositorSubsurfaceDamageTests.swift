@@ -102,6 +102,29 @@ import VitrineOutput
         #expect(both > 9 && both <= 12 * 12, "two cached pixels of damage repainted \(both) pixels")
     }
 
+    /// A buffer a synchronized subsurface commits over another it cached (never shown) is
+    /// released at once; the newer one is shown with its parent's commit and held.
+    @Test func aCachedBufferReplacedBeforeItsParentsCommitIsReleased() throws {
+        let (setup, client, child, _) = try Self.window(desync: false)
+        var released: [OpaquePointer] = []
+        func attach(_ argb: UInt32) throws -> OpaquePointer {
+            let buffer = try client.buffer(10, 10, name: "cached") { $0.update(repeating: argb) }
+            client.listen(buffer) { opcode, _ in if opcode == 0 { released.append(buffer) } }
+            wlSurfaceAttach(child, buffer, 0, 0)
+            wlSurfaceDamageBuffer(child, 0, 0, 10, 10)
+            wlSurfaceCommit(child)
+            return buffer
+        }
+        let green = try attach(0xFF00_FF00)
+        _ = try attach(0xFF00_00FF)
+        client.roundtrip()
+        #expect(released == [green], "the replaced cached buffer was not released")
+        client.commit(client.root)
+        #expect(setup.window(try setup.control.screenshot("subsurface-replaced"), 6, 6) == 0x00_00FF)
+        client.roundtrip()
+        #expect(released == [green], "the buffer shown was released")
+    }
+
     /// A popup's subsurface (synchronized) is shown with the popup's commit, and only its
     /// part of the screen is repainted: the layer is 2×, the subsurface 4×4 (8×8 on the
     /// screen), the window 60×40 (120×80).

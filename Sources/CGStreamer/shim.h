@@ -238,9 +238,9 @@ static inline void vitrine_frame_unmap(VitrineMappedFrame *mapped) {
 }
 
 /* Frames in shared memory: an allocator of memfds (sealed against shrinking and growing,
- * so that another process may map them without fear of faults), offered to the converter
- * as a pool of at most `max` frames by the appsink, so that it writes each frame where the
- * decoder helper hands it over from. */
+ * so that another process may map them without fear of faults), offered by the appsink
+ * to what writes its frames (the converter, or the decoder), so that each frame is written
+ * where the decoder helper hands it over from. */
 static GstMemory *vitrine_memfd_alloc(GstAllocator *allocator, gsize size, GstAllocationParams *params) {
     gsize align = params ? params->align : 0;
     gsize prefix = params ? params->prefix : 0;
@@ -286,9 +286,13 @@ static inline GType vitrine_memfd_allocator_type(void) {
     return (GType)type;
 }
 
-/* Answers the converter's allocation query at the appsink with a pool of memfd frames. */
-static GstPadProbeReturn vitrine_video_offer_pool(GstPad *pad, GstPadProbeInfo *info, gpointer max) {
+/* Answers the allocation query at the appsink — the converter's, or the decoder's when the
+ * converter passes frames through — with a pool of memfd frames. The pool is not bounded
+ * (gst-libav's decoders refuse a pool of fewer than 32 and copy into their own): the
+ * frames out at once are, by the appsink's queue and the frames the reader holds. */
+static GstPadProbeReturn vitrine_video_offer_pool(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
     (void)pad;
+    (void)data;
     GstQuery *query = GST_PAD_PROBE_INFO_QUERY(info);
     if (!query || GST_QUERY_TYPE(query) != GST_QUERY_ALLOCATION) return GST_PAD_PROBE_OK;
     GstCaps *caps = NULL;
@@ -299,12 +303,12 @@ static GstPadProbeReturn vitrine_video_offer_pool(GstPad *pad, GstPadProbeInfo *
     GstAllocator *allocator = (GstAllocator *)g_object_new(vitrine_memfd_allocator_type(), NULL);
     GstBufferPool *pool = gst_video_buffer_pool_new();
     GstStructure *config = gst_buffer_pool_get_config(pool);
-    gst_buffer_pool_config_set_params(config, caps, (guint)video.size, 1, (guint)GPOINTER_TO_INT(max));
+    gst_buffer_pool_config_set_params(config, caps, (guint)video.size, 1, 0);
     gst_buffer_pool_config_set_allocator(config, allocator, NULL);
     gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
     gboolean configured = gst_buffer_pool_set_config(pool, config);
     if (configured) {
-        gst_query_add_allocation_pool(query, pool, (guint)video.size, 1, (guint)GPOINTER_TO_INT(max));
+        gst_query_add_allocation_pool(query, pool, (guint)video.size, 1, 0);
         gst_query_add_allocation_param(query, allocator, NULL);
         gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
     }
@@ -313,11 +317,11 @@ static GstPadProbeReturn vitrine_video_offer_pool(GstPad *pad, GstPadProbeInfo *
     return configured ? GST_PAD_PROBE_HANDLED : GST_PAD_PROBE_OK;
 }
 
-/* Has `sink` offer the converter a pool of at most `max` memfd frames. */
-static inline void vitrine_video_share_frames(GstElement *sink, int max) {
+/* Has `sink` offer what writes its frames a pool of memfd frames. */
+static inline void vitrine_video_share_frames(GstElement *sink) {
     GstPad *pad = gst_element_get_static_pad(sink, "sink");
     if (!pad) return;
-    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, vitrine_video_offer_pool, GINT_TO_POINTER(max), NULL);
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, vitrine_video_offer_pool, NULL, NULL);
     gst_object_unref(pad);
 }
 

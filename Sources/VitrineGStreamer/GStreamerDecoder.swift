@@ -57,10 +57,11 @@ public final class GStreamerDecoder: VideoDecoding {
     private var pendingSeek: Double?
 
     /// Starts decoding `source` from `uri` (asynchronously: its first frame comes later),
-    /// at most `queued` frames ahead of the reader. With `sharedFrames`, the converter
-    /// writes frames into a pool of that many memfds (`DecodedFrame.shared`), which the
-    /// frames taken and not yet let go count in.
-    public init(_ source: VideoSource, uri: String, queued: Int = VideoPlayer.queued, sharedFrames: Int? = nil) throws(VideoError) {
+    /// at most `queued` frames ahead of the reader. With `sharesFrames`, frames are written
+    /// into a pool of memfds (`DecodedFrame.shared`) by the converter, or by the decoder
+    /// when the video is shown at its own size; as many as are out at once: the queue,
+    /// the one being written and those taken and not yet let go.
+    public init(_ source: VideoSource, uri: String, queued: Int = VideoPlayer.queued, sharesFrames: Bool = false) throws(VideoError) {
         GStreamer.prepare()
         var error: UnsafeMutablePointer<GError>?
         var sink: UnsafeMutablePointer<GstElement>?
@@ -85,7 +86,7 @@ public final class GStreamerDecoder: VideoDecoding {
         (self.pipeline, self.sink, self.sizeFilter, self.wakeup) = (pipeline, sink, sizeFilter, wakeup)
         bus = gst_element_get_bus(pipeline)
         vitrine_video_watch(sink, bus, wakeup)
-        if let sharedFrames { vitrine_video_share_frames(sink, Int32(sharedFrames)) }
+        if sharesFrames { vitrine_video_share_frames(sink) }
         gst_element_set_state(pipeline, GST_STATE_PLAYING)
     }
 

@@ -74,7 +74,7 @@ if options.contains("--video") {
     }
     exit(
         VideoService.run(socket: 3, file: 4) { source, uri throws(VideoError) in
-            let decoder = try GStreamerDecoder(source, uri: uri, queued: VideoRing.appsinkFrames, sharedFrames: VideoRing.slots)
+            let decoder = try GStreamerDecoder(source, uri: uri, queued: VideoRing.appsinkFrames, sharesFrames: true)
             return (decoder, decoder.wakeup)
         })
 }

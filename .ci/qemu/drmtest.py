@@ -1119,8 +1119,9 @@ def main():
         programs, files = dmabuf_guest(args, tools)
 
         def expected_for(n, size):
-            # step 3: pattern 2 again, redrawn after its wl_buffer was destroyed
-            return ["--pattern", str(min(n, 2))] if n in (1, 2, 3) else None
+            # step 3: pattern 2 again, redrawn after its wl_buffer was destroyed; steps 4-6:
+            # scanned out, composited under a red box (pattern 3), scanned out again
+            return ["--pattern", str({1: 1, 2: 2, 3: 2, 4: 1, 5: 3, 6: 1}[n])] if n in range(1, 7) else None
     elif args.guest == "cec":
         modules = MODULES + CEC_MODULES
         script = os.path.join(HERE, "guest/cec.sh")

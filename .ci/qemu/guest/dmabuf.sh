@@ -6,6 +6,10 @@
 #  1. A full-screen toplevel showing pattern 1 from a buffer made with `create`: the
 #     screendump must be the pattern, pixel for pixel.
 #  2. The same toplevel showing pattern 2 from a buffer made with `create_immed`.
+#  Both are scanned out directly (the window covers the screen 1:1); step 3, the wl_buffer
+#  destroyed, composited from the daemon's mapping.
+#  4-6. Direct scan-out: flipped directly, composited under a red layer faded in, and
+#     direct again once it is removed; the daemon's CPU per client frame either way.
 #  Then the protocol's errors, each on a connection of its own (VITRINE-INFO lines), and
 #  vitrined still answering.
 export VITRINE_SOCKET=/run/vitrine.sock WAYLAND_DISPLAY=/run/wayland-0 XDG_RUNTIME_DIR=/run
@@ -57,9 +61,10 @@ vitrinectl send "{\"cmd\":\"layer.add\",\"layer\":\"win\",\"kind\":\"surface\",\
     | grep -q '"ok":true' || fail "layer.add win"
 
 dmabuf-client show || fail "dmabuf-client show"
+dmabuf-client scanout $pid || fail "dmabuf-client scanout"
 dmabuf-client errors || fail "dmabuf-client errors"
 vitrinectl send '{"cmd":"ping"}' | grep -q '"ok":true' || fail "vitrined does not answer after the protocol errors"
 kill -0 $pid 2>/dev/null || fail "vitrined ended"
-grep -i "dma-buf" $log | sed 's/^/VITRINE-INFO vitrined: /'
+grep -i "dma-buf\|scanned out" $log | sed 's/^/VITRINE-INFO vitrined: /'
 kill $pid
 wait $pid

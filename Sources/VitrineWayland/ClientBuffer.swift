@@ -146,8 +146,9 @@ final class ClientBuffer {
         holds -= 1
         guard holds == 0, dropWaits else { return }
         dropWaits = false
+        let told = resourceAlive
         drop()
-        server.flush()
+        if told { server.flush() }
     }
 
     private func forgetClientMemory() {

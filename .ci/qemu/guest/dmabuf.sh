@@ -61,8 +61,8 @@ vitrinectl send "{\"cmd\":\"layer.add\",\"layer\":\"win\",\"kind\":\"surface\",\
     | grep -q '"ok":true' || fail "layer.add win"
 
 dmabuf-client show || fail "dmabuf-client show"
-dmabuf-client scanout $pid || fail "dmabuf-client scanout"
 dmabuf-client errors || fail "dmabuf-client errors"
+dmabuf-client scanout $pid || fail "dmabuf-client scanout"
 vitrinectl send '{"cmd":"ping"}' | grep -q '"ok":true' || fail "vitrined does not answer after the protocol errors"
 kill -0 $pid 2>/dev/null || fail "vitrined ended"
 grep -i "dma-buf\|scanned out" $log | sed 's/^/VITRINE-INFO vitrined: /'

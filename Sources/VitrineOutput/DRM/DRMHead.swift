@@ -14,7 +14,8 @@ import VitrineSystem
 /// drmModeSetCrtc); later ones flip, at most one at a time. `frameDone` fires on this
 /// head's flip event, which the card reads on the daemon's event loop. A frame presented
 /// while a flip is pending is not lost: it is copied out and flipped when the pending flip
-/// completes.
+/// completes. A client's buffer of the mode's size can be flipped to in place of a frame
+/// (`scanOut`, direct scan-out).
 ///
 /// A head can be made and closed while the daemon runs (a screen plugged in or out):
 /// `init(card:connector:…)` claims a free CRTC the connector can use; `close()` (or

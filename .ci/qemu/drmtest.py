@@ -1123,8 +1123,10 @@ def main():
         def expected_for(n, size):
             # step 3: pattern 2 again, redrawn after its wl_buffer was destroyed; step 4:
             # still pattern 2 (pattern 1's commit held for its fence); 5, 6 and 7: pattern 1;
-            # 8: pattern 2, the last of three commits behind a held one
-            return ["--pattern", str({1: 1, 2: 2, 3: 2, 4: 2, 5: 1, 6: 1, 7: 1, 8: 2}[n])] if 1 <= n <= 8 else None
+            # 8: pattern 2, the last of three commits behind a held one; 9-11: scanned out,
+            # composited under a red box (pattern 3), scanned out again
+            steps = {1: 1, 2: 2, 3: 2, 4: 2, 5: 1, 6: 1, 7: 1, 8: 2, 9: 1, 10: 3, 11: 1}
+            return ["--pattern", str(steps[n])] if n in steps else None
     elif args.guest == "cec":
         modules = MODULES + CEC_MODULES
         script = os.path.join(HERE, "guest/cec.sh")

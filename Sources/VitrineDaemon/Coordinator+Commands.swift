@@ -26,6 +26,7 @@ extension Coordinator {
             ]
             stats["wall"] = outputSet.wallStatistics
             stats["droppedFrames"] = .number(Double(outputSet.droppedFrames))
+            stats["directFrames"] = .number(Double(outputSet.heads.reduce(0) { $0 + $1.framesDirect }))
             stats["contentErrors"] = .number(Double(content.errors.images + content.errors.videos))
             return .object(stats)
         case .layerAdd, .layerRemove, .layerMove, .layerActions, .layerPause, .layerResume, .layerSpeed, .layerSet, .animationAdd, .animationRemove,

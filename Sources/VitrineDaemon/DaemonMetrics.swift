@@ -49,6 +49,9 @@ final class DaemonMetrics {
             let labels = [("output", head.name)]
             families.counter("output_frames_presented_total", "Frames presented on each output.", head.framesRendered, labels)
             families.counter(
+                "output_frames_direct_total", "Frames each output showed as a client's buffer, without compositing (direct scan-out).", head.framesDirect,
+                labels)
+            families.counter(
                 "output_frames_dropped_total", "Refresh intervals each output passed without a frame while something animated.", head.dropped.count, labels)
             families.gauge("output_powered", "1 while the output shows frames, 0 while it is blanked.", head.powered ? 1 : 0, labels)
             families.gauge("output_refresh_hertz", "The output's refresh rate.", head.backend.mode.refreshRate, labels)

@@ -35,6 +35,12 @@ public final class FramePipeline {
     /// Those that see each presented frame (remote viewers, screen capture): none costs
     /// nothing.
     public private(set) var taps: [FrameTap] = []
+    /// Shows a frame that is a client's buffer over the whole screen as it is, instead of
+    /// compositing it (not while taps or the cursor need the composited picture); nil:
+    /// every frame is composited.
+    public var direct: DirectScanout?
+    /// The frame last presented was shown directly: the next composited one is drawn whole.
+    private var showingDirect = false
 
     public init(renderer: Renderer, output: OutputBackend) {
         self.renderer = renderer
@@ -49,6 +55,8 @@ public final class FramePipeline {
         public let repaintedPixels: Int
         /// This frame's damage.
         public let damage: [PixelRect]
+        /// The frame is a client's buffer shown as it is (`direct`), not composited.
+        public var direct = false
     }
 
     /// Presents `tree` if it differs from the last one presented.
@@ -78,6 +86,18 @@ public final class FramePipeline {
         guard !damage.isEmpty else {
             forgotten = damage
             return Report(presented: false, repaintedPixels: 0, damage: [])
+        }
+        if let direct, taps.isEmpty, cursor?.isVisible != true,
+            direct.show(tree, screen: PixelRect(x: -dx, y: -dy, width: screen.width, height: screen.height).rect)
+        {
+            history.removeAll()
+            showingDirect = true
+            previous = tree
+            return Report(presented: true, repaintedPixels: 0, damage: damage, direct: true)
+        }
+        if showingDirect {
+            showingDirect = false
+            damage = [screen]
         }
         history.insert(damage, at: 0)
         if history.count > maximumAge { forgotten = history.removeLast() }

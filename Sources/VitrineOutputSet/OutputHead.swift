@@ -20,6 +20,8 @@ public final class OutputHead {
     public internal(set) var powered = true
     /// Frames presented on this output.
     public internal(set) var framesRendered = 0
+    /// Of those, the frames that were a client's buffer shown as it is (direct scan-out).
+    public internal(set) var framesDirect = 0
     /// Its root existed before it came: kept from before it was unplugged, or a wall's that
     /// another screen shows.
     public internal(set) var restored = false
@@ -61,6 +63,7 @@ public final class OutputHead {
             "name": .string(name), "root": .string(root),
             "size": .array([.number(Double(backend.mode.width)), .number(Double(backend.mode.height))]),
             "rate": .number(backend.mode.refreshRate), "power": .bool(powered), "frames": .number(Double(framesRendered)),
+            "directFrames": .number(Double(framesDirect)),
         ]
         if let viewport { fields["viewport"] = .array([viewport.x, viewport.y, viewport.width, viewport.height].map { .number(Double($0)) }) }
         return .object(fields)

@@ -85,6 +85,7 @@ extension OutputSet {
             if report.presented {
                 statistics.frames += 1
                 head.framesRendered += 1
+                if report.direct { head.framesDirect += 1 }
                 statistics.pixels += report.repaintedPixels
             }
             notify(.rendered(head, frame: frame, presented: report.presented))

@@ -71,6 +71,7 @@ extension OutputSet {
         pacer.followsFrameDone = backend.pacesFrames
         head.pacer = pacer
         heads.append(head)
+        attachDirectScanout(head)
         backend.frameDone = { [weak self, weak head] in
             guard let self, let head else { return }
             if head === heads.first, let shown = head.backend.shownFrame { notify(.shown(shown)) }

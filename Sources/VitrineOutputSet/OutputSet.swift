@@ -82,7 +82,9 @@ public final class OutputSet {
     public var changingContent: ((ObjectIdentifier, RenderTree) -> [Rect])?
     /// The Wayland server whose windows' presentation feedback the outputs give, and the
     /// renderer that knows which layer shows which window.
-    public var windows: PresentedWindows?
+    public var windows: PresentedWindows? {
+        didSet { for head in heads { attachDirectScanout(head) } }
+    }
 
     /// The outputs `backends` (at least one), each under its root layer: the one its
     /// `[[outputs]]` table names, else "root" for the first and its connector for the
@@ -147,6 +149,15 @@ public final class OutputSet {
             "canvas": .array([.number(Double(canvas.width)), .number(Double(canvas.height))]), "root": .string(heads.first { $0.viewport != nil }!.root),
             "viewports": .object(viewports),
         ])
+    }
+}
+
+extension OutputSet {
+    /// Lets `head` show hosted windows' buffers directly, when its backend can and windows
+    /// are hosted.
+    func attachDirectScanout(_ head: OutputHead) {
+        guard let output = head.backend as? DirectScanoutOutput, let surfaces = windows?.surfaces else { return head.pipeline.direct = nil }
+        head.pipeline.direct = DirectScanout(output: output, surfaces: surfaces, renderer: renderer)
     }
 }
 

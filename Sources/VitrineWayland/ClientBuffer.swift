@@ -29,7 +29,11 @@ final class ClientBuffer {
     private var picture: Surface?
     private var shm: OpaquePointer?
     private var pool: OpaquePointer?
-    private var dmabuf: DmabufImage?
+    private(set) var dmabuf: DmabufImage?
+    /// Displays showing the buffer directly (`BufferHold`): its release waits for them.
+    private var holds = 0
+    /// `drop()` came while held: it is finished when the last hold goes.
+    private var dropWaits = false
     /// The client may still be told `release` (it has not destroyed the `wl_buffer`).
     private var resourceAlive = true
     private var watch: UnsafeMutablePointer<vitrine_watch>?
@@ -117,14 +121,34 @@ final class ClientBuffer {
         return true
     }
 
-    /// Lets the buffer go: the client is told it may reuse it (unless it destroyed it).
+    /// Lets the buffer go: the client is told it may reuse it (unless it destroyed it) —
+    /// once no display shows it directly any more.
     func drop() {
+        guard holds == 0 else {
+            dropWaits = true
+            if counted != 0 { _ = server.reserve(-counted) }
+            counted = 0
+            return
+        }
         if resourceAlive { postEvent(resource, WlBufferEvent.release.rawValue) }
         forgetClientMemory()
         if counted != 0 { _ = server.reserve(-counted) }
         counted = 0
         picture = nil
         dmabuf = nil
+    }
+
+    /// A display shows the buffer directly from now on, until `unhold`.
+    func hold() { holds += 1 }
+
+    /// A display no longer shows the buffer: a `drop()` that waited for it is finished.
+    func unhold() {
+        holds -= 1
+        guard holds == 0, dropWaits else { return }
+        dropWaits = false
+        let told = resourceAlive
+        drop()
+        if told { server.flush() }
     }
 
     private func forgetClientMemory() {

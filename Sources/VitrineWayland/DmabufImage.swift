@@ -36,7 +36,14 @@ final class DmabufImage {
     let isOpaque: Bool
     /// The pixels, in the mapping.
     let picture: Surface
-    private let fd: CInt
+    /// Byte offset of the first row in the dma-buf.
+    let offset: Int
+    /// The DRM fourcc code.
+    let format: UInt32
+    /// What a display made of the buffer to show it directly (its framebuffer): kept as
+    /// long as the image, freed with it.
+    var scanout: AnyObject?
+    let fd: CInt
     private let mapping: UnsafeMutableRawPointer
     private let mappedBytes: Int
 
@@ -69,7 +76,7 @@ final class DmabufImage {
             close(fd)
             throw error
         }
-        (self.width, self.height, self.stride) = (width, height, stride)
+        (self.width, self.height, self.stride, self.offset, self.format) = (width, height, stride, offset, format)
         isOpaque = format == Self.xrgb8888
         picture = Surface(
             wrapping: (mapping + offset).assumingMemoryBound(to: UInt32.self), width: width, height: height, stride: stride / 4,

@@ -17,6 +17,15 @@
  *                         commit with two behind it: the second's buffer released unshown,
  *                         still pattern 1 (step 7), then the last, pattern 2 (step 8);
  *                         then the client disconnects with a commit held
+ *   dmabuf-client scanout PID
+ *                         direct scan-out (vitrined's PID, for its CPU time): a full-screen
+ *                         toplevel alternating two buffers (pattern 1 and 2) is flipped
+ *                         directly (output.list's directFrames counts every frame; a buffer
+ *                         is released only once the next one is on screen; step 9, pattern
+ *                         1); a red layer faded in over it (vitrinectl) makes the frames
+ *                         composited (directFrames stays; step 10, pattern 3); removed, direct
+ *                         again (step 11, pattern 1). The daemon's CPU time per client frame,
+ *                         direct against composited, is reported.
  *   dmabuf-client errors  the protocol's errors, each on a connection of its own: plane
  *                         index, plane set twice, missing planes, format, modifier,
  *                         dimensions, out of bounds, used twice, and a descriptor that is
@@ -492,6 +501,139 @@ static void implicit_sync(struct client *c, struct wl_surface *surface, int w, i
     commit(c, surface, buffer);
     printf("VITRINE-INFO disconnecting with a commit held (its fence unsignalled)\n");
     wl_display_disconnect(c->display);
+
+/* ---------------------------------------------------------------- scanout */
+
+static int released[2];
+static void scanout_release(void *data, struct wl_buffer *b) { released[(intptr_t)data]++; }
+static const struct wl_scanout_listener scanout_listener = { scanout_release };
+
+/* The output's frames shown directly (output.list's directFrames), by vitrinectl. */
+static long direct_frames(void)
+{
+    FILE *p = popen("vitrinectl send '{\"cmd\":\"output.list\"}'", "r");
+    char text[4096] = "";
+    size_t n = p ? fread(text, 1, sizeof text - 1, p) : 0;
+    if (p) pclose(p);
+    text[n] = 0;
+    const char *at = strstr(text, "\"directFrames\":");
+    if (!at) fail("output.list has no directFrames: %s", text);
+    return atol(at + strlen("\"directFrames\":"));
+}
+
+static long system_ticks;
+
+/* vitrined's CPU time so far, in clock ticks (utime + stime of /proc/PID/stat). */
+static long cpu_ticks(int pid)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = 0;
+    char *rest = strrchr(text, ')');
+    long utime = 0, stime = 0;
+    if (!rest || sscanf(rest + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &utime, &stime) != 2) fail("%s", "reading /proc/PID/stat");
+    system_ticks = stime;
+    return utime + stime;
+}
+
+static void vitrinectl(const char *command)
+{
+    char line[512];
+    snprintf(line, sizeof line, "vitrinectl send '%s' | grep -q '\"ok\":true'", command);
+    if (system(line) != 0) fail("vitrinectl send %s failed", command);
+}
+
+#define SCANOUT_FRAMES 121
+
+/* Shows the two buffers in turn, SCANOUT_FRAMES frames ending on the first; returns the
+   daemon's CPU ticks over them. */
+static long alternate(struct client *c, struct wl_surface *surface, struct wl_buffer **buffers, int pid)
+{
+    long before = cpu_ticks(pid), kernel = system_ticks;
+    for (int i = 1; i <= SCANOUT_FRAMES; i++) show_and_wait(c, surface, buffers[i % 2 ? 0 : 1]);
+    long ticks = cpu_ticks(pid) - before;
+    printf("VITRINE-INFO %ld of the %ld ticks in the kernel\n", system_ticks - kernel, ticks);
+    return ticks;
+}
+
+static int scanout(int pid)
+{
+    struct client c;
+    connect_to(&c);
+    struct wl_surface *surface = wl_compositor_create_surface(c.compositor);
+    struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(c.wm, surface);
+    xdg_surface_add_listener(xs, &xdg_surface_listener, &c);
+    struct xdg_toplevel *top = xdg_surface_get_toplevel(xs);
+    xdg_toplevel_add_listener(top, &toplevel_listener, &c);
+    xdg_toplevel_set_app_id(top, "dmabuf");
+    wl_surface_commit(surface);
+    while (!c.configured && wl_display_dispatch(c.display) >= 0) {}
+    int w = c.width, h = c.height;
+    if (w <= 0 || h <= 0) fail("%s", "the toplevel was configured without a size");
+    struct wl_buffer *buffers[2];
+    for (int n = 0; n < 2; n++) {
+        struct dmabuf b = allocate(&c, w, h);
+        fill(&b, n + 1, w, h);
+        struct zwp_linux_buffer_params_v1 *p = params_of(&c);
+        add(p, b.fd, 0, 0, b.stride, 0);
+        buffers[n] = zwp_linux_buffer_params_v1_create_immed(p, w, h, XR24, 0);
+        zwp_linux_buffer_params_v1_destroy(p);
+        wl_buffer_add_listener(buffers[n], &scanout_listener, (void *)(intptr_t)n);
+    }
+
+    long first = direct_frames();
+    show_and_wait(&c, surface, buffers[0]);
+    wl_display_roundtrip(c.display);
+    if (released[0]) fail("%s", "the buffer on screen was released");
+    show_and_wait(&c, surface, buffers[1]);
+    /* released once the flip to the second buffer has completed, which may come after the frame callback */
+    for (int i = 0; i < 100 && !released[0]; i++) {
+        wl_display_roundtrip(c.display);
+        usleep(10000);
+    }
+    if (released[0] != 1 || released[1]) {
+        printf("VITRINE-INFO releases: %d of the buffer flipped away from, %d of the one on screen; %ld frames scanned out\n", released[0],
+               released[1], direct_frames() - first);
+        fail("%s", "the buffer flipped away from was not released once (or the one on screen was)");
+    }
+    long direct = alternate(&c, surface, buffers, pid);
+    long shown = direct_frames() - first;
+    printf("VITRINE-INFO direct: %ld of %d frames scanned out, vitrined %ld ticks for %d client frames\n", shown, SCANOUT_FRAMES + 2, direct,
+           SCANOUT_FRAMES);
+    if (shown < SCANOUT_FRAMES + 2) fail("%s", "frames of a full-screen dma-buf window were composited, not scanned out");
+    step(9, "pattern 1 scanned out directly");
+
+    char command[400];
+    snprintf(command, sizeof command,
+             "{\"cmd\":\"layer.add\",\"layer\":\"veil\",\"parent\":\"root\",\"properties\":{\"bounds\":[0,0,%d,%d],\"position\":[%d,%d],"
+             "\"backgroundColor\":\"#ff0000\",\"opacity\":0}}",
+             w / 2, h / 2, w / 2, h / 2);
+    vitrinectl(command);
+    vitrinectl("{\"cmd\":\"layer.set\",\"layer\":\"veil\",\"properties\":{\"opacity\":1},\"animation\":{\"duration\":0.5}}");
+    usleep(800000);
+    first = direct_frames();
+    long composited = alternate(&c, surface, buffers, pid);
+    shown = direct_frames() - first;
+    printf("VITRINE-INFO composited (a layer over the window): %ld of %d frames scanned out, vitrined %ld ticks for %d client frames\n", shown,
+           SCANOUT_FRAMES, composited, SCANOUT_FRAMES);
+    if (shown) fail("%s", "frames were scanned out with a layer over the window");
+    double ratio = composited > 0 ? (double)direct / composited : 1;
+    printf("VITRINE-INFO vitrined's CPU per client frame, direct / composited: %.3f (%ld / %ld ticks)\n", ratio, direct, composited);
+    if (ratio > 0.5) fail("%s", "direct scan-out did not lower the daemon's CPU time per frame");
+    step(10, "pattern 1 composited under the red layer");
+
+    vitrinectl("{\"cmd\":\"layer.remove\",\"layer\":\"veil\"}");
+    first = direct_frames();
+    show_and_wait(&c, surface, buffers[1]);
+    show_and_wait(&c, surface, buffers[0]);
+    shown = direct_frames() - first;
+    printf("VITRINE-INFO the layer removed: %ld frames scanned out\n", shown);
+    if (shown < 2) fail("%s", "no direct scan-out once the layer over the window was removed");
+    step(11, "pattern 1 scanned out again");
+    return 0;
 }
 
 /* ---------------------------------------------------------------- errors */
@@ -568,6 +710,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc == 2 && !strcmp(argv[1], "show")) return show();
     if (argc == 2 && !strcmp(argv[1], "errors")) return errors();
-    fprintf(stderr, "usage: dmabuf-client show|errors\n");
+    if (argc == 3 && !strcmp(argv[1], "scanout")) return scanout(atoi(argv[2]));
+    fprintf(stderr, "usage: dmabuf-client show|errors|scanout PID\n");
     return 2;
 }

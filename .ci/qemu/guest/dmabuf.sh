@@ -6,13 +6,17 @@
 #  1. A full-screen toplevel showing pattern 1 from a buffer made with `create`: the
 #     screendump must be the pattern, pixel for pixel.
 #  2. The same toplevel showing pattern 2 from a buffer made with `create_immed`.
-#  3. Pattern 2 redrawn after its wl_buffer was destroyed.
+#  Both are scanned out directly (the window covers the screen 1:1).
+#  3. Pattern 2 redrawn after its wl_buffer was destroyed: composited from the daemon's
+#     mapping.
 #  4-6. Implicit sync: pattern 1 committed with an unsignalled write fence (vgem's, imported
 #     into the dma-buf): pattern 2 still shown; the fence signalled: pattern 1; a held
 #     buffer destroyed: pattern 1 still.
 #  7-8. Three commits, the first held: pattern 1 still, the second's buffer released;
 #     the fence signalled: the last (pattern 2). Then the client disconnects with a
 #     commit held.
+#  9-11. Direct scan-out: flipped directly, composited under a red layer faded in, and
+#     direct again once it is removed; the daemon's CPU per client frame either way.
 #  Then the protocol's errors, each on a connection of its own (VITRINE-INFO lines), and
 #  vitrined still answering.
 export VITRINE_SOCKET=/run/vitrine.sock WAYLAND_DISPLAY=/run/wayland-0 XDG_RUNTIME_DIR=/run
@@ -66,8 +70,9 @@ vitrinectl send "{\"cmd\":\"layer.add\",\"layer\":\"win\",\"kind\":\"surface\",\
 dmabuf-client show || fail "dmabuf-client show"
 vitrinectl send '{"cmd":"ping"}' | grep -q '"ok":true' || fail "vitrined does not answer after a client left with a commit held"
 dmabuf-client errors || fail "dmabuf-client errors"
+dmabuf-client scanout $pid || fail "dmabuf-client scanout"
 vitrinectl send '{"cmd":"ping"}' | grep -q '"ok":true' || fail "vitrined does not answer after the protocol errors"
 kill -0 $pid 2>/dev/null || fail "vitrined ended"
-grep -i "dma-buf" $log | sed 's/^/VITRINE-INFO vitrined: /'
+grep -i "dma-buf\|scanned out" $log | sed 's/^/VITRINE-INFO vitrined: /'
 kill $pid
 wait $pid

@@ -14,7 +14,8 @@ import VitrineSystem
 /// drmModeSetCrtc); later ones flip, at most one at a time. `frameDone` fires on this
 /// head's flip event, which the card reads on the daemon's event loop. A frame presented
 /// while a flip is pending is not lost: it is copied out and flipped when the pending flip
-/// completes.
+/// completes. A client's buffer of the mode's size can be flipped to in place of a frame
+/// (`scanOut`, direct scan-out).
 ///
 /// A head can be made and closed while the daemon runs (a screen plugged in or out):
 /// `init(card:connector:…)` claims a free CRTC the connector can use; `close()` (or
@@ -42,6 +43,8 @@ public final class DRMHead: OutputBackend {
     private var closed = false
     /// Cleared once DirtyFB says the driver has no use for it.
     private var dirtyFBUseful = true
+    /// The buffers are shown unrotated: a client's buffer of the mode's size can be too.
+    private let unrotated: Bool
 
     /// A head for the connector named `connector` (any case) on `card`, at `settings`'
     /// mode and rotation, on a CRTC no other head of the card uses. Nothing is shown until
@@ -73,6 +76,7 @@ public final class DRMHead: OutputBackend {
         let listed = selection.connector.modes.sorted { $0.isPreferred && !$1.isPreferred }.map(\.outputMode)
         modes = listed.filter { seen.insert($0).inserted }
         let copier = ScanoutCopy(rotation: committer.rotatesInHardware ? .none : settings.rotation)
+        unrotated = settings.rotation == .none
         chain = ScanoutChain(
             surface: Surface(width: logical.width, height: logical.height),
             targets: buffers.map { ScanoutTarget(pixels: $0.pixels, pitch: $0.pitch, framebuffer: $0.framebuffer) },
@@ -170,7 +174,7 @@ public final class DRMHead: OutputBackend {
     // MARK: Frames (the card calls these on the loop)
 
     /// Whether a commit of this head waits for its flip event.
-    var flipPending: Bool { chain.pending != nil }
+    var flipPending: Bool { chain.isPending }
 
     func flipCompleted(at time: Double?, sequence: UInt32) {
         if closed { chain.abandonPending() } else { chain.flipCompleted(at: time, sequence: sequence) }
@@ -198,8 +202,8 @@ public final class DRMHead: OutputBackend {
 
     private func waitForPendingFlip(timeout: Double) {
         let chain = self.chain
-        guard chain.pending != nil else { return }
-        card.waitForFlips(timeout: timeout, until: { chain.pending == nil }, route: [selection.crtcID: { _ in chain.abandonPending() }])
+        guard chain.isPending else { return }
+        card.waitForFlips(timeout: timeout, until: { !chain.isPending }, route: [selection.crtcID: { _ in chain.abandonPending() }])
         // Timed out: the flip is as good as done (a wedged driver must not hang the exit).
         chain.abandonPending()
     }
@@ -208,4 +212,30 @@ public final class DRMHead: OutputBackend {
 /// A head, weakly, for the closures that may outlive it.
 struct WeakDRMHead {
     weak var head: DRMHead?
+}
+
+extension DRMHead: DirectScanoutOutput {
+    /// Flips to a client's buffer of the mode's size on an unrotated head, made a
+    /// framebuffer once (`ClientFramebuffer`, in `cache`); the framebuffer and the buffer's
+    /// hold live until the flip after it completes.
+    public func scanOut(_ buffer: ScanoutBuffer, cache: inout AnyObject?) -> Bool {
+        guard !closed, unrotated, !chain.isPending, buffer.width == selection.mode.width, buffer.height == selection.mode.height else { return false }
+        let framebuffer: ClientFramebuffer
+        if let cached = cache as? ClientFramebuffer, cached.device == nil || cached.device === card.device {
+            framebuffer = cached
+        } else {
+            framebuffer = ClientFramebuffer(device: card.device, buffer: buffer)
+            cache = framebuffer
+            if let refusal = framebuffer.refusal { card.log("drm: \(selection.connector.name): a client's buffer cannot be scanned out: \(refusal)") }
+        }
+        guard framebuffer.id != 0 else { return false }
+        do {
+            guard try chain.scanOut(ExternalFrame(framebuffer: framebuffer.id, keep: [framebuffer, buffer.hold])) else { return false }
+        } catch {
+            card.log("drm: \(selection.connector.name): the flip to a client's buffer failed (\(error)); it is composited")
+            cache = ClientFramebuffer(refusal: "\(error)")
+            return false
+        }
+        return true
+    }
 }

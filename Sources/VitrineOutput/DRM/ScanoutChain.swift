@@ -9,13 +9,21 @@ struct ScanoutTarget {
     let framebuffer: UInt32
 }
 
+/// A framebuffer that is none of the chain's (a client's buffer shown directly), with what
+/// must live while it is on screen or on its way there.
+struct ExternalFrame {
+    let framebuffer: UInt32
+    let keep: [AnyObject]
+}
+
 /// The frames' way from the rendered picture to the screen, without the device: which
 /// buffer is on screen, which flip is pending, what each buffer lacks.
 ///
 /// A rendered frame is copied into the buffer after the one on screen (its missing
 /// damage only) and committed — a modeset the first time, a page flip after. While a flip
 /// is pending (or the VT is away) a rendered frame waits; `flipCompleted` shows it. At most
-/// one commit is ever in flight.
+/// one commit is ever in flight. A client's framebuffer (`scanOut`) is flipped in the same
+/// way, and let go once the flip after it has completed.
 final class ScanoutChain {
     let surface: Surface
     private let targets: [ScanoutTarget]
@@ -37,6 +45,11 @@ final class ScanoutChain {
     private(set) var front: Int?
     /// The buffer whose commit is in flight.
     private(set) var pending: Int?
+    /// The client's framebuffer whose flip is in flight, and the one on screen.
+    private var pendingExternal: ExternalFrame?
+    private var frontExternal: ExternalFrame?
+    /// A commit waits for its flip event.
+    var isPending: Bool { pending != nil || pendingExternal != nil }
     /// A rendered frame is waiting for the pending flip or the VT.
     private(set) var unshown = false
     private(set) var needsModeset = true
@@ -63,17 +76,35 @@ final class ScanoutChain {
         renderedFrames += 1
         damage.add(frameDamage)
         unshown = true
-        guard active, pending == nil else { return }
+        guard active, !isPending else { return }
         try show()
+    }
+
+    /// Flips to `frame` now, in place of a rendered frame; false (nothing done) while a
+    /// flip is in flight, the VT is away or the mode is not set yet.
+    func scanOut(_ frame: ExternalFrame) throws -> Bool {
+        guard active, !isPending, !needsModeset else { return false }
+        try committer.flip(framebuffer: frame.framebuffer, damage: [], userData: userData)
+        renderedFrames += 1
+        pendingFrames = renderedFrames
+        unshown = false
+        pendingExternal = frame
+        return true
     }
 
     /// The pending commit is on screen, since `time` (CLOCK_MONOTONIC seconds, the flip
     /// event's, in the vblank numbered `sequence`; nil: now). Shows a frame that waited for
     /// it, then `shown`.
     func flipCompleted(at time: Double? = nil, sequence: UInt32 = 0) {
-        guard let index = pending else { return }
-        pending = nil
-        front = index
+        if let external = pendingExternal {
+            pendingExternal = nil
+            frontExternal = external
+        } else {
+            guard let index = pending else { return }
+            pending = nil
+            front = index
+            frontExternal = nil
+        }
         shownFrame =
             if let time {
                 ShownFrame(number: pendingFrames, time: time, sequence: UInt64(sequence), byDisplay: true)
@@ -91,8 +122,10 @@ final class ScanoutChain {
 
     /// Forgets a commit whose event will not be waited for any longer.
     func abandonPending() {
-        if let index = pending { front = index }
+        if let index = pending { (front, frontExternal) = (index, nil) }
+        if let external = pendingExternal { frontExternal = external }
         pending = nil
+        pendingExternal = nil
     }
 
     /// The VT is being left: commit nothing until `resume`.
@@ -104,7 +137,7 @@ final class ScanoutChain {
         active = true
         needsModeset = true
         damage.invalidateAll()
-        if rendered, pending == nil { try show() }
+        if rendered, !isPending { try show() }
     }
 
     private func show() throws {

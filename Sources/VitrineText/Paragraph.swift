@@ -59,13 +59,13 @@ struct ShapedParagraph {
                 features: style.letterSpacing != 0 ? Self.ligaturesOff + style.features : style.features,
                 direction: item.level & 1 == 1 ? .rightToLeft : .leftToRight, script: item.script,
                 language: options.language)
-            let spacing = item.script.isCursive ? 0 : style.letterSpacing / 2
+            let spacing = Self.distributed(item.script.isCursive ? 0 : style.letterSpacing)
             var before = [Double](repeating: 0, count: shaped.glyphs.count)
             var after = before
-            if spacing != 0 {
+            if style.letterSpacing != 0, !item.script.isCursive {
                 for (i, g) in shaped.glyphs.enumerated() where graphemes[g.cluster - range.lowerBound] {
-                    if i == 0 || shaped.glyphs[i - 1].cluster != g.cluster { before[i] = spacing }
-                    if i == shaped.glyphs.count - 1 || shaped.glyphs[i + 1].cluster != g.cluster { after[i] = spacing }
+                    if i == 0 || shaped.glyphs[i - 1].cluster != g.cluster { before[i] = spacing.before }
+                    if i == shaped.glyphs.count - 1 || shaped.glyphs[i + 1].cluster != g.cluster { after[i] = spacing.after }
                 }
             }
             return ParagraphRun(shaped: shaped, level: item.level, style: item.style, padBefore: before, padAfter: after)
@@ -83,6 +83,15 @@ struct ShapedParagraph {
         for a in advances { sums.append(sums.last! + a) }
         prefixWidths = sums
         clusterStarts = starts
+    }
+
+    /// Letter spacing split into the space before and after a cluster as Pango splits it
+    /// (in 1/1024 px; a whole number of pixels puts the larger whole half before).
+    static func distributed(_ spacing: Double) -> (before: Double, after: Double) {
+        let units = Int((spacing * 1024).rounded())
+        var left = units / 2
+        if units & 1023 == 0 { left = (left + 512) & ~1023 }
+        return (Double(left) / 1024, Double(units - left) / 1024)
     }
 
     /// Letter spacing turns off the ligatures that join letters into one glyph, as in

@@ -18,9 +18,8 @@ public struct TextDecoration: Sendable {
 }
 
 extension FontFace {
-    /// Where underlines and strike-throughs go at `size` pixels per em: positions above the
-    /// baseline of the lines' top edges, quantized to whole pixels as Pango does for
-    /// hinted fonts.
+    /// Where underlines and strike-throughs go at `size` pixels per em: their top edges
+    /// above the baseline and their thicknesses, unhinted (as Pango without hinted metrics).
     func lineGeometry(size: Double) -> (underline: Double, underlineThickness: Double, strikeout: Double, strikeoutThickness: Double) {
         let scale = size / Double(unitsPerEm)
         func metric(_ tag: hb_ot_metrics_tag_t) -> Double {
@@ -28,23 +27,26 @@ extension FontFace {
             hb_ot_metrics_get_position_with_fallback(shaping.font, tag, &value)
             return Double(value) * scale
         }
-        let u = Self.quantized(metric(HB_OT_METRICS_TAG_UNDERLINE_OFFSET), thickness: metric(HB_OT_METRICS_TAG_UNDERLINE_SIZE))
-        let s = Self.quantized(metric(HB_OT_METRICS_TAG_STRIKEOUT_OFFSET), thickness: metric(HB_OT_METRICS_TAG_STRIKEOUT_SIZE))
-        return (u.position, u.thickness, s.position, s.thickness)
-    }
-
-    /// A line's position (of its centre, above the baseline) and thickness moved so that
-    /// its edges fall on whole pixels (pango_quantize_line_geometry); returns the top edge.
-    private static func quantized(_ position: Double, thickness: Double) -> (position: Double, thickness: Double) {
-        let unit = 1024
-        let p = Int((position * 1024).rounded()), t = Int((thickness * 1024).rounded())
-        let pixels = max(1, (t + unit / 2) / unit)
-        let center = pixels & 1 == 1 ? ((p - t / 2) & ~(unit - 1)) + unit / 2 : (p - t / 2 + unit / 2) & ~(unit - 1)
-        return (Double(center + unit * pixels / 2) / 1024, Double(pixels))
+        return (
+            metric(HB_OT_METRICS_TAG_UNDERLINE_OFFSET), metric(HB_OT_METRICS_TAG_UNDERLINE_SIZE),
+            metric(HB_OT_METRICS_TAG_STRIKEOUT_OFFSET), metric(HB_OT_METRICS_TAG_STRIKEOUT_SIZE)
+        )
     }
 }
 
 extension TextLayout {
+    /// How far below the baseline the glyphs' outlines reach (Pango puts a low underline
+    /// one thickness under the ink).
+    private func inkBottom(_ glyphs: ArraySlice<PositionedGlyph>, size: Double) -> Double {
+        var bottom = -Double.infinity
+        for g in glyphs {
+            var extents = hb_glyph_extents_t()
+            guard hb_font_get_glyph_extents(g.face.shaping.font, g.glyphID, &extents) != 0 else { continue }
+            bottom = max(bottom, g.y - Double(extents.y_bearing + extents.height) * size / Double(g.face.unitsPerEm))
+        }
+        return bottom.isFinite ? bottom : glyphs.first?.y ?? 0
+    }
+
     /// For each scalar of the text, the index of its run in `runs`; empty for plain text.
     static func runIndex(_ runs: [AttributedRun]) -> [Int] {
         var map = [Int](repeating: 0, count: runs.last?.range.upperBound ?? 0)
@@ -74,14 +76,16 @@ extension TextLayout {
                 }
                 let last = line.glyphs[end - 1]
                 let x0 = first.x, x1 = last.x + last.advance
-                out += decorations(of: run, line: line, x: x0, width: x1 - x0, style: first.style)
+                out += decorations(of: run, line: line, glyphs: line.glyphs[start..<end], x: x0, width: x1 - x0, style: first.style)
                 start = end
             }
         }
         return out.sorted { $0.kind == .background && $1.kind != .background }
     }
 
-    private func decorations(of run: Int, line: TextLine, x: Double, width: Double, style: Int) -> [TextDecoration] {
+    private func decorations(
+        of run: Int, line: TextLine, glyphs: ArraySlice<PositionedGlyph>, x: Double, width: Double, style: Int
+    ) -> [TextDecoration] {
         let a = runs[run].attributes
         var out: [TextDecoration] = []
         if a.backgroundColor != nil {
@@ -102,7 +106,7 @@ extension TextLayout {
         case .double:
             bar(baseline - geometry.underline, geometry.underlineThickness)
             bar(baseline - geometry.underline + 2 * geometry.underlineThickness, geometry.underlineThickness)
-        case .low: bar(baseline + span.metrics.descent, geometry.underlineThickness)
+        case .low: bar(inkBottom(glyphs, size: span.size) + geometry.underlineThickness, geometry.underlineThickness)
         }
         if a.strikethrough == true { bar(baseline - geometry.strikeout, geometry.strikeoutThickness) }
         return out

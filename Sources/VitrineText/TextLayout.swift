@@ -95,7 +95,7 @@ public struct TextLayout {
     /// For each scalar, its run's index in `runs` (empty for plain text).
     let runOfScalar: [Int]
     let spans: StyleSpans
-    private let glyphCache: GlyphCache
+    let glyphCache: GlyphCache
 
     /// The distance between baselines.
     public var lineHeight: Double { metrics.lineHeight }

@@ -41,7 +41,7 @@ public enum TextLayer {
                 PropertyDescriptor("direction", .string("auto"), animatable: false, allowed: ["auto", "ltr", "rtl"]),
                 PropertyDescriptor("letterSpacing", .number(0), range: -maximumFontSize...maximumFontSize),
                 PropertyDescriptor("attributedString", .string(""), animatable: false, check: attributedProblem),
-            ], customPropertiesAffectDisplay: true)
+            ], customPropertiesAffectDisplay: true, customShape: runShape)
     }
 }
 
@@ -69,6 +69,13 @@ extension TextLayer {
     /// Whether `text` has more than `maximumLength` characters (its UTF-8 length first:
     /// counting characters walks the whole string).
     static func isTooLong(_ text: String) -> Bool { text.utf8.count > maximumLength && text.count > maximumLength }
+
+    /// The colours of named runs, `runs.NAME.foregroundColor` and
+    /// `runs.NAME.backgroundColor`, animate before they are set.
+    @Sendable static func runShape(_ path: KeyPath) -> ValueType? {
+        let c = path.components
+        return c.count == 3 && c[0] == "runs" && (c[2] == "foregroundColor" || c[2] == "backgroundColor") ? .color : nil
+    }
 
     /// What is wrong with `text` as a text layer's attributed string, nil when nothing.
     @Sendable static func attributedProblem(_ text: String) -> String? {

@@ -92,6 +92,8 @@ public struct TextLayout {
     public let runs: [AttributedRun]
     /// The pixel size of each glyph style (`PositionedGlyph.style`).
     public let styleSizes: [Double]
+    /// `styleSizes` in 1/64 px, as the glyph cache takes them.
+    private let sizes64: [Int]
     /// For each scalar, its run's index in `runs` (empty for plain text).
     let runOfScalar: [Int]
     let spans: StyleSpans
@@ -146,6 +148,7 @@ public struct TextLayout {
             : StyleSpans(
                 SpanStyle(font: font, size: style.fontSize, features: style.features, letterSpacing: style.letterSpacing, rise: 0))
         styleSizes = spans.styles.map(\.size)
+        sizes64 = styleSizes.map { Int(($0 * 64).rounded()) }
 
         let scalars = Array(string.unicodeScalars)
         // Tabs are set as spaces (there are no tab stops); fonts have no glyph for them.
@@ -172,7 +175,6 @@ public struct TextLayout {
     /// The same, with each glyph's first character (an index into the text's scalars),
     /// for attributed texts whose runs colour glyphs differently.
     public func forEachGlyph(_ body: (_ mask: GlyphMask, _ x: Int, _ y: Int, _ cluster: Int) throws -> Void) rethrows {
-        let sizes64 = styleSizes.map { Int(($0 * 64).rounded()) }
         guard sizes64.contains(where: { $0 > 0 }) else { return }
         for line in lines {
             for glyph in line.glyphs {

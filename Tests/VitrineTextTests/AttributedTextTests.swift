@@ -36,7 +36,7 @@ import VitrineCore
         #expect(p[0].1.family == "DejaVu Serif" && p[0].1.size == 20)
         #expect(p[1].1.style == .italic && p[1].1.family == "DejaVu Serif")
         #expect(p[2].1.sizeScale == 1.2 && p[2].1.size == 20)
-        #expect(p[3].1.underline == .double && p[3].1.strikethrough == true && p[3].1.rise == 2 && p[3].1.letterSpacing == 4.0 / 3)
+        #expect(p[3].1.underline == .double && p[3].1.strikethrough == true && p[3].1.rise == 2 && p[3].1.letterSpacing == 1)
         #expect(p[4].1.family == "monospace")
     }
 

@@ -180,7 +180,9 @@ let package = Package(
             providers: [.apt(["libcairo2-dev"])]),
         .target(
             name: "VitrineText",
-            dependencies: ["VitrineCore", "VitrineFormat", "VitrineRaster", "CFreeType", "CHarfBuzz", "CFontconfig", "CFriBidi", "CUnibreak", "CThai"],
+            dependencies: [
+                "VitrineCore", "VitrineFormat", "VitrineJSON", "VitrineRaster", "CFreeType", "CHarfBuzz", "CFontconfig", "CFriBidi", "CUnibreak", "CThai",
+            ],
             swiftSettings: [optimizedInDebug, frameRelease()]),
         .systemLibrary(
             name: "CFreeType", path: "Sources/CFreeType", pkgConfig: "freetype2",

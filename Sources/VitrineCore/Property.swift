@@ -151,11 +151,18 @@ public struct LayerKind: Sendable {
     /// stroke), for damage; nil when it draws inside them.
     public let contentReach: ContentReach?
 
+    /// The type of custom key paths the kind's content gives a meaning to before they are
+    /// set (a text layer's `runs.NAME.foregroundColor` is a colour), nil for the others:
+    /// such paths can be animated and set without being set first.
+    public let customShape: (@Sendable (KeyPath) -> ValueType?)?
+
     /// A kind with the base properties followed by `extraProperties`.
     public init(
-        name: String, extraProperties: [PropertyDescriptor] = [], customPropertiesAffectDisplay: Bool = false, contentReach: ContentReach? = nil
+        name: String, extraProperties: [PropertyDescriptor] = [], customPropertiesAffectDisplay: Bool = false, contentReach: ContentReach? = nil,
+        customShape: (@Sendable (KeyPath) -> ValueType?)? = nil
     ) {
         self.name = name
+        self.customShape = customShape
         self.customPropertiesAffectDisplay = customPropertiesAffectDisplay
         self.contentReach = contentReach
         properties = BaseProperty.descriptors + extraProperties

@@ -64,6 +64,10 @@ extension Value {
             guard let b = json.bool else { throw wrong(type.phrase) }
             self = .bool(b)
         case .string:
+            if let list = json.array, !list.isEmpty, Self.takesJSONText(keyPath) {
+                self = .string(json.text)
+                return
+            }
             guard let s = json.string else { throw wrong(type.phrase) }
             self = .string(s)
         case .dictionary:
@@ -77,6 +81,14 @@ extension Value {
             }
             self = .array(values)
         }
+    }
+
+    /// String properties that also take a JSON list, kept as its JSON text: a text
+    /// layer's `attributedString` written as runs.
+    static let jsonTextProperties = ["attributedString"]
+
+    private static func takesJSONText(_ keyPath: String) -> Bool {
+        jsonTextProperties.contains { keyPath == $0 || keyPath.hasSuffix("." + $0) }
     }
 
     /// The value as JSON, in the forms `init(json:as:at:)` reads.

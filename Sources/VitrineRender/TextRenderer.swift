@@ -21,6 +21,9 @@ public final class TextRenderer: ContentRenderer {
     /// The text of the last nodes read (`RecentContents`): a bound template is filled once
     /// a frame instead of three times or more.
     private var recent = RecentContents<TextLayerContent>()
+    /// Attributed strings read, by their text: a run's colour animation reads the layer
+    /// every frame without parsing or laying out again.
+    private var parsed: [String: AttributedText] = [:]
 
     public init(library: FontLibrary, kind: LayerKind = TextLayer.textLayerKind) {
         self.library = library
@@ -30,6 +33,7 @@ public final class TextRenderer: ContentRenderer {
 
     private struct LayoutKey: Hashable {
         let string: String
+        let attributed: String
         let style: TextStyle
         let box: Size
     }
@@ -43,19 +47,27 @@ public final class TextRenderer: ContentRenderer {
             return
         }
         // A transparent text colour still leaves colour glyphs (emoji) to draw.
-        guard !content.string.isEmpty, opacity > 0 else { return }
+        guard !content.string.isEmpty || !content.attributedString.isEmpty, opacity > 0 else { return }
         let color = premultiplied(content.foregroundColor, opacity)
         let bounds = node.values.rect(.bounds)
+        func paint(_ layout: TextLayout, on surface: Surface, x: Int, y: Int, clip: Clip?) {
+            if content.attributedString.isEmpty {
+                blit(layout, on: surface, x: x, y: y, color: color, opacity: opacity, clip: clip)
+            } else {
+                RichTextPainter(layout: layout, foregroundColor: content.foregroundColor, custom: node.values.custom, opacity: opacity)
+                    .draw(on: surface, x: x, y: y, opacity: opacity, clip: clip)
+            }
+        }
         if transform.translatesOnly {
             guard let layout = layout(content, scale: 1) else { return }
             let ox = Int((transform.tx + bounds.minX).rounded()), oy = Int((transform.ty + bounds.minY).rounded())
-            blit(layout, on: surface, x: ox, y: oy, color: color, opacity: opacity, clip: clip)
+            paint(layout, on: surface, x: ox, y: oy, clip: clip)
             return
         }
         guard let scale = transform.glyphScale, let layout = layout(content, scale: scale),
             let offscreen = ScaledOffscreen(bounds: bounds, scale: scale)
         else { return }
-        blit(layout, on: offscreen.surface, x: 0, y: 0, color: color, opacity: opacity, clip: nil)
+        paint(layout, on: offscreen.surface, x: 0, y: 0, clip: nil)
         offscreen.draw(on: surface, transform: transform, clip: clip)
     }
 
@@ -104,6 +116,15 @@ public final class TextRenderer: ContentRenderer {
         return text
     }
 
+    /// `text` read as an attributed string, from the memo when read before.
+    private func attributed(_ text: String) -> AttributedText? {
+        if let hit = parsed[text] { return hit }
+        guard let value = try? AttributedText(parsing: text) else { return nil }
+        if parsed.count >= capacity { parsed.removeAll(keepingCapacity: true) }
+        parsed[text] = value
+        return value
+    }
+
     /// Draws the glyphs in `color`, colour glyphs in their own colours with `opacity`.
     private func blit(_ layout: TextLayout, on surface: Surface, x: Int, y: Int, color: PremultipliedColor, opacity: Double, clip: Clip?) {
         layout.forEachGlyph { mask, gx, gy in
@@ -126,9 +147,16 @@ public final class TextRenderer: ContentRenderer {
         style.fontSize *= scale
         style.letterSpacing *= scale
         let box = Size(width: abs(content.boxSize.width) * scale, height: abs(content.boxSize.height) * scale)
-        let key = LayoutKey(string: content.string, style: style, box: box)
+        let key = LayoutKey(string: content.string, attributed: content.attributedString, style: style, box: box)
         if let cached = layouts[key] { return cached }
-        guard let layout = try? TextLayout(content.string, style: style, width: box.width, height: box.height, library: library) else { return nil }
+        let made: TextLayout?
+        if content.attributedString.isEmpty {
+            made = try? TextLayout(content.string, style: style, width: box.width, height: box.height, library: library)
+        } else {
+            guard let text = attributed(content.attributedString) else { return nil }
+            made = try? TextLayout(text.scaled(by: scale), style: style, width: box.width, height: box.height, library: library)
+        }
+        guard let layout = made else { return nil }
         if layouts.count >= capacity { layouts.removeAll(keepingCapacity: true) }
         layouts[key] = layout
         return layout

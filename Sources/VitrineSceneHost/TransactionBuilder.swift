@@ -237,6 +237,7 @@ struct TransactionBuilder {
         if let shape = kind.valueShape(at: path) { return shape }
         if let pending = pendingCustom[id]?[path.description] { return (pending.type, nil) }
         if let existing = try? scene.modelValue(path, of: id) { return (existing.type, nil) }
+        if let type = kind.customShape?(path) { return (type, nil) }
         return nil
     }
 }

@@ -3,7 +3,7 @@
 struct LineSetter {
     let scalars: [Unicode.Scalar]
     let codepoints: [UInt32]
-    let font: ResolvedFont
+    let spans: StyleSpans
     let style: TextStyle
     let width: Double?
 
@@ -21,31 +21,29 @@ struct LineSetter {
 
     private struct SetLine {
         var range: Range<Int>
-        var glyphs: [(FontFace, ShapedGlyph, x: Double, cluster: Int)]
+        var glyphs: [(PlacedGlyph, cluster: Int)]
         var width: Double
         var direction: TextDirection
         var isTruncated: Bool
     }
 
-    init(scalars: [Unicode.Scalar], codepoints: [UInt32], font: ResolvedFont, style: TextStyle, width: Double?) {
+    init(scalars: [Unicode.Scalar], codepoints: [UInt32], spans: StyleSpans, style: TextStyle, width: Double?) {
         self.scalars = scalars
         self.codepoints = codepoints
-        self.font = font
+        self.spans = spans
         self.style = style
         self.width = width
         language = ShapingLanguage(style.language)
     }
 
     private func options(direction: TextDirection?, neutral: TextDirection) -> ParagraphOptions {
-        ParagraphOptions(
-            size: style.fontSize, features: style.features, direction: direction, neutralDirection: neutral,
-            language: language, letterSpacing: style.letterSpacing)
+        ParagraphOptions(direction: direction, neutralDirection: neutral, language: language)
     }
 
     /// Shapes the paragraph `range` and breaks it into lines.
     mutating func add(paragraph range: Range<Int>) {
         let p = ShapedParagraph(
-            scalars: scalars, codepoints: codepoints, range: range, font: font,
+            scalars: scalars, codepoints: codepoints, range: range, spans: spans,
             options: options(direction: style.direction, neutral: paragraphs.last?.direction ?? .leftToRight))
         paragraphs.append(p)
         let ranges =
@@ -66,25 +64,51 @@ struct LineSetter {
         pending = Array(pending.prefix(count - 1)) + [last]
     }
 
-    /// The lines, aligned and positioned.
+    /// The lines, aligned and positioned. Lines are `metrics.lineHeight` apart; with
+    /// several styles each line is as tall as its styles' ascents and descents (raised or
+    /// lowered by their rise) ask, as in Pango.
     func finish(metrics: FontMetrics) -> [TextLine] {
         let set = pending.map(setLine)
         let boxWidth = width ?? set.map(\.width).max() ?? 0
+        var top = 0.0
         return set.enumerated().map { i, line in
-            let baseline = Double(i) * metrics.lineHeight + metrics.ascent
+            var baseline = Double(i) * metrics.lineHeight + metrics.ascent
+            var (ascent, descent) = (metrics.ascent, metrics.descent)
+            if !spans.index.isEmpty {
+                (ascent, descent) = extent(line, metrics: metrics)
+                baseline = top + ascent
+                top = baseline + descent + metrics.lineGap
+            }
             let x: Double
             switch resolvedAlignment(line.direction) {
             case .right: x = boxWidth - line.width
             case .center: x = (boxWidth - line.width) / 2
             default: x = 0
             }
-            let glyphs = line.glyphs.map { face, g, gx, cluster in
-                PositionedGlyph(face: face, glyphID: g.glyphID, x: x + gx, y: baseline + g.yOffset, cluster: cluster)
+            let glyphs = line.glyphs.map { p, cluster in
+                PositionedGlyph(
+                    face: p.face, glyphID: p.glyph.glyphID, x: x + p.x, y: baseline + p.glyph.yOffset - spans.styles[p.style].rise,
+                    cluster: cluster, style: p.style, advance: p.advance)
             }
             return TextLine(
-                range: line.range, baseline: baseline, x: x, width: line.width, direction: line.direction,
+                range: line.range, baseline: baseline, ascent: ascent, descent: descent, x: x, width: line.width, direction: line.direction,
                 isTruncated: line.isTruncated, glyphs: glyphs)
         }
+    }
+
+    /// The ascent and descent of a line of several styles: the largest of its glyphs'
+    /// styles, or of the style at its start when it has no glyphs.
+    private func extent(_ line: SetLine, metrics: FontMetrics) -> (ascent: Double, descent: Double) {
+        var used = Set(line.glyphs.map(\.0.style))
+        if used.isEmpty { used.insert(spans.style(at: min(line.range.lowerBound, max(0, scalars.count - 1)))) }
+        var ascent = -Double.infinity, descent = -Double.infinity
+        for k in used {
+            let s = spans.styles[k]
+            let m = s.metrics
+            ascent = max(ascent, m.ascent + s.rise)
+            descent = max(descent, m.descent - s.rise)
+        }
+        return (ascent, descent)
     }
 
     private func resolvedAlignment(_ direction: TextDirection) -> TextAlignment {
@@ -107,7 +131,7 @@ struct LineSetter {
         }
         let (glyphs, w) = p.glyphs(in: trimmed, extraPerSpace: extra)
         return SetLine(
-            range: trimmed, glyphs: glyphs.map { ($0.0, $0.1, $0.x, $0.1.cluster) }, width: w,
+            range: trimmed, glyphs: glyphs.map { ($0, $0.glyph.cluster) }, width: w,
             direction: p.direction, isTruncated: false)
     }
 
@@ -115,9 +139,10 @@ struct LineSetter {
     /// reshaped as a new paragraph so that joining and kerning at the cut are right.
     private func truncate(_ p: ShapedParagraph, _ r: Range<Int>, width: Double) -> SetLine {
         let ellipsis: Unicode.Scalar = "\u{2026}"
+        let cutStyle = spans.styles[spans.style(at: min(max(r.lowerBound, r.upperBound - 1), max(0, scalars.count - 1)))]
         let ellipsisWidth =
-            Shaper.shape(String(ellipsis), face: font.face(for: ellipsis), size: style.fontSize, language: language.tag).advance
-            + style.letterSpacing
+            Shaper.shape(String(ellipsis), face: cutStyle.font.face(for: ellipsis), size: cutStyle.size, language: language.tag).advance
+            + cutStyle.letterSpacing
         let budget = width - ellipsisWidth
         let cuts = r.filter { p.isCut($0) } + [r.upperBound]
 
@@ -143,13 +168,14 @@ struct LineSetter {
             let syntheticCodepoints = Array(codepoints[prefix]) + [ellipsis.value] + Array(codepoints[suffix])
             let map = Array(prefix) + [cuts[head]] + Array(suffix)
             let q = ShapedParagraph(
-                scalars: synthetic, codepoints: syntheticCodepoints, range: 0..<synthetic.count, font: font,
+                scalars: synthetic, codepoints: syntheticCodepoints, range: 0..<synthetic.count,
+                spans: spans.remapped(Array(prefix) + [max(r.lowerBound, cuts[head] - 1)] + Array(suffix)),
                 options: options(direction: p.direction, neutral: p.direction))
             let (glyphs, w) = q.glyphs(in: q.range)
             let canShrink = head > 0 || tail < cuts.count - 1
             if w <= width + 1e-6 || !canShrink {
                 return SetLine(
-                    range: r, glyphs: glyphs.map { ($0.0, $0.1, $0.x, map[$0.1.cluster]) }, width: w,
+                    range: r, glyphs: glyphs.map { ($0, map[$0.glyph.cluster]) }, width: w,
                     direction: p.direction, isTruncated: true)
             }
             let shrinkHead = head > 0 && (tail == cuts.count - 1 || prefixWidth(head) >= suffixWidth(tail))

@@ -4,6 +4,8 @@ import CHarfBuzz
 struct ParagraphRun {
     let shaped: ShapedRun
     let level: UInt8
+    /// The run's style in the paragraph's `StyleSpans`.
+    let style: Int
     /// Letter spacing before each glyph (in visual order), in pixels.
     let padBefore: [Double]
     /// Letter spacing after each glyph.
@@ -12,20 +14,16 @@ struct ParagraphRun {
 
 /// How a paragraph is shaped apart from its text and font.
 struct ParagraphOptions {
-    var size: Double
-    var features: [FontFeature]
     /// The forced base direction, or nil to take it from the text.
     var direction: TextDirection?
     /// The base direction of a paragraph without strong characters (that of the one
     /// before, as in Pango).
     var neutralDirection: TextDirection = .leftToRight
     var language: ShapingLanguage
-    /// Extra advance per grapheme cluster, in pixels.
-    var letterSpacing: Double = 0
 }
 
-/// One paragraph (text between hard line breaks) split into runs by font fallback, script
-/// and bidi level, each run shaped with the paragraph around it as context.
+/// One paragraph (text between hard line breaks) split into runs by font fallback, script,
+/// bidi level and style (font, size, features, letter spacing, rise), each run shaped with the paragraph around it as context.
 ///
 /// Lines are later cut from these runs at cluster boundaries without shaping again; that
 /// is exact at spaces and approximate only where a word itself is split.
@@ -46,31 +44,31 @@ struct ShapedParagraph {
     /// For each scalar of `range`, true when a grapheme cluster (UAX #29) starts there.
     let graphemeStarts: [Bool]
 
-    init(scalars: [Unicode.Scalar], codepoints: [UInt32], range: Range<Int>, font: ResolvedFont, options: ParagraphOptions) {
+    init(scalars: [Unicode.Scalar], codepoints: [UInt32], range: Range<Int>, spans: StyleSpans, options: ParagraphOptions) {
         self.scalars = scalars
         self.range = range
         let bidi = BidiLevels(scalars[range], direction: options.direction, neutral: options.neutralDirection)
         level = bidi.paragraphLevel
         let graphemes = LineBreaking.graphemeStarts(scalars, range: range)
         graphemeStarts = graphemes
-        let items = Self.itemize(scalars, range: range, levels: bidi.levels, font: font)
-        var features = options.features
-        if options.letterSpacing != 0 { features = Self.ligaturesOff + features }
+        let items = Self.itemize(scalars, range: range, levels: bidi.levels, spans: spans)
         runs = items.map { item in
+            let style = spans.styles[item.style]
             let shaped = Shaper.shape(
-                codepoints, range: item.range, face: item.face, size: options.size, features: features,
+                codepoints, range: item.range, face: item.face, size: style.size,
+                features: style.letterSpacing != 0 ? Self.ligaturesOff + style.features : style.features,
                 direction: item.level & 1 == 1 ? .rightToLeft : .leftToRight, script: item.script,
                 language: options.language)
-            let spacing = item.script.isCursive ? 0 : options.letterSpacing / 2
+            let spacing = Self.distributed(item.script.isCursive ? 0 : style.letterSpacing)
             var before = [Double](repeating: 0, count: shaped.glyphs.count)
             var after = before
-            if spacing != 0 {
+            if style.letterSpacing != 0, !item.script.isCursive {
                 for (i, g) in shaped.glyphs.enumerated() where graphemes[g.cluster - range.lowerBound] {
-                    if i == 0 || shaped.glyphs[i - 1].cluster != g.cluster { before[i] = spacing }
-                    if i == shaped.glyphs.count - 1 || shaped.glyphs[i + 1].cluster != g.cluster { after[i] = spacing }
+                    if i == 0 || shaped.glyphs[i - 1].cluster != g.cluster { before[i] = spacing.before }
+                    if i == shaped.glyphs.count - 1 || shaped.glyphs[i + 1].cluster != g.cluster { after[i] = spacing.after }
                 }
             }
-            return ParagraphRun(shaped: shaped, level: item.level, padBefore: before, padAfter: after)
+            return ParagraphRun(shaped: shaped, level: item.level, style: item.style, padBefore: before, padAfter: after)
         }
         var advances = [Double](repeating: 0, count: range.count)
         var starts = [Bool](repeating: false, count: range.count)
@@ -85,6 +83,15 @@ struct ShapedParagraph {
         for a in advances { sums.append(sums.last! + a) }
         prefixWidths = sums
         clusterStarts = starts
+    }
+
+    /// Letter spacing split into the space before and after a cluster as Pango splits it
+    /// (in 1/1024 px; a whole number of pixels puts the larger whole half before).
+    static func distributed(_ spacing: Double) -> (before: Double, after: Double) {
+        let units = Int((spacing * 1024).rounded())
+        var left = units / 2
+        if units & 1023 == 0 { left = (left + 512) & ~1023 }
+        return (Double(left) / 1024, Double(units - left) / 1024)
     }
 
     /// Letter spacing turns off the ligatures that join letters into one glyph, as in
@@ -129,8 +136,9 @@ struct ShapedParagraph {
     /// The glyphs of the scalars `r`, in visual order, with pen positions starting at 0;
     /// `extraPerSpace` widens every space (justification). Letter spacing goes between
     /// glyphs, not before the first or after the last (as in Pango). Returns the glyphs
-    /// and the advance width.
-    func glyphs(in r: Range<Int>, extraPerSpace: Double = 0) -> (glyphs: [(FontFace, ShapedGlyph, x: Double)], width: Double) {
+    /// and the advance width; each glyph with its run's style and its advance (letter
+    /// spacing and justification included).
+    func glyphs(in r: Range<Int>, extraPerSpace: Double = 0) -> (glyphs: [PlacedGlyph], width: Double) {
         var slices: [(run: ParagraphRun, glyphs: ClosedRange<Int>)] = []
         var levels: [UInt8] = []
         for run in runs where run.shaped.range.overlaps(r) {
@@ -141,7 +149,7 @@ struct ShapedParagraph {
             slices.append((run, first...last))
             levels.append(run.level)
         }
-        var out: [(FontFace, ShapedGlyph, x: Double)] = []
+        var out: [PlacedGlyph] = []
         var pen = 0.0
         var lastPad = 0.0
         for i in visualOrder(levels: levels) {
@@ -149,10 +157,12 @@ struct ShapedParagraph {
             for k in slices[i].glyphs {
                 let g = run.shaped.glyphs[k]
                 if !out.isEmpty { pen += run.padBefore[k] }
-                out.append((run.shaped.face, g, pen + g.xOffset))
+                let start = pen
+                out.append(PlacedGlyph(face: run.shaped.face, glyph: g, x: pen + g.xOffset, style: run.style, advance: 0))
                 pen += g.xAdvance + run.padAfter[k]
                 lastPad = run.padAfter[k]
                 if extraPerSpace != 0, scalars[g.cluster] == " " { pen += extraPerSpace }
+                out[out.count - 1].advance = pen - start
             }
         }
         return (out, pen - lastPad)
@@ -163,20 +173,26 @@ struct ShapedParagraph {
         var face: FontFace
         var script: hb_script_t
         var level: UInt8
+        var style: Int
     }
 
-    /// Splits `range` into maximal runs of one face, script and level. Spaces, punctuation
-    /// and marks join the run before them when its face has them.
-    private static func itemize(_ scalars: [Unicode.Scalar], range: Range<Int>, levels: [UInt8], font: ResolvedFont) -> [Item] {
+    /// Splits `range` into maximal runs of one face, script, level and style. Spaces,
+    /// punctuation and marks join the run before them when its face has them.
+    private static func itemize(_ scalars: [Unicode.Scalar], range: Range<Int>, levels: [UInt8], spans: StyleSpans) -> [Item] {
         let scripts = range.map { script(of: scalars[$0]) }
         let firstReal = scripts.first { !$0.isCommonOrInherited } ?? HB_SCRIPT_COMMON
         var items: [Item] = []
         var currentScript = firstReal
         var previousFace: FontFace?
+        var previousStyle = -1
         let emoji = EmojiSequences(scalars, range: range)
         for i in range {
             let k = i - range.lowerBound
             let scalar = scalars[i]
+            let style = spans.style(at: i)
+            let font = spans.styles[style].font
+            if style != previousStyle { previousFace = nil }
+            previousStyle = style
             if !scripts[k].isCommonOrInherited { currentScript = scripts[k] }
             let face: FontFace
             if let sequence = emoji.sequence(containing: i), let emojiFace = font.emojiFace(for: scalars[sequence]) {
@@ -189,15 +205,26 @@ struct ShapedParagraph {
                 face = font.face(for: scalar)
             }
             previousFace = face
-            if var last = items.last, last.face === face, last.script == currentScript, last.level == levels[k] {
+            if var last = items.last, last.face === face, last.script == currentScript, last.level == levels[k], last.style == style {
                 last.range = last.range.lowerBound..<(i + 1)
                 items[items.count - 1] = last
             } else {
-                items.append(Item(range: i..<(i + 1), face: face, script: currentScript, level: levels[k]))
+                items.append(Item(range: i..<(i + 1), face: face, script: currentScript, level: levels[k], style: style))
             }
         }
         return items
     }
+}
+
+/// A glyph of a line as `ShapedParagraph.glyphs(in:)` places it.
+struct PlacedGlyph {
+    let face: FontFace
+    let glyph: ShapedGlyph
+    /// The pen position plus the glyph's offset, from the line's start.
+    let x: Double
+    let style: Int
+    /// How far the pen moved for it.
+    var advance: Double
 }
 
 extension hb_script_t {

@@ -12,6 +12,10 @@ public enum TextLayer {
     /// `language` (a BCP 47 tag, empty for the layer's `locale`) guides shaping and line
     /// breaking; `direction` (`auto`, `ltr`, `rtl`) sets the paragraphs' base direction;
     /// `letterSpacing` (pixels, animatable) spaces grapheme clusters.
+    /// `attributedString`, when not empty, replaces `string` and `template`: Pango markup
+    /// or a JSON list of runs (`AttributedText`) whose runs set fonts, colours and
+    /// decorations over the layer's own; a named run's colours animate through the custom
+    /// key paths `runs.NAME.foregroundColor` and `runs.NAME.backgroundColor`.
     public static let textLayerKind = kind()
 
     /// The text kind whose layers that name no `font` take `defaultFamily`
@@ -36,7 +40,8 @@ public enum TextLayer {
                 PropertyDescriptor("language", .string(""), animatable: false, check: languageProblem),
                 PropertyDescriptor("direction", .string("auto"), animatable: false, allowed: ["auto", "ltr", "rtl"]),
                 PropertyDescriptor("letterSpacing", .number(0), range: -maximumFontSize...maximumFontSize),
-            ], customPropertiesAffectDisplay: true)
+                PropertyDescriptor("attributedString", .string(""), animatable: false, check: attributedProblem),
+            ], customPropertiesAffectDisplay: true, customShape: runShape)
     }
 }
 
@@ -65,6 +70,24 @@ extension TextLayer {
     /// counting characters walks the whole string).
     static func isTooLong(_ text: String) -> Bool { text.utf8.count > maximumLength && text.count > maximumLength }
 
+    /// The colours of named runs, `runs.NAME.foregroundColor` and
+    /// `runs.NAME.backgroundColor`, animate before they are set.
+    @Sendable static func runShape(_ path: KeyPath) -> ValueType? {
+        let c = path.components
+        return c.count == 3 && c[0] == "runs" && (c[2] == "foregroundColor" || c[2] == "backgroundColor") ? .color : nil
+    }
+
+    /// What is wrong with `text` as a text layer's attributed string, nil when nothing.
+    @Sendable static func attributedProblem(_ text: String) -> String? {
+        guard !text.isEmpty else { return nil }
+        do {
+            let parsed = try AttributedText(parsing: text)
+            return lengthProblem(parsed.string)
+        } catch {
+            return error.message
+        }
+    }
+
     /// What is wrong with `text` as a text layer's string or template, nil when nothing.
     @Sendable static func lengthProblem(_ text: String) -> String? {
         guard isTooLong(text) else { return nil }
@@ -84,6 +107,9 @@ extension LayerKind {
 /// A text layer's properties, read from its values.
 public struct TextLayerContent: Hashable, Sendable {
     public var string: String
+    /// The `attributedString` as written (markup or JSON runs); when not empty it is
+    /// drawn instead of `string`.
+    public var attributedString: String
     public var style: TextStyle
     public var foregroundColor: Color
     /// The layer's bounds size: lines wrap, truncate and align in its width.
@@ -93,7 +119,7 @@ public struct TextLayerContent: Hashable, Sendable {
     /// on every frame a text layer animates.
     public struct Slots: Sendable {
         public let template, string, locale, font, fontSize, alignment, isWrapped, truncation, foregroundColor: Int?
-        public let language, direction, letterSpacing: Int?
+        public let language, direction, letterSpacing, attributedString: Int?
 
         public init(kind: LayerKind) {
             template = kind.slot(of: "template")
@@ -108,6 +134,7 @@ public struct TextLayerContent: Hashable, Sendable {
             language = kind.slot(of: "language")
             direction = kind.slot(of: "direction")
             letterSpacing = kind.slot(of: "letterSpacing")
+            attributedString = kind.slot(of: "attributedString")
         }
     }
 
@@ -123,6 +150,7 @@ public struct TextLayerContent: Hashable, Sendable {
         func value(_ slot: Int?) -> Value? { slot.map { values[slot: $0] } }
         let template = value(slots.template)?.string ?? ""
         let locale = value(slots.locale)?.string ?? "en_US"
+        attributedString = value(slots.attributedString)?.string ?? ""
         string = template.isEmpty ? value(slots.string)?.string ?? "" : TextTemplate(template).render(values.custom, locale: locale)
         if TextLayer.isTooLong(string) {
             string = String(string.prefix(TextLayer.maximumLength - 1)) + "…"

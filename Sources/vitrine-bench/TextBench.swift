@@ -17,6 +17,11 @@ import VitrineText
 /// the first. Cold (`_cold_ms`): the glyph masks rendered afresh — Vitrine's glyph cache
 /// emptied, Pango given a new font map (its fonts' glyph caches are new).
 ///
+/// `text.rich`: the same paragraph as Pango markup in 40 style runs (bold, italic,
+/// colours, a larger size, a serif family, underline, background, letter spacing):
+/// parsing, layout and drawing, warm and cold as above, beside Pango given the same
+/// markup.
+///
 /// Then `text.social_wall` (SocialWallBench.swift).
 func runTextBenchmarks(_ options: [String]) {
     let quick = options.contains("--quick")
@@ -51,6 +56,21 @@ private final class TextBench {
             i += 1
         }
         paragraph = String(text.prefix(2000))
+    }
+
+    /// `paragraph` as markup: 40 runs of 50 characters, each styled differently.
+    var markup: String {
+        let styles = [
+            ("<b>", "</b>"), ("<i>", "</i>"), ("<span foreground=\"#c00000\">", "</span>"), ("", ""),
+            ("<span size=\"20pt\">", "</span>"), ("<span font_family=\"DejaVu Serif\">", "</span>"), ("<u>", "</u>"),
+            ("<span background=\"#ffe000\" foreground=\"#0000c0\">", "</span>"), ("<span letter_spacing=\"1024\">", "</span>"),
+            ("<span weight=\"bold\" foreground=\"#008000\" font_features=\"tnum\">", "</span>"),
+        ]
+        let characters = Array(paragraph)
+        return stride(from: 0, to: characters.count, by: 50).enumerated().map { k, start in
+            let (open, close) = styles[k % styles.count]
+            return open + String(characters[start..<min(characters.count, start + 50)]) + close
+        }.joined()
     }
 
     func run() throws {
@@ -88,6 +108,37 @@ private final class TextBench {
                     "{\"bench\":\"text.paragraph\",\"characters\":%d,\"lines\":%d,\"pango_lines\":%d,\"vitrine_ms\":%.3f,\"pango_ms\":%.3f,\"ratio\":%.3f,\"vitrine_cold_ms\":%.3f,\"pango_cold_ms\":%.3f,\"cold_ratio\":%.3f}",
                 paragraph.count, lines, pango.lineCount(paragraph), v, p, v / p, vc, pc, vc / pc))
         fflush(nil)
+        try runRich(library: library, surface: surface, pango: pango)
+    }
+
+    func runRich(library: FontLibrary, surface: Surface, pango: PangoDrawer) throws {
+        let markup = self.markup
+        let style = TextStyle(font: FontDescriptor(family: family), fontSize: size, isWrapped: true)
+        func vitrine(cold: Bool) {
+            if cold { library.glyphCache.removeAll() }
+            guard let text = try? AttributedText(parsing: markup),
+                let layout = try? TextLayout(text, style: style, width: lineWidth, library: library)
+            else { return }
+            RichTextPainter(layout: layout, foregroundColor: .black).draw(on: surface, x: 40, y: 40)
+        }
+        let runs = (try? AttributedText(parsing: markup))?.runs.count ?? 0
+        let lines = (try? TextLayout(AttributedText(parsing: markup), style: style, width: lineWidth, library: library))?.lines.count ?? 0
+        vitrine(cold: true)
+        pango.draw(markup, freshFonts: true, markup: true)
+        var ours: [Double] = [], theirs: [Double] = [], oursCold: [Double] = [], theirsCold: [Double] = []
+        for _ in 0..<repetitions {
+            theirs.append(time { pango.draw(markup, freshFonts: false, markup: true) })
+            ours.append(time { vitrine(cold: false) })
+            theirsCold.append(time { pango.draw(markup, freshFonts: true, markup: true) })
+            oursCold.append(time { vitrine(cold: true) })
+        }
+        let (v, p, vc, pc) = (median(ours), median(theirs), median(oursCold), median(theirsCold))
+        print(
+            String(
+                format:
+                    "{\"bench\":\"text.rich\",\"characters\":%d,\"runs\":%d,\"lines\":%d,\"pango_lines\":%d,\"vitrine_ms\":%.3f,\"pango_ms\":%.3f,\"ratio\":%.3f,\"vitrine_cold_ms\":%.3f,\"pango_cold_ms\":%.3f,\"cold_ratio\":%.3f}",
+                paragraph.count, runs, lines, pango.lineCount(markup, markup: true), v, p, v / p, vc, pc, vc / pc))
+        fflush(nil)
     }
 
     func time(_ body: () -> Void) -> Double {
@@ -124,12 +175,12 @@ private final class PangoDrawer {
     }
 
     /// Lays `text` out and draws it; `freshFonts` starts from a new font map.
-    func draw(_ text: String, freshFonts: Bool) {
+    func draw(_ text: String, freshFonts: Bool, markup: Bool = false) {
         if freshFonts {
             g_object_unref(UnsafeMutableRawPointer(fontMap))
             fontMap = OpaquePointer(pango_cairo_font_map_new())
         }
-        let layout = makeLayout(text)
+        let layout = makeLayout(text, markup: markup)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         cairo_set_source_rgb(cairo, 0, 0, 0)
         cairo_move_to(cairo, 40, 40)
@@ -137,13 +188,13 @@ private final class PangoDrawer {
         cairo_surface_flush(surface)
     }
 
-    func lineCount(_ text: String) -> Int {
-        let layout = makeLayout(text)
+    func lineCount(_ text: String, markup: Bool = false) -> Int {
+        let layout = makeLayout(text, markup: markup)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         return Int(pango_layout_get_line_count(layout))
     }
 
-    private func makeLayout(_ text: String) -> OpaquePointer {
+    private func makeLayout(_ text: String, markup: Bool = false) -> OpaquePointer {
         let context = pango_font_map_create_context(UnsafeMutablePointer(fontMap))!
         defer { g_object_unref(UnsafeMutableRawPointer(context)) }
         pango_cairo_update_context(cairo, context)
@@ -155,7 +206,7 @@ private final class PangoDrawer {
         pango_font_description_free(description)
         pango_layout_set_width(layout, Int32(lineWidth * Double(PANGO_SCALE)))
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD)
-        pango_layout_set_text(layout, text, -1)
+        if markup { pango_layout_set_markup(layout, text, -1) } else { pango_layout_set_text(layout, text, -1) }
         return layout
     }
 }

@@ -18,6 +18,8 @@ final class PangoReference {
     struct Line {
         var start: Int
         var glyphs: [Glyph]
+        /// The baseline, down from the layout's top.
+        var baseline: Double = 0
     }
 
     private let surface: OpaquePointer
@@ -46,13 +48,13 @@ final class PangoReference {
     /// `direction` forces the base direction (nil: Pango's automatic one).
     func lines(
         _ text: String, family: String, size: Double, width: Double? = nil, letterSpacing: Double = 0,
-        language: String = "en", direction: Bool? = nil, weight: Int32 = 400, italic: Bool = false
+        language: String = "en", direction: Bool? = nil, weight: Int32 = 400, italic: Bool = false, markup: Bool = false
     ) -> [Line] {
         let layout = makeLayout(
             text, family: family, size: size, width: width, letterSpacing: letterSpacing, language: language,
-            rightToLeft: direction, weight: weight, italic: italic)
+            rightToLeft: direction, weight: weight, italic: italic, markup: markup)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
-        let scalarAt = Self.scalarIndices(text)
+        let scalarAt = Self.scalarIndices(String(cString: pango_layout_get_text(layout)))
         var lines: [Line] = []
         let iter = pango_layout_get_iter(layout)
         defer { pango_layout_iter_free(iter) }
@@ -61,12 +63,15 @@ final class PangoReference {
             let line = pango_layout_iter_get_line_readonly(iter)
             if line != currentLine, let line {
                 currentLine = line
-                lines.append(Line(start: scalarAt[Int(line.pointee.start_index)], glyphs: []))
+                lines.append(
+                    Line(
+                        start: scalarAt[Int(line.pointee.start_index)], glyphs: [],
+                        baseline: Double(pango_layout_iter_get_baseline(iter)) / Double(PANGO_SCALE)))
             }
             guard let run = pango_layout_iter_get_run_readonly(iter) else { continue }
             var logical = PangoRectangle()
             pango_layout_iter_get_run_extents(iter, nil, &logical)
-            let baseline = Double(pango_layout_iter_get_baseline(iter)) / Double(PANGO_SCALE)
+            let baseline = Double(pango_layout_iter_get_baseline(iter) - run.pointee.y_offset) / Double(PANGO_SCALE)
             var x = Double(logical.x) / Double(PANGO_SCALE)
             let glyphs = run.pointee.glyphs!.pointee
             let offset = Int(run.pointee.item.pointee.offset)
@@ -89,9 +94,10 @@ final class PangoReference {
 
     /// Lays out and draws `text` in black on white on a `width`×`height` image, as a
     /// Pango user's first frame would; returns the image's bytes (BGRA premultiplied).
-    func render(_ text: String, family: String, size: Double, width: Int, height: Int, weight: Int32 = 400, italic: Bool = false)
-        -> [UInt8]
-    {
+    func render(
+        _ text: String, family: String, size: Double, width: Int, height: Int, weight: Int32 = 400, italic: Bool = false,
+        markup: Bool = false
+    ) -> [UInt8] {
         let image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))!
         defer { cairo_surface_destroy(image) }
         let cr = cairo_create(image)!
@@ -101,7 +107,7 @@ final class PangoReference {
         cairo_set_source_rgb(cr, 0, 0, 0)
         let layout = makeLayout(
             text, family: family, size: size, width: Double(width), letterSpacing: 0, language: "en", rightToLeft: nil,
-            weight: weight, italic: italic)
+            weight: weight, italic: italic, markup: markup)
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
         pango_cairo_update_context(cr, context)
         pango_layout_context_changed(layout)
@@ -118,7 +124,7 @@ final class PangoReference {
 
     private func makeLayout(
         _ text: String, family: String, size: Double, width: Double?, letterSpacing: Double, language: String,
-        rightToLeft: Bool?, weight: Int32, italic: Bool
+        rightToLeft: Bool?, weight: Int32, italic: Bool, markup: Bool = false
     ) -> OpaquePointer {
         pango_context_set_language(context, pango_language_from_string(language))
         let layout = pango_layout_new(context)!
@@ -138,7 +144,7 @@ final class PangoReference {
         } else {
             pango_context_set_base_dir(context, PANGO_DIRECTION_LTR)
         }
-        pango_layout_set_text(layout, text, -1)
+        if markup { pango_layout_set_markup(layout, text, -1) } else { pango_layout_set_text(layout, text, -1) }
         if letterSpacing != 0 {
             let attributes = pango_attr_list_new()
             pango_attr_list_insert(attributes, pango_attr_letter_spacing_new(Int32((letterSpacing * Double(PANGO_SCALE)).rounded())))

@@ -501,12 +501,13 @@ static void implicit_sync(struct client *c, struct wl_surface *surface, int w, i
     commit(c, surface, buffer);
     printf("VITRINE-INFO disconnecting with a commit held (its fence unsignalled)\n");
     wl_display_disconnect(c->display);
+}
 
 /* ---------------------------------------------------------------- scanout */
 
-static int released[2];
-static void scanout_release(void *data, struct wl_buffer *b) { released[(intptr_t)data]++; }
-static const struct wl_scanout_listener scanout_listener = { scanout_release };
+static int scanout_released[2];
+static void scanout_release(void *data, struct wl_buffer *b) { scanout_released[(intptr_t)data]++; }
+static const struct wl_buffer_listener scanout_listener = { scanout_release };
 
 /* The output's frames shown directly (output.list's directFrames), by vitrinectl. */
 static long direct_frames(void)
@@ -587,16 +588,16 @@ static int scanout(int pid)
     long first = direct_frames();
     show_and_wait(&c, surface, buffers[0]);
     wl_display_roundtrip(c.display);
-    if (released[0]) fail("%s", "the buffer on screen was released");
+    if (scanout_released[0]) fail("%s", "the buffer on screen was released");
     show_and_wait(&c, surface, buffers[1]);
     /* released once the flip to the second buffer has completed, which may come after the frame callback */
-    for (int i = 0; i < 100 && !released[0]; i++) {
+    for (int i = 0; i < 100 && !scanout_released[0]; i++) {
         wl_display_roundtrip(c.display);
         usleep(10000);
     }
-    if (released[0] != 1 || released[1]) {
-        printf("VITRINE-INFO releases: %d of the buffer flipped away from, %d of the one on screen; %ld frames scanned out\n", released[0],
-               released[1], direct_frames() - first);
+    if (scanout_released[0] != 1 || scanout_released[1]) {
+        printf("VITRINE-INFO releases: %d of the buffer flipped away from, %d of the one on screen; %ld frames scanned out\n", scanout_released[0],
+               scanout_released[1], direct_frames() - first);
         fail("%s", "the buffer flipped away from was not released once (or the one on screen was)");
     }
     long direct = alternate(&c, surface, buffers, pid);

@@ -258,6 +258,22 @@ static void top_configure(void *data, struct xdg_toplevel *t, int32_t w, int32_t
 }
 static void top_close(void *data, struct xdg_toplevel *t) {}
 static const struct xdg_toplevel_listener toplevel_listener = { top_configure, top_close };
+
+/* A toplevel (app id "dmabuf") of `c`, once configured with a size. */
+static struct wl_surface *toplevel(struct client *c)
+{
+    struct wl_surface *surface = wl_compositor_create_surface(c->compositor);
+    struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(c->wm, surface);
+    xdg_surface_add_listener(xs, &xdg_surface_listener, c);
+    struct xdg_toplevel *top = xdg_surface_get_toplevel(xs);
+    xdg_toplevel_add_listener(top, &toplevel_listener, c);
+    xdg_toplevel_set_app_id(top, "dmabuf");
+    wl_surface_commit(surface);
+    while (!c->configured && wl_display_dispatch(c->display) >= 0) {}
+    if (c->width <= 0 || c->height <= 0) fail("%s", "the toplevel was configured without a size");
+    return surface;
+}
+
 static void frame_done(void *data, struct wl_callback *cb, uint32_t time) { ((struct client *)data)->frame_done = 1; wl_callback_destroy(cb); }
 static const struct wl_callback_listener frame_listener = { frame_done };
 
@@ -295,16 +311,8 @@ static int show(void)
         printf("VITRINE-INFO feedback: main device %u:%u, format table %d bytes with XR24 linear\n", major(c.main_device), minor(c.main_device),
                c.table_size);
     }
-    struct wl_surface *surface = wl_compositor_create_surface(c.compositor);
-    struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(c.wm, surface);
-    xdg_surface_add_listener(xs, &xdg_surface_listener, &c);
-    struct xdg_toplevel *top = xdg_surface_get_toplevel(xs);
-    xdg_toplevel_add_listener(top, &toplevel_listener, &c);
-    xdg_toplevel_set_app_id(top, "dmabuf");
-    wl_surface_commit(surface);
-    while (!c.configured && wl_display_dispatch(c.display) >= 0) {}
+    struct wl_surface *surface = toplevel(&c);
     int w = c.width, h = c.height;
-    if (w <= 0 || h <= 0) fail("%s", "the toplevel was configured without a size");
 
     struct dmabuf one = allocate(&c, w, h);
     fill(&one, 1, w, h);
@@ -564,16 +572,8 @@ static int scanout(int pid)
 {
     struct client c;
     connect_to(&c);
-    struct wl_surface *surface = wl_compositor_create_surface(c.compositor);
-    struct xdg_surface *xs = xdg_wm_base_get_xdg_surface(c.wm, surface);
-    xdg_surface_add_listener(xs, &xdg_surface_listener, &c);
-    struct xdg_toplevel *top = xdg_surface_get_toplevel(xs);
-    xdg_toplevel_add_listener(top, &toplevel_listener, &c);
-    xdg_toplevel_set_app_id(top, "dmabuf");
-    wl_surface_commit(surface);
-    while (!c.configured && wl_display_dispatch(c.display) >= 0) {}
+    struct wl_surface *surface = toplevel(&c);
     int w = c.width, h = c.height;
-    if (w <= 0 || h <= 0) fail("%s", "the toplevel was configured without a size");
     struct wl_buffer *buffers[2];
     for (int n = 0; n < 2; n++) {
         struct dmabuf b = allocate(&c, w, h);

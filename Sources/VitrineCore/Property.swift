@@ -153,7 +153,8 @@ public struct LayerKind: Sendable {
 
     /// The type of custom key paths the kind's content gives a meaning to before they are
     /// set (a text layer's `runs.NAME.foregroundColor` is a colour), nil for the others:
-    /// such paths can be animated and set without being set first.
+    /// a value set at such a path, or an implicit animation of it, is typed by it. An
+    /// explicit animation still needs the path set first, as any custom key path.
     public let customShape: (@Sendable (KeyPath) -> ValueType?)?
 
     /// A kind with the base properties followed by `extraProperties`.

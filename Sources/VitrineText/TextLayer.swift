@@ -71,7 +71,7 @@ extension TextLayer {
     static func isTooLong(_ text: String) -> Bool { text.utf8.count > maximumLength && text.count > maximumLength }
 
     /// The colours of named runs, `runs.NAME.foregroundColor` and
-    /// `runs.NAME.backgroundColor`, animate before they are set.
+    /// `runs.NAME.backgroundColor`: colours before they are set.
     @Sendable static func runShape(_ path: KeyPath) -> ValueType? {
         let c = path.components
         return c.count == 3 && c[0] == "runs" && (c[2] == "foregroundColor" || c[2] == "backgroundColor") ? .color : nil

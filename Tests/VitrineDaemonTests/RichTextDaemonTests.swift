@@ -84,6 +84,33 @@ import VitrineTestSupport
         #expect(blue.blue > 240 && blue.red < 16 && blue.count > 50, "\(blue)")
     }
 
+    /// The config's initial scene takes the runs as a TOML array of tables, and they draw
+    /// as the same runs sent over the socket do.
+    @Test func theConfigsSceneTakesRunsAsTOMLTables() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-rich-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("vitrine.toml")
+        try """
+        [[scene.layers]]
+        id = "menu"
+        kind = "text"
+        [scene.layers.properties]
+        bounds = [0, 0, 300, 60]
+        position = [160, 40]
+        fontSize = 40
+        foregroundColor = "#ffffff"
+        attributedString = [{ text = "Soup " }, { text = "4.50", name = "price", foregroundColor = "#ff0000", font = "DejaVu Sans:bold" }]
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let fromConfig = try DaemonProcess(arguments: ["--size", "320x80", "--config", config.path])
+        let configured = try fromConfig.connect().screenshot("rich-config")
+        let overSocket = try DaemonProcess(arguments: ["--size", "320x80"])
+        let sent = try overSocket.connect()
+        try sent.ok(Self.add)
+        #expect(configured.hasSamePixels(as: try sent.screenshot("rich-sent")))
+        #expect(Self.priceColour(configured).red > 240, "\(Self.priceColour(configured))")
+    }
+
     @Test func badMarkupAndRunsAreRefusedAndChangeNothing() throws {
         let daemon = try DaemonProcess(arguments: ["--size", "320x80"])
         let c = try daemon.connect()

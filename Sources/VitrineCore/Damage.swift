@@ -165,7 +165,7 @@ extension RenderTree {
 /// rasterizer visits few of them; past 16 the list collapses into one bounding box. Of
 /// more than 64, those inside another go first.
 /// Works in the array it is given (`consume` it), which it returns.
-func mergeDamage(_ rects: consuming [Rect]) -> [Rect] {
+public func mergeDamage(_ rects: consuming [Rect]) -> [Rect] {
     if rects.count > 64 {
         // Most of many lie inside others (the sublayers of a layer that moved, inside its
         // old and new boxes): those that do not are kept, largest first.

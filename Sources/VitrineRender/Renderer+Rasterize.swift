@@ -144,19 +144,14 @@ extension Renderer {
     }
 
     /// The bitmap's pixels to draw again for `changes` (relative to the layer's
-    /// translation; the bitmap's top-left pixel there is `frame`'s): a few rectangles, or
-    /// nil (the whole bitmap) when they would cover most of it.
+    /// translation; the bitmap's top-left pixel there is `frame`'s), merged as screen
+    /// damage is (`mergeDamage`); nil (the whole bitmap) when they would cover most of it.
     private func redrawnAreas(_ changes: [Rect]?, in frame: PixelRect) -> [PixelRect]? {
         guard let changes else { return nil }
         let bitmap = PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
-        var areas: [PixelRect] = []
-        for change in changes {
-            var r = PixelRect(covering: change.offsetBy(dx: Double(-frame.x), dy: Double(-frame.y))).intersection(bitmap)
-            guard !r.isEmpty else { continue }
-            while let k = areas.firstIndex(where: { !$0.intersection(r).isEmpty }) { r = r.union(areas.remove(at: k)) }
-            areas.append(r)
-        }
-        guard areas.count <= 16, areas.reduce(0, { $0 + $1.width * $1.height }) * 2 < frame.width * frame.height else { return nil }
+        let inBitmap = changes.filter { !$0.isNull }.map { $0.offsetBy(dx: Double(-frame.x), dy: Double(-frame.y)) }
+        let areas = mergeDamage(inBitmap).map { PixelRect(covering: $0).intersection(bitmap) }.filter { !$0.isEmpty }
+        guard areas.reduce(0, { $0 + $1.width * $1.height }) * 2 < frame.width * frame.height else { return nil }
         return areas
     }
 
